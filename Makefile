@@ -1,0 +1,141 @@
+# torch-dll-check — build, test, fuzz, bench.
+#
+#   make              build ./torch-dll-check (and ./torch-dll-check-git)
+#   make test         build with -Werror, plus an ASan+UBSan build, and run the whole suite
+#   make demo         the main job: check a generated Windows runner tree
+#   make setup        install what building and testing need (Debian; root)
+#   make fuzz         run the libFuzzer targets (clang); FUZZ_SECONDS=600 per target
+#   make bench        speed and memory against other PE readers
+#   make dist         release assets and SHA-256 sums in dist/
+#   make win          cross-build torch-dll-check.exe with mingw-w64 (deps cross-built, cached)
+#
+# V=1 shows full commands. CFLAGS/LDFLAGS are yours; the project's flags live
+# in TDC_CFLAGS. CI=true or DEVELOPER=1 turns warnings into errors.
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+
+CORE_PKGS = yaml-0.1 libcjson
+GIT_PKGS = libgit2
+
+WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wstrict-prototypes \
+	   -Wmissing-prototypes -Wvla -Wno-unused-parameter
+ifneq ($(filter true 1,$(CI) $(DEVELOPER)),)
+WARNINGS += -Werror
+endif
+
+TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARNINGS) -MMD -MP \
+	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
+CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
+GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
+GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
+
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+# Modules that need libgit2 are kept out of the main program, so that the
+# commands that never touch git do not pay libgit2's start-up cost.
+GIT_SRCS = $(wildcard checker/git_*.c)
+MAIN_SRCS = checker/main.c
+LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c))
+GEN_SRCS = build/gen/matrix_embed.c
+
+UNIT_SRCS = $(wildcard tests/unit/test_*.c)
+FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
+
+# Object lists per build flavour: rel (release) and asan (sanitizers).
+objs = $(patsubst %.c,build/$(1)/%.o,$(2))
+
+REL_LIB = build/rel/libtdc.a
+ASAN_LIB = build/asan/libtdc.a
+
+.PHONY: all test unit-build demo setup fuzz bench dist win clean lint
+all: torch-dll-check torch-dll-check-git
+
+build/gen/matrix_embed.c: matrix/torch.yml checker/embed.sh
+	@mkdir -p $(dir $@)
+	$(Q)sh checker/embed.sh matrix_default_yaml $< > $@.tmp && mv $@.tmp $@
+
+build/rel/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter checker/git_%,$<),$(GIT_CFLAGS)) $(CFLAGS) -c -o $@ $<
+
+build/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC ASAN $<")
+	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter checker/git_%,$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
+
+$(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS))
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(ASAN_LIB): $(call objs,asan,$(LIB_SRCS) $(GEN_SRCS))
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+torch-dll-check: $(call objs,rel,$(MAIN_SRCS)) $(REL_LIB)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+
+torch-dll-check-git: $(call objs,rel,$(GIT_SRCS)) $(REL_LIB)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(if $(GIT_SRCS),$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS),true)
+
+build/asan/torch-dll-check: $(call objs,asan,$(MAIN_SRCS)) $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+
+build/asan/torch-dll-check-git: $(call objs,asan,$(GIT_SRCS)) $(ASAN_LIB)
+	$(Q)$(if $(GIT_SRCS),$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS),true)
+
+# Unit tests link the sanitizer build of the library.
+build/asan/tests/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+
+# Fuzz corpora are replayed by `make test` through a standalone driver.
+build/asan/tests/fuzz/replay_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/replay.o $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+
+UNIT_BINS = $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
+REPLAY_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/asan/tests/fuzz/replay_%,$(FUZZ_SRCS))
+
+unit-build: $(UNIT_BINS) $(REPLAY_BINS) build/asan/torch-dll-check build/asan/torch-dll-check-git
+
+# The suite: strict warnings for both builds, then tests/run prints "N passed, N failed".
+test:
+	$(Q)$(MAKE) --no-print-directory DEVELOPER=1 all unit-build
+	$(Q)bash tests/run
+
+demo: all
+	$(Q)bash tests/lib/demo.sh
+
+setup:
+	$(Q)bash .ci/deps
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(Q)bash tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+bench: all
+	$(Q)bash bench/run.sh
+
+dist:
+	$(Q)bash action/dist.sh
+
+win:
+	$(Q)bash tests/lib/cross-build.sh
+
+lint:
+	$(Q)bash tests/lib/lint.sh
+
+clean:
+	rm -rf build dist torch-dll-check torch-dll-check-git torch-dll-check.exe
+
+.SECONDARY:
+
+-include $(shell find build -name '*.d' 2>/dev/null)

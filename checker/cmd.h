@@ -1,0 +1,40 @@
+/*
+ * cmd: the command layer. One function per subcommand, each in cmd_<name>.c,
+ * dispatched from main.c. A command parses its arguments, calls library
+ * modules, prints, and returns the process exit status:
+ *   0  pass (nothing at or above the failure threshold)
+ *   1  findings at or above the threshold (the check failed)
+ *   2  usage error or unusable input (bad arguments, unreadable file, bad YAML)
+ * Commands are the only code that prints; library modules return errors.
+ */
+#ifndef TDC_CMD_H
+#define TDC_CMD_H
+
+#define EXIT_PASS 0
+#define EXIT_FINDINGS 1
+#define EXIT_USAGE 2
+
+#define TDC_VERSION "0.1.0"
+
+int cmd_pe(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_inventory(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
+int cmd_pins(int argc, char **argv);
+
+/* Prints "torch-dll-check: <msg>" to stderr; returns EXIT_USAGE. */
+int cmd_usage_error(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+
+/*
+ * Option matching for `--name VALUE` and `--name=VALUE`. On a match, *val
+ * points at the value, *i is advanced past it and 1 is returned; 0 if argv[*i]
+ * is another option; -1 (after printing a usage error) if the value is missing.
+ */
+int arg_value(int argc, char **argv, int *i, const char *name, const char **val);
+
+#endif

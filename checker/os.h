@@ -1,0 +1,80 @@
+/*
+ * os: the only module that talks to the operating system.
+ *
+ * Everything above this layer is plain C that runs the same on Linux and
+ * Windows and is tested on Linux. os_posix.c implements it with POSIX calls;
+ * os_win32.c with the Win32 API (wide-char paths converted from and to UTF-8,
+ * the live registry, LoadLibraryExW for live confirmation). No other file may
+ * contain `#ifdef _WIN32`.
+ *
+ * All paths are UTF-8 in the host's own syntax. Functions return 0 on
+ * success and -1 with a message in `err` on failure.
+ */
+#ifndef TDC_OS_H
+#define TDC_OS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "strbuf.h"
+
+/* A read-only mapping of a whole file. Pages are read only when touched. */
+struct os_map {
+	const unsigned char *data; /* NULL when size is 0 */
+	size_t size;
+	void *priv;                /* platform handle(s) */
+};
+
+int os_map_file(struct os_map *m, const char *path, struct err *err);
+void os_unmap(struct os_map *m);
+
+enum os_ftype { OS_NONE = 0, OS_FILE, OS_DIR, OS_OTHER };
+
+struct os_stat {
+	enum os_ftype type;
+	uint64_t size;
+};
+
+/* Never fails: a missing or unreachable path has type OS_NONE. */
+void os_stat(const char *path, struct os_stat *st);
+
+/* Appends the names in `dir` (not "." or "..") in the order the OS returns them. */
+int os_list_dir(const char *dir, struct strlist *names, struct err *err);
+
+/* Reads a whole small file (config, registry export, version.py); refuses files over `max`. */
+int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err);
+
+/* Writes a file whole or not at all: temporary file in the same folder + rename. */
+int os_write_file_atomic(const char *path, const void *data, size_t len, struct err *err);
+
+/* Appends to a file (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT are appended to). */
+int os_append_file(const char *path, const void *data, size_t len, struct err *err);
+
+/* The environment variable as UTF-8, or NULL. The pointer is valid until the next call. */
+const char *os_getenv(const char *name);
+
+/* Whether fd (1 = stdout, 2 = stderr) is a terminal. */
+int os_isatty(int fd);
+
+/* Fills buf with n unpredictable bytes (for output delimiters and stop-commands tokens). */
+int os_random(void *buf, size_t n, struct err *err);
+
+/* The host's path separator: '/' or '\\'. */
+char os_sep(void);
+
+/*
+ * The live Windows registry (HKLM), read through the Win32 API.
+ * `view` is 64 or 32 (KEY_WOW64_64KEY / KEY_WOW64_32KEY). Returns 0 and the
+ * value as text (REG_SZ as is, REG_DWORD in decimal), 1 if the key or value
+ * does not exist, -1 on error (and always -1 "not on Windows" on POSIX).
+ */
+int os_reg_get(const char *subkey, const char *value, int view, struct strbuf *out, struct err *err);
+
+/* Subkey names of an HKLM key (live registry); 1 if the key does not exist. */
+int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err *err);
+
+/* Whether this build can talk to a live Windows machine (registry, LoadLibrary). */
+int os_is_windows(void);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * os_posix: the OS layer on Linux and other POSIX systems.
+ * mmap(2) gives the PE reader lazy, read-only pages: a 1 GiB DLL costs only
+ * the pages its headers and directories live on.
+ */
+#ifndef _WIN32
+#include "os.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int os_map_file(struct os_map *m, const char *path, struct err *err)
+{
+	struct stat st;
+	int fd;
+	void *p;
+
+	m->data = NULL;
+	m->size = 0;
+	m->priv = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return err_set(err, "cannot stat %s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, "%s is not a regular file", path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return 0;
+	}
+	if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+		close(fd);
+		return err_set(err, "%s is too large to map", path);
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return err_set(err, "cannot map %s: %s", path, strerror(errno));
+	m->data = p;
+	m->size = (size_t)st.st_size;
+	return 0;
+}
+
+void os_unmap(struct os_map *m)
+{
+	if (m->data)
+		munmap((void *)m->data, m->size);
+	m->data = NULL;
+	m->size = 0;
+}
+
+void os_stat(const char *path, struct os_stat *out)
+{
+	struct stat st;
+	out->type = OS_NONE;
+	out->size = 0;
+	if (stat(path, &st) < 0)
+		return;
+	if (S_ISREG(st.st_mode))
+		out->type = OS_FILE;
+	else if (S_ISDIR(st.st_mode))
+		out->type = OS_DIR;
+	else
+		out->type = OS_OTHER;
+	out->size = (uint64_t)st.st_size;
+}
+
+int os_list_dir(const char *dir, struct strlist *names, struct err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return err_set(err, "cannot list %s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		strlist_push(names, de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err)
+{
+	char buf[65536];
+	size_t total = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set(err, "cannot open %s: %s", path, strerror(errno));
+	for (;;) {
+		size_t n = fread(buf, 1, sizeof(buf), f);
+		if (n == 0)
+			break;
+		total += n;
+		if (total > max) {
+			fclose(f);
+			return err_set(err, "%s is larger than %zu bytes", path, max);
+		}
+		strbuf_add(out, buf, n);
+	}
+	if (ferror(f)) {
+		fclose(f);
+		return err_set(err, "cannot read %s", path);
+	}
+	fclose(f);
+	return 0;
+}
+
+int os_write_file_atomic(const char *path, const void *data, size_t len, struct err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	const char *p = data;
+	if (fd < 0) {
+		err_set(err, "cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			err_set(err, "cannot write %s: %s", tmp, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		err_set(err, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int os_append_file(const char *path, const void *data, size_t len, struct err *err)
+{
+	FILE *f = fopen(path, "ab");
+	if (!f)
+		return err_set(err, "cannot open %s: %s", path, strerror(errno));
+	if (len && fwrite(data, 1, len, f) != len) {
+		fclose(f);
+		return err_set(err, "cannot write %s", path);
+	}
+	if (fclose(f) != 0)
+		return err_set(err, "cannot write %s", path);
+	return 0;
+}
+
+const char *os_getenv(const char *name)
+{
+	return getenv(name);
+}
+
+int os_isatty(int fd)
+{
+	return isatty(fd);
+}
+
+int os_random(void *buf, size_t n, struct err *err)
+{
+	FILE *f = fopen("/dev/urandom", "rb");
+	if (!f)
+		return err_set(err, "cannot open /dev/urandom: %s", strerror(errno));
+	if (fread(buf, 1, n, f) != n) {
+		fclose(f);
+		return err_set(err, "cannot read /dev/urandom");
+	}
+	fclose(f);
+	return 0;
+}
+
+char os_sep(void)
+{
+	return '/';
+}
+
+int os_reg_get(const char *subkey, const char *value, int view, struct strbuf *out, struct err *err)
+{
+	(void)subkey;
+	(void)value;
+	(void)view;
+	(void)out;
+	return err_set(err, "the live registry is only available on Windows (use --registry FILE)");
+}
+
+int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err *err)
+{
+	(void)subkey;
+	(void)view;
+	(void)out;
+	return err_set(err, "the live registry is only available on Windows (use --registry FILE)");
+}
+
+int os_is_windows(void)
+{
+	return 0;
+}
+#endif

@@ -1,0 +1,361 @@
+/*
+ * os_win32: the OS layer on Windows. Paths arrive as UTF-8 and are converted
+ * to UTF-16 for the W APIs, so non-ASCII user names and folders work (the
+ * ANSI APIs would mangle them). File mappings are read-only views: a 1 GiB
+ * DLL costs only the pages the PE reader touches.
+ */
+#ifdef _WIN32
+#include "os.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <windows.h>
+
+static wchar_t *to_wide(const char *s)
+{
+	int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
+	wchar_t *w;
+	if (n <= 0)
+		return NULL;
+	w = xmalloc((size_t)n * sizeof(wchar_t));
+	MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n);
+	return w;
+}
+
+static char *from_wide(const wchar_t *w)
+{
+	int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+	char *s;
+	if (n <= 0)
+		return xstrdup("");
+	s = xmalloc((size_t)n);
+	WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
+	return s;
+}
+
+static int win_err(struct err *err, const char *what, const char *path)
+{
+	DWORD code = GetLastError();
+	wchar_t wbuf[512];
+	char *msg;
+	if (!FormatMessageW(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0,
+			    wbuf, 512, NULL))
+		wbuf[0] = 0;
+	msg = from_wide(wbuf);
+	msg[strcspn(msg, "\r\n")] = '\0';
+	err_set(err, "%s %s: %s (error %lu)", what, path, msg, (unsigned long)code);
+	if (err)
+		err->code = (int)code;
+	free(msg);
+	return -1;
+}
+
+int os_map_file(struct os_map *m, const char *path, struct err *err)
+{
+	wchar_t *w = to_wide(path);
+	HANDLE f, map;
+	LARGE_INTEGER size;
+	void *p;
+
+	m->data = NULL;
+	m->size = 0;
+	m->priv = NULL;
+	if (!w)
+		return err_set(err, "invalid UTF-8 in path %s", path);
+	f = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+			OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+	free(w);
+	if (f == INVALID_HANDLE_VALUE)
+		return win_err(err, "cannot open", path);
+	if (!GetFileSizeEx(f, &size)) {
+		win_err(err, "cannot stat", path);
+		CloseHandle(f);
+		return -1;
+	}
+	if (size.QuadPart == 0) {
+		CloseHandle(f);
+		return 0;
+	}
+	if ((unsigned long long)size.QuadPart > (unsigned long long)SIZE_MAX) {
+		CloseHandle(f);
+		return err_set(err, "%s is too large to map", path);
+	}
+	map = CreateFileMappingW(f, NULL, PAGE_READONLY, 0, 0, NULL);
+	CloseHandle(f);
+	if (!map)
+		return win_err(err, "cannot map", path);
+	p = MapViewOfFile(map, FILE_MAP_READ, 0, 0, 0);
+	CloseHandle(map);
+	if (!p)
+		return win_err(err, "cannot map", path);
+	m->data = p;
+	m->size = (size_t)size.QuadPart;
+	return 0;
+}
+
+void os_unmap(struct os_map *m)
+{
+	if (m->data)
+		UnmapViewOfFile((void *)m->data);
+	m->data = NULL;
+	m->size = 0;
+}
+
+void os_stat(const char *path, struct os_stat *st)
+{
+	WIN32_FILE_ATTRIBUTE_DATA a;
+	wchar_t *w = to_wide(path);
+	st->type = OS_NONE;
+	st->size = 0;
+	if (!w)
+		return;
+	if (GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
+		st->type = (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? OS_DIR : OS_FILE;
+		st->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
+	}
+	free(w);
+}
+
+int os_list_dir(const char *dir, struct strlist *names, struct err *err)
+{
+	char *pat = xasprintf("%s\\*", dir);
+	wchar_t *w = to_wide(pat);
+	WIN32_FIND_DATAW fd;
+	HANDLE h;
+	free(pat);
+	if (!w)
+		return err_set(err, "invalid UTF-8 in path %s", dir);
+	h = FindFirstFileW(w, &fd);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return win_err(err, "cannot list", dir);
+	do {
+		char *n;
+		if (!wcscmp(fd.cFileName, L".") || !wcscmp(fd.cFileName, L".."))
+			continue;
+		n = from_wide(fd.cFileName);
+		strlist_push_owned(names, n);
+	} while (FindNextFileW(h, &fd));
+	FindClose(h);
+	return 0;
+}
+
+int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err)
+{
+	struct os_map m;
+	if (os_map_file(&m, path, err))
+		return -1;
+	if (m.size > max) {
+		os_unmap(&m);
+		return err_set(err, "%s is larger than %zu bytes", path, max);
+	}
+	if (m.size)
+		strbuf_add(out, m.data, m.size);
+	os_unmap(&m);
+	return 0;
+}
+
+int os_write_file_atomic(const char *path, const void *data, size_t len, struct err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%lu", path, (unsigned long)GetCurrentProcessId());
+	wchar_t *wt = to_wide(tmp), *wp = to_wide(path);
+	HANDLE f;
+	DWORD w;
+	int rc = -1;
+	if (!wt || !wp) {
+		err_set(err, "invalid UTF-8 in path %s", path);
+		goto out;
+	}
+	f = CreateFileW(wt, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+	if (f == INVALID_HANDLE_VALUE) {
+		win_err(err, "cannot create", tmp);
+		goto out;
+	}
+	while (len) {
+		DWORD chunk = len > 0x40000000 ? 0x40000000 : (DWORD)len;
+		if (!WriteFile(f, data, chunk, &w, NULL)) {
+			win_err(err, "cannot write", tmp);
+			CloseHandle(f);
+			DeleteFileW(wt);
+			goto out;
+		}
+		data = (const char *)data + w;
+		len -= w;
+	}
+	CloseHandle(f);
+	if (!MoveFileExW(wt, wp, MOVEFILE_REPLACE_EXISTING)) {
+		win_err(err, "cannot write", path);
+		DeleteFileW(wt);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(tmp);
+	free(wt);
+	free(wp);
+	return rc;
+}
+
+int os_append_file(const char *path, const void *data, size_t len, struct err *err)
+{
+	wchar_t *w = to_wide(path);
+	HANDLE f;
+	DWORD n;
+	if (!w)
+		return err_set(err, "invalid UTF-8 in path %s", path);
+	f = CreateFileW(w, FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_ALWAYS,
+			FILE_ATTRIBUTE_NORMAL, NULL);
+	free(w);
+	if (f == INVALID_HANDLE_VALUE)
+		return win_err(err, "cannot open", path);
+	if (len && (!WriteFile(f, data, (DWORD)len, &n, NULL) || n != len)) {
+		CloseHandle(f);
+		return win_err(err, "cannot write", path);
+	}
+	CloseHandle(f);
+	return 0;
+}
+
+const char *os_getenv(const char *name)
+{
+	static char *last;
+	wchar_t *wn = to_wide(name);
+	wchar_t *buf;
+	DWORD n;
+	free(last);
+	last = NULL;
+	if (!wn)
+		return NULL;
+	n = GetEnvironmentVariableW(wn, NULL, 0);
+	if (!n) {
+		free(wn);
+		return NULL;
+	}
+	buf = xmalloc((size_t)n * sizeof(wchar_t));
+	GetEnvironmentVariableW(wn, buf, n);
+	free(wn);
+	last = from_wide(buf);
+	free(buf);
+	return last;
+}
+
+int os_isatty(int fd)
+{
+	DWORD mode;
+	HANDLE h = GetStdHandle(fd == 2 ? STD_ERROR_HANDLE : STD_OUTPUT_HANDLE);
+	return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode);
+}
+
+int os_random(void *buf, size_t n, struct err *err)
+{
+	/* RtlGenRandom (SystemFunction036) is in advapi32 on every Windows since XP. */
+	typedef BOOLEAN(WINAPI * gen_fn)(PVOID, ULONG);
+	HMODULE h = LoadLibraryExW(L"advapi32.dll", NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
+	gen_fn gen = h ? (gen_fn)(void (*)(void))GetProcAddress(h, "SystemFunction036") : NULL;
+	if (!gen || !gen(buf, (ULONG)n))
+		return err_set(err, "no random source");
+	return 0;
+}
+
+char os_sep(void)
+{
+	return '\\';
+}
+
+static HKEY open_key(const char *subkey, int view, struct err *err, int *missing)
+{
+	wchar_t *w = to_wide(subkey);
+	HKEY k;
+	LONG rc;
+	*missing = 0;
+	if (!w) {
+		err_set(err, "invalid UTF-8 in registry key");
+		return NULL;
+	}
+	rc = RegOpenKeyExW(HKEY_LOCAL_MACHINE, w, 0,
+			   KEY_READ | (view == 32 ? KEY_WOW64_32KEY : KEY_WOW64_64KEY), &k);
+	free(w);
+	if (rc == ERROR_FILE_NOT_FOUND) {
+		*missing = 1;
+		return NULL;
+	}
+	if (rc != ERROR_SUCCESS) {
+		SetLastError((DWORD)rc);
+		win_err(err, "cannot open registry key", subkey);
+		return NULL;
+	}
+	return k;
+}
+
+int os_reg_get(const char *subkey, const char *value, int view, struct strbuf *out, struct err *err)
+{
+	int missing;
+	HKEY k = open_key(subkey, view, err, &missing);
+	wchar_t *wv;
+	DWORD type, size = 0;
+	LONG rc;
+	BYTE *data;
+	if (!k)
+		return missing ? 1 : -1;
+	wv = to_wide(value);
+	rc = RegQueryValueExW(k, wv, NULL, &type, NULL, &size);
+	if (rc == ERROR_FILE_NOT_FOUND) {
+		free(wv);
+		RegCloseKey(k);
+		return 1;
+	}
+	if (rc != ERROR_SUCCESS || size > (1 << 20)) {
+		free(wv);
+		RegCloseKey(k);
+		return err_set(err, "cannot read registry value %s\\%s", subkey, value);
+	}
+	data = xcalloc(1, size + sizeof(wchar_t));
+	rc = RegQueryValueExW(k, wv, NULL, &type, data, &size);
+	free(wv);
+	RegCloseKey(k);
+	if (rc != ERROR_SUCCESS) {
+		free(data);
+		return err_set(err, "cannot read registry value %s\\%s", subkey, value);
+	}
+	if (type == REG_SZ || type == REG_EXPAND_SZ) {
+		char *s = from_wide((const wchar_t *)data);
+		strbuf_adds(out, s);
+		free(s);
+	} else if (type == REG_DWORD && size >= 4) {
+		DWORD d;
+		memcpy(&d, data, 4);
+		strbuf_addf(out, "%lu", (unsigned long)d);
+	} else {
+		free(data);
+		return err_set(err, "registry value %s\\%s has an unexpected type %lu", subkey, value,
+			       (unsigned long)type);
+	}
+	free(data);
+	return 0;
+}
+
+int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err *err)
+{
+	int missing;
+	HKEY k = open_key(subkey, view, err, &missing);
+	DWORD i;
+	if (!k)
+		return missing ? 1 : -1;
+	for (i = 0;; i++) {
+		wchar_t name[256];
+		DWORD n = 256;
+		LONG rc = RegEnumKeyExW(k, i, name, &n, NULL, NULL, NULL, NULL);
+		if (rc != ERROR_SUCCESS)
+			break;
+		strlist_push_owned(out, from_wide(name));
+	}
+	RegCloseKey(k);
+	return 0;
+}
+
+int os_is_windows(void)
+{
+	return 1;
+}
+#endif

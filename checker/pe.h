@@ -1,0 +1,182 @@
+/*
+ * pe: one PE/COFF image, read from an untrusted file without trusting it.
+ *
+ * The file is memory-mapped read-only and only the pages holding the
+ * headers, the section table and the directories asked for are touched:
+ * a 1 GiB torch_cuda.dll costs a few pages, not a gigabyte. Every read goes
+ * through span.h; every RVA is mapped to a file offset through the section
+ * table in one function (pe_rva_to_off); every count is capped. A malformed
+ * file yields a specific error ("import descriptor 3: name RVA 0x1234 outside
+ * any section"), never a crash, a hang or a silently partial answer.
+ *
+ * Strings handed out (DLL names, function names, forwarders, version
+ * strings) are copied into memory owned by the image, NUL-terminated and
+ * valid until pe_close().
+ *
+ * Exports are not materialised up front: torch_cpu.dll exports well over
+ * 100,000 names. pe_export_by_name() binary-searches the name pointer table
+ * (it is sorted, as the loader relies on), pe_export_by_ordinal() indexes the
+ * address table; pe_exports() lists all of them only when asked (the `pe`
+ * command).
+ */
+#ifndef TDC_PE_H
+#define TDC_PE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "os.h"
+#include "span.h"
+
+/* IMAGE_FILE_MACHINE_* values we name; others are reported by number. */
+#define PE_MACHINE_I386 0x014c
+#define PE_MACHINE_AMD64 0x8664
+#define PE_MACHINE_ARM64 0xaa64
+#define PE_MACHINE_ARM64EC 0xa641
+#define PE_MACHINE_ARM64X 0xa64e
+#define PE_MACHINE_ARMNT 0x01c4
+
+/* What pe_open should parse besides the headers (bit set). */
+#define PE_IMPORTS 0x01       /* import directory */
+#define PE_DELAY_IMPORTS 0x02 /* delay-load import directory */
+#define PE_EXPORTS 0x04       /* export directory header (lookups are lazy) */
+#define PE_LOAD_CONFIG 0x08   /* DependentLoadFlags */
+#define PE_VERSION 0x10       /* VS_VERSIONINFO resource */
+#define PE_ALL 0x1f
+
+/* Caps on counts read from the file (a larger count is an error, not a truncation). */
+#define PE_MAX_SECTIONS 96        /* the loader's own limit */
+#define PE_MAX_IMPORT_DLLS 4096
+#define PE_MAX_IMPORT_FUNCS 1000000
+#define PE_MAX_EXPORTS 4000000
+#define PE_MAX_NAME 4096
+
+struct pe_section {
+	char name[9];
+	uint32_t vaddr, vsize;
+	uint32_t raw_off, raw_size;
+	uint32_t characteristics;
+};
+
+struct pe_import_func {
+	const char *name;  /* NULL when imported by ordinal */
+	uint16_t hint;     /* by name: the hint into the export name table */
+	uint16_t ordinal;  /* by ordinal: the ordinal */
+	int by_ordinal;
+};
+
+struct pe_import_dll {
+	const char *dll;   /* as written in the file (letter case preserved) */
+	struct pe_import_func *funcs;
+	size_t nfuncs;
+	int delay;         /* 1 for the delay-load directory */
+	uint32_t index;    /* position in its directory, for messages */
+};
+
+struct pe_export {
+	const char *name;      /* NULL for an ordinal-only export */
+	uint32_t ordinal;      /* biased: Base + index */
+	uint32_t rva;          /* 0 for an unused slot */
+	const char *forwarder; /* "DLL.Func" or "DLL.#N" when the RVA points into the export directory */
+};
+
+struct pe_version {
+	int present;           /* VS_VERSIONINFO found with a VS_FIXEDFILEINFO */
+	uint16_t file[4];      /* FileVersion: 14.40.33810.0 */
+	uint16_t product[4];
+	const char *file_version_str; /* string table FileVersion, or NULL */
+	const char *product_version_str;
+	const char *product_name;
+	const char *company_name;
+	const char *original_filename;
+};
+
+struct pe_image {
+	const char *path;          /* as given to pe_open (copied) */
+	struct span file;          /* the whole mapped file */
+	uint16_t machine;
+	int pe32plus;              /* 1 for PE32+ (64-bit optional header) */
+	uint16_t characteristics;  /* COFF header */
+	uint16_t dll_characteristics;
+	uint16_t subsystem;
+	uint8_t linker_major, linker_minor;
+	uint64_t image_base;
+	uint32_t size_of_image;
+	uint32_t size_of_headers;
+	uint32_t entry_rva;
+
+	struct pe_section *sections;
+	size_t nsections;
+
+	struct pe_import_dll *imports;       /* with PE_IMPORTS */
+	size_t nimports;
+	struct pe_import_dll *delay_imports; /* with PE_DELAY_IMPORTS */
+	size_t ndelay_imports;
+
+	/* with PE_EXPORTS */
+	int has_exports;
+	const char *export_dll_name;  /* the name the DLL gives itself, or NULL */
+	uint32_t export_base;         /* ordinal base */
+	uint32_t export_count;        /* address table entries */
+	uint32_t export_name_count;
+
+	/* with PE_LOAD_CONFIG */
+	int has_dependent_load_flags;
+	uint16_t dependent_load_flags;
+
+	/* with PE_VERSION */
+	struct pe_version version;
+
+	uint64_t overlay_size;     /* bytes after the end of the last section's raw data */
+
+	void *priv;                /* mapping, string arena, export directory state */
+};
+
+/*
+ * Maps `path` and parses its headers plus the parts selected by `what`.
+ * On failure returns -1 with a message naming the file and the exact
+ * structure that is wrong; err->code is set to PE_ERR_* below.
+ */
+int pe_open(struct pe_image **out, const char *path, unsigned what, struct err *err);
+
+/* The same over bytes already in memory (fuzzing, tests). `data` must outlive the image. */
+int pe_parse(struct pe_image **out, const void *data, size_t len, const char *name, unsigned what,
+	     struct err *err);
+
+void pe_close(struct pe_image *img);
+
+/* Error classes in err->code, so the loader can tell "empty" from "not PE" from "corrupt". */
+#define PE_ERR_IO 1       /* cannot open or map */
+#define PE_ERR_EMPTY 2    /* zero bytes (an antivirus quarantine leaves these) */
+#define PE_ERR_NOT_PE 3   /* no MZ/PE signature */
+#define PE_ERR_CORRUPT 4  /* a PE whose structures are out of bounds or inconsistent */
+
+/* Maps an RVA to a file offset through the section table (or the headers). -1 if outside. */
+int pe_rva_to_off(const struct pe_image *img, uint32_t rva, size_t *off);
+
+/*
+ * Export lookup by name: binary search of the name pointer table (the
+ * `hint`, when given >= 0, is tried first, as the loader does). Returns 1 and
+ * fills *out when found, 0 when absent, -1 on a corrupt table (err set).
+ */
+int pe_export_by_name(const struct pe_image *img, const char *name, int hint, struct pe_export *out,
+		      struct err *err);
+
+/* Export lookup by (biased) ordinal. Returns 1 found, 0 absent or unused slot, -1 corrupt. */
+int pe_export_by_ordinal(const struct pe_image *img, uint32_t ordinal, struct pe_export *out,
+			 struct err *err);
+
+/*
+ * All exports in ordinal order, with names attached. The array and its
+ * strings belong to the image. Returns -1 on a corrupt table.
+ */
+int pe_exports(struct pe_image *img, const struct pe_export **out, size_t *n, struct err *err);
+
+/* "x64", "x86", "arm64", "arm64ec", "arm64x", "arm", or "0x%04x". */
+const char *pe_machine_name(uint16_t machine);
+
+/* Whether a module of machine `dep` can satisfy an import of a process of machine `proc`. */
+int pe_machine_compatible(uint16_t proc, uint16_t dep);
+
+#endif

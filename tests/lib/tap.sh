@@ -1,0 +1,46 @@
+# tap.sh: helpers for test scripts (source it). Each check prints one TAP-like
+# line; tests/run counts them. Set TEST_NAME before use for clearer lines.
+# Exit status of a script: 0 when every check passed (use tap_done at the end).
+TAP_FAILED=0
+
+ok() { echo "ok - ${TEST_NAME:-test}: $*"; }
+not_ok() { echo "not ok - ${TEST_NAME:-test}: $*"; TAP_FAILED=1; }
+
+# check_eq DESC EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" == "$3" ]; then ok "$1"; else
+		not_ok "$1"
+		echo "#   expected: $2"
+		echo "#   actual:   $3"
+	fi
+}
+
+# check_cmd DESC CMD...: passes when CMD exits 0.
+check_cmd() {
+	local desc=$1
+	shift
+	local out
+	if out=$("$@" 2>&1); then ok "$desc"; else
+		not_ok "$desc"
+		printf '%s\n' "$out" | head -20 | sed 's/^/#   /'
+	fi
+}
+
+# check_status DESC EXPECTED_STATUS CMD...
+check_status() {
+	local desc=$1 want=$2
+	shift 2
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$desc"; else
+		not_ok "$desc (status $rc, expected $want)"
+		printf '%s\n' "$out" | head -20 | sed 's/^/#   /'
+	fi
+}
+
+tap_done() { exit "$TAP_FAILED"; }
+
+# The cache for generated and fetched files, outside the clone.
+: "${TDC_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/torch-dll-check}"
+export TDC_CACHE

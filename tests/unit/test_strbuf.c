@@ -1,0 +1,72 @@
+#include "harness.h"
+#include "span.h"
+#include "strbuf.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static void test_strbuf_grows_and_detaches(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+	int i;
+	strbuf_init(&sb);
+	CHECK_STR(strbuf_str(&sb), "");
+	for (i = 0; i < 1000; i++)
+		strbuf_addf(&sb, "%d,", i % 10);
+	CHECK_INT(sb.len, 2000);
+	s = strbuf_detach(&sb);
+	CHECK_INT(strlen(s), 2000);
+	CHECK_INT(sb.len, 0);
+	free(s);
+	strbuf_release(&sb);
+}
+
+static void test_strlist_push(void)
+{
+	struct strlist l = STRLIST_INIT;
+	strlist_push(&l, "a");
+	strlist_pushf(&l, "%s-%d", "b", 2);
+	CHECK_INT(l.n, 2);
+	CHECK_STR(l.v[1], "b-2");
+	strlist_release(&l);
+	CHECK_INT(l.n, 0);
+}
+
+static void test_icmp_is_ascii_case_insensitive(void)
+{
+	CHECK(str_icmp("VCRUNTIME140.dll", "vcruntime140.DLL") == 0);
+	CHECK(str_icmp("a", "b") < 0);
+	CHECK(str_iendswith("torch_cpu.DLL", ".dll"));
+	CHECK(str_istartswith("API-MS-win-crt-runtime-l1-1-0.dll", "api-"));
+	CHECK(!str_istartswith("ap", "api-"));
+}
+
+static void test_span_reads_refuse_out_of_bounds(void)
+{
+	unsigned char b[6] = { 1, 2, 3, 4, 5, 0 };
+	struct span s = span_make(b, sizeof(b));
+	uint32_t v;
+	uint16_t w;
+	uint64_t q;
+	const char *str;
+	size_t n;
+	CHECK(span_u32(s, 0, &v) == 0 && v == 0x04030201);
+	CHECK(span_u32(s, 2, &v) == 0);
+	CHECK(span_u32(s, 3, &v) == -1);
+	CHECK(span_u32(s, SIZE_MAX - 1, &v) == -1);
+	CHECK(span_u16(s, 5, &w) == -1);
+	CHECK(span_u64(s, 0, &q) == -1);
+	CHECK(span_cstr(s, 0, 100, &str, &n) == 0 && n == 5);
+	CHECK(span_cstr(s, 0, 3, &str, &n) == -1);
+	CHECK(span_cstr(s, 6, 3, &str, &n) == -1);
+}
+
+int main(void)
+{
+	RUN(test_strbuf_grows_and_detaches);
+	RUN(test_strlist_push);
+	RUN(test_icmp_is_ascii_case_insensitive);
+	RUN(test_span_reads_refuse_out_of_bounds);
+	return HARNESS_EXIT();
+}
