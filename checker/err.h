@@ -12,6 +12,7 @@
 #define TDC_ERR_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define ERR_MSG_MAX 1024
 
@@ -20,7 +21,10 @@ struct err {
 	int code; /* optional detail for callers that act on it; 0 if unused */
 };
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW_PRINTF_FORMAT)
+/* mingw-w64 with __USE_MINGW_ANSI_STDIO: C99 formats (%zu) are checked as such. */
+#define ERR_PRINTF(a, b) __attribute__((format(__MINGW_PRINTF_FORMAT, a, b)))
+#elif defined(__GNUC__) || defined(__clang__)
 #define ERR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define ERR_PRINTF(a, b)
