@@ -12,7 +12,6 @@
 #define TDC_ERR_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #define ERR_MSG_MAX 1024
 
