@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2016  # assembly text is single-quoted on purpose
+# shellcheck disable=SC2016,SC2054  # assembly text single-quoted; linker flags hold commas
 # fixtures.sh: generates real PE files (DLLs, EXEs) with exactly the imports,
 # exports, delay imports, version resources and load-config flags a test asks
 # for, built by the mingw-w64 and clang/lld cross tools, and cached.
@@ -439,7 +439,6 @@ fx_make_in() {
 			"$pfx-dlltool" -d "$w/imp$i.def" -l "$w/imp$i.a" || return 1
 			libs+=("$w/imp$i.a")
 		done
-		# shellcheck disable=SC2054
 		local -a ldflags=(-nostdlib -Wl,--exclude-all-symbols -Wl,--no-insert-timestamp)
 		if [ "$kind" = dll ]; then
 			ldflags+=(-shared)
