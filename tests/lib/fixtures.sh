@@ -470,7 +470,9 @@ fx_make_in() {
 		[ -n "$p64" ] || ldflags+=(/safeseh:no)
 		if [ "$kind" = dll ]; then ldflags+=(/dll); else ldflags+=(/subsystem:console); fi
 		[ -f "$w/exports.def" ] && ldflags+=("/def:$w/exports.def")
-		lld-link "${ldflags[@]}" "/out:$w/out.$kind" "${objs[@]}" "${libs[@]}" "${delay[@]}" || return 1
+		# lld-link names the export directory after its output file.
+		lld-link "${ldflags[@]}" "/out:$w/$name" "${objs[@]}" "${libs[@]}" "${delay[@]}" || return 1
+		mv "$w/$name" "$w/out.$kind"
 	fi
 
 	if [ -n "$overlay" ]; then
