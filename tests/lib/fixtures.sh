@@ -80,7 +80,9 @@
 #
 # A symbol name may be imported from one DLL only per fixture (the import
 # library symbols `__imp_NAME` would clash). Entry point: a stub returning
-# TRUE, so the real loader (Wine) runs it happily.
+# TRUE (an .exe thus exits with status 1). Checked under Wine 8: an .exe
+# importing --msvc, delay-import and DependentLoadFlags fixtures loads and
+# exits 1; one importing a missing DLL exits 53 instead.
 #
 # The standard set (fx_standard) — one file per feature, named for it:
 #   x64_basic.dll x86_basic.dll        named exports + KERNEL32 imports
