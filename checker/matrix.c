@@ -133,14 +133,15 @@ static long check_bytes(struct lint *L, const unsigned char *p, size_t len)
 			lint_error(L, line, col, "invalid UTF-8 (byte 0x%02x); save the file as UTF-8", c);
 			return -1;
 		}
-		if (len - i <= n) {
-			lint_error(L, line, col, "invalid UTF-8 (truncated sequence at the end of the file)");
-			return -1;
-		}
 		for (k = 1; k <= n; k++) {
+			if (i + k >= len) {
+				lint_error(L, line, col, "invalid UTF-8 (truncated sequence at the end of the file)");
+				return -1;
+			}
 			if ((p[i + k] & 0xc0) != 0x80) {
-				lint_error(L, line, col, "invalid UTF-8 (byte 0x%02x after 0x%02x); save the file as UTF-8",
-					   p[i + k], c);
+				lint_error(L, line, col,
+					   "invalid UTF-8 (byte 0x%02x is not followed by a continuation byte; Latin-1 or Windows-1252 text?); save the file as UTF-8",
+					   c);
 				return -1;
 			}
 			cp = (cp << 6) | (p[i + k] & 0x3f);
@@ -1322,6 +1323,16 @@ static int row_diff(const struct matrix_row *a, const struct matrix_row *b, unsi
 	return 0;
 }
 
+/* For messages: a plain release with few parts reads better than 2.4.3.0.1 or 2.4.post1. */
+static int simpler(const struct pep440 *a, const struct pep440 *b)
+{
+	size_t sa = a->nrelease + (pep440_is_prerelease(a) || a->has_post ? 10 : 0);
+	size_t sb = b->nrelease + (pep440_is_prerelease(b) || b->has_post ? 10 : 0);
+	if (sa != sb)
+		return sa < sb;
+	return pep440_cmp(a, b) < 0;
+}
+
 static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 {
 	size_t i, j, k, budget = OVERLAP_BUDGET;
@@ -1350,12 +1361,17 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 				return;
 			}
 			budget -= ns * 2;
-			for (k = 0; k < ns; k++) {
-				if (pep440_spec_contains(&a->torch, &samples[k], NULL) &&
-				    pep440_spec_contains(&b->torch, &samples[k], NULL)) {
+			{
+				const struct pep440 *low = NULL;
+				for (k = 0; k < ns; k++)
+					if (pep440_spec_contains(&a->torch, &samples[k], NULL) &&
+					    pep440_spec_contains(&b->torch, &samples[k], NULL) &&
+					    (!low || simpler(&samples[k], low)))
+						low = &samples[k];
+				if (low) {
 					struct strbuf why = STRBUF_INIT, ver = STRBUF_INIT;
 					if (row_diff(a, b, amask, &why)) {
-						pep440_format(&samples[k], &ver);
+						pep440_format(low, &ver);
 						lint_error(L, b->torch_pos.line, b->torch_pos.col,
 							   "rows `%s` (line %u) and `%s` both match torch %s%s%s%s%s with different requirements (%s); narrow one `torch` specifier or restrict one row by `variant`/`arch`",
 							   a->id, a->pos.line, b->id, strbuf_str(&ver),
@@ -1368,7 +1384,6 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 					}
 					strbuf_release(&why);
 					strbuf_release(&ver);
-					break;
 				}
 			}
 		}
@@ -1502,11 +1517,14 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	int empty;
 	unsigned present, layer = (unsigned)m->files.n;
 	char buf[128];
+	size_t d0 = 0;
 
 	L.file = name;
 	L.diags = diags;
 	L.nerr = 0;
 	L.err = err;
+	if (diags)
+		d0 = diags->n;
 	if (len > MATRIX_MAX_BYTES) {
 		lint_error(&L, 1, 1, "the file is larger than %d bytes", MATRIX_MAX_BYTES);
 		return -1;
@@ -1555,18 +1573,22 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	} else {
 		rows = xcalloc(rows_node->n ? rows_node->n : 1, sizeof(*rows));
 		for (i = 0; i < rows_node->n; i++) {
-			struct matrix_row *r = parse_row(&L, rows_node->kid[i], layer);
-			if (!r)
-				continue;
-			for (j = 0; j < nrows; j++)
-				if (!strcmp(rows[j]->id, r->id)) {
-					const struct ynode *idn = map_get(rows_node->kid[i], "id");
+			const struct ynode *ri = rows_node->kid[i], *idn = ri->kind == Y_MAP ? map_get(ri, "id") : NULL;
+			struct matrix_row *r;
+			/* Duplicate ids are found on the raw nodes, so rows with other errors count too. */
+			for (j = 0; idn && idn->kind == Y_SCALAR && j < i; j++) {
+				const struct ynode *rj = rows_node->kid[j], *idj = rj->kind == Y_MAP ? map_get(rj, "id") : NULL;
+				if (idj && idj->kind == Y_SCALAR && idj->len && !strcmp(idj->s, idn->s)) {
 					lint_error(&L, idn->line, idn->col,
 						   "duplicate row id `%s` (first at line %u); ids are unique within a file",
-						   r->id, rows[j]->pos.line);
+						   shown(idn, buf, sizeof(buf)), idj->line);
 					break;
 				}
-			if (j < nrows) {
+			}
+			r = parse_row(&L, ri, layer);
+			if (!r)
+				continue;
+			if (idn && j < i) {
 				row_free(r);
 				continue;
 			}
@@ -1615,6 +1637,16 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 		rows[i] = NULL;
 	}
 out:
+	/* Report in file order, whatever order the checks ran in (stable insertion sort: few items). */
+	if (diags && diags->n > d0) {
+		for (i = d0 + 1; i < diags->n; i++) {
+			struct matrix_diag t = diags->v[i];
+			for (j = i; j > d0 && (diags->v[j - 1].line > t.line ||
+					      (diags->v[j - 1].line == t.line && diags->v[j - 1].col > t.col)); j--)
+				diags->v[j] = diags->v[j - 1];
+			diags->v[j] = t;
+		}
+	}
 	for (i = 0; i < nrows; i++)
 		row_free(rows[i]);
 	free(rows);
