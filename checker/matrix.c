@@ -212,7 +212,7 @@ static int check_props(struct lint *L, yaml_mark_t m, const yaml_char_t *anchor,
 	return 0;
 }
 
-static void syntax_error(struct lint *L, yaml_parser_t *p)
+static void syntax_error(struct lint *L, yaml_parser_t *p, const unsigned char *data, size_t len)
 {
 	const char *problem = p->problem ? p->problem : "unknown problem";
 	unsigned line = (unsigned)p->problem_mark.line + 1, col = (unsigned)p->problem_mark.column + 1;
@@ -221,7 +221,7 @@ static void syntax_error(struct lint *L, yaml_parser_t *p)
 		problem = "out of memory";
 	if (strstr(problem, "block scalar") || (p->context && strstr(p->context, "block scalar")))
 		hint = "; quote values that start with > or | (torch: \">=2.9\")";
-	else if (strstr(problem, "tab"))
+	else if (strstr(problem, "tab") || (p->problem_mark.index < len && data[p->problem_mark.index] == '\t'))
 		hint = "; indent with spaces, not tabs";
 	if (p->context)
 		lint_error(L, line, col, "invalid YAML: %s (%s at line %u)%s", problem, p->context,
@@ -248,7 +248,7 @@ static struct ynode *ytree_parse(struct lint *L, const unsigned char *data, size
 	while (!done && !failed) {
 		struct ynode *y = NULL;
 		if (!yaml_parser_parse(&p, &ev)) {
-			syntax_error(L, &p);
+			syntax_error(L, &p, data, len);
 			failed = 1;
 			break;
 		}
@@ -549,7 +549,7 @@ static char *get_str(struct lint *L, const struct ynode *map, const char *key, c
 		return NULL;
 	}
 	if (v->kind != Y_SCALAR || is_null(v)) {
-		const struct ynode *k = v->kind == Y_SCALAR ? map_key(map, key) : v;
+		const struct ynode *k = is_null(v) ? map_key(map, key) : v;
 		lint_error(L, k->line, k->col, "`%s` must be %s, not %s", key, hint, kind_name(v));
 		return NULL;
 	}
@@ -569,7 +569,7 @@ static const struct ynode *get_list(struct lint *L, const struct ynode *map, con
 		return v;
 	}
 	if (v->kind != Y_SEQ) {
-		const struct ynode *k = v->kind == Y_SCALAR ? map_key(map, key) : v;
+		const struct ynode *k = is_null(v) ? map_key(map, key) : v;
 		lint_error(L, k->line, k->col, "`%s` must be a list of %s, not %s", key, hint, kind_name(v));
 		return NULL;
 	}
@@ -633,7 +633,7 @@ static int get_enum(struct lint *L, const struct ynode *map, const char *key, co
 			lint_error(L, v->line, v->col, "`%s` is `%s`; expected one of %s", key, shown(v, buf, sizeof(buf)),
 				   strbuf_str(&sb));
 	} else {
-		const struct ynode *k = v->kind == Y_SCALAR ? map_key(map, key) : v;
+		const struct ynode *k = is_null(v) ? map_key(map, key) : v;
 		lint_error(L, k->line, k->col, "`%s` must be one of %s, not %s", key, strbuf_str(&sb), kind_name(v));
 	}
 	strbuf_release(&sb);
@@ -906,7 +906,7 @@ static const struct ynode *get_map_list(struct lint *L, const struct ynode *row,
 	if (!v)
 		return NULL;
 	if (v->kind != Y_SEQ) {
-		const struct ynode *k = v->kind == Y_SCALAR ? map_key(row, key) : v;
+		const struct ynode *k = is_null(v) ? map_key(row, key) : v;
 		lint_error(L, k->line, k->col, "`%s` must be a list of %s, not %s", key, hint, kind_name(v));
 		return NULL;
 	}
@@ -1067,7 +1067,7 @@ static void parse_vc_redist(struct lint *L, const struct ynode *row, struct matr
 	if (!v)
 		return;
 	if (v->kind != Y_MAP) {
-		const struct ynode *k = v->kind == Y_SCALAR ? map_key(row, "vc_redist") : v;
+		const struct ynode *k = is_null(v) ? map_key(row, "vc_redist") : v;
 		lint_error(L, k->line, k->col, "`vc_redist` must be a mapping of architecture to minimum version ({x64: \"14.29\"}), not %s",
 			   kind_name(v));
 		return;
@@ -1565,7 +1565,7 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 		if (!remove_node)
 			lint_error(&L, root->line, root->col, "missing `rows` (a list of rows) at the top level");
 	} else if (rows_node->kind != Y_SEQ) {
-		const struct ynode *k = rows_node->kind == Y_SCALAR ? map_key(root, "rows") : rows_node;
+		const struct ynode *k = is_null(rows_node) ? map_key(root, "rows") : rows_node;
 		lint_error(&L, k->line, k->col, "`rows` must be a list of rows, not %s", kind_name(rows_node));
 	} else if (rows_node->n > MATRIX_MAX_ROWS) {
 		lint_error(&L, rows_node->kid[MATRIX_MAX_ROWS]->line, rows_node->kid[MATRIX_MAX_ROWS]->col,
