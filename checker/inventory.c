@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "os.h"
 #include "pe.h"
 #include "registry.h"
@@ -1223,4 +1225,115 @@ int inventory_runtime_dlls(struct inventory *inv, struct view *v, struct err *er
 	strlist_release(&seen);
 	(void)err;
 	return 0;
+}
+
+/* ---------- JSON (docs/report-json.md, the `inventory` object) ---------- */
+
+static cJSON *jstr(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static cJSON *jlist(const struct strlist *l)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
+	return a;
+}
+
+cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *py;
+	struct strlist seen = STRLIST_INIT;
+	size_t i, j;
+
+	cJSON_AddItemToObject(o, "registry", jstr(inv->redist_read ? inv->redist_source : NULL));
+	a = cJSON_AddArrayToObject(o, "redistributables");
+	for (i = 0; inv->redist_read && i < 3; i++) {
+		const struct inv_redist *r = &inv->redist[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "arch", r->arch);
+		cJSON_AddBoolToObject(e, "found", r->found);
+		cJSON_AddBoolToObject(e, "installed", r->installed);
+		cJSON_AddItemToObject(e, "version", jstr(r->version));
+		cJSON_AddItemToObject(e, "version_raw", jstr(r->version_raw));
+		cJSON_AddItemToObject(e, "installed_value",
+				      r->installed_value >= 0 ? cJSON_CreateNumber((double)r->installed_value)
+							      : cJSON_CreateNull());
+		cJSON_AddItemToObject(e, "view", r->found ? cJSON_CreateNumber(r->view) : cJSON_CreateNull());
+		cJSON_AddItemToObject(e, "source", jstr(r->key));
+		cJSON_AddItemToObject(e, "notes", jlist(&r->notes));
+		cJSON_AddItemToArray(a, e);
+	}
+	a = cJSON_AddArrayToObject(o, "runtime_dlls");
+	for (i = 0; i < inv->ndlls; i++) {
+		const struct inv_dll *d = &inv->dlls[i];
+		cJSON *e = cJSON_CreateObject();
+		char *ver = d->has_version ? ver_str(d->ver) : NULL;
+		cJSON_AddStringToObject(e, "name", d->name);
+		cJSON_AddStringToObject(e, "path", d->path);
+		cJSON_AddStringToObject(e, "where", d->where);
+		cJSON_AddItemToObject(e, "machine", d->machine ? cJSON_CreateString(pe_machine_name(d->machine))
+							       : cJSON_CreateNull());
+		cJSON_AddItemToObject(e, "file_version", jstr(ver));
+		cJSON_AddBoolToObject(e, "version_resource", d->has_version);
+		cJSON_AddItemToObject(e, "error", jstr(d->error));
+		cJSON_AddItemToArray(a, e);
+		free(ver);
+	}
+	py = cJSON_AddArrayToObject(o, "pythons");
+	a = cJSON_AddArrayToObject(o, "installs");
+	for (i = 0; i < inv->ninstalls; i++) {
+		const struct inv_install *in = &inv->installs[i];
+		cJSON *e = cJSON_CreateObject(), *dd;
+		char *host = v ? view_host_path(v, in->torch_dir) : NULL;
+		cJSON_AddStringToObject(e, "torch_dir", in->torch_dir);
+		cJSON_AddItemToObject(e, "host_path", jstr(host && !view_is_live(v) ? host : NULL));
+		cJSON_AddStringToObject(e, "site_packages", in->site_packages);
+		cJSON_AddStringToObject(e, "kind", in->kind);
+		cJSON_AddItemToObject(e, "prefix", jstr(in->prefix));
+		cJSON_AddItemToObject(e, "python", jstr(in->python));
+		cJSON_AddItemToObject(e, "base_python_dir", jstr(in->base_python_dir));
+		cJSON_AddItemToObject(e, "python_version", jstr(in->python_version));
+		cJSON_AddItemToObject(e, "pyd_tag", jstr(in->pyd_tag));
+		cJSON_AddItemToObject(e, "arch", jstr(in->arch));
+		cJSON_AddItemToObject(e, "version", jstr(in->version));
+		cJSON_AddItemToObject(e, "metadata_version", jstr(in->metadata_version));
+		cJSON_AddItemToObject(e, "dist_info", jstr(in->dist_info));
+		cJSON_AddItemToObject(e, "cuda", jstr(in->cuda));
+		cJSON_AddStringToObject(e, "variant", in->variant);
+		cJSON_AddItemToObject(e, "cuda_dlls", jlist(&in->cuda_dlls));
+		dd = cJSON_AddArrayToObject(e, "dll_dirs");
+		for (j = 0; j < in->dll_dirs.n; j++) {
+			const char *tab = strchr(in->dll_dirs.v[j], '\t');
+			cJSON *d = cJSON_CreateObject();
+			char *label = xstrndup(in->dll_dirs.v[j], (size_t)(tab - in->dll_dirs.v[j]));
+			cJSON_AddStringToObject(d, "where", label);
+			cJSON_AddStringToObject(d, "path", tab + 1);
+			cJSON_AddItemToArray(dd, d);
+			free(label);
+		}
+		cJSON_AddItemToObject(e, "notes", jlist(&in->notes));
+		cJSON_AddItemToArray(a, e);
+		free(host);
+		if (in->python && !dir_probed(&seen, in->python)) {
+			cJSON *p = cJSON_CreateObject();
+			cJSON_AddStringToObject(p, "python", in->python);
+			cJSON_AddItemToObject(p, "version", jstr(in->python_version));
+			cJSON_AddStringToObject(p, "kind", in->kind);
+			cJSON_AddItemToObject(p, "prefix", jstr(in->prefix));
+			cJSON_AddItemToObject(p, "base_python_dir", jstr(in->base_python_dir));
+			cJSON_AddItemToArray(py, p);
+		}
+	}
+	cJSON_AddItemToObject(o, "notes", jlist(&inv->notes));
+	strlist_release(&seen);
+	return o;
+}
+
+char *inventory_version_str(const uint16_t ver[4])
+{
+	return ver_str(ver);
 }
