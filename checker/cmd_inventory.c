@@ -33,7 +33,54 @@ static const char inventory_usage[] =
 	"  --site-packages DIR  --torch DIR   one install\n"
 	"  --scan DIR           every torch install under DIR (at most --depth folders deep, 8)\n"
 	"  --env NAME=VALUE     environment of the offline machine (APPDATA for the user site)\n"
-	"  --json               the report's `inventory` object (docs/report-json.md)\n";
+	"  --json               the report's `inventory` object (docs/report-json.md)\n"
+	"  --query KEY [--view 32|64]  print the values of one HKLM key of the --registry files\n"
+	"                       as the checker reads them (type, then text), and nothing else\n";
+
+static const char *type_name(unsigned t)
+{
+	static const char *const names[] = { "REG_NONE", "REG_SZ", "REG_EXPAND_SZ", "REG_BINARY", "REG_DWORD",
+					     "REG_DWORD_BIG_ENDIAN", "REG_LINK", "REG_MULTI_SZ", "REG_RESOURCE_LIST",
+					     "REG_FULL_RESOURCE_DESCRIPTOR", "REG_RESOURCE_REQUIREMENTS_LIST",
+					     "REG_QWORD" };
+	return t < sizeof(names) / sizeof(names[0]) ? names[t] : "REG_0x?";
+}
+
+/* --query: every value of one key, one line each; newlines in text shown as \n. */
+static int query_key(const struct registry *reg, const char *key, int regview)
+{
+	struct strlist names = STRLIST_INIT;
+	struct err e;
+	size_t i;
+	int r = registry_values(reg, key, regview, &names, &e);
+	if (r < 0)
+		return cmd_usage_error("inventory: %s", e.msg);
+	if (r == 1) {
+		fprintf(stderr, "torch-dll-check: inventory: %s: no such key in the %d-bit view of %s\n", key, regview,
+			registry_describe(reg));
+		return EXIT_FINDINGS;
+	}
+	for (i = 0; i < names.n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const unsigned char *data;
+		unsigned type;
+		size_t len, j;
+		if (registry_get_raw(reg, key, names.v[i], regview, &type, &data, &len, &e))
+			continue;
+		registry_format(&sb, type, data, len);
+		printf("%s %s ", names.v[i][0] ? names.v[i] : "@", type < 12 ? type_name(type) : "REG_?");
+		for (j = 0; j < sb.len; j++) {
+			if (sb.buf[j] == '\n')
+				fputs("\\n", stdout);
+			else
+				putchar(sb.buf[j]);
+		}
+		putchar('\n');
+		strbuf_release(&sb);
+	}
+	strlist_release(&names);
+	return EXIT_PASS;
+}
 
 static const char *yesno(int b)
 {
@@ -115,7 +162,7 @@ static void print_text(const struct inventory *inv, int have_tree)
 
 int cmd_inventory(int argc, char **argv)
 {
-	const char *root = NULL, *depth_s = NULL;
+	const char *root = NULL, *depth_s = NULL, *query = NULL, *view_s = NULL;
 	struct strlist registries = STRLIST_INIT, envs = STRLIST_INIT, pythons = STRLIST_INIT,
 		       sitepks = STRLIST_INIT, torches = STRLIST_INIT, scans = STRLIST_INIT;
 	struct inventory inv;
@@ -154,6 +201,8 @@ int cmd_inventory(int argc, char **argv)
 		OPT("--torch", strlist_push(&torches, val))
 		OPT("--scan", strlist_push(&scans, val))
 		OPT("--depth", depth_s = val)
+		OPT("--query", query = val)
+		OPT("--view", view_s = val)
 #undef OPT
 		fputs(inventory_usage, stderr);
 		cmd_usage_error("inventory: unknown argument '%s'", a);
@@ -175,6 +224,22 @@ int cmd_inventory(int argc, char **argv)
 			cmd_usage_error("inventory: %s", e.msg);
 			goto out;
 		}
+	}
+
+	if (query) {
+		int regview = 64;
+		if (view_s && strcmp(view_s, "32") && strcmp(view_s, "64")) {
+			cmd_usage_error("inventory: --view %s: expected 32 or 64", view_s);
+			goto out;
+		}
+		if (view_s)
+			regview = atoi(view_s);
+		if (!reg) {
+			cmd_usage_error("inventory: --query needs --registry FILE");
+			goto out;
+		}
+		rc = query_key(reg, query, regview);
+		goto out;
 	}
 
 	/* a tree (or the live machine) unless only a registry file was given on a non-Windows host */

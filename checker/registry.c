@@ -1167,6 +1167,32 @@ int registry_get(const struct registry *reg, const char *key, const char *value,
 	return 0;
 }
 
+int registry_values(const struct registry *reg, const char *key, int regview, struct strlist *out,
+		    struct err *err)
+{
+	char *path;
+	const struct reg_key *k;
+	size_t i, first = out->n;
+	if (check_view(regview, err))
+		return -1;
+	path = lookup_path(reg, key, regview);
+	k = key_find(reg, path);
+	free(path);
+	if (!k || k->deleted)
+		return 1;
+	/* file order of first appearance; a name whose last entry deleted it is left out */
+	for (i = 0; i < k->nvalues; i++) {
+		const struct reg_value *v = &k->values[i];
+		size_t j;
+		int seen = 0;
+		for (j = first; j < out->n && !seen; j++)
+			seen = !str_icmp(out->v[j], v->name);
+		if (!seen && key_value(k, v->fold))
+			strlist_push(out, v->name);
+	}
+	return 0;
+}
+
 static int cmp_icase(const void *a, const void *b)
 {
 	return str_icmp(*(char *const *)a, *(char *const *)b);

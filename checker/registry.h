@@ -63,6 +63,10 @@ void registry_format(struct strbuf *out, unsigned type, const unsigned char *dat
 int registry_subkeys(const struct registry *reg, const char *key, int regview, struct strlist *out,
 		     struct err *err);
 
+/* The value names of key ("" for the default value), in file order. 0 found, 1 absent. */
+int registry_values(const struct registry *reg, const char *key, int regview, struct strlist *out,
+		    struct err *err);
+
 /* "reg export" or "wine system.reg", and the file it came from. */
 const char *registry_describe(const struct registry *reg);
 
