@@ -792,6 +792,7 @@ static void read_dist_info(struct view *v, struct inv_install *in)
 	struct strlist names = STRLIST_INIT, found = STRLIST_INIT;
 	struct err err;
 	size_t i;
+	int best = 0;
 	if (view_list_dir(v, in->site_packages, &names, &err)) {
 		strlist_pushf(&in->notes, "cannot list %s: %s", in->site_packages, err.msg);
 		return;
@@ -814,13 +815,24 @@ static void read_dist_info(struct view *v, struct inv_install *in)
 		char *dir = winpath_join(in->site_packages, found.v[i]);
 		char *meta = winpath_join(dir, "METADATA");
 		char *ver = NULL;
-		int r = read_text(v, meta, &text, &err);
+		int r = read_text(v, meta, &text, &err), score;
 		if (r == 1)
 			strlist_pushf(&in->notes, "%s has no METADATA", dir);
 		else if (r < 0 || inventory_parse_metadata(text.buf, text.len, meta, &ver, &err))
 			strlist_pushf(&in->notes, "%s", err.msg);
-		/* keep the one matching version.py, else the first readable one */
-		if (ver && (!in->metadata_version || (in->version && !strcmp(ver, in->version)))) {
+		/*
+		 * Which record belongs to this torch: the folder pip named after
+		 * version.py's version, else a METADATA agreeing with version.py,
+		 * else the first readable one.
+		 */
+		score = !ver ? 0 : 1;
+		if (ver && in->version && !strcmp(ver, in->version))
+			score = 2;
+		if (ver && in->version && strlen(found.v[i]) == 6 + strlen(in->version) + 10 &&
+		    !strncmp(found.v[i] + 6, in->version, strlen(in->version)))
+			score = 3;
+		if (score > best) {
+			best = score;
 			free(in->metadata_version);
 			free(in->dist_info);
 			in->metadata_version = ver;
@@ -894,11 +906,19 @@ int inventory_from_torch(struct inventory *inv, struct view *v, const char *torc
 		free(torch_dir);
 		return -1;
 	}
-	if (!is_dir_at(v, torch_dir, "lib") && !is_file_at(v, torch_dir, "__init__.py") &&
-	    !is_file_at(v, torch_dir, "version.py")) {
-		err_set(err, "%s: not a torch folder (no lib\\, __init__.py or version.py)", torch_dir);
+	if (!is_file_at(v, torch_dir, "__init__.py") && !is_file_at(v, torch_dir, "version.py")) {
+		err_set(err, "%s: not a torch folder (no __init__.py or version.py)", torch_dir);
 		free(torch_dir);
 		return -1;
+	}
+	{
+		/* the letter case as it exists, so reports show the real folder names */
+		char *host = view_host_path(v, torch_dir), *real = host ? view_win_path(v, host) : NULL;
+		if (real) {
+			free(torch_dir);
+			torch_dir = real;
+		}
+		free(host);
 	}
 	if (install_known(inv, torch_dir)) {
 		free(torch_dir);
