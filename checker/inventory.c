@@ -56,7 +56,6 @@ void inventory_init(struct inventory *inv)
 		inv->redist[i].installed_value = -1;
 		strlist_init(&inv->redist[i].notes);
 	}
-	inv->redist_source = "none";
 	strlist_init(&inv->notes);
 }
 
@@ -105,6 +104,7 @@ void inventory_release(struct inventory *inv)
 		install_release(&inv->installs[i]);
 	free(inv->installs);
 	strlist_release(&inv->notes);
+	free(inv->redist_source);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -261,7 +261,8 @@ int inventory_redist(struct inventory *inv, inv_reg_get_fn get, void *ctx, const
 		     struct err *err)
 {
 	size_t a;
-	inv->redist_source = source;
+	free(inv->redist_source);
+	inv->redist_source = xstrdup(source ? source : "registry");
 	inv->redist_read = 1;
 	for (a = 0; a < 3; a++) {
 		struct inv_redist *r = &inv->redist[a];

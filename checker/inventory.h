@@ -85,7 +85,7 @@ struct inv_install {
 
 struct inventory {
 	struct inv_redist redist[3];     /* x64, x86, arm64 */
-	const char *redist_source;       /* "wine system.reg ...", "live", "none" */
+	char *redist_source;             /* "wine system.reg ...", "live registry"; NULL before read (owned) */
 	int redist_read;                 /* whether a registry was available */
 
 	struct inv_dll *dlls;
