@@ -47,7 +47,15 @@
 #define PE_ALL 0x1f
 
 /* Caps on counts read from the file (a larger count is an error, not a truncation). */
-#define PE_MAX_SECTIONS 96        /* the loader's own limit */
+/*
+ * Windows XP refused images with more than 96 sections; Vista and later take
+ * up to 65535. We take up to 4096 (no real DLL comes near it) when the table
+ * is in ascending, non-overlapping address order, as linkers write it (then
+ * RVAs are found by binary search), and up to PE_MAX_UNSORTED_SECTIONS
+ * otherwise (a linear scan per RVA).
+ */
+#define PE_MAX_SECTIONS 4096
+#define PE_MAX_UNSORTED_SECTIONS 96
 #define PE_MAX_IMPORT_DLLS 4096
 #define PE_MAX_IMPORT_FUNCS 1000000
 #define PE_MAX_EXPORTS 4000000
