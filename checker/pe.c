@@ -19,8 +19,9 @@
  *   file; the rest is zero-filled by the loader and has no file offset here
  *   ("beyond the file data of section X"): no loader-relevant structure lives
  *   in zero fill in real images. PointerToRawData is rounded down to 512 when
- *   FileAlignment >= 512, as the Windows loader does (documented by pefile's
- *   adjust_FileAlignment and corkami's PE notes); SizeOfRawData is NOT rounded
+ *   FileAlignment >= 512, as the Windows loader does ([I]: from pefile's
+ *   adjust_FileAlignment and corkami's PE notes, not Microsoft's docs);
+ *   SizeOfRawData is NOT rounded
  *   up to FileAlignment (the raw bytes the header claims are what we trust;
  *   a linker that wrote an unrounded size still keeps its data inside it).
  *   RVAs below SizeOfHeaders that no section covers map 1:1 to the headers.
@@ -31,10 +32,13 @@
  *   crafted table cannot make every lookup slow.
  *
  * - A section whose raw data runs past the end of the file is an error (a
- *   truncated download): NtCreateSection refuses such an image too.
+ *   truncated download). [I] NtCreateSection(SEC_IMAGE) is believed to
+ *   refuse such an image as well (193 to the caller); the Wine oracle should
+ *   confirm it.
  *
  * - Imports: descriptors are read until one has Name == 0 or FirstThunk == 0
- *   (Wine's fixup_imports stops there); names come from OriginalFirstThunk,
+ *   (Wine's dlls/ntdll/loader.c fixup_imports counts them that way); names
+ *   come from OriginalFirstThunk,
  *   or from FirstThunk when OriginalFirstThunk is 0 (old Borland/bound
  *   images), as the loader does. The data-directory Size is ignored, as the
  *   loader ignores it: only RVA 0 means "no imports".
@@ -50,8 +54,12 @@
  *   makes lookups fail on Windows too). An RVA inside the export directory's
  *   [RVA, RVA + Size) is a forwarder string.
  *
- * - Resources: RT_VERSION (16) / first name / first language, as the version
- *   APIs do for a language-neutral query. Children of VS_VERSIONINFO blocks
+ * - Resources: RT_VERSION (16) / first name / first language, and the first
+ *   string table inside it. GetFileVersionInfo picks the language by a
+ *   fallback list instead; for the usual single-language resource that is
+ *   the same one, for multi-language ones (Wine's builtins list Arabic
+ *   first) the numbers agree and only the strings may be another language's.
+ *   Children of VS_VERSIONINFO blocks
  *   whose wLength overruns their parent are clamped to the parent (real
  *   resource compilers get these lengths slightly wrong); the root's key,
  *   the VS_FIXEDFILEINFO signature and the resource tree itself are checked.

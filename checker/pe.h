@@ -173,13 +173,20 @@ int pe_rva_to_off(const struct pe_image *img, uint32_t rva, size_t *off);
 int pe_export_by_name(const struct pe_image *img, const char *name, int hint, struct pe_export *out,
 		      struct err *err);
 
-/* Export lookup by (biased) ordinal. Returns 1 found, 0 absent or unused slot, -1 corrupt. */
+/*
+ * Export lookup by (biased) ordinal. Returns 1 found, 0 absent or unused slot, -1 corrupt.
+ * out->name is NULL: finding it would scan the whole name table, and the
+ * loader binds ordinals without names.
+ */
 int pe_export_by_ordinal(const struct pe_image *img, uint32_t ordinal, struct pe_export *out,
 			 struct err *err);
 
 /*
- * All exports in ordinal order, with names attached. The array and its
- * strings belong to the image. Returns -1 on a corrupt table.
+ * All exports in ordinal order (one per address-table slot, *n ==
+ * export_count), with names attached: the first name in name-table order
+ * when several name one slot. Unused slots (rva 0, no name) are included;
+ * callers skip them. Built on first call; the array and its strings belong
+ * to the image. Returns -1 on a corrupt table.
  */
 int pe_exports(struct pe_image *img, const struct pe_export **out, size_t *n, struct err *err);
 
