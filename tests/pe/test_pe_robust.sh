@@ -52,13 +52,20 @@ print(n, file=open(os.path.join(work, 'count'), 'w'))
 PY
 total=$(cat "$work/count")
 
-# run_batch FILE...: 0 when the batch is clean.
+# run_batch FILE...: 0 when the batch is clean: exit 0 or 2, no sanitizer
+# report, and strict UTF-8 JSON with one entry per file (mutated names are
+# arbitrary bytes: the escaper must still produce valid JSON).
 run_batch() {
 	local rc
 	timeout 60 "$bin" pe --json "$@" >"$work/out" 2>"$work/err"
 	rc=$?
 	[ "$rc" -eq 0 ] || [ "$rc" -eq 2 ] || return 1
-	! grep -qE 'AddressSanitizer|UndefinedBehaviorSanitizer|runtime error|LeakSanitizer' "$work/err"
+	! grep -qE 'AddressSanitizer|UndefinedBehaviorSanitizer|runtime error|LeakSanitizer' "$work/err" || return 1
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+assert len(d["files"]) == int(sys.argv[2])
+' "$work/out" "$#" 2>>"$work/err"
 }
 
 for dir in "$work"/*/; do
@@ -84,14 +91,22 @@ for dir in "$work"/*/; do
 	fi
 done
 
-# The JSON of a clean batch must parse and have one entry per file.
-mapfile -t some < <(find "$work" -type f -name 'f00*' | sort | head -50)
-"$bin" pe --json "${some[@]}" >"$work/out" 2>/dev/null
-check_cmd "mutant JSON parses with one entry per file" python3 -c '
+# Names with bytes that are not UTF-8 come out as U+FFFD, not raw bytes.
+cp "$fx/x64/fixture.dll" "$work/latin1.dll"
+python3 - "$work/latin1.dll" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+i = b.find(b"GetTickCount\0")
+b[i:i + 3] = b"\xe9\x80\""  # invalid UTF-8, then a quote
+open(p, "wb").write(bytes(b))
+PY
+"$bin" pe --json "$work/latin1.dll" >"$work/out" 2>/dev/null
+check_cmd "non-UTF-8 and quote bytes in names give valid JSON" python3 -c '
 import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["schema"] == "torch-dll-check/pe/v1"
-assert len(d["files"]) == int(sys.argv[2]), len(d["files"])
-' "$work/out" "${#some[@]}"
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+names = [f.get("name") for i in d["files"][0]["imports"] for f in i["functions"]]
+assert "\ufffd\ufffd\"TickCount" in names, names
+' "$work/out"
 echo "# $total mutants"
 tap_done
