@@ -18,8 +18,7 @@
 # (`torch-dll-check --version`). Then bench/check.sh (issue 3: `check` over a
 # torch-sized tree; BENCH_CHECK=0 skips it). Output: Markdown on stdout.
 # Exit 1 if a memory or speed target fails. Machine-specific: do not commit
-# results (one sample run
-# lives in bench/README.md).
+# results (one sample run lives in bench/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 REPO=$PWD
