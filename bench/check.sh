@@ -173,9 +173,9 @@ if [ $rc -eq 2 ]; then
 	exit 1
 fi
 
-read -r bw bc br <<<"$(measure "$BIN" --version)"
-read -r cw cc cr <<<"$(measure "$BIN" check "${cargs[@]}")"
-read -r lw lc lr <<<"$(measure llvm-readobj --coff-imports --coff-exports "${files[@]}")"
+read -r bw bc br _ <<<"$(measure "$BIN" --version)"
+read -r cw cc cr _ <<<"$(measure "$BIN" check "${cargs[@]}")"
+read -r lw lc lr lst <<<"$(measure llvm-readobj --coff-imports --coff-exports "${files[@]}")"
 echo "Best of $BENCH_RUNS warm runs (bench/lib.sh), $(bench_load)."
 echo "check exit status: $rc ($([ $rc -eq 0 ] && echo everything loads || echo findings))."
 echo
@@ -183,7 +183,7 @@ echo "| run | wall (best) | CPU | peak RSS |"
 echo "|---|---|---|---|"
 echo "| torch-dll-check --version (baseline) | $bw s | $bc s | $br KiB |"
 echo "| torch-dll-check check ${cargs[*]//$root/ROOT} | $cw s | $cc s | $cr KiB |"
-echo "| llvm-readobj --coff-imports --coff-exports (${#files[@]} files) | $lw s | $lc s | $lr KiB |"
+echo "| llvm-readobj --coff-imports --coff-exports (${#files[@]} files)$([ "$lst" = 0 ] || echo " (FAILED: exit $lst)") | $lw s | $lc s | $lr KiB |"
 echo
 fail=0
 delta=$((cr - br))

@@ -2,7 +2,7 @@
 # bench/lib.sh: the measuring helper shared by bench/run.sh and bench/check.sh
 # (source it).
 #
-# measure CMD...  prints "WALL CPU RSS":
+# measure CMD...  prints "WALL CPU RSS STATUS":
 #   WALL  best wall time in seconds of BENCH_RUNS runs (default 5; 3 when one
 #         run takes over a second) after one warm-up run, taken with bash's
 #         EPOCHREALTIME around /usr/bin/time: the same small overhead (~1 ms)
@@ -12,6 +12,8 @@
 #         works here, else /usr/bin/time's %U+%S of the best run (10 ms steps)
 #   RSS   peak RSS in KiB of the best run (/usr/bin/time %M: the largest single
 #         process when the command runs several)
+#   STATUS the warm-up run's exit status: a tool that fails looks fast, so
+#         callers must show it
 # On a shared or loaded machine wall time is inflated by waiting for a core;
 # CPU time is not. Both are printed; bench_load says how loaded we were.
 
@@ -23,9 +25,10 @@ if command -v perf >/dev/null && perf stat -x, -e task-clock -o "$BENCH_T.perf" 
 fi
 
 measure() {
-	local i t0 t1 best='' rss='' cpu='' w runs=${BENCH_RUNS:-5}
+	local i t0 t1 best='' rss='' cpu='' w runs=${BENCH_RUNS:-5} st
 	t0=$EPOCHREALTIME
 	"$@" >/dev/null 2>&1 # warm-up
+	st=$?
 	t1=$EPOCHREALTIME
 	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a > 1) }' && [ "$runs" -gt 3 ] && runs=3
 	for ((i = 0; i < runs; i++)); do
@@ -41,7 +44,7 @@ measure() {
 	if [ "$BENCH_PERF" = 1 ] && perf stat -x, -r "$runs" -e task-clock -o "$BENCH_T.perf" "$@" >/dev/null 2>&1; then
 		cpu=$(awk -F, '$3 == "task-clock" { printf "%.4f", $1 / 1000 }' "$BENCH_T.perf")
 	fi
-	echo "$best $cpu $rss"
+	echo "$best $cpu $rss $st"
 }
 
 # bench_load: "load average 1.23 on 2 cores" (+ a warning when loaded).

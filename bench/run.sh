@@ -2,7 +2,7 @@
 # bench/run.sh (`make bench`): speed and memory of `torch-dll-check pe --json`
 # against the PE readers people reach for, on the same files in one run:
 #   - huge_1g.dll: a small DLL plus a 1 GiB sparse overlay (fixtures.sh)
-#   - the largest DLL in the npm corpus (onnxruntime.dll, MSVC, ~29 MB)
+#   - the largest x64 DLL in the npm corpus (onnxruntime.dll, MSVC, ~28 MB)
 #   - every Wine PE builtin together (~690 files), one process per tool where
 #     the tool takes many files (readpe takes one: a shell loop runs it per file)
 # Tools: llvm-readobj --coff-imports --coff-exports; x86_64-w64-mingw32-objdump
@@ -33,7 +33,12 @@ bash tests/corpus/fetch.sh --files >"${TMPDIR:-/tmp}/tdc-bench-files.$$" 2>/dev/
 corpus=$(sed '1,/^--$/d' "${TMPDIR:-/tmp}/tdc-bench-files.$$")
 rm -f "${TMPDIR:-/tmp}/tdc-bench-files.$$"
 mapfile -t wine < <(grep '/corpus/wine-[^/]*/x86_64-linux-gnu/wine/x86_64-windows/' <<<"$corpus")
-largest=$(grep '/corpus/npm-' <<<"$corpus" | xargs -r -d '\n' ls -S 2>/dev/null | head -1)
+# The largest x64 one: every tool here reads x64 (mingw objdump cannot read
+# the arm64 copies, which would make it look fast).
+largest=$(grep '/corpus/npm-' <<<"$corpus" | xargs -r -d '\n' "$BIN" pe --json 2>/dev/null |
+	  "$PY" -c 'import json, os, sys
+f = [x["path"] for x in json.load(sys.stdin)["files"] if x.get("machine") == "x64"]
+print(max(f, key=os.path.getsize))')
 [ ${#wine[@]} -gt 0 ] || { echo "bench: no Wine corpus (bash tests/corpus/fetch.sh)" >&2; exit 2; }
 # llvm-readobj 14 stops at the first file it cannot read (9 Wine .sys/.dll):
 # leave those out so that every tool does the same work.
@@ -52,9 +57,10 @@ readpe_all() { local f; for f; do readpe -i -e "$f"; done; }
 export -f readpe_all
 
 row() { # row INPUT TOOL CMD...
-	local input=$1 tool=$2 w c r
+	local input=$1 tool=$2 w c r st
 	shift 2
-	read -r w c r <<<"$(measure "$@")"
+	read -r w c r st <<<"$(measure "$@")"
+	[ "$st" = 0 ] || tool="$tool (FAILED: exit $st)"
 	printf '| %s | %s | %s s | %s s | %s MiB |\n' "$input" "$tool" "$w" "$c" "$(kib_mib "$r")"
 }
 
@@ -84,7 +90,7 @@ echo
 echo "| input | tool | wall (best) | CPU | peak RSS |"
 echo "|---|---|---|---|---|"
 bench_input "huge_1g.dll (1 GiB, sparse overlay)" "$fx/huge_1g.dll"
-bench_input "$(basename "$largest") ($(($(stat -c %s "$largest") / 1048576)) MB, largest npm DLL)" "$largest"
+bench_input "$(basename "$largest") ($(($(stat -c %s "$largest") / 1048576)) MB, largest x64 npm DLL)" "$largest"
 bench_input "${#wine[@]} Wine PE builtins together" "${wine[@]}"
 [ ${#skipped[@]} -eq 0 ] || echo "
 Left out of the Wine row because llvm-readobj 14 cannot read them: ${skipped[*]}."
@@ -92,9 +98,9 @@ Left out of the Wine row because llvm-readobj 14 cannot read them: ${skipped[*]}
 echo
 echo "## Memory: the file costs no memory"
 echo
-read -r bw bc br <<<"$(measure "$BIN" --version)"
-read -r sw sc sr <<<"$(measure "$BIN" pe --json "$fx/small_10k.dll")"
-read -r hw hc hr <<<"$(measure "$BIN" pe --json "$fx/huge_1g.dll")"
+read -r bw bc br _ <<<"$(measure "$BIN" --version)"
+read -r sw sc sr _ <<<"$(measure "$BIN" pe --json "$fx/small_10k.dll")"
+read -r hw hc hr _ <<<"$(measure "$BIN" pe --json "$fx/huge_1g.dll")"
 delta=$((hr - sr))
 echo "| run | wall (best) | CPU | peak RSS |"
 echo "|---|---|---|---|"
