@@ -32,6 +32,7 @@
 #define YT_MAX_DEPTH 32
 #define YT_MAX_NODES 50000
 #define YT_MAX_SCALAR 16384
+#define YT_MAX_KIDS 1024 /* items of one list, or keys + values of one mapping: bounds the quadratic checks */
 #define OVERLAP_BUDGET 4000000 /* sample evaluations per file */
 
 /* Lint context: one file being read. */
@@ -78,6 +79,25 @@ void matrix_diags_release(struct matrix_diags *d)
 	free(d->v);
 	d->v = NULL;
 	d->n = d->alloc = d->dropped = 0;
+}
+
+/* A short, printable copy of a string for messages: control bytes as \xNN, at most 60 bytes. */
+static const char *printable(const char *s, char *buf, size_t n)
+{
+	size_t i, o = 0;
+	for (i = 0; s[i] && o + 5 < n && i < 60; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	if (s[i] && o + 4 < n) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 /* ---- step 1: bytes ---------------------------------------------------- */
@@ -194,19 +214,22 @@ static struct ynode *ynode_new(enum ykind kind, yaml_mark_t mark)
 /* Refuses anchors and tags (other than !!str) on a node event. */
 static int check_props(struct lint *L, yaml_mark_t m, const yaml_char_t *anchor, const yaml_char_t *tag)
 {
+	char buf[128];
 	if (anchor) {
 		lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-			   "anchors (&%.40s) are not allowed in a matrix; write the value out", (const char *)anchor);
+			   "anchors (&%s) are not allowed in a matrix; write the value out",
+			   printable((const char *)anchor, buf, sizeof(buf)));
 		return -1;
 	}
 	if (tag && strcmp((const char *)tag, "tag:yaml.org,2002:str")) {
 		const char *t = (const char *)tag;
 		if (t[0] == '!' && t[1] == '=')
 			lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-				   "\"!\" starts a YAML tag here; quote the specifier (torch: \"%.40s\")", t);
+				   "\"!\" starts a YAML tag here; quote the specifier (torch: \"%s\")",
+				   printable(t, buf, sizeof(buf)));
 		else
 			lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-				   "YAML tags (%.40s) are not allowed in a matrix", t);
+				   "YAML tags (%s) are not allowed in a matrix", printable(t, buf, sizeof(buf)));
 		return -1;
 	}
 	return 0;
@@ -264,9 +287,12 @@ static struct ynode *ytree_parse(struct lint *L, const unsigned char *data, size
 			done = 1;
 			break;
 		case YAML_ALIAS_EVENT:
+		{
+			char buf[128];
 			lint_error(L, (unsigned)ev.start_mark.line + 1, (unsigned)ev.start_mark.column + 1,
-				   "aliases (*%.40s) are not allowed in a matrix; write the value out",
-				   (const char *)ev.data.alias.anchor);
+				   "aliases (*%s) are not allowed in a matrix; write the value out",
+				   printable((const char *)ev.data.alias.anchor, buf, sizeof(buf)));
+		}
 			failed = 1;
 			break;
 		case YAML_SCALAR_EVENT:
@@ -325,6 +351,13 @@ static struct ynode *ytree_parse(struct lint *L, const unsigned char *data, size
 				lint_error(L, y->line, y->col, "more than %d YAML nodes", YT_MAX_NODES);
 				ynode_free(y);
 				failed = 1;
+			} else if (depth && stack[depth - 1]->n >= YT_MAX_KIDS) {
+				lint_error(L, y->line, y->col, "more than %d items in one %s", 
+					   stack[depth - 1]->kind == Y_MAP ? YT_MAX_KIDS / 2 : YT_MAX_KIDS,
+					   stack[depth - 1]->kind == Y_MAP ? "mapping" : "list");
+				ynode_free(y);
+				y = NULL;
+				failed = 1;
 			} else if (depth) {
 				struct ynode *parent = stack[depth - 1];
 				ALLOC_GROW(parent->kid, parent->n + 1, parent->alloc);
@@ -334,7 +367,7 @@ static struct ynode *ytree_parse(struct lint *L, const unsigned char *data, size
 			} else {
 				ynode_free(y); /* cannot happen in one document; be safe */
 			}
-			if (!failed && y->kind != Y_SCALAR) {
+			if (!failed && y && y->kind != Y_SCALAR) {
 				if (depth >= YT_MAX_DEPTH) {
 					lint_error(L, y->line, y->col, "nested deeper than %d levels", YT_MAX_DEPTH);
 					failed = 1;
@@ -438,24 +471,9 @@ static void join_names(struct strbuf *sb, const char *const *names)
 		strbuf_addf(sb, "%s`%s`", i ? ", " : "", names[i]);
 }
 
-/* A short, printable copy of a scalar for messages. */
 static const char *shown(const struct ynode *y, char *buf, size_t n)
 {
-	size_t i, o = 0;
-	const char *s = y && y->kind == Y_SCALAR ? y->s : "";
-	for (i = 0; s[i] && o + 5 < n && i < 60; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	if (s[i] && o + 4 < n) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
+	return printable(y && y->kind == Y_SCALAR ? y->s : "", buf, n);
 }
 
 /*
@@ -917,7 +935,7 @@ static void parse_dlls(struct lint *L, const struct ynode *row, struct matrix_ro
 {
 	const struct ynode *list = get_map_list(L, row, "runtime_dlls", "mappings ({name, min_version, where, why})");
 	size_t i, j;
-	char what[160];
+	char what[160], pbuf[128];
 	if (!list)
 		return;
 	r->dlls = xcalloc(list->n ? list->n : 1, sizeof(*r->dlls));
@@ -933,7 +951,7 @@ static void parse_dlls(struct lint *L, const struct ynode *row, struct matrix_ro
 		map_check(L, m, "a runtime_dlls entry", dll_keys, &present);
 		d->name = get_str(L, m, "name", "a runtime_dlls entry", "a DLL file name such as msvcp140.dll", 1);
 		check_dll_name(L, m, "name", d->name);
-		snprintf(what, sizeof(what), "runtime_dlls entry `%.100s`", d->name ? d->name : "?");
+		snprintf(what, sizeof(what), "runtime_dlls entry `%s`", printable(d->name ? d->name : "?", pbuf, sizeof(pbuf)));
 		if ((v = map_get(m, "min_version")))
 			parse_min(L, v, "`min_version`", &d->min);
 		e = get_enum(L, m, "where", what, where_names, 0);
@@ -955,7 +973,7 @@ static void parse_openmp(struct lint *L, const struct ynode *row, struct matrix_
 {
 	const struct ynode *list = get_map_list(L, row, "openmp", "mappings ({dll, where, redistributable})");
 	size_t i, j;
-	char what[160];
+	char what[160], pbuf[128];
 	if (!list)
 		return;
 	r->openmp = xcalloc(list->n ? list->n : 1, sizeof(*r->openmp));
@@ -971,7 +989,7 @@ static void parse_openmp(struct lint *L, const struct ynode *row, struct matrix_
 		map_check(L, m, "an openmp entry", omp_keys, &present);
 		o->dll = get_str(L, m, "dll", "an openmp entry", "a DLL file name such as libiomp5md.dll", 1);
 		check_dll_name(L, m, "dll", o->dll);
-		snprintf(what, sizeof(what), "openmp entry `%.100s`", o->dll ? o->dll : "?");
+		snprintf(what, sizeof(what), "openmp entry `%s`", printable(o->dll ? o->dll : "?", pbuf, sizeof(pbuf)));
 		e = get_enum(L, m, "where", what, where_names, 1);
 		o->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
 		e = get_bool(L, m, "redistributable");
@@ -1010,7 +1028,7 @@ static void parse_issues(struct lint *L, const struct ynode *row, struct matrix_
 {
 	const struct ynode *list = get_map_list(L, row, "known_issues", "mappings ({id, symptom, cause, fix, sources})");
 	size_t i, j;
-	char what[160];
+	char what[160], pbuf[128];
 	if (!list)
 		return;
 	r->issues = xcalloc(list->n ? list->n : 1, sizeof(*r->issues));
@@ -1027,10 +1045,10 @@ static void parse_issues(struct lint *L, const struct ynode *row, struct matrix_
 		is->id = get_str(L, m, "id", "a known_issues entry", "a short name such as libomp140-missing", 1);
 		if (is->id && !id_ok(is->id)) {
 			const struct ynode *v = map_get(m, "id");
-			lint_error(L, v->line, v->col, "known issue id `%.64s` may only use letters, digits, '.', '-' and '_' (at most 64)",
-				   is->id);
+			lint_error(L, v->line, v->col, "known issue id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
+				   shown(v, pbuf, sizeof(pbuf)));
 		}
-		snprintf(what, sizeof(what), "known issue `%.64s`", is->id ? is->id : "?");
+		snprintf(what, sizeof(what), "known issue `%s`", printable(is->id ? is->id : "?", pbuf, sizeof(pbuf)));
 		is->symptom = get_str(L, m, "symptom", what, "what the user sees", 1);
 		is->cause = get_str(L, m, "cause", what, "why it happens", 1);
 		is->fix = get_str(L, m, "fix", what, "what to do", 1);
@@ -1104,7 +1122,7 @@ static struct matrix_row *parse_row(struct lint *L, const struct ynode *m, unsig
 	struct matrix_row *r;
 	size_t before = L->nerr;
 	const struct ynode *v;
-	char what[160];
+	char what[160], pbuf[128];
 	int e;
 
 	if (m->kind != Y_MAP) {
@@ -1120,9 +1138,10 @@ static struct matrix_row *parse_row(struct lint *L, const struct ynode *m, unsig
 	r->id = get_str(L, m, "id", "row", "a unique name such as torch-2.4.0", 1);
 	if (r->id && !id_ok(r->id)) {
 		v = map_get(m, "id");
-		lint_error(L, v->line, v->col, "row id `%.64s` may only use letters, digits, '.', '-' and '_' (at most 64)", r->id);
+		lint_error(L, v->line, v->col, "row id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
+			   shown(v, pbuf, sizeof(pbuf)));
 	}
-	snprintf(what, sizeof(what), "row `%.64s`", r->id ? r->id : "?");
+	snprintf(what, sizeof(what), "row `%s`", printable(r->id ? r->id : "?", pbuf, sizeof(pbuf)));
 	r->torch_text = get_str(L, m, "torch", what, "a version specifier such as \">=2.4.1,<2.7\"", !r->merge);
 	if (r->torch_text) {
 		struct err se;

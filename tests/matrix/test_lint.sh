@@ -159,6 +159,13 @@ lint_case empty 2 'empty.yml:1:1: empty file: expected a mapping with `schema: 1
 printf -- '- 1\n' >list.yml
 lint_case list 2 'list.yml:1:1: the top level must be a mapping with `schema: 1` and `rows`, not a list'
 
+# Terminal control bytes from the file never reach the terminal raw.
+printf 'schema: 1\nrows:\n  - id: "a\\e[31m"\n    torch: "==1"\n    status: inferred\n' >ctrl.yml
+lint_case ctrl 2 'ctrl.yml:3:9: row id `a\x1b[31m` may only use letters, digits, '"'.', '-' and '_'"' (at most 64)'
+
+python3 -c "print('schema: 1\nrows: [' + ','.join(['1'] * 1100) + ']')" >many.yml
+lint_case many 2 'many.yml:2:2056: more than 1024 items in one list'
+
 # --- encodings and sizes -----------------------------------------------------
 printf '\xef\xbb\xbfschema: 1\nrows: []\n' >bom.yml
 lint_case bom 0 ''
