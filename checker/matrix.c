@@ -27,6 +27,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include <cjson/cJSON.h>
+
 #include "os.h"
 
 #define YT_MAX_DEPTH 32
@@ -1822,3 +1824,117 @@ const char *matrix_row_file(const struct matrix_row *r)
 {
 	return r->pos.file;
 }
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static cJSON *str_array(const struct strlist *l)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
+	return a;
+}
+
+static cJSON *arch_array(unsigned mask)
+{
+	cJSON *a = cJSON_CreateArray();
+	int i;
+	for (i = 0; i < MATRIX_NARCH; i++)
+		if (mask & (1u << i))
+			cJSON_AddItemToArray(a, cJSON_CreateString(matrix_arch_name(i)));
+	return a;
+}
+
+static cJSON *pos_json(const struct matrix_pos *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", p->file ? p->file : "");
+	cJSON_AddNumberToObject(o, "line", p->line);
+	cJSON_AddNumberToObject(o, "col", p->col);
+	return o;
+}
+
+static void add_opt_str(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *matrix_row_json(const struct matrix_row *r, int full)
+{
+	cJSON *o = cJSON_CreateObject(), *vc, *a;
+	size_t i;
+	int k;
+	if (!full) {
+		cJSON_AddStringToObject(o, "id", r->id);
+		cJSON_AddStringToObject(o, "file", r->pos.file ? r->pos.file : "");
+		cJSON_AddNumberToObject(o, "line", r->pos.line);
+		cJSON_AddNumberToObject(o, "col", r->pos.col);
+		cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
+		cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
+		cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+		return o;
+	}
+	cJSON_AddStringToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
+	cJSON_AddItemToObject(o, "variant", str_array(&r->variants));
+	cJSON_AddItemToObject(o, "arch", arch_array(r->arch_mask));
+	cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
+	cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+	add_opt_str(o, "note", r->note);
+	vc = cJSON_AddObjectToObject(o, "vc_redist");
+	for (k = 0; k < MATRIX_NARCH; k++)
+		if (r->vc_redist[k].set)
+			cJSON_AddStringToObject(vc, matrix_arch_name(k), r->vc_redist[k].text);
+	a = cJSON_AddArrayToObject(o, "runtime_dlls");
+	for (i = 0; i < r->ndlls; i++) {
+		const struct matrix_dll *d = &r->dlls[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", d->name);
+		add_opt_str(x, "min_version", d->min.set ? d->min.text : NULL);
+		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
+		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
+		cJSON_AddStringToObject(x, "why", d->why);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "openmp");
+	for (i = 0; i < r->nopenmp; i++) {
+		const struct matrix_openmp *d = &r->openmp[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "dll", d->dll);
+		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
+		cJSON_AddBoolToObject(x, "redistributable", d->redistributable);
+		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
+		add_opt_str(x, "provider", d->provider);
+		add_opt_str(x, "fix", d->fix);
+		add_opt_str(x, "why", d->why);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "known_issues");
+	for (i = 0; i < r->nissues; i++) {
+		const struct matrix_issue *d = &r->issues[i];
+		cJSON *x = cJSON_CreateObject(), *w;
+		cJSON_AddStringToObject(x, "id", d->id);
+		cJSON_AddStringToObject(x, "symptom", d->symptom);
+		cJSON_AddStringToObject(x, "cause", d->cause);
+		cJSON_AddStringToObject(x, "fix", d->fix);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		w = cJSON_AddObjectToObject(x, "applies_when");
+		cJSON_AddItemToObject(w, "variant", str_array(&d->when.variant));
+		cJSON_AddItemToObject(w, "arch", arch_array(d->when.arch_mask));
+		cJSON_AddItemToObject(w, "imports", str_array(&d->when.imports));
+		cJSON_AddItemToObject(w, "unresolved", str_array(&d->when.unresolved));
+		cJSON_AddItemToArray(a, x);
+	}
+	cJSON_AddItemToObject(o, "origin", pos_json(&r->pos));
+	return o;
+}
+

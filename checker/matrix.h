@@ -198,6 +198,14 @@ const struct matrix_dll *matrix_row_dll(const struct matrix_row *r, const char *
 /* The file a row came from, as given when its layer was loaded. */
 const char *matrix_row_file(const struct matrix_row *r);
 
+/*
+ * The row as JSON (caller owns it). full == 0: the reference the report
+ * keeps in installs[].matrix_row (docs/report-json.md): {id, file, line, col,
+ * torch, status, sources}. full == 1: every field, as `matrix show --json`.
+ */
+struct cJSON;
+struct cJSON *matrix_row_json(const struct matrix_row *r, int full);
+
 const char *matrix_arch_name(int arch);        /* "x64", "x86", "arm64" */
 int matrix_arch_parse(const char *s);          /* enum matrix_arch or -1 */
 const char *matrix_where_name(enum matrix_where w);

@@ -8,6 +8,8 @@
 
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
+
 /* The id selected for version/variant/arch, "NONE" if uncovered, "ERR" on error. */
 static const char *sel(const struct matrix *m, const char *version, const char *variant, const char *arch)
 {
@@ -320,6 +322,32 @@ static void test_overlap_detection(void)
 	matrix_release(&m);
 }
 
+static void test_row_reference_json(void)
+{
+	struct matrix m;
+	const struct matrix_row *r;
+	cJSON *j;
+	load_default(&m);
+	r = row_of(&m, "2.4.0");
+	CHECK(r != NULL);
+	if (r) {
+		j = matrix_row_json(r, 0);
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "id")), "torch-2.4.0");
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "file")), MATRIX_DEFAULT_NAME);
+		CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "line")), line_of("- id: torch-2.4.0\n"));
+		CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "col")), 5);
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "sourced");
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "sources"), 0)),
+			  "https://github.com/pytorch/pytorch/issues/131662");
+		CHECK(cJSON_GetObjectItem(j, "known_issues") == NULL);
+		cJSON_Delete(j);
+		j = matrix_row_json(r, 1);
+		CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "openmp")), 3);
+		cJSON_Delete(j);
+	}
+	matrix_release(&m);
+}
+
 int main(void)
 {
 	RUN(test_default_parses);
@@ -330,5 +358,6 @@ int main(void)
 	RUN(test_bad_layer_changes_nothing);
 	RUN(test_arch_and_variant_rules);
 	RUN(test_overlap_detection);
+	RUN(test_row_reference_json);
 	return HARNESS_EXIT();
 }
