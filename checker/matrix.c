@@ -1820,6 +1820,34 @@ const struct matrix_dll *matrix_row_dll(const struct matrix_row *r, const char *
 	return NULL;
 }
 
+static int any_dll(const struct strlist *l, int (*fn)(const char *dll, void *ctx), void *ctx)
+{
+	size_t i;
+	if (!l->n)
+		return 1;
+	if (!fn)
+		return 0;
+	for (i = 0; i < l->n; i++)
+		if (fn(l->v[i], ctx))
+			return 1;
+	return 0;
+}
+
+int matrix_issue_applies(const struct matrix_issue *is, const char *variant, int arch,
+			 int (*imports)(const char *dll, void *ctx), int (*unresolved)(const char *dll, void *ctx),
+			 void *ctx)
+{
+	size_t i;
+	int ok = !is->when.variant.n;
+	for (i = 0; i < is->when.variant.n && variant && *variant; i++)
+		ok |= matrix_glob(is->when.variant.v[i], variant);
+	if (!ok)
+		return 0;
+	if (is->when.arch_mask && (arch < 0 || arch >= MATRIX_NARCH || !(is->when.arch_mask & (1u << arch))))
+		return 0;
+	return any_dll(&is->when.imports, imports, ctx) && any_dll(&is->when.unresolved, unresolved, ctx);
+}
+
 const char *matrix_row_file(const struct matrix_row *r)
 {
 	return r->pos.file;
