@@ -127,8 +127,8 @@ static long check_bytes(struct lint *L, const unsigned char *p, size_t len)
 		unsigned c = p[i];
 		size_t n, k;
 		unsigned cp;
-		if (c == '\n') {
-			line++;
+		if (c == '\n' || (c == '\r' && (i + 1 >= len || p[i + 1] != '\n'))) {
+			line++; /* LF, CR LF or a lone CR: each is one line break for libyaml too */
 			col = 1;
 			i++;
 			continue;
@@ -417,12 +417,20 @@ static const char *kind_name(const struct ynode *y)
 	return "?";
 }
 
-/* The column of byte `off` (0-based) inside a scalar, for errors within strings. */
+/*
+ * The column of byte `off` (0-based) inside a scalar, for errors within
+ * strings. libyaml counts columns in characters, so UTF-8 continuation
+ * bytes do not count. Exact for plain and quoted one-line scalars without
+ * escapes before `off`; block scalars get the scalar's own column.
+ */
 static unsigned scalar_col(const struct ynode *y, size_t off)
 {
+	size_t i, chars = 0;
 	if (y->quoted == 2)
 		return y->col;
-	return y->col + (y->quoted ? 1u : 0u) + (unsigned)(off > 10000 ? 10000 : off);
+	for (i = 0; i < off && i < y->len; i++)
+		chars += ((unsigned char)y->s[i] & 0xc0) != 0x80;
+	return y->col + (y->quoted ? 1u : 0u) + (unsigned)chars;
 }
 
 static size_t edit_distance(const char *a, const char *b)

@@ -18,8 +18,8 @@
  *     registry value writes it, and short forms "14.40" / "14.40.33810".
  *  3. The torch build variant from the local label: cpu, cuXYZ, rocmX.Y, xpu.
  *
- * Errors carry the 1-based column inside the parsed text both in the
- * message ("at column 5") and in err->code, so a caller that knows where the
+ * Errors carry the 1-based column (in bytes) inside the parsed text both in
+ * the message ("at column 5") and in err->code, so a caller that knows where the
  * text sits in a file (the matrix linter) can point at the exact character.
  */
 #ifndef TDC_VERSION_H
