@@ -1365,7 +1365,11 @@ static int simpler(const struct pep440 *a, const struct pep440 *b)
 static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 {
 	size_t i, j, k, budget = OVERLAP_BUDGET;
-	struct pep440 *samples = xmalloc(sizeof(*samples) * 2048);
+	enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* spec_samples adds at most 9 per clause */
+	struct pep440 *samples;
+	if (n < 2)
+		return;
+	samples = xmalloc(sizeof(*samples) * MAX_SAMPLES);
 	for (j = 1; j < n; j++) {
 		for (i = 0; i < j; i++) {
 			const struct matrix_row *a = rows[i], *b = rows[j];
@@ -1381,8 +1385,8 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 			amask = a->arch_mask & b->arch_mask ? a->arch_mask & b->arch_mask : a->arch_mask | b->arch_mask;
 			if (!(variant = common_variant(a, b)))
 				continue;
-			spec_samples(&a->torch, samples, &ns, 2048);
-			spec_samples(&b->torch, samples, &ns, 2048);
+			spec_samples(&a->torch, samples, &ns, MAX_SAMPLES);
+			spec_samples(&b->torch, samples, &ns, MAX_SAMPLES);
 			if (budget < ns * 2) {
 				lint_error(L, b->pos.line, b->pos.col,
 					   "too many rows and clauses to check for overlaps; split the file");
