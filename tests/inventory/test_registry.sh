@@ -9,6 +9,7 @@
 # version and this script's setup steps. system.reg is written by
 # wineserver when it exits: `wineserver -w` waits for that (it exits a few
 # seconds after the last Wine process), so the file is complete afterwards.
+# shellcheck source=tests/lib/tap.sh
 source "$(dirname "$0")/../lib/tap.sh"
 TEST_NAME=inventory-registry
 set -u
