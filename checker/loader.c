@@ -51,7 +51,8 @@
  * beats a missing symbol wherever they are in the tree. Forwarded exports
  * ("DLL.Func", "DLL.#N") load their DLL through this same pipeline (API sets
  * included; the forwarding module is the importer) and are followed
- * recursively, 16 levels at most (a forwarder loop is reported as 127). A
+ * recursively, 16 levels at most; a loop (the same module and symbol again)
+ * is reported as 127 [I: what Windows does with a loop is undocumented]. A
  * forwarder to a missing DLL fails the load with 126 [I: Windows' status
  * from LdrpLoadDependentModule; Wine binds a stub and carries on].
  *
@@ -450,6 +451,7 @@ struct load_ctx {
 	struct ldr_module *newmods; /* mapped by this load, in order */
 	size_t nnew, anew;
 	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
+	char *fwd_keys[LDR_MAX_FORWARD + 1]; /* "path|symbol" per forwarding level: loop guard */
 };
 
 static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
@@ -836,18 +838,28 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	}
 	if (ex.forwarder) {
 		const char *dot = strrchr(ex.forwarder, '.');
-		char *dll, *target;
+		char *dll, *target, *key;
 		struct ldr_node *fw;
 		size_t k;
-		if (!dot || level >= LDR_MAX_FORWARD) {
+		int loop = level >= LDR_MAX_FORWARD, lv, ret;
+		key = xasprintf("%s|%s", exp_node->path, by_ordinal ? "#" : fname);
+		if (by_ordinal) {
+			free(key);
+			key = xasprintf("%s|#%u", exp_node->path, ordinal);
+		}
+		for (lv = 0; lv < level && !loop; lv++)
+			loop = c->fwd_keys[lv] && !str_icmp(c->fwd_keys[lv], key);
+		if (!dot || loop) {
 			char *sym = by_ordinal ? xasprintf("#%u", ordinal) : xstrdup(fname);
 			strlist_push(&exp_node->missing, sym);
 			exp_node->detail = xasprintf("forwarder %s %s", ex.forwarder,
-						     dot ? "loops (more than 16 levels)" : "is malformed");
+						     dot ? "forms a loop" : "is malformed");
 			set_fail(c, exp_node, LDR_MISSING_ENTRY, WINERR_PROC_NOT_FOUND, sym);
 			free(sym);
+			free(key);
 			return 0;
 		}
+		c->fwd_keys[level] = key;
 		dll = xstrndup(ex.forwarder, (size_t)(dot - ex.forwarder));
 		target = str_iendswith(dll, ".dll") ? xstrdup(dll) : xasprintf("%s.dll", dll);
 		free(dll);
@@ -869,16 +881,20 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 				snap_node(c, fw);
 		}
 		free(target);
-		if (!fw->path || fw->outcome != LDR_LOADS)
-			return 0; /* reported by resolve */
-		{
+		if (!fw->path || fw->outcome != LDR_LOADS) {
+			ret = 0; /* reported by resolve */
+		} else {
 			const char *fsym = dot + 1;
 			if (fsym[0] == '#') {
 				unsigned long o = strtoul(fsym + 1, NULL, 10);
-				return find_export(c, fw, NULL, NULL, (uint32_t)o, 1, -1, level + 1);
+				ret = find_export(c, fw, NULL, NULL, (uint32_t)o, 1, -1, level + 1);
+			} else {
+				ret = find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1);
 			}
-			return find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1);
 		}
+		c->fwd_keys[level] = NULL;
+		free(key);
+		return ret;
 	}
 	return 1;
 }
