@@ -148,12 +148,12 @@ check_eq "conda: two dist-infos and the version mismatch are noted" \
 check_eq "conda: Library\\bin searched, libiomp5md found with its version" 'libiomp5md.dll Library\bin 5.0.2024.0' \
 	"$(J "$t/conda.json" 'print("|".join("%s %s %s" % (x["name"], x["where"], x["file_version"]) for x in d["runtime_dlls"] if x["where"]=="Library\\bin"))')"
 
-run_json "$t/scan.json" --scan 'C:\\'
+run_json "$t/scan.json" --scan "C:\\"
 check_eq "--scan: exit 0 (the symlink loop is not followed)" 0 $?
 check_eq "--scan: all four installs" \
 	'C:\miniconda3\envs\ml\Lib\site-packages\torch|C:\Python311\Lib\site-packages\torch|C:\Users\me\AppData\Roaming\Python\Python311\site-packages\torch|C:\work\venv\lib\site-packages\torch' \
 	"$(J "$t/scan.json" 'print("|".join(sorted((i["torch_dir"] for i in d["installs"]), key=str.lower)))')"
-run_json "$t/scan3.json" --scan 'C:\\' --depth 3
+run_json "$t/scan3.json" --scan "C:\\" --depth 3
 check_eq "--scan --depth 3: only the shallow install" 'C:\Python311\Lib\site-packages\torch' \
 	"$(J "$t/scan3.json" 'print("|".join(i["torch_dir"] for i in d["installs"]))')"
 
