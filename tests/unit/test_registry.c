@@ -424,6 +424,30 @@ static void test_regedit4_and_bomless_utf16(void)
 	strbuf_release(&sb);
 }
 
+static void test_caps(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct registry *reg = NULL;
+	struct err err;
+	int i;
+	strbuf_adds(&sb, HDR);
+	for (i = 0; i <= 10000; i++)
+		strbuf_addf(&sb, "[-HKEY_LOCAL_MACHINE\\SOFTWARE\\K%d]\n", i);
+	CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
+	CHECK_STR(err.msg, "t.reg:10003: more than 10000 deleted keys");
+	strbuf_reset(&sb);
+	/* a long value name */
+	strbuf_adds(&sb, HDR "[HKLM\\A]\n\"");
+	for (i = 0; i < 16384; i++)
+		strbuf_addch(&sb, 'n');
+	strbuf_adds(&sb, "\"=\"x\"\n");
+	CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
+	CHECK_STR(err.msg, "t.reg:4: value name longer than 16383 characters");
+	strbuf_release(&sb);
+	CHECK(reg == NULL);
+	registry_free(reg);
+}
+
 static void test_load_missing_file(void)
 {
 	struct registry *reg = NULL;
@@ -445,6 +469,7 @@ int main(void)
 	RUN(test_malformed_lines_exact_errors);
 	RUN(test_utf16_errors);
 	RUN(test_regedit4_and_bomless_utf16);
+	RUN(test_caps);
 	RUN(test_load_missing_file);
 	return HARNESS_EXIT();
 }
