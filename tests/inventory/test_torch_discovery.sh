@@ -83,6 +83,14 @@ version = 3.11.9
 torch_tree "$venv/lib/site-packages" 2.5.1+cu121 cp311 12.1
 txt "$venv/lib/site-packages/torch/lib/cudart64_12.dll" "x"
 txt "$venv/lib/site-packages/torch/lib/cublas64_12.dll" "x"
+# a second venv without torch of its own, seeing the base install's
+venv2=$root/work/venv2
+mk "$venv2/Scripts/python.exe" "$pe/python_x64.exe"
+txt "$venv2/pyvenv.cfg" 'home = C:\Python311
+include-system-site-packages = true
+version = 3.11.9
+'
+mkdir -p "$venv2/Lib/site-packages"
 # a conda env with a mixed-up torch
 conda=$root/miniconda3/envs/ml
 mk "$conda/python.exe" "$pe/python_x64.exe"
@@ -137,6 +145,13 @@ check_eq "venv: kind, base, version from pyvenv.cfg, CUDA variant" \
 check_eq "venv: DLLs are looked for next to the base python.exe (the launcher runs it)" \
 	'python C:\Python311|torch\lib C:\work\venv\lib\site-packages\torch\lib' \
 	"$(J "$t/venv.json" 'print("|".join(x["where"]+" "+x["path"] for x in d["installs"][0]["dll_dirs"]))')"
+
+run_json "$t/venv2.json" --python 'C:\work\venv2\Scripts\python.exe'
+check_eq "venv with include-system-site-packages: the base install's torch, run by the venv's python" \
+	'C:\Python311\Lib\site-packages\torch C:\work\venv2\Scripts\python.exe python=C:\Python311' \
+	"$(J "$t/venv2.json" 'i=d["installs"][0]; print(len(d["installs"]) == 1 and i["torch_dir"], i["python"], ",".join(x["where"]+"="+x["path"] for x in i["dll_dirs"] if x["where"]=="python"))')"
+check_eq "user site: the python.exe folder is searched too" 'python=C:\Python311' \
+	"$(J "$t/py.json" 'print(",".join(x["where"]+"="+x["path"] for x in d["installs"][1]["dll_dirs"] if x["where"]=="python"))')"
 
 run_json "$t/conda.json" --python 'C:\miniconda3\envs\ml'
 check_eq "conda (folder given): exit 0" 0 $?
