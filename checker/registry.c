@@ -1050,7 +1050,7 @@ int registry_load_more(struct registry *reg, const char *path, struct err *err)
 
 /*
  * A key as asked for → the folded path stored in the table: root stripped,
- * '/' as '\\', no empty components, the 32-bit view redirected.
+ * no empty components, the 32-bit view redirected.
  */
 static char *lookup_path(const struct registry *reg, const char *key, int regview)
 {
@@ -1060,7 +1060,7 @@ static char *lookup_path(const struct registry *reg, const char *key, int regvie
 	if (split_root(key, &rest) != 1)
 		rest = key;
 	for (p = rest; *p; p++) {
-		char ch = *p == '/' ? '\\' : *p;
+		char ch = *p; /* '/' is an ordinary character in key names ("text/html") */
 		if (ch == '\\' && (!sb.len || sb.buf[sb.len - 1] == '\\'))
 			continue;
 		strbuf_addch(&sb, fold_ch((unsigned char)ch));

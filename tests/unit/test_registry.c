@@ -143,8 +143,10 @@ static void test_reg_export_utf8_and_case(void)
 	/* keys, values and the root compare case-insensitively; / and HKLM\ are accepted */
 	CHECK_STR(get(reg, "hklm\\software\\MICROSOFT\\visualstudio\\14.0\\vc\\runtimes\\X64", "VERSION", 64),
 		  "v14.40.33810.00");
-	CHECK_STR(get(reg, "SOFTWARE/Microsoft/VisualStudio/14.0/VC/Runtimes/x64/", "Version", 64),
+	CHECK_STR(get(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64\\", "Version", 64),
 		  "v14.40.33810.00");
+	/* '/' is part of a key name, not a separator */
+	CHECK_STR(get(reg, "SOFTWARE/Microsoft/VisualStudio/14.0/VC/Runtimes/x64", "Version", 64), "<absent>");
 	registry_free(reg);
 }
 
@@ -190,6 +192,8 @@ static const char wine_text[] =
 	"\"Long\"=hex(ffff0007):01,02,\\\n"
 	"  03,04\n"
 	"\n"
+	"[Software\\\\Classes\\\\MIME\\\\Database\\\\Content Type\\\\text/html] 1795999859\n"
+	"\"Extension\"=\".htm\"\n"
 	"[Software\\\\Classes\\\\CLSID\\\\{0000}\\\\Inproc\\[1\\]] 1795999859\n"
 	"#class=\"x\"\n"
 	"#link\n"
@@ -223,6 +227,7 @@ static void test_wine_system_reg(void)
 		  "\xef\xbf\xbdx");
 	CHECK_STR(get(reg, "SOFTWARE\\WOW6432Node\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x86", "Long", 64),
 		  "01,02,03,04");
+	CHECK_STR(get(reg, "SOFTWARE\\Classes\\MIME\\Database\\Content Type\\text/html", "Extension", 64), ".htm");
 	/* escaped brackets in a Wine key name */
 	CHECK_STR(get(reg, "SOFTWARE\\Classes\\CLSID\\{0000}\\Inproc[1]", "SymbolicLinkValue", 64), "5c,00");
 	registry_free(reg);
