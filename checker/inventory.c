@@ -1027,6 +1027,25 @@ int inventory_from_site_packages(struct inventory *inv, struct view *v, const ch
 	return r;
 }
 
+/* The install runs under python (a Windows path): its folder is an application directory. */
+static void attach_python(struct inv_install *in, const char *python)
+{
+	size_t j;
+	int has_py = 0;
+	char *dir;
+	if (!in->python || str_icmp(in->python, python)) {
+		free(in->python);
+		in->python = xstrdup(python);
+	}
+	/* a user site or a venv's base site found through this python.exe: its folder is searched */
+	for (j = 0; j < in->dll_dirs.n; j++)
+		has_py |= !strncmp(in->dll_dirs.v[j], "python\t", 7);
+	dir = winpath_dirname(python);
+	if (!has_py && dir)
+		add_dll_dir(in, "python", dir);
+	free(dir);
+}
+
 int inventory_from_python(struct inventory *inv, struct view *v, const char *python_in, struct err *err)
 {
 	char *python = winpath_normalize(python_in), *dir, *prefix, *sp, *base_sp = NULL;
@@ -1094,20 +1113,8 @@ int inventory_from_python(struct inventory *inv, struct view *v, const char *pyt
 		strlist_pushf(&inv->notes, "no torch install for %s (looked in %s%s)", python, sp,
 			      venv ? "" : " and the user site");
 	/* every install found from this python.exe belongs to it */
-	while (r == 0 && before < inv->ninstalls) {
-		struct inv_install *in = &inv->installs[before++];
-		size_t j;
-		int has_py = 0;
-		if (!in->python || str_icmp(in->python, python)) {
-			free(in->python);
-			in->python = xstrdup(python);
-		}
-		/* a user site or the venv's base site found through this python.exe: its folder is searched */
-		for (j = 0; j < in->dll_dirs.n; j++)
-			has_py |= !strncmp(in->dll_dirs.v[j], "python\t", 7);
-		if (!has_py)
-			add_dll_dir(in, "python", dir);
-	}
+	while (r == 0 && before < inv->ninstalls)
+		attach_python(&inv->installs[before++], python);
 out:
 	free(base_sp);
 	free(sp);
@@ -1115,6 +1122,23 @@ out:
 	free(dir);
 	free(python);
 	return r;
+}
+
+int inventory_collect(struct inventory *inv, struct view *v, const char *torch_dir, const char *python,
+		      struct err *err)
+{
+	size_t before = inv->ninstalls, i;
+	if (view_has_registry(v) && inventory_redist_view(inv, v, err))
+		return -1;
+	if (torch_dir) {
+		if (inventory_from_torch(inv, v, torch_dir, err))
+			return -1;
+		for (i = before; python && i < inv->ninstalls; i++)
+			attach_python(&inv->installs[i], python);
+	} else if (python && inventory_from_python(inv, v, python, err)) {
+		return -1;
+	}
+	return inventory_runtime_dlls(inv, v, err);
 }
 
 /* ---------- scanning a tree ---------- */
