@@ -11,6 +11,7 @@ export FX_KEY
 build_tree() { source "$TDC_REPO/tests/loader/tree.sh" && loader_cases "$1"; }
 R=$(fx_build loader-cases build_tree) || { not_ok "building the trees"; tap_done; }
 B=${TDC_ASAN_BIN:-$TDC_BIN}
+fx_hash >/dev/null # once here: exported, so the subshells below reuse it
 
 # verdict DESC 'JQ-ARRAY-EXPECTED' deps-args...: [winerror,outcome,leaf,symbol,chain]
 verdict() {
