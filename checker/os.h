@@ -39,6 +39,13 @@ struct os_stat {
 /* Never fails: a missing or unreachable path has type OS_NONE. */
 void os_stat(const char *path, struct os_stat *st);
 
+/*
+ * Whether path itself is a symbolic link (POSIX) or a reparse point such as a
+ * junction (Windows): tree walks do not follow these, so a junction loop
+ * cannot trap them. 0 for anything else, including a missing path.
+ */
+int os_is_link(const char *path);
+
 /* Appends the names in `dir` (not "." or "..") in the order the OS returns them. */
 int os_list_dir(const char *dir, struct strlist *names, struct err *err);
 

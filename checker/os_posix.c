@@ -78,6 +78,12 @@ void os_stat(const char *path, struct os_stat *out)
 	out->size = (uint64_t)st.st_size;
 }
 
+int os_is_link(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 int os_list_dir(const char *dir, struct strlist *names, struct err *err)
 {
 	DIR *d = opendir(dir);

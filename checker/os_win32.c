@@ -117,6 +117,17 @@ void os_stat(const char *path, struct os_stat *st)
 	free(w);
 }
 
+int os_is_link(const char *path)
+{
+	wchar_t *w = to_wide(path);
+	DWORD a;
+	if (!w)
+		return 0;
+	a = GetFileAttributesW(w);
+	free(w);
+	return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_REPARSE_POINT);
+}
+
 int os_list_dir(const char *dir, struct strlist *names, struct err *err)
 {
 	char *pat = xasprintf("%s\\*", dir);
