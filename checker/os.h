@@ -19,6 +19,13 @@
 #include "err.h"
 #include "strbuf.h"
 
+/*
+ * Process start-up: on Windows replaces argv with the UTF-8 form of the wide
+ * command line (so non-ASCII paths survive) and sets the console to UTF-8;
+ * elsewhere does nothing. main() calls it first.
+ */
+void os_init(int *argc, char ***argv);
+
 /* A read-only mapping of a whole file. Pages are read only when touched. */
 struct os_map {
 	const unsigned char *data; /* NULL when size is 0 */

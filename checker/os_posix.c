@@ -16,6 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void os_init(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
 int os_map_file(struct os_map *m, const char *path, struct err *err)
 {
 	struct stat st;
