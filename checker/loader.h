@@ -134,6 +134,13 @@ const char *loader_app_dir(const struct loader *ld);
  */
 int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, struct err *err);
 
+/*
+ * Lets the OS drop the mapped pages of every cached image from memory (they
+ * are re-read when touched): call between loads to keep a long run's
+ * resident size at one load's working set.
+ */
+void loader_trim(struct loader *ld);
+
 /* Whether a module of that base name is in the loaded-module list. */
 int loader_is_loaded(const struct loader *ld, const char *base);
 
