@@ -61,10 +61,14 @@
  * ERROR_BAD_EXE_FORMAT (Windows maps STATUS_INVALID_IMAGE_FORMAT and
  * friends to it; Wine 8 gives 193 for a 32-bit DLL and for an empty one by
  * full path). A dependency candidate of another machine is skipped and the
- * search goes on [I: Windows' LdrpSearchPath continues on an image of the
- * wrong machine; documented nowhere]; when only wrong-machine candidates
- * exist the load fails with 126 (what Wine 8 returns, inner status
- * c000007b) and the outcome is "bad-arch" so the report names the file. An
+ * search goes on [I: undocumented for Windows when a later candidate fits;
+ * Wine 8's search_dll_file does skip, and the oracle's x86_shadows_x64
+ * scenario shows it]. When only wrong-machine candidates exist the load
+ * fails with 193: the dependency's STATUS_INVALID_IMAGE_FORMAT (c000007b)
+ * propagates, which is the well-known 0xc000007b start-up error (MS
+ * "Diagnosing STATUS_INVALID_IMAGE_FORMAT (C000007B) Errors"); torch then
+ * raises at the 0x1100 attempt. Wine 8 differs: it flattens every dependency
+ * failure to 126 (tests/scenarios/README.md, W1). An
  * unreadable/empty/non-PE dependency stops the search: 193, "unreadable".
  *
  * Delay-load imports are resolved the way the delay-load helper will at
@@ -820,7 +824,8 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 		return;
 	}
 	if (saw_wrong_arch) {
-		set_fail(c, node, LDR_BAD_ARCH, WINERR_MOD_NOT_FOUND, NULL);
+		/* the remembered STATUS_INVALID_IMAGE_FORMAT (c000007b) is the load's status */
+		set_fail(c, node, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
 		return;
 	}
 	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);

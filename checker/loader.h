@@ -43,7 +43,7 @@ enum ldr_outcome {
 	LDR_MISSING_DLL,     /* 126 */
 	LDR_MISSING_ENTRY,   /* 127 */
 	LDR_MISSING_ORDINAL, /* 182 */
-	LDR_BAD_ARCH,        /* 193 (top module) or 126 (only wrong-machine candidates for a dependency) */
+	LDR_BAD_ARCH,        /* 193: the module, or the only candidates for a dependency, of another machine */
 	LDR_UNREADABLE,      /* 193: empty, not PE, corrupt, cannot be read */
 	LDR_BAD_PARAM,       /* 87: DLL_LOAD_DIR with a relative name */
 };
