@@ -273,14 +273,17 @@ scn_x86_shadows_x64() {
 	python_install
 	extra libiomp5md.dll --machine x86
 	torch_install
-	stand libiomp5md.dll 'C:\Users\runner\AppData\Roaming\Python\Library\bin' "${IOMP_EXPORTS[@]}"
+	# sdll, not stand: the extra --machine x86 is for torch\lib's copy only.
+	sdll "$(host 'C:\Users\runner\AppData\Roaming\Python\Library\bin')/libiomp5md.dll" "${IOMP_EXPORTS[@]}"
 	scn_end
 }
 
 scn_old_msvcp140_app_local() {
-	scn_begin old_msvcp140_app_local "an older msvcp140.dll (14.29) next to python.exe wins over System32's: loads, shadowing warning"
+	scn_begin old_msvcp140_app_local "an older msvcp140.dll (14.29) next to python.exe wins over a newer one (14.40) in the userbase Library\\bin and System32's: loads, shadowing warning"
 	python_install
 	stand msvcp140.dll "$PYDIR" --msvc --export _Thrd_yield --export _Mtx_init --version 14.29.30133.0
+	sdll "$(host 'C:\Users\runner\AppData\Roaming\Python\Library\bin')/msvcp140.dll" --msvc \
+		--export _Thrd_yield --export _Mtx_init --version 14.40.33810.0
 	torch_install
 	scn_end
 }

@@ -88,8 +88,9 @@ WINE_VS_WINDOWS = [
                 "'find_forwarded_export module not found for forward', then a stub "
                 "as in W2; the load succeeds",
         "windows": "the load fails; whether GetLastError is 126 (the forwarded-to DLL's "
-                   "STATUS_DLL_NOT_FOUND) or 127 is not documented [I] — either is "
-                   "accepted, 0 is not",
+                   "STATUS_DLL_NOT_FOUND; torch then tries its PATH fallback) or 127 is "
+                   "not documented [I] — either is accepted (with the matching stage), "
+                   "0 is not",
         "sources": [
             "https://learn.microsoft.com/en-us/windows/win32/debug/pe-format#export-address-table (forwarder RVAs)",
         ],
@@ -114,6 +115,15 @@ EXC = {e["id"]: e for e in WINE_VS_WINDOWS}
 UNDECIDED = {
     ("dependent_load_flags", b): ("W5-dependent-load-flags", {0, 126}, {"add_dll_directory", "path_fallback", "cpython"})
     for b in ("fbgemm.dll", "torch_cpu.dll", "torch_python.dll", "_c.cp311-win_amd64.pyd")
+}
+
+# Findings a scenario must produce beyond what the oracle shows per binary
+# (rule, [substrings the finding's title or message must contain]). The
+# oracle adds: vc-runtime-probe iff its VC runtime probe failed, and
+# loads-via-path for each binary that loaded only through the PATH fallback.
+SCENARIO_FINDINGS = {
+    "delay_import_missing": [("delay-load-missing", ["torch_cpu.dll", "cupti64_2024.1.0.dll"])],
+    "old_msvcp140_app_local": [("shadowed-dll", ["msvcp140.dll"])],
 }
 
 STAGES = ("vc_probe", "add_dll_directory", "path_fallback", "cpython")
@@ -292,6 +302,8 @@ def derive(run, scen, root, prefix_c):
             if fwds:
                 v["exceptions"].append("W4-forwarder-to-missing-dll")
                 v["code"], v["accept"] = 126, {126, 127}
+                # 126 sends torch to its PATH fallback, 127 does not.
+                v["accept_stages"] = {"add_dll_directory", "path_fallback"} if r["kind"] == "dll" else set()
                 v["leaf"] = fwds[0][0].split(".")[0] + ".dll"
                 fwd_module = base(fwds[0][1])
                 loaded_now = dict(loaded_by_name)
@@ -349,6 +361,8 @@ def derive(run, scen, root, prefix_c):
             if hit:
                 v["exceptions"].append("W3-failed-module-stays-loaded")
                 v["code"], v["leaf"], v["symbol"], v["accept"], tail = hit[1]
+                if v["accept"] and 126 in v["accept"] and r["kind"] == "dll":
+                    v["accept_stages"] = {"add_dll_directory", "path_fallback"}
                 if v["stage"] == "path_fallback":
                     v["stage"] = "add_dll_directory"
                 head = chain_from_graph(wine_to_host(r["path"], root, prefix_c), tail[0],
@@ -408,6 +422,49 @@ def checker_binaries(report):
         for b in inst.get("binaries", []):
             bins[winlow(b.get("path"))] = b
     return bins
+
+
+def check_findings(out, s, report, vs, run):
+    """Scenario-level findings: the oracle's VC probe and PATH-fallback loads,
+    and SCENARIO_FINDINGS."""
+    findings = report.get("findings", [])
+
+    def text(f):
+        return " ".join(str(f.get(k) or "") for k in ("title", "message", "binary", "leaf")).lower()
+
+    probe_failed = [v for v in vs if v["kind"] == "vc_probe" and v["wine_code"] != 0]
+    has_probe = [f for f in findings if f.get("rule") == "vc-runtime-probe"]
+    if probe_failed and not has_probe:
+        out.not_ok(f"{s}: no vc-runtime-probe finding, but the real probe failed on {base(probe_failed[0]['path'])}")
+    elif has_probe and not probe_failed:
+        out.not_ok(f"{s}: a vc-runtime-probe finding, but the real probe loaded every runtime")
+    else:
+        out.ok(f"{s}: vc-runtime-probe finding {'present' if has_probe else 'absent'}, as the real probe says")
+    for v in vs:
+        if v["kind"] == "dll" and v["code"] == 0 and v["stage"] == "path_fallback":
+            b = base(v["path"]).lower()
+            if any(f.get("rule") == "loads-via-path" and b in text(f) for f in findings):
+                out.ok(f"{s}: {base(v['path'])}: loads-via-path finding")
+            else:
+                out.not_ok(f"{s}: {base(v['path'])}: no loads-via-path finding, but it loaded only through PATH")
+    for rule, needles in SCENARIO_FINDINGS.get(s, []):
+        hits = [f for f in findings if f.get("rule") == rule and all(n.lower() in text(f) for n in needles)]
+        if hits:
+            out.ok(f"{s}: {rule} finding naming {', '.join(needles)}")
+        else:
+            out.not_ok(f"{s}: no {rule} finding naming {', '.join(needles)}",
+                       ["findings: " + "; ".join(f"{f.get('rule')}: {f.get('title')}" for f in findings) or "none"])
+    if s == "old_msvcp140_app_local":
+        # The real loader's winner: where msvcp140.dll came from in the process.
+        winner = next((p for v in vs for p in v["loaded"] if base(p).lower() == "msvcp140.dll"), None)
+        hits = [f for f in findings if f.get("rule") == "shadowed-dll" and "msvcp140.dll" in text(f)]
+        if winner and hits:
+            w = winlow(winner)
+            if any(w in (f.get("message") or "").lower() or w in text(f) for f in hits):
+                out.ok(f"{s}: the shadowing finding names the winner the real loader took, {winner}")
+            else:
+                out.not_ok(f"{s}: the shadowing finding does not name the real winner {winner}",
+                           [f"{f.get('title')}: {f.get('message')}" for f in hits])
 
 
 def main():
@@ -514,6 +571,8 @@ def main():
                         out.not_ok(f"{s}: {b}: probes for {row['leaf']} miss folders of the 0x1100 search",
                                    ["expected: " + "; ".join(want), "checker probed: " + "; ".join(probed),
                                     "missing: " + "; ".join(w for w in want if w not in probed)])
+        if report is not None:
+            check_findings(out, s, report, vs, run)
         for key, c in cbins.items():
             if key not in seen_paths and c.get("kind") in ("dll", "pyd"):
                 out.not_ok(f"{s}: {base(c.get('path'))}: in the checker's report, but the real loader never loaded it "

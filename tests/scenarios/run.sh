@@ -102,7 +102,7 @@ for l in open(sys.argv[1], encoding="utf-8"):
 		envs=(--env "PATH=$cpath")
 		for e in "${CHECK_ENV[@]}"; do envs+=(--env "$e"); done
 		"$TDC_BIN" check --root "$D/$s/root" --python "$PYDIR\\python.exe" "${envs[@]}" \
-			--json "$RUN/$s.check.json" >"$RUN/$s.check.out" 2>"$RUN/$s.check.err"
+			--json >"$RUN/$s.check.json" 2>"$RUN/$s.check.err"
 		echo $? >"$RUN/$s.check.rc"
 	fi
 done
