@@ -43,11 +43,14 @@ wine_prefix_dir() {
 	echo "$TDC_CACHE/wine/prefix-$(wine_version)-$key"
 }
 
-# wine_env PREFIX: the environment every Wine call here runs with.
+# A UTF-8 locale: Wine converts Windows paths to Unix file names (and Unix
+# arguments to the command line) with the locale's code page; under LANG=C a
+# non-ASCII path such as C:\Users\Jürgen cannot be opened at all.
 _wine_env() {
 	unset DISPLAY WAYLAND_DISPLAY
 	export WINEPREFIX=$1
 	export WINEARCH=win64
+	export LC_ALL=C.UTF-8 LANG=C.UTF-8
 }
 
 # wine_prefix_ensure: creates the prefix if needed (atomically: built in a

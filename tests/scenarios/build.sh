@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2054  # make_dll import specs hold commas
 # build.sh: generates the loader scenario trees, prints their directory.
 #
 #   bash tests/scenarios/build.sh            build (or reuse) every scenario
@@ -35,9 +36,9 @@
 set -u
 SCN_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCN_SRC/../.." && pwd)
-# shellcheck source=../lib/fixtures.sh
+# shellcheck source=tests/lib/fixtures.sh
 source "$REPO/tests/lib/fixtures.sh"
-# shellcheck source=../oracle/wine.sh
+# shellcheck source=tests/oracle/wine.sh
 source "$REPO/tests/oracle/wine.sh"
 
 SCENARIOS=(

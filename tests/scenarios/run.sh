@@ -18,7 +18,7 @@
 set -u
 SCN_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCN_SRC/../.." && pwd)
-# shellcheck source=../oracle/wine.sh
+# shellcheck source=tests/oracle/wine.sh
 source "$REPO/tests/oracle/wine.sh"
 RUN=$1
 shift
@@ -43,6 +43,7 @@ fi
 echo "$have_check" >"$RUN/HAVE_CHECK"
 
 # to_wine WINPATH: C:\x → T:\x, except the real Windows folder.
+# shellcheck disable=SC1003  # the backslashes are literal Windows paths
 to_wine() {
 	case ${1,,} in
 	'c:\windows' | 'c:\windows\'*) echo "$1" ;;

@@ -12,9 +12,9 @@
 # and python3-pefile; says so and fails when they are missing.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=../lib/tap.sh
+# shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
-TEST_NAME=scenarios
+export TEST_NAME=scenarios
 
 for tool in wine wineserver x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc clang lld-link; do
 	command -v "$tool" >/dev/null || { not_ok "$tool is not installed (see .ci/deps)"; tap_done; }
