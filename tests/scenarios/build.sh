@@ -366,7 +366,7 @@ scn_four_level_chain() {
 }
 
 scn_letter_case() {
-	scn_begin letter_case "imports spelled C10.DLL/FBGEMM.dll/Asmjit.Dll, files named Asmjit.DLL, LIBIOMP5MD.dll: loads"
+	scn_begin letter_case "imports spelled C10.DLL/FBGEMM.dll/Asmjit.Dll, files named Asmjit.DLL, LIBIOMP5MD.dll, and torchaudio.dll beside torch_cpu.dll (NTFS order): loads"
 	python_install
 	OMIT=(asmjit.dll libiomp5md.dll torch_cpu.dll)
 	torch_install
@@ -377,6 +377,9 @@ scn_letter_case() {
 	sdll "$(host "$L")/torch_cpu.dll" --msvc "${CXX[@]}" --import C10.DLL:c10_alloc --import FBGEMM.dll:fbgemm_gemm \
 		--import Asmjit.Dll:asmjit_init --import libIOMP5md.DLL:omp_get_num_threads \
 		--import UV.dll:uv_loop_init --export torch_cpu_init
+	# NTFS compares upper-cased names: "TORCHAUDIO" < "TORCH_CPU" ('A' 0x41 <
+	# '_' 0x5F); a lower-casing sort says the opposite ('_' < 'a' 0x61).
+	sdll "$(host "$L")/torchaudio.dll" --msvc --export ta_init
 	scn_end
 }
 

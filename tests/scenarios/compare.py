@@ -573,6 +573,15 @@ def main():
                                     "missing: " + "; ".join(w for w in want if w not in probed)])
         if report is not None:
             check_findings(out, s, report, vs, run)
+            # torch's load order: FindFirstFileW's under Wine, the view's NTFS order in the checker.
+            real = [base(v["path"]).lower() for v in vs if v["kind"] == "dll"]
+            mine = [base(c.get("path", "")).lower() for c in sorted(
+                (c for c in cbins.values() if c.get("kind") == "dll"), key=lambda c: c.get("order", 0))]
+            if real == mine:
+                out.ok(f"{s}: torch\\lib load order ({len(real)} DLLs) as FindFirstFileW returned it")
+            else:
+                out.not_ok(f"{s}: torch\\lib load order differs", ["real:    " + " ".join(real),
+                                                                   "checker: " + " ".join(mine)])
         for key, c in cbins.items():
             if key not in seen_paths and c.get("kind") in ("dll", "pyd"):
                 out.not_ok(f"{s}: {base(c.get('path'))}: in the checker's report, but the real loader never loaded it "
