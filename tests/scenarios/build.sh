@@ -47,6 +47,7 @@ SCENARIOS=(
 	forwarder_to_missing_dll missing_ordinal delay_import_missing import_cycle
 	satisfied_by_earlier_load empty_dll userbase_library_bin four_level_chain letter_case
 	non_ascii_dirs conda_env windows_dir_only dependent_load_flags pyd_dll_load_dir_deeper
+	venv_base_library_bin cuda_path_added cuda_path_skipped
 )
 
 # ---- helpers ---------------------------------------------------------------
@@ -110,7 +111,11 @@ scn_begin() {
 	declare -gA XA=() # extra args per stand-in, NUL-separated
 	declare -ga OMIT=() PATH_ADD=() WINE_OVR=() WINDIR_FILES=() CHECK_ENV=()
 	USERNAME_=runner
-	PYDIR='C:\Python311'
+	PYDIR='C:\Python311' # where python.exe (the oracle) runs: the application dir
+	SITE=           # site-packages (default: $PYDIR\Lib\site-packages)
+	EXEC_PREFIX=    # sys.exec_prefix (default $PYDIR); a venv's root differs
+	CHECK_PYTHON=   # the python.exe the checker is given (default $PYDIR\python.exe)
+	CUDA_VERSION=   # torch.version.cuda of the stand-in install
 }
 
 # extra NAME ARGS...: more make_dll args for stand-in NAME (e.g. fbgemm.dll).
@@ -164,7 +169,7 @@ python_install() {
 
 # torch_install: torch's stand-ins under $PYDIR\Lib\site-packages\torch.
 torch_install() {
-	TORCH="$PYDIR\\Lib\\site-packages\\torch"
+	TORCH="${SITE:-$PYDIR\\Lib\\site-packages}\\torch"
 	local L="$TORCH\\lib"
 	mkdir -p "$(host "$L")"
 	stand asmjit.dll "$L" --msvc --export asmjit_init
@@ -187,10 +192,26 @@ torch_install() {
 scn_end() {
 	local appdata="C:\\Users\\$USERNAME_\\AppData\\Roaming"
 	local -a dll_paths=("$TORCH\\lib")
-	# torch: sys.exec_prefix\Library\bin, (venv: base_exec_prefix), userbase\Library\bin,
-	# each only if it exists; userbase on Windows is %APPDATA%\Python.
-	[ -d "$(host "$PYDIR\\Library\\bin")" ] && dll_paths+=("$PYDIR\\Library\\bin")
+	local exec_prefix=${EXEC_PREFIX:-$PYDIR} base_prefix=$PYDIR
+	# torch: sys.exec_prefix\Library\bin, (venv: base_exec_prefix\Library\bin),
+	# userbase\Library\bin, each only if it exists; userbase on Windows is
+	# %APPDATA%\Python. In a venv the running python.exe is the base one
+	# (Scripts\python.exe is a launcher): base_exec_prefix = $PYDIR.
+	[ -d "$(host "$exec_prefix\\Library\\bin")" ] && dll_paths+=("$exec_prefix\\Library\\bin")
+	[ "$exec_prefix" != "$base_prefix" ] && [ -d "$(host "$base_prefix\\Library\\bin")" ] &&
+		dll_paths+=("$base_prefix\\Library\\bin")
 	[ -d "$(host "$appdata\\Python\\Library\\bin")" ] && dll_paths+=("$appdata\\Python\\Library\\bin")
+	# CUDA builds: %CUDA_PATH_V<M>_<m>%\bin (default under %ProgramFiles%) only
+	# when no dll_paths folder holds a cudart64*.dll.
+	if [ -n "$CUDA_VERSION" ]; then
+		local d has=0
+		for d in "${dll_paths[@]}"; do
+			compgen -G "$(host "$d")/cudart64*.dll" >/dev/null && has=1
+		done
+		local cbin="C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v$CUDA_VERSION\\bin"
+		[ $has = 0 ] && [ -d "$(host "$cbin")" ] && dll_paths+=("$cbin")
+		CHECK_ENV+=("CUDA_PATH_V${CUDA_VERSION//./_}=${cbin%\\bin}")
+	fi
 	local -a pyds=()
 	local f
 	while IFS= read -r f; do
@@ -204,7 +225,9 @@ scn_end() {
 	meta PATH_ADD "${PATH_ADD[@]}"
 	meta WINE_OVR "${WINE_OVR[@]}"
 	meta WINDIR_FILES "${WINDIR_FILES[@]}"
-	meta CHECK_ENV "APPDATA=$appdata" "USERPROFILE=C:\\Users\\$USERNAME_" "${CHECK_ENV[@]}"
+	meta CHECK_ENV "APPDATA=$appdata" "USERPROFILE=C:\\Users\\$USERNAME_" "ProgramFiles=C:\\Program Files" \
+		"${CHECK_ENV[@]}"
+	meta CHECK_PYTHON "${CHECK_PYTHON:-$PYDIR\\python.exe}"
 }
 
 # ---- the scenarios -----------------------------------------------------------
@@ -431,6 +454,55 @@ scn_pyd_dll_load_dir_deeper() {
 	torch_install
 	stand torch_shm.dll "$TORCH\\lib" --msvc --import shm_leaf.dll:leaf_init --export shm_init
 	stand shm_leaf.dll "$TORCH" --msvc --export leaf_init
+	scn_end
+}
+
+scn_venv_base_library_bin() {
+	scn_begin venv_base_library_bin "a venv (C:\\proj\\.venv, home = C:\\Python311): the process runs the base python.exe; libiomp5md.dll only in the base's Library\\bin"
+	python_install
+	stand libiomp5md.dll "$PYDIR\\Library\\bin" "${IOMP_EXPORTS[@]}"
+	local venv='C:\proj\.venv'
+	mkdir -p "$(host "$venv")/Scripts"
+	cp "$ORACLE" "$(host "$venv")/Scripts/python.exe" # the launcher; never the process
+	printf 'home = C:\\Python311\r\ninclude-system-site-packages = false\r\nversion = 3.11.9\r\n' \
+		>"$(host "$venv")/pyvenv.cfg"
+	SITE="$venv\\Lib\\site-packages"
+	EXEC_PREFIX=$venv
+	CHECK_PYTHON="$venv\\Scripts\\python.exe"
+	OMIT=(libiomp5md.dll)
+	torch_install
+	scn_end
+}
+
+# torch_cuda.dll and torch\version.py of a CUDA 12.1 build.
+cuda_install() {
+	CUDA_VERSION=12.1
+	printf "__version__ = '2.4.0+cu121'\ncuda: Optional[str] = '12.1'\n" >"$(host "$TORCH")/version.py"
+	sdll "$(host "$TORCH\\lib")/torch_cuda.dll" --msvc "${CXX[@]}" --import c10.dll:c10_alloc \
+		--import torch_cpu.dll:torch_cpu_init --import cudart64_12.dll:cudaMalloc \
+		--import cublas64_12.dll:cublasCreate_v2 --export torch_cuda_init
+}
+
+CUDA_BIN='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.1\bin'
+
+scn_cuda_path_added() {
+	scn_begin cuda_path_added "CUDA 12.1 build without cudart in torch\\lib: torch adds %CUDA_PATH_V12_1%\\bin, where cudart64_12/cublas64_12 are: loads"
+	python_install
+	torch_install
+	cuda_install
+	sdll "$(host "$CUDA_BIN")/cudart64_12.dll" --msvc --export cudaMalloc
+	sdll "$(host "$CUDA_BIN")/cublas64_12.dll" --msvc --export cublasCreate_v2
+	scn_end
+}
+
+scn_cuda_path_skipped() {
+	scn_begin cuda_path_skipped "CUDA build bundling cudart64_12.dll in torch\\lib: torch does not add the CUDA toolkit's bin, so cublas64_12.dll there is not found (126)"
+	python_install
+	torch_install
+	cuda_install
+	sdll "$(host "$TORCH\\lib")/cudart64_12.dll" --msvc --export cudaMalloc
+	sdll "$(host "$CUDA_BIN")/cudart64_12.dll" --msvc --export cudaMalloc
+	sdll "$(host "$CUDA_BIN")/cublas64_12.dll" --msvc --export cublasCreate_v2
 	scn_end
 }
 

@@ -573,6 +573,14 @@ def main():
                                     "missing: " + "; ".join(w for w in want if w not in probed)])
         if report is not None:
             check_findings(out, s, report, vs, run)
+            # torch's dll_paths: what the oracle was given (build.sh computes
+            # them by torch's rules) against what the checker derived.
+            want = [winlow(p) for p in read_meta(scen_dir, s).get("DLL_PATHS", [])]
+            got = [winlow(p) for i in report.get("installs", []) for p in i.get("dll_paths", [])]
+            if want == got:
+                out.ok(f"{s}: dll_paths ({len(want)}) as torch computes them")
+            else:
+                out.not_ok(f"{s}: dll_paths differ", ["torch:   " + "; ".join(want), "checker: " + "; ".join(got)])
             # torch's load order: FindFirstFileW's under Wine, the view's NTFS order in the checker.
             real = [base(v["path"]).lower() for v in vs if v["kind"] == "dll"]
             mine = [base(c.get("path", "")).lower() for c in sorted(

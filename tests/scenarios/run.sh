@@ -102,7 +102,7 @@ for l in open(sys.argv[1], encoding="utf-8"):
         print(o["PATH"].replace("T:\\", "C:\\").replace("t:\\", "C:\\")); break' "$RUN/$s.oracle.jsonl" 2>/dev/null)
 		envs=(--env "PATH=$cpath")
 		for e in "${CHECK_ENV[@]}"; do envs+=(--env "$e"); done
-		"$TDC_BIN" check --root "$D/$s/root" --python "$PYDIR\\python.exe" "${envs[@]}" \
+		"$TDC_BIN" check --root "$D/$s/root" --python "${CHECK_PYTHON[0]}" "${envs[@]}" \
 			--json >"$RUN/$s.check.json" 2>"$RUN/$s.check.err"
 		echo $? >"$RUN/$s.check.rc"
 	fi
