@@ -189,29 +189,40 @@ static void load_known_dlls(struct loader *ld)
 {
 	static const char key[] = "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs";
 	size_t i;
-	/*
-	 * registry.h can read a named value but not enumerate values, so the
-	 * registry is asked about each name Windows ships as a KnownDLL: a
-	 * present value (e.g. "kernel32" = "kernel32.dll") confirms it. [TODO:
-	 * enumerate values once registry.h offers it, to see additions.]
-	 */
 	if (view_has_registry(ld->view)) {
 		struct strbuf sb = STRBUF_INIT;
+		struct strlist names = STRLIST_INIT;
 		int any = 0;
-		for (i = 0; i < sizeof(builtin_known) / sizeof(builtin_known[0]); i++) {
-			char *valname = xstrdup(builtin_known[i]);
-			char *dot = strrchr(valname, '.');
-			if (dot)
-				*dot = '\0';
-			strbuf_reset(&sb);
-			if (view_reg_get(ld->view, key, valname, 64, &sb, NULL) == 0 && sb.len) {
-				strlist_push(&ld->known, strbuf_str(&sb));
-				any = 1;
+		if (view_reg_values(ld->view, key, 64, &names, NULL) == 0) {
+			/* every value except DllDirectory* names a KnownDLL file */
+			for (i = 0; i < names.n; i++) {
+				if (str_istartswith(names.v[i], "DllDirectory"))
+					continue;
+				strbuf_reset(&sb);
+				if (view_reg_get(ld->view, key, names.v[i], 64, &sb, NULL) == 0 && sb.len) {
+					strlist_push(&ld->known, strbuf_str(&sb));
+					any = 1;
+				}
 			}
-			free(valname);
+		} else {
+			/* a registry that cannot list values: ask about each name Windows ships */
+			for (i = 0; i < sizeof(builtin_known) / sizeof(builtin_known[0]); i++) {
+				char *valname = xstrdup(builtin_known[i]);
+				char *dot = strrchr(valname, '.');
+				if (dot)
+					*dot = '\0';
+				strbuf_reset(&sb);
+				if (view_reg_get(ld->view, key, valname, 64, &sb, NULL) == 0 && sb.len) {
+					strlist_push(&ld->known, strbuf_str(&sb));
+					any = 1;
+				}
+				free(valname);
+			}
 		}
 		strbuf_release(&sb);
+		strlist_release(&names);
 		if (any) {
+			/* ntdll is always known (it is mapped before the list is read) */
 			strlist_push(&ld->known, "ntdll.dll");
 			ld->known_source = "registry";
 			return;

@@ -582,8 +582,12 @@ const char *view_syswow64(const struct view *v)
 
 static void view_autoload_registry(struct view *v)
 {
-	char *p = host_join(v->root, "../system.reg");
+	/* the parent by text, not "..": a drive_c that is a symbolic link still finds its prefix */
+	char *slash = strrchr(v->root, '/');
+	char *parent = slash && slash != v->root ? xstrndup(v->root, (size_t)(slash - v->root)) : xstrdup("/");
+	char *p = host_join(parent, "system.reg");
 	struct os_stat st;
+	free(parent);
 	os_stat(p, &st);
 	if (st.type == OS_FILE) {
 		struct registry *reg = NULL;
@@ -625,6 +629,15 @@ int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct str
 	if (!v->reg)
 		return 1;
 	return registry_subkeys(v->reg, subkey, regview, out, err);
+}
+
+int view_reg_values(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err)
+{
+	if (v->live)
+		return err_set(err, "listing registry values is not supported on the live registry");
+	if (!v->reg)
+		return 1;
+	return registry_values(v->reg, subkey, regview, out, err);
 }
 
 const char *view_registry_source(const struct view *v)

@@ -80,7 +80,9 @@
 #
 # A symbol name may be imported from one DLL only per fixture (the import
 # library symbols `__imp_NAME` would clash). Entry point: a stub returning
-# TRUE, so the real loader (Wine) runs it happily.
+# TRUE (an .exe thus exits with status 1). Checked under Wine 8: an .exe
+# importing --msvc, delay-import and DependentLoadFlags fixtures loads and
+# exits 1; one importing a missing DLL exits 53 instead.
 #
 # The standard set (fx_standard) — one file per feature, named for it:
 #   x64_basic.dll x86_basic.dll        named exports + KERNEL32 imports
@@ -470,7 +472,9 @@ fx_make_in() {
 		[ -n "$p64" ] || ldflags+=(/safeseh:no)
 		if [ "$kind" = dll ]; then ldflags+=(/dll); else ldflags+=(/subsystem:console); fi
 		[ -f "$w/exports.def" ] && ldflags+=("/def:$w/exports.def")
-		lld-link "${ldflags[@]}" "/out:$w/out.$kind" "${objs[@]}" "${libs[@]}" "${delay[@]}" || return 1
+		# lld-link names the export directory after its output file.
+		lld-link "${ldflags[@]}" "/out:$w/$name" "${objs[@]}" "${libs[@]}" "${delay[@]}" || return 1
+		mv "$w/$name" "$w/out.$kind"
 	fi
 
 	if [ -n "$overlay" ]; then
