@@ -424,6 +424,37 @@ def checker_binaries(report):
     return bins
 
 
+def check_import_error(out, s, report, vs):
+    """What `import torch` raises first: the first binary, in the real load
+    order, that fails on Windows (torch raises at its first failing DLL;
+    CPython's ImportError comes after every DLL loaded)."""
+    ie = (report.get("installs") or [{}])[0].get("import_error")
+    first = None
+    for v in vs:
+        if v["kind"] not in ("dll", "pyd"):
+            continue
+        acc = v["accept"] or {v["code"]}
+        if 0 in acc and acc != {0}:
+            out.ok(f"{s}: import_error not asserted # SKIP {base(v['path'])} may or may not load on Windows")
+            return
+        if 0 not in acc:
+            first = v
+            break
+    if first is None:
+        if ie is None:
+            out.ok(f"{s}: import_error null: every binary loads")
+        else:
+            out.not_ok(f"{s}: import_error {ie.get('winerror')} ({ie.get('text')}), but every binary loads")
+        return
+    acc = first["accept"] or {first["code"]}
+    if ie and ie.get("winerror") in acc and winlow(ie.get("binary")) == winlow(first["path"]):
+        out.ok(f"{s}: import_error {ie.get('winerror')} for {base(first['path'])}, the first binary that fails")
+    else:
+        got = f"{ie.get('winerror')} for {ie.get('binary')}" if ie else "null"
+        out.not_ok(f"{s}: import_error: checker says {got}; the real first failure is {base(first['path'])} "
+                   f"({fmt_code(first)})")
+
+
 def check_findings(out, s, report, vs, run):
     """Scenario-level findings: the oracle's VC probe and PATH-fallback loads,
     and SCENARIO_FINDINGS."""
@@ -573,6 +604,7 @@ def main():
                                     "missing: " + "; ".join(w for w in want if w not in probed)])
         if report is not None:
             check_findings(out, s, report, vs, run)
+            check_import_error(out, s, report, vs)
             # torch's dll_paths: what the oracle was given (build.sh computes
             # them by torch's rules) against what the checker derived.
             want = [winlow(p) for p in read_meta(scen_dir, s).get("DLL_PATHS", [])]
