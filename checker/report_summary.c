@@ -100,9 +100,8 @@ static void finding(struct strbuf *c, const struct report_item *it, size_t num)
 	long we = report_int(f, "winerror", 0);
 	strbuf_addf(c, "%s **%zu\\. ", icon[it->sev], num);
 	report_esc_md(c, report_str(f, "title") ? report_str(f, "title") : report_str(f, "rule"));
-	strbuf_adds(c, "** \\(`");
-	report_esc_html(c, report_str(f, "rule")); /* a rule id: letters and '-' only when valid */
-	strbuf_adds(c, "`");
+	strbuf_adds(c, "** \\(");
+	report_esc_md(c, report_str(f, "rule"));
 	if (we)
 		strbuf_addf(c, ", WinError %ld", we);
 	strbuf_adds(c, "\\)  \n");
@@ -371,7 +370,7 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 		if (!v->count[sev])
 			continue;
 		strbuf_addf(&c, "#### %s (%zu)\n\n", head[sev], v->count[sev]);
-		add(&s, &c, head[sev], 0);
+		add(&s, &c, sev == SEV_ERROR ? "errors" : "warnings", 0);
 		for (i = 0; i < v->n; i++)
 			if ((int)v->items[i].sev == sev) {
 				finding(&c, &v->items[i], ++num);
@@ -393,12 +392,14 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 	machine(&s, &c, v->doc);
 
 	if (s.full) {
-		strbuf_adds(out, "\n---\n**Summary truncated** at GitHub's 1 MiB job-summary limit: ");
+		strbuf_adds(out, "\n---\n**Summary truncated** at GitHub's 1 MiB job-summary limit; left out:");
 		if (s.dropped_findings)
-			strbuf_addf(out, "%zu finding%s left out", s.dropped_findings, s.dropped_findings == 1 ? "" : "s");
+			strbuf_addf(out, " %zu finding%s", s.dropped_findings, s.dropped_findings == 1 ? "" : "s");
+		if (s.dropped.n)
+			strbuf_addf(out, "%s the section%s", s.dropped_findings ? " and" : "", s.dropped.n == 1 ? "" : "s");
 		for (i = 0; i < s.dropped.n; i++)
-			strbuf_addf(out, "%s%s", (i || s.dropped_findings) ? ", " : "", s.dropped.v[i]);
-		strbuf_adds(out, " (cut from there on). The complete result is the JSON report (the `report` output).\n");
+			strbuf_addf(out, "%s %s", i ? "," : "", s.dropped.v[i]);
+		strbuf_adds(out, ". The complete result is the JSON report (the `report` output).\n");
 	}
 	strlist_release(&s.dropped);
 	strbuf_release(&c);
