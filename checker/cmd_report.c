@@ -299,7 +299,8 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		if (rc == 0) {
 			usage(stderr);
-			return cmd_usage_error("report: unknown option '%s'", argv[i]);
+			say("report: unknown option ", argv[i]); /* escaped: argv can carry workflow text */
+			return EXIT_USAGE;
 		}
 	}
 	if (!in_path || !*in_path) {

@@ -307,6 +307,8 @@ int report_anchor_in_repo(const char *file)
 		return 0;
 	if (strchr(file, ':')) /* C:\..., file://, <embedded>: never a repository path */
 		return 0;
+	if (strstr(file, "##[")) /* would carry the legacy command form onto the annotation line */
+		return 0;
 	for (p = file; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			return 0;

@@ -199,7 +199,7 @@ def evil():
             "title": s, "message": "message " + s, "fix": "fix " + s, "install": TORCH,
             "binary": LIB + "\\" + s, "leaf": s, "chain": [s, s],
             "probes": [{"path": s, "step": s, "result": s}],
-            "anchor": {"file": s, "line": 1, "col": 1} if i % 2 else {"file": "req,ui:re%s.txt", "line": 2,
+            "anchor": {"file": s, "line": 1, "col": 1} if i % 2 else {"file": "req,ui re%s.txt", "line": 2,
                                                                       "col": 1}})
     doc["findings"][0]["message"] = e
     doc["findings"][0]["title"] = e
