@@ -7,7 +7,7 @@
 # as the runner does (tests/report/gh_commands.py): the only commands must
 # be ours. Also the GITHUB_OUTPUT file (CVE-2022-35954) and the summary.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
 TEST_NAME=injection
