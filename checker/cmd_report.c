@@ -6,7 +6,8 @@
  *
  *   --format text|json|github|sarif   what goes to stdout (default: github
  *                                     when GITHUB_ACTIONS=true, else text)
- *   --json FILE, --sarif FILE         files written whole (temp + rename)
+ *   --json FILE, --sarif FILE         files written whole (temp + rename);
+ *                                     a bare --json means --format json
  *   --summary FILE, --outputs FILE    appended; in github format they default
  *                                     to $GITHUB_STEP_SUMMARY / $GITHUB_OUTPUT;
  *                                     an empty value turns them off
@@ -58,6 +59,11 @@ int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i)
 			cmd_usage_error("--fail-on must be error, warning or never");
 			return -1;
 		}
+		return 1;
+	}
+	/* `--json` alone (last, or before another option) prints the JSON: `check --json`. */
+	if (!strcmp(argv[*i], "--json") && (*i + 1 >= argc || argv[*i + 1][0] == '-')) {
+		o->format = REPORT_FMT_JSON;
 		return 1;
 	}
 	if ((r = arg_value(argc, argv, i, "--json", &o->json_path)) != 0)
