@@ -51,4 +51,19 @@ int cmd_usage_error(const char *fmt, ...)
  */
 int arg_value(int argc, char **argv, int *i, const char *name, const char **val);
 
+/*
+ * The machine to check, for commands that take --root: an offline tree when
+ * `root` is given, else the live machine on Windows, else "/" standing for
+ * C:\ (cmd_view.c). Prints and returns NULL on error.
+ */
+struct view;
+struct view *cmd_open_view(const char *root);
+
+/*
+ * A path the user gave, as a Windows path on the view: "C:\\..." as is;
+ * a host path (absolute or relative) under the root is translated. Prints
+ * and returns NULL when it lies outside the tree. Caller frees.
+ */
+char *cmd_winpath(struct view *v, const char *arg);
+
 #endif

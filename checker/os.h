@@ -60,6 +60,12 @@ int os_isatty(int fd);
 /* Fills buf with n unpredictable bytes (for output delimiters and stop-commands tokens). */
 int os_random(void *buf, size_t n, struct err *err);
 
+/*
+ * The absolute form of a host path (symbolic links resolved when it exists;
+ * otherwise joined to the current directory). Caller frees; NULL on failure.
+ */
+char *os_abspath(const char *path);
+
 /* The host's path separator: '/' or '\\'. */
 char os_sep(void);
 

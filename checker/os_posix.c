@@ -190,6 +190,22 @@ int os_random(void *buf, size_t n, struct err *err)
 	return 0;
 }
 
+char *os_abspath(const char *path)
+{
+	char *r = realpath(path, NULL), *res;
+	char cwd[4096];
+	if (r) {
+		res = xstrdup(r);
+		free(r);
+		return res;
+	}
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	return xasprintf("%s/%s", cwd, path);
+}
+
 char os_sep(void)
 {
 	return '/';

@@ -258,6 +258,21 @@ int os_random(void *buf, size_t n, struct err *err)
 	return 0;
 }
 
+char *os_abspath(const char *path)
+{
+	wchar_t *w = to_wide(path), buf[32768];
+	char *res;
+	DWORD n;
+	if (!w)
+		return NULL;
+	n = GetFullPathNameW(w, 32768, buf, NULL);
+	free(w);
+	if (n == 0 || n >= 32768)
+		return NULL;
+	res = from_wide(buf);
+	return res;
+}
+
 char os_sep(void)
 {
 	return '\\';
