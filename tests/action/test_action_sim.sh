@@ -131,6 +131,7 @@ if [ -e "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ]; then no
 mv "$tmp/mirror/$asset.orig" "$tmp/mirror/$asset"
 
 # 4. Hostile input values stay data: inputs reach the scripts only through env.
+# shellcheck disable=SC2016 # the $(...) and backticks are the attack, kept literal
 sim hostile scan="$root" torch-path='$(touch '"$tmp"'/pwned1)`touch '"$tmp"'/pwned2`"; touch '"$tmp"'/pwned3; "' \
 	matrix="'; touch $tmp/pwned4; '"
 check_eq "hostile torch-path: usage error (2)" 2 "$(res hostile "r['rc']")"
