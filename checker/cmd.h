@@ -10,6 +10,8 @@
 #ifndef TDC_CMD_H
 #define TDC_CMD_H
 
+#include "err.h"
+
 #define EXIT_PASS 0
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
@@ -38,11 +40,7 @@ int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i);
 int report_run(const struct cJSON *doc, const struct report_opts *o);
 
 /* Prints "torch-dll-check: <msg>" to stderr; returns EXIT_USAGE. */
-int cmd_usage_error(const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 1, 2)))
-#endif
-	;
+int cmd_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
 
 /*
  * Option matching for `--name VALUE` and `--name=VALUE`. On a match, *val

@@ -4,12 +4,14 @@
  * exports (with forwarders), DependentLoadFlags, version resource, overlay.
  *
  * --json prints the shape documented in docs/pe-json.md (schema
- * "torch-dll-check/pe/v1"), built with cJSON. Two choices keep a 100k-entry
- * export list linear and fast: cJSON 1.7.15 appends to arrays in O(1) (it
- * keeps the tail in child->prev; measured: 400k appends 0.3 s, linear), and
- * integers are added as raw number text, because cJSON prints every number
- * through "%1.15g" plus a re-parse check (measured: 100k entries print in
- * 0.12 s that way, 0.02 s as raw text).
+ * "torch-dll-check/pe/v1"), built with cJSON. cJSON 1.7.15 appends to arrays
+ * in O(1) (it keeps the tail in child->prev; measured linear up to 400k
+ * items), but a node per field costs: 150k exports as cJSON objects took
+ * 0.19 s and 73 MB. So the two long lists (export entries, each DLL's
+ * imported functions) are rendered as JSON text into a strbuf with our own
+ * escaper and attached as raw cJSON items; the rest is ordinary cJSON.
+ * Integers are added as raw number text, because cJSON prints every number
+ * through "%1.15g" plus a re-parse check.
  *
  * Strings from the file are bytes, not necessarily UTF-8: invalid sequences
  * become U+FFFD in JSON so that every consumer can parse the output.
@@ -103,25 +105,88 @@ static void jstr(cJSON *o, const char *key, const char *s)
 	cJSON_AddItemToObject(o, key, s ? jstring(s) : cJSON_CreateNull());
 }
 
+/*
+ * A JSON string literal for s, escaped as cJSON escapes (quote, backslash,
+ * control characters), with invalid UTF-8 replaced by U+FFFD. Used for the
+ * long lists, which are rendered as text and attached as raw cJSON items.
+ */
+static void json_escape(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run;
+	size_t n;
+	strbuf_addch(sb, '"');
+	while (*p) {
+		/* Copy the longest run that needs no escaping in one go. */
+		for (run = p; *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\'; p++)
+			;
+		if (p > run)
+			strbuf_add(sb, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		if (*p == '"' || *p == '\\') {
+			strbuf_addch(sb, '\\');
+			strbuf_addch(sb, *p);
+			n = 1;
+		} else if (*p < 0x20) {
+			strbuf_addf(sb, "\\u%04x", *p);
+			n = 1;
+		} else if ((n = utf8_len(p))) {
+			strbuf_add(sb, p, n);
+		} else {
+			strbuf_adds(sb, "\xef\xbf\xbd");
+			n = 1;
+		}
+		p += n;
+	}
+	strbuf_addch(sb, '"');
+}
+
+/* `"key":N` without printf: the export list calls this 300k times. */
+static void json_keynum(struct strbuf *sb, const char *key_colon, uint32_t v)
+{
+	char b[12];
+	size_t i = sizeof(b);
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	strbuf_adds(sb, key_colon);
+	strbuf_add(sb, b + i, sizeof(b) - i);
+}
+
+/* Adds text already rendered as JSON under key. */
+static void jraw(cJSON *o, const char *key, struct strbuf *sb)
+{
+	cJSON_AddRawToObject(o, key, strbuf_str(sb));
+	strbuf_release(sb);
+}
+
 static cJSON *json_imports(const struct pe_import_dll *dlls, size_t n)
 {
 	cJSON *arr = cJSON_CreateArray();
 	size_t i, j;
 	for (i = 0; i < n; i++) {
-		cJSON *d = cJSON_CreateObject(), *fns = cJSON_CreateArray();
+		cJSON *d = cJSON_CreateObject();
+		struct strbuf sb = STRBUF_INIT;
 		jstr(d, "dll", dlls[i].dll);
+		strbuf_init(&sb);
+		strbuf_addch(&sb, '[');
 		for (j = 0; j < dlls[i].nfuncs; j++) {
 			const struct pe_import_func *f = &dlls[i].funcs[j];
-			cJSON *fo = cJSON_CreateObject();
+			if (j)
+				strbuf_addch(&sb, ',');
 			if (f->by_ordinal) {
-				jnum(fo, "ordinal", f->ordinal);
+				json_keynum(&sb, "{\"ordinal\":", f->ordinal);
+				strbuf_addch(&sb, '}');
 			} else {
-				jstr(fo, "name", f->name);
-				jnum(fo, "hint", f->hint);
+				strbuf_adds(&sb, "{\"name\":");
+				json_escape(&sb, f->name);
+				json_keynum(&sb, ",\"hint\":", f->hint);
+				strbuf_addch(&sb, '}');
 			}
-			cJSON_AddItemToArray(fns, fo);
 		}
-		cJSON_AddItemToObject(d, "functions", fns);
+		strbuf_addch(&sb, ']');
+		jraw(d, "functions", &sb);
 		cJSON_AddItemToArray(arr, d);
 	}
 	return arr;
@@ -178,23 +243,33 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 				cJSON_Delete(o);
 				return NULL;
 			}
+			struct strbuf sb = STRBUF_INIT;
+			int first = 1;
 			jstr(eo, "dll_name", img->export_dll_name);
 			jnum(eo, "ordinal_base", img->export_base);
-			arr = cJSON_AddArrayToObject(eo, "entries");
+			strbuf_init(&sb);
+			strbuf_addch(&sb, '[');
 			for (i = 0; i < n; i++) {
-				cJSON *e;
 				if (!ex[i].rva && !ex[i].name)
 					continue; /* unused slot */
-				e = cJSON_CreateObject();
-				jnum(e, "ordinal", ex[i].ordinal);
-				if (ex[i].name)
-					jstr(e, "name", ex[i].name);
-				if (ex[i].forwarder)
-					jstr(e, "forwarder", ex[i].forwarder);
-				else
-					jnum(e, "rva", ex[i].rva);
-				cJSON_AddItemToArray(arr, e);
+				if (!first)
+					strbuf_addch(&sb, ',');
+				first = 0;
+				json_keynum(&sb, "{\"ordinal\":", ex[i].ordinal);
+				if (ex[i].name) {
+					strbuf_adds(&sb, ",\"name\":");
+					json_escape(&sb, ex[i].name);
+				}
+				if (ex[i].forwarder) {
+					strbuf_adds(&sb, ",\"forwarder\":");
+					json_escape(&sb, ex[i].forwarder);
+				} else {
+					json_keynum(&sb, ",\"rva\":", ex[i].rva);
+				}
+				strbuf_addch(&sb, '}');
 			}
+			strbuf_addch(&sb, ']');
+			jraw(eo, "entries", &sb);
 		}
 	}
 

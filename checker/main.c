@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "os.h"
 
 struct command {
 	const char *name;
@@ -69,6 +70,7 @@ int arg_value(int argc, char **argv, int *i, const char *name, const char **val)
 int main(int argc, char **argv)
 {
 	size_t i;
+	os_init(&argc, &argv);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2016  # assembly text is single-quoted on purpose
+# shellcheck disable=SC2016,SC2054  # assembly text single-quoted; linker flags hold commas
 # fixtures.sh: generates real PE files (DLLs, EXEs) with exactly the imports,
 # exports, delay imports, version resources and load-config flags a test asks
 # for, built by the mingw-w64 and clang/lld cross tools, and cached.
@@ -80,7 +80,9 @@
 #
 # A symbol name may be imported from one DLL only per fixture (the import
 # library symbols `__imp_NAME` would clash). Entry point: a stub returning
-# TRUE, so the real loader (Wine) runs it happily.
+# TRUE (an .exe thus exits with status 1). Checked under Wine 8: an .exe
+# importing --msvc, delay-import and DependentLoadFlags fixtures loads and
+# exits 1; one importing a missing DLL exits 53 instead.
 #
 # The standard set (fx_standard) — one file per feature, named for it:
 #   x64_basic.dll x86_basic.dll        named exports + KERNEL32 imports
@@ -439,7 +441,6 @@ fx_make_in() {
 			"$pfx-dlltool" -d "$w/imp$i.def" -l "$w/imp$i.a" || return 1
 			libs+=("$w/imp$i.a")
 		done
-		# shellcheck disable=SC2054
 		local -a ldflags=(-nostdlib -Wl,--exclude-all-symbols -Wl,--no-insert-timestamp)
 		if [ "$kind" = dll ]; then
 			ldflags+=(-shared)
@@ -471,7 +472,9 @@ fx_make_in() {
 		[ -n "$p64" ] || ldflags+=(/safeseh:no)
 		if [ "$kind" = dll ]; then ldflags+=(/dll); else ldflags+=(/subsystem:console); fi
 		[ -f "$w/exports.def" ] && ldflags+=("/def:$w/exports.def")
-		lld-link "${ldflags[@]}" "/out:$w/out.$kind" "${objs[@]}" "${libs[@]}" "${delay[@]}" || return 1
+		# lld-link names the export directory after its output file.
+		lld-link "${ldflags[@]}" "/out:$w/$name" "${objs[@]}" "${libs[@]}" "${delay[@]}" || return 1
+		mv "$w/$name" "$w/out.$kind"
 	fi
 
 	if [ -n "$overlay" ]; then
