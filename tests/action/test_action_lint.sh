@@ -111,7 +111,7 @@ else
 	} | sort)
 	# One shellcheck process for all (it is slow to start), then one line per file.
 	# -s bash: sourced helpers (tap.sh, fixtures.sh) carry no shebang but run in bash.
-	all=$(shellcheck -x -s bash -f gcc "${scripts[@]}" 2>&1)
+	all=$(shellcheck -x -P SCRIPTDIR -s bash -f gcc "${scripts[@]}" 2>&1)
 	for f in "${scripts[@]}"; do
 		owner=$(awk -v f="$f" '$1 == f { print $2 }' "$known" 2>/dev/null)
 		out=$(grep -F -- "$f:" <<<"$all" || true)
