@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "err.h"
 #include "strbuf.h"
