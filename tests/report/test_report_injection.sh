@@ -50,8 +50,11 @@ check_eq "unknown option: exit 2" 2 $?
 printf '{"schema":"torch-dll-check/report/v1","findings":[{"rule":"x","severity":"::error::s"}]}' >"$tmp/bad.json"
 "$BIN" report --in "$tmp/bad.json" >"$tmp/e3.out" 2>"$tmp/e3.err"
 check_eq "bad severity: exit 2" 2 $?
+"$BIN" check --root "$tmp" --torch $'C:\\x\n::error::from-check\r##[warning]y' >"$tmp/e4.out" 2>"$tmp/e4.err"
+check_eq "check's usage error about a hostile path: exit 2" 2 $?
 n=$(python3 tests/report/gh_commands.py "$tmp"/e?.out "$tmp"/e?.err | wc -l)
 check_eq "error messages carry no workflow command" 0 "$n"
 if grep -q 'from-path' "$tmp/e1.err"; then ok "the hostile path is still shown (escaped)"; else not_ok "path not shown"; fi
+if grep -q 'from-check' "$tmp/e4.err"; then ok "cmd_usage_error shows hostile text escaped"; else not_ok "check error not shown"; fi
 
 tap_done
