@@ -138,7 +138,7 @@ static void what(struct strbuf *out, const struct report_view *v)
 void report_text(struct strbuf *out, const struct report_view *v, int color)
 {
 	const struct style *st = color ? &ansi : &plain;
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *inst;
 	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
 	size_t i, num = 0;
 	int sev;
@@ -165,6 +165,24 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 		strbuf_addf(out, "; %ld torch binaries checked, %ld fail", report_int(c, "binaries", 0),
 			    report_int(c, "binaries_failing", 0));
 	strbuf_adds(out, ")\n");
+
+	/* Where, and what `import torch` would say (Windows names only the DLL it asked for). */
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+	{
+		const cJSON *ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
+		if (!report_str(inst, "torch_dir"))
+			continue;
+		strbuf_addf(out, "  %storch%s ", st->dim, st->off);
+		report_esc_line(out, report_str(inst, "version") ? report_str(inst, "version") : "(version unknown)");
+		strbuf_adds(out, " at ");
+		report_esc_line(out, report_str(inst, "torch_dir"));
+		strbuf_addch(out, '\n');
+		if (cJSON_IsObject(ie) && report_str(ie, "text")) {
+			strbuf_addf(out, "  %simport torch raises:%s ", st->dim, st->off);
+			report_esc_line(out, report_str(ie, "text"));
+			strbuf_addch(out, '\n');
+		}
+	}
 
 	/* Findings by severity, most important first. */
 	for (sev = SEV_ERROR; sev >= SEV_NOTE; sev--) {
