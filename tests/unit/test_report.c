@@ -329,6 +329,29 @@ static void test_summary_small_report_complete(void)
 	cJSON_Delete(d);
 }
 
+static void test_summary_tables_escape_cells(void)
+{
+	cJSON *d = parse(HEAD "\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"version\":\"2.4.0\","
+			      "\"matrix_row\":{\"id\":\"torch-2.4.0\",\"file\":\"m.yml\",\"line\":4,"
+			      "\"sources\":[\"https://github.com/pytorch/pytorch/issues/131662\",\"javascript:alert(1)\"]},"
+			      "\"binaries\":[{\"path\":\"C:\\\\t\\\\lib\\\\a|b<i>.dll\",\"order\":0,"
+			      "\"winerror\":126,\"outcome\":\"missing-dll\",\"leaf\":\"x|y.dll\"}]}],"
+			      "\"findings\":[]}");
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_summary(&out, &v, REPORT_SUMMARY_MAX);
+	CHECK_HAS(out.buf, "| 0 | a\\|b\\<i\\>\\.dll | – | ❌ missing\\-dll | 126 | x\\|y\\.dll |\n");
+	CHECK_HAS(out.buf, "[https\\:\\/\\/github\\.com\\/pytorch\\/pytorch\\/issues\\/131662]"
+			   "(https://github.com/pytorch/pytorch/issues/131662)");
+	CHECK_HAS(out.buf, " javascript\\:alert\\(1\\)\n"); /* not a link */
+	CHECK_HAS(out.buf, "### ✅ torch-dll-check: torch loads");
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
 static void test_text_verdict_and_colour(void)
 {
 	cJSON *d = doc_with(2, 1, 0);
@@ -420,6 +443,7 @@ int main(void)
 	RUN(test_outputs_form_and_delimiter_refusal);
 	RUN(test_summary_cap_and_truncation_note);
 	RUN(test_summary_small_report_complete);
+	RUN(test_summary_tables_escape_cells);
 	RUN(test_text_verdict_and_colour);
 	RUN(test_sarif_rules_and_anchoring);
 	return HARNESS_EXIT();
