@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "os.h"
+#include "report.h"
 
 struct command {
 	const char *name;
@@ -22,6 +23,7 @@ static const struct command commands[] = {
 	{ "inventory", cmd_inventory, "redistributables, runtime DLLs and torch installs found" },
 	{ "matrix", cmd_matrix, "lint or show the torch runtime matrix" },
 	{ "pins", cmd_pins, "which torch a repository revision pins (requirements files, via git)" },
+	{ "report", cmd_report, "render a saved JSON report: text, GitHub annotations/summary/outputs, SARIF" },
 };
 
 static void usage(FILE *f)
@@ -36,12 +38,22 @@ static void usage(FILE *f)
 
 int cmd_usage_error(const char *fmt, ...)
 {
+	struct strbuf msg = STRBUF_INIT, out = STRBUF_INIT;
 	va_list ap;
-	fputs("torch-dll-check: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/*
+	 * Messages quote paths and DLL names from the machine checked: printed
+	 * as one safe line (controls visible, "::" and "##[" broken, report.h),
+	 * so they can never act as a GitHub workflow command or a terminal escape.
+	 */
+	strbuf_adds(&out, "torch-dll-check: ");
+	report_esc_line(&out, msg.buf);
+	strbuf_addch(&out, '\n');
+	fputs(out.buf, stderr);
+	strbuf_release(&msg);
+	strbuf_release(&out);
 	return EXIT_USAGE;
 }
 
