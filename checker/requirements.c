@@ -83,7 +83,7 @@ static void excerpt(char *out, size_t outlen, const char *s, size_t n)
 	size_t i, o = 0;
 	for (i = 0; i < n && o + 4 < outlen; i++) {
 		unsigned char c = (unsigned char)s[i];
-		out[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+		out[o++] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
 	}
 	if (i < n && o + 4 <= outlen) {
 		memcpy(out + o, "...", 3);
@@ -293,6 +293,7 @@ int wheel_name_parse(struct wheel_name *w, const char *s, struct err *err)
 	size_t n = strcspn(s, "?#"), i;
 	char *parts[6];
 	size_t np = 0, start = 0;
+	int bad = 0;
 
 	memset(w, 0, sizeof(*w));
 	for (p = s; p < s + n; p++)
@@ -319,17 +320,17 @@ int wheel_name_parse(struct wheel_name *w, const char *s, struct err *err)
 	for (i = 0; i <= fn.len; i++) {
 		if (i == fn.len || fn.buf[i] == '-') {
 			if (np == 6 || i == start) {
-				np = 7;
+				bad = 1;
 				break;
 			}
 			parts[np++] = xstrndup(fn.buf + start, i - start);
 			start = i + 1;
 		}
 	}
-	if (np != 5 && np != 6) {
+	if (bad || (np != 5 && np != 6)) {
 		size_t k;
 		char ex[80];
-		for (k = 0; k < np && k < 6; k++)
+		for (k = 0; k < np; k++)
 			free(parts[k]);
 		excerpt(ex, sizeof(ex), fn.buf, fn.len);
 		strbuf_release(&fn);
@@ -1105,9 +1106,9 @@ static int parse_pep508(const struct rctx *r, const char *s0, size_t n, struct p
 		bad = check_specifier(s + a, e - a);
 		if (bad != (size_t)-1) {
 			size_t bl = strcspn(s + a + bad, ",;)");
+			while (bl && is_space((unsigned char)s[a + bad + bl - 1]))
+				bl--;
 			excerpt(ex, sizeof(ex), s + a + bad, bl);
-			while (bl && is_space((unsigned char)ex[bl - 1]) && bl < sizeof(ex))
-				ex[--bl] = '\0';
 			if (is_digit((unsigned char)s[a + bad]))
 				rerr(r, a + bad, "invalid version specifier '%s' (an operator such as == or >= must come first)", ex);
 			else
@@ -2402,6 +2403,7 @@ static int parse_setup_cfg(struct req_file *f, const char *buf0, size_t len, str
 			free(key);
 			free(lines.v);
 			pos = next;
+			line++; /* past the key's own line (continuations were counted above) */
 			continue;
 		}
 		pos = eol < len ? eol + 1 : len;

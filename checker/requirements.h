@@ -103,6 +103,7 @@ struct req_include {
 	char *target;      /* as written */
 	char *resolved;    /* relative to the including file's folder, normalised; NULL if not followable (URL, absolute, outside the tree) */
 	int constraint;    /* -c rather than -r */
+	int missing;       /* set by pinset_load: resolved, but no such file in the tree */
 };
 
 struct req_file {
