@@ -105,15 +105,22 @@ static int same(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-static int same_key(const struct pin *a, const struct pin *b)
+/* Same place in the same file: the pair a change is reported for. */
+static int same_slot(const struct pin *a, const struct pin *b)
 {
 	return same(a->file, b->file) && same(a->name, b->name) && a->source == b->source &&
-	       same(a->group, b->group) && same(a->markers, b->markers);
+	       same(a->group, b->group);
+}
+
+static int same_key(const struct pin *a, const struct pin *b)
+{
+	return same_slot(a, b) && same(a->markers, b->markers);
 }
 
 static int same_pin(const struct pin *a, const struct pin *b)
 {
 	return same(a->spec, b->spec) && same(a->url, b->url) && same(a->version, b->version) &&
+	       same(a->markers, b->markers) &&
 	       same(a->variant, b->variant) && same(a->extras, b->extras) && same(a->index_url, b->index_url) &&
 	       a->form == b->form;
 }
@@ -154,20 +161,31 @@ void pinset_diff(const struct pinset *base, const struct pinset *head, int torch
 {
 	struct pinref *b, *h;
 	size_t nb, nh, i, j;
+	int pass;
 	collect(base, torch_only, &b, &nb);
 	collect(head, torch_only, &h, &nh);
-	for (i = 0; i < nh; i++) {
-		for (j = 0; j < nb; j++) {
-			if (b[j].matched || !same_key(b[j].p, h[i].p))
+	/*
+	 * Pass 0 pairs pins with the same markers (one file may pin torch once per
+	 * platform); pass 1 pairs what is left by place alone, so a pin that only
+	 * gained or changed its markers is "changed", not removed and added.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nh; i++) {
+			if (h[i].matched)
 				continue;
-			b[j].matched = h[i].matched = 1;
-			if (!same_pin(b[j].p, h[i].p))
-				add_change(out, PIN_CHANGED, b[j].p, h[i].p);
-			break;
+			for (j = 0; j < nb; j++) {
+				if (b[j].matched || !(pass ? same_slot(b[j].p, h[i].p) : same_key(b[j].p, h[i].p)))
+					continue;
+				b[j].matched = h[i].matched = 1;
+				if (!same_pin(b[j].p, h[i].p))
+					add_change(out, PIN_CHANGED, b[j].p, h[i].p);
+				break;
+			}
 		}
+	}
+	for (i = 0; i < nh; i++)
 		if (!h[i].matched)
 			add_change(out, PIN_ADDED, NULL, h[i].p);
-	}
 	for (j = 0; j < nb; j++)
 		if (!b[j].matched)
 			add_change(out, PIN_REMOVED, b[j].p, NULL);

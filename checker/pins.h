@@ -57,10 +57,11 @@ struct pin_changes {
 const char *pin_change_name(enum pin_change_kind k);
 
 /*
- * What changed from base to head. Pins are matched by file, name, source,
- * group and markers (so moving a line is not a change); a matched pair is
- * "changed" when the specifier, URL, version, variant, extras or index
- * differ. With torch_only, only torch pins are compared. Pointers borrow
+ * What changed from base to head. Pins are paired by file, name, source,
+ * group and markers, then what is left by file, name, source and group (so
+ * moving a line is not a change, and adding markers is one); a pair is
+ * "changed" when the specifier, URL, version, variant, extras, index or
+ * markers differ. Order: changed and added in head order, then removed. With torch_only, only torch pins are compared. Pointers borrow
  * from the two sets.
  */
 void pinset_diff(const struct pinset *base, const struct pinset *head, int torch_only, struct pin_changes *out);

@@ -1288,6 +1288,7 @@ static int add_include(struct req_file *f, const struct rctx *r, size_t off, con
 	posmap_at(r->map, r->base + off, &line, &col);
 	ALLOC_GROW(f->inc, f->n_inc + 1, f->alloc_inc);
 	inc = &f->inc[f->n_inc++];
+	memset(inc, 0, sizeof(*inc));
 	inc->line = line;
 	inc->col = col;
 	inc->target = xstrdup(target);
