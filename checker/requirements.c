@@ -27,6 +27,7 @@
 #include <yaml.h>
 
 #include "toml.h"
+#include "version.h"
 
 /* ---------- small helpers ---------- */
 
@@ -914,6 +915,28 @@ static char *strip_spaces(const char *s, size_t n)
 	return strbuf_detach(&sb);
 }
 
+/*
+ * Validates a PEP 440 specifier with the version module. On error, *msg gets
+ * its reason without the "at column N" part and *col the 0-based offset of
+ * the offending character within the specifier text as parsed.
+ */
+static int pep440_check(const char *spec, char *msg, size_t msglen, size_t *col)
+{
+	struct pep440_spec sp = PEP440_SPEC_INIT;
+	struct err ve;
+	const char *why;
+	err_clear(&ve);
+	if (!pep440_spec_parse(&sp, spec, &ve)) {
+		pep440_spec_release(&sp);
+		return 0;
+	}
+	why = strstr(ve.msg, " at column ");
+	why = why ? strstr(why, ": ") : NULL;
+	snprintf(msg, msglen, "%s", why ? why + 2 : ve.msg);
+	*col = ve.code > 0 ? (size_t)ve.code - 1 : 0;
+	return -1;
+}
+
 /* Sets version (exact pins) and the variant from the local version label. */
 static void derive_from_spec(struct pin *p)
 {
@@ -1120,8 +1143,21 @@ static int parse_pep508(const struct rctx *r, const char *s0, size_t n, struct p
 			free(p->spec);
 			p->spec = NULL;
 		} else {
+			char why[ERR_MSG_MAX];
+			size_t bad_col, k = a, seen = 0;
 			p->pep440 = xstrdup(p->spec);
 			p->form = PIN_FORM_SPEC;
+			if (pep440_check(p->spec, why, sizeof(why), &bad_col)) {
+				/* bad_col counts the specifier without its spaces: find that character in s */
+				while (k < e && (seen < bad_col || is_space((unsigned char)s[k]))) {
+					if (!is_space((unsigned char)s[k]))
+						seen++;
+					k++;
+				}
+				excerpt(ex, sizeof(ex), p->spec, strlen(p->spec));
+				rerr(r, k, "invalid version specifier '%s': %s", ex, why);
+				goto out;
+			}
 		}
 		derive_from_spec(p);
 		while (i < len && is_space((unsigned char)s[i]))
@@ -1632,6 +1668,13 @@ static int keyed_dep(struct req_file *f, const char *name, const struct toml *v,
 		if (!poetry && check_specifier(p->spec, strlen(p->spec)) != (size_t)-1)
 			return ferr(f, err, ver->line, ver->col, "invalid version specifier '%s' for \"%s\"",
 				    p->spec, name);
+		if (p->pep440) {
+			char why[ERR_MSG_MAX];
+			size_t col;
+			if (pep440_check(p->pep440, why, sizeof(why), &col))
+				return ferr(f, err, ver->line, ver->col, "invalid version constraint '%s' for \"%s\": %s",
+					    p->spec, name, why);
+		}
 		p->form = PIN_FORM_SPEC;
 		derive_from_spec(p);
 	}
@@ -1831,7 +1874,12 @@ static int parse_lock(struct req_file *f, const struct toml *root, struct err *e
 		if (ver) {
 			p->version = xstrdup(ver->str);
 			p->spec = xasprintf("==%s", ver->str);
-			p->pep440 = xstrdup(p->spec);
+			{
+				struct pep440 v;
+				struct err ve;
+				/* a locked version that is not PEP 440 has no specifier to offer */
+				p->pep440 = pep440_parse(&v, ver->str, &ve) ? NULL : xstrdup(p->spec);
+			}
 			p->raw = xasprintf("%s %s", name->str, ver->str);
 			p->variant = req_variant_of_version(ver->str);
 			if (p->variant)
@@ -2167,6 +2215,15 @@ static int parse_conda_spec(struct req_file *f, const struct ynode *y, struct er
 		excerpt(ex, sizeof(ex), s, strlen(s));
 		free(version);
 		return ferr(f, err, y->line, y->col, "cannot read the conda spec '%s'", ex);
+	}
+	if (p->pep440) {
+		char why[ERR_MSG_MAX];
+		size_t col;
+		/* conda versions need not be PEP 440 ones: no equivalent then, not an error */
+		if (pep440_check(p->pep440, why, sizeof(why), &col)) {
+			free(p->pep440);
+			p->pep440 = NULL;
+		}
 	}
 	if (build && *build) {
 		p->variant = variant_of_build(build);

@@ -223,6 +223,22 @@ static void test_requirements_errors(void)
 	CHECK_STR(E.msg, "requirements.txt:1:7: expected a URL after '@'");
 }
 
+/* Specifiers that look right but are not PEP 440 (checked by the version module). */
+static void test_pep440_validation(void)
+{
+	CHECK_INT(parse("requirements.txt", "numpy\ntorch == 2.4.x\n"), -1);
+	CHECK_STR(E.msg, "requirements.txt:2:14: invalid version specifier '==2.4.x': unexpected \"x\"");
+	CHECK_INT(parse("requirements.txt", "torch ~= 2 ; os_name == 'nt'\n"), -1);
+	CHECK_STR(E.msg, "requirements.txt:1:10: invalid version specifier '~=2': ~= needs at least two release numbers (~=2.5 or ~=2.5.0)");
+	CHECK_INT(parse("Pipfile", "[packages]\ntorch = \"==2.4.*+cpu\"\n"), -1);
+	CHECK_STR(E.msg, "Pipfile:2:10: invalid version constraint '==2.4.*+cpu' for \"torch\": nothing may follow the wildcard \".*\"");
+	/* conda and lock versions that are not PEP 440: kept, but with no PEP 440 equivalent */
+	CHECK_INT(parse("uv.lock", "[[package]]\nname = \"torch\"\nversion = \"2.4.0.x\"\n"), 0);
+	CHECK(pin("torch", 0) && pin("torch", 0)->pep440 == NULL && !strcmp(S(pin("torch", 0)->version), "2.4.0.x"));
+	CHECK_INT(parse("environment.yml", "dependencies: [pytorch=2.4.0a_b]\n"), 0);
+	CHECK(pin("pytorch", 0) && pin("pytorch", 0)->pep440 == NULL);
+}
+
 static void test_markers_on_windows(void)
 {
 	CHECK_INT(req_markers_on_windows(NULL), 1);
@@ -648,6 +664,7 @@ int main(void)
 	RUN(test_requirements_includes_and_indexes);
 	RUN(test_requirements_urls_and_wheels);
 	RUN(test_requirements_errors);
+	RUN(test_pep440_validation);
 	RUN(test_markers_on_windows);
 	RUN(test_wheel_and_variants);
 	RUN(test_poetry_to_pep440);
