@@ -277,3 +277,98 @@ size_t pinset_torch_targets(const struct pinset *ps, struct torch_target **out)
 	}
 	return n;
 }
+
+/* ---------- the seam for check: pins -> matrix rows ---------- */
+
+void pin_probes_release(struct pin_probes *p)
+{
+	size_t i;
+	for (i = 0; i < p->n; i++) {
+		free(p->v[i].version);
+		free(p->v[i].uncovered);
+	}
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Probes version v: adds its row unless that row (or, uncovered, that version) is there already. */
+static int probe(const struct matrix *m, const struct pep440 *v, const char *raw, const char *variant,
+		 const char *arch, struct pin_probes *out, struct err *err)
+{
+	const struct matrix_row *row = NULL;
+	struct strbuf text = STRBUF_INIT;
+	struct err e;
+	size_t i;
+	int r;
+
+	err_clear(&e);
+	r = matrix_select(m, v, raw, variant, arch, &row, &e);
+	if (r < 0)
+		return err_set(err, "%s", e.msg);
+	pep440_format(v, &text);
+	for (i = 0; i < out->n; i++) {
+		if ((r == 0 && out->v[i].row == row) ||
+		    (r == 1 && !out->v[i].row && !strcmp(out->v[i].version, text.buf))) {
+			strbuf_release(&text);
+			return 0;
+		}
+	}
+	ALLOC_GROW(out->v, out->n + 1, out->alloc);
+	out->v[out->n].version = strbuf_detach(&text);
+	out->v[out->n].row = r == 0 ? row : NULL;
+	out->v[out->n].uncovered = r == 0 ? NULL : xstrdup(e.msg);
+	out->n++;
+	return 0;
+}
+
+static int cmp_pep440_ptr(const void *a, const void *b)
+{
+	return pep440_cmp(*(const struct pep440 *const *)a, *(const struct pep440 *const *)b);
+}
+
+int pins_target_probes(const struct matrix *m, const struct torch_target *t, const char *arch,
+		       struct pin_probes *out, struct err *err)
+{
+	struct pep440_spec spec = PEP440_SPEC_INIT;
+	const struct pep440 **cands = NULL;
+	size_t ncands = 0, alloc = 0, i, j;
+	struct err e;
+	int rc = 0;
+
+	err_clear(&e);
+	if (t->version) {
+		struct pep440 v;
+		if (pep440_parse(&v, t->version, &e))
+			return err_set(err, "%s:%u:%u: %s", t->file, t->pin->line, t->pin->col, e.msg);
+		return probe(m, &v, t->version, t->variant, arch, out, err);
+	}
+	if (t->specifier && pep440_spec_parse(&spec, t->specifier, &e))
+		return err_set(err, "%s:%u:%u: %s", t->file, t->pin->line, t->pin->col, e.msg);
+	/* boundary versions named by the pin and by every row */
+	for (i = 0; i < spec.n; i++) {
+		if (spec.v[i].op == PEP440_OP_ARBITRARY)
+			continue;
+		ALLOC_GROW(cands, ncands + 1, alloc);
+		cands[ncands++] = &spec.v[i].v;
+	}
+	for (i = 0; i < m->nrows; i++) {
+		for (j = 0; j < m->rows[i]->torch.n; j++) {
+			if (m->rows[i]->torch.v[j].op == PEP440_OP_ARBITRARY)
+				continue;
+			ALLOC_GROW(cands, ncands + 1, alloc);
+			cands[ncands++] = &m->rows[i]->torch.v[j].v;
+		}
+	}
+	if (ncands)
+		qsort(cands, ncands, sizeof(*cands), cmp_pep440_ptr);
+	for (i = 0; i < ncands && !rc; i++) {
+		if (i && !pep440_cmp(cands[i - 1], cands[i]))
+			continue;
+		if (spec.n && !pep440_spec_contains(&spec, cands[i], NULL))
+			continue;
+		rc = probe(m, cands[i], NULL, t->variant, arch, out, err);
+	}
+	free(cands);
+	pep440_spec_release(&spec);
+	return rc;
+}

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "matrix.h"
 #include "requirements.h"
 #include "strbuf.h"
 
@@ -87,6 +88,38 @@ struct torch_target {
  * Windows (1 before -1 before 0), then the strongest. Returns the count.
  */
 size_t pinset_torch_targets(const struct pinset *ps, struct torch_target **out);
+
+/* One torch version `check` should verify a runner against, and its matrix row. */
+struct pin_probe {
+	char *version;                /* canonical PEP 440 text ("2.4.0", "2.4.0+cu121") */
+	const struct matrix_row *row; /* borrowed; NULL when no row covers the version */
+	char *uncovered;              /* when row is NULL: matrix_select's message (which row to add) */
+};
+
+struct pin_probes {
+	struct pin_probe *v;
+	size_t n, alloc;
+};
+
+/*
+ * The seam for `check` ("can the runners take it?"): the matrix rows a
+ * Windows runner must satisfy for what a target pins.
+ *   - An exact version (lock, wheel, ==X) gives its one row (matrix_select
+ *     with the target's variant and `arch`).
+ *   - A specifier, or no specifier, can land on any version it allows: pip
+ *     picks the newest at install time, which a pre-merge gate cannot know.
+ *     So every boundary version that either the pin or a matrix row names
+ *     (">=2.4,<2.6" -> 2.4; a row "==2.4.0" -> 2.4.0; ">=2.4.1,<2.7" -> 2.4.1)
+ *     and that the pin allows is probed, and each row reached once is
+ *     returned: the runner must take all of them.
+ * Probes are in boundary order, rows deduplicated; versions no row covers
+ * are returned with row NULL and the reason. -1 (err names the pin's
+ * FILE:LINE:COL) when the pinned version or specifier is not PEP 440
+ * (conda and Poetry specs are translated in pin->pep440 first) or arch is bad.
+ */
+int pins_target_probes(const struct matrix *m, const struct torch_target *t, const char *arch,
+		       struct pin_probes *out, struct err *err);
+void pin_probes_release(struct pin_probes *p);
 
 /* Whether a wheel platform tag can install on Windows x64 (win_amd64, any). */
 int pin_platform_on_windows(const char *platform_tag);

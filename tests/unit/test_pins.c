@@ -183,11 +183,72 @@ static void test_torch_targets(void)
 	pinset_release(&ps);
 }
 
+/* The seam for check, against the real default matrix (matrix/torch.yml). */
+static void test_target_probes(void)
+{
+	static const struct mem_file tree[] = {
+		{ "requirements.txt", "torch==2.4.0+cu121\n" },
+		{ "constraints.txt", "torch>=2.4,<2.7\n" },
+		{ "pyproject.toml", "[project]\ndependencies = [\"torch~=2.8.0\"]\n" },
+		{ "environment.yml", "dependencies: [pytorch=2.4]\n" },
+		{ "uv.lock", "[[package]]\nname = \"torch\"\nversion = \"2.4.x\"\n" },
+		{ NULL, NULL },
+	};
+	struct matrix m;
+	struct pinset ps;
+	struct torch_target *t;
+	struct pin_probes pr = { NULL, 0, 0 };
+	struct err e;
+	size_t n, i;
+	matrix_init(&m);
+	CHECK_INT(matrix_load_default(&m, NULL, &e), 0);
+	CHECK_INT(load(&ps, tree, &e), 0);
+	n = pinset_torch_targets(&ps, &t);
+	CHECK_INT(n, 5);
+	if (n != 5)
+		goto out;
+	/* exact: one row, the 2.4.0 libomp140 trap */
+	CHECK_INT(pins_target_probes(&m, &t[0], "x64", &pr, &e), 0);
+	CHECK(pr.n == 1 && pr.v[0].row && !strcmp(pr.v[0].row->id, "torch-2.4.0"));
+	CHECK(pr.n == 1 && !strcmp(pr.v[0].version, "2.4.0+cu121"));
+	pin_probes_release(&pr);
+	/* a range: every row it can land on */
+	CHECK_INT(pins_target_probes(&m, &t[1], "x64", &pr, &e), 0);
+	CHECK_INT(pr.n, 2);
+	if (pr.n == 2) {
+		CHECK_STR(pr.v[0].row ? pr.v[0].row->id : NULL, "torch-2.4.0");
+		CHECK_STR(pr.v[1].row ? pr.v[1].row->id : NULL, "torch-2.4.1-to-2.6");
+		CHECK_STR(pr.v[1].version, "2.4.1");
+	}
+	pin_probes_release(&pr);
+	CHECK_INT(pins_target_probes(&m, &t[2], "x64", &pr, &e), 0);
+	CHECK(pr.n == 1 && pr.v[0].row && !strcmp(pr.v[0].row->id, "torch-2.7-to-2.8"));
+	pin_probes_release(&pr);
+	/* conda's fuzzy =2.4 is ==2.4.*: both 2.4 rows */
+	CHECK_INT(pins_target_probes(&m, &t[3], "x64", &pr, &e), 0);
+	CHECK_INT(pr.n, 2);
+	pin_probes_release(&pr);
+	/* a locked version that is not PEP 440 */
+	CHECK_INT(pins_target_probes(&m, &t[4], "x64", &pr, &e), -1);
+	CHECK_STR(e.msg, "uv.lock:3:12: bad version \"2.4.x\" at column 5: unexpected \"x\"");
+	pin_probes_release(&pr);
+	/* an unknown architecture is an error, not a silent miss */
+	CHECK_INT(pins_target_probes(&m, &t[0], "sparc", &pr, &e), -1);
+	pin_probes_release(&pr);
+	for (i = 0; i < n; i++)
+		CHECK(t[i].pin != NULL);
+out:
+	free(t);
+	pinset_release(&ps);
+	matrix_release(&m);
+}
+
 int main(void)
 {
 	RUN(test_load_follows_includes_once);
 	RUN(test_load_error_names_the_include);
 	RUN(test_diff);
 	RUN(test_torch_targets);
+	RUN(test_target_probes);
 	return HARNESS_EXIT();
 }
