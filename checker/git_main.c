@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "git_repo.h"
 #include "github_event.h"
+#include "matrix.h"
 #include "os.h"
 #include "pins.h"
 
@@ -138,14 +139,36 @@ static void print_changes(const struct pin_changes *c)
 	}
 }
 
+/* The default matrix, loaded once for the "can the runners take it?" lines. NULL if it fails. */
+static const struct matrix *default_matrix(void)
+{
+	static struct matrix m;
+	static int state; /* 0 not loaded, 1 loaded, -1 failed */
+	struct err e;
+	if (!state) {
+		matrix_init(&m);
+		state = matrix_load_default(&m, NULL, &e) ? -1 : 1;
+	}
+	return state == 1 ? &m : NULL;
+}
+
+static void default_matrix_release(void)
+{
+	const struct matrix *m = default_matrix();
+	if (m)
+		matrix_release((struct matrix *)m);
+}
+
 static void print_targets(const struct pinset *ps)
 {
 	struct torch_target *t;
-	size_t n = pinset_torch_targets(ps, &t), i;
+	size_t n = pinset_torch_targets(ps, &t), i, j;
 	if (!n)
 		return;
-	printf("for the Windows runners (one decision per file):\n");
+	printf("for the Windows runners (one decision per file; matrix rows to satisfy):\n");
 	for (i = 0; i < n; i++) {
+		struct pin_probes pr = { NULL, 0, 0 };
+		struct err e;
 		printf("  %s:%u  torch ", t[i].file, t[i].pin->line);
 		if (t[i].version)
 			put_safe(stdout, t[i].version);
@@ -156,6 +179,22 @@ static void print_targets(const struct pinset *ps)
 		printf(", %s", t[i].variant ? t[i].variant : "default build");
 		printf(", %s\n", t[i].on_windows == 1 ? "installs on Windows" :
 				 t[i].on_windows == 0 ? "not for Windows" : "on Windows depends on markers");
+		if (t[i].on_windows == 0 || !default_matrix())
+			continue;
+		if (pins_target_probes(default_matrix(), &t[i], "x64", &pr, &e) < 0) {
+			printf("      matrix: ");
+			put_safe(stdout, e.msg);
+			printf("\n");
+		}
+		for (j = 0; j < pr.n; j++) {
+			printf("      %s -> ", pr.v[j].version);
+			if (pr.v[j].row)
+				put_safe(stdout, pr.v[j].row->id);
+			else
+				printf("no matrix row covers it");
+			printf("\n");
+		}
+		pin_probes_release(&pr);
 	}
 	free(t);
 }
@@ -296,6 +335,23 @@ static int print_json(const char *repo, const struct side *head, const struct si
 		else
 			cJSON_AddBoolToObject(o, "on_windows", t[i].on_windows);
 		cJSON_AddNumberToObject(o, "strength", t[i].strength);
+		if (default_matrix() && t[i].on_windows != 0) {
+			struct pin_probes pr = { NULL, 0, 0 };
+			struct err e;
+			cJSON *rows = cJSON_CreateArray();
+			size_t j;
+			if (pins_target_probes(default_matrix(), &t[i], "x64", &pr, &e) < 0)
+				cJSON_AddStringToObject(o, "matrix_error", e.msg);
+			for (j = 0; j < pr.n; j++) {
+				cJSON *ro = cJSON_CreateObject();
+				cJSON_AddStringToObject(ro, "version", pr.v[j].version);
+				add_str(ro, "row", pr.v[j].row ? pr.v[j].row->id : NULL);
+				add_str(ro, "uncovered", pr.v[j].uncovered);
+				cJSON_AddItemToArray(rows, ro);
+			}
+			cJSON_AddItemToObject(o, "matrix_rows", rows);
+			pin_probes_release(&pr);
+		}
 		cJSON_AddItemToArray(targets, o);
 	}
 	free(t);
@@ -454,6 +510,7 @@ out:
 	strbuf_release(&head.subject);
 	strbuf_release(&base.subject);
 	git_repo_close(repo);
+	default_matrix_release();
 	return rc;
 }
 

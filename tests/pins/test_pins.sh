@@ -125,7 +125,11 @@ run_suite() {
 		"['pyproject.toml None None True', 'requirements.txt 2.4.0 cu121 True', 'uv.lock 2.4.0+cu121 cu121 True']" \
 		"$(json "$out.diff.json" '[cat(t["file"], t["version"], t["variant"], t["on_windows"]) for t in d["targets"]]')"
 
+	check_eq "diff: matrix rows the runners must satisfy" "torch-2.4.0 | torch-2.3 torch-2.4.0 torch-2.4.1-to-2.6 torch-2.7-to-2.8 torch-2.9-and-newer" \
+		"$(json "$out.diff.json" 'd["targets"][1]["matrix_rows"][0]["row"] + " | " + cat(*[r["row"] for r in d["targets"][0]["matrix_rows"]])')"
+
 	"$bin" pins --repo "$repo" --base main --head pr >"$out.diff.txt" 2>&1
+	check_eq "diff text: PR's torch meets its matrix row" 1 "$(grep -c '^      2.4.0 -> torch-2.4.0$' "$out.diff.txt")"
 	check_eq "diff text: changed line" 1 "$(grep -c '^  changed  requirements.txt:4:1  torch==2.3.1  ->  torch==2.4.0 ; sys_platform == "win32"$' "$out.diff.txt")"
 	check_eq "diff text: removed anchored at base" 1 "$(grep -c '^  removed  environment.yml:5:5 (base)  pytorch::pytorch=2.3.1$' "$out.diff.txt")"
 
