@@ -7,7 +7,7 @@
 set -u
 source "$(dirname "$0")/../lib/tap.sh"
 TEST_NAME=exec-sibling-wine
-cd "$TDC_REPO" 2>/dev/null || cd "$(dirname "$0")/../.."
+cd "${TDC_REPO:-$(dirname "$0")/../..}" || exit 1
 
 if ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
 	not_ok "wine and mingw-w64 are needed (make setup)"
@@ -50,6 +50,7 @@ check_cmd "child builds" x86_64-w64-mingw32-gcc "$tmp/child.c" -o "$tmp/bin/chil
 [ -d "$WINEPREFIX" ] || wine wineboot -i >"$tmp/boot.log" 2>&1
 
 # Wine's helpers keep pipes open: redirect to files, never pipe.
+# shellcheck disable=SC1003 # the backslashes are the test
 wine "$tmp/bin/parent.exe" plain "with space" 'quote"inside' 'trail\' 'back\\"slash' '' 'a\b\c' \
 	'tab	x' >"$tmp/out" 2>"$tmp/err"
 rc=$?
