@@ -32,7 +32,7 @@
 #include "err.h"
 #include "strbuf.h"
 
-#define REQ_MAX_FILE_SIZE (8u << 20) /* larger pin files are refused */
+#define REQ_MAX_FILE_SIZE (16u << 20) /* larger pin files are refused (big uv.lock files reach a few MiB) */
 #define REQ_MAX_PINS 100000
 #define REQ_MAX_LINE 65536           /* a logical requirements line (joined) */
 #define REQ_MAX_INCLUDES 256

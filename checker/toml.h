@@ -24,7 +24,7 @@
 #include "err.h"
 
 #define TOML_MAX_DEPTH 64
-#define TOML_MAX_NODES 400000
+#define TOML_MAX_NODES 1000000
 #define TOML_MAX_KEYS 4096
 
 enum toml_type { TOML_TABLE, TOML_ARRAY, TOML_STRING, TOML_SCALAR };

@@ -652,7 +652,7 @@ static void test_size_cap(void)
 	memset(big, '\n', n);
 	req_file_release(&F);
 	CHECK_INT(req_file_parse(&F, "requirements.txt", REQ_NONE, big, n, &E), -1);
-	CHECK_STR(E.msg, "requirements.txt: larger than 8388608 bytes; refusing to parse it");
+	CHECK_STR(E.msg, "requirements.txt: larger than 16777216 bytes; refusing to parse it");
 	free(big);
 }
 
