@@ -81,6 +81,7 @@ EOF
 g add -A && g commit -m "Drop conda torch, lock with uv"
 head_sha=$(git -C "$repo" rev-parse HEAD)
 g checkout main
+g update-ref refs/remotes/origin/main "$base_sha"
 
 cat >"$tmp/event.json" <<EOF
 {"action": "synchronize", "number": 7,
@@ -113,6 +114,13 @@ run_suite() {
 	check_eq "json: include resolved and found" "ci/extra.txt True" \
 		"$(json "$out.json" 'cat(d["head"]["files"][2]["includes"][0]["resolved"], d["head"]["files"][2]["includes"][0]["found"])')"
 	check_eq "json: no base for one revision" "None None" "$(json "$out.json" 'str(d["base"]) + " " + str(d["changes"])')"
+
+	"$bin" pins --repo "$repo" --rev origin/main --json >"$out.o.json" 2>"$out.err"
+	check_eq "remote-tracking branch resolves" "$base_sha" "$(json "$out.o.json" 'd["head"]["commit"]')"
+	"$bin" pins --repo "$repo" --rev "${head_sha:0:9}" --json >"$out.s.json" 2>"$out.err"
+	check_eq "short commit id resolves" "$head_sha" "$(json "$out.s.json" 'd["head"]["commit"]')"
+	"$bin" pins --repo "$repo/.git" --rev pr~2 --json >"$out.g.json" 2>"$out.err"
+	check_eq "git dir and pr~2 resolve" "$base_sha" "$(json "$out.g.json" 'd["head"]["commit"]')"
 
 	"$bin" pins --repo "$repo" --base main --head pr --json >"$out.diff.json" 2>"$out.err"
 	check_eq "diff: status" 0 $?
