@@ -39,18 +39,44 @@ struct side {
 	int loaded;
 };
 
-/* Untrusted text for a terminal or a CI log: control characters become '?'. */
+/*
+ * Untrusted text for a terminal or a CI log: control characters become '?'
+ * (a path may hold a newline), and the legacy "##[" workflow-command form,
+ * which the Actions runner honours anywhere in a line, is broken up.
+ */
 static void put_safe(FILE *f, const char *s)
 {
+	size_t hashes = 0;
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		if (c == '[' && hashes >= 2)
+			fputc('\\', f);
+		hashes = c == '#' ? hashes + 1 : 0;
 		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
 	}
 }
 
+/* "FILE:LINE:COL" of a pin, safely. */
+static void put_at(const struct pin *p)
+{
+	put_safe(stdout, p->file);
+	printf(":%u:%u", p->line, p->col);
+}
+
+/* Errors carry repository text too (paths, excerpts): same treatment as stdout. */
+static int fail(const struct err *err)
+{
+	fputs("torch-dll-check: ", stderr);
+	put_safe(stderr, err->msg);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
 static void put_pin_line(const struct pin *p)
 {
-	printf("  %s:%u:%u  ", p->file, p->line, p->col);
+	printf("  ");
+	put_at(p);
+	printf("  ");
 	put_safe(stdout, p->raw);
 	printf("\n      %s", pin_source_name(p->source));
 	if (p->group) {
@@ -108,7 +134,9 @@ static void print_side(const char *label, const struct side *s, int all)
 			const struct req_include *inc = &f->inc[j];
 			if (inc->resolved && !inc->missing)
 				continue;
-			printf("  %s:%u:%u  note: %s ", f->path, inc->line, inc->col, inc->constraint ? "-c" : "-r");
+			printf("  ");
+			put_safe(stdout, f->path);
+			printf(":%u:%u  note: %s ", inc->line, inc->col, inc->constraint ? "-c" : "-r");
 			put_safe(stdout, inc->target);
 			printf(" %s\n", inc->resolved ? "is not in this commit" : "is outside the repository (not read)");
 		}
@@ -128,8 +156,9 @@ static void print_changes(const struct pin_changes *c)
 	for (i = 0; i < c->n; i++) {
 		const struct pin_change *ch = &c->v[i];
 		const struct pin *at = ch->head ? ch->head : ch->base;
-		printf("  %-8s %s:%u:%u%s  ", pin_change_name(ch->kind), at->file, at->line, at->col,
-		       ch->head ? "" : " (base)");
+		printf("  %-8s ", pin_change_name(ch->kind));
+		put_at(at);
+		printf("%s  ", ch->head ? "" : " (base)");
 		if (ch->kind == PIN_CHANGED) {
 			put_safe(stdout, ch->base->raw);
 			printf("  ->  ");
@@ -169,7 +198,9 @@ static void print_targets(const struct pinset *ps)
 	for (i = 0; i < n; i++) {
 		struct pin_probes pr = { NULL, 0, 0 };
 		struct err e;
-		printf("  %s:%u  torch ", t[i].file, t[i].pin->line);
+		printf("  ");
+		put_safe(stdout, t[i].file);
+		printf(":%u  torch ", t[i].pin->line);
 		if (t[i].version)
 			put_safe(stdout, t[i].version);
 		else if (t[i].specifier)
@@ -201,12 +232,52 @@ static void print_targets(const struct pinset *ps)
 
 /* ---------- JSON ---------- */
 
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if s does not start one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned cp;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* JSON must be UTF-8: repository bytes that are not become U+FFFD. */
 static void add_str(cJSON *o, const char *k, const char *v)
 {
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p = (const unsigned char *)v;
+	if (!v) {
 		cJSON_AddNullToObject(o, k);
+		return;
+	}
+	while (*p) {
+		size_t n = utf8_len(p);
+		if (n) {
+			strbuf_add(&sb, p, n);
+			p += n;
+		} else {
+			strbuf_adds(&sb, "\xef\xbf\xbd");
+			p++;
+		}
+	}
+	cJSON_AddStringToObject(o, k, strbuf_str(&sb));
+	strbuf_release(&sb);
 }
 
 static cJSON *pin_json(const struct pin *p)
@@ -260,7 +331,12 @@ static cJSON *side_json(const struct side *s, int all)
 		add_str(fo, "kind", req_kind_name(f->kind));
 		add_str(fo, "included_by", f->included_by);
 		for (j = 0; j < f->indexes.n; j++)
-			cJSON_AddItemToArray(idx, cJSON_CreateString(f->indexes.v[j]));
+			{
+				cJSON *tmp = cJSON_CreateObject();
+				add_str(tmp, "u", f->indexes.v[j]);
+				cJSON_AddItemToArray(idx, cJSON_DetachItemFromObject(tmp, "u"));
+				cJSON_Delete(tmp);
+			}
 		cJSON_AddItemToObject(fo, "indexes", idx);
 		for (j = 0; j < f->n_inc; j++) {
 			cJSON *io = cJSON_CreateObject();
@@ -295,7 +371,7 @@ static int print_json(const char *repo, const struct side *head, const struct si
 	cJSON_AddStringToObject(tool, "name", "torch-dll-check");
 	cJSON_AddStringToObject(tool, "version", TDC_VERSION);
 	cJSON_AddItemToObject(root, "tool", tool);
-	cJSON_AddStringToObject(root, "repository", repo);
+	add_str(root, "repository", repo);
 	cJSON_AddItemToObject(root, "head", side_json(head, all));
 	if (base)
 		cJSON_AddItemToObject(root, "base", side_json(base, all));
@@ -341,7 +417,7 @@ static int print_json(const char *repo, const struct side *head, const struct si
 			cJSON *rows = cJSON_CreateArray();
 			size_t j;
 			if (pins_target_probes(default_matrix(), &t[i], "x64", &pr, &e) < 0)
-				cJSON_AddStringToObject(o, "matrix_error", e.msg);
+				add_str(o, "matrix_error", e.msg);
 			for (j = 0; j < pr.n; j++) {
 				cJSON *ro = cJSON_CreateObject();
 				cJSON_AddStringToObject(ro, "version", pr.v[j].version);
@@ -468,16 +544,16 @@ static int cmd_git_pins(int argc, char **argv)
 		char *ev = xstrdup(event); /* os_getenv's pointer is not stable */
 		if (github_event_pr_shas(ev, base.sha, head.sha, &err) < 0) {
 			free(ev);
-			return cmd_usage_error("%s", err.msg);
+			return fail(&err);
 		}
 		free(ev);
 		head.rev = "pull_request.head.sha";
 		base.rev = "pull_request.base.sha";
 	}
 	if (git_repo_open(&repo, repo_dir, &err) < 0)
-		return cmd_usage_error("%s", err.msg);
+		return fail(&err);
 	if (load_side(repo, &head, "head", &err) < 0 || (diff && load_side(repo, &base, "base", &err) < 0)) {
-		rc = cmd_usage_error("%s", err.msg);
+		rc = fail(&err);
 		goto out;
 	}
 	if (diff)

@@ -191,6 +191,11 @@ run_suite() {
 	check_eq "actions: output wrapped in stop-commands" 1 \
 		"$(head -1 "$out.gh" | grep -c '^::stop-commands::[0-9a-f]\{32\}$')"
 	check_eq "actions: resumed with the same token" "::$(head -1 "$out.gh" | cut -d: -f5)::" "$(tail -1 "$out.gh")"
+	check_eq "legacy ##[ form is broken up everywhere" 0 "$(grep -c '##\[' "$out.gh")"
+	check_eq "a newline in a path stays on its line" 1 "$(grep -c '^  new?line/requirements.txt:1:1  torch==2.4.0$' "$out.gh")"
+	"$bin" pins --repo "$repo" --rev evil --json >"$out.evil.json" 2>&1
+	check_eq "json: invalid UTF-8 in a path becomes U+FFFD" 1 \
+		"$(json "$out.evil.json" 'sum(f["path"] == "\ufffdlatin/requirements.txt" for f in d["head"]["files"])')"
 }
 
 # a commit with a broken pin file, and one with hostile names
@@ -202,6 +207,12 @@ g checkout main
 g checkout -b evil-branch
 mkdir -p "$repo/::error title=x::pwned"
 printf 'torch==2.4.0 ; sys_platform == "win32"\n' >"$repo/::error title=x::pwned/requirements.txt"
+mkdir -p "$repo/##[error]legacy" "$repo/new
+line" "$repo/"$'\xff'"latin"
+for d in "##[error]legacy" "new
+line" $'\xff'"latin"; do
+	printf 'torch==2.4.0\n' >"$repo/$d/requirements.txt"
+done
 g add -A && g commit -m "::warning::subject" && g tag evil
 g checkout main
 
