@@ -19,6 +19,13 @@
 #include "err.h"
 #include "strbuf.h"
 
+/*
+ * Process start-up: on Windows replaces argv with the UTF-8 form of the wide
+ * command line (so non-ASCII paths survive) and sets the console to UTF-8;
+ * elsewhere does nothing. main() calls it first.
+ */
+void os_init(int *argc, char ***argv);
+
 /* A read-only mapping of a whole file. Pages are read only when touched. */
 struct os_map {
 	const unsigned char *data; /* NULL when size is 0 */
@@ -29,6 +36,14 @@ struct os_map {
 int os_map_file(struct os_map *m, const char *path, struct err *err);
 void os_unmap(struct os_map *m);
 
+/*
+ * Tells the OS that the pages of a mapping (from os_map_file) are not needed
+ * now: they leave the resident set and are read again (from the page cache)
+ * when touched. Keeps long runs over many mapped files small. Never fails.
+ */
+void os_map_drop_pages(const struct os_map *m);
+void os_drop_pages(const void *p, size_t len);
+
 enum os_ftype { OS_NONE = 0, OS_FILE, OS_DIR, OS_OTHER };
 
 struct os_stat {
@@ -38,6 +53,13 @@ struct os_stat {
 
 /* Never fails: a missing or unreachable path has type OS_NONE. */
 void os_stat(const char *path, struct os_stat *st);
+
+/*
+ * Whether path itself is a symbolic link (POSIX) or a reparse point such as a
+ * junction (Windows): tree walks do not follow these, so a junction loop
+ * cannot trap them. 0 for anything else, including a missing path.
+ */
+int os_is_link(const char *path);
 
 /* Appends the names in `dir` (not "." or "..") in the order the OS returns them. */
 int os_list_dir(const char *dir, struct strlist *names, struct err *err);
@@ -60,6 +82,12 @@ int os_isatty(int fd);
 /* Fills buf with n unpredictable bytes (for output delimiters and stop-commands tokens). */
 int os_random(void *buf, size_t n, struct err *err);
 
+/*
+ * The absolute form of a host path (symbolic links resolved when it exists;
+ * otherwise joined to the current directory). Caller frees; NULL on failure.
+ */
+char *os_abspath(const char *path);
+
 /* The host's path separator: '/' or '\\'. */
 char os_sep(void);
 
@@ -73,6 +101,16 @@ int os_reg_get(const char *subkey, const char *value, int view, struct strbuf *o
 
 /* Subkey names of an HKLM key (live registry); 1 if the key does not exist. */
 int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err *err);
+
+/*
+ * Runs the program `name` installed next to the running executable (same
+ * folder; ".exe" appended on Windows) with argv (argv[0] is replaced by its
+ * path; NULL-terminated). Used so that `torch-dll-check pins` reaches
+ * torch-dll-check-git, keeping libgit2 out of the main program.
+ * POSIX: execv replaces this process, so it returns only on failure (-1).
+ * Windows: CreateProcessW, waits, and returns 0 with *status = its exit code.
+ */
+int os_exec_sibling(const char *name, char **argv, int *status, struct err *err);
 
 /* Whether this build can talk to a live Windows machine (registry, LoadLibrary). */
 int os_is_windows(void);

@@ -91,6 +91,8 @@ void view_attach_registry(struct view *v, struct registry *reg); /* the view tak
 int view_reg_get(struct view *v, const char *subkey, const char *value, int regview, struct strbuf *out,
 		 struct err *err);
 int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err);
+/* Value names of a key (offline registries only; the live view returns -1 "not supported"). */
+int view_reg_values(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err);
 /* A description of where registry answers come from ("system.reg at ...", "live", "none"). */
 const char *view_registry_source(const struct view *v);
 
@@ -99,5 +101,15 @@ char *winpath_join(const char *dir, const char *name);
 char *winpath_dirname(const char *path);
 const char *winpath_basename(const char *path); /* points into path */
 char *winpath_normalize(const char *path);      /* '/' → '\\', no duplicate or trailing separators */
+int winpath_is_absolute(const char *path);      /* "X:\\..." or "\\\\server\\..." */
+
+/* NTFS collation of two UTF-8 names (upcased UTF-16 code units): <0, 0, >0. */
+int view_ntfs_cmp(const char *a, const char *b);
+
+/* view_setenv from "NAME=VALUE" (the --env option); -1 if there is no '=' or no name. */
+int view_setenv_assignment(struct view *v, const char *assignment);
+
+/* Whether registry answers are available (live, attached or found next to a Wine drive_c). */
+int view_has_registry(const struct view *v);
 
 #endif

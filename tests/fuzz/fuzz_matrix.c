@@ -1,0 +1,47 @@
+/*
+ * fuzz_matrix: any bytes as a matrix layer, over a small base layer (so
+ * replace, merge and remove paths run), then selection for a few versions.
+ * The reader must never crash, leak or read out of bounds; a file with
+ * errors must leave the matrix exactly as it was.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char base[] = "schema: 1\nrows:\n"
+			   "  - {id: a, torch: \">=2.4,<2.9\", status: inferred, vc_redist: {x64: \"14.29\"}}\n"
+			   "  - {id: b, torch: \"~=2.9.0\", variant: [cpu, \"cu*\"], status: inferred,\n"
+			   "     runtime_dlls: [{name: msvcp140.dll, min_version: \"14.40\", why: x}]}\n";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const versions[] = { "2.4.0", "2.9.1+cu121", "1.0", "3.0rc1", "2.5.0+cpu" };
+	struct matrix m;
+	struct matrix_diags d = MATRIX_DIAGS_INIT;
+	struct err e;
+	size_t i, before;
+	int r;
+
+	matrix_init(&m);
+	if (matrix_load_buffer(&m, "base.yml", base, sizeof(base) - 1, NULL, &e) < 0)
+		abort();
+	before = m.nrows;
+	r = matrix_load_buffer(&m, "fuzz.yml", data, size, &d, &e);
+	if (r < 0 && (m.nrows != before || m.files.n != 1 || (!d.n && !d.dropped)))
+		abort(); /* a failed layer must change nothing and say why */
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		struct pep440 v;
+		const struct matrix_row *row;
+		if (pep440_parse(&v, versions[i], NULL) < 0)
+			abort();
+		if (matrix_select(&m, &v, versions[i], NULL, i & 1 ? "x64" : NULL, &row, NULL) == 0 && !row)
+			abort();
+	}
+	matrix_diags_release(&d);
+	matrix_release(&m);
+	return 0;
+}
