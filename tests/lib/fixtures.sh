@@ -31,6 +31,7 @@
 # Or run it:  bash tests/lib/fixtures.sh standard        # prints the directory
 #             bash tests/lib/fixtures.sh make-dll OUT.dll [options]
 #             bash tests/lib/fixtures.sh dir
+#             bash tests/lib/fixtures.sh prune   # drop other versions' builds
 #
 # make_dll / make_exe options (all repeatable ones accumulate):
 #   --machine x64|x86            default x64 (x86 = i686, PE32)
@@ -558,10 +559,17 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
 	standard) fx_standard ;;
 	dir) fx_dir ;;
+	prune)
+		# Other generator versions' builds (an older script or compiler).
+		keep=$(fx_hash)
+		for old in "$TDC_CACHE"/fixtures/*/; do
+			[ "$(basename "$old")" = "$keep" ] || { echo "removing $old"; rm -rf "$old"; }
+		done
+		;;
 	make-dll) shift; make_dll "$@" ;;
 	make-exe) shift; make_exe "$@" ;;
 	*)
-		echo "usage: $0 standard | dir | make-dll OUT [options] | make-exe OUT [options]" >&2
+		echo "usage: $0 standard | dir | prune | make-dll OUT [options] | make-exe OUT [options]" >&2
 		exit 2
 		;;
 	esac
