@@ -127,7 +127,7 @@ fx_hash() {
 				echo "$t: $("$t" --version 2>&1 | head -1)"
 			done
 		} | sha256sum | cut -c1-16)
-		export FX_HASH
+		# Not exported: a child may source another version of this script.
 	fi
 	echo "$FX_HASH"
 }
@@ -199,6 +199,11 @@ fx_add_imports() {
 	IFS=, read -r -a s <<<"$syms"
 	for i in "${s[@]}"; do
 		[ -n "$i" ] || continue
+		# The same symbol twice (say --msvc and --import both name memset) is
+		# one import.
+		case $'\n'"${FX_IMP_SYMS[found]}" in
+		*$'\n'"$i"$'\n'* | *$'\n'"tdc_ord_${dll//[^A-Za-z0-9]/_}_$i @$i NONAME"$'\n'*) continue ;;
+		esac
 		case $kind in
 		*ordinal)
 			[[ $i =~ ^[0-9]+$ ]] || fx_die "bad ordinal '$i' in '$spec'" || return 1
@@ -251,6 +256,11 @@ fx_make_in() {
 	local -a FX_IMP_KEYS=() FX_IMP_SYMS=() exports=() vstrings=()
 	local need_llvm=
 	while [ $# -gt 0 ]; do
+		case $1 in
+		--msvc) ;;
+		--*)
+			[ $# -ge 2 ] || { fx_die "make_$kind: $1 needs a value"; return 1; } ;;
+		esac
 		case $1 in
 		--machine) FX_MACHINE=$2; shift ;;
 		--toolchain) toolchain=$2; shift ;;
