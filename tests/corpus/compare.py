@@ -14,7 +14,8 @@ For every file, compares with llvm-readobj (--file-headers --coff-imports
   - DependentLoadFlags (llvm-readobj prints it when the load config is big
     enough to hold it; otherwise we expect null)
 llvm-readobj 14 prints no forwarder strings and rejects a few files (Wine's
-http.sys): for those files only, mingw objdump -p supplies forwarder strings,
+http.sys): for those files only, mingw objdump -p (pefile for the arm64
+files objdump cannot read) supplies forwarder strings,
 imports and exports (and, for the files it reads, the export DLL name and the
 ordinal base). objdump 2.40 does not list delay imports: for a file only
 objdump can read, pefile supplies them.
@@ -294,6 +295,29 @@ def pefile_delay(files):
     return out
 
 
+def pefile_exports(files):
+    """Export DLL name, base and forwarder strings as pefile reads them, for
+    files objdump cannot read either (mingw objdump knows no arm64)."""
+    import pefile
+    out = {}
+    dd = pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"]
+    for f in files:
+        try:
+            p = pefile.PE(f, fast_load=True)
+            p.parse_data_directories(directories=[dd])
+        except Exception:
+            continue
+        e = getattr(p, "DIRECTORY_ENTRY_EXPORT", None)
+        if e is not None:
+            out[f] = {"imports": [], "names": {}, "has_exports": True,
+                      "dll_name": e.name.decode("utf-8", "replace") if e.name else None,
+                      "base": e.struct.Base,
+                      "exports": {s.ordinal: (s.address, s.forwarder.decode("utf-8", "replace"))
+                                  for s in e.symbols if s.forwarder}}
+        p.close()
+    return out
+
+
 # ---- comparison ----
 
 class Diffs:
@@ -485,6 +509,7 @@ def main(argv):
         for fu in f_od:
             od.update(fu.result())
         pdelay = pefile_delay([f for f in files if f in failed])
+        od.update(pefile_exports([f for f in need_od if f not in od and f in ref]))
         for fu in f_pf:
             pf.update(fu.result())
     d = Diffs()
