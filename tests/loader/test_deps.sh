@@ -149,8 +149,11 @@ check_eq "KnownDLLs from the prefix's system.reg: mid.dll now only from System32
 	'["registry",126,"missing-dll","mid.dll"]' "$got"
 got=$("$B" deps --root "$P/drive_c" --trace 'C:\c\ok\top.dll' | grep -m1 'mid.dll')
 check_eq "…and the probe says KnownDLLs" 'NAME NOT FOUND KnownDLLs          C:\Windows\System32\mid.dll  <- top.dll' "$got"
-rm "$P/system.reg"
+mv "$P/system.reg" "$P/elsewhere.reg"
 got=$("$B" deps --root "$P/drive_c" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror]')
 check_eq "no registry: the built-in KnownDLLs list" '["built-in list",0]' "$got"
+got=$("$B" deps --root "$P/drive_c" --registry "$P/elsewhere.reg" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror]')
+check_eq "--registry FILE attaches it" '["registry",126]' "$got"
+check_status "--registry with a bad file: exit 2" 2 "$B" deps --root "$R" --registry /etc/hostname 'C:\c\ok\top.dll'
 
 tap_done
