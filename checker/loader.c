@@ -568,7 +568,10 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32");
 	} else {
 		const char *path = view_getenv(ld->view, "PATH");
-		if (ld->app_dir)
+		/* LOAD_WITH_ALTERED_SEARCH_PATH: the DLL's folder takes the application dir's place */
+		if ((flags & LDR_WITH_ALTERED_SEARCH_PATH) && dll_dir)
+			add_dir(&v, &n, &alloc, dll_dir, "altered search path");
+		else if (ld->app_dir)
 			add_dir(&v, &n, &alloc, ld->app_dir, "application dir");
 		add_dir(&v, &n, &alloc, sysdir(ld), "System32");
 		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir");
@@ -704,6 +707,13 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 	int saw_wrong_arch = 0;
 	char *found = NULL;
 
+	/* a name without an extension gets ".dll", as LdrLoadDll does */
+	if (!strchr(winpath_basename(name), '.')) {
+		char *withext = xasprintf("%s.dll", name);
+		free(node->name);
+		node->name = withext;
+		name = node->name;
+	}
 	if (depth > LDR_MAX_DEPTH) {
 		node->detail = xstrdup("import chain deeper than 64 levels");
 		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);

@@ -65,6 +65,11 @@ verdict "PATH is searched with flags 0" '[0,"loads",null,null,[]]' 'C:\c\pth\pth
 	--flags 0
 verdict "bare name with DLL_LOAD_DIR → 87" '[87,"invalid-parameter","top.dll",null,["top.dll"]]' top.dll
 verdict "bare name, standard order, app dir" '[0,"loads",null,null,[]]' top.dll --flags 0 --app-dir 'C:\c\ok'
+verdict "a name without extension gets .dll" '[0,"loads",null,null,[]]' top --flags 0 --app-dir 'C:\c\ok'
+verdict "LOAD_WITH_ALTERED_SEARCH_PATH: the DLL's folder replaces the app dir" '[0,"loads",null,null,[]]' \
+	'C:\c\cyc\cyc_a.dll' --flags 0x8
+verdict "flags 0: the DLL's own folder is not searched" '[126,"missing-dll","cyc_b.dll",null,["cyc_a.dll","cyc_b.dll"]]' \
+	'C:\c\cyc\cyc_a.dll' --flags 0
 verdict "missing delay import: loads" '[0,"loads",null,null,[]]' 'C:\c\dl\dl.dll'
 verdict "DependentLoadFlags 0x800: own dir no longer searched" \
 	'[126,"missing-dll","sib.dll",null,["dlf.dll","sib.dll"]]' 'C:\c\dlf\dlf.dll'
