@@ -49,7 +49,7 @@ EOF
 )
 check_eq "probe verdicts (non-ASCII path, missing dependency, bare name, missing file)" \
 	"äbc.dll=0 needs_missing.dll=126 äbc.dll=87 absent.dll=126" "$got"
-grep -q '^@@oracle begin 1$' "$w/e2" && grep -q '^@@oracle end 1 126$' "$w/e2"
+grep -q '^@@oracle begin 1 tid=[0-9a-f]*$' "$w/e2" && grep -q '^@@oracle end 1 126$' "$w/e2"
 check_eq "markers bracket each load on stderr" 0 $?
 
 # 3. arguments straight from the command line (UTF-16 via GetCommandLineW),

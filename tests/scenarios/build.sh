@@ -538,12 +538,10 @@ for s in "${SCENARIOS[@]}"; do
 done
 printf '%s\n' "${SCENARIOS[@]}" >"$OUT/SCENARIOS"
 touch "$OUT/.complete"
-if mv -T "$OUT" "$FINAL" 2>/dev/null; then
-	# Trees of older generator versions are dead weight in the CI cache.
-	for old in "$TDC_CACHE"/scenarios/????????????????; do
-		[ "$old" != "$FINAL" ] && [ -f "$old/.complete" ] && rm -rf "$old"
-	done
-else
+# Trees of other generator versions are left alone: several worktrees (and
+# their test runs) share one cache, each with its own key; a key's trees
+# take ≈10 MB (System32 is a link), so old keys cost little.
+if ! mv -T "$OUT" "$FINAL" 2>/dev/null; then
 	rm -rf "$OUT"
 fi
 echo "$FINAL"
