@@ -29,6 +29,7 @@ make_dll "$dir/äbc.dll" --msvc --export f >/dev/null || not_ok "make_dll failed
 make_dll "$dir/needs_missing.dll" --import nowhere_to_be_found.dll:x --export g >/dev/null || not_ok "make_dll failed"
 z() { local p=$1; echo "Z:${p//\//\\}"; }
 
+wine_lock "$pfx"
 wine_start "$pfx"
 # 1. usage errors exit 2
 wine_run "$pfx" "$w/o1" "$w/e1" "$exe" frobnicate

@@ -98,6 +98,14 @@ oracle_build() {
 	echo "$out"
 }
 
+# wine_lock PREFIX: holds the prefix for this shell until it exits (fd 9).
+# Test runs in several worktrees share the prefix; one's `wineserver -k`
+# must not end another's programs, nor may two re-point drive T: at once.
+wine_lock() {
+	exec 9>"$1/.tdc.lock"
+	flock 9
+}
+
 # wine_start PREFIX: a persistent wineserver for a batch of runs. It exits
 # by itself 60 s after the last Wine process if wine_stop is never reached.
 wine_start() {

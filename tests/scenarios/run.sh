@@ -58,8 +58,7 @@ z_path() {
 	echo "Z:${p//\//\\}"
 }
 
-exec 9>"$PFX/.tdc-scenarios.lock"
-flock 9
+wine_lock "$PFX"
 wine_start "$PFX"
 for s in "${LIST[@]}"; do
 	# shellcheck disable=SC1090
