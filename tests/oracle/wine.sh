@@ -92,8 +92,8 @@ oracle_build() {
 		mkdir -p "$(dirname "$out")"
 		x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 			-nostdlib -e oracle_start -Wl,--subsystem,console -Wl,--no-insert-timestamp \
-			-o "$out.tmp" "$src" -lkernel32 -lgcc || return 1
-		mv "$out.tmp" "$out"
+			-o "$out.tmp.$$" "$src" -lkernel32 -lgcc || return 1
+		mv "$out.tmp.$$" "$out"
 	fi
 	echo "$out"
 }
