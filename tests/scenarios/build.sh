@@ -47,7 +47,7 @@ SCENARIOS=(
 	forwarder_to_missing_dll missing_ordinal delay_import_missing import_cycle
 	satisfied_by_earlier_load empty_dll userbase_library_bin four_level_chain letter_case
 	non_ascii_dirs conda_env windows_dir_only dependent_load_flags pyd_dll_load_dir_deeper
-	venv_base_library_bin cuda_path_added cuda_path_skipped
+	venv_base_library_bin cuda_path_added cuda_path_skipped api_sets
 )
 
 # ---- helpers ---------------------------------------------------------------
@@ -503,6 +503,20 @@ scn_cuda_path_skipped() {
 	sdll "$(host "$TORCH\\lib")/cudart64_12.dll" --msvc --export cudaMalloc
 	sdll "$(host "$CUDA_BIN")/cudart64_12.dll" --msvc --export cudaMalloc
 	sdll "$(host "$CUDA_BIN")/cublas64_12.dll" --msvc --export cublasCreate_v2
+	scn_end
+}
+
+scn_api_sets() {
+	scn_begin api_sets "API set contracts: a known one (host kernelbase, export forwarded to ntdll), one in upper case, one the schema does not know (126)"
+	python_install
+	torch_install
+	local L="$TORCH\\lib"
+	sdll "$(host "$L")/apiset_known.dll" --import KERNEL32.dll:GetLastError \
+		--import api-ms-win-core-synch-l1-2-0.dll:AcquireSRWLockExclusive,InitializeSRWLock --export k
+	sdll "$(host "$L")/apiset_upper.dll" --import KERNEL32.dll:GetLastError \
+		--import API-MS-WIN-CRT-HEAP-L1-1-0.DLL:malloc,free --export u
+	sdll "$(host "$L")/apiset_unknown.dll" --import KERNEL32.dll:GetLastError \
+		--import api-ms-win-tdc-notacontract-l1-1-0.dll:TdcNothing --export n
 	scn_end
 }
 

@@ -542,6 +542,16 @@ def main():
     used = set()
     for s in scenarios:
         vs, _ = derive(run, s, os.path.join(scen_dir, s, "root"), prefix_c)
+        # Sanity: the oracle ran in this scenario's tree (drive T: is shared
+        # by every run on the prefix): it loaded exactly the tree's DLLs.
+        meta = read_meta(scen_dir, s)
+        lib = os.path.join(scen_dir, s, "root", *meta["TORCH"][0][3:].split("\\"), "lib")
+        on_disk = sorted(n.lower() for n in os.listdir(lib) if n.lower().endswith(".dll") and not n.startswith("."))
+        loaded = sorted(base(v["path"]).lower() for v in vs if v["kind"] == "dll")
+        if on_disk != loaded:
+            out.not_ok(f"{s}: the oracle did not run in this scenario's tree (another run re-pointed T:?)",
+                       ["tree:   " + " ".join(on_disk), "oracle: " + " ".join(loaded)])
+            continue
         report = None
         if have_check:
             cj = os.path.join(run, s + ".check.json")
