@@ -105,8 +105,8 @@ check_eq "32-bit asmjit in torch\\lib: 193 at once" '["add_dll_directory","bad-a
 	"$(bin asmjit_x86 asmjit.dll)"
 check_eq "193 text" '"OSError: [WinError 193] %1 is not a valid Win32 application. Error loading \"C:\\Python311\\Lib\\site-packages\\torch\\lib\\asmjit.dll\" or one of its dependencies."' \
 	"$(J asmjit_x86 '.installs[0].import_error.text')"
-check_eq "fbgemm → 32-bit asmjit: skipped, nothing else: 126 bad-arch" \
-	'["path_fallback","bad-arch",126,"asmjit.dll",null,["fbgemm.dll","asmjit.dll"]]' "$(bin asmjit_x86 fbgemm.dll)"
+check_eq "fbgemm → 32-bit asmjit: skipped, nothing else: 193 at the first attempt" \
+	'["add_dll_directory","bad-arch",193,"asmjit.dll",null,["fbgemm.dll","asmjit.dll"]]' "$(bin asmjit_x86 fbgemm.dll)"
 
 check_eq "empty (quarantined) c10.dll: 193 unreadable" '["add_dll_directory","unreadable",193,"c10.dll",null,["c10.dll"]]' \
 	"$(bin c10_empty c10.dll)"

@@ -41,8 +41,8 @@ verdict "forwarder loop → 127, no hang" \
 	'[127,"missing-entry-point","fw_loop.dll","f",["u_loop.dll","fw_loop.dll","fw_loop.dll"]]' 'C:\c\fwd\u_loop.dll'
 verdict "32-bit DLL loaded by a 64-bit process → 193" '[193,"bad-arch","x86.dll",null,["x86.dll"]]' \
 	'C:\c\arch\x86.dll'
-verdict "dependency only as 32-bit → 126, outcome bad-arch" \
-	'[126,"bad-arch","dep.dll",null,["top64.dll","dep.dll"]]' 'C:\c\arch\top64.dll'
+verdict "dependency only as 32-bit → 193 (c000007b propagates)" \
+	'[193,"bad-arch","dep.dll",null,["top64.dll","dep.dll"]]' 'C:\c\arch\top64.dll'
 verdict "wrong-machine candidate skipped, x64 copy found later" '[0,"loads",null,null,[]]' \
 	'C:\c\arch\top64.dll' --add-dll-dir 'C:\c\arch\x64dir'
 verdict "x86 process: KnownDLL from SysWOW64" '[0,"loads",null,null,[]]' 'C:\c\arch\t32.dll' --machine x86
