@@ -47,7 +47,7 @@ SCENARIOS=(
 	forwarder_to_missing_dll missing_ordinal delay_import_missing import_cycle
 	satisfied_by_earlier_load empty_dll userbase_library_bin four_level_chain letter_case
 	non_ascii_dirs conda_env windows_dir_only dependent_load_flags pyd_dll_load_dir_deeper
-	venv_base_library_bin cuda_path_added cuda_path_skipped api_sets
+	venv_base_library_bin cuda_path_added cuda_path_skipped api_sets known_dll_shadow
 )
 
 # ---- helpers ---------------------------------------------------------------
@@ -517,6 +517,14 @@ scn_api_sets() {
 		--import API-MS-WIN-CRT-HEAP-L1-1-0.DLL:malloc,free --export u
 	sdll "$(host "$L")/apiset_unknown.dll" --import KERNEL32.dll:GetLastError \
 		--import api-ms-win-tdc-notacontract-l1-1-0.dll:TdcNothing --export n
+	scn_end
+}
+
+scn_known_dll_shadow() {
+	scn_begin known_dll_shadow "a ws2_32.dll without WSAStartup in torch\\lib: uv.dll's import by name takes the KnownDLL from System32; the impostor itself loads by full path"
+	python_install
+	torch_install
+	sdll "$(host "$TORCH\\lib")/ws2_32.dll" --import KERNEL32.dll:GetLastError --export tdc_not_winsock
 	scn_end
 }
 
