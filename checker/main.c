@@ -2,12 +2,12 @@
  * main: dispatch to one subcommand. The only place (with the cmd_*.c files)
  * that decides exit statuses; library code below never exits.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "os.h"
+#include "report.h"
 
 struct command {
 	const char *name;
@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "inventory", cmd_inventory, "redistributables, runtime DLLs and torch installs found" },
 	{ "matrix", cmd_matrix, "lint or show the torch runtime matrix" },
 	{ "pins", cmd_pins, "which torch a repository revision pins (requirements files, via git)" },
+	{ "report", cmd_report, "render a saved JSON report: text, GitHub annotations/summary/outputs, SARIF" },
 };
 
 static void usage(FILE *f)
@@ -32,38 +33,6 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'torch-dll-check <command> --help' describes a command's options.\n"
 		   "Exit status: 0 pass, 1 findings, 2 usage or input error.\n");
-}
-
-int cmd_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("torch-dll-check: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
-
-int arg_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n))
-		return 0;
-	if (a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (a[n] != '\0')
-		return 0;
-	if (*i + 1 >= argc) {
-		cmd_usage_error("option %s needs a value", name);
-		return -1;
-	}
-	*i += 1;
-	*val = argv[*i];
-	return 1;
 }
 
 int main(int argc, char **argv)

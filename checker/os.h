@@ -102,6 +102,16 @@ int os_reg_get(const char *subkey, const char *value, int view, struct strbuf *o
 /* Subkey names of an HKLM key (live registry); 1 if the key does not exist. */
 int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err *err);
 
+/*
+ * Runs the program `name` installed next to the running executable (same
+ * folder; ".exe" appended on Windows) with argv (argv[0] is replaced by its
+ * path; NULL-terminated). Used so that `torch-dll-check pins` reaches
+ * torch-dll-check-git, keeping libgit2 out of the main program.
+ * POSIX: execv replaces this process, so it returns only on failure (-1).
+ * Windows: CreateProcessW, waits, and returns 0 with *status = its exit code.
+ */
+int os_exec_sibling(const char *name, char **argv, int *status, struct err *err);
+
 /* Whether this build can talk to a live Windows machine (registry, LoadLibrary). */
 int os_is_windows(void);
 

@@ -254,6 +254,35 @@ int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err
 	return err_set(err, "the live registry is only available on Windows (use --registry FILE)");
 }
 
+int os_exec_sibling(const char *name, char **argv, int *status, struct err *err)
+{
+	char self[4096], *path, *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	(void)status;
+	if (n <= 0 || (size_t)n >= sizeof(self) - 1)
+		return err_set(err, "cannot find the running program (/proc/self/exe): %s",
+			       n < 0 ? strerror(errno) : "path too long");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return err_set(err, "cannot find the folder of %s", self);
+	path = xasprintf("%.*s/%s", (int)(slash - self), self, name);
+	if (access(path, X_OK) < 0) {
+		err_set(err, "cannot run %s: %s (it is built and installed with torch-dll-check)", path,
+			strerror(errno));
+		free(path);
+		return -1;
+	}
+	argv[0] = path;
+	fflush(stdout);
+	fflush(stderr);
+	execv(path, argv);
+	err_set(err, "cannot run %s: %s", path, strerror(errno));
+	argv[0] = NULL;
+	free(path);
+	return -1;
+}
+
 int os_is_windows(void)
 {
 	return 0;
