@@ -2,7 +2,6 @@
  * main: dispatch to one subcommand. The only place (with the cmd_*.c files)
  * that decides exit statuses; library code below never exits.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,48 +33,6 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'torch-dll-check <command> --help' describes a command's options.\n"
 		   "Exit status: 0 pass, 1 findings, 2 usage or input error.\n");
-}
-
-int cmd_usage_error(const char *fmt, ...)
-{
-	struct strbuf msg = STRBUF_INIT, out = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	/*
-	 * Messages quote paths and DLL names from the machine checked: printed
-	 * as one safe line (controls visible, "::" and "##[" broken, report.h),
-	 * so they can never act as a GitHub workflow command or a terminal escape.
-	 */
-	strbuf_adds(&out, "torch-dll-check: ");
-	report_esc_line(&out, msg.buf);
-	strbuf_addch(&out, '\n');
-	fputs(out.buf, stderr);
-	strbuf_release(&msg);
-	strbuf_release(&out);
-	return EXIT_USAGE;
-}
-
-int arg_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n))
-		return 0;
-	if (a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (a[n] != '\0')
-		return 0;
-	if (*i + 1 >= argc) {
-		cmd_usage_error("option %s needs a value", name);
-		return -1;
-	}
-	*i += 1;
-	*val = argv[*i];
-	return 1;
 }
 
 int main(int argc, char **argv)

@@ -27,11 +27,14 @@
 #include <string.h>
 #include <yaml.h>
 
+#include <cjson/cJSON.h>
+
 #include "os.h"
 
 #define YT_MAX_DEPTH 32
 #define YT_MAX_NODES 50000
 #define YT_MAX_SCALAR 16384
+#define YT_MAX_KIDS 1024 /* items of one list, or keys + values of one mapping: bounds the quadratic checks */
 #define OVERLAP_BUDGET 4000000 /* sample evaluations per file */
 
 /* Lint context: one file being read. */
@@ -80,6 +83,25 @@ void matrix_diags_release(struct matrix_diags *d)
 	d->n = d->alloc = d->dropped = 0;
 }
 
+/* A short, printable copy of a string for messages: control bytes as \xNN, at most 60 bytes. */
+static const char *printable(const char *s, char *buf, size_t n)
+{
+	size_t i, o = 0;
+	for (i = 0; s[i] && o + 5 < n && i < 60; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	if (s[i] && o + 4 < n) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 /* ---- step 1: bytes ---------------------------------------------------- */
 
 /*
@@ -105,8 +127,8 @@ static long check_bytes(struct lint *L, const unsigned char *p, size_t len)
 		unsigned c = p[i];
 		size_t n, k;
 		unsigned cp;
-		if (c == '\n') {
-			line++;
+		if (c == '\n' || (c == '\r' && (i + 1 >= len || p[i + 1] != '\n'))) {
+			line++; /* LF, CR LF or a lone CR: each is one line break for libyaml too */
 			col = 1;
 			i++;
 			continue;
@@ -194,19 +216,22 @@ static struct ynode *ynode_new(enum ykind kind, yaml_mark_t mark)
 /* Refuses anchors and tags (other than !!str) on a node event. */
 static int check_props(struct lint *L, yaml_mark_t m, const yaml_char_t *anchor, const yaml_char_t *tag)
 {
+	char buf[128];
 	if (anchor) {
 		lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-			   "anchors (&%.40s) are not allowed in a matrix; write the value out", (const char *)anchor);
+			   "anchors (&%s) are not allowed in a matrix; write the value out",
+			   printable((const char *)anchor, buf, sizeof(buf)));
 		return -1;
 	}
 	if (tag && strcmp((const char *)tag, "tag:yaml.org,2002:str")) {
 		const char *t = (const char *)tag;
 		if (t[0] == '!' && t[1] == '=')
 			lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-				   "\"!\" starts a YAML tag here; quote the specifier (torch: \"%.40s\")", t);
+				   "\"!\" starts a YAML tag here; quote the specifier (torch: \"%s\")",
+				   printable(t, buf, sizeof(buf)));
 		else
 			lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-				   "YAML tags (%.40s) are not allowed in a matrix", t);
+				   "YAML tags (%s) are not allowed in a matrix", printable(t, buf, sizeof(buf)));
 		return -1;
 	}
 	return 0;
@@ -264,9 +289,12 @@ static struct ynode *ytree_parse(struct lint *L, const unsigned char *data, size
 			done = 1;
 			break;
 		case YAML_ALIAS_EVENT:
+		{
+			char buf[128];
 			lint_error(L, (unsigned)ev.start_mark.line + 1, (unsigned)ev.start_mark.column + 1,
-				   "aliases (*%.40s) are not allowed in a matrix; write the value out",
-				   (const char *)ev.data.alias.anchor);
+				   "aliases (*%s) are not allowed in a matrix; write the value out",
+				   printable((const char *)ev.data.alias.anchor, buf, sizeof(buf)));
+		}
 			failed = 1;
 			break;
 		case YAML_SCALAR_EVENT:
@@ -325,6 +353,13 @@ static struct ynode *ytree_parse(struct lint *L, const unsigned char *data, size
 				lint_error(L, y->line, y->col, "more than %d YAML nodes", YT_MAX_NODES);
 				ynode_free(y);
 				failed = 1;
+			} else if (depth && stack[depth - 1]->n >= YT_MAX_KIDS) {
+				lint_error(L, y->line, y->col, "more than %d items in one %s", 
+					   stack[depth - 1]->kind == Y_MAP ? YT_MAX_KIDS / 2 : YT_MAX_KIDS,
+					   stack[depth - 1]->kind == Y_MAP ? "mapping" : "list");
+				ynode_free(y);
+				y = NULL;
+				failed = 1;
 			} else if (depth) {
 				struct ynode *parent = stack[depth - 1];
 				ALLOC_GROW(parent->kid, parent->n + 1, parent->alloc);
@@ -334,7 +369,7 @@ static struct ynode *ytree_parse(struct lint *L, const unsigned char *data, size
 			} else {
 				ynode_free(y); /* cannot happen in one document; be safe */
 			}
-			if (!failed && y->kind != Y_SCALAR) {
+			if (!failed && y && y->kind != Y_SCALAR) {
 				if (depth >= YT_MAX_DEPTH) {
 					lint_error(L, y->line, y->col, "nested deeper than %d levels", YT_MAX_DEPTH);
 					failed = 1;
@@ -382,12 +417,20 @@ static const char *kind_name(const struct ynode *y)
 	return "?";
 }
 
-/* The column of byte `off` (0-based) inside a scalar, for errors within strings. */
+/*
+ * The column of byte `off` (0-based) inside a scalar, for errors within
+ * strings. libyaml counts columns in characters, so UTF-8 continuation
+ * bytes do not count. Exact for plain and quoted one-line scalars without
+ * escapes before `off`; block scalars get the scalar's own column.
+ */
 static unsigned scalar_col(const struct ynode *y, size_t off)
 {
+	size_t i, chars = 0;
 	if (y->quoted == 2)
 		return y->col;
-	return y->col + (y->quoted ? 1u : 0u) + (unsigned)(off > 10000 ? 10000 : off);
+	for (i = 0; i < off && i < y->len; i++)
+		chars += ((unsigned char)y->s[i] & 0xc0) != 0x80;
+	return y->col + (y->quoted ? 1u : 0u) + (unsigned)chars;
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -438,24 +481,9 @@ static void join_names(struct strbuf *sb, const char *const *names)
 		strbuf_addf(sb, "%s`%s`", i ? ", " : "", names[i]);
 }
 
-/* A short, printable copy of a scalar for messages. */
 static const char *shown(const struct ynode *y, char *buf, size_t n)
 {
-	size_t i, o = 0;
-	const char *s = y && y->kind == Y_SCALAR ? y->s : "";
-	for (i = 0; s[i] && o + 5 < n && i < 60; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	if (s[i] && o + 4 < n) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
+	return printable(y && y->kind == Y_SCALAR ? y->s : "", buf, n);
 }
 
 /*
@@ -917,7 +945,7 @@ static void parse_dlls(struct lint *L, const struct ynode *row, struct matrix_ro
 {
 	const struct ynode *list = get_map_list(L, row, "runtime_dlls", "mappings ({name, min_version, where, why})");
 	size_t i, j;
-	char what[160];
+	char what[160], pbuf[128];
 	if (!list)
 		return;
 	r->dlls = xcalloc(list->n ? list->n : 1, sizeof(*r->dlls));
@@ -933,7 +961,7 @@ static void parse_dlls(struct lint *L, const struct ynode *row, struct matrix_ro
 		map_check(L, m, "a runtime_dlls entry", dll_keys, &present);
 		d->name = get_str(L, m, "name", "a runtime_dlls entry", "a DLL file name such as msvcp140.dll", 1);
 		check_dll_name(L, m, "name", d->name);
-		snprintf(what, sizeof(what), "runtime_dlls entry `%.100s`", d->name ? d->name : "?");
+		snprintf(what, sizeof(what), "runtime_dlls entry `%s`", printable(d->name ? d->name : "?", pbuf, sizeof(pbuf)));
 		if ((v = map_get(m, "min_version")))
 			parse_min(L, v, "`min_version`", &d->min);
 		e = get_enum(L, m, "where", what, where_names, 0);
@@ -955,7 +983,7 @@ static void parse_openmp(struct lint *L, const struct ynode *row, struct matrix_
 {
 	const struct ynode *list = get_map_list(L, row, "openmp", "mappings ({dll, where, redistributable})");
 	size_t i, j;
-	char what[160];
+	char what[160], pbuf[128];
 	if (!list)
 		return;
 	r->openmp = xcalloc(list->n ? list->n : 1, sizeof(*r->openmp));
@@ -971,7 +999,7 @@ static void parse_openmp(struct lint *L, const struct ynode *row, struct matrix_
 		map_check(L, m, "an openmp entry", omp_keys, &present);
 		o->dll = get_str(L, m, "dll", "an openmp entry", "a DLL file name such as libiomp5md.dll", 1);
 		check_dll_name(L, m, "dll", o->dll);
-		snprintf(what, sizeof(what), "openmp entry `%.100s`", o->dll ? o->dll : "?");
+		snprintf(what, sizeof(what), "openmp entry `%s`", printable(o->dll ? o->dll : "?", pbuf, sizeof(pbuf)));
 		e = get_enum(L, m, "where", what, where_names, 1);
 		o->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
 		e = get_bool(L, m, "redistributable");
@@ -1010,7 +1038,7 @@ static void parse_issues(struct lint *L, const struct ynode *row, struct matrix_
 {
 	const struct ynode *list = get_map_list(L, row, "known_issues", "mappings ({id, symptom, cause, fix, sources})");
 	size_t i, j;
-	char what[160];
+	char what[160], pbuf[128];
 	if (!list)
 		return;
 	r->issues = xcalloc(list->n ? list->n : 1, sizeof(*r->issues));
@@ -1027,10 +1055,10 @@ static void parse_issues(struct lint *L, const struct ynode *row, struct matrix_
 		is->id = get_str(L, m, "id", "a known_issues entry", "a short name such as libomp140-missing", 1);
 		if (is->id && !id_ok(is->id)) {
 			const struct ynode *v = map_get(m, "id");
-			lint_error(L, v->line, v->col, "known issue id `%.64s` may only use letters, digits, '.', '-' and '_' (at most 64)",
-				   is->id);
+			lint_error(L, v->line, v->col, "known issue id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
+				   shown(v, pbuf, sizeof(pbuf)));
 		}
-		snprintf(what, sizeof(what), "known issue `%.64s`", is->id ? is->id : "?");
+		snprintf(what, sizeof(what), "known issue `%s`", printable(is->id ? is->id : "?", pbuf, sizeof(pbuf)));
 		is->symptom = get_str(L, m, "symptom", what, "what the user sees", 1);
 		is->cause = get_str(L, m, "cause", what, "why it happens", 1);
 		is->fix = get_str(L, m, "fix", what, "what to do", 1);
@@ -1104,7 +1132,7 @@ static struct matrix_row *parse_row(struct lint *L, const struct ynode *m, unsig
 	struct matrix_row *r;
 	size_t before = L->nerr;
 	const struct ynode *v;
-	char what[160];
+	char what[160], pbuf[128];
 	int e;
 
 	if (m->kind != Y_MAP) {
@@ -1120,9 +1148,10 @@ static struct matrix_row *parse_row(struct lint *L, const struct ynode *m, unsig
 	r->id = get_str(L, m, "id", "row", "a unique name such as torch-2.4.0", 1);
 	if (r->id && !id_ok(r->id)) {
 		v = map_get(m, "id");
-		lint_error(L, v->line, v->col, "row id `%.64s` may only use letters, digits, '.', '-' and '_' (at most 64)", r->id);
+		lint_error(L, v->line, v->col, "row id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
+			   shown(v, pbuf, sizeof(pbuf)));
 	}
-	snprintf(what, sizeof(what), "row `%.64s`", r->id ? r->id : "?");
+	snprintf(what, sizeof(what), "row `%s`", printable(r->id ? r->id : "?", pbuf, sizeof(pbuf)));
 	r->torch_text = get_str(L, m, "torch", what, "a version specifier such as \">=2.4.1,<2.7\"", !r->merge);
 	if (r->torch_text) {
 		struct err se;
@@ -1336,7 +1365,11 @@ static int simpler(const struct pep440 *a, const struct pep440 *b)
 static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 {
 	size_t i, j, k, budget = OVERLAP_BUDGET;
-	struct pep440 *samples = xmalloc(sizeof(*samples) * 2048);
+	enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* spec_samples adds at most 9 per clause */
+	struct pep440 *samples;
+	if (n < 2)
+		return;
+	samples = xmalloc(sizeof(*samples) * MAX_SAMPLES);
 	for (j = 1; j < n; j++) {
 		for (i = 0; i < j; i++) {
 			const struct matrix_row *a = rows[i], *b = rows[j];
@@ -1352,8 +1385,8 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 			amask = a->arch_mask & b->arch_mask ? a->arch_mask & b->arch_mask : a->arch_mask | b->arch_mask;
 			if (!(variant = common_variant(a, b)))
 				continue;
-			spec_samples(&a->torch, samples, &ns, 2048);
-			spec_samples(&b->torch, samples, &ns, 2048);
+			spec_samples(&a->torch, samples, &ns, MAX_SAMPLES);
+			spec_samples(&b->torch, samples, &ns, MAX_SAMPLES);
 			if (budget < ns * 2) {
 				lint_error(L, b->pos.line, b->pos.col,
 					   "too many rows and clauses to check for overlaps; split the file");
@@ -1799,7 +1832,149 @@ const struct matrix_dll *matrix_row_dll(const struct matrix_row *r, const char *
 	return NULL;
 }
 
+static int any_dll(const struct strlist *l, int (*fn)(const char *dll, void *ctx), void *ctx)
+{
+	size_t i;
+	if (!l->n)
+		return 1;
+	if (!fn)
+		return 0;
+	for (i = 0; i < l->n; i++)
+		if (fn(l->v[i], ctx))
+			return 1;
+	return 0;
+}
+
+int matrix_issue_applies(const struct matrix_issue *is, const char *variant, int arch,
+			 int (*imports)(const char *dll, void *ctx), int (*unresolved)(const char *dll, void *ctx),
+			 void *ctx)
+{
+	size_t i;
+	int ok = !is->when.variant.n;
+	for (i = 0; i < is->when.variant.n && variant && *variant; i++)
+		ok |= matrix_glob(is->when.variant.v[i], variant);
+	if (!ok)
+		return 0;
+	if (is->when.arch_mask && (arch < 0 || arch >= MATRIX_NARCH || !(is->when.arch_mask & (1u << arch))))
+		return 0;
+	return any_dll(&is->when.imports, imports, ctx) && any_dll(&is->when.unresolved, unresolved, ctx);
+}
+
 const char *matrix_row_file(const struct matrix_row *r)
 {
 	return r->pos.file;
 }
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static cJSON *str_array(const struct strlist *l)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
+	return a;
+}
+
+static cJSON *arch_array(unsigned mask)
+{
+	cJSON *a = cJSON_CreateArray();
+	int i;
+	for (i = 0; i < MATRIX_NARCH; i++)
+		if (mask & (1u << i))
+			cJSON_AddItemToArray(a, cJSON_CreateString(matrix_arch_name(i)));
+	return a;
+}
+
+static cJSON *pos_json(const struct matrix_pos *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", p->file ? p->file : "");
+	cJSON_AddNumberToObject(o, "line", p->line);
+	cJSON_AddNumberToObject(o, "col", p->col);
+	return o;
+}
+
+static void add_opt_str(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *matrix_row_json(const struct matrix_row *r, int full)
+{
+	cJSON *o = cJSON_CreateObject(), *vc, *a;
+	size_t i;
+	int k;
+	if (!full) {
+		cJSON_AddStringToObject(o, "id", r->id);
+		cJSON_AddStringToObject(o, "file", r->pos.file ? r->pos.file : "");
+		cJSON_AddNumberToObject(o, "line", r->pos.line);
+		cJSON_AddNumberToObject(o, "col", r->pos.col);
+		cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
+		cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
+		cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+		return o;
+	}
+	cJSON_AddStringToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
+	cJSON_AddItemToObject(o, "variant", str_array(&r->variants));
+	cJSON_AddItemToObject(o, "arch", arch_array(r->arch_mask));
+	cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
+	cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+	add_opt_str(o, "note", r->note);
+	vc = cJSON_AddObjectToObject(o, "vc_redist");
+	for (k = 0; k < MATRIX_NARCH; k++)
+		if (r->vc_redist[k].set)
+			cJSON_AddStringToObject(vc, matrix_arch_name(k), r->vc_redist[k].text);
+	a = cJSON_AddArrayToObject(o, "runtime_dlls");
+	for (i = 0; i < r->ndlls; i++) {
+		const struct matrix_dll *d = &r->dlls[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", d->name);
+		add_opt_str(x, "min_version", d->min.set ? d->min.text : NULL);
+		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
+		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
+		cJSON_AddStringToObject(x, "why", d->why);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "openmp");
+	for (i = 0; i < r->nopenmp; i++) {
+		const struct matrix_openmp *d = &r->openmp[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "dll", d->dll);
+		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
+		cJSON_AddBoolToObject(x, "redistributable", d->redistributable);
+		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
+		add_opt_str(x, "provider", d->provider);
+		add_opt_str(x, "fix", d->fix);
+		add_opt_str(x, "why", d->why);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "known_issues");
+	for (i = 0; i < r->nissues; i++) {
+		const struct matrix_issue *d = &r->issues[i];
+		cJSON *x = cJSON_CreateObject(), *w;
+		cJSON_AddStringToObject(x, "id", d->id);
+		cJSON_AddStringToObject(x, "symptom", d->symptom);
+		cJSON_AddStringToObject(x, "cause", d->cause);
+		cJSON_AddStringToObject(x, "fix", d->fix);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		w = cJSON_AddObjectToObject(x, "applies_when");
+		cJSON_AddItemToObject(w, "variant", str_array(&d->when.variant));
+		cJSON_AddItemToObject(w, "arch", arch_array(d->when.arch_mask));
+		cJSON_AddItemToObject(w, "imports", str_array(&d->when.imports));
+		cJSON_AddItemToObject(w, "unresolved", str_array(&d->when.unresolved));
+		cJSON_AddItemToArray(a, x);
+	}
+	cJSON_AddItemToObject(o, "origin", pos_json(&r->pos));
+	return o;
+}
+

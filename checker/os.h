@@ -36,6 +36,14 @@ struct os_map {
 int os_map_file(struct os_map *m, const char *path, struct err *err);
 void os_unmap(struct os_map *m);
 
+/*
+ * Tells the OS that the pages of a mapping (from os_map_file) are not needed
+ * now: they leave the resident set and are read again (from the page cache)
+ * when touched. Keeps long runs over many mapped files small. Never fails.
+ */
+void os_map_drop_pages(const struct os_map *m);
+void os_drop_pages(const void *p, size_t len);
+
 enum os_ftype { OS_NONE = 0, OS_FILE, OS_DIR, OS_OTHER };
 
 struct os_stat {
@@ -93,6 +101,16 @@ int os_reg_get(const char *subkey, const char *value, int view, struct strbuf *o
 
 /* Subkey names of an HKLM key (live registry); 1 if the key does not exist. */
 int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err *err);
+
+/*
+ * Runs the program `name` installed next to the running executable (same
+ * folder; ".exe" appended on Windows) with argv (argv[0] is replaced by its
+ * path; NULL-terminated). Used so that `torch-dll-check pins` reaches
+ * torch-dll-check-git, keeping libgit2 out of the main program.
+ * POSIX: execv replaces this process, so it returns only on failure (-1).
+ * Windows: CreateProcessW, waits, and returns 0 with *status = its exit code.
+ */
+int os_exec_sibling(const char *name, char **argv, int *status, struct err *err);
 
 /* Whether this build can talk to a live Windows machine (registry, LoadLibrary). */
 int os_is_windows(void);

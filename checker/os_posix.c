@@ -55,6 +55,8 @@ int os_map_file(struct os_map *m, const char *path, struct err *err)
 	close(fd);
 	if (p == MAP_FAILED)
 		return err_set(err, "cannot map %s: %s", path, strerror(errno));
+	/* readers touch scattered pages: no readahead */
+	madvise(p, (size_t)st.st_size, MADV_RANDOM);
 	m->data = p;
 	m->size = (size_t)st.st_size;
 	return 0;
@@ -66,6 +68,18 @@ void os_unmap(struct os_map *m)
 		munmap((void *)m->data, m->size);
 	m->data = NULL;
 	m->size = 0;
+}
+
+void os_map_drop_pages(const struct os_map *m)
+{
+	os_drop_pages(m->data, m->size);
+}
+
+void os_drop_pages(const void *p, size_t len)
+{
+	/* a read-only private file mapping: dropped pages come back unchanged from the file */
+	if (p && len)
+		madvise((void *)p, len, MADV_DONTNEED);
 }
 
 void os_stat(const char *path, struct os_stat *out)
@@ -238,6 +252,35 @@ int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err
 	(void)view;
 	(void)out;
 	return err_set(err, "the live registry is only available on Windows (use --registry FILE)");
+}
+
+int os_exec_sibling(const char *name, char **argv, int *status, struct err *err)
+{
+	char self[4096], *path, *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	(void)status;
+	if (n <= 0 || (size_t)n >= sizeof(self) - 1)
+		return err_set(err, "cannot find the running program (/proc/self/exe): %s",
+			       n < 0 ? strerror(errno) : "path too long");
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return err_set(err, "cannot find the folder of %s", self);
+	path = xasprintf("%.*s/%s", (int)(slash - self), self, name);
+	if (access(path, X_OK) < 0) {
+		err_set(err, "cannot run %s: %s (it is built and installed with torch-dll-check)", path,
+			strerror(errno));
+		free(path);
+		return -1;
+	}
+	argv[0] = path;
+	fflush(stdout);
+	fflush(stderr);
+	execv(path, argv);
+	err_set(err, "cannot run %s: %s", path, strerror(errno));
+	argv[0] = NULL;
+	free(path);
+	return -1;
 }
 
 int os_is_windows(void)

@@ -119,6 +119,18 @@ void os_unmap(struct os_map *m)
 	m->size = 0;
 }
 
+void os_map_drop_pages(const struct os_map *m)
+{
+	os_drop_pages(m->data, m->size);
+}
+
+void os_drop_pages(const void *p, size_t len)
+{
+	/* removes the pages from the working set; they fault back in from the file */
+	if (p && len)
+		VirtualUnlock((LPVOID)p, len);
+}
+
 void os_stat(const char *path, struct os_stat *st)
 {
 	WIN32_FILE_ATTRIBUTE_DATA a;
@@ -394,6 +406,104 @@ int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err
 		strlist_push_owned(out, from_wide(name));
 	}
 	RegCloseKey(k);
+	return 0;
+}
+
+/*
+ * One argument quoted so that CommandLineToArgvW and the CRT give it back
+ * unchanged: backslashes are literal except before a quote, where they are
+ * doubled (learn.microsoft.com "Parsing C++ command-line arguments").
+ */
+static void quote_arg(const wchar_t *a, wchar_t **out, size_t *len, size_t *alloc)
+{
+	size_t i, bs = 0, need = wcslen(a) * 2 + 3;
+	int plain = a[0] != 0 && !wcspbrk(a, L" \t\n\v\"");
+	ALLOC_GROW(*out, *len + need + 2, *alloc);
+	if (*len)
+		(*out)[(*len)++] = L' ';
+	if (plain) {
+		memcpy(*out + *len, a, wcslen(a) * sizeof(wchar_t));
+		*len += wcslen(a);
+		return;
+	}
+	(*out)[(*len)++] = L'"';
+	for (i = 0;; i++) {
+		size_t k;
+		if (a[i] == L'\\') {
+			bs++;
+			continue;
+		}
+		if (a[i] == 0 || a[i] == L'"') {
+			for (k = 0; k < bs * 2 + (a[i] == L'"'); k++)
+				(*out)[(*len)++] = L'\\';
+			if (a[i] == 0)
+				break;
+			(*out)[(*len)++] = L'"';
+		} else {
+			for (k = 0; k < bs; k++)
+				(*out)[(*len)++] = L'\\';
+			(*out)[(*len)++] = a[i];
+		}
+		bs = 0;
+	}
+	(*out)[(*len)++] = L'"';
+}
+
+int os_exec_sibling(const char *name, char **argv, int *status, struct err *err)
+{
+	wchar_t self[32768], *slash, *wname, *app, *cmdline = NULL;
+	size_t len = 0, alloc = 0, i;
+	STARTUPINFOW si;
+	PROCESS_INFORMATION pi;
+	DWORD n = GetModuleFileNameW(NULL, self, 32768), code;
+
+	if (n == 0 || n >= 32768)
+		return win_err(err, "cannot find", "the running program");
+	slash = wcsrchr(self, L'\\');
+	if (!slash)
+		return err_set(err, "cannot find the folder of the running program");
+	slash[1] = 0;
+	wname = to_wide(name);
+	if (!wname)
+		return err_set(err, "invalid UTF-8 in program name %s", name);
+	app = xmalloc((wcslen(self) + wcslen(wname) + 5) * sizeof(wchar_t));
+	wcscpy(app, self);
+	wcscat(app, wname);
+	wcscat(app, L".exe");
+	free(wname);
+	quote_arg(app, &cmdline, &len, &alloc);
+	for (i = 1; argv[i]; i++) {
+		wchar_t *w = to_wide(argv[i]);
+		if (!w) {
+			free(app);
+			free(cmdline);
+			return err_set(err, "invalid UTF-8 in argument %s", argv[i]);
+		}
+		quote_arg(w, &cmdline, &len, &alloc);
+		free(w);
+	}
+	ALLOC_GROW(cmdline, len + 1, alloc);
+	cmdline[len] = 0;
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	fflush(stdout);
+	fflush(stderr);
+	if (!CreateProcessW(app, cmdline, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi)) {
+		char *u = from_wide(app);
+		win_err(err, "cannot run", u);
+		free(u);
+		free(app);
+		free(cmdline);
+		return -1;
+	}
+	free(app);
+	free(cmdline);
+	WaitForSingleObject(pi.hProcess, INFINITE);
+	if (!GetExitCodeProcess(pi.hProcess, &code))
+		code = 2;
+	CloseHandle(pi.hThread);
+	CloseHandle(pi.hProcess);
+	*status = (int)code;
 	return 0;
 }
 

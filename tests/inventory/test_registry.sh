@@ -9,6 +9,7 @@
 # version and this script's setup steps. system.reg is written by
 # wineserver when it exits: `wineserver -w` waits for that (it exits a few
 # seconds after the last Wine process), so the file is complete afterwards.
+# shellcheck source=tests/lib/tap.sh
 source "$(dirname "$0")/../lib/tap.sh"
 TEST_NAME=inventory-registry
 set -u
@@ -20,36 +21,52 @@ if ! command -v wine >/dev/null || ! command -v wineserver >/dev/null; then
 fi
 
 RTKEY='HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes'
+# wine_try LOG CMD...: wine CMD, retried. A Wine 8 process started while
+# wineboot's own setup is still running in the new prefix can die with
+# "could not load kernel32.dll, status c0000135" (seen here): setup_prefix
+# waits for wineboot with `wineserver -w`; the retry is a second guard.
+wine_try() {
+	local log=$1 n
+	shift
+	for n in 1 2 3; do
+		wine "$@" >>"$log" 2>&1 && return 0
+		echo "(attempt $n of: wine $*)" >>"$log"
+		sleep 1
+	done
+	return 1
+}
 # setup_prefix DIR: a fresh prefix with the keys this test reads.
 setup_prefix() {
 	local pfx=$1 log=$1.log
 	unset DISPLAY
 	export WINEPREFIX=$pfx WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" LC_ALL=C.UTF-8
 	wine wineboot -i >"$log" 2>&1 || return 1
+	# wineboot returns before the prefix's setup processes end: wait for them
+	wineserver -w >>"$log" 2>&1
 	# x64: consistent, in the 64-bit view
-	wine reg add "$RTKEY\\x64" /v Version /t REG_SZ /d v14.40.33810.00 /f >>"$log" 2>&1 || return 1
+	wine_try "$log" reg add "$RTKEY\\x64" /v Version /t REG_SZ /d v14.40.33810.00 /f || return 1
 	for kv in Major=14 Minor=40 Bld=33810 Rbld=0 Installed=1; do
-		wine reg add "$RTKEY\\x64" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f >>"$log" 2>&1 || return 1
+		wine_try "$log" reg add "$RTKEY\\x64" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f || return 1
 	done
 	# x86: in the 32-bit view (WOW6432Node), as the 32-bit installer writes it
-	wine reg add "$RTKEY\\x86" /v Version /t REG_SZ /d v14.38.33130.00 /f /reg:32 >>"$log" 2>&1 || return 1
+	wine_try "$log" reg add "$RTKEY\\x86" /v Version /t REG_SZ /d v14.38.33130.00 /f /reg:32 || return 1
 	for kv in Major=14 Minor=38 Bld=33130 Rbld=0 Installed=1; do
-		wine reg add "$RTKEY\\x86" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f /reg:32 >>"$log" 2>&1 || return 1
+		wine_try "$log" reg add "$RTKEY\\x86" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f /reg:32 || return 1
 	done
 	# arm64: inconsistent (Version vs Bld) and marked not installed
-	wine reg add "$RTKEY\\arm64" /v Version /t REG_SZ /d v14.40.33810.00 /f >>"$log" 2>&1 || return 1
+	wine_try "$log" reg add "$RTKEY\\arm64" /v Version /t REG_SZ /d v14.40.33810.00 /f || return 1
 	for kv in Major=14 Minor=40 Bld=33130 Installed=0; do
-		wine reg add "$RTKEY\\arm64" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f >>"$log" 2>&1 || return 1
+		wine_try "$log" reg add "$RTKEY\\arm64" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f || return 1
 	done
 	# non-ASCII names and data: Wine writes them as \x escapes (a surrogate pair for U+1F600)
-	wine reg add 'HKLM\SOFTWARE\tdc-test' /v 'Nämé' /t REG_SZ /d 'q"é😀\x' /f >>"$log" 2>&1 || return 1
-	wine reg add 'HKLM\SOFTWARE\tdc-test' /v Multi /t REG_MULTI_SZ /d 'a\0b' /f >>"$log" 2>&1 || return 1
+	wine_try "$log" reg add 'HKLM\SOFTWARE\tdc-test' /v 'Nämé' /t REG_SZ /d 'q"é😀\x' /f || return 1
+	wine_try "$log" reg add 'HKLM\SOFTWARE\tdc-test' /v Multi /t REG_MULTI_SZ /d 'a\0b' /f || return 1
 	# exports (reg.exe writes UTF-16LE with a BOM)
-	wine reg export 'HKLM\SOFTWARE\Microsoft\VisualStudio\14.0' "$pfx/export64.reg" /y >>"$log" 2>&1 || return 1
-	wine reg export 'HKLM\SOFTWARE\WOW6432Node\Microsoft\VisualStudio\14.0' "$pfx/export-wow.reg" /y >>"$log" 2>&1 || return 1
-	wine reg export 'HKLM\SOFTWARE\Microsoft\VisualStudio\14.0' "$pfx/export-reg32.reg" /y /reg:32 >>"$log" 2>&1 || return 1
-	wine reg export 'HKLM\SOFTWARE\tdc-test' "$pfx/export-test.reg" /y >>"$log" 2>&1 || return 1
-	wine reg export 'HKLM\SOFTWARE' "$pfx/export-software.reg" /y >>"$log" 2>&1 || return 1
+	wine_try "$log" reg export 'HKLM\SOFTWARE\Microsoft\VisualStudio\14.0' "$pfx/export64.reg" /y || return 1
+	wine_try "$log" reg export 'HKLM\SOFTWARE\WOW6432Node\Microsoft\VisualStudio\14.0' "$pfx/export-wow.reg" /y || return 1
+	wine_try "$log" reg export 'HKLM\SOFTWARE\Microsoft\VisualStudio\14.0' "$pfx/export-reg32.reg" /y /reg:32 || return 1
+	wine_try "$log" reg export 'HKLM\SOFTWARE\tdc-test' "$pfx/export-test.reg" /y || return 1
+	wine_try "$log" reg export 'HKLM\SOFTWARE' "$pfx/export-software.reg" /y || return 1
 	# flush: wineserver writes system.reg when it exits
 	wineserver -w >>"$log" 2>&1
 	grep -q 'VC\\\\Runtimes\\\\arm64' "$pfx/system.reg"
@@ -92,7 +109,7 @@ expect='  x64    yes       14.40.33810.0   v14.40.33810.00   64   HKLM\SOFTWARE\
 check_eq "system.reg: x64 in the 64-bit view, x86 in WOW6432Node, arm64 inconsistent" "$expect" "$(rows "$out/sys.txt")"
 check_eq "reg export files answer as system.reg does" "$(rows "$out/sys.txt")" "$(rows "$out/exp.txt")"
 check_eq "--root at drive_c finds ../system.reg and answers the same" "$(rows "$out/sys.txt")" "$(rows "$out/root.txt")"
-check_eq "--root names its registry source" "VC++ 2015-2022 redistributable (registry: wine system.reg at $pfx/drive_c/../system.reg)" \
+check_eq "--root names its registry source" "VC++ 2015-2022 redistributable (registry: wine system.reg at $pfx/system.reg)" \
 	"$(head -1 "$out/root.txt")"
 
 # The export really is UTF-16LE with a BOM, as reg.exe writes it
@@ -132,6 +149,15 @@ check_eq "damaged system.reg: file:line and what was expected" \
 	"torch-dll-check: inventory: $out/bad.reg:$line: value \"Bld\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"" \
 	"$(cat "$out/bad.txt")"
 
+# --root at a drive_c whose ../system.reg is damaged: an error, never "not installed"
+mkdir -p "$out/pfx2/drive_c/windows/system32"
+cp "$out/bad.reg" "$out/pfx2/system.reg"
+"$bin" inventory --root "$out/pfx2/drive_c" >"$out/bad2.txt" 2>&1
+check_eq "--root with a damaged system.reg: exit 2" 2 $?
+check_eq "--root with a damaged system.reg: the parse error" \
+	"torch-dll-check: inventory: $out/pfx2/drive_c/../system.reg:$line: value \"Bld\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"" \
+	"$(cat "$out/bad2.txt")"
+
 # A truncated UTF-16 export (odd length) is refused, not half-read
 head -c 301 "$pfx/export64.reg" >"$out/trunc.reg"
 "$bin" inventory --registry "$out/trunc.reg" >"$out/trunc.txt" 2>&1
@@ -156,5 +182,60 @@ check_eq "32-bit view query of the x86 key" "$(printf 'Bld REG_DWORD 33130\nInst
 	"$("$bin" inventory --registry "$pfx/system.reg" --query "$RTKEY\\x86" --view 32 2>&1)"
 check_status "the x86 key is absent from the 64-bit view (exit 1)" 1 \
 	"$bin" inventory --registry "$pfx/system.reg" --query "$RTKEY\\x86" --view 64
+
+# The live side: the same binary cross-built for Windows, run under Wine in the same
+# prefix, reads the registry through the Win32 API (RegGetValueW with
+# KEY_WOW64_64KEY / KEY_WOW64_32KEY) and System32 through Wine. It must agree
+# with the offline readers: the registry file parsers against Wine's own registry code.
+win_exe() { # prints the path of a cached torch-dll-check.exe, building it when needed
+	local prefix key dir
+	prefix=$(find "$TDC_CACHE/mingw-deps" -path '*/prefix/lib/libcjson.a' 2>/dev/null | head -1)
+	if [ -z "$prefix" ]; then
+		# builds the static libyaml/cJSON once (its own final link may fail: we link below)
+		bash "$TDC_REPO/tests/lib/cross-build.sh" >"$out/xdeps.log" 2>&1
+		prefix=$(find "$TDC_CACHE/mingw-deps" -path '*/prefix/lib/libcjson.a' 2>/dev/null | head -1)
+	fi
+	[ -n "$prefix" ] || return 1
+	prefix=${prefix%/lib/libcjson.a}
+	key=$( { cat "$TDC_REPO"/checker/*.c "$TDC_REPO"/checker/*.h "$TDC_REPO/matrix/torch.yml";
+		x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } | sha256sum | cut -c1-16)
+	dir=$TDC_CACHE/inventory-win/$key
+	if [ ! -f "$dir/torch-dll-check.exe" ]; then
+		mkdir -p "$dir"
+		sh "$TDC_REPO/checker/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" >"$dir/matrix_embed.c" || return 1
+		local srcs=() f
+		for f in "$TDC_REPO"/checker/*.c; do
+			case "$f" in */git_*) ;; *) srcs+=("$f") ;; esac
+		done
+		x86_64-w64-mingw32-gcc -std=c11 -O1 -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
+			-I"$TDC_REPO/checker" -I"$prefix/include" -I"$prefix/include/cjson" \
+			-o "$dir/tmp.exe" "${srcs[@]}" "$dir/matrix_embed.c" \
+			-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32 >"$out/xbuild.log" 2>&1 || return 1
+		mv "$dir/tmp.exe" "$dir/torch-dll-check.exe"
+	fi
+	echo "$dir/torch-dll-check.exe"
+}
+if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+	ok "# SKIP mingw-w64 is not installed: the live registry is NOT compared"
+elif ! exe=$(win_exe); then
+	not_ok "could not cross-build torch-dll-check.exe"
+	tail -20 "$out/xbuild.log" "$out/xdeps.log" 2>/dev/null | sed 's/^/#   /'
+else
+	(
+		unset DISPLAY
+		export WINEPREFIX=$pfx WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+		wine "$exe" inventory >"$out/live.txt" 2>"$out/live.err"
+		echo $? >"$out/live.rc"
+		wineserver -k >/dev/null 2>&1
+	)
+	check_eq "live (under Wine): exit status" 0 "$(cat "$out/live.rc")"
+	check_eq "live registry API agrees with the offline system.reg reader" "$(rows "$out/sys.txt")" "$(rows "$out/live.txt" | tr -d '\r')"
+	check_eq "live registry source" "VC++ 2015-2022 redistributable (registry: live registry)" "$(head -1 "$out/live.txt" | tr -d '\r')"
+	dlls() { tr -d '\r' <"$1" | sed -n '/^Runtime DLLs/,/^$/p' | awk 'NR > 2 && NF { print $1, $2, $3, $4 }'; }
+	check_eq "live and offline runtime DLL tables agree (name, where, machine, version)" \
+		"$(dlls "$out/root.txt")" "$(dlls "$out/live.txt")"
+	check_eq "Wine's System32 has the VC runtimes, without version resources" "vcruntime140.dll System32 x64 no" \
+		"$(dlls "$out/live.txt" | grep '^vcruntime140.dll ')"
+fi
 
 tap_done

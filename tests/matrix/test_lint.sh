@@ -159,6 +159,13 @@ lint_case empty 2 'empty.yml:1:1: empty file: expected a mapping with `schema: 1
 printf -- '- 1\n' >list.yml
 lint_case list 2 'list.yml:1:1: the top level must be a mapping with `schema: 1` and `rows`, not a list'
 
+# Terminal control bytes from the file never reach the terminal raw.
+printf 'schema: 1\nrows:\n  - id: "a\\e[31m"\n    torch: "==1"\n    status: inferred\n' >ctrl.yml
+lint_case ctrl 2 'ctrl.yml:3:9: row id `a\x1b[31m` may only use letters, digits, '"'.', '-' and '_'"' (at most 64)'
+
+python3 -c "print('schema: 1\nrows: [' + ','.join(['1'] * 1100) + ']')" >many.yml
+lint_case many 2 'many.yml:2:2056: more than 1024 items in one list'
+
 # --- encodings and sizes -----------------------------------------------------
 printf '\xef\xbb\xbfschema: 1\nrows: []\n' >bom.yml
 lint_case bom 0 ''
@@ -179,6 +186,12 @@ head -c 1048577 /dev/zero | tr '\0' ' ' >big.yml
 lint_case big 2 'big.yml:1:1: big.yml is larger than 1048576 bytes'
 
 lint_case nonexistent 2 'nonexistent.yml:1:1: cannot open nonexistent.yml: No such file or directory'
+
+# Columns count characters, as libyaml does; a lone CR ends a line as LF does.
+printf 'schema: 1\nrows:\n  - id: x\n    torch: "===\xc3\xa9 x"\n    status: inferred\n' >utf8col.yml
+lint_case utf8col 2 'utf8col.yml:4:17: torch: bad specifier "===\xc3\xa9 x" at column 6: === takes one word (no spaces)'
+printf 'schema: 1\rrows:\r  - id: \xff\r' >cr.yml
+lint_case cr 2 'cr.yml:3:9: invalid UTF-8 (byte 0xff); save the file as UTF-8'
 
 # --- layering against the default -------------------------------------------
 printf 'schema: 1\nremove: [torch-2.4.0, nope]\nrows:\n  - {id: torch-2.9-and-newer, merge: true, vc_redist: {x64: "14.42"}}\n  - {id: zz, merge: true}\n' >layer.yml

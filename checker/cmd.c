@@ -1,0 +1,54 @@
+/*
+ * cmd: helpers shared by the command layers of both programs,
+ * torch-dll-check (main.c) and torch-dll-check-git (git_main.c): the usage
+ * error line and `--name VALUE` option matching (contracts in cmd.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "report.h"
+#include "strbuf.h"
+
+int cmd_usage_error(const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT, out = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	/*
+	 * Messages quote paths and DLL names from the machine checked: printed
+	 * as one safe line (controls visible, "::" and "##[" broken, report.h),
+	 * so they can never act as a GitHub workflow command or a terminal escape.
+	 */
+	strbuf_adds(&out, "torch-dll-check: ");
+	report_esc_line(&out, msg.buf);
+	strbuf_addch(&out, '\n');
+	fputs(out.buf, stderr);
+	strbuf_release(&msg);
+	strbuf_release(&out);
+	return EXIT_USAGE;
+}
+
+int arg_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n))
+		return 0;
+	if (a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (a[n] != '\0')
+		return 0;
+	if (*i + 1 >= argc) {
+		cmd_usage_error("option %s needs a value", name);
+		return -1;
+	}
+	*i += 1;
+	*val = argv[*i];
+	return 1;
+}

@@ -1,0 +1,53 @@
+/*
+ * github_event: pull request commits from $GITHUB_EVENT_PATH (see the header).
+ * The file is trusted no more than any input: size-capped, parsed with
+ * cJSON's length-bounded parser, and the ids checked to be 40 hex digits
+ * before anyone passes them to git.
+ */
+#include "github_event.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "os.h"
+#include "strbuf.h"
+
+static int get_sha(const cJSON *pr, const char *which, char out[41])
+{
+	const cJSON *side = cJSON_GetObjectItemCaseSensitive(pr, which);
+	const cJSON *sha = cJSON_GetObjectItemCaseSensitive(side, "sha");
+	size_t i;
+	if (!cJSON_IsString(sha) || !sha->valuestring || strlen(sha->valuestring) != 40)
+		return -1;
+	for (i = 0; i < 40; i++) {
+		char c = sha->valuestring[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return -1;
+	}
+	memcpy(out, sha->valuestring, 41);
+	return 0;
+}
+
+int github_event_pr_shas(const char *path, char base[41], char head[41], struct err *err)
+{
+	struct strbuf buf = STRBUF_INIT;
+	cJSON *root;
+	const cJSON *pr;
+	int rc = 0;
+
+	if (os_read_file(path, GITHUB_EVENT_MAX_SIZE, &buf, err) < 0)
+		return -1;
+	root = cJSON_ParseWithLength(buf.buf ? buf.buf : "", buf.len);
+	strbuf_release(&buf);
+	if (!root)
+		return err_set(err, "%s: not valid JSON (is it a GitHub event payload?)", path);
+	pr = cJSON_GetObjectItemCaseSensitive(root, "pull_request");
+	if (!cJSON_IsObject(pr))
+		rc = err_set(err, "%s: not a pull request event (no pull_request object); pass --base and --head", path);
+	else if (get_sha(pr, "base", base))
+		rc = err_set(err, "%s: pull_request.base.sha is missing or not a 40-digit commit id", path);
+	else if (get_sha(pr, "head", head))
+		rc = err_set(err, "%s: pull_request.head.sha is missing or not a 40-digit commit id", path);
+	cJSON_Delete(root);
+	return rc;
+}

@@ -1,0 +1,22 @@
+/*
+ * github_event: what GitHub Actions says about the event that started a job,
+ * read from the JSON file at $GITHUB_EVENT_PATH. For a pull request,
+ * GITHUB_SHA is the merge commit; the commits the PR compares are
+ * pull_request.base.sha and pull_request.head.sha
+ * (docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request).
+ */
+#ifndef TDC_GITHUB_EVENT_H
+#define TDC_GITHUB_EVENT_H
+
+#include "err.h"
+
+#define GITHUB_EVENT_MAX_SIZE (64u << 20)
+
+/*
+ * Reads base and head commit ids (40 hex digits + NUL) of the pull request
+ * in the event file. Returns -1 with a message naming the file and what is
+ * missing when the file is unreadable, not JSON, or not a pull request event.
+ */
+int github_event_pr_shas(const char *path, char base[41], char head[41], struct err *err);
+
+#endif

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test_exec_sibling_wine: the Windows side of `torch-dll-check pins`
+# (os_exec_sibling in os_win32.c) under Wine: the sibling .exe next to the
+# running one is found, receives every argument exactly (spaces, quotes,
+# trailing and doubled backslashes, empty strings: CommandLineToArgvW's
+# rules), and its exit status comes back.
+set -u
+source "$(dirname "$0")/../lib/tap.sh"
+TEST_NAME=exec-sibling-wine
+cd "${TDC_REPO:-$(dirname "$0")/../..}" || exit 1
+
+if ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+	not_ok "wine and mingw-w64 are needed (make setup)"
+	tap_done
+fi
+tmp=$(mktemp -d)
+export WINEPREFIX=$TDC_CACHE/pins/wine-prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+trap 'wineserver -k >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+unset DISPLAY
+mkdir -p "$tmp/bin" "$(dirname "$WINEPREFIX")"
+
+cat >"$tmp/parent.c" <<'C'
+#include <stdio.h>
+#include "os.h"
+int main(int argc, char **argv)
+{
+	struct err err;
+	int status = -1;
+	(void)argc;
+	if (os_exec_sibling("child", argv, &status, &err) < 0) {
+		fprintf(stderr, "parent: %s\n", err.msg);
+		return 99;
+	}
+	return status;
+}
+C
+cat >"$tmp/child.c" <<'C'
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	int i;
+	for (i = 1; i < argc; i++)
+		printf("[%s]\n", argv[i]);
+	return 7;
+}
+C
+check_cmd "parent builds with os_win32.c" x86_64-w64-mingw32-gcc -std=c11 -Ichecker "$tmp/parent.c" \
+	checker/os_win32.c checker/strbuf.c checker/err.c -o "$tmp/bin/parent.exe"
+check_cmd "child builds" x86_64-w64-mingw32-gcc "$tmp/child.c" -o "$tmp/bin/child.exe"
+[ -d "$WINEPREFIX" ] || wine wineboot -i >"$tmp/boot.log" 2>&1
+
+# Wine's helpers keep pipes open: redirect to files, never pipe.
+# shellcheck disable=SC1003 # the backslashes are the test
+wine "$tmp/bin/parent.exe" plain "with space" 'quote"inside' 'trail\' 'back\\"slash' '' 'a\b\c' \
+	'tab	x' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check_eq "exit status of the child comes back" 7 "$rc"
+expected=$(printf '%s\n' '[plain]' '[with space]' '[quote"inside]' '[trail\]' '[back\\"slash]' '[]' \
+	'[a\b\c]' '[tab	x]')
+check_eq "every argument arrives unchanged" "$expected" "$(tr -d '\r' <"$tmp/out")"
+
+rm "$tmp/bin/child.exe"
+wine "$tmp/bin/parent.exe" x >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check_eq "missing sibling: an error, not a crash" 99 "$rc"
+check_eq "missing sibling: message names it" 1 "$(grep -c '^parent: cannot run .*child.exe' "$tmp/err")"
+tap_done
