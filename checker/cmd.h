@@ -10,6 +10,8 @@
 #ifndef TDC_CMD_H
 #define TDC_CMD_H
 
+#include "err.h"
+
 #define EXIT_PASS 0
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
@@ -24,11 +26,7 @@ int cmd_matrix(int argc, char **argv);
 int cmd_pins(int argc, char **argv);
 
 /* Prints "torch-dll-check: <msg>" to stderr; returns EXIT_USAGE. */
-int cmd_usage_error(const char *fmt, ...)
-#if defined(__GNUC__) || defined(__clang__)
-	__attribute__((format(printf, 1, 2)))
-#endif
-	;
+int cmd_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
 
 /*
  * Option matching for `--name VALUE` and `--name=VALUE`. On a match, *val
@@ -36,5 +34,20 @@ int cmd_usage_error(const char *fmt, ...)
  * is another option; -1 (after printing a usage error) if the value is missing.
  */
 int arg_value(int argc, char **argv, int *i, const char *name, const char **val);
+
+/*
+ * The machine to check, for commands that take --root: an offline tree when
+ * `root` is given, else the live machine on Windows, else "/" standing for
+ * C:\ (cmd_view.c). Prints and returns NULL on error.
+ */
+struct view;
+struct view *cmd_open_view(const char *root);
+
+/*
+ * A path the user gave, as a Windows path on the view: "C:\\..." as is;
+ * a host path (absolute or relative) under the root is translated. Prints
+ * and returns NULL when it lies outside the tree. Caller frees.
+ */
+char *cmd_winpath(struct view *v, const char *arg);
 
 #endif

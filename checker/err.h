@@ -20,7 +20,12 @@ struct err {
 	int code; /* optional detail for callers that act on it; 0 if unused */
 };
 
-#if defined(__GNUC__) || defined(__clang__)
+#include <stdio.h> /* on mingw-w64: __MINGW_PRINTF_FORMAT, C99 printf (%zu) under -std=c11 */
+
+#if defined(__MINGW_PRINTF_FORMAT)
+/* mingw's "printf" archetype is msvcrt's (no %zu); its C99 stdio is gnu_printf. */
+#define ERR_PRINTF(a, b) __attribute__((format(__MINGW_PRINTF_FORMAT, a, b)))
+#elif defined(__GNUC__) || defined(__clang__)
 #define ERR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define ERR_PRINTF(a, b)

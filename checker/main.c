@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "os.h"
 
 struct command {
 	const char *name;
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	size_t i;
+	os_init(&argc, &argv);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -19,6 +19,13 @@
 #include "err.h"
 #include "strbuf.h"
 
+/*
+ * Process start-up: on Windows replaces argv with the UTF-8 form of the wide
+ * command line (so non-ASCII paths survive) and sets the console to UTF-8;
+ * elsewhere does nothing. main() calls it first.
+ */
+void os_init(int *argc, char ***argv);
+
 /* A read-only mapping of a whole file. Pages are read only when touched. */
 struct os_map {
 	const unsigned char *data; /* NULL when size is 0 */
@@ -38,6 +45,13 @@ struct os_stat {
 
 /* Never fails: a missing or unreachable path has type OS_NONE. */
 void os_stat(const char *path, struct os_stat *st);
+
+/*
+ * Whether path itself is a symbolic link (POSIX) or a reparse point such as a
+ * junction (Windows): tree walks do not follow these, so a junction loop
+ * cannot trap them. 0 for anything else, including a missing path.
+ */
+int os_is_link(const char *path);
 
 /* Appends the names in `dir` (not "." or "..") in the order the OS returns them. */
 int os_list_dir(const char *dir, struct strlist *names, struct err *err);
@@ -59,6 +73,12 @@ int os_isatty(int fd);
 
 /* Fills buf with n unpredictable bytes (for output delimiters and stop-commands tokens). */
 int os_random(void *buf, size_t n, struct err *err);
+
+/*
+ * The absolute form of a host path (symbolic links resolved when it exists;
+ * otherwise joined to the current directory). Caller frees; NULL on failure.
+ */
+char *os_abspath(const char *path);
 
 /* The host's path separator: '/' or '\\'. */
 char os_sep(void);

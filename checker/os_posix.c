@@ -16,6 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+void os_init(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
 int os_map_file(struct os_map *m, const char *path, struct err *err)
 {
 	struct stat st;
@@ -76,6 +82,12 @@ void os_stat(const char *path, struct os_stat *out)
 	else
 		out->type = OS_OTHER;
 	out->size = (uint64_t)st.st_size;
+}
+
+int os_is_link(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 int os_list_dir(const char *dir, struct strlist *names, struct err *err)
@@ -188,6 +200,22 @@ int os_random(void *buf, size_t n, struct err *err)
 	}
 	fclose(f);
 	return 0;
+}
+
+char *os_abspath(const char *path)
+{
+	char *r = realpath(path, NULL), *res;
+	char cwd[4096];
+	if (r) {
+		res = xstrdup(r);
+		free(r);
+		return res;
+	}
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	return xasprintf("%s/%s", cwd, path);
 }
 
 char os_sep(void)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <windows.h>
+#include <shellapi.h>
 
 static wchar_t *to_wide(const char *s)
 {
@@ -49,6 +50,22 @@ static int win_err(struct err *err, const char *what, const char *path)
 		err->code = (int)code;
 	free(msg);
 	return -1;
+}
+
+void os_init(int *argc, char ***argv)
+{
+	int n, i;
+	wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+	char **v;
+	if (!w)
+		return;
+	v = xcalloc((size_t)n + 1, sizeof(char *));
+	for (i = 0; i < n; i++)
+		v[i] = from_wide(w[i]);
+	LocalFree(w);
+	*argc = n;
+	*argv = v; /* lives as long as the process */
+	SetConsoleOutputCP(CP_UTF8);
 }
 
 int os_map_file(struct os_map *m, const char *path, struct err *err)
@@ -115,6 +132,17 @@ void os_stat(const char *path, struct os_stat *st)
 		st->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
 	}
 	free(w);
+}
+
+int os_is_link(const char *path)
+{
+	wchar_t *w = to_wide(path);
+	DWORD a;
+	if (!w)
+		return 0;
+	a = GetFileAttributesW(w);
+	free(w);
+	return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_REPARSE_POINT);
 }
 
 int os_list_dir(const char *dir, struct strlist *names, struct err *err)
@@ -256,6 +284,21 @@ int os_random(void *buf, size_t n, struct err *err)
 	if (!gen || !gen(buf, (ULONG)n))
 		return err_set(err, "no random source");
 	return 0;
+}
+
+char *os_abspath(const char *path)
+{
+	wchar_t *w = to_wide(path), buf[32768];
+	char *res;
+	DWORD n;
+	if (!w)
+		return NULL;
+	n = GetFullPathNameW(w, 32768, buf, NULL);
+	free(w);
+	if (n == 0 || n >= 32768)
+		return NULL;
+	res = from_wide(buf);
+	return res;
 }
 
 char os_sep(void)

@@ -10,8 +10,9 @@
  * any section"), never a crash, a hang or a silently partial answer.
  *
  * Strings handed out (DLL names, function names, forwarders, version
- * strings) are copied into memory owned by the image, NUL-terminated and
- * valid until pe_close().
+ * strings) are NUL-terminated and valid until pe_close(): they point into
+ * the mapping (after the NUL was found inside the string's own section) or,
+ * for UTF-16 version strings converted to UTF-8, into memory the image owns.
  *
  * Exports are not materialised up front: torch_cpu.dll exports well over
  * 100,000 names. pe_export_by_name() binary-searches the name pointer table
@@ -82,7 +83,8 @@ struct pe_export {
 };
 
 struct pe_version {
-	int present;           /* VS_VERSIONINFO found with a VS_FIXEDFILEINFO */
+	int present;           /* an RT_VERSION resource with a VS_VERSION_INFO block */
+	int has_fixed;         /* it carries a VS_FIXEDFILEINFO (file[], product[] valid) */
 	uint16_t file[4];      /* FileVersion: 14.40.33810.0 */
 	uint16_t product[4];
 	const char *file_version_str; /* string table FileVersion, or NULL */
@@ -123,7 +125,7 @@ struct pe_image {
 
 	/* with PE_LOAD_CONFIG */
 	int has_dependent_load_flags;
-	uint16_t dependent_load_flags;
+	uint16_t dependent_load_flags; /* valid when the load-config Size covers the field */
 
 	/* with PE_VERSION */
 	struct pe_version version;

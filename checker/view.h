@@ -99,5 +99,15 @@ char *winpath_join(const char *dir, const char *name);
 char *winpath_dirname(const char *path);
 const char *winpath_basename(const char *path); /* points into path */
 char *winpath_normalize(const char *path);      /* '/' → '\\', no duplicate or trailing separators */
+int winpath_is_absolute(const char *path);      /* "X:\\..." or "\\\\server\\..." */
+
+/* NTFS collation of two UTF-8 names (upcased UTF-16 code units): <0, 0, >0. */
+int view_ntfs_cmp(const char *a, const char *b);
+
+/* view_setenv from "NAME=VALUE" (the --env option); -1 if there is no '=' or no name. */
+int view_setenv_assignment(struct view *v, const char *assignment);
+
+/* Whether registry answers are available (live, attached or found next to a Wine drive_c). */
+int view_has_registry(const struct view *v);
 
 #endif

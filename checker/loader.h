@@ -1,0 +1,148 @@
+/*
+ * loader: the Windows DLL loader, emulated statically over a view.
+ *
+ * A `struct loader` is one process: its executable's directory, its
+ * AddDllDirectory set, its environment (through the view) and its
+ * loaded-module list, which grows with every successful load and is never
+ * touched by a failed one. loader_load() answers what LoadLibraryExW(path,
+ * NULL, flags) would return in that process, as a tree of nodes (one per
+ * import, with every probe tried) plus a verdict: the Win32 error, the
+ * outcome class, the leaf where it fails and the symbol for 127/182.
+ * See loader.c for what is emulated and where it departs from Windows.
+ */
+#ifndef TDC_LOADER_H
+#define TDC_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apiset.h"
+#include "err.h"
+#include "pe.h"
+#include "strbuf.h"
+#include "view.h"
+
+/* LoadLibraryExW flags we model. */
+#define LDR_SEARCH_DLL_LOAD_DIR 0x100
+#define LDR_SEARCH_APPLICATION_DIR 0x200
+#define LDR_SEARCH_USER_DIRS 0x400
+#define LDR_SEARCH_SYSTEM32 0x800
+#define LDR_SEARCH_DEFAULT_DIRS 0x1000
+#define LDR_SEARCH_MASK 0x1f00
+
+/* Win32 errors the loader returns. */
+#define WINERR_OK 0
+#define WINERR_MOD_NOT_FOUND 126
+#define WINERR_PROC_NOT_FOUND 127
+#define WINERR_INVALID_ORDINAL 182
+#define WINERR_BAD_EXE_FORMAT 193
+#define WINERR_INVALID_PARAMETER 87
+
+enum ldr_outcome {
+	LDR_LOADS = 0,
+	LDR_MISSING_DLL,     /* 126 */
+	LDR_MISSING_ENTRY,   /* 127 */
+	LDR_MISSING_ORDINAL, /* 182 */
+	LDR_BAD_ARCH,        /* 193 (top module) or 126 (only wrong-machine candidates for a dependency) */
+	LDR_UNREADABLE,      /* 193: empty, not PE, corrupt, cannot be read */
+	LDR_BAD_PARAM,       /* 87: DLL_LOAD_DIR with a relative name */
+};
+
+/* "loads", "missing-dll", ... as in docs/report-json.md. */
+const char *ldr_outcome_name(enum ldr_outcome o);
+
+struct ldr_probe {
+	char *path;         /* Windows path tried (or the contract / list searched) */
+	const char *step;   /* "API set", "loaded-module list", "KnownDLLs", "DLL_LOAD_DIR", "APPLICATION_DIR",
+			       "USER_DIRS", "SYSTEM32", "application dir", "System32", "16-bit system dir",
+			       "Windows dir", "current dir", "PATH", "full path" */
+	char *result;       /* "found", "not found", "wrong machine x86, skipped", "unreadable: ...", ... */
+};
+
+struct ldr_node {
+	char *name;          /* as imported (letter case as written), or the path given */
+	char *path;          /* Windows path of the module that satisfies it, NULL if none */
+	const char *via;     /* the step that found it */
+	char *apiset_host;   /* for a contract: the host it maps to */
+	enum ldr_outcome outcome; /* this node's own problem */
+	char *detail;        /* why (unreadable reason, machine found, ...) */
+	uint16_t machine;
+	char *version;       /* FileVersion "14.40.33810.0", or NULL */
+	int delay;           /* reached through a delay-load import */
+	int forwarder;       /* loaded to resolve a forwarded export */
+	int dup;             /* the module is expanded elsewhere in this tree (or cycle) */
+	int preloaded;       /* satisfied by a module loaded before this load */
+	int assumed;         /* a Windows system DLL assumed present (the view has no System32) */
+	struct strlist missing;  /* symbols the parent imports that this module lacks ("name" or "#ord") */
+	struct strlist shadowed; /* same-name files later on the search path (Windows paths) */
+	struct ldr_probe *probes;
+	size_t nprobes, aprobes;
+	struct ldr_node **kids;
+	size_t nkids, akids;
+	struct ldr_node *parent;
+};
+
+struct ldr_warning {
+	struct ldr_node *node; /* the delay-loaded DLL (missing) or the one lacking the symbol */
+	char *symbol;          /* NULL when the DLL itself is missing */
+};
+
+struct ldr_result {
+	struct ldr_node *root;
+	int winerror;
+	enum ldr_outcome outcome;
+	struct ldr_node *leaf; /* where it fails (NULL when it loads) */
+	char *symbol;          /* for 127 / 182 */
+	struct ldr_warning *warnings; /* delay-load problems */
+	size_t nwarnings, awarnings;
+	unsigned flags;        /* the flags this load used */
+};
+
+/* Which directory LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR means below the first level: the one switch. */
+enum ldr_dll_load_dir_mode {
+	LDR_DLD_TOP = 0,      /* the directory of the DLL passed to LoadLibraryExW, at every depth (default) */
+	LDR_DLD_IMPORTER = 1, /* the directory of the importing module at each level */
+};
+
+struct loader;
+
+/*
+ * A process on `view` (borrowed; must outlive the loader) whose executable
+ * lives in `app_dir` (Windows path, may be NULL) and whose machine is
+ * `machine` (PE_MACHINE_AMD64, PE_MACHINE_I386, ...). Loads the API set
+ * schema and the KnownDLLs list from the view.
+ */
+int loader_open(struct loader **out, struct view *view, const char *app_dir, uint16_t machine, struct err *err);
+void loader_free(struct loader *ld);
+
+void loader_add_dll_directory(struct loader *ld, const char *win_dir); /* AddDllDirectory */
+void loader_set_current_dir(struct loader *ld, const char *win_dir);
+void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode mode);
+
+/* Where the API set answers and the KnownDLLs list come from (for the report). */
+const char *loader_apiset_source(const struct loader *ld);
+const char *loader_known_dlls_source(const struct loader *ld);
+int loader_apiset_is_fallback(const struct loader *ld);
+uint16_t loader_machine(const struct loader *ld);
+const char *loader_app_dir(const struct loader *ld);
+
+/*
+ * LoadLibraryExW(name, NULL, flags): `name` is a Windows path or a bare
+ * name. Fills *res (release with ldr_result_release). On success the modules
+ * it loaded join the loaded-module list. Returns -1 only for internal errors;
+ * a DLL that does not load is a result, not an error.
+ */
+int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, struct err *err);
+
+/* Whether a module of that base name is in the loaded-module list. */
+int loader_is_loaded(const struct loader *ld, const char *base);
+
+/* The file version of the PE at a Windows path ("14.40.33810.0"), or NULL (borrowed, cached). */
+const char *loader_file_version(struct loader *ld, const char *win_path);
+
+void ldr_result_release(struct ldr_result *res);
+
+/* The names from the root to `node` ("fbgemm.dll", "libomp140.x86_64.dll"). */
+void ldr_node_chain(const struct ldr_node *node, struct strlist *out);
+
+#endif

@@ -1,0 +1,456 @@
+/*
+ * result: builds the JSON report document from torch runs (see result.h).
+ *
+ * Every finding carries its evidence (the chain from the torch binary to
+ * the leaf, every probe, versions) and one concrete fix, so the renderers
+ * never need to look anything up again.
+ */
+#include "result.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "strbuf.h"
+
+static int strlist_has(const struct strlist *l, const char *s)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		if (!str_icmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+static cJSON *str_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+int result_version_cmp(const char *a, const char *b)
+{
+	int i;
+	for (i = 0; i < 4; i++) {
+		unsigned long x = a ? strtoul(a, (char **)&a, 10) : 0;
+		unsigned long y = b ? strtoul(b, (char **)&b, 10) : 0;
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (a && *a == '.')
+			a++;
+		if (b && *b == '.')
+			b++;
+	}
+	return 0;
+}
+
+cJSON *result_new(struct view *v, const struct loader *ld)
+{
+	cJSON *r = cJSON_CreateObject(), *tool, *m;
+	cJSON_AddStringToObject(r, "schema", "torch-dll-check/report/v1");
+	tool = cJSON_AddObjectToObject(r, "tool");
+	cJSON_AddStringToObject(tool, "name", "torch-dll-check");
+	cJSON_AddStringToObject(tool, "version", TDC_VERSION);
+	cJSON_AddStringToObject(r, "status", "pass");
+	cJSON_AddObjectToObject(r, "counts");
+	m = cJSON_AddObjectToObject(r, "machine");
+	cJSON_AddStringToObject(m, "source", view_is_live(v) ? "live" : "offline");
+	cJSON_AddItemToObject(m, "root", str_or_null(view_root(v)));
+	cJSON_AddStringToObject(m, "arch", pe_machine_name(ld ? loader_machine(ld) : PE_MACHINE_AMD64));
+	cJSON_AddItemToObject(m, "api_set_schema", str_or_null(ld ? loader_apiset_source(ld) : NULL));
+	cJSON_AddItemToObject(m, "known_dlls", str_or_null(ld ? loader_known_dlls_source(ld) : NULL));
+	cJSON_AddStringToObject(m, "registry", view_registry_source(v));
+	cJSON_AddArrayToObject(r, "installs");
+	cJSON_AddArrayToObject(r, "findings");
+	return r;
+}
+
+cJSON *result_probes_json(const struct ldr_node *node)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; node && i < node->nprobes; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "path", node->probes[i].path);
+		cJSON_AddStringToObject(p, "step", node->probes[i].step);
+		cJSON_AddStringToObject(p, "result", node->probes[i].result);
+		cJSON_AddItemToArray(a, p);
+	}
+	return a;
+}
+
+static cJSON *chain_json(const struct ldr_node *node)
+{
+	struct strlist l = STRLIST_INIT;
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	if (node)
+		ldr_node_chain(node, &l);
+	for (i = 0; i < l.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l.v[i]));
+	strlist_release(&l);
+	return a;
+}
+
+static char *chain_text(const struct ldr_node *node)
+{
+	struct strlist l = STRLIST_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	ldr_node_chain(node, &l);
+	for (i = 0; i < l.n; i++)
+		strbuf_addf(&sb, "%s%s", i ? " -> " : "", l.v[i]);
+	strlist_release(&l);
+	return strbuf_detach(&sb);
+}
+
+cJSON *result_add_finding(cJSON *report, const char *rule, const char *severity, int winerror, const char *title,
+			  const char *message, const char *fix, const char *install, const char *binary,
+			  const char *leaf, cJSON *chain, cJSON *probes)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "rule", rule);
+	cJSON_AddStringToObject(f, "severity", severity);
+	if (winerror)
+		cJSON_AddNumberToObject(f, "winerror", winerror);
+	else
+		cJSON_AddNullToObject(f, "winerror");
+	cJSON_AddItemToObject(f, "title", str_or_null(title));
+	cJSON_AddItemToObject(f, "message", str_or_null(message));
+	cJSON_AddItemToObject(f, "fix", str_or_null(fix));
+	cJSON_AddItemToObject(f, "install", str_or_null(install));
+	cJSON_AddItemToObject(f, "binary", str_or_null(binary));
+	cJSON_AddItemToObject(f, "leaf", str_or_null(leaf));
+	cJSON_AddItemToObject(f, "chain", chain ? chain : cJSON_CreateArray());
+	cJSON_AddItemToObject(f, "probes", probes ? probes : cJSON_CreateArray());
+	cJSON_AddNullToObject(f, "anchor");
+	cJSON_AddItemToArray(cJSON_GetObjectItem(report, "findings"), f);
+	return f;
+}
+
+static int is_vc_runtime(const char *name)
+{
+	return str_istartswith(name, "vcruntime140") || str_istartswith(name, "msvcp140") ||
+	       str_istartswith(name, "concrt140") || str_istartswith(name, "vccorlib140") ||
+	       str_istartswith(name, "vcomp140");
+}
+
+static char *fix_for_missing(const char *leaf, const char *arch)
+{
+	if (!str_icmp(leaf, "libomp140.x86_64.dll") || !str_icmp(leaf, "libomp140.i386.dll"))
+		return xasprintf("%s is not part of the VC++ redistributable: it ships only with Visual Studio / "
+				 "Build Tools (C++ OpenMP (LLVM) component); install that, or move to a torch build "
+				 "that bundles its OpenMP runtime (torch >= 2.4.1)",
+				 leaf);
+	if (is_vc_runtime(leaf))
+		return xasprintf("install the Microsoft Visual C++ 2015-2022 %s redistributable "
+				 "(https://aka.ms/vs/17/release/vc_redist.%s.exe)",
+				 arch, arch);
+	return xasprintf("put %s where the loader looks (torch\\lib, python.exe's folder or a torch dll_paths "
+			 "folder), or install the package that ships it",
+			 leaf);
+}
+
+static const char *leaf_label(const struct ldr_node *leaf)
+{
+	return leaf->parent ? leaf->name : winpath_basename(leaf->name);
+}
+
+/* The finding for a binary that does not load. */
+static void binary_failure(cJSON *report, const struct torch_run *run, const struct torch_binary *b,
+			   const char *arch)
+{
+	const struct ldr_node *leaf = b->res.leaf;
+	const char *bin = winpath_basename(b->path);
+	const char *lname = leaf ? leaf_label(leaf) : bin;
+	char *title = NULL, *msg = NULL, *fix = NULL, *chain = leaf ? chain_text(leaf) : xstrdup(bin);
+	const char *rule = b->outcome;
+	switch (b->res.outcome) {
+	case LDR_MISSING_DLL:
+		title = xasprintf("%s cannot load: %s is missing", bin, lname);
+		msg = xasprintf("WinError 126: %s (chain %s) is found nowhere on the search path; %zu places "
+				"were searched.",
+				lname, chain, leaf ? leaf->nprobes : 0);
+		fix = fix_for_missing(lname, arch);
+		break;
+	case LDR_MISSING_ENTRY:
+	case LDR_MISSING_ORDINAL:
+		title = xasprintf("%s cannot load: %s lacks %s", bin, lname, b->res.symbol ? b->res.symbol : "?");
+		msg = xasprintf("WinError %d: %s at %s (file version %s) has no export %s that %s imports "
+				"(chain %s).",
+				b->winerror, lname, leaf && leaf->path ? leaf->path : "?",
+				leaf && leaf->version ? leaf->version : "unknown", b->res.symbol ? b->res.symbol : "?",
+				leaf && leaf->parent ? leaf_label(leaf->parent) : bin, chain);
+		fix = xasprintf("the %s that is loaded is older than, or from another build than, the one %s was "
+				"built against: remove or update the copy at %s",
+				lname, bin, leaf && leaf->path ? leaf->path : "?");
+		break;
+	case LDR_BAD_ARCH:
+		title = xasprintf("%s cannot load: %s is for another architecture", bin, lname);
+		msg = xasprintf("WinError %d: %s", b->winerror, leaf && leaf->detail ? leaf->detail : lname);
+		fix = xasprintf("replace %s with its %s build", leaf && leaf->path ? leaf->path : lname, arch);
+		break;
+	case LDR_UNREADABLE:
+		title = xasprintf("%s cannot load: %s is not a loadable PE file", bin, lname);
+		msg = xasprintf("WinError %d: %s", b->winerror, leaf && leaf->detail ? leaf->detail : lname);
+		fix = xasprintf("reinstall the package that ships %s (an empty or damaged file is what an antivirus "
+				"quarantine leaves)",
+				lname);
+		break;
+	default:
+		title = xasprintf("%s cannot load (WinError %d)", bin, b->winerror);
+		msg = xasprintf("WinError %d: %s", b->winerror, winerror_text(b->winerror));
+		fix = xstrdup("load it by full path");
+		break;
+	}
+	result_add_finding(report, rule, "error", b->winerror, title, msg, fix, run->torch_dir, b->path,
+			   leaf ? lname : NULL, chain_json(leaf), result_probes_json(leaf));
+	free(title);
+	free(msg);
+	free(fix);
+	free(chain);
+}
+
+/* Nodes found through PATH in a tree (what a loads-via-path binary depends on). */
+static void collect_via_path(const struct ldr_node *n, struct strlist *out)
+{
+	size_t i;
+	if (n->via && !strcmp(n->via, "PATH") && !n->delay)
+		strlist_pushf(out, "%s (%s)", n->name, n->path);
+	for (i = 0; i < n->nkids; i++)
+		collect_via_path(n->kids[i], out);
+}
+
+static void collect_shadows(cJSON *report, struct loader *ld, const struct torch_run *run, const struct ldr_node *n,
+			    struct strlist *seen)
+{
+	size_t i;
+	if (!n)
+		return;
+	if (n->path && n->shadowed.n && !strlist_has(seen, n->path)) {
+		const char *wv = n->version;
+		for (i = 0; i < n->shadowed.n; i++) {
+			const char *lv = loader_file_version(ld, n->shadowed.v[i]);
+			if (lv && (!wv || result_version_cmp(lv, wv) > 0)) {
+				char *title = xasprintf("%s: the copy that loads (%s) is older than %s", n->name,
+							wv ? wv : "no version", lv);
+				char *msg = xasprintf("%s (file version %s) is found first on the search path (%s) and "
+						      "wins over %s (file version %s).",
+						      n->path, wv ? wv : "unknown", n->via ? n->via : "?",
+						      n->shadowed.v[i], lv);
+				char *fix = xasprintf("remove or update %s: it shadows the newer %s", n->path,
+						      n->shadowed.v[i]);
+				result_add_finding(report, "shadowed-dll", "warning", 0, title, msg, fix, run->torch_dir,
+						   NULL, n->name, chain_json(n), result_probes_json(n));
+				free(title);
+				free(msg);
+				free(fix);
+				break;
+			}
+		}
+		strlist_push(seen, n->path);
+	}
+	for (i = 0; i < n->nkids; i++)
+		collect_shadows(report, ld, run, n->kids[i], seen);
+}
+
+static void delay_warnings(cJSON *report, const struct torch_run *run, const struct torch_binary *b,
+			   struct strlist *seen)
+{
+	size_t i;
+	for (i = 0; i < b->res.nwarnings; i++) {
+		const struct ldr_warning *w = &b->res.warnings[i];
+		char *key = xasprintf("%s|%s", w->node->name, w->symbol ? w->symbol : "");
+		char *title, *msg;
+		if (strlist_has(seen, key)) {
+			free(key);
+			continue;
+		}
+		strlist_push_owned(seen, key);
+		if (w->symbol) {
+			title = xasprintf("%s: delay-loaded %s lacks %s", winpath_basename(b->path), w->node->name,
+					  w->symbol);
+			msg = xasprintf("%s is delay-loaded and found at %s, but has no export %s: the first call "
+					"fails with exception 0xC06D007F, not at import.",
+					w->node->name, w->node->path ? w->node->path : "?", w->symbol);
+		} else {
+			title = xasprintf("%s: delay-loaded %s is missing", winpath_basename(b->path), w->node->name);
+			msg = xasprintf("%s is delay-loaded and not found: `import torch` works, the first call into it "
+					"fails with exception 0xC06D007E.",
+					w->node->name);
+		}
+		result_add_finding(report, "delay-load-missing", "warning", 0, title, msg,
+				   "install the component that provides it if the feature that uses it is needed",
+				   run->torch_dir, b->path, w->node->name, chain_json(w->node),
+				   result_probes_json(w->node));
+		free(title);
+		free(msg);
+	}
+}
+
+cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run *run, cJSON *matrix_row)
+{
+	cJSON *inst = cJSON_CreateObject(), *arr, *bins;
+	const char *arch = pe_machine_name(loader_machine(run->ld));
+	char *host = view_host_path(v, run->torch_dir);
+	struct strlist seen = STRLIST_INIT, dseen = STRLIST_INIT;
+	size_t i;
+	int failing = 0;
+
+	cJSON_AddStringToObject(inst, "torch_dir", run->torch_dir);
+	cJSON_AddItemToObject(inst, "host_path", str_or_null(view_is_live(v) ? NULL : host));
+	free(host);
+	cJSON_AddNullToObject(inst, "version");
+	cJSON_AddItemToObject(inst, "variant", run->cuda_version ? cJSON_CreateString("cuda") : cJSON_CreateNull());
+	cJSON_AddStringToObject(inst, "arch", arch);
+	cJSON_AddItemToObject(inst, "python", str_or_null(run->python_exe));
+	cJSON_AddItemToObject(inst, "application_dir", str_or_null(run->app_dir));
+	cJSON_AddItemToObject(inst, "cuda_version", str_or_null(run->cuda_version));
+	cJSON_AddStringToObject(inst, "status", "pass");
+	cJSON_AddItemToObject(inst, "matrix_row", matrix_row ? matrix_row : cJSON_CreateNull());
+	arr = cJSON_AddArrayToObject(inst, "dll_paths");
+	for (i = 0; i < run->dll_paths.n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(run->dll_paths.v[i]));
+	cJSON_AddBoolToObject(inst, "path_fallback_used", run->path_patched);
+	if (run->import_error_index >= 0) {
+		cJSON *ie = cJSON_AddObjectToObject(inst, "import_error");
+		cJSON_AddNumberToObject(ie, "winerror", run->import_error_winerror);
+		cJSON_AddStringToObject(ie, "text", run->import_error_text);
+		cJSON_AddStringToObject(ie, "binary", run->bins[run->import_error_index].path);
+	} else {
+		cJSON_AddNullToObject(inst, "import_error");
+	}
+	{
+		cJSON *vc = cJSON_AddArrayToObject(inst, "vc_runtime_probe");
+		for (i = 0; i < 3; i++) {
+			cJSON *o;
+			if (!run->vc[i].attempted)
+				continue;
+			o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "name", run->vc[i].name);
+			cJSON_AddNumberToObject(o, "winerror", run->vc[i].res.winerror);
+			cJSON_AddItemToObject(o, "path", str_or_null(run->vc[i].res.root ? run->vc[i].res.root->path : NULL));
+			cJSON_AddItemToObject(o, "file_version",
+					      str_or_null(run->vc[i].res.root ? run->vc[i].res.root->version : NULL));
+			cJSON_AddItemToArray(vc, o);
+		}
+	}
+	bins = cJSON_AddArrayToObject(inst, "binaries");
+	for (i = 0; i < run->nbins; i++) {
+		const struct torch_binary *b = &run->bins[i];
+		const struct ldr_node *leaf = b->res.leaf;
+		cJSON *o = cJSON_CreateObject();
+		char flags[16];
+		snprintf(flags, sizeof(flags), "0x%x", b->flags);
+		cJSON_AddStringToObject(o, "path", b->path);
+		cJSON_AddStringToObject(o, "kind", b->is_pyd ? "pyd" : "dll");
+		cJSON_AddNumberToObject(o, "order", b->order);
+		cJSON_AddStringToObject(o, "flags", flags);
+		cJSON_AddStringToObject(o, "stage", torch_stage_name(b->stage));
+		cJSON_AddNumberToObject(o, "winerror", b->winerror);
+		cJSON_AddStringToObject(o, "outcome", b->outcome);
+		cJSON_AddItemToObject(o, "leaf", str_or_null(leaf ? leaf_label(leaf) : NULL));
+		cJSON_AddItemToObject(o, "leaf_path", str_or_null(leaf ? leaf->path : NULL));
+		cJSON_AddItemToObject(o, "symbol", str_or_null(b->res.symbol));
+		cJSON_AddItemToObject(o, "chain", leaf ? chain_json(leaf) : cJSON_CreateArray());
+		cJSON_AddItemToObject(o, "probes", result_probes_json(leaf));
+		cJSON_AddItemToObject(o, "file_version", str_or_null(b->res.root ? b->res.root->version : NULL));
+		cJSON_AddItemToArray(bins, o);
+
+		if (b->winerror) {
+			failing++;
+			binary_failure(report, run, b, arch);
+		} else if (b->stage == TORCH_STAGE_PATH_FALLBACK) {
+			struct strlist via = STRLIST_INIT;
+			struct strbuf sb = STRBUF_INIT;
+			const struct ldr_node *fl = b->first.leaf;
+			size_t k;
+			char *title, *msg;
+			collect_via_path(b->res.root, &via);
+			for (k = 0; k < via.n; k++)
+				strbuf_addf(&sb, "%s%s", k ? ", " : "", via.v[k]);
+			title = xasprintf("%s loads only through torch's PATH fallback", winpath_basename(b->path));
+			msg = xasprintf("LoadLibraryExW(0x1100) fails with 126 (%s not found); the retry with PATH "
+					"succeeds%s%s.",
+					fl ? leaf_label(fl) : "a dependency", via.n ? " finding " : "",
+					strbuf_str(&sb));
+			result_add_finding(report, "loads-via-path", "warning", 0, title, msg,
+					   "put the DLL in torch\\lib or one of torch's dll_paths folders so the load "
+					   "no longer depends on PATH",
+					   run->torch_dir, b->path, fl ? leaf_label(fl) : NULL, chain_json(fl),
+					   result_probes_json(fl));
+			free(title);
+			free(msg);
+			strbuf_release(&sb);
+			strlist_release(&via);
+		}
+		delay_warnings(report, run, b, &dseen);
+	}
+	if (run->vc_failed) {
+		for (i = 0; i < 3; i++) {
+			const struct ldr_result *r = &run->vc[i].res;
+			char *title, *fix;
+			if (!run->vc[i].attempted || !r->winerror)
+				continue;
+			title = xasprintf("torch's VC++ runtime probe fails on %s", run->vc[i].name);
+			fix = xasprintf("install the Microsoft Visual C++ 2015-2022 %s redistributable "
+					"(https://aka.ms/vs/17/release/vc_redist.%s.exe)",
+					arch, arch);
+			result_add_finding(report, "vc-runtime-probe", "warning", r->winerror, title,
+					   "import torch prints \"Microsoft Visual C++ Redistributable is not "
+					   "installed, this may lead to the DLL load failure.\"",
+					   fix, run->torch_dir, NULL, r->leaf ? leaf_label(r->leaf) : run->vc[i].name,
+					   chain_json(r->leaf), result_probes_json(r->leaf));
+			free(title);
+			free(fix);
+		}
+	}
+	/* shadowing anywhere the process resolved a DLL */
+	collect_shadows(report, run->ld, run, run->python_res.root, &seen);
+	for (i = 0; i < 3; i++)
+		collect_shadows(report, run->ld, run, run->vc[i].res.root, &seen);
+	for (i = 0; i < run->nbins; i++)
+		collect_shadows(report, run->ld, run, run->bins[i].res.root, &seen);
+	strlist_release(&seen);
+	strlist_release(&dseen);
+	if (failing)
+		cJSON_ReplaceItemInObject(inst, "status", cJSON_CreateString("fail"));
+	cJSON_AddItemToArray(cJSON_GetObjectItem(report, "installs"), inst);
+	return inst;
+}
+
+void result_finish(cJSON *report)
+{
+	cJSON *f, *inst, *counts = cJSON_CreateObject();
+	int errors = 0, warnings = 0, notes = 0, ninst = 0, nbin = 0, nfail = 0;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(report, "findings"))
+	{
+		const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
+		if (sev && !strcmp(sev, "error"))
+			errors++;
+		else if (sev && !strcmp(sev, "warning"))
+			warnings++;
+		else
+			notes++;
+	}
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItem(report, "installs"))
+	{
+		cJSON *b;
+		ninst++;
+		cJSON_ArrayForEach(b, cJSON_GetObjectItem(inst, "binaries"))
+		{
+			nbin++;
+			if (cJSON_GetNumberValue(cJSON_GetObjectItem(b, "winerror")) != 0)
+				nfail++;
+		}
+	}
+	cJSON_AddNumberToObject(counts, "errors", errors);
+	cJSON_AddNumberToObject(counts, "warnings", warnings);
+	cJSON_AddNumberToObject(counts, "notes", notes);
+	cJSON_AddNumberToObject(counts, "installs", ninst);
+	cJSON_AddNumberToObject(counts, "binaries", nbin);
+	cJSON_AddNumberToObject(counts, "binaries_failing", nfail);
+	cJSON_ReplaceItemInObject(report, "counts", counts);
+	cJSON_ReplaceItemInObject(report, "status",
+				  cJSON_CreateString(errors ? "fail" : warnings ? "warn" : "pass"));
+}

@@ -1,0 +1,538 @@
+/*
+ * torchload: `import torch` on Windows, binary by binary, on an emulated
+ * process (loader.c).
+ *
+ * WHAT IS EMULATED (FACTS.md §2-3; torch/__init__.py _load_dll_libraries,
+ * torch 1.5.1 and later; CPython Python/dynload_win.c, 3.8 and later)
+ *   0. The process: python.exe's own static imports are loaded first (the
+ *      standard search order, application dir = python.exe's dir), so its
+ *      vcruntime140.dll & co. are in the loaded-module list before torch
+ *      runs, as they are in a real interpreter. A venv's python.exe is a
+ *      launcher that starts the base interpreter (pyvenv.cfg `home`): that
+ *      directory is the application directory.
+ *   1. dll_paths, each kept only if the directory exists: torch\lib;
+ *      sys.exec_prefix\Library\bin; in a venv sys.base_exec_prefix\Library\
+ *      bin; the user base's Library\bin; NVTOOLSEXT_PATH\bin\x64 (default
+ *      %ProgramFiles%\NVIDIA Corporation\NvToolsExt) only if no dll_paths
+ *      directory holds nvToolsExt64_1.dll; for a CUDA build, CUDA_PATH_V<M>_<m>
+ *      \bin (default %ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\vM.m)
+ *      only if no dll_paths directory holds cudart64*.dll.
+ *   2. AddDllDirectory for each (SetDefaultDllDirectories is not called).
+ *   3. ctypes.CDLL("vcruntime140.dll"), "msvcp140.dll", "vcruntime140_1.dll"
+ *      (x64): LoadLibraryExW(name, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS),
+ *      the first failure ends the probe and torch only prints a warning.
+ *      What loads stays loaded (ctypes never frees).
+ *   4. Every torch\lib\*.dll in glob order (the directory's NTFS order) with
+ *      LoadLibraryExW(path, NULL, 0x1100). Error 126: once, PATH becomes
+ *      dll_paths + old PATH, and LoadLibraryW(path) (standard order) is
+ *      retried. Any other error, or a failed retry, raises
+ *      OSError: [WinError N] <FormatMessage text> Error loading "<path>" or
+ *      one of its dependencies.
+ *   5. CPython imports the extension modules: every .pyd under the torch
+ *      package (torch\_C.*.pyd first), LoadLibraryExW(path, NULL,
+ *      LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR);
+ *      a failure raises ImportError: DLL load failed while importing <mod>:
+ *      <FormatMessage text>.
+ * torch stops at the first failure; we go on so every binary gets a verdict,
+ * as if the failed one had been skipped (a failed load leaves nothing
+ * loaded), and record the first failure as the import error.
+ *
+ * Departures: DllMain is not run (1114 comes from runtime version checks
+ * elsewhere); .pyd files are loaded in one pass after the DLL loop, whereas
+ * Python imports them lazily (most of torch's are imported by `import torch`
+ * itself); the current directory is unknown offline and not searched.
+ */
+#include "torchload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "os.h"
+
+const char *winerror_text(int winerror)
+{
+	switch (winerror) {
+	case 0: return "The operation completed successfully.";
+	case 87: return "The parameter is incorrect.";
+	case 126: return "The specified module could not be found.";
+	case 127: return "The specified procedure could not be found.";
+	case 182: return "The operating system cannot run %1.";
+	case 193: return "%1 is not a valid Win32 application.";
+	case 1114: return "A dynamic link library (DLL) initialization routine failed.";
+	}
+	return "Unknown error.";
+}
+
+const char *torch_stage_name(enum torch_stage s)
+{
+	switch (s) {
+	case TORCH_STAGE_ADD_DLL_DIRECTORY: return "add_dll_directory";
+	case TORCH_STAGE_PATH_FALLBACK: return "path_fallback";
+	case TORCH_STAGE_CPYTHON: return "cpython";
+	}
+	return "?";
+}
+
+void torch_run_free(struct torch_run *run)
+{
+	size_t i;
+	if (!run)
+		return;
+	for (i = 0; i < run->nbins; i++) {
+		free(run->bins[i].path);
+		ldr_result_release(&run->bins[i].res);
+		ldr_result_release(&run->bins[i].first);
+	}
+	free(run->bins);
+	for (i = 0; i < 3; i++)
+		ldr_result_release(&run->vc[i].res);
+	ldr_result_release(&run->python_res);
+	strlist_release(&run->dll_paths);
+	free(run->torch_dir);
+	free(run->python_exe);
+	free(run->app_dir);
+	free(run->exec_prefix);
+	free(run->base_exec_prefix);
+	free(run->userbase);
+	free(run->cuda_version);
+	free(run->import_error_text);
+	loader_free(run->ld);
+	free(run);
+}
+
+/* Reads a small text file of the view (pyvenv.cfg, version.py). */
+static int view_read_small(struct view *v, const char *winpath, struct strbuf *out)
+{
+	char *host = view_host_path(v, winpath);
+	int r;
+	if (!host || !view_is_file(v, winpath)) {
+		free(host);
+		return -1;
+	}
+	r = os_read_file(host, 1 << 20, out, NULL);
+	free(host);
+	return r;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/* The value of `key = value` in pyvenv.cfg, or NULL. */
+static char *cfg_value(const char *text, const char *key)
+{
+	const char *line = text;
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		char *l = nl ? xstrndup(line, (size_t)(nl - line)) : xstrdup(line);
+		char *eq = strchr(l, '=');
+		if (eq) {
+			*eq = '\0';
+			if (!str_icmp(trim(l), key)) {
+				char *v = xstrdup(trim(eq + 1));
+				free(l);
+				return v;
+			}
+		}
+		free(l);
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* torch.version.cuda from torch\version.py: `cuda = '12.1'` (or `cuda: Optional[str] = '12.1'`). */
+static char *read_cuda_version(struct view *v, const char *torch_dir)
+{
+	char *p = winpath_join(torch_dir, "version.py");
+	struct strbuf sb = STRBUF_INIT;
+	char *res = NULL;
+	if (view_read_small(v, p, &sb) == 0) {
+		const char *line = strbuf_str(&sb);
+		while (line && *line && !res) {
+			const char *nl = strchr(line, '\n');
+			if (!strncmp(line, "cuda", 4) && (line[4] == ' ' || line[4] == '=' || line[4] == ':')) {
+				const char *eq = strchr(line, '=');
+				const char *end = nl ? nl : line + strlen(line);
+				if (eq && eq < end) {
+					const char *q = eq + 1;
+					while (q < end && (*q == ' '))
+						q++;
+					if (q < end && (*q == '\'' || *q == '"')) {
+						const char *qe = memchr(q + 1, *q, (size_t)(end - q - 1));
+						if (qe)
+							res = xstrndup(q + 1, (size_t)(qe - q - 1));
+					}
+				}
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	strbuf_release(&sb);
+	free(p);
+	return res;
+}
+
+static void add_if_dir(struct view *v, struct strlist *l, const char *dir)
+{
+	char *n;
+	if (!dir || !*dir)
+		return;
+	n = winpath_normalize(dir);
+	if (view_is_dir(v, n))
+		strlist_push_owned(l, n);
+	else
+		free(n);
+}
+
+static int dirs_have(struct view *v, const struct strlist *dirs, const char *name, int prefix_glob)
+{
+	size_t i, k;
+	for (i = 0; i < dirs->n; i++) {
+		if (!prefix_glob) {
+			char *p = NULL;
+			if (view_find_file(v, dirs->v[i], name, &p)) {
+				free(p);
+				return 1;
+			}
+		} else {
+			struct strlist names = STRLIST_INIT;
+			int hit = 0;
+			if (view_list_dir(v, dirs->v[i], &names, NULL) == 0)
+				for (k = 0; k < names.n && !hit; k++)
+					hit = str_istartswith(names.v[k], name) && str_iendswith(names.v[k], ".dll");
+			strlist_release(&names);
+			if (hit)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static void compute_dll_paths(struct torch_run *run, struct view *v)
+{
+	const char *pf = view_getenv(v, "ProgramFiles");
+	char *lib = winpath_join(run->torch_dir, "lib");
+	char *p;
+	if (!pf)
+		pf = "C:\\Program Files";
+	add_if_dir(v, &run->dll_paths, lib);
+	free(lib);
+	if (run->exec_prefix) {
+		p = xasprintf("%s\\Library\\bin", run->exec_prefix);
+		add_if_dir(v, &run->dll_paths, p);
+		free(p);
+	}
+	if (run->base_exec_prefix && run->exec_prefix && str_icmp(run->base_exec_prefix, run->exec_prefix)) {
+		p = xasprintf("%s\\Library\\bin", run->base_exec_prefix);
+		add_if_dir(v, &run->dll_paths, p);
+		free(p);
+	}
+	if (run->userbase) {
+		p = xasprintf("%s\\Library\\bin", run->userbase);
+		add_if_dir(v, &run->dll_paths, p);
+		free(p);
+	}
+	{
+		char *nvtx = NULL, *cuda = NULL;
+		if (!dirs_have(v, &run->dll_paths, "nvToolsExt64_1.dll", 0)) {
+			const char *base = view_getenv(v, "NVTOOLSEXT_PATH");
+			nvtx = base ? xasprintf("%s\\bin\\x64", base)
+				    : xasprintf("%s\\NVIDIA Corporation\\NvToolsExt\\bin\\x64", pf);
+		}
+		if (run->cuda_version && !dirs_have(v, &run->dll_paths, "cudart64", 1)) {
+			char *var = xasprintf("CUDA_PATH_V%s", run->cuda_version);
+			const char *cp;
+			char *q;
+			for (q = var; *q; q++)
+				if (*q == '.')
+					*q = '_';
+			cp = view_getenv(v, var);
+			cuda = cp ? xasprintf("%s\\bin", cp)
+				  : xasprintf("%s\\NVIDIA GPU Computing Toolkit\\CUDA\\v%s\\bin", pf,
+					      run->cuda_version);
+			free(var);
+		}
+		add_if_dir(v, &run->dll_paths, nvtx);
+		add_if_dir(v, &run->dll_paths, cuda);
+		free(nvtx);
+		free(cuda);
+	}
+}
+
+/* python.exe, the prefixes and the application directory, from the inputs. */
+static void locate_python(struct torch_run *run, struct view *v, const struct torch_inputs *in)
+{
+	char *exe = NULL, *dir, *cfgp, *home = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	if (in->python_exe) {
+		exe = winpath_normalize(in->python_exe);
+	} else {
+		/* torch in <prefix>\Lib\site-packages\torch */
+		char *sp = winpath_dirname(run->torch_dir);
+		char *lib = winpath_dirname(sp);
+		char *prefix = winpath_dirname(lib);
+		char *cand = winpath_join(prefix, "python.exe");
+		char *cand2 = xasprintf("%s\\Scripts\\python.exe", prefix);
+		if (view_is_file(v, cand))
+			exe = cand, cand = NULL;
+		else if (view_is_file(v, cand2))
+			exe = cand2, cand2 = NULL;
+		else
+			run->exec_prefix = xstrdup(prefix); /* still the prefix torch's paths use */
+		free(cand);
+		free(cand2);
+		free(sp);
+		free(lib);
+		free(prefix);
+	}
+	if (!exe) {
+		run->base_exec_prefix = run->exec_prefix ? xstrdup(run->exec_prefix) : NULL;
+		return;
+	}
+	run->python_exe = exe;
+	dir = winpath_dirname(exe);
+	/* a venv: pyvenv.cfg next to python.exe or one level up (Scripts\) */
+	cfgp = winpath_join(dir, "pyvenv.cfg");
+	if (view_read_small(v, cfgp, &sb) != 0) {
+		char *up = winpath_dirname(dir);
+		free(cfgp);
+		cfgp = winpath_join(up, "pyvenv.cfg");
+		strbuf_reset(&sb);
+		if (view_read_small(v, cfgp, &sb) == 0) {
+			run->exec_prefix = up;
+			up = NULL;
+		}
+		free(up);
+	} else {
+		run->exec_prefix = xstrdup(dir);
+	}
+	if (run->exec_prefix)
+		home = cfg_value(strbuf_str(&sb), "home");
+	if (run->exec_prefix && home) {
+		/* the venv launcher runs the base interpreter: its dir is the application dir */
+		run->base_exec_prefix = winpath_normalize(home);
+		run->app_dir = xstrdup(run->base_exec_prefix);
+	} else {
+		if (!run->exec_prefix)
+			run->exec_prefix = xstrdup(dir);
+		run->base_exec_prefix = xstrdup(run->exec_prefix);
+		run->app_dir = xstrdup(dir);
+	}
+	free(home);
+	free(cfgp);
+	free(dir);
+	strbuf_release(&sb);
+}
+
+static void set_outcome(struct torch_binary *b)
+{
+	b->winerror = b->res.winerror;
+	if (!b->res.winerror)
+		b->outcome = b->stage == TORCH_STAGE_PATH_FALLBACK ? "loads-via-path" : "loads";
+	else
+		b->outcome = ldr_outcome_name(b->res.outcome);
+}
+
+static char *module_name_of_pyd(const char *path)
+{
+	const char *base = winpath_basename(path);
+	const char *dot = strchr(base, '.');
+	return dot ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
+}
+
+static void collect_pyds(struct view *v, const char *dir, struct strlist *out, int depth)
+{
+	struct strlist names = STRLIST_INIT;
+	size_t i;
+	if (depth > 12 || view_list_dir(v, dir, &names, NULL))
+		return;
+	for (i = 0; i < names.n; i++) {
+		char *p = winpath_join(dir, names.v[i]);
+		if (str_iendswith(names.v[i], ".pyd") && view_is_file(v, p)) {
+			strlist_push(out, p);
+		} else if (depth == 0 && !str_icmp(names.v[i], "lib")) {
+			/* torch\lib holds DLLs only; skip it for speed */
+		} else if (names.v[i][0] != '.' && !str_iendswith(names.v[i], ".py") &&
+			   !str_iendswith(names.v[i], ".dll") && !str_iendswith(names.v[i], ".pyi") &&
+			   !str_iendswith(names.v[i], ".h") && !str_iendswith(names.v[i], ".lib") &&
+			   view_is_dir(v, p)) {
+			collect_pyds(v, p, out, depth + 1);
+		}
+		free(p);
+	}
+	strlist_release(&names);
+}
+
+int torch_run(struct torch_run **out, struct view *view, const struct torch_inputs *in, struct err *err)
+{
+	struct torch_run *run;
+	char *lib;
+	struct strlist names = STRLIST_INIT, pyds = STRLIST_INIT;
+	uint16_t machine = in->machine;
+	char *saved_path = NULL;
+	size_t i;
+	int order = 0;
+
+	if (!in->torch_dir)
+		return err_set(err, "no torch directory given");
+	run = xcalloc(1, sizeof(*run));
+	run->import_error_index = -1;
+	run->torch_dir = winpath_normalize(in->torch_dir);
+	lib = winpath_join(run->torch_dir, "lib");
+	if (!view_is_dir(view, lib)) {
+		err_set(err, "%s: no lib directory; is this a torch package directory?", run->torch_dir);
+		free(lib);
+		torch_run_free(run);
+		return -1;
+	}
+	locate_python(run, view, in);
+	if (in->userbase) {
+		run->userbase = winpath_normalize(in->userbase);
+	} else if (view_getenv(view, "PYTHONUSERBASE")) {
+		run->userbase = winpath_normalize(view_getenv(view, "PYTHONUSERBASE"));
+	} else if (view_getenv(view, "APPDATA")) {
+		run->userbase = xasprintf("%s\\Python", view_getenv(view, "APPDATA"));
+	}
+	run->cuda_version = read_cuda_version(view, run->torch_dir);
+
+	/* the process's machine: python.exe's, else x64 */
+	if (!machine && run->python_exe) {
+		char *host = view_host_path(view, run->python_exe);
+		struct pe_image *img = NULL;
+		if (host && pe_open(&img, host, 0, NULL) == 0) {
+			machine = img->machine;
+			pe_close(img);
+		}
+		free(host);
+	}
+	if (!machine)
+		machine = PE_MACHINE_AMD64;
+	loader_open(&run->ld, view, run->app_dir, machine, NULL);
+
+	/* 0. the interpreter's own imports */
+	if (run->python_exe && view_is_file(view, run->python_exe)) {
+		/* a venv launcher runs the base interpreter: load that one's imports */
+		char *base_exe = winpath_join(run->app_dir, "python.exe");
+		const char *exe = view_is_file(view, base_exe) ? base_exe : run->python_exe;
+		loader_load(run->ld, exe, 0, &run->python_res, NULL);
+		run->python_loaded = !run->python_res.winerror;
+		free(base_exe);
+	}
+
+	/* 1-2. dll_paths, AddDllDirectory */
+	compute_dll_paths(run, view);
+	for (i = 0; i < run->dll_paths.n; i++)
+		loader_add_dll_directory(run->ld, run->dll_paths.v[i]);
+
+	/* 3. the VC++ runtime probe */
+	{
+		static const char *const probe[] = { "vcruntime140.dll", "msvcp140.dll", "vcruntime140_1.dll" };
+		size_t n = machine == PE_MACHINE_ARM64 ? 2 : 3;
+		for (i = 0; i < n; i++) {
+			run->vc[i].name = probe[i];
+			run->vc[i].attempted = 1;
+			loader_load(run->ld, probe[i], LDR_SEARCH_DEFAULT_DIRS, &run->vc[i].res, NULL);
+			if (run->vc[i].res.winerror) {
+				run->vc_failed = 1;
+				break;
+			}
+		}
+	}
+
+	/* 4. torch\lib\*.dll in directory order */
+	if (view_getenv(view, "PATH"))
+		saved_path = xstrdup(view_getenv(view, "PATH"));
+	view_list_dir(view, lib, &names, NULL);
+	for (i = 0; i < names.n; i++) {
+		struct torch_binary *b;
+		char *p = winpath_join(lib, names.v[i]);
+		if (!str_iendswith(names.v[i], ".dll") || !view_is_file(view, p)) {
+			free(p);
+			continue;
+		}
+		run->bins = xrealloc(run->bins, (run->nbins + 1) * sizeof(*run->bins));
+		b = &run->bins[run->nbins++];
+		memset(b, 0, sizeof(*b));
+		b->path = p;
+		b->order = order++;
+		b->flags = LDR_SEARCH_DEFAULT_DIRS | LDR_SEARCH_DLL_LOAD_DIR;
+		b->stage = TORCH_STAGE_ADD_DLL_DIRECTORY;
+		loader_load(run->ld, p, b->flags, &b->res, NULL);
+		if (b->res.winerror == WINERR_MOD_NOT_FOUND) {
+			if (!run->path_patched) {
+				struct strbuf np = STRBUF_INIT;
+				size_t k;
+				for (k = 0; k < run->dll_paths.n; k++)
+					strbuf_addf(&np, "%s;", run->dll_paths.v[k]);
+				strbuf_adds(&np, saved_path ? saved_path : "");
+				view_setenv(view, "PATH", strbuf_str(&np));
+				strbuf_release(&np);
+				run->path_patched = 1;
+			}
+			b->first = b->res;
+			memset(&b->res, 0, sizeof(b->res));
+			b->flags = 0;
+			b->stage = TORCH_STAGE_PATH_FALLBACK;
+			loader_load(run->ld, p, 0, &b->res, NULL);
+		}
+		set_outcome(b);
+		if (b->winerror && run->import_error_index < 0) {
+			run->import_error_index = (int)(b - run->bins);
+			run->import_error_winerror = b->winerror;
+			run->import_error_text = xasprintf("OSError: [WinError %d] %s Error loading \"%s\" or one of its "
+							   "dependencies.",
+							   b->winerror, winerror_text(b->winerror), p);
+		}
+	}
+	strlist_release(&names);
+
+	/* 5. CPython's extension modules: torch\_C*.pyd first, then the others */
+	collect_pyds(view, run->torch_dir, &pyds, 0);
+	for (i = 0; i < pyds.n; i++) {
+		/* move torch\_C.*.pyd to the front */
+		char *dir = winpath_dirname(pyds.v[i]);
+		if (!str_icmp(dir, run->torch_dir) && str_istartswith(winpath_basename(pyds.v[i]), "_C.") && i) {
+			char *t = pyds.v[i];
+			memmove(&pyds.v[1], &pyds.v[0], i * sizeof(char *));
+			pyds.v[0] = t;
+		}
+		free(dir);
+	}
+	for (i = 0; i < pyds.n; i++) {
+		struct torch_binary *b;
+		run->bins = xrealloc(run->bins, (run->nbins + 1) * sizeof(*run->bins));
+		b = &run->bins[run->nbins++];
+		memset(b, 0, sizeof(*b));
+		b->path = xstrdup(pyds.v[i]);
+		b->is_pyd = 1;
+		b->order = order++;
+		b->flags = LDR_SEARCH_DEFAULT_DIRS | LDR_SEARCH_DLL_LOAD_DIR;
+		b->stage = TORCH_STAGE_CPYTHON;
+		loader_load(run->ld, b->path, b->flags, &b->res, NULL);
+		set_outcome(b);
+		if (b->winerror && run->import_error_index < 0) {
+			char *mod = module_name_of_pyd(b->path);
+			run->import_error_index = (int)(b - run->bins);
+			run->import_error_winerror = b->winerror;
+			run->import_error_text = xasprintf("ImportError: DLL load failed while importing %s: %s", mod,
+							   winerror_text(b->winerror));
+			free(mod);
+		}
+	}
+	strlist_release(&pyds);
+
+	/* the machine's PATH is not ours to keep changed */
+	if (run->path_patched)
+		view_setenv(view, "PATH", saved_path ? saved_path : "");
+	free(saved_path);
+	free(lib);
+	*out = run;
+	return 0;
+}

@@ -1,0 +1,638 @@
+/*
+ * view: the Windows machine being checked (see view.h for the contract).
+ *
+ * Offline backend. A host directory stands for C:\. Windows resolves names
+ * case-insensitively (NTFS compares names after upcasing them with the
+ * volume's $UpCase table); Linux does not, so every path component is looked
+ * up in a cached listing of its directory. Each directory is listed once and
+ * kept sorted in NTFS order, which serves two purposes: binary search for
+ * lookups, and the enumeration order FindFirstFileW returns on NTFS (B-tree
+ * index order of the upcased names) that torch's glob() sees.
+ *
+ * Upcasing: ASCII, Latin-1, Greek and Cyrillic letters are folded; other
+ * characters compare by their UTF-16 code units unchanged. The real $UpCase
+ * table covers more scripts; names torch and Python ship are ASCII, and the
+ * scripts folded here cover the non-ASCII user names we have seen in paths.
+ *
+ * Environment: offline views start empty (nothing is inherited from the
+ * host); names compare case-insensitively as on Windows.
+ *
+ * Registry: an offline view reads what view_attach_registry gave it, or, when
+ * the root is a Wine prefix's drive_c, the prefix's system.reg (found as
+ * <root>/../system.reg). The live view asks os.h.
+ *
+ * Live backend: Windows paths are host paths; listings come from the OS in
+ * the order it returns them (on NTFS that already is NTFS order).
+ */
+#include "view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "os.h"
+#include "registry.h"
+
+struct dirent_cache {
+	char *key;            /* upcased Windows path of the directory */
+	char *host;           /* host path as it exists, or NULL when absent */
+	struct strlist names; /* NTFS order */
+	unsigned char *isdir; /* per name: 1 directory, 0 other (lazily: 2 unknown) */
+};
+
+struct env_var {
+	char *name;
+	char *value;
+};
+
+struct view {
+	int live;
+	char *root; /* host path standing for C:\ (offline) */
+	struct dirent_cache *dirs;
+	size_t ndirs, adirs;
+	struct env_var *env;
+	size_t nenv, aenv;
+	struct registry *reg;
+	char *reg_source;
+	int reg_tried;
+};
+
+/* ---- Unicode-lite: UTF-8 → UTF-16 code units, upcased ---------------- */
+
+static unsigned up16(unsigned c)
+{
+	if (c >= 'a' && c <= 'z')
+		return c - 32;
+	if ((c >= 0xe0 && c <= 0xfe && c != 0xf7))
+		return c - 32;
+	if (c == 0xff)
+		return 0x178;
+	if (c >= 0x3b1 && c <= 0x3c9 && c != 0x3c2)
+		return c - 32;
+	if (c >= 0x430 && c <= 0x44f)
+		return c - 32;
+	if (c >= 0x450 && c <= 0x45f)
+		return c - 80;
+	return c;
+}
+
+/* Decodes one code point (invalid bytes map to themselves, as Latin-1). */
+static unsigned utf8_next(const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	unsigned c = p[0];
+	if (c < 0x80) {
+		*pp = p + 1;
+		return c;
+	}
+	if ((c & 0xe0) == 0xc0 && (p[1] & 0xc0) == 0x80) {
+		*pp = p + 2;
+		return ((c & 0x1f) << 6) | (p[1] & 0x3f);
+	}
+	if ((c & 0xf0) == 0xe0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80) {
+		*pp = p + 3;
+		return ((c & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f);
+	}
+	if ((c & 0xf8) == 0xf0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80 &&
+	    (p[3] & 0xc0) == 0x80) {
+		*pp = p + 4;
+		return ((c & 0x07) << 18) | ((p[1] & 0x3f) << 12) | ((p[2] & 0x3f) << 6) | (p[3] & 0x3f);
+	}
+	*pp = p + 1;
+	return c;
+}
+
+/* A cursor yielding upcased UTF-16 code units (surrogate pairs for > U+FFFF). */
+struct u16cur {
+	const unsigned char *p;
+	unsigned pending;
+};
+
+static unsigned u16_next(struct u16cur *c)
+{
+	unsigned cp;
+	if (c->pending) {
+		cp = c->pending;
+		c->pending = 0;
+		return cp;
+	}
+	if (!*c->p)
+		return 0;
+	cp = utf8_next(&c->p);
+	if (cp >= 0x10000) {
+		cp -= 0x10000;
+		c->pending = 0xdc00 + (cp & 0x3ff);
+		return 0xd800 + (cp >> 10);
+	}
+	return up16(cp);
+}
+
+/* NTFS collation: upcased UTF-16 code units, shorter name first on a tie. */
+int view_ntfs_cmp(const char *a, const char *b)
+{
+	struct u16cur x = { (const unsigned char *)a, 0 }, y = { (const unsigned char *)b, 0 };
+	for (;;) {
+		unsigned ca = u16_next(&x), cb = u16_next(&y);
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!ca)
+			return 0;
+	}
+}
+
+static int ntfs_qsort_cmp(const void *a, const void *b)
+{
+	return view_ntfs_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *upcase_key(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = up16(utf8_next(&p));
+		/* re-encode as UTF-8 for a stable byte key */
+		if (c < 0x80) {
+			strbuf_addch(&sb, (int)c);
+		} else if (c < 0x800) {
+			strbuf_addch(&sb, (int)(0xc0 | (c >> 6)));
+			strbuf_addch(&sb, (int)(0x80 | (c & 0x3f)));
+		} else if (c < 0x10000) {
+			strbuf_addch(&sb, (int)(0xe0 | (c >> 12)));
+			strbuf_addch(&sb, (int)(0x80 | ((c >> 6) & 0x3f)));
+			strbuf_addch(&sb, (int)(0x80 | (c & 0x3f)));
+		} else {
+			strbuf_addch(&sb, (int)(0xf0 | (c >> 18)));
+			strbuf_addch(&sb, (int)(0x80 | ((c >> 12) & 0x3f)));
+			strbuf_addch(&sb, (int)(0x80 | ((c >> 6) & 0x3f)));
+			strbuf_addch(&sb, (int)(0x80 | (c & 0x3f)));
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
+/* ---- Windows path helpers ---------------------------------------------- */
+
+char *winpath_normalize(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = path;
+	int unc = 0;
+	if ((p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/')) {
+		strbuf_adds(&sb, "\\\\");
+		p += 2;
+		unc = 1;
+	}
+	for (; *p; p++) {
+		char c = *p == '/' ? '\\' : *p;
+		if (c == '\\' && sb.len && sb.buf[sb.len - 1] == '\\' && !(unc && sb.len == 2))
+			continue;
+		strbuf_addch(&sb, c);
+	}
+	/* "C:" → "C:\", keep the root's separator; drop other trailing ones */
+	if (sb.len == 2 && sb.buf[1] == ':')
+		strbuf_addch(&sb, '\\');
+	while (sb.len > 3 && sb.buf[sb.len - 1] == '\\') {
+		sb.buf[--sb.len] = '\0';
+	}
+	if (sb.len >= 2 && sb.buf[1] == ':' && sb.buf[0] >= 'a' && sb.buf[0] <= 'z')
+		sb.buf[0] = (char)(sb.buf[0] - 32);
+	if (!sb.buf) /* empty path */
+		return xstrdup("");
+	return strbuf_detach(&sb);
+}
+
+char *winpath_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	if (n && (dir[n - 1] == '\\' || dir[n - 1] == '/'))
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s\\%s", dir, name);
+}
+
+const char *winpath_basename(const char *path)
+{
+	const char *b = path, *p;
+	for (p = path; *p; p++)
+		if (*p == '\\' || *p == '/' || (*p == ':' && p == path + 1))
+			b = p + 1;
+	return b;
+}
+
+char *winpath_dirname(const char *path)
+{
+	const char *b = winpath_basename(path);
+	size_t n = (size_t)(b - path);
+	/* keep "C:\" whole; strip the separator otherwise */
+	if (n > 0 && (path[n - 1] == '\\' || path[n - 1] == '/') && !(n == 3 && path[1] == ':'))
+		n--;
+	return xstrndup(path, n);
+}
+
+int winpath_is_absolute(const char *path)
+{
+	if (path[0] && path[1] == ':' && (path[2] == '\\' || path[2] == '/'))
+		return 1;
+	return (path[0] == '\\' || path[0] == '/') && (path[1] == '\\' || path[1] == '/');
+}
+
+/* ---- construction ------------------------------------------------------ */
+
+static void view_autoload_registry(struct view *v);
+
+int view_open_root(struct view **out, const char *root_dir, struct err *err)
+{
+	struct os_stat st;
+	struct view *v;
+	size_t n;
+	os_stat(root_dir, &st);
+	if (st.type != OS_DIR)
+		return err_set(err, "--root %s: not a directory", root_dir);
+	v = xcalloc(1, sizeof(*v));
+	v->root = xstrdup(root_dir);
+	n = strlen(v->root);
+	while (n > 1 && v->root[n - 1] == '/')
+		v->root[--n] = '\0';
+	view_autoload_registry(v);
+	*out = v;
+	return 0;
+}
+
+int view_open_live(struct view **out, struct err *err)
+{
+	struct view *v;
+	if (!os_is_windows())
+		return err_set(err, "this build cannot inspect the machine it runs on; "
+				    "give --root DIR (a directory standing for C:\\)");
+	v = xcalloc(1, sizeof(*v));
+	v->live = 1;
+	v->reg_source = xstrdup("live registry");
+	*out = v;
+	return 0;
+}
+
+void view_free(struct view *v)
+{
+	size_t i;
+	if (!v)
+		return;
+	for (i = 0; i < v->ndirs; i++) {
+		free(v->dirs[i].key);
+		free(v->dirs[i].host);
+		strlist_release(&v->dirs[i].names);
+		free(v->dirs[i].isdir);
+	}
+	free(v->dirs);
+	for (i = 0; i < v->nenv; i++) {
+		free(v->env[i].name);
+		free(v->env[i].value);
+	}
+	free(v->env);
+	if (v->reg)
+		registry_free(v->reg);
+	free(v->reg_source);
+	free(v->root);
+	free(v);
+}
+
+int view_is_live(const struct view *v)
+{
+	return v->live;
+}
+
+const char *view_root(const struct view *v)
+{
+	return v->live ? NULL : v->root;
+}
+
+/* ---- offline directory cache -------------------------------------------- */
+
+static char *host_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	if (n && dir[n - 1] == '/')
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+/* Binary search of a sorted listing; the index of a case-insensitive match or -1. */
+static long listing_find(const struct strlist *names, const char *name)
+{
+	size_t lo = 0, hi = names->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = view_ntfs_cmp(names->v[mid], name);
+		if (!c)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * The cached listing of an offline Windows directory ("C:\\A\\B"), resolved
+ * component by component. Returns NULL when the directory does not exist.
+ */
+static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
+{
+	char *norm = winpath_normalize(windir);
+	char *key = upcase_key(norm);
+	struct dirent_cache *dc = NULL;
+	size_t i;
+	for (i = 0; i < v->ndirs; i++) {
+		if (!strcmp(v->dirs[i].key, key)) {
+			dc = &v->dirs[i];
+			break;
+		}
+	}
+	if (!dc) {
+		char *host = NULL;
+		/* "C:\" is the root; otherwise resolve the parent, then find this name in it */
+		if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3] == '\0') {
+			host = xstrdup(v->root);
+		} else if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\') {
+			char *parent = winpath_dirname(norm);
+			struct dirent_cache *pc = dir_lookup(v, parent);
+			free(parent);
+			if (pc && pc->host) {
+				long k = listing_find(&pc->names, winpath_basename(norm));
+				if (k >= 0) {
+					char *h = host_join(pc->host, pc->names.v[k]);
+					struct os_stat st;
+					os_stat(h, &st);
+					if (st.type == OS_DIR)
+						host = h;
+					else
+						free(h);
+				}
+			}
+		}
+		ALLOC_GROW(v->dirs, v->ndirs + 1, v->adirs);
+		dc = &v->dirs[v->ndirs++];
+		memset(dc, 0, sizeof(*dc));
+		dc->key = key;
+		key = NULL;
+		dc->host = host;
+		if (host) {
+			if (os_list_dir(host, &dc->names, NULL) == 0 && dc->names.n > 1)
+				qsort(dc->names.v, dc->names.n, sizeof(char *), ntfs_qsort_cmp);
+		}
+	}
+	free(key);
+	free(norm);
+	return dc->host ? dc : NULL;
+}
+
+char *view_host_path(struct view *v, const char *winpath)
+{
+	char *norm, *dir, *res;
+	const char *base;
+	struct dirent_cache *dc;
+	if (v->live)
+		return xstrdup(winpath);
+	norm = winpath_normalize(winpath);
+	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+		free(norm);
+		return NULL;
+	}
+	if (!norm[3]) {
+		free(norm);
+		return xstrdup(v->root);
+	}
+	dc = dir_lookup(v, norm);
+	if (dc) {
+		res = xstrdup(dc->host);
+		free(norm);
+		return res;
+	}
+	dir = winpath_dirname(norm);
+	base = winpath_basename(norm);
+	dc = dir_lookup(v, dir);
+	if (dc) {
+		long k = listing_find(&dc->names, base);
+		res = host_join(dc->host, k >= 0 ? dc->names.v[k] : base);
+	} else {
+		/* the parent does not exist either: resolve what does, append the rest */
+		char *hdir = view_host_path(v, dir);
+		res = hdir ? host_join(hdir, base) : NULL;
+		free(hdir);
+	}
+	free(dir);
+	free(norm);
+	return res;
+}
+
+char *view_win_path(struct view *v, const char *hostpath)
+{
+	size_t n;
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+	char *res;
+	if (v->live)
+		return winpath_normalize(hostpath);
+	n = strlen(v->root);
+	if (strncmp(hostpath, v->root, n) || (hostpath[n] && hostpath[n] != '/' && v->root[n - 1] != '/'))
+		return NULL;
+	strbuf_adds(&sb, "C:\\");
+	for (p = hostpath + n; *p; p++)
+		strbuf_addch(&sb, *p == '/' ? '\\' : *p);
+	res = winpath_normalize(strbuf_str(&sb));
+	strbuf_release(&sb);
+	return res;
+}
+
+int view_find_file(struct view *v, const char *win_dir, const char *name, char **win_out)
+{
+	struct os_stat st;
+	if (v->live) {
+		char *p = winpath_join(win_dir, name);
+		os_stat(p, &st);
+		if (st.type == OS_FILE) {
+			*win_out = p;
+			return 1;
+		}
+		free(p);
+		return 0;
+	} else {
+		struct dirent_cache *dc = dir_lookup(v, win_dir);
+		long k;
+		char *h;
+		if (!dc || strchr(name, '\\') || strchr(name, '/'))
+			return 0;
+		k = listing_find(&dc->names, name);
+		if (k < 0)
+			return 0;
+		h = host_join(dc->host, dc->names.v[k]);
+		os_stat(h, &st);
+		free(h);
+		if (st.type != OS_FILE)
+			return 0;
+		{
+			char *norm = winpath_normalize(win_dir);
+			/* report the directory as given (normalised) and the name as it exists */
+			*win_out = winpath_join(norm, dc->names.v[k]);
+			free(norm);
+		}
+		return 1;
+	}
+}
+
+static int view_type(struct view *v, const char *winpath)
+{
+	struct os_stat st;
+	char *h = view_host_path(v, winpath);
+	if (!h)
+		return OS_NONE;
+	os_stat(h, &st);
+	free(h);
+	return (int)st.type;
+}
+
+int view_is_dir(struct view *v, const char *winpath)
+{
+	return view_type(v, winpath) == OS_DIR;
+}
+
+int view_is_file(struct view *v, const char *winpath)
+{
+	return view_type(v, winpath) == OS_FILE;
+}
+
+int view_list_dir(struct view *v, const char *win_dir, struct strlist *names, struct err *err)
+{
+	if (v->live)
+		return os_list_dir(win_dir, names, err);
+	{
+		struct dirent_cache *dc = dir_lookup(v, win_dir);
+		if (!dc)
+			return err_set(err, "%s: no such directory in the tree at %s", win_dir, v->root);
+		strlist_copy(names, &dc->names);
+	}
+	return 0;
+}
+
+/* ---- environment ---------------------------------------------------------- */
+
+const char *view_getenv(struct view *v, const char *name)
+{
+	size_t i;
+	for (i = 0; i < v->nenv; i++)
+		if (!str_icmp(v->env[i].name, name))
+			return v->env[i].value;
+	if (v->live)
+		return os_getenv(name);
+	return NULL;
+}
+
+void view_setenv(struct view *v, const char *name, const char *value)
+{
+	size_t i;
+	for (i = 0; i < v->nenv; i++) {
+		if (!str_icmp(v->env[i].name, name)) {
+			free(v->env[i].value);
+			v->env[i].value = xstrdup(value);
+			return;
+		}
+	}
+	ALLOC_GROW(v->env, v->nenv + 1, v->aenv);
+	v->env[v->nenv].name = xstrdup(name);
+	v->env[v->nenv].value = xstrdup(value);
+	v->nenv++;
+}
+
+int view_setenv_assignment(struct view *v, const char *assignment)
+{
+	const char *eq = strchr(assignment, '=');
+	char *name;
+	if (!eq || eq == assignment)
+		return -1;
+	name = xstrndup(assignment, (size_t)(eq - assignment));
+	view_setenv(v, name, eq + 1);
+	free(name);
+	return 0;
+}
+
+/* ---- well-known directories ----------------------------------------------- */
+
+/*
+ * Offline trees always stand for a default Windows install on C:. A live view
+ * would read %SystemRoot%; C:\Windows is what every hosted runner uses.
+ */
+const char *view_windows_dir(const struct view *v)
+{
+	(void)v;
+	return "C:\\Windows";
+}
+
+const char *view_system32(const struct view *v)
+{
+	(void)v;
+	return "C:\\Windows\\System32";
+}
+
+const char *view_syswow64(const struct view *v)
+{
+	(void)v;
+	return "C:\\Windows\\SysWOW64";
+}
+
+/* ---- registry -------------------------------------------------------------- */
+
+static void view_autoload_registry(struct view *v)
+{
+	char *p = host_join(v->root, "../system.reg");
+	struct os_stat st;
+	os_stat(p, &st);
+	if (st.type == OS_FILE) {
+		struct registry *reg = NULL;
+		struct err e;
+		err_clear(&e);
+		if (registry_load(&reg, p, &e) == 0) {
+			v->reg = reg;
+			v->reg_source = xasprintf("wine system.reg at %s", p);
+		} else {
+			v->reg_source = xasprintf("none (%s)", e.msg);
+		}
+	}
+	free(p);
+}
+
+void view_attach_registry(struct view *v, struct registry *reg)
+{
+	if (v->reg)
+		registry_free(v->reg);
+	v->reg = reg;
+	free(v->reg_source);
+	v->reg_source = xstrdup(reg ? registry_describe(reg) : "none");
+}
+
+int view_reg_get(struct view *v, const char *subkey, const char *value, int regview, struct strbuf *out,
+		 struct err *err)
+{
+	if (v->live)
+		return os_reg_get(subkey, value, regview, out, err);
+	if (!v->reg)
+		return 1;
+	return registry_get(v->reg, subkey, value, regview, out, err);
+}
+
+int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err)
+{
+	if (v->live)
+		return os_reg_subkeys(subkey, regview, out, err);
+	if (!v->reg)
+		return 1;
+	return registry_subkeys(v->reg, subkey, regview, out, err);
+}
+
+const char *view_registry_source(const struct view *v)
+{
+	return v->reg_source ? v->reg_source : "none";
+}
+
+int view_has_registry(const struct view *v)
+{
+	return v->live || v->reg != NULL;
+}

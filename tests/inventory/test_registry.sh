@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# test_registry.sh: the offline registry readers against real registries
+# written by Wine: a prefix's system.reg with VC++ runtime keys added by
+# `wine reg add` (64-bit and 32-bit views), and `wine reg export` files
+# (UTF-16LE with a BOM) of the same keys. All three must give the same
+# inventory answers; the real files must parse completely.
+#
+# The prefix is built once and cached in $TDC_CACHE, keyed by the Wine
+# version and this script's setup steps. system.reg is written by
+# wineserver when it exits: `wineserver -w` waits for that (it exits a few
+# seconds after the last Wine process), so the file is complete afterwards.
+source "$(dirname "$0")/../lib/tap.sh"
+TEST_NAME=inventory-registry
+set -u
+
+bin=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
+if ! command -v wine >/dev/null || ! command -v wineserver >/dev/null; then
+	ok "skipped: wine is not installed"
+	tap_done
+fi
+
+RTKEY='HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes'
+# setup_prefix DIR: a fresh prefix with the keys this test reads.
+setup_prefix() {
+	local pfx=$1 log=$1.log
+	unset DISPLAY
+	export WINEPREFIX=$pfx WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" LC_ALL=C.UTF-8
+	wine wineboot -i >"$log" 2>&1 || return 1
+	# x64: consistent, in the 64-bit view
+	wine reg add "$RTKEY\\x64" /v Version /t REG_SZ /d v14.40.33810.00 /f >>"$log" 2>&1 || return 1
+	for kv in Major=14 Minor=40 Bld=33810 Rbld=0 Installed=1; do
+		wine reg add "$RTKEY\\x64" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f >>"$log" 2>&1 || return 1
+	done
+	# x86: in the 32-bit view (WOW6432Node), as the 32-bit installer writes it
+	wine reg add "$RTKEY\\x86" /v Version /t REG_SZ /d v14.38.33130.00 /f /reg:32 >>"$log" 2>&1 || return 1
+	for kv in Major=14 Minor=38 Bld=33130 Rbld=0 Installed=1; do
+		wine reg add "$RTKEY\\x86" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f /reg:32 >>"$log" 2>&1 || return 1
+	done
+	# arm64: inconsistent (Version vs Bld) and marked not installed
+	wine reg add "$RTKEY\\arm64" /v Version /t REG_SZ /d v14.40.33810.00 /f >>"$log" 2>&1 || return 1
+	for kv in Major=14 Minor=40 Bld=33130 Installed=0; do
+		wine reg add "$RTKEY\\arm64" /v "${kv%%=*}" /t REG_DWORD /d "${kv#*=}" /f >>"$log" 2>&1 || return 1
+	done
+	# non-ASCII names and data: Wine writes them as \x escapes (a surrogate pair for U+1F600)
+	wine reg add 'HKLM\SOFTWARE\tdc-test' /v 'Nämé' /t REG_SZ /d 'q"é😀\x' /f >>"$log" 2>&1 || return 1
+	wine reg add 'HKLM\SOFTWARE\tdc-test' /v Multi /t REG_MULTI_SZ /d 'a\0b' /f >>"$log" 2>&1 || return 1
+	# exports (reg.exe writes UTF-16LE with a BOM)
+	wine reg export 'HKLM\SOFTWARE\Microsoft\VisualStudio\14.0' "$pfx/export64.reg" /y >>"$log" 2>&1 || return 1
+	wine reg export 'HKLM\SOFTWARE\WOW6432Node\Microsoft\VisualStudio\14.0' "$pfx/export-wow.reg" /y >>"$log" 2>&1 || return 1
+	wine reg export 'HKLM\SOFTWARE\Microsoft\VisualStudio\14.0' "$pfx/export-reg32.reg" /y /reg:32 >>"$log" 2>&1 || return 1
+	wine reg export 'HKLM\SOFTWARE\tdc-test' "$pfx/export-test.reg" /y >>"$log" 2>&1 || return 1
+	wine reg export 'HKLM\SOFTWARE' "$pfx/export-software.reg" /y >>"$log" 2>&1 || return 1
+	# flush: wineserver writes system.reg when it exits
+	wineserver -w >>"$log" 2>&1
+	grep -q 'VC\\\\Runtimes\\\\arm64' "$pfx/system.reg"
+}
+
+key=$( { wine --version 2>/dev/null; declare -f setup_prefix; echo "$RTKEY"; } | sha256sum | cut -c1-16)
+cache=$TDC_CACHE/wine-registry/$key
+pfx=$cache/pfx
+if [ ! -f "$cache/done" ]; then
+	rm -rf "$cache"
+	mkdir -p "$cache"
+	if setup_prefix "$pfx"; then
+		touch "$cache/done"
+	else
+		not_ok "could not build the Wine prefix (log: $pfx.log)"
+		tail -20 "$pfx.log" | sed 's/^/#   /'
+		tap_done
+	fi
+fi
+ok "Wine prefix with VC++ runtime keys (cached at $cache)"
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# The table rows (arch, installed, version, as stored, view, key) and notes, without the header
+rows() { grep -E '^  (x64|x86|arm64) |^ +note:' "$1"; }
+
+"$bin" inventory --registry "$pfx/system.reg" >"$out/sys.txt" 2>&1
+check_eq "system.reg: exit status" 0 $?
+"$bin" inventory --registry "$pfx/export64.reg" --registry "$pfx/export-wow.reg" >"$out/exp.txt" 2>&1
+check_eq "reg export (64-bit + WOW6432Node): exit status" 0 $?
+"$bin" inventory --root "$pfx/drive_c" >"$out/root.txt" 2>&1
+check_eq "--root drive_c: exit status" 0 $?
+
+expect='  x64    yes       14.40.33810.0   v14.40.33810.00   64   HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes\x64
+  x86    yes       14.38.33130.0   v14.38.33130.00   32   HKLM\SOFTWARE\WOW6432Node\Microsoft\VisualStudio\14.0\VC\Runtimes\x86
+  arm64  no        14.40.33810.0   v14.40.33810.00   64   HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes\arm64
+         note: Version v14.40.33810.00 disagrees with Major/Minor/Bld 14.40.33130
+         note: Installed = 0: the key is there but the runtime is marked not installed'
+check_eq "system.reg: x64 in the 64-bit view, x86 in WOW6432Node, arm64 inconsistent" "$expect" "$(rows "$out/sys.txt")"
+check_eq "reg export files answer as system.reg does" "$(rows "$out/sys.txt")" "$(rows "$out/exp.txt")"
+check_eq "--root at drive_c finds ../system.reg and answers the same" "$(rows "$out/sys.txt")" "$(rows "$out/root.txt")"
+check_eq "--root names its registry source" "VC++ 2015-2022 redistributable (registry: wine system.reg at $pfx/drive_c/../system.reg)" \
+	"$(head -1 "$out/root.txt")"
+
+# The export really is UTF-16LE with a BOM, as reg.exe writes it
+check_eq "reg export is UTF-16LE with a BOM" "fffe5700" "$(head -c 4 "$pfx/export64.reg" | od -An -tx1 | tr -d ' \n')"
+
+# reg export /reg:32 writes the 32-bit keys without WOW6432Node: the file cannot tell the view
+"$bin" inventory --registry "$pfx/export-reg32.reg" >"$out/r32.txt" 2>&1
+check_eq "reg export /reg:32 loses the view: x86 shows up in the 64-bit view" \
+	'  x86    yes       14.38.33130.0   v14.38.33130.00   64   HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes\x86' \
+	"$(grep -E '^  x86 ' "$out/r32.txt")"
+
+# JSON carries the same facts
+"$bin" inventory --registry "$pfx/system.reg" --json >"$out/sys.json" 2>&1
+check_eq "--json: redistributables" "x64 True 14.40.33810.0 64 1|x86 True 14.38.33130.0 32 1|arm64 False 14.40.33810.0 64 0" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["inventory"]["redistributables"]; print("|".join("%s %s %s %s %s" % (r["arch"], r["installed"], r["version"], r["view"], r["installed_value"]) for r in d))' "$out/sys.json" 2>&1)"
+
+# Real files parse completely, escapes included (a small C-free check through the unit under test:
+# the test key's values read back through a merged export and through system.reg)
+for f in system.reg export-test.reg export-software.reg; do
+	check_status "$f parses completely" 0 "$bin" inventory --registry "$pfx/$f"
+done
+
+# user.reg is not HKLM: a clear error, exit 2
+"$bin" inventory --registry "$pfx/user.reg" >"$out/user.txt" 2>&1
+check_eq "user.reg: exit 2" 2 $?
+check_eq "user.reg: the error names line 2 and says why" \
+	"torch-dll-check: inventory: $pfx/user.reg:2: keys relative to REGISTRY\\\\User\\\\S-1-5-21-0-0-0-1000: not HKEY_LOCAL_MACHINE (use the prefix's system.reg)" \
+	"$(cat "$out/user.txt")"
+
+# A damaged copy: a broken dword line is an error with its line number
+cp "$pfx/system.reg" "$out/bad.reg"
+line=$(grep -n '^"Bld"=dword:' "$out/bad.reg" | head -1 | cut -d: -f1)
+sed -i "${line}s/dword:.*/dword:zz/" "$out/bad.reg"
+"$bin" inventory --registry "$out/bad.reg" >"$out/bad.txt" 2>&1
+check_eq "damaged system.reg: exit 2" 2 $?
+check_eq "damaged system.reg: file:line and what was expected" \
+	"torch-dll-check: inventory: $out/bad.reg:$line: value \"Bld\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"" \
+	"$(cat "$out/bad.txt")"
+
+# A truncated UTF-16 export (odd length) is refused, not half-read
+head -c 301 "$pfx/export64.reg" >"$out/trunc.reg"
+"$bin" inventory --registry "$out/trunc.reg" >"$out/trunc.txt" 2>&1
+check_eq "truncated UTF-16 export: exit 2" 2 $?
+check_eq "truncated UTF-16 export: says so" \
+	"torch-dll-check: inventory: $out/trunc.reg: UTF-16 text with an odd number of bytes (301): truncated?" "$(cat "$out/trunc.txt")"
+
+# The real escapes: Wine wrote "N\xe4m\xe9"="q\"\xe9\xd83d\xde00\\x" (a surrogate pair for U+1F600);
+# system.reg and the UTF-16 export must decode to the same UTF-8 text
+check_eq "Wine wrote the non-ASCII value with \\x escapes and a surrogate pair" \
+	'"N\xe4m\xe9"="q\"\xe9\xd83d\xde00\\x"' "$(grep -F '"N\xe4m\xe9"' "$pfx/system.reg")"
+# (Wine keeps values sorted by name)
+want='Multi REG_MULTI_SZ a\nb
+Nämé REG_SZ q"é😀\x'
+check_eq "system.reg: escaped name and data decoded" "$want" \
+	"$("$bin" inventory --registry "$pfx/system.reg" --query 'HKLM\SOFTWARE\tdc-test' 2>&1)"
+check_eq "UTF-16 export: the same values" "$want" \
+	"$("$bin" inventory --registry "$pfx/export-test.reg" --query 'HKLM\SOFTWARE\tdc-test' 2>&1)"
+check_eq "whole HKLM\\SOFTWARE export: the same values" "$want" \
+	"$("$bin" inventory --registry "$pfx/export-software.reg" --query 'HKLM\SOFTWARE\tdc-test' 2>&1)"
+check_eq "32-bit view query of the x86 key" "$(printf 'Bld REG_DWORD 33130\nInstalled REG_DWORD 1\nMajor REG_DWORD 14\nMinor REG_DWORD 38\nRbld REG_DWORD 0\nVersion REG_SZ v14.38.33130.00')" \
+	"$("$bin" inventory --registry "$pfx/system.reg" --query "$RTKEY\\x86" --view 32 2>&1)"
+check_status "the x86 key is absent from the 64-bit view (exit 1)" 1 \
+	"$bin" inventory --registry "$pfx/system.reg" --query "$RTKEY\\x86" --view 64
+
+tap_done

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# test_deps: every loader rule on real PE files (mingw/lld-built DLLs plus
+# Wine's own PE system DLLs and apisetschema.dll), through `deps --json`
+# (exact winerror / outcome / leaf / symbol / chain) and `deps --trace`.
+TEST_NAME=deps
+source "$TDC_REPO/tests/lib/tap.sh"
+source "$TDC_REPO/tests/lib/fixtures.sh"
+source "$TDC_REPO/tests/loader/tree.sh"
+FX_KEY=$(cat "$TDC_REPO/tests/loader/tree.sh" | sha256sum | cut -c1-12)
+export FX_KEY
+build_tree() { source "$TDC_REPO/tests/loader/tree.sh" && loader_cases "$1"; }
+R=$(fx_build loader-cases build_tree) || { not_ok "building the trees"; tap_done; }
+B=${TDC_ASAN_BIN:-$TDC_BIN}
+
+# verdict DESC 'JQ-ARRAY-EXPECTED' deps-args...: [winerror,outcome,leaf,symbol,chain]
+verdict() {
+	local desc=$1 want=$2
+	shift 2
+	local got
+	got=$("$B" deps --root "$R" --json "$@" 2>&1 | jq -c '[.winerror,.outcome,.leaf,.symbol,.chain]' 2>&1)
+	check_eq "$desc" "$want" "$got"
+}
+
+verdict "healthy: own dir, KnownDLL, API set" '[0,"loads",null,null,[]]' 'C:\c\ok\top.dll'
+verdict "four-level chain, missing leaf → 126 with the chain" \
+	'[126,"missing-dll","l4.dll",null,["l1.dll","l2.dll","l3.dll","l4.dll"]]' 'C:\c\chain\l1.dll'
+verdict "missing name → 127" '[127,"missing-entry-point","has.dll","absent_fn",["noname.dll","has.dll"]]' \
+	'C:\c\sym\noname.dll'
+verdict "missing ordinal → 182" '[182,"missing-ordinal","ordl.dll","#7",["noord.dll","ordl.dll"]]' \
+	'C:\c\sym\noord.dll'
+verdict "present ordinal loads" '[0,"loads",null,null,[]]' 'C:\c\sym\okord.dll'
+verdict "forwarder to a missing DLL → 126 at the forward target" \
+	'[126,"missing-dll","gone.dll",null,["u_missing.dll","fw_missing.dll","gone.dll"]]' 'C:\c\fwd\u_missing.dll'
+verdict "forwarder resolved" '[0,"loads",null,null,[]]' 'C:\c\fwd\u_ok.dll'
+verdict "forwarder to a missing function → 127 in the target" \
+	'[127,"missing-entry-point","tgt.dll","nothere",["u_nofunc.dll","fw_nofunc.dll","tgt.dll"]]' \
+	'C:\c\fwd\u_nofunc.dll'
+verdict "forwarder through an API set" '[0,"loads",null,null,[]]' 'C:\c\fwd\u_apiset.dll'
+verdict "forwarder loop → 127, no hang" \
+	'[127,"missing-entry-point","fw_loop.dll","f",["u_loop.dll","fw_loop.dll","fw_loop.dll"]]' 'C:\c\fwd\u_loop.dll'
+verdict "32-bit DLL loaded by a 64-bit process → 193" '[193,"bad-arch","x86.dll",null,["x86.dll"]]' \
+	'C:\c\arch\x86.dll'
+verdict "dependency only as 32-bit → 126, outcome bad-arch" \
+	'[126,"bad-arch","dep.dll",null,["top64.dll","dep.dll"]]' 'C:\c\arch\top64.dll'
+verdict "wrong-machine candidate skipped, x64 copy found later" '[0,"loads",null,null,[]]' \
+	'C:\c\arch\top64.dll' --add-dll-dir 'C:\c\arch\x64dir'
+verdict "x86 process: KnownDLL from SysWOW64" '[0,"loads",null,null,[]]' 'C:\c\arch\t32.dll' --machine x86
+verdict "empty DLL by full path → 193" '[193,"unreadable","empty.dll",null,["empty.dll"]]' 'C:\c\bad\empty.dll'
+verdict "text file as DLL → 193" '[193,"unreadable","text.dll",null,["text.dll"]]' 'C:\c\bad\text.dll'
+verdict "empty dependency → 193 unreadable" '[193,"unreadable","hollow.dll",null,["uses_hollow.dll","hollow.dll"]]' \
+	'C:\c\bad\uses_hollow.dll'
+verdict "import cycle loads" '[0,"loads",null,null,[]]' 'C:\c\cyc\cyc_a.dll'
+verdict "not on the search path → 126" '[126,"missing-dll","shared.dll",null,["p_top.dll","shared.dll"]]' \
+	'C:\c\pre\p_top.dll'
+verdict "satisfied by the loaded-module list" '[0,"loads",null,null,[]]' 'C:\c\pre\p_top.dll' \
+	--preload 'C:\c\other\shared.dll'
+verdict "a failed load leaves nothing loaded" \
+	'[126,"missing-dll","shared.dll",null,["p_top.dll","shared.dll"]]' 'C:\c\pre\p_top.dll' \
+	--preload 'C:\c\other\wrap.dll'
+verdict "PATH is not searched with 0x1100" '[126,"missing-dll","onpath.dll",null,["pth.dll","onpath.dll"]]' \
+	'C:\c\pth\pth.dll' --env 'PATH=C:\c\pathdir'
+verdict "PATH is searched with flags 0" '[0,"loads",null,null,[]]' 'C:\c\pth\pth.dll' --env 'PATH=C:\c\pathdir' \
+	--flags 0
+verdict "bare name with DLL_LOAD_DIR → 87" '[87,"invalid-parameter","top.dll",null,["top.dll"]]' top.dll
+verdict "bare name, standard order, app dir" '[0,"loads",null,null,[]]' top.dll --flags 0 --app-dir 'C:\c\ok'
+verdict "missing delay import: loads" '[0,"loads",null,null,[]]' 'C:\c\dl\dl.dll'
+verdict "DependentLoadFlags 0x800: own dir no longer searched" \
+	'[126,"missing-dll","sib.dll",null,["dlf.dll","sib.dll"]]' 'C:\c\dlf\dlf.dll'
+verdict "without DependentLoadFlags the sibling is found" '[0,"loads",null,null,[]]' 'C:\c\dlf\nodlf.dll'
+verdict "import names in another letter case" '[0,"loads",null,null,[]]' 'C:\c\case\case.dll'
+verdict "KnownDLLs come from System32, not the DLL's dir" '[0,"loads",null,null,[]]' 'C:\c\kd\kd.dll'
+verdict "unknown API set contract is searched as a file" '[0,"loads",null,null,[]]' 'C:\c\api\uses.dll'
+verdict "DLL_LOAD_DIR below level 1 = the top DLL's dir (default)" \
+	'[193,"unreadable","deep3.dll",null,["deep1.dll","deep2.dll","deep3.dll"]]' 'C:\c\dld\top\deep1.dll' \
+	--add-dll-dir 'C:\c\dld\sub'
+verdict "DLL_LOAD_DIR below level 1 = the importer's dir (switch)" '[0,"loads",null,null,[]]' \
+	'C:\c\dld\top\deep1.dll' --add-dll-dir 'C:\c\dld\sub' --dll-load-dir importer
+verdict "non-ASCII directory names" '[0,"loads",null,null,[]]' 'C:\c\Jörg ünï\nx.dll'
+verdict "host path under --root" '[0,"loads",null,null,[]]' "$R/c/ok/top.dll"
+verdict "host path in other letter case" '[0,"loads",null,null,[]]' 'c:\C\OK\TOP.DLL'
+
+# delay-load warnings
+got=$("$B" deps --root "$R" --json 'C:\c\dl\dl.dll' | jq -c '.warnings')
+check_eq "missing delay DLL is a warning" '[{"rule":"delay-load-missing","dll":"nodelay.dll","symbol":null}]' "$got"
+got=$("$B" deps --root "$R" --json 'C:\c\dl\dl_sym.dll' --app-dir 'C:\c\dl' | jq -c '.warnings')
+check_eq "missing delay symbol is a warning" \
+	'[{"rule":"delay-load-missing","dll":"hasdl.dll","symbol":"missing_sym"}]' "$got"
+
+# exit status
+check_status "deps exits 0 when it loads" 0 "$B" deps --root "$R" 'C:\c\ok\top.dll'
+check_status "deps exits 1 when it fails" 1 "$B" deps --root "$R" 'C:\c\chain\l1.dll'
+check_status "deps exits 2 for a missing file" 2 "$B" deps --root "$R" 'C:\c\nope.dll'
+check_status "deps exits 2 for a bad option" 2 "$B" deps --root "$R" --flags zz 'C:\c\ok\top.dll'
+check_status "deps exits 2 for a path outside the root" 2 "$B" deps --root "$R" /etc/passwd
+
+# --trace: every probe in order, like Process Monitor
+got=$("$B" deps --root "$R" --trace 'C:\c\chain\l1.dll' | sed -n '1,/^$/p' | grep -v '^$')
+want='SUCCESS        full path          C:\c\chain\l1.dll
+SUCCESS        DLL_LOAD_DIR       C:\c\chain\l2.dll  <- l1.dll
+SUCCESS        DLL_LOAD_DIR       C:\c\chain\l3.dll  <- l2.dll
+NAME NOT FOUND DLL_LOAD_DIR       C:\c\chain\l4.dll  <- l3.dll
+NAME NOT FOUND SYSTEM32           C:\Windows\System32\l4.dll  <- l3.dll'
+check_eq "trace lists every probe in order" "$want" "$got"
+
+got=$("$B" deps --root "$R" --trace 'C:\c\pth\pth.dll' --flags 0 --app-dir 'C:\c\pth' --env 'PATH=C:\x;C:\c\pathdir' |
+	sed -n '1,/^$/p' | grep onpath)
+want='NAME NOT FOUND application dir    C:\c\pth\onpath.dll  <- pth.dll
+NAME NOT FOUND System32           C:\Windows\System32\onpath.dll  <- pth.dll
+NAME NOT FOUND 16-bit system dir  C:\Windows\System\onpath.dll  <- pth.dll
+NAME NOT FOUND Windows dir        C:\Windows\onpath.dll  <- pth.dll
+NAME NOT FOUND PATH               C:\x\onpath.dll  <- pth.dll
+SUCCESS        PATH               C:\c\pathdir\onpath.dll  <- pth.dll'
+check_eq "standard search order, in order" "$want" "$got"
+
+got=$("$B" deps --root "$R" --trace 'C:\c\ok\top.dll' | sed -n '1,/^$/p' | grep -E 'API SET|ucrtbase' | head -3)
+want='API SET        API set            api-ms-win-crt-runtime-l1-1-0.dll  (-> ucrtbase.dll)  <- top.dll
+NAME NOT FOUND DLL_LOAD_DIR       C:\c\ok\ucrtbase.dll  <- top.dll
+SUCCESS        SYSTEM32           C:\Windows\System32\ucrtbase.dll  <- top.dll'
+check_eq "API set contract resolved through Wine's schema, then its host searched" "$want" "$got"
+
+got=$("$B" deps --root "$R" --trace 'C:\c\arch\top64.dll' --add-dll-dir 'C:\c\arch\x64dir' | grep dep.dll | head -2)
+want='WRONG MACHINE  DLL_LOAD_DIR       C:\c\arch\dep.dll  (wrong machine x86, skipped)  <- top64.dll
+SUCCESS        USER_DIRS          C:\c\arch\x64dir\dep.dll  <- top64.dll'
+check_eq "trace shows the skipped wrong-machine candidate" "$want" "$got"
+
+got=$("$B" deps --root "$R" --trace 'C:\c\kd\kd.dll' | grep -i 'kernel32' | head -1)
+check_eq "KnownDLLs probe" 'SUCCESS        KnownDLLs          C:\Windows\System32\kernel32.dll  <- kd.dll' "$got"
+
+got=$("$B" deps --root "$R" 'C:\c\fwd\u_missing.dll' | grep -c 'gone.dll \[forwarder\]  NOT FOUND')
+check_eq "tree marks the forwarder node" 1 "$got"
+
+tap_done

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# test_pe_robust: the fixture DLLs truncated at many offsets and with random
+# byte flips, parsed by the ASan+UBSan build. Every mutant must give a result
+# or a clean error (exit 0 or 2), never a crash, a sanitizer report or a hang.
+#
+# Truncations: every offset below 4 KiB, then every 61st byte (each fixture is
+# under 9 KiB). Flips: 1-8 random bytes per mutant, 300 mutants per fixture,
+# fixed seeds so a failure reproduces. Mutants are parsed in batches of 400
+# per process (a crash anywhere fails the batch, which is then re-run file by
+# file to name the culprit).
+set -u
+. "$(dirname "$0")/../lib/tap.sh"
+TEST_NAME=pe_robust
+: "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
+bin=${TDC_ASAN_BIN:-$TDC_REPO/build/asan/torch-dll-check}
+fx=$(bash "$(dirname "$0")/fixtures.sh") || { not_ok "fixtures build"; tap_done; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python3 - "$fx" "$work" <<'PY'
+import os, random, sys
+fx, work = sys.argv[1], sys.argv[2]
+n = 0
+for arch in sorted(os.listdir(fx)):
+    d = os.path.join(fx, arch)
+    if not os.path.isdir(d):
+        continue
+    for name in sorted(os.listdir(d)):
+        data = open(os.path.join(d, name), 'rb').read()
+        out = os.path.join(work, arch + '-' + name)
+        os.makedirs(out)
+        cuts = list(range(0, min(len(data), 4096))) + list(range(4096, len(data), 61))
+        for c in cuts:
+            open(os.path.join(out, 't%05d' % c), 'wb').write(data[:c])
+            n += 1
+        rng = random.Random(arch + name)  # fixed seed per fixture
+        for i in range(300):
+            b = bytearray(data)
+            for _ in range(rng.randint(1, 8)):
+                p = rng.randrange(len(b))
+                # Bias toward headers and small values, where the structure is.
+                if rng.random() < 0.5:
+                    p = rng.randrange(min(len(b), 1024))
+                b[p] = rng.choice([0, 0xff, 0x80, 0x7f, rng.randrange(256)])
+            open(os.path.join(out, 'f%04d' % i), 'wb').write(bytes(b))
+            n += 1
+print(n, file=open(os.path.join(work, 'count'), 'w'))
+PY
+total=$(cat "$work/count")
+
+# run_batch FILE...: 0 when the batch is clean.
+run_batch() {
+	local rc
+	timeout 60 "$bin" pe --json "$@" >"$work/out" 2>"$work/err"
+	rc=$?
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 2 ] || return 1
+	! grep -qE 'AddressSanitizer|UndefinedBehaviorSanitizer|runtime error|LeakSanitizer' "$work/err"
+}
+
+for dir in "$work"/*/; do
+	name=$(basename "$dir")
+	mapfile -t files < <(find "$dir" -type f | sort)
+	bad=()
+	for ((i = 0; i < ${#files[@]}; i += 400)); do
+		batch=("${files[@]:i:400}")
+		run_batch "${batch[@]}" && continue
+		for f in "${batch[@]}"; do
+			run_batch "$f" || bad+=("$f")
+		done
+	done
+	if [ ${#bad[@]} -eq 0 ]; then
+		ok "$name: ${#files[@]} mutants parsed or rejected cleanly"
+	else
+		not_ok "$name: ${#bad[@]} of ${#files[@]} mutants crashed"
+		for f in "${bad[@]:0:3}"; do
+			echo "#   $f"
+			run_batch "$f"
+			sed 's/^/#     /' "$work/err" | head -15
+		done
+	fi
+done
+
+# The JSON of a clean batch must parse and have one entry per file.
+mapfile -t some < <(find "$work" -type f -name 'f00*' | sort | head -50)
+"$bin" pe --json "${some[@]}" >"$work/out" 2>/dev/null
+check_cmd "mutant JSON parses with one entry per file" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "torch-dll-check/pe/v1"
+assert len(d["files"]) == int(sys.argv[2]), len(d["files"])
+' "$work/out" "${#some[@]}"
+echo "# $total mutants"
+tap_done

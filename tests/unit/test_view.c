@@ -1,0 +1,228 @@
+/*
+ * test_view: the offline Windows view over a real temporary directory:
+ * case-insensitive resolution, NTFS listing order, path mapping both ways,
+ * environment, and the Windows path helpers.
+ */
+#include "harness.h"
+#include "os.h"
+#include "strbuf.h"
+#include "view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[256];
+
+static void touch(const char *rel)
+{
+	char *p = xasprintf("%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	if (f)
+		fclose(f);
+	free(p);
+}
+
+static void mkd(const char *rel)
+{
+	char *p = xasprintf("%s/%s", root, rel);
+	mkdir(p, 0755);
+	free(p);
+}
+
+static void make_tree(void)
+{
+	char *d;
+	snprintf(root, sizeof(root), "/tmp/tdc-test-view-%ld", (long)getpid());
+	d = xasprintf("rm -rf %s", root);
+	if (system(d)) {
+	}
+	free(d);
+	mkdir(root, 0755);
+	mkd("Windows");
+	mkd("Windows/System32");
+	touch("Windows/System32/VCRUNTIME140.dll");
+	touch("Windows/System32/kernel32.dll");
+	mkd("Python311");
+	mkd("Python311/Lib");
+	mkd("Python311/Lib/site-packages");
+	mkd("Python311/Lib/site-packages/torch");
+	mkd("Python311/Lib/site-packages/torch/lib");
+	touch("Python311/Lib/site-packages/torch/lib/torch_cpu.dll");
+	touch("Python311/Lib/site-packages/torch/lib/torch.dll");
+	touch("Python311/Lib/site-packages/torch/lib/_C_helper.dll");
+	touch("Python311/Lib/site-packages/torch/lib/a.dll");
+	touch("Python311/Lib/site-packages/torch/lib/B.dll");
+	touch("Python311/Lib/site-packages/torch/lib/zlib.dll");
+	mkd("Users");
+	mkd("Users/J\xc3\xb6rg"); /* Jörg */
+	touch("Users/J\xc3\xb6rg/x.dll");
+}
+
+static void remove_tree(void)
+{
+	char *d = xasprintf("rm -rf %s", root);
+	if (system(d)) {
+	}
+	free(d);
+}
+
+static void test_case_insensitive_lookup(void)
+{
+	struct view *v = NULL;
+	char *p = NULL, *h;
+	CHECK_INT(view_open_root(&v, root, NULL), 0);
+	if (!v)
+		return;
+	CHECK_INT(view_find_file(v, "c:\\WINDOWS\\system32", "vcruntime140.DLL", &p), 1);
+	CHECK_STR(p, "C:\\WINDOWS\\system32\\VCRUNTIME140.dll");
+	free(p);
+	p = NULL;
+	CHECK_INT(view_find_file(v, "C:\\Windows\\System32", "msvcp140.dll", &p), 0);
+	CHECK_INT(view_find_file(v, "C:\\Nope\\System32", "kernel32.dll", &p), 0);
+	/* a directory is not a file */
+	CHECK_INT(view_find_file(v, "C:\\Windows", "system32", &p), 0);
+	h = view_host_path(v, "C:/windows/SYSTEM32/Kernel32.DLL");
+	{
+		char *want = xasprintf("%s/Windows/System32/kernel32.dll", root);
+		CHECK_STR(h, want);
+		free(want);
+	}
+	free(h);
+	/* a missing tail is appended as given */
+	h = view_host_path(v, "C:\\windows\\NewDir\\x.dll");
+	{
+		char *want = xasprintf("%s/Windows/NewDir/x.dll", root);
+		CHECK_STR(h, want);
+		free(want);
+	}
+	free(h);
+	CHECK(view_host_path(v, "D:\\x.dll") == NULL);
+	CHECK(view_is_dir(v, "C:\\PYTHON311\\lib\\SITE-PACKAGES\\torch"));
+	CHECK(view_is_file(v, "C:\\users\\J\xc3\x96RG\\X.DLL")); /* Ö upcases ö */
+	CHECK(!view_is_file(v, "C:\\Windows"));
+	view_free(v);
+}
+
+static void test_ntfs_order(void)
+{
+	struct view *v = NULL;
+	struct strlist l = STRLIST_INIT;
+	CHECK_INT(view_open_root(&v, root, NULL), 0);
+	if (!v)
+		return;
+	CHECK_INT(view_list_dir(v, "C:\\Python311\\Lib\\site-packages\\torch\\lib", &l, NULL), 0);
+	CHECK_INT(l.n, 6);
+	if (l.n == 6) {
+		/* upcased: A.DLL < B.DLL < TORCH.DLL < TORCH_CPU.DLL < ZLIB.DLL < _C_HELPER.DLL ('_' is 0x5F) */
+		CHECK_STR(l.v[0], "a.dll");
+		CHECK_STR(l.v[1], "B.dll");
+		CHECK_STR(l.v[2], "torch.dll");
+		CHECK_STR(l.v[3], "torch_cpu.dll");
+		CHECK_STR(l.v[4], "zlib.dll");
+		CHECK_STR(l.v[5], "_C_helper.dll");
+	}
+	CHECK(view_ntfs_cmp("abc", "ABC") == 0);
+	CHECK(view_ntfs_cmp("a", "ab") < 0);
+	CHECK(view_ntfs_cmp("z.dll", "_.dll") < 0);
+	CHECK(view_ntfs_cmp("\xc3\xa9", "\xc3\x89") == 0); /* é == É */
+	strlist_release(&l);
+	CHECK_INT(view_list_dir(v, "C:\\missing", &l, NULL), -1);
+	view_free(v);
+}
+
+static void test_win_path_mapping(void)
+{
+	struct view *v = NULL;
+	char *host, *w;
+	CHECK_INT(view_open_root(&v, root, NULL), 0);
+	if (!v)
+		return;
+	host = xasprintf("%s/Python311/Lib", root);
+	w = view_win_path(v, host);
+	CHECK_STR(w, "C:\\Python311\\Lib");
+	free(w);
+	w = view_win_path(v, root);
+	CHECK_STR(w, "C:\\");
+	free(w);
+	CHECK(view_win_path(v, "/etc/passwd") == NULL);
+	free(host);
+	host = xasprintf("%sX/y", root); /* a sibling whose name starts like the root */
+	CHECK(view_win_path(v, host) == NULL);
+	free(host);
+	view_free(v);
+}
+
+static void test_env(void)
+{
+	struct view *v = NULL;
+	CHECK_INT(view_open_root(&v, root, NULL), 0);
+	if (!v)
+		return;
+	CHECK(view_getenv(v, "PATH") == NULL); /* nothing inherited from the host */
+	view_setenv(v, "Path", "C:\\a;C:\\b");
+	CHECK_STR(view_getenv(v, "PATH"), "C:\\a;C:\\b");
+	CHECK_INT(view_setenv_assignment(v, "CUDA_PATH_V12_1=C:\\cuda"), 0);
+	CHECK_STR(view_getenv(v, "cuda_path_v12_1"), "C:\\cuda");
+	CHECK_INT(view_setenv_assignment(v, "novalue"), -1);
+	CHECK_INT(view_setenv_assignment(v, "=x"), -1);
+	CHECK(!view_has_registry(v));
+	CHECK_STR(view_registry_source(v), "none");
+	view_free(v);
+}
+
+static void test_path_helpers(void)
+{
+	char *s;
+	s = winpath_normalize("c:/a//b\\\\c\\");
+	CHECK_STR(s, "C:\\a\\b\\c");
+	free(s);
+	s = winpath_normalize("C:");
+	CHECK_STR(s, "C:\\");
+	free(s);
+	s = winpath_normalize("\\\\server\\share\\x");
+	CHECK_STR(s, "\\\\server\\share\\x");
+	free(s);
+	s = winpath_dirname("C:\\a\\b.dll");
+	CHECK_STR(s, "C:\\a");
+	free(s);
+	s = winpath_dirname("C:\\b.dll");
+	CHECK_STR(s, "C:\\");
+	free(s);
+	CHECK_STR(winpath_basename("C:\\a\\b.dll"), "b.dll");
+	CHECK_STR(winpath_basename("b.dll"), "b.dll");
+	s = winpath_join("C:\\", "x");
+	CHECK_STR(s, "C:\\x");
+	free(s);
+	s = winpath_join("C:\\a", "x");
+	CHECK_STR(s, "C:\\a\\x");
+	free(s);
+	CHECK(winpath_is_absolute("C:\\x"));
+	CHECK(winpath_is_absolute("\\\\s\\x"));
+	CHECK(!winpath_is_absolute("x.dll"));
+	CHECK(!winpath_is_absolute("C:x.dll"));
+}
+
+static void test_root_must_exist(void)
+{
+	struct view *v = NULL;
+	struct err e;
+	err_clear(&e);
+	CHECK_INT(view_open_root(&v, "/nonexistent/tdc", &e), -1);
+	CHECK_HAS(e.msg, "not a directory");
+}
+
+int main(void)
+{
+	make_tree();
+	RUN(test_case_insensitive_lookup);
+	RUN(test_ntfs_order);
+	RUN(test_win_path_mapping);
+	RUN(test_env);
+	RUN(test_path_helpers);
+	RUN(test_root_must_exist);
+	remove_tree();
+	return HARNESS_EXIT();
+}
