@@ -8,15 +8,27 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "report.h"
+#include "strbuf.h"
 
 int cmd_usage_error(const char *fmt, ...)
 {
+	struct strbuf msg = STRBUF_INIT, out = STRBUF_INIT;
 	va_list ap;
-	fputs("torch-dll-check: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/*
+	 * Messages quote paths and DLL names from the machine checked: printed
+	 * as one safe line (controls visible, "::" and "##[" broken, report.h),
+	 * so they can never act as a GitHub workflow command or a terminal escape.
+	 */
+	strbuf_adds(&out, "torch-dll-check: ");
+	report_esc_line(&out, msg.buf);
+	strbuf_addch(&out, '\n');
+	fputs(out.buf, stderr);
+	strbuf_release(&msg);
+	strbuf_release(&out);
 	return EXIT_USAGE;
 }
 

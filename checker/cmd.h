@@ -24,6 +24,20 @@ int cmd_check(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_pins(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/*
+ * The reporting options `check` and `report` share (--format, --json,
+ * --sarif, --summary, --outputs, --sarif-anchor, --fail-on; see
+ * cmd_report.c). report_opts_parse returns 1 when argv[*i] was one of them
+ * (advancing *i past its value), 0 when it is another option, -1 after
+ * printing a usage error. report_run renders `doc` (a report v1 document) to
+ * stdout and the files asked for and returns the exit status.
+ */
+struct report_opts;
+struct cJSON;
+int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i);
+int report_run(const struct cJSON *doc, const struct report_opts *o);
 
 /* Prints "torch-dll-check: <msg>" to stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "report.h"
 #include "result.h"
 #include "torchload.h"
 #include "view.h"
@@ -32,7 +33,10 @@ static const char check_usage[] =
 	"  --env NAME=VALUE     an environment variable of the checked machine (PATH, CUDA_PATH_V12_1, ...)\n"
 	"  --userbase DIR       the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)\n"
 	"  --machine x64|x86|arm64  the process architecture (default: python.exe's, else x64)\n"
-	"  --json               print the JSON report (docs/report-json.md)\n"
+	"  --json [FILE]        print the JSON report (docs/report-json.md), or write it to FILE\n"
+	"  --format text|json|github|sarif   stdout (default: github when GITHUB_ACTIONS=true, else text)\n"
+	"  --sarif FILE, --summary FILE, --outputs FILE, --sarif-anchor FILE, --fail-on error|warning|never\n"
+	"                       see `torch-dll-check report --help`\n"
 	"\n"
 	"Paths are Windows paths (C:\\...) or host paths under --root.\n"
 	"Exit status: 0 everything loads, 1 something fails, 2 usage or input error.\n";
@@ -43,76 +47,13 @@ static cJSON *check_install(cJSON *report, struct view *v, const struct torch_ru
 	return result_add_install(report, v, run, matrix_row);
 }
 
-static void print_finding(const cJSON *f)
-{
-	const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
-	const char *title = cJSON_GetStringValue(cJSON_GetObjectItem(f, "title"));
-	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
-	const char *fix = cJSON_GetStringValue(cJSON_GetObjectItem(f, "fix"));
-	const cJSON *chain = cJSON_GetObjectItem(f, "chain"), *probes = cJSON_GetObjectItem(f, "probes"), *x;
-	int n = 0;
-	printf("%s: %s\n", sev ? sev : "?", title ? title : "?");
-	if (msg)
-		printf("  %s\n", msg);
-	if (cJSON_GetArraySize(chain) > 1) {
-		printf("  chain:");
-		cJSON_ArrayForEach(x, chain) printf("%s%s", n++ ? " -> " : " ", cJSON_GetStringValue(x));
-		putchar('\n');
-	}
-	if (!strcmp(sev ? sev : "", "error") && cJSON_GetArraySize(probes)) {
-		printf("  searched:\n");
-		cJSON_ArrayForEach(x, probes)
-		{
-			printf("    %-18s %s  %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(x, "step")),
-			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "path")),
-			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "result")));
-		}
-	}
-	if (fix)
-		printf("  fix: %s\n", fix);
-}
-
-static void print_text(const cJSON *report)
-{
-	const cJSON *inst, *f, *counts = cJSON_GetObjectItem(report, "counts");
-	const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(report, "status"));
-	int nbin = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(counts, "binaries"));
-	int nfail = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(counts, "binaries_failing"));
-	int nwarn = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(counts, "warnings"));
-	if (!strcmp(status, "fail"))
-		printf("FAIL: import torch would fail: %d of %d binaries do not load\n", nfail, nbin);
-	else if (!strcmp(status, "warn"))
-		printf("PASS with %d warning%s: all %d binaries load\n", nwarn, nwarn == 1 ? "" : "s", nbin);
-	else
-		printf("PASS: all %d binaries load\n", nbin);
-	cJSON_ArrayForEach(inst, cJSON_GetObjectItem(report, "installs"))
-	{
-		const cJSON *ie = cJSON_GetObjectItem(inst, "import_error");
-		printf("torch: %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(inst, "torch_dir")));
-		if (cJSON_IsObject(ie))
-			printf("  import torch raises: %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(ie, "text")));
-	}
-	putchar('\n');
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(report, "findings"))
-	{
-		const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
-		if (sev && !strcmp(sev, "error"))
-			print_finding(f);
-	}
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(report, "findings"))
-	{
-		const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
-		if (!sev || strcmp(sev, "error"))
-			print_finding(f);
-	}
-}
-
 int cmd_check(int argc, char **argv)
 {
 	const char *torch = NULL, *sitepk = NULL, *python = NULL, *root = NULL, *userbase = NULL;
 	const char *machine_s = NULL;
 	struct strlist envs = STRLIST_INIT;
-	int json = 0, i, rc = EXIT_USAGE;
+	int i, rc = EXIT_USAGE;
+	struct report_opts ro;
 	struct view *v = NULL;
 	struct torch_run *run = NULL;
 	struct torch_inputs in;
@@ -123,6 +64,7 @@ int cmd_check(int argc, char **argv)
 
 	memset(&in, 0, sizeof(in));
 	err_clear(&e);
+	report_opts_init(&ro);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val;
 		int r;
@@ -131,8 +73,10 @@ int cmd_check(int argc, char **argv)
 			rc = EXIT_PASS;
 			goto out;
 		}
-		if (!strcmp(a, "--json")) {
-			json = 1;
+		/* --format, --json [FILE], --sarif, --summary, --outputs, --fail-on: cmd_report.c */
+		if ((r = report_opts_parse(&ro, argc, argv, &i)) != 0) {
+			if (r < 0)
+				goto out;
 			continue;
 		}
 #define OPT(name, dst)                                                                                 \
@@ -223,15 +167,7 @@ int cmd_check(int argc, char **argv)
 	report = result_new(v, run->ld);
 	check_install(report, v, run, NULL);
 	result_finish(report);
-	if (json) {
-		char *s = cJSON_Print(report);
-		puts(s);
-		free(s);
-	} else {
-		print_text(report);
-	}
-	rc = !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(report, "status")), "fail") ? EXIT_FINDINGS
-											     : EXIT_PASS;
+	rc = report_run(report, &ro);
 out:
 	cJSON_Delete(report);
 	torch_run_free(run);

@@ -10,7 +10,7 @@
  *                              the row `check` would use; exit 1 if none covers it
  * `show` and `select` take `--matrix FILE` (repeatable) and `--no-default`.
  */
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,107 +168,6 @@ static int load_layers(struct matrix *m, const struct opts *o)
 	return bad ? -1 : 0;
 }
 
-static cJSON *str_array(const struct strlist *l)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-	return a;
-}
-
-static cJSON *arch_array(unsigned mask)
-{
-	cJSON *a = cJSON_CreateArray();
-	int i;
-	for (i = 0; i < MATRIX_NARCH; i++)
-		if (mask & (1u << i))
-			cJSON_AddItemToArray(a, cJSON_CreateString(matrix_arch_name(i)));
-	return a;
-}
-
-static cJSON *pos_json(const struct matrix_pos *p)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "file", p->file ? p->file : "");
-	cJSON_AddNumberToObject(o, "line", p->line);
-	cJSON_AddNumberToObject(o, "col", p->col);
-	return o;
-}
-
-static void add_opt_str(cJSON *o, const char *key, const char *s)
-{
-	if (s)
-		cJSON_AddStringToObject(o, key, s);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static cJSON *row_json(const struct matrix_row *r)
-{
-	cJSON *o = cJSON_CreateObject(), *vc, *a;
-	size_t i;
-	int k;
-	cJSON_AddStringToObject(o, "id", r->id);
-	cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
-	cJSON_AddItemToObject(o, "variant", str_array(&r->variants));
-	cJSON_AddItemToObject(o, "arch", arch_array(r->arch_mask));
-	cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
-	cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
-	add_opt_str(o, "note", r->note);
-	vc = cJSON_AddObjectToObject(o, "vc_redist");
-	for (k = 0; k < MATRIX_NARCH; k++)
-		if (r->vc_redist[k].set)
-			cJSON_AddStringToObject(vc, matrix_arch_name(k), r->vc_redist[k].text);
-	a = cJSON_AddArrayToObject(o, "runtime_dlls");
-	for (i = 0; i < r->ndlls; i++) {
-		const struct matrix_dll *d = &r->dlls[i];
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "name", d->name);
-		add_opt_str(x, "min_version", d->min.set ? d->min.text : NULL);
-		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
-		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
-		cJSON_AddStringToObject(x, "why", d->why);
-		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
-		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
-		cJSON_AddItemToArray(a, x);
-	}
-	a = cJSON_AddArrayToObject(o, "openmp");
-	for (i = 0; i < r->nopenmp; i++) {
-		const struct matrix_openmp *d = &r->openmp[i];
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "dll", d->dll);
-		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
-		cJSON_AddBoolToObject(x, "redistributable", d->redistributable);
-		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
-		add_opt_str(x, "provider", d->provider);
-		add_opt_str(x, "fix", d->fix);
-		add_opt_str(x, "why", d->why);
-		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
-		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
-		cJSON_AddItemToArray(a, x);
-	}
-	a = cJSON_AddArrayToObject(o, "known_issues");
-	for (i = 0; i < r->nissues; i++) {
-		const struct matrix_issue *d = &r->issues[i];
-		cJSON *x = cJSON_CreateObject(), *w;
-		cJSON_AddStringToObject(x, "id", d->id);
-		cJSON_AddStringToObject(x, "symptom", d->symptom);
-		cJSON_AddStringToObject(x, "cause", d->cause);
-		cJSON_AddStringToObject(x, "fix", d->fix);
-		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
-		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
-		w = cJSON_AddObjectToObject(x, "applies_when");
-		cJSON_AddItemToObject(w, "variant", str_array(&d->when.variant));
-		cJSON_AddItemToObject(w, "arch", arch_array(d->when.arch_mask));
-		cJSON_AddItemToObject(w, "imports", str_array(&d->when.imports));
-		cJSON_AddItemToObject(w, "unresolved", str_array(&d->when.unresolved));
-		cJSON_AddItemToArray(a, x);
-	}
-	cJSON_AddItemToObject(o, "origin", pos_json(&r->pos));
-	return o;
-}
-
 static void print_json(cJSON *o)
 {
 	char *s = cJSON_Print(o);
@@ -355,12 +254,14 @@ static int cmd_show(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (o.json) {
-		cJSON *root = cJSON_CreateObject(), *rows;
+		cJSON *root = cJSON_CreateObject(), *rows, *files = cJSON_CreateArray();
 		cJSON_AddNumberToObject(root, "schema", MATRIX_SCHEMA);
-		cJSON_AddItemToObject(root, "files", str_array(&m.files));
+		cJSON_AddItemToObject(root, "files", files);
+		for (i = 0; i < m.files.n; i++)
+			cJSON_AddItemToArray(files, cJSON_CreateString(m.files.v[i]));
 		rows = cJSON_AddArrayToObject(root, "rows");
 		for (i = 0; i < m.nrows; i++)
-			cJSON_AddItemToArray(rows, row_json(m.rows[i]));
+			cJSON_AddItemToArray(rows, matrix_row_json(m.rows[i], 1));
 		print_json(root);
 	} else {
 		printf("matrix: %zu rows from", m.nrows);
@@ -414,7 +315,7 @@ static int cmd_select(int argc, char **argv)
 		status = EXIT_FINDINGS;
 	} else if (o.json) {
 		cJSON *root = cJSON_CreateObject();
-		cJSON_AddItemToObject(root, "row", row_json(row));
+		cJSON_AddItemToObject(root, "row", matrix_row_json(row, 1));
 		print_json(root);
 	} else {
 		print_row(row);

@@ -627,21 +627,24 @@ static const char *machine_arch(uint16_t m)
 
 /* ---------- torch installs ---------- */
 
-/* pyvenv.cfg: `home = C:\Python311`, `version = 3.11.4` (or version_info). */
-static void read_pyvenv(struct view *v, const char *prefix, struct inv_install *in)
+/*
+ * One value of a venv's pyvenv.cfg (`home = C:\Python311`, `version =
+ * 3.11.4`, `include-system-site-packages = false`), or NULL. Keys compare
+ * case-insensitively; the last occurrence wins, as in CPython's site.py.
+ */
+static char *pyvenv_value(struct view *v, const char *prefix, const char *key, struct strlist *notes)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct err err;
-	char *cfg = winpath_join(prefix, "pyvenv.cfg");
-	size_t pos = 0, n;
+	char *cfg = winpath_join(prefix, "pyvenv.cfg"), *out = NULL;
+	size_t pos = 0, n, klen = strlen(key);
 	const char *l;
 	int r = read_text(v, cfg, &sb, &err);
-	if (r < 0)
-		strlist_pushf(&in->notes, "cannot read %s: %s", cfg, err.msg);
+	if (r < 0 && notes)
+		strlist_pushf(notes, "cannot read %s: %s", cfg, err.msg);
 	while (r == 0 && text_line(sb.buf, sb.len, &pos, &l, &n)) {
-		const char *eq = memchr(l, '=', n);
+		const char *eq = memchr(l, '=', n), *val;
 		size_t k, vn;
-		const char *val;
 		if (!eq)
 			continue;
 		k = (size_t)(eq - l);
@@ -653,23 +656,36 @@ static void read_pyvenv(struct view *v, const char *prefix, struct inv_install *
 		vn = (size_t)(l + n - val);
 		while (vn && (val[vn - 1] == ' ' || val[vn - 1] == '\t'))
 			vn--;
-		if (k == 4 && !str_nicmp(l, "home", 4) && vn) {
-			char *home = xstrndup(val, vn);
-			free(in->base_python_dir);
-			in->base_python_dir = winpath_normalize(home);
-			free(home);
-		} else if (((k == 7 && !str_nicmp(l, "version", 7)) || (k == 12 && !str_nicmp(l, "version_info", 12))) &&
-			   vn >= 3 && !in->python_version) {
-			/* "3.11.4" or "3.11.4.final.0" → "3.11" */
-			const char *d1 = memchr(val, '.', vn), *d2;
-			if (d1 && (d2 = memchr(d1 + 1, '.', (size_t)(val + vn - d1 - 1))))
-				in->python_version = xstrndup(val, (size_t)(d2 - val));
-			else
-				in->python_version = xstrndup(val, vn);
+		if (k == klen && !str_nicmp(l, key, k) && vn) {
+			free(out);
+			out = xstrndup(val, vn);
 		}
 	}
 	strbuf_release(&sb);
 	free(cfg);
+	return out;
+}
+
+static void read_pyvenv(struct view *v, const char *prefix, struct inv_install *in)
+{
+	char *home = pyvenv_value(v, prefix, "home", &in->notes), *ver;
+	if (home) {
+		free(in->base_python_dir);
+		in->base_python_dir = winpath_normalize(home);
+		free(home);
+	}
+	ver = pyvenv_value(v, prefix, "version", NULL);
+	if (!ver)
+		ver = pyvenv_value(v, prefix, "version_info", NULL);
+	if (ver && !in->python_version) {
+		/* "3.11.4" or "3.11.4.final.0" → "3.11" */
+		char *d1 = strchr(ver, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+		if (d2)
+			*d2 = '\0';
+		in->python_version = ver;
+		ver = NULL;
+	}
+	free(ver);
 }
 
 static void add_dll_dir(struct inv_install *in, const char *label, const char *dir)
@@ -1011,6 +1027,25 @@ int inventory_from_site_packages(struct inventory *inv, struct view *v, const ch
 	return r;
 }
 
+/* The install runs under python (a Windows path): its folder is an application directory. */
+static void attach_python(struct inv_install *in, const char *python)
+{
+	size_t j;
+	int has_py = 0;
+	char *dir;
+	if (!in->python || str_icmp(in->python, python)) {
+		free(in->python);
+		in->python = xstrdup(python);
+	}
+	/* a user site or a venv's base site found through this python.exe: its folder is searched */
+	for (j = 0; j < in->dll_dirs.n; j++)
+		has_py |= !strncmp(in->dll_dirs.v[j], "python\t", 7);
+	dir = winpath_dirname(python);
+	if (!has_py && dir)
+		add_dll_dir(in, "python", dir);
+	free(dir);
+}
+
 int inventory_from_python(struct inventory *inv, struct view *v, const char *python_in, struct err *err)
 {
 	char *python = winpath_normalize(python_in), *dir, *prefix, *sp, *base_sp = NULL;
@@ -1050,16 +1085,17 @@ int inventory_from_python(struct inventory *inv, struct view *v, const char *pyt
 		r = inventory_from_site_packages(inv, v, sp, err);
 	if (r == 0 && venv) {
 		/* include-system-site-packages = true: the base install's torch is importable too */
-		struct strbuf cfg = STRBUF_INIT;
-		char *cfgp = winpath_join(prefix, "pyvenv.cfg");
-		if (read_text(v, cfgp, &cfg, err) == 0 && strstr(cfg.buf, "include-system-site-packages = true") &&
-		    before < inv->ninstalls && inv->installs[before].base_python_dir) {
-			base_sp = winpath_join(inv->installs[before].base_python_dir, "Lib\\site-packages");
+		char *inc = pyvenv_value(v, prefix, "include-system-site-packages", NULL);
+		char *home = pyvenv_value(v, prefix, "home", NULL);
+		if (inc && !str_icmp(inc, "true") && home) {
+			char *h = winpath_normalize(home);
+			base_sp = winpath_join(h, "Lib\\site-packages");
+			free(h);
 			if (is_dir_at(v, base_sp, "torch"))
 				r = inventory_from_site_packages(inv, v, base_sp, err);
 		}
-		free(cfgp);
-		strbuf_release(&cfg);
+		free(inc);
+		free(home);
 	}
 	if (r == 0 && !venv) {
 		/* pip install --user: %APPDATA%\Python\Python3XY\site-packages */
@@ -1077,13 +1113,8 @@ int inventory_from_python(struct inventory *inv, struct view *v, const char *pyt
 		strlist_pushf(&inv->notes, "no torch install for %s (looked in %s%s)", python, sp,
 			      venv ? "" : " and the user site");
 	/* every install found from this python.exe belongs to it */
-	while (r == 0 && before < inv->ninstalls) {
-		struct inv_install *in = &inv->installs[before++];
-		if (!in->python || str_icmp(in->python, python)) {
-			free(in->python);
-			in->python = xstrdup(python);
-		}
-	}
+	while (r == 0 && before < inv->ninstalls)
+		attach_python(&inv->installs[before++], python);
 out:
 	free(base_sp);
 	free(sp);
@@ -1091,6 +1122,23 @@ out:
 	free(dir);
 	free(python);
 	return r;
+}
+
+int inventory_collect(struct inventory *inv, struct view *v, const char *torch_dir, const char *python,
+		      struct err *err)
+{
+	size_t before = inv->ninstalls, i;
+	if (view_has_registry(v) && inventory_redist_view(inv, v, err))
+		return -1;
+	if (torch_dir) {
+		if (inventory_from_torch(inv, v, torch_dir, err))
+			return -1;
+		for (i = before; python && i < inv->ninstalls; i++)
+			attach_python(&inv->installs[i], python);
+	} else if (python && inventory_from_python(inv, v, python, err)) {
+		return -1;
+	}
+	return inventory_runtime_dlls(inv, v, err);
 }
 
 /* ---------- scanning a tree ---------- */

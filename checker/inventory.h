@@ -131,6 +131,15 @@ int inventory_from_site_packages(struct inventory *inv, struct view *v, const ch
 int inventory_from_torch(struct inventory *inv, struct view *v, const char *torch_dir, struct err *err);
 
 /*
+ * What `check` needs for one install, in one call: the redistributables
+ * (when the view has a registry), the install at torch_dir (or, without
+ * one, those found from python), python attached to it when given, and the
+ * runtime DLLs of System32, SysWOW64 and the install's folders.
+ */
+int inventory_collect(struct inventory *inv, struct view *v, const char *torch_dir, const char *python,
+		      struct err *err);
+
+/*
  * Every torch install under `root`: folders `...\Lib\site-packages\torch`
  * (and user sites `...\Python3XY\site-packages\torch`) holding `lib`, at
  * most `max_depth` folders deep, never following links or junctions, and

@@ -61,10 +61,14 @@
  * ERROR_BAD_EXE_FORMAT (Windows maps STATUS_INVALID_IMAGE_FORMAT and
  * friends to it; Wine 8 gives 193 for a 32-bit DLL and for an empty one by
  * full path). A dependency candidate of another machine is skipped and the
- * search goes on [I: Windows' LdrpSearchPath continues on an image of the
- * wrong machine; documented nowhere]; when only wrong-machine candidates
- * exist the load fails with 126 (what Wine 8 returns, inner status
- * c000007b) and the outcome is "bad-arch" so the report names the file. An
+ * search goes on [I: undocumented for Windows when a later candidate fits;
+ * Wine 8's search_dll_file does skip, and the oracle's x86_shadows_x64
+ * scenario shows it]. When only wrong-machine candidates exist the load
+ * fails with 193: the dependency's STATUS_INVALID_IMAGE_FORMAT (c000007b)
+ * propagates, which is the well-known 0xc000007b start-up error (MS
+ * "Diagnosing STATUS_INVALID_IMAGE_FORMAT (C000007B) Errors"); torch then
+ * raises at the 0x1100 attempt. Wine 8 differs: it flattens every dependency
+ * failure to 126 (tests/scenarios/README.md, W1). An
  * unreadable/empty/non-PE dependency stops the search: 193, "unreadable".
  *
  * Delay-load imports are resolved the way the delay-load helper will at
@@ -97,6 +101,7 @@
 #define LDR_MAX_FORWARD 16
 
 struct ldr_image {
+	char *win;  /* Windows path (the cache key, compared case-insensitively) */
 	char *host;
 	struct pe_image *img; /* NULL when it could not be parsed */
 	int err_code;         /* PE_ERR_* */
@@ -125,6 +130,8 @@ struct loader {
 	size_t nmods, amods;
 	struct ldr_image **images;
 	size_t nimages, aimages;
+	size_t *image_index; /* open addressing over images[]: index + 1, 0 = empty */
+	size_t image_index_cap;
 };
 
 /* Windows 10/11 x64 HKLM\...\Session Manager\KnownDLLs values (plus ntdll, always known). */
@@ -189,29 +196,40 @@ static void load_known_dlls(struct loader *ld)
 {
 	static const char key[] = "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs";
 	size_t i;
-	/*
-	 * registry.h can read a named value but not enumerate values, so the
-	 * registry is asked about each name Windows ships as a KnownDLL: a
-	 * present value (e.g. "kernel32" = "kernel32.dll") confirms it. [TODO:
-	 * enumerate values once registry.h offers it, to see additions.]
-	 */
 	if (view_has_registry(ld->view)) {
 		struct strbuf sb = STRBUF_INIT;
+		struct strlist names = STRLIST_INIT;
 		int any = 0;
-		for (i = 0; i < sizeof(builtin_known) / sizeof(builtin_known[0]); i++) {
-			char *valname = xstrdup(builtin_known[i]);
-			char *dot = strrchr(valname, '.');
-			if (dot)
-				*dot = '\0';
-			strbuf_reset(&sb);
-			if (view_reg_get(ld->view, key, valname, 64, &sb, NULL) == 0 && sb.len) {
-				strlist_push(&ld->known, strbuf_str(&sb));
-				any = 1;
+		if (view_reg_values(ld->view, key, 64, &names, NULL) == 0) {
+			/* every value except DllDirectory* names a KnownDLL file */
+			for (i = 0; i < names.n; i++) {
+				if (str_istartswith(names.v[i], "DllDirectory"))
+					continue;
+				strbuf_reset(&sb);
+				if (view_reg_get(ld->view, key, names.v[i], 64, &sb, NULL) == 0 && sb.len) {
+					strlist_push(&ld->known, strbuf_str(&sb));
+					any = 1;
+				}
 			}
-			free(valname);
+		} else {
+			/* a registry that cannot list values: ask about each name Windows ships */
+			for (i = 0; i < sizeof(builtin_known) / sizeof(builtin_known[0]); i++) {
+				char *valname = xstrdup(builtin_known[i]);
+				char *dot = strrchr(valname, '.');
+				if (dot)
+					*dot = '\0';
+				strbuf_reset(&sb);
+				if (view_reg_get(ld->view, key, valname, 64, &sb, NULL) == 0 && sb.len) {
+					strlist_push(&ld->known, strbuf_str(&sb));
+					any = 1;
+				}
+				free(valname);
+			}
 		}
 		strbuf_release(&sb);
+		strlist_release(&names);
 		if (any) {
+			/* ntdll is always known (it is mapped before the list is read) */
 			strlist_push(&ld->known, "ntdll.dll");
 			ld->known_source = "registry";
 			return;
@@ -276,12 +294,14 @@ void loader_free(struct loader *ld)
 		struct ldr_image *im = ld->images[i];
 		if (im->img)
 			pe_close(im->img);
+		free(im->win);
 		free(im->host);
 		free(im->err_msg);
 		free(im->version);
 		free(im);
 	}
 	free(ld->images);
+	free(ld->image_index);
 	free(ld);
 }
 
@@ -328,25 +348,44 @@ const char *loader_app_dir(const struct loader *ld)
 
 /* ---- image cache ------------------------------------------------------------- */
 
+static size_t ikey_hash(const char *k)
+{
+	size_t h = (size_t)1469598103934665603ULL;
+	for (; *k; k++) {
+		unsigned char c = (unsigned char)*k;
+		h = (h ^ (c >= 'a' && c <= 'z' ? c - 32 : c)) * (size_t)1099511628211ULL;
+	}
+	return h;
+}
+
+static void image_index_put(struct loader *ld, size_t i)
+{
+	size_t m = ld->image_index_cap - 1, h = ikey_hash(ld->images[i]->win) & m;
+	while (ld->image_index[h])
+		h = (h + 1) & m;
+	ld->image_index[h] = i + 1;
+}
+
+/* The parsed image of a Windows path, opened once per loader (cached even when it fails). */
 static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 {
-	char *host = view_host_path(ld->view, win_path);
 	struct ldr_image *im;
 	struct err e;
 	size_t i;
-	if (!host)
-		host = xstrdup(win_path);
-	for (i = 0; i < ld->nimages; i++) {
-		if (!strcmp(ld->images[i]->host, host)) {
-			free(host);
-			return ld->images[i];
-		}
+	if (ld->image_index_cap) {
+		size_t m = ld->image_index_cap - 1, h;
+		for (h = ikey_hash(win_path) & m; ld->image_index[h]; h = (h + 1) & m)
+			if (!str_icmp(ld->images[ld->image_index[h] - 1]->win, win_path))
+				return ld->images[ld->image_index[h] - 1];
 	}
 	im = xcalloc(1, sizeof(*im));
-	im->host = host;
+	im->win = xstrdup(win_path);
+	im->host = view_host_path(ld->view, win_path);
+	if (!im->host)
+		im->host = xstrdup(win_path);
 	err_clear(&e);
-	if (pe_open(&im->img, host, PE_IMPORTS | PE_DELAY_IMPORTS | PE_EXPORTS | PE_LOAD_CONFIG | PE_VERSION,
-		    &e)) {
+	if (pe_open(&im->img, im->host,
+		    PE_IMPORTS | PE_DELAY_IMPORTS | PE_EXPORTS | PE_LOAD_CONFIG | PE_VERSION, &e)) {
 		im->img = NULL;
 		im->err_code = e.code ? e.code : PE_ERR_CORRUPT;
 		im->err_msg = xstrdup(e.msg);
@@ -356,6 +395,15 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 	}
 	ALLOC_GROW(ld->images, ld->nimages + 1, ld->aimages);
 	ld->images[ld->nimages++] = im;
+	if (ld->nimages * 2 >= ld->image_index_cap) {
+		free(ld->image_index);
+		ld->image_index_cap = ld->image_index_cap ? ld->image_index_cap * 2 : 128;
+		ld->image_index = xcalloc(ld->image_index_cap, sizeof(*ld->image_index));
+		for (i = 0; i < ld->nimages; i++)
+			image_index_put(ld, i);
+	} else {
+		image_index_put(ld, ld->nimages - 1);
+	}
 	return im;
 }
 
@@ -464,6 +512,14 @@ static const char *find_loaded(const struct loader *ld, const struct load_ctx *c
 		if (!str_icmp(c->newmods[i].base, base))
 			return c->newmods[i].path;
 	return NULL;
+}
+
+void loader_trim(struct loader *ld)
+{
+	size_t i;
+	for (i = 0; i < ld->nimages; i++)
+		if (ld->images[i]->img)
+			os_drop_pages(ld->images[i]->img->file.p, ld->images[i]->img->file.len);
 }
 
 int loader_is_loaded(const struct loader *ld, const char *base)
@@ -768,7 +824,8 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 		return;
 	}
 	if (saw_wrong_arch) {
-		set_fail(c, node, LDR_BAD_ARCH, WINERR_MOD_NOT_FOUND, NULL);
+		/* the remembered STATUS_INVALID_IMAGE_FORMAT (c000007b) is the load's status */
+		set_fail(c, node, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
 		return;
 	}
 	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);

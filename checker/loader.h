@@ -43,7 +43,7 @@ enum ldr_outcome {
 	LDR_MISSING_DLL,     /* 126 */
 	LDR_MISSING_ENTRY,   /* 127 */
 	LDR_MISSING_ORDINAL, /* 182 */
-	LDR_BAD_ARCH,        /* 193 (top module) or 126 (only wrong-machine candidates for a dependency) */
+	LDR_BAD_ARCH,        /* 193: the module, or the only candidates for a dependency, of another machine */
 	LDR_UNREADABLE,      /* 193: empty, not PE, corrupt, cannot be read */
 	LDR_BAD_PARAM,       /* 87: DLL_LOAD_DIR with a relative name */
 };
@@ -133,6 +133,13 @@ const char *loader_app_dir(const struct loader *ld);
  * a DLL that does not load is a result, not an error.
  */
 int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, struct err *err);
+
+/*
+ * Lets the OS drop the mapped pages of every cached image from memory (they
+ * are re-read when touched): call between loads to keep a long run's
+ * resident size at one load's working set.
+ */
+void loader_trim(struct loader *ld);
 
 /* Whether a module of that base name is in the loaded-module list. */
 int loader_is_loaded(const struct loader *ld, const char *base);

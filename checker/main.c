@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "os.h"
+#include "report.h"
 
 struct command {
 	const char *name;
@@ -21,6 +22,7 @@ static const struct command commands[] = {
 	{ "inventory", cmd_inventory, "redistributables, runtime DLLs and torch installs found" },
 	{ "matrix", cmd_matrix, "lint or show the torch runtime matrix" },
 	{ "pins", cmd_pins, "which torch a repository revision pins (requirements files, via git)" },
+	{ "report", cmd_report, "render a saved JSON report: text, GitHub annotations/summary/outputs, SARIF" },
 };
 
 static void usage(FILE *f)

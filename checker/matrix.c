@@ -27,6 +27,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include <cjson/cJSON.h>
+
 #include "os.h"
 
 #define YT_MAX_DEPTH 32
@@ -125,8 +127,8 @@ static long check_bytes(struct lint *L, const unsigned char *p, size_t len)
 		unsigned c = p[i];
 		size_t n, k;
 		unsigned cp;
-		if (c == '\n') {
-			line++;
+		if (c == '\n' || (c == '\r' && (i + 1 >= len || p[i + 1] != '\n'))) {
+			line++; /* LF, CR LF or a lone CR: each is one line break for libyaml too */
 			col = 1;
 			i++;
 			continue;
@@ -415,12 +417,20 @@ static const char *kind_name(const struct ynode *y)
 	return "?";
 }
 
-/* The column of byte `off` (0-based) inside a scalar, for errors within strings. */
+/*
+ * The column of byte `off` (0-based) inside a scalar, for errors within
+ * strings. libyaml counts columns in characters, so UTF-8 continuation
+ * bytes do not count. Exact for plain and quoted one-line scalars without
+ * escapes before `off`; block scalars get the scalar's own column.
+ */
 static unsigned scalar_col(const struct ynode *y, size_t off)
 {
+	size_t i, chars = 0;
 	if (y->quoted == 2)
 		return y->col;
-	return y->col + (y->quoted ? 1u : 0u) + (unsigned)(off > 10000 ? 10000 : off);
+	for (i = 0; i < off && i < y->len; i++)
+		chars += ((unsigned char)y->s[i] & 0xc0) != 0x80;
+	return y->col + (y->quoted ? 1u : 0u) + (unsigned)chars;
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -1355,7 +1365,11 @@ static int simpler(const struct pep440 *a, const struct pep440 *b)
 static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 {
 	size_t i, j, k, budget = OVERLAP_BUDGET;
-	struct pep440 *samples = xmalloc(sizeof(*samples) * 2048);
+	enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* spec_samples adds at most 9 per clause */
+	struct pep440 *samples;
+	if (n < 2)
+		return;
+	samples = xmalloc(sizeof(*samples) * MAX_SAMPLES);
 	for (j = 1; j < n; j++) {
 		for (i = 0; i < j; i++) {
 			const struct matrix_row *a = rows[i], *b = rows[j];
@@ -1371,8 +1385,8 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 			amask = a->arch_mask & b->arch_mask ? a->arch_mask & b->arch_mask : a->arch_mask | b->arch_mask;
 			if (!(variant = common_variant(a, b)))
 				continue;
-			spec_samples(&a->torch, samples, &ns, 2048);
-			spec_samples(&b->torch, samples, &ns, 2048);
+			spec_samples(&a->torch, samples, &ns, MAX_SAMPLES);
+			spec_samples(&b->torch, samples, &ns, MAX_SAMPLES);
 			if (budget < ns * 2) {
 				lint_error(L, b->pos.line, b->pos.col,
 					   "too many rows and clauses to check for overlaps; split the file");
@@ -1818,7 +1832,149 @@ const struct matrix_dll *matrix_row_dll(const struct matrix_row *r, const char *
 	return NULL;
 }
 
+static int any_dll(const struct strlist *l, int (*fn)(const char *dll, void *ctx), void *ctx)
+{
+	size_t i;
+	if (!l->n)
+		return 1;
+	if (!fn)
+		return 0;
+	for (i = 0; i < l->n; i++)
+		if (fn(l->v[i], ctx))
+			return 1;
+	return 0;
+}
+
+int matrix_issue_applies(const struct matrix_issue *is, const char *variant, int arch,
+			 int (*imports)(const char *dll, void *ctx), int (*unresolved)(const char *dll, void *ctx),
+			 void *ctx)
+{
+	size_t i;
+	int ok = !is->when.variant.n;
+	for (i = 0; i < is->when.variant.n && variant && *variant; i++)
+		ok |= matrix_glob(is->when.variant.v[i], variant);
+	if (!ok)
+		return 0;
+	if (is->when.arch_mask && (arch < 0 || arch >= MATRIX_NARCH || !(is->when.arch_mask & (1u << arch))))
+		return 0;
+	return any_dll(&is->when.imports, imports, ctx) && any_dll(&is->when.unresolved, unresolved, ctx);
+}
+
 const char *matrix_row_file(const struct matrix_row *r)
 {
 	return r->pos.file;
 }
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static cJSON *str_array(const struct strlist *l)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
+	return a;
+}
+
+static cJSON *arch_array(unsigned mask)
+{
+	cJSON *a = cJSON_CreateArray();
+	int i;
+	for (i = 0; i < MATRIX_NARCH; i++)
+		if (mask & (1u << i))
+			cJSON_AddItemToArray(a, cJSON_CreateString(matrix_arch_name(i)));
+	return a;
+}
+
+static cJSON *pos_json(const struct matrix_pos *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", p->file ? p->file : "");
+	cJSON_AddNumberToObject(o, "line", p->line);
+	cJSON_AddNumberToObject(o, "col", p->col);
+	return o;
+}
+
+static void add_opt_str(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *matrix_row_json(const struct matrix_row *r, int full)
+{
+	cJSON *o = cJSON_CreateObject(), *vc, *a;
+	size_t i;
+	int k;
+	if (!full) {
+		cJSON_AddStringToObject(o, "id", r->id);
+		cJSON_AddStringToObject(o, "file", r->pos.file ? r->pos.file : "");
+		cJSON_AddNumberToObject(o, "line", r->pos.line);
+		cJSON_AddNumberToObject(o, "col", r->pos.col);
+		cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
+		cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
+		cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+		return o;
+	}
+	cJSON_AddStringToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
+	cJSON_AddItemToObject(o, "variant", str_array(&r->variants));
+	cJSON_AddItemToObject(o, "arch", arch_array(r->arch_mask));
+	cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
+	cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+	add_opt_str(o, "note", r->note);
+	vc = cJSON_AddObjectToObject(o, "vc_redist");
+	for (k = 0; k < MATRIX_NARCH; k++)
+		if (r->vc_redist[k].set)
+			cJSON_AddStringToObject(vc, matrix_arch_name(k), r->vc_redist[k].text);
+	a = cJSON_AddArrayToObject(o, "runtime_dlls");
+	for (i = 0; i < r->ndlls; i++) {
+		const struct matrix_dll *d = &r->dlls[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", d->name);
+		add_opt_str(x, "min_version", d->min.set ? d->min.text : NULL);
+		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
+		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
+		cJSON_AddStringToObject(x, "why", d->why);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "openmp");
+	for (i = 0; i < r->nopenmp; i++) {
+		const struct matrix_openmp *d = &r->openmp[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "dll", d->dll);
+		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
+		cJSON_AddBoolToObject(x, "redistributable", d->redistributable);
+		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
+		add_opt_str(x, "provider", d->provider);
+		add_opt_str(x, "fix", d->fix);
+		add_opt_str(x, "why", d->why);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "known_issues");
+	for (i = 0; i < r->nissues; i++) {
+		const struct matrix_issue *d = &r->issues[i];
+		cJSON *x = cJSON_CreateObject(), *w;
+		cJSON_AddStringToObject(x, "id", d->id);
+		cJSON_AddStringToObject(x, "symptom", d->symptom);
+		cJSON_AddStringToObject(x, "cause", d->cause);
+		cJSON_AddStringToObject(x, "fix", d->fix);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		w = cJSON_AddObjectToObject(x, "applies_when");
+		cJSON_AddItemToObject(w, "variant", str_array(&d->when.variant));
+		cJSON_AddItemToObject(w, "arch", arch_array(d->when.arch_mask));
+		cJSON_AddItemToObject(w, "imports", str_array(&d->when.imports));
+		cJSON_AddItemToObject(w, "unresolved", str_array(&d->when.unresolved));
+		cJSON_AddItemToArray(a, x);
+	}
+	cJSON_AddItemToObject(o, "origin", pos_json(&r->pos));
+	return o;
+}
+

@@ -195,8 +195,27 @@ int matrix_glob(const char *pattern, const char *name);
 /* The requirement on `name` for architecture `arch` (NULL if the row has none). */
 const struct matrix_dll *matrix_row_dll(const struct matrix_row *r, const char *name, int arch);
 
+/*
+ * Whether a known issue applies to an install: every condition of its
+ * `applies_when` must hold. `variant`/`arch` as for matrix_select (unknown
+ * fails a condition that names variants/arches). `imports(dll, ctx)` answers
+ * "does some torch binary import this DLL?", `unresolved(dll, ctx)` "does
+ * this DLL fail to resolve?"; a NULL callback makes its condition false.
+ */
+int matrix_issue_applies(const struct matrix_issue *is, const char *variant, int arch,
+			 int (*imports)(const char *dll, void *ctx), int (*unresolved)(const char *dll, void *ctx),
+			 void *ctx);
+
 /* The file a row came from, as given when its layer was loaded. */
 const char *matrix_row_file(const struct matrix_row *r);
+
+/*
+ * The row as JSON (caller owns it). full == 0: the reference the report
+ * keeps in installs[].matrix_row (docs/report-json.md): {id, file, line, col,
+ * torch, status, sources}. full == 1: every field, as `matrix show --json`.
+ */
+struct cJSON;
+struct cJSON *matrix_row_json(const struct matrix_row *r, int full);
 
 const char *matrix_arch_name(int arch);        /* "x64", "x86", "arm64" */
 int matrix_arch_parse(const char *s);          /* enum matrix_arch or -1 */

@@ -55,6 +55,8 @@ int os_map_file(struct os_map *m, const char *path, struct err *err)
 	close(fd);
 	if (p == MAP_FAILED)
 		return err_set(err, "cannot map %s: %s", path, strerror(errno));
+	/* readers touch scattered pages: no readahead */
+	madvise(p, (size_t)st.st_size, MADV_RANDOM);
 	m->data = p;
 	m->size = (size_t)st.st_size;
 	return 0;
@@ -66,6 +68,18 @@ void os_unmap(struct os_map *m)
 		munmap((void *)m->data, m->size);
 	m->data = NULL;
 	m->size = 0;
+}
+
+void os_map_drop_pages(const struct os_map *m)
+{
+	os_drop_pages(m->data, m->size);
+}
+
+void os_drop_pages(const void *p, size_t len)
+{
+	/* a read-only private file mapping: dropped pages come back unchanged from the file */
+	if (p && len)
+		madvise((void *)p, len, MADV_DONTNEED);
 }
 
 void os_stat(const char *path, struct os_stat *out)

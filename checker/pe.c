@@ -19,18 +19,26 @@
  *   file; the rest is zero-filled by the loader and has no file offset here
  *   ("beyond the file data of section X"): no loader-relevant structure lives
  *   in zero fill in real images. PointerToRawData is rounded down to 512 when
- *   FileAlignment >= 512, as the Windows loader does (documented by pefile's
- *   adjust_FileAlignment and corkami's PE notes); SizeOfRawData is NOT rounded
+ *   FileAlignment >= 512, as the Windows loader does ([I]: from pefile's
+ *   adjust_FileAlignment and corkami's PE notes, not Microsoft's docs);
+ *   SizeOfRawData is NOT rounded
  *   up to FileAlignment (the raw bytes the header claims are what we trust;
  *   a linker that wrote an unrounded size still keeps its data inside it).
  *   RVAs below SizeOfHeaders that no section covers map 1:1 to the headers.
- *   The first section in table order wins on overlap.
+ *   The first section in table order wins on overlap. Linkers write the
+ *   table in ascending, non-overlapping order; then the section is found by
+ *   binary search (4096 sections allowed, Vista+ takes 65535); otherwise by
+ *   a linear scan, and then only 96 sections are allowed (XP's limit), so a
+ *   crafted table cannot make every lookup slow.
  *
  * - A section whose raw data runs past the end of the file is an error (a
- *   truncated download): NtCreateSection refuses such an image too.
+ *   truncated download). [I] NtCreateSection(SEC_IMAGE) is believed to
+ *   refuse such an image as well (193 to the caller); the Wine oracle should
+ *   confirm it.
  *
  * - Imports: descriptors are read until one has Name == 0 or FirstThunk == 0
- *   (Wine's fixup_imports stops there); names come from OriginalFirstThunk,
+ *   (Wine's dlls/ntdll/loader.c fixup_imports counts them that way); names
+ *   come from OriginalFirstThunk,
  *   or from FirstThunk when OriginalFirstThunk is 0 (old Borland/bound
  *   images), as the loader does. The data-directory Size is ignored, as the
  *   loader ignores it: only RVA 0 means "no imports".
@@ -46,8 +54,12 @@
  *   makes lookups fail on Windows too). An RVA inside the export directory's
  *   [RVA, RVA + Size) is a forwarder string.
  *
- * - Resources: RT_VERSION (16) / first name / first language, as the version
- *   APIs do for a language-neutral query. Children of VS_VERSIONINFO blocks
+ * - Resources: RT_VERSION (16) / first name / first language, and the first
+ *   string table inside it. GetFileVersionInfo picks the language by a
+ *   fallback list instead; for the usual single-language resource that is
+ *   the same one, for multi-language ones (Wine's builtins list Arabic
+ *   first) the numbers agree and only the strings may be another language's.
+ *   Children of VS_VERSIONINFO blocks
  *   whose wLength overruns their parent are clamped to the parent (real
  *   resource compilers get these lengths slightly wrong); the root's key,
  *   the VS_FIXEDFILEINFO signature and the resource tree itself are checked.
@@ -78,6 +90,7 @@ struct pe_priv {
 	int mapped;
 	struct strlist owned; /* strings the image owns (path, converted text) */
 	uint32_t file_align, sect_align;
+	int sorted; /* sections ascend by address without overlap: binary search */
 	uint32_t dir_rva[NDIRS], dir_size[NDIRS];
 
 	/* export directory, validated at open */
@@ -157,15 +170,32 @@ static void sect_name(const struct pe_section *s, char *out, size_t n)
  * header covers the RVA; -2 when a section covers it but only with zero fill
  * (then *sec is that section's index).
  */
+static uint64_t sect_vspan(const struct pe_image *img, const struct pe_section *s)
+{
+	return align_up(s->vsize ? s->vsize : s->raw_size, priv(img)->sect_align);
+}
+
 static int rva_map(const struct pe_image *img, uint32_t rva, size_t *off, size_t *avail, size_t *sec)
 {
 	const struct pe_priv *pv = priv(img);
-	size_t i, flen = img->file.len;
+	size_t i = 0, n = img->nsections, flen = img->file.len;
 
-	for (i = 0; i < img->nsections; i++) {
+	if (pv->sorted && n) {
+		/* The last section starting at or below rva is the only candidate. */
+		size_t lo = 0, hi = n;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (img->sections[mid].vaddr <= rva)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		i = lo;
+		n = lo + 1;
+	}
+	for (; i < n; i++) {
 		const struct pe_section *s = &img->sections[i];
-		uint64_t vext = s->vsize ? s->vsize : s->raw_size;
-		uint64_t vspan = align_up(vext, pv->sect_align);
+		uint64_t vspan = sect_vspan(img, s);
 		uint64_t delta, raw_start, raw_len, o, end;
 
 		if (rva < s->vaddr || (uint64_t)rva - s->vaddr >= vspan)
@@ -356,7 +386,7 @@ static int parse_headers(struct pe_image *img, struct err *err)
 		s->raw_size = rd32(f, o + 16);
 		s->raw_off = rd32(f, o + 20);
 		s->characteristics = rd32(f, o + 36);
-		vext = align_up(s->vsize ? s->vsize : s->raw_size, pv->sect_align);
+		vext = sect_vspan(img, s);
 		if ((uint64_t)s->vaddr + vext > 0xffffffffull)
 			return fail(err, PE_ERR_CORRUPT, "section %u (%s): virtual range 0x%x+0x%x overflows 32 bits",
 				    i, s->name, s->vaddr, s->vsize);
@@ -370,6 +400,16 @@ static int parse_headers(struct pe_image *img, struct err *err)
 				raw_end = end;
 		}
 	}
+	pv->sorted = 1;
+	for (i = 1; i < nsec; i++) {
+		const struct pe_section *a = &img->sections[i - 1], *b = &img->sections[i];
+		if ((uint64_t)a->vaddr + sect_vspan(img, a) > b->vaddr)
+			pv->sorted = 0;
+	}
+	if (!pv->sorted && nsec > PE_MAX_UNSORTED_SECTIONS)
+		return fail(err, PE_ERR_CORRUPT,
+			    "section table: %u sections not in ascending, non-overlapping address order (at most %d allowed)",
+			    nsec, PE_MAX_UNSORTED_SECTIONS);
 	if (img->size_of_headers > raw_end)
 		raw_end = img->size_of_headers < f.len ? img->size_of_headers : f.len;
 	img->overlay_size = f.len > raw_end ? f.len - raw_end : 0;

@@ -47,7 +47,15 @@
 #define PE_ALL 0x1f
 
 /* Caps on counts read from the file (a larger count is an error, not a truncation). */
-#define PE_MAX_SECTIONS 96        /* the loader's own limit */
+/*
+ * Windows XP refused images with more than 96 sections; Vista and later take
+ * up to 65535. We take up to 4096 (no real DLL comes near it) when the table
+ * is in ascending, non-overlapping address order, as linkers write it (then
+ * RVAs are found by binary search), and up to PE_MAX_UNSORTED_SECTIONS
+ * otherwise (a linear scan per RVA).
+ */
+#define PE_MAX_SECTIONS 4096
+#define PE_MAX_UNSORTED_SECTIONS 96
 #define PE_MAX_IMPORT_DLLS 4096
 #define PE_MAX_IMPORT_FUNCS 1000000
 #define PE_MAX_EXPORTS 4000000
@@ -165,13 +173,20 @@ int pe_rva_to_off(const struct pe_image *img, uint32_t rva, size_t *off);
 int pe_export_by_name(const struct pe_image *img, const char *name, int hint, struct pe_export *out,
 		      struct err *err);
 
-/* Export lookup by (biased) ordinal. Returns 1 found, 0 absent or unused slot, -1 corrupt. */
+/*
+ * Export lookup by (biased) ordinal. Returns 1 found, 0 absent or unused slot, -1 corrupt.
+ * out->name is NULL: finding it would scan the whole name table, and the
+ * loader binds ordinals without names.
+ */
 int pe_export_by_ordinal(const struct pe_image *img, uint32_t ordinal, struct pe_export *out,
 			 struct err *err);
 
 /*
- * All exports in ordinal order, with names attached. The array and its
- * strings belong to the image. Returns -1 on a corrupt table.
+ * All exports in ordinal order (one per address-table slot, *n ==
+ * export_count), with names attached: the first name in name-table order
+ * when several name one slot. Unused slots (rva 0, no name) are included;
+ * callers skip them. Built on first call; the array and its strings belong
+ * to the image. Returns -1 on a corrupt table.
  */
 int pe_exports(struct pe_image *img, const struct pe_export **out, size_t *n, struct err *err);
 

@@ -77,6 +77,7 @@ struct registry {
 	size_t *table;          /* open addressing: index + 1 into keys, 0 = empty */
 	size_t tsize;           /* a power of two */
 	size_t ndeletes;
+	unsigned long long delete_work;
 	int arch32;             /* Wine prefix with #arch=win32: a single view */
 	struct strbuf desc;
 };
@@ -359,6 +360,7 @@ struct parser {
 #define REG_MAX_PATH 32767               /* bytes in a key path */
 #define REG_MAX_KEYS 4000000
 #define REG_MAX_DELETES 10000            /* [-KEY] lines, each one walks every key */
+#define REG_MAX_DELETE_WORK 100000000ull /* keys visited by all [-KEY] lines together */
 
 static int perr(struct parser *ps, const char *fmt, ...) ERR_PRINTF(2, 3);
 static int perr(struct parser *ps, const char *fmt, ...)
@@ -597,6 +599,10 @@ static int set_key(struct parser *ps, const char *path, int del)
 	if (del) {
 		if (++ps->reg->ndeletes > REG_MAX_DELETES)
 			return perr(ps, "more than %d deleted keys", REG_MAX_DELETES);
+		/* each [-KEY] walks every key: bound the total, so no file can make this quadratic */
+		ps->reg->delete_work += ps->reg->nkeys;
+		if (ps->reg->delete_work > REG_MAX_DELETE_WORK)
+			return perr(ps, "too many deleted keys for a registry of %zu keys", ps->reg->nkeys);
 		key_delete_tree(ps->reg, path);
 		ps->key = NULL; /* values after [-KEY] belong nowhere */
 		ps->other_root = 1;
@@ -732,12 +738,14 @@ static int value_line(struct parser *ps, struct cur *c)
 		strbuf_adds(&what, "default value (@)");
 	} else {
 		c->i++;
-		if (parse_escaped(ps, c, '"', "value name", &u16) || u16_name(ps, &u16, &name, "value name"))
+		if (parse_escaped(ps, c, '"', "value name", &u16))
 			goto out;
-		if (name.len / 2 > REG_MAX_NAME) {
+		if (u16.len / 2 > REG_MAX_NAME) {
 			perr(ps, "value name longer than %d characters", REG_MAX_NAME);
 			goto out;
 		}
+		if (u16_name(ps, &u16, &name, "value name"))
+			goto out;
 		strbuf_addf(&what, "value \"%s\"", strbuf_str(&name));
 	}
 	if (!ps->key && !ps->other_root) {
@@ -1042,7 +1050,7 @@ int registry_load_more(struct registry *reg, const char *path, struct err *err)
 
 /*
  * A key as asked for → the folded path stored in the table: root stripped,
- * '/' as '\\', no empty components, the 32-bit view redirected.
+ * no empty components, the 32-bit view redirected.
  */
 static char *lookup_path(const struct registry *reg, const char *key, int regview)
 {
@@ -1052,7 +1060,7 @@ static char *lookup_path(const struct registry *reg, const char *key, int regvie
 	if (split_root(key, &rest) != 1)
 		rest = key;
 	for (p = rest; *p; p++) {
-		char ch = *p == '/' ? '\\' : *p;
+		char ch = *p; /* '/' is an ordinary character in key names ("text/html") */
 		if (ch == '\\' && (!sb.len || sb.buf[sb.len - 1] == '\\'))
 			continue;
 		strbuf_addch(&sb, fold_ch((unsigned char)ch));

@@ -483,6 +483,7 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 			loader_load(run->ld, p, 0, &b->res, NULL);
 		}
 		set_outcome(b);
+		loader_trim(run->ld);
 		if (b->winerror && run->import_error_index < 0) {
 			run->import_error_index = (int)(b - run->bins);
 			run->import_error_winerror = b->winerror;

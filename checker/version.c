@@ -537,21 +537,21 @@ int pep440_clause_contains(const struct pep440_clause *c, const struct pep440 *v
 		return prefix_match(v, &prefix);
 	}
 	case PEP440_OP_ARBITRARY: {
+		/* `packaging` compares the canonical form; the text as found is accepted too. */
 		struct strbuf sb = STRBUF_INIT;
 		int r;
-		if (!raw) {
-			pep440_format(v, &sb);
-			raw = strbuf_str(&sb);
-		}
-		while (is_space(*raw))
-			raw++;
-		{
-			size_t n = strlen(raw);
+		pep440_format(v, &sb);
+		r = !str_icmp(strbuf_str(&sb), c->arbitrary);
+		strbuf_release(&sb);
+		if (!r && raw) {
+			size_t n;
+			while (is_space(*raw))
+				raw++;
+			n = strlen(raw);
 			while (n && is_space(raw[n - 1]))
 				n--;
 			r = n == strlen(c->arbitrary) && !str_nicmp(raw, c->arbitrary, n);
 		}
-		strbuf_release(&sb);
 		return r;
 	}
 	}

@@ -18,8 +18,8 @@
  *     registry value writes it, and short forms "14.40" / "14.40.33810".
  *  3. The torch build variant from the local label: cpu, cuXYZ, rocmX.Y, xpu.
  *
- * Errors carry the 1-based column inside the parsed text both in the
- * message ("at column 5") and in err->code, so a caller that knows where the
+ * Errors carry the 1-based column (in bytes) inside the parsed text both in
+ * the message ("at column 5") and in err->code, so a caller that knows where the
  * text sits in a file (the matrix linter) can point at the exact character.
  */
 #ifndef TDC_VERSION_H
@@ -107,8 +107,9 @@ int pep440_spec_parse(struct pep440_spec *out, const char *s, struct err *err);
 void pep440_spec_release(struct pep440_spec *spec);
 
 /*
- * Whether version v (as parsed from `raw`, which === compares against; raw
- * may be NULL, then the canonical form is used) satisfies every clause.
+ * Whether version v satisfies every clause. `raw` is the text v was parsed
+ * from, or NULL: === matches the canonical form (as `packaging` does) or,
+ * when given, that text (case-insensitively).
  */
 int pep440_spec_contains(const struct pep440_spec *spec, const struct pep440 *v, const char *raw);
 int pep440_clause_contains(const struct pep440_clause *c, const struct pep440 *v, const char *raw);

@@ -36,7 +36,7 @@ struct dirent_cache {
 	char *key;            /* upcased Windows path of the directory */
 	char *host;           /* host path as it exists, or NULL when absent */
 	struct strlist names; /* NTFS order */
-	unsigned char *isdir; /* per name: 1 directory, 0 other (lazily: 2 unknown) */
+	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1 */
 };
 
 struct env_var {
@@ -49,6 +49,8 @@ struct view {
 	char *root; /* host path standing for C:\ (offline) */
 	struct dirent_cache *dirs;
 	size_t ndirs, adirs;
+	size_t *dir_index; /* open addressing over dirs[] by key hash: index + 1, 0 = empty */
+	size_t dir_index_cap;
 	struct env_var *env;
 	size_t nenv, aenv;
 	struct registry *reg;
@@ -148,6 +150,17 @@ static char *upcase_key(const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+	for (i = 0; p[i] && p[i] < 0x80; i++)
+		;
+	if (!p[i]) {
+		/* ASCII (the common case): upcase a copy in place */
+		char *r = xstrndup(s, i);
+		for (i = 0; r[i]; i++)
+			if (r[i] >= 'a' && r[i] <= 'z')
+				r[i] = (char)(r[i] - 32);
+		return r;
+	}
 	while (*p) {
 		unsigned c = up16(utf8_next(&p));
 		/* re-encode as UTF-8 for a stable byte key */
@@ -174,31 +187,31 @@ static char *upcase_key(const char *s)
 
 char *winpath_normalize(const char *path)
 {
-	struct strbuf sb = STRBUF_INIT;
+	size_t n = strlen(path), len = 0;
+	char *out = xmalloc(n + 2);
 	const char *p = path;
 	int unc = 0;
 	if ((p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/')) {
-		strbuf_adds(&sb, "\\\\");
+		out[len++] = '\\';
+		out[len++] = '\\';
 		p += 2;
 		unc = 1;
 	}
 	for (; *p; p++) {
 		char c = *p == '/' ? '\\' : *p;
-		if (c == '\\' && sb.len && sb.buf[sb.len - 1] == '\\' && !(unc && sb.len == 2))
+		if (c == '\\' && len && out[len - 1] == '\\' && !(unc && len == 2))
 			continue;
-		strbuf_addch(&sb, c);
+		out[len++] = c;
 	}
 	/* "C:" → "C:\", keep the root's separator; drop other trailing ones */
-	if (sb.len == 2 && sb.buf[1] == ':')
-		strbuf_addch(&sb, '\\');
-	while (sb.len > 3 && sb.buf[sb.len - 1] == '\\') {
-		sb.buf[--sb.len] = '\0';
-	}
-	if (sb.len >= 2 && sb.buf[1] == ':' && sb.buf[0] >= 'a' && sb.buf[0] <= 'z')
-		sb.buf[0] = (char)(sb.buf[0] - 32);
-	if (!sb.buf) /* empty path */
-		return xstrdup("");
-	return strbuf_detach(&sb);
+	if (len == 2 && out[1] == ':')
+		out[len++] = '\\';
+	while (len > 3 && out[len - 1] == '\\')
+		len--;
+	out[len] = '\0';
+	if (len >= 2 && out[1] == ':' && out[0] >= 'a' && out[0] <= 'z')
+		out[0] = (char)(out[0] - 32);
+	return out;
 }
 
 char *winpath_join(const char *dir, const char *name)
@@ -282,6 +295,7 @@ void view_free(struct view *v)
 		free(v->dirs[i].isdir);
 	}
 	free(v->dirs);
+	free(v->dir_index);
 	for (i = 0; i < v->nenv; i++) {
 		free(v->env[i].name);
 		free(v->env[i].value);
@@ -331,6 +345,59 @@ static long listing_find(const struct strlist *names, const char *name)
 	return -1;
 }
 
+/* The type of listing entry k (stat once, then cached): OS_FILE, OS_DIR, ... */
+static int entry_type(struct dirent_cache *dc, size_t k)
+{
+	if (!dc->isdir[k]) {
+		char *h = host_join(dc->host, dc->names.v[k]);
+		struct os_stat st;
+		os_stat(h, &st);
+		free(h);
+		dc->isdir[k] = (unsigned char)(st.type + 1);
+	}
+	return dc->isdir[k] - 1;
+}
+
+static size_t key_hash(const char *k)
+{
+	size_t h = 1469598103934665603ULL & (size_t)-1;
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * (size_t)1099511628211ULL;
+	return h;
+}
+
+static void dir_index_put(struct view *v, size_t i)
+{
+	size_t m = v->dir_index_cap - 1, h = key_hash(v->dirs[i].key) & m;
+	while (v->dir_index[h])
+		h = (h + 1) & m;
+	v->dir_index[h] = i + 1;
+}
+
+static struct dirent_cache *dir_index_get(struct view *v, const char *key)
+{
+	size_t m, h;
+	if (!v->dir_index_cap)
+		return NULL;
+	m = v->dir_index_cap - 1;
+	for (h = key_hash(key) & m; v->dir_index[h]; h = (h + 1) & m)
+		if (!strcmp(v->dirs[v->dir_index[h] - 1].key, key))
+			return &v->dirs[v->dir_index[h] - 1];
+	return NULL;
+}
+
+static void dir_index_grow(struct view *v)
+{
+	size_t i;
+	if (v->ndirs * 2 < v->dir_index_cap)
+		return;
+	free(v->dir_index);
+	v->dir_index_cap = v->dir_index_cap ? v->dir_index_cap * 2 : 64;
+	v->dir_index = xcalloc(v->dir_index_cap, sizeof(*v->dir_index));
+	for (i = 0; i < v->ndirs; i++)
+		dir_index_put(v, i);
+}
+
 /*
  * The cached listing of an offline Windows directory ("C:\\A\\B"), resolved
  * component by component. Returns NULL when the directory does not exist.
@@ -339,14 +406,7 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 {
 	char *norm = winpath_normalize(windir);
 	char *key = upcase_key(norm);
-	struct dirent_cache *dc = NULL;
-	size_t i;
-	for (i = 0; i < v->ndirs; i++) {
-		if (!strcmp(v->dirs[i].key, key)) {
-			dc = &v->dirs[i];
-			break;
-		}
-	}
+	struct dirent_cache *dc = dir_index_get(v, key);
 	if (!dc) {
 		char *host = NULL;
 		/* "C:\" is the root; otherwise resolve the parent, then find this name in it */
@@ -358,15 +418,8 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 			free(parent);
 			if (pc && pc->host) {
 				long k = listing_find(&pc->names, winpath_basename(norm));
-				if (k >= 0) {
-					char *h = host_join(pc->host, pc->names.v[k]);
-					struct os_stat st;
-					os_stat(h, &st);
-					if (st.type == OS_DIR)
-						host = h;
-					else
-						free(h);
-				}
+				if (k >= 0 && entry_type(pc, (size_t)k) == OS_DIR)
+					host = host_join(pc->host, pc->names.v[k]);
 			}
 		}
 		ALLOC_GROW(v->dirs, v->ndirs + 1, v->adirs);
@@ -378,7 +431,11 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 		if (host) {
 			if (os_list_dir(host, &dc->names, NULL) == 0 && dc->names.n > 1)
 				qsort(dc->names.v, dc->names.n, sizeof(char *), ntfs_qsort_cmp);
+			dc->isdir = xcalloc(dc->names.n ? dc->names.n : 1, 1);
 		}
+		dir_index_grow(v);
+		if (v->dir_index_cap && !dir_index_get(v, dc->key))
+			dir_index_put(v, (size_t)(dc - v->dirs));
 	}
 	free(key);
 	free(norm);
@@ -458,16 +515,10 @@ int view_find_file(struct view *v, const char *win_dir, const char *name, char *
 	} else {
 		struct dirent_cache *dc = dir_lookup(v, win_dir);
 		long k;
-		char *h;
 		if (!dc || strchr(name, '\\') || strchr(name, '/'))
 			return 0;
 		k = listing_find(&dc->names, name);
-		if (k < 0)
-			return 0;
-		h = host_join(dc->host, dc->names.v[k]);
-		os_stat(h, &st);
-		free(h);
-		if (st.type != OS_FILE)
+		if (k < 0 || entry_type(dc, (size_t)k) != OS_FILE)
 			return 0;
 		{
 			char *norm = winpath_normalize(win_dir);
@@ -582,8 +633,12 @@ const char *view_syswow64(const struct view *v)
 
 static void view_autoload_registry(struct view *v)
 {
-	char *p = host_join(v->root, "../system.reg");
+	/* the parent by text, not "..": a drive_c that is a symbolic link still finds its prefix */
+	char *slash = strrchr(v->root, '/');
+	char *parent = slash && slash != v->root ? xstrndup(v->root, (size_t)(slash - v->root)) : xstrdup("/");
+	char *p = host_join(parent, "system.reg");
 	struct os_stat st;
+	free(parent);
 	os_stat(p, &st);
 	if (st.type == OS_FILE) {
 		struct registry *reg = NULL;
@@ -625,6 +680,15 @@ int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct str
 	if (!v->reg)
 		return 1;
 	return registry_subkeys(v->reg, subkey, regview, out, err);
+}
+
+int view_reg_values(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err)
+{
+	if (v->live)
+		return err_set(err, "listing registry values is not supported on the live registry");
+	if (!v->reg)
+		return 1;
+	return registry_values(v->reg, subkey, regview, out, err);
 }
 
 const char *view_registry_source(const struct view *v)

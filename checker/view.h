@@ -91,6 +91,8 @@ void view_attach_registry(struct view *v, struct registry *reg); /* the view tak
 int view_reg_get(struct view *v, const char *subkey, const char *value, int regview, struct strbuf *out,
 		 struct err *err);
 int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err);
+/* Value names of a key (offline registries only; the live view returns -1 "not supported"). */
+int view_reg_values(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err);
 /* A description of where registry answers come from ("system.reg at ...", "live", "none"). */
 const char *view_registry_source(const struct view *v);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_cross_compile: the modules without third-party dependencies (the PE
-# reader, the OS layer for both platforms, strbuf, err) compile for Windows
+# reader, the OS layer for both platforms, strbuf, err, version) compile for Windows
 # with mingw-w64, x64 and i686, warnings as errors. Keeps os_win32.c honest
 # and the PE reader free of POSIX-isms until the full Windows build exists.
 set -u
@@ -10,7 +10,7 @@ TEST_NAME=cross_compile
 cd "$TDC_REPO"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-mods=(checker/pe.c checker/os_win32.c checker/os_posix.c checker/strbuf.c checker/err.c)
+mods=(checker/pe.c checker/os_win32.c checker/os_posix.c checker/strbuf.c checker/err.c checker/version.c)
 for cc in x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do
 	if ! command -v "$cc" >/dev/null; then
 		not_ok "$cc is not installed (gcc-mingw-w64)"

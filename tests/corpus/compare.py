@@ -5,7 +5,7 @@ usage: /usr/bin/python3 compare.py --bin TORCH_DLL_CHECK [--label NAME] FILE...|
 
 For every file, compares with llvm-readobj (--file-headers --coff-imports
 --coff-exports --coff-load-config, many files per invocation):
-  - machine (COFF header code)
+  - machine (COFF header code), PE32/PE32+, the DLL characteristic
   - imports: DLL names in directory order; per DLL the functions in thunk
     order, by name (with hint) or by ordinal
   - delay imports: the same
@@ -109,7 +109,7 @@ def llvm_once(files):
     for line in out.splitlines():
         if line.startswith("File: "):
             cur = {"machine": None, "imports": [], "delay": [], "exports": [],
-                   "exp_rva": 0, "exp_size": 0, "dlf": None}
+                   "exp_rva": 0, "exp_size": 0, "dlf": None, "format": None, "dll": None}
             res[line[6:]] = cur
             block = None
             continue
@@ -135,6 +135,11 @@ def llvm_once(files):
         elif block is None:
             if s.startswith("Machine: ") and cur["machine"] is None:
                 cur["machine"] = int(s.rsplit("(", 1)[1].rstrip(")"), 16)
+            elif s.startswith("Characteristics [ (") and cur["dll"] is None:
+                # the first Characteristics is the COFF header's
+                cur["dll"] = bool(int(s[len("Characteristics [ ("):].rstrip(")"), 16) & 0x2000)
+            elif s in ("Magic: 0x10B", "Magic: 0x20B"):
+                cur["format"] = "PE32" if s.endswith("10B") else "PE32+"
             elif s.startswith("ExportTableRVA: "):
                 cur["exp_rva"] = int(s.split()[1], 16)
             elif s.startswith("ExportTableSize: "):
@@ -311,6 +316,10 @@ def compare_file(d, path, pe, ref, od, totals, source):
         return
     if ref.get("machine") is not None and pe["machine_code"] != ref["machine"]:
         d.add(path, "machine", hex(pe["machine_code"]), hex(ref["machine"]))
+    if ref.get("format") is not None and pe.get("format") != ref["format"]:
+        d.add(path, "format", pe.get("format"), ref["format"])
+    if ref.get("dll") is not None and pe.get("dll") != ref["dll"]:
+        d.add(path, "dll", pe.get("dll"), ref["dll"])
     compare_imports(d, path, "imports", pe.get("imports"), ref["imports"], totals)
     if ref.get("delay") is not None:
         compare_imports(d, path, "delay-imports", pe.get("delay_imports"), ref["delay"], totals)

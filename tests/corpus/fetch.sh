@@ -134,17 +134,25 @@ npm_source() {
 		return 0
 	fi
 	tmp=$(mktemp -d "$CORPUS/.tmp.npm.XXXXXX")
-	if ! out=$(cd "$tmp" && npm pack "$name@$ver" --json --silent \
-			--cache "$TDC_CACHE/npm-cache" --fetch-retries=1 --fetch-timeout=60000 \
+	if [ "$unreachable" -ne 0 ]; then
+		echo "fetch: $name@$ver skipped: the npm registry was unreachable" >&2
+		rm -rf "$tmp"
+		return 1
+	fi
+	if ! out=$(cd "$tmp" && npm pack "$name@$ver" --json --loglevel=error \
+			--cache "$TDC_CACHE/npm-cache" --fetch-retries=2 --fetch-retry-mintimeout=2000 \
+			--fetch-retry-maxtimeout=5000 --fetch-timeout=60000 \
 			--registry "${NPM_CONFIG_REGISTRY:-https://registry.npmjs.org/}" 2>"$tmp/.npm.err"); then
-		if grep -qiE 'ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ENETUNREACH|network|socket' "$tmp/.npm.err"; then
-			echo "fetch: npm registry unreachable for $name@$ver:" >&2
+		if grep -qE 'ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|ERR_SOCKET' \
+				- "$tmp/.npm.err" <<<"$out"; then
+			echo "fetch: npm registry unreachable (npm pack $name@$ver):" >&2
 			unreachable=1
 		else
 			echo "fetch: npm pack $name@$ver failed:" >&2
 			failed=1
 		fi
-		sed 's/^/    /' "$tmp/.npm.err" | tail -5 >&2
+		{ echo "$out"; cat "$tmp/.npm.err"; } | grep -E '"code"|"summary"|^npm error (code|FetchError)' |
+			head -3 | sed 's/^/    /' >&2
 		rm -rf "$tmp"
 		return 1
 	fi

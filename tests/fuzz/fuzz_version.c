@@ -43,18 +43,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	have_v = pep440_parse(&v, ver_text, NULL) == 0;
 	if (have_v) {
 		pep440_format(&v, &sb);
-		if (pep440_parse(&w, strbuf_str(&sb), NULL) < 0 || pep440_cmp(&v, &w) != 0)
+		/* The canonical form can be longer than the input ("1r" → "1.post0"): past the cap it may not parse. */
+		if (sb.len <= PEP440_MAX_TEXT && (pep440_parse(&w, strbuf_str(&sb), NULL) < 0 || pep440_cmp(&v, &w) != 0))
 			abort();
-		if (pep440_cmp(&w, &v) != 0)
+		if (sb.len <= PEP440_MAX_TEXT && pep440_cmp(&w, &v) != 0)
 			abort();
 		strbuf_reset(&sb);
 	}
 	if (pep440_spec_parse(&spec, spec_text, NULL) == 0) {
 		pep440_spec_format(&spec, &sb);
-		if (pep440_spec_parse(&again, strbuf_str(&sb), NULL) < 0)
-			abort();
-		if (have_v && pep440_spec_contains(&spec, &v, NULL) != pep440_spec_contains(&again, &v, NULL))
-			abort();
+		if (sb.len <= PEP440_MAX_TEXT) {
+			if (pep440_spec_parse(&again, strbuf_str(&sb), NULL) < 0)
+				abort();
+			if (have_v && pep440_spec_contains(&spec, &v, NULL) != pep440_spec_contains(&again, &v, NULL))
+				abort();
+		}
 		if (have_v)
 			(void)pep440_spec_contains(&spec, &v, ver_text);
 		strbuf_reset(&sb);

@@ -27,11 +27,16 @@ fi
 # Batches keep the command line short.
 n=0
 for ((i = 0; i < ${#files[@]}; i += 200)); do
-	if ! "$bin" "${files[@]:i:200}" >"$tmp/out" 2>&1; then
+	batch=("${files[@]:i:200}")
+	if ! "$bin" "${batch[@]}" >"$tmp/out" 2>&1; then
 		cat "$tmp/out"
 		echo "not ok - fuzz/$target: replay crashed (see above)"
 		exit 1
 	fi
-	n=$((n + ${#files[@]:i:200}))
+	n=$((n + ${#batch[@]}))
 done
-echo "ok - fuzz/$target: replayed ${#files[@]} inputs under ASan+UBSan"
+if [ "$n" -ne ${#files[@]} ]; then
+	echo "not ok - fuzz/$target: replayed $n of ${#files[@]} inputs"
+	exit 1
+fi
+echo "ok - fuzz/$target: replayed $n inputs under ASan+UBSan"

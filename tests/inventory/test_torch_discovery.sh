@@ -7,13 +7,16 @@
 # --site-packages, --torch and --scan (with a symlink loop and a depth
 # bound), the runtime DLL table (machine, file version, "no version
 # resource"), and clean errors for wrong starting points and broken files.
+# shellcheck source=tests/lib/tap.sh
 source "$(dirname "$0")/../lib/tap.sh"
 TEST_NAME=inventory-torch
 set -u
+# shellcheck source=tests/lib/fixtures.sh
 source "$TDC_REPO/tests/lib/fixtures.sh"
 bin=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
 
 # The PE files the tree needs (built once, cached).
+# shellcheck disable=SC2317  # called through fx_build
 inv_pe() {
 	local d=$1
 	make_dll "$d/msvcp140_x64.dll" --name msvcp140.dll --version 14.40.33810.0 &&
@@ -80,6 +83,14 @@ version = 3.11.9
 torch_tree "$venv/lib/site-packages" 2.5.1+cu121 cp311 12.1
 txt "$venv/lib/site-packages/torch/lib/cudart64_12.dll" "x"
 txt "$venv/lib/site-packages/torch/lib/cublas64_12.dll" "x"
+# a second venv without torch of its own, seeing the base install's
+venv2=$root/work/venv2
+mk "$venv2/Scripts/python.exe" "$pe/python_x64.exe"
+txt "$venv2/pyvenv.cfg" 'home = C:\Python311
+include-system-site-packages = true
+version = 3.11.9
+'
+mkdir -p "$venv2/Lib/site-packages"
 # a conda env with a mixed-up torch
 conda=$root/miniconda3/envs/ml
 mk "$conda/python.exe" "$pe/python_x64.exe"
@@ -135,6 +146,13 @@ check_eq "venv: DLLs are looked for next to the base python.exe (the launcher ru
 	'python C:\Python311|torch\lib C:\work\venv\lib\site-packages\torch\lib' \
 	"$(J "$t/venv.json" 'print("|".join(x["where"]+" "+x["path"] for x in d["installs"][0]["dll_dirs"]))')"
 
+run_json "$t/venv2.json" --python 'C:\work\venv2\Scripts\python.exe'
+check_eq "venv with include-system-site-packages: the base install's torch, run by the venv's python" \
+	'C:\Python311\Lib\site-packages\torch C:\work\venv2\Scripts\python.exe python=C:\Python311' \
+	"$(J "$t/venv2.json" 'i=d["installs"][0]; print(len(d["installs"]) == 1 and i["torch_dir"], i["python"], ",".join(x["where"]+"="+x["path"] for x in i["dll_dirs"] if x["where"]=="python"))')"
+check_eq "user site: the python.exe folder is searched too" 'python=C:\Python311' \
+	"$(J "$t/py.json" 'print(",".join(x["where"]+"="+x["path"] for x in d["installs"][1]["dll_dirs"] if x["where"]=="python"))')"
+
 run_json "$t/conda.json" --python 'C:\miniconda3\envs\ml'
 check_eq "conda (folder given): exit 0" 0 $?
 check_eq "conda: kind, python version from python310.dll, pyd tag" 'conda 3.10 cp310 2.3.1 cpu' \
@@ -145,12 +163,12 @@ check_eq "conda: two dist-infos and the version mismatch are noted" \
 check_eq "conda: Library\\bin searched, libiomp5md found with its version" 'libiomp5md.dll Library\bin 5.0.2024.0' \
 	"$(J "$t/conda.json" 'print("|".join("%s %s %s" % (x["name"], x["where"], x["file_version"]) for x in d["runtime_dlls"] if x["where"]=="Library\\bin"))')"
 
-run_json "$t/scan.json" --scan 'C:\'
+run_json "$t/scan.json" --scan "C:\\"
 check_eq "--scan: exit 0 (the symlink loop is not followed)" 0 $?
 check_eq "--scan: all four installs" \
 	'C:\miniconda3\envs\ml\Lib\site-packages\torch|C:\Python311\Lib\site-packages\torch|C:\Users\me\AppData\Roaming\Python\Python311\site-packages\torch|C:\work\venv\lib\site-packages\torch' \
 	"$(J "$t/scan.json" 'print("|".join(sorted((i["torch_dir"] for i in d["installs"]), key=str.lower)))')"
-run_json "$t/scan3.json" --scan 'C:\' --depth 3
+run_json "$t/scan3.json" --scan "C:\\" --depth 3
 check_eq "--scan --depth 3: only the shallow install" 'C:\Python311\Lib\site-packages\torch' \
 	"$(J "$t/scan3.json" 'print("|".join(i["torch_dir"] for i in d["installs"]))')"
 

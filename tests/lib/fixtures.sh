@@ -369,6 +369,9 @@ fx_make_in() {
 				echo '	.fill 0x4a, 1, 0'
 				echo "	.short $dlf"
 				echo '	.fill 0x10, 1, 0'
+				# Zeros after the structure: llvm-readobj reads a full-size
+				# load config whatever Size says and fails at a section end.
+				echo '	.fill 0x100, 1, 0'
 			else
 				echo '	.globl "__load_config_used"'
 				echo '"__load_config_used":'
@@ -376,6 +379,7 @@ fx_make_in() {
 				echo '	.fill 0x32, 1, 0'
 				echo "	.short $dlf"
 				echo '	.fill 0x8, 1, 0'
+				echo '	.fill 0x100, 1, 0'
 			fi
 		fi
 	} >"$w/obj.s"

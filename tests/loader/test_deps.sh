@@ -11,6 +11,7 @@ export FX_KEY
 build_tree() { source "$TDC_REPO/tests/loader/tree.sh" && loader_cases "$1"; }
 R=$(fx_build loader-cases build_tree) || { not_ok "building the trees"; tap_done; }
 B=${TDC_ASAN_BIN:-$TDC_BIN}
+fx_hash >/dev/null # once here: exported, so the subshells below reuse it
 
 # verdict DESC 'JQ-ARRAY-EXPECTED' deps-args...: [winerror,outcome,leaf,symbol,chain]
 verdict() {
@@ -40,8 +41,8 @@ verdict "forwarder loop → 127, no hang" \
 	'[127,"missing-entry-point","fw_loop.dll","f",["u_loop.dll","fw_loop.dll","fw_loop.dll"]]' 'C:\c\fwd\u_loop.dll'
 verdict "32-bit DLL loaded by a 64-bit process → 193" '[193,"bad-arch","x86.dll",null,["x86.dll"]]' \
 	'C:\c\arch\x86.dll'
-verdict "dependency only as 32-bit → 126, outcome bad-arch" \
-	'[126,"bad-arch","dep.dll",null,["top64.dll","dep.dll"]]' 'C:\c\arch\top64.dll'
+verdict "dependency only as 32-bit → 193 (c000007b propagates)" \
+	'[193,"bad-arch","dep.dll",null,["top64.dll","dep.dll"]]' 'C:\c\arch\top64.dll'
 verdict "wrong-machine candidate skipped, x64 copy found later" '[0,"loads",null,null,[]]' \
 	'C:\c\arch\top64.dll' --add-dll-dir 'C:\c\arch\x64dir'
 verdict "x86 process: KnownDLL from SysWOW64" '[0,"loads",null,null,[]]' 'C:\c\arch\t32.dll' --machine x86
@@ -128,5 +129,21 @@ check_eq "KnownDLLs probe" 'SUCCESS        KnownDLLs          C:\Windows\System3
 
 got=$("$B" deps --root "$R" 'C:\c\fwd\u_missing.dll' | grep -c 'gone.dll \[forwarder\]  NOT FOUND')
 check_eq "tree marks the forwarder node" 1 "$got"
+
+# A Wine prefix: drive_c's parent holds system.reg; its KnownDLLs key (when present) is the list used.
+P=$(mktemp -d)
+trap 'rm -rf "$P"' EXIT
+ln -s "$R" "$P/drive_c"
+printf '%s\n' 'WINE REGISTRY Version 2' ';; All keys relative to REGISTRY\\Machine' '' '#arch=win64' '' \
+	'[System\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs] 1700000000' \
+	'"DllDirectory"=str(2):"%SystemRoot%\\system32"' '"kernel32"="kernel32.dll"' '"mid"="mid.dll"' >"$P/system.reg"
+got=$("$B" deps --root "$P/drive_c" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror,.outcome,.leaf]')
+check_eq "KnownDLLs from the prefix's system.reg: mid.dll now only from System32" \
+	'["registry",126,"missing-dll","mid.dll"]' "$got"
+got=$("$B" deps --root "$P/drive_c" --trace 'C:\c\ok\top.dll' | grep -m1 'mid.dll')
+check_eq "…and the probe says KnownDLLs" 'NAME NOT FOUND KnownDLLs          C:\Windows\System32\mid.dll  <- top.dll' "$got"
+rm "$P/system.reg"
+got=$("$B" deps --root "$P/drive_c" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror]')
+check_eq "no registry: the built-in KnownDLLs list" '["built-in list",0]' "$got"
 
 tap_done

@@ -187,6 +187,12 @@ lint_case big 2 'big.yml:1:1: big.yml is larger than 1048576 bytes'
 
 lint_case nonexistent 2 'nonexistent.yml:1:1: cannot open nonexistent.yml: No such file or directory'
 
+# Columns count characters, as libyaml does; a lone CR ends a line as LF does.
+printf 'schema: 1\nrows:\n  - id: x\n    torch: "===\xc3\xa9 x"\n    status: inferred\n' >utf8col.yml
+lint_case utf8col 2 'utf8col.yml:4:17: torch: bad specifier "===\xc3\xa9 x" at column 6: === takes one word (no spaces)'
+printf 'schema: 1\rrows:\r  - id: \xff\r' >cr.yml
+lint_case cr 2 'cr.yml:3:9: invalid UTF-8 (byte 0xff); save the file as UTF-8'
+
 # --- layering against the default -------------------------------------------
 printf 'schema: 1\nremove: [torch-2.4.0, nope]\nrows:\n  - {id: torch-2.9-and-newer, merge: true, vc_redist: {x64: "14.42"}}\n  - {id: zz, merge: true}\n' >layer.yml
 lint_case layer 2 'layer.yml:2:23: remove: no earlier layer has a row `nope`

@@ -9,6 +9,10 @@
 #include "strbuf.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "view.h"
 
 #define V(s) vpy((s), strlen(s))
 
@@ -218,6 +222,78 @@ static void test_metadata(void)
 	}
 }
 
+static void put(const char *root, const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", root, rel), *q;
+	FILE *f;
+	for (q = p + strlen(root) + 1; *q; q++) {
+		if (*q == '/') {
+			*q = '\0';
+			mkdir(p, 0755);
+			*q = '/';
+		}
+	}
+	f = fopen(p, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(p);
+}
+
+static void test_collect_one_install(void)
+{
+	char root[128], *cmd;
+	struct view *v = NULL;
+	struct inventory inv;
+	struct err err;
+	snprintf(root, sizeof(root), "/tmp/tdc-test-inventory-%ld", (long)getpid());
+	mkdir(root, 0755);
+	put(root, "Python311/python.exe", "not a PE");
+	put(root, "Python311/Lib/site-packages/torch/version.py", "__version__ = '2.4.0+cpu'\n");
+	put(root, "Python311/Lib/site-packages/torch/__init__.py", "");
+	put(root, "Python311/Lib/site-packages/torch/_C.cp311-win_amd64.pyd", "");
+	put(root, "Python311/Lib/site-packages/torch/lib/c10.dll", "");
+	put(root, "Python311/Lib/site-packages/torch-2.4.0+cpu.dist-info/METADATA", "Name: torch\nVersion: 2.4.0+cpu\n");
+	put(root, "Windows/System32/msvcp140.dll", "");
+	inventory_init(&inv);
+	CHECK_INT(view_open_root(&v, root, &err), 0);
+	if (v) {
+		CHECK_INT(inventory_collect(&inv, v, "C:\\python311\\lib\\site-packages\\torch", "C:\\Python311\\python.exe",
+					    &err), 0);
+		CHECK_INT(inv.ninstalls, 1);
+		CHECK(!inv.redist_read); /* no registry: unknown, not "not installed" */
+		if (inv.ninstalls == 1) {
+			const struct inv_install *in = &inv.installs[0];
+			CHECK_STR(in->torch_dir, "C:\\Python311\\Lib\\site-packages\\torch");
+			CHECK_STR(in->python, "C:\\Python311\\python.exe");
+			CHECK_STR(in->kind, "system");
+			CHECK_STR(in->version, "2.4.0+cpu");
+			CHECK_STR(in->metadata_version, "2.4.0+cpu");
+			CHECK_STR(in->variant, "cpu");
+			CHECK_STR(in->arch, "x64");
+			CHECK_STR(notes(&in->notes), "");
+			CHECK_STR(notes(&in->dll_dirs), "python\tC:\\Python311|torch\\lib\tC:\\Python311\\Lib\\site-packages\\torch\\lib");
+		}
+		/* the empty msvcp140.dll is listed with its error, not dropped */
+		CHECK_INT(inv.ndlls, 1);
+		if (inv.ndlls == 1) {
+			CHECK_STR(inv.dlls[0].where, "System32");
+			CHECK(inv.dlls[0].error != NULL);
+		}
+		/* a python.exe without Lib\site-packages is a clear error */
+		CHECK_INT(inventory_from_python(&inv, v, "C:\\Windows\\System32\\msvcp140.dll", &err), -1);
+		CHECK_STR(err.msg, "C:\\Windows\\System32\\msvcp140.dll: no Lib\\site-packages under C:\\Windows\\System32 "
+				   "(an embeddable Python, or not a Python install?)");
+	}
+	inventory_release(&inv);
+	view_free(v);
+	cmd = xasprintf("rm -rf %s", root);
+	if (system(cmd)) {
+	}
+	free(cmd);
+}
+
 int main(void)
 {
 	RUN(test_redist_consistent_both_archs);
@@ -226,5 +302,6 @@ int main(void)
 	RUN(test_parse_redist_version);
 	RUN(test_version_py);
 	RUN(test_metadata);
+	RUN(test_collect_one_install);
 	return HARNESS_EXIT();
 }

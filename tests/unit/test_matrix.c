@@ -8,6 +8,8 @@
 
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
+
 /* The id selected for version/variant/arch, "NONE" if uncovered, "ERR" on error. */
 static const char *sel(const struct matrix *m, const char *version, const char *variant, const char *arch)
 {
@@ -320,6 +322,94 @@ static void test_overlap_detection(void)
 	matrix_release(&m);
 }
 
+/* The fake install for matrix_issue_applies: imports and unresolved DLLs as ","-joined names. */
+struct fake {
+	const char *imports, *unresolved;
+};
+
+static int in_list(const char *list, const char *dll)
+{
+	const char *p = strstr(list, dll);
+	size_t n = strlen(dll);
+	return p && (p == list || p[-1] == ',') && (p[n] == ',' || !p[n]);
+}
+
+static int fake_imports(const char *dll, void *ctx)
+{
+	return in_list(((struct fake *)ctx)->imports, dll);
+}
+
+static int fake_unresolved(const char *dll, void *ctx)
+{
+	return in_list(((struct fake *)ctx)->unresolved, dll);
+}
+
+static void test_issue_applies(void)
+{
+	struct matrix m;
+	const struct matrix_row *r;
+	struct fake with = { "c10.dll,libomp140.x86_64.dll", "" }, without = { "c10.dll,vcomp140.dll", "" };
+	struct fake missing = { "", "vcruntime140_1.dll" };
+	struct err e;
+	load_default(&m);
+	r = row_of(&m, "2.4.0");
+	CHECK(r && r->nissues == 1);
+	if (r && r->nissues == 1) {
+		CHECK(matrix_issue_applies(&r->issues[0], "cu121", MATRIX_X64, fake_imports, fake_unresolved, &with));
+		CHECK(!matrix_issue_applies(&r->issues[0], "cu121", MATRIX_X64, fake_imports, fake_unresolved, &without));
+		CHECK(!matrix_issue_applies(&r->issues[0], "", -1, NULL, NULL, NULL));
+	}
+	r = row_of(&m, "1.5.0");
+	CHECK(r && r->nissues == 2);
+	if (r && r->nissues == 2) {
+		CHECK(matrix_issue_applies(&r->issues[0], "", MATRIX_X64, fake_imports, fake_unresolved, &missing));
+		CHECK(!matrix_issue_applies(&r->issues[0], "", MATRIX_X64, fake_imports, fake_unresolved, &with));
+		CHECK(matrix_issue_applies(&r->issues[1], "", -1, NULL, NULL, NULL)); /* no condition: always */
+	}
+	matrix_release(&m);
+	matrix_init(&m);
+	CHECK_INT(load(&m, "w.yml",
+		       "schema: 1\nrows:\n  - id: r\n    torch: \">=1\"\n    status: inferred\n    known_issues:\n"
+		       "      - {id: k, symptom: s, cause: c, fix: f, applies_when: {variant: [\"cu*\"], arch: [x64]}}\n",
+		       &e),
+		  0);
+	CHECK(m.nrows == 1 && m.rows[0]->nissues == 1);
+	if (m.nrows == 1 && m.rows[0]->nissues == 1) {
+		const struct matrix_issue *is = &m.rows[0]->issues[0];
+		CHECK(matrix_issue_applies(is, "cu118", MATRIX_X64, NULL, NULL, NULL));
+		CHECK(!matrix_issue_applies(is, "cpu", MATRIX_X64, NULL, NULL, NULL));
+		CHECK(!matrix_issue_applies(is, "", MATRIX_X64, NULL, NULL, NULL));
+		CHECK(!matrix_issue_applies(is, "cu118", MATRIX_ARM64, NULL, NULL, NULL));
+	}
+	matrix_release(&m);
+}
+
+static void test_row_reference_json(void)
+{
+	struct matrix m;
+	const struct matrix_row *r;
+	cJSON *j;
+	load_default(&m);
+	r = row_of(&m, "2.4.0");
+	CHECK(r != NULL);
+	if (r) {
+		j = matrix_row_json(r, 0);
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "id")), "torch-2.4.0");
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "file")), MATRIX_DEFAULT_NAME);
+		CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "line")), line_of("- id: torch-2.4.0\n"));
+		CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "col")), 5);
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "sourced");
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "sources"), 0)),
+			  "https://github.com/pytorch/pytorch/issues/131662");
+		CHECK(cJSON_GetObjectItem(j, "known_issues") == NULL);
+		cJSON_Delete(j);
+		j = matrix_row_json(r, 1);
+		CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "openmp")), 3);
+		cJSON_Delete(j);
+	}
+	matrix_release(&m);
+}
+
 int main(void)
 {
 	RUN(test_default_parses);
@@ -330,5 +420,7 @@ int main(void)
 	RUN(test_bad_layer_changes_nothing);
 	RUN(test_arch_and_variant_rules);
 	RUN(test_overlap_detection);
+	RUN(test_row_reference_json);
+	RUN(test_issue_applies);
 	return HARNESS_EXIT();
 }

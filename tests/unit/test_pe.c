@@ -16,7 +16,7 @@
 #include "harness.h"
 #include "pe.h"
 
-#define IMG_MAX 0x6000
+#define IMG_MAX 0x1c000
 #define SEC_RVA 0x1000
 #define SEC_OFF 0x400
 #define SEC_SIZE 0x2000
@@ -235,8 +235,8 @@ static void test_header_errors(void)
 	FAILS(&m, PE_ALL, "t.dll: truncated optional header at 0x98", PE_ERR_CORRUPT);
 
 	build(&m, 1);
-	p16(&m, 0x86, 97);
-	FAILS(&m, PE_ALL, "t.dll: section count 97 exceeds the cap of 96", PE_ERR_CORRUPT);
+	p16(&m, 0x86, 4097);
+	FAILS(&m, PE_ALL, "t.dll: section count 4097 exceeds the cap of 4096", PE_ERR_CORRUPT);
 
 	build(&m, 1);
 	p16(&m, m.opt, 0x107);
@@ -265,6 +265,50 @@ static void test_header_errors(void)
 	build(&m, 1);
 	set_section(&m, 0, ".big", 0xfffff000, 0x2000, SEC_OFF, SEC_SIZE);
 	FAILS(&m, PE_ALL, "t.dll: section 0 (.big): virtual range 0xfffff000+0x2000 overflows 32 bits", PE_ERR_CORRUPT);
+}
+
+/* Many sections: binary search when sorted; unsorted tables are capped at 96. */
+static void test_many_sections(void)
+{
+	static struct img m;
+	struct pe_image *img;
+	size_t off;
+	int i, n = 200;
+
+	build(&m, 1);
+	/* 200 one-page sections at 0x1000, 0x2000, ..., each with 0x200 bytes of file data. */
+	p16(&m, 0x86, (uint16_t)n);
+	p32(&m, m.opt + 60, 0x2400); /* the section table fits in the headers */
+	for (i = 0; i < n; i++)
+		set_section(&m, i, ".s", 0x1000 * (uint32_t)(i + 1), 0x200, 0x2400 + 0x200 * (uint32_t)i, 0x200);
+	m.len = 0x2400 + 0x200 * (size_t)n;
+	CHECK(m.len <= sizeof(m.b));
+	img = parse_ok(&m, PE_ALL);
+	if (img) {
+		CHECK_INT(pe_rva_to_off(img, 0x1010, &off), 0);
+		CHECK_INT(off, 0x2410);
+		CHECK_INT(pe_rva_to_off(img, 0x1000 * 150 + 0x1ff, &off), 0);
+		CHECK_INT(off, 0x2400 + 0x200 * 149 + 0x1ff);
+		CHECK_INT(pe_rva_to_off(img, 0x1000 * 150 + 0x200, &off), -1); /* zero fill */
+		CHECK_INT(pe_rva_to_off(img, 0x1000 * 201, &off), -1);
+		CHECK_INT(pe_rva_to_off(img, 0x100, &off), 0); /* headers */
+		pe_close(img);
+	}
+	/* Swap two: no longer ascending. */
+	set_section(&m, 0, ".s", 0x2000, 0x200, 0x2400, 0x200);
+	set_section(&m, 1, ".s", 0x1000, 0x200, 0x2600, 0x200);
+	FAILS(&m, PE_ALL,
+	      "t.dll: section table: 200 sections not in ascending, non-overlapping address order (at most 96 allowed)",
+	      PE_ERR_CORRUPT);
+	/* With few sections an unsorted table is fine, and the first match wins. */
+	p16(&m, 0x86, 2);
+	m.len = 0x2800;
+	img = parse_ok(&m, PE_ALL);
+	if (img) {
+		CHECK_INT(pe_rva_to_off(img, 0x1010, &off), 0);
+		CHECK_INT(off, 0x2610);
+		pe_close(img);
+	}
 }
 
 /* NumberOfRvaAndSizes and SizeOfOptionalHeader bound the directories. */
@@ -973,6 +1017,7 @@ int main(void)
 	RUN(test_headers_pe32plus);
 	RUN(test_headers_pe32);
 	RUN(test_header_errors);
+	RUN(test_many_sections);
 	RUN(test_directory_count);
 	RUN(test_rva_mapping);
 	RUN(test_imports);

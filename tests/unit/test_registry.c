@@ -143,8 +143,10 @@ static void test_reg_export_utf8_and_case(void)
 	/* keys, values and the root compare case-insensitively; / and HKLM\ are accepted */
 	CHECK_STR(get(reg, "hklm\\software\\MICROSOFT\\visualstudio\\14.0\\vc\\runtimes\\X64", "VERSION", 64),
 		  "v14.40.33810.00");
-	CHECK_STR(get(reg, "SOFTWARE/Microsoft/VisualStudio/14.0/VC/Runtimes/x64/", "Version", 64),
+	CHECK_STR(get(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64\\", "Version", 64),
 		  "v14.40.33810.00");
+	/* '/' is part of a key name, not a separator */
+	CHECK_STR(get(reg, "SOFTWARE/Microsoft/VisualStudio/14.0/VC/Runtimes/x64", "Version", 64), "<absent>");
 	registry_free(reg);
 }
 
@@ -190,6 +192,8 @@ static const char wine_text[] =
 	"\"Long\"=hex(ffff0007):01,02,\\\n"
 	"  03,04\n"
 	"\n"
+	"[Software\\\\Classes\\\\MIME\\\\Database\\\\Content Type\\\\text/html] 1795999859\n"
+	"\"Extension\"=\".htm\"\n"
 	"[Software\\\\Classes\\\\CLSID\\\\{0000}\\\\Inproc\\[1\\]] 1795999859\n"
 	"#class=\"x\"\n"
 	"#link\n"
@@ -223,6 +227,7 @@ static void test_wine_system_reg(void)
 		  "\xef\xbf\xbdx");
 	CHECK_STR(get(reg, "SOFTWARE\\WOW6432Node\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x86", "Long", 64),
 		  "01,02,03,04");
+	CHECK_STR(get(reg, "SOFTWARE\\Classes\\MIME\\Database\\Content Type\\text/html", "Extension", 64), ".htm");
 	/* escaped brackets in a Wine key name */
 	CHECK_STR(get(reg, "SOFTWARE\\Classes\\CLSID\\{0000}\\Inproc[1]", "SymbolicLinkValue", 64), "5c,00");
 	registry_free(reg);
@@ -424,6 +429,30 @@ static void test_regedit4_and_bomless_utf16(void)
 	strbuf_release(&sb);
 }
 
+static void test_caps(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct registry *reg = NULL;
+	struct err err;
+	int i;
+	strbuf_adds(&sb, HDR);
+	for (i = 0; i <= 10000; i++)
+		strbuf_addf(&sb, "[-HKEY_LOCAL_MACHINE\\SOFTWARE\\K%d]\n", i);
+	CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
+	CHECK_STR(err.msg, "t.reg:10003: more than 10000 deleted keys");
+	strbuf_reset(&sb);
+	/* a long value name */
+	strbuf_adds(&sb, HDR "[HKLM\\A]\n\"");
+	for (i = 0; i < 16384; i++)
+		strbuf_addch(&sb, 'n');
+	strbuf_adds(&sb, "\"=\"x\"\n");
+	CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
+	CHECK_STR(err.msg, "t.reg:4: value name longer than 16383 characters");
+	strbuf_release(&sb);
+	CHECK(reg == NULL);
+	registry_free(reg);
+}
+
 static void test_load_missing_file(void)
 {
 	struct registry *reg = NULL;
@@ -445,6 +474,7 @@ int main(void)
 	RUN(test_malformed_lines_exact_errors);
 	RUN(test_utf16_errors);
 	RUN(test_regedit4_and_bomless_utf16);
+	RUN(test_caps);
 	RUN(test_load_missing_file);
 	return HARNESS_EXIT();
 }

@@ -204,6 +204,9 @@ static void test_specifiers(void)
 	CHECK_INT(sat("===2.4.0", "2.4.0"), 1);
 	CHECK_INT(sat("===2.4.0", "2.4"), 0);
 	CHECK_INT(sat("===2.4.0", "2.4.0+cpu"), 0);
+	CHECK_INT(sat("===2.4.0", "v2.4.0"), 1);      /* canonical form */
+	CHECK_INT(sat("===V2.4.0", " V2.4.0 "), 1);   /* or the text as found */
+	CHECK_INT(sat("===2.4.0RC1", "2.4.0rc1"), 1); /* case-insensitive */
 	/* several clauses, empty clauses ignored as `packaging` does */
 	CHECK_INT(sat(">=2.0,!=2.4.0,<3", "2.4.0"), 0);
 	CHECK_INT(sat(">=2.0,!=2.4.0,<3", "2.4.1"), 1);

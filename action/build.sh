@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# action/build.sh [--apt]: builds torch-dll-check from this action's source
+# into $TDC_EXE (the tool-cache path action/setup.sh chose).
+#
+# Windows: runs inside the MSYS2 UCRT64 shell (`shell: msys2 {0}`) after
+# msys2/setup-msys2 installed gcc, make, pkgconf, libyaml, cjson, libgit2.
+# The UCRT64 DLLs the program links (libyaml, cjson, ...) are copied next to
+# the .exe, so it runs from Git Bash without MSYS2 on PATH.
+# Linux (--apt): installs the Debian/Ubuntu build packages with apt-get.
+#
+# The source is copied to a temporary folder first: the action's own folder
+# stays as checked out.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=$(cd "$here/.." && pwd)
+exe=${TDC_EXE:?TDC_EXE: where to put the binary (set by action/setup.sh)}
+case "$exe" in [A-Za-z]:\\*) command -v cygpath >/dev/null && exe=$(cygpath -u "$exe") ;; esac
+
+if [ "${1:-}" = "--apt" ]; then
+	SUDO=
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+		gcc make pkg-config libyaml-dev libcjson-dev >/dev/null
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -R "$src/checker" "$src/matrix" "$src/Makefile" "$work/"
+make -C "$work" -j2 torch-dll-check
+mkdir -p "$(dirname "$exe")"
+if [ -f "$work/torch-dll-check.exe" ]; then
+	cp "$work/torch-dll-check.exe" "$exe"
+	# The UCRT64 DLLs it needs, next to it (the loader looks in the .exe's folder first).
+	ldd "$work/torch-dll-check.exe" | awk '$3 ~ /\/ucrt64\// { print $3 }' | while read -r dll; do
+		cp "$dll" "$(dirname "$exe")/"
+	done
+else
+	cp "$work/torch-dll-check" "$exe"
+fi
+"$exe" --version

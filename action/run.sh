@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# action/run.sh: the action's check step. Turns the inputs (all arriving as
+# TDC_INPUT_* environment variables, never spliced into this script) into
+# `torch-dll-check check` arguments and runs it. The binary itself writes the
+# annotations (stdout), the job summary ($GITHUB_STEP_SUMMARY), the step
+# outputs ($GITHUB_OUTPUT: status, failures, warnings, report), the JSON
+# report and the SARIF file; this script's exit status is the program's:
+# 0 pass, 1 findings at or above fail-on, 2 usage or input error.
+#
+# TDC_ACTION_REPORT_IN (not an input; for tests and for replaying a saved
+# report): render that JSON report with `report --in` instead of checking.
+set -uo pipefail
+
+die() {
+	echo "::error title=torch-dll-check::$1"
+	exit 2
+}
+exe=${TDC_EXE:-}
+if [ -z "$exe" ] || [ ! -x "$exe" ]; then
+	die "no torch-dll-check binary (the setup step failed)"
+fi
+
+fail_on=${TDC_INPUT_FAIL_ON:-error}
+case "$fail_on" in error | warning | never) ;; *) die "fail-on must be error, warning or never" ;; esac
+annotations=${TDC_INPUT_ANNOTATIONS:-true}
+summary=${TDC_INPUT_SUMMARY:-true}
+case "$annotations" in true | false) ;; *) die "annotations must be true or false" ;; esac
+case "$summary" in true | false) ;; *) die "summary must be true or false" ;; esac
+
+json=${TDC_INPUT_JSON:-}
+if [ -z "$json" ]; then
+	json="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/torch-dll-check/report.json"
+fi
+mkdir -p "$(dirname "$json")"
+
+args=(--fail-on "$fail_on" --json "$json" --outputs "${GITHUB_OUTPUT:-}")
+if [ "$annotations" = true ]; then args+=(--format github); else args+=(--format text); fi
+if [ "$summary" = true ]; then args+=(--summary "${GITHUB_STEP_SUMMARY:-}"); else args+=(--summary ""); fi
+[ -z "${TDC_INPUT_SARIF:-}" ] || args+=(--sarif "$TDC_INPUT_SARIF")
+
+if [ -n "${TDC_ACTION_REPORT_IN:-}" ]; then
+	exec "$exe" report --in "$TDC_ACTION_REPORT_IN" "${args[@]}"
+fi
+
+what=()
+scan=${TDC_INPUT_SCAN:-machine}
+[ "$scan" = machine ] || what+=(--root "$scan")
+if [ -n "${TDC_INPUT_TORCH_PATH:-}" ]; then
+	what+=(--torch "$TDC_INPUT_TORCH_PATH")
+elif [ -n "${TDC_INPUT_PYTHON:-}" ]; then
+	what+=(--python "$TDC_INPUT_PYTHON")
+else
+	py=$(command -v python || command -v python3 || true)
+	[ -n "$py" ] || die "give python or torch-path: no python on PATH"
+	case "$py" in /[a-z]/*) command -v cygpath >/dev/null && py=$(cygpath -w "$py") ;; esac
+	what+=(--python "$py")
+fi
+[ -z "${TDC_INPUT_MATRIX:-}" ] || what+=(--matrix "$TDC_INPUT_MATRIX")
+
+exec "$exe" check "${what[@]}" "${args[@]}"

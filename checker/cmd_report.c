@@ -1,0 +1,337 @@
+/*
+ * cmd_report: `torch-dll-check report --in report.json [options]` renders a
+ * saved JSON report, and report_run() is what `check` calls with the
+ * document it built, so both commands share one option set and one output
+ * path:
+ *
+ *   --format text|json|github|sarif   what goes to stdout (default: github
+ *                                     when GITHUB_ACTIONS=true, else text)
+ *   --json FILE, --sarif FILE         files written whole (temp + rename);
+ *                                     a bare --json means --format json
+ *   --summary FILE, --outputs FILE    appended; in github format they default
+ *                                     to $GITHUB_STEP_SUMMARY / $GITHUB_OUTPUT;
+ *                                     an empty value turns them off
+ *   --sarif-anchor FILE               repository file for SARIF results that
+ *                                     have no anchor (default in Actions: the
+ *                                     workflow file, from GITHUB_WORKFLOW_REF)
+ *   --fail-on error|warning|never     exit 1 threshold (default error)
+ *
+ * In github format stdout carries the annotations, then the whole text
+ * report inside ::stop-commands::TOKEN … ::TOKEN:: (TOKEN from os_random),
+ * so no line of it can act as a workflow command even if an escaping rule
+ * were missed. Messages to stderr pass through report_esc_line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "os.h"
+#include "report.h"
+
+static void say(const char *prefix, const char *msg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "torch-dll-check: %s", prefix);
+	report_esc_line(&sb, msg);
+	strbuf_addch(&sb, '\n');
+	fputs(sb.buf, stderr);
+	strbuf_release(&sb);
+}
+
+int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i)
+{
+	const char *val;
+	int r;
+	if ((r = arg_value(argc, argv, i, "--format", &val)) != 0) {
+		if (r < 0)
+			return -1;
+		if (report_format_parse(val, &o->format)) {
+			cmd_usage_error("--format must be text, json, github or sarif");
+			return -1;
+		}
+		return 1;
+	}
+	if ((r = arg_value(argc, argv, i, "--fail-on", &val)) != 0) {
+		if (r < 0)
+			return -1;
+		if (report_fail_on_parse(val, &o->fail_on)) {
+			cmd_usage_error("--fail-on must be error, warning or never");
+			return -1;
+		}
+		return 1;
+	}
+	/* `--json` alone (last, or before another option) prints the JSON: `check --json`. */
+	if (!strcmp(argv[*i], "--json") && (*i + 1 >= argc || argv[*i + 1][0] == '-')) {
+		o->format = REPORT_FMT_JSON;
+		return 1;
+	}
+	if ((r = arg_value(argc, argv, i, "--json", &o->json_path)) != 0)
+		return r;
+	if ((r = arg_value(argc, argv, i, "--sarif", &o->sarif_path)) != 0)
+		return r;
+	if ((r = arg_value(argc, argv, i, "--summary", &o->summary_path)) != 0)
+		return r;
+	if ((r = arg_value(argc, argv, i, "--outputs", &o->outputs_path)) != 0)
+		return r;
+	if ((r = arg_value(argc, argv, i, "--sarif-anchor", &o->sarif_anchor)) != 0)
+		return r;
+	return 0;
+}
+
+/* 32 lowercase hex digits from os_random. */
+static int random_hex(char out[33], struct err *err)
+{
+	unsigned char b[16];
+	size_t i;
+	if (os_random(b, sizeof(b), err))
+		return -1;
+	for (i = 0; i < sizeof(b); i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+static int env_true(const char *name)
+{
+	const char *v = os_getenv(name);
+	return v && !strcmp(v, "true");
+}
+
+static int want_color(const struct report_opts *o)
+{
+	const char *nc = os_getenv("NO_COLOR"), *term = os_getenv("TERM");
+	if (o->color >= 0)
+		return o->color;
+	if (nc && *nc)
+		return 0;
+	if (term && !strcmp(term, "dumb"))
+		return 0;
+	return os_isatty(1);
+}
+
+/* "owner/repo/.github/workflows/x.yml@refs/..." → ".github/workflows/x.yml" (caller frees). */
+static char *workflow_file(void)
+{
+	const char *ref = os_getenv("GITHUB_WORKFLOW_REF"), *p;
+	size_t n;
+	if (!ref || !(p = strchr(ref, '/')) || !(p = strchr(p + 1, '/')))
+		return NULL;
+	p++;
+	n = strcspn(p, "@");
+	return n ? xstrndup(p, n) : NULL;
+}
+
+static int write_whole(const char *path, const struct strbuf *sb, const char *what)
+{
+	struct err err = { { 0 }, 0 };
+	if (os_write_file_atomic(path, sb->buf ? sb->buf : "", sb->len, &err)) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "%s: %s", what, err.msg);
+		say("", m.buf);
+		strbuf_release(&m);
+		return -1;
+	}
+	return 0;
+}
+
+static int append(const char *path, const struct strbuf *sb, const char *what)
+{
+	struct err err = { { 0 }, 0 };
+	if (os_append_file(path, sb->buf ? sb->buf : "", sb->len, &err)) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "%s: %s", what, err.msg);
+		say("", m.buf);
+		strbuf_release(&m);
+		return -1;
+	}
+	return 0;
+}
+
+int report_run(const struct cJSON *doc, const struct report_opts *opts)
+{
+	struct report_opts o = *opts;
+	struct report_view v;
+	struct err err = { { 0 }, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	int failed = 0, rc;
+	char *wf = NULL;
+
+	if (report_view_init(&v, doc, &err)) {
+		say("unusable report: ", err.msg);
+		return EXIT_USAGE;
+	}
+	if (o.format == REPORT_FMT_AUTO)
+		o.format = env_true("GITHUB_ACTIONS") ? REPORT_FMT_GITHUB : REPORT_FMT_TEXT;
+	if (o.format == REPORT_FMT_GITHUB) {
+		if (!o.summary_path)
+			o.summary_path = os_getenv("GITHUB_STEP_SUMMARY");
+		if (!o.outputs_path)
+			o.outputs_path = os_getenv("GITHUB_OUTPUT");
+	}
+	if (!o.sarif_anchor && env_true("GITHUB_ACTIONS"))
+		o.sarif_anchor = wf = workflow_file();
+
+	if (o.json_path && *o.json_path) {
+		char *s = cJSON_Print(doc);
+		strbuf_adds(&sb, s ? s : "");
+		strbuf_addch(&sb, '\n');
+		cJSON_free(s);
+		failed |= write_whole(o.json_path, &sb, "--json");
+		strbuf_reset(&sb);
+	}
+	if (o.sarif_path && *o.sarif_path) {
+		size_t unanchored = 0;
+		report_sarif(&sb, &v, o.sarif_anchor, &unanchored);
+		failed |= write_whole(o.sarif_path, &sb, "--sarif");
+		strbuf_reset(&sb);
+		if (unanchored) {
+			char m[200];
+			snprintf(m, sizeof(m),
+				 "%zu SARIF result%s without a repository file to anchor to: GitHub code scanning "
+				 "refuses such a file; pass --sarif-anchor FILE",
+				 unanchored, unanchored == 1 ? " is" : "s are");
+			say("warning: ", m);
+		}
+	}
+	if (o.outputs_path && *o.outputs_path) {
+		char delim[64];
+		char hex[33];
+		const char *rp = o.json_path && *o.json_path ? o.json_path : o.input_path;
+		if (random_hex(hex, &err)) {
+			say("", err.msg);
+			failed = 1;
+		} else {
+			snprintf(delim, sizeof(delim), "ghadelimiter_%s", hex);
+			if (report_outputs(&sb, &v, rp, delim, &err)) {
+				say("--outputs: ", err.msg);
+				failed = 1;
+			} else {
+				failed |= append(o.outputs_path, &sb, "--outputs");
+			}
+		}
+		strbuf_reset(&sb);
+	}
+	if (o.summary_path && *o.summary_path) {
+		struct os_stat st;
+		size_t budget = REPORT_SUMMARY_MAX;
+		os_stat(o.summary_path, &st);
+		if (st.type == OS_FILE)
+			budget = st.size >= REPORT_SUMMARY_MAX ? 0 : REPORT_SUMMARY_MAX - (size_t)st.size;
+		if (budget < 4096) {
+			say("warning: ", "the job summary file is already full; summary not written");
+		} else {
+			report_summary(&sb, &v, budget);
+			failed |= append(o.summary_path, &sb, "--summary");
+		}
+		strbuf_reset(&sb);
+	}
+
+	switch (o.format) {
+	case REPORT_FMT_JSON: {
+		char *s = cJSON_Print(doc);
+		strbuf_adds(&sb, s ? s : "");
+		strbuf_addch(&sb, '\n');
+		cJSON_free(s);
+		break;
+	}
+	case REPORT_FMT_SARIF:
+		report_sarif(&sb, &v, o.sarif_anchor, NULL);
+		break;
+	case REPORT_FMT_GITHUB: {
+		struct strbuf text = STRBUF_INIT;
+		char token[33];
+		int tries;
+		report_github(&sb, &v, NULL);
+		report_text(&text, &v, 0);
+		for (tries = 0; tries < 4; tries++) {
+			err_clear(&err);
+			if (random_hex(token, &err) < 0 || !report_github_raw(&sb, text.buf, token, &err))
+				break;
+		}
+		if (err.msg[0]) {
+			say("", err.msg);
+			failed = 1;
+		}
+		strbuf_release(&text);
+		break;
+	}
+	case REPORT_FMT_TEXT:
+	default:
+		report_text(&sb, &v, want_color(&o));
+		break;
+	}
+	fwrite(sb.buf ? sb.buf : "", 1, sb.len, stdout);
+	fflush(stdout);
+
+	rc = failed ? EXIT_USAGE : report_exit_status(&v, o.fail_on);
+	strbuf_release(&sb);
+	report_view_release(&v);
+	free(wf);
+	return rc;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: torch-dll-check report --in REPORT.json [--format text|json|github|sarif]\n"
+	      "           [--json FILE] [--sarif FILE] [--summary FILE] [--outputs FILE]\n"
+	      "           [--sarif-anchor FILE] [--fail-on error|warning|never]\n"
+	      "\nRenders a saved JSON report (check --json). Exit status: 0 pass, 1 findings at or\n"
+	      "above --fail-on, 2 usage or input error.\n",
+	      f);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o;
+	struct err err = { { 0 }, 0 };
+	struct strbuf in = STRBUF_INIT;
+	const char *in_path = NULL;
+	cJSON *doc;
+	int i, rc;
+
+	report_opts_init(&o);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return EXIT_PASS;
+		}
+		if ((rc = arg_value(argc, argv, &i, "--in", &in_path)) != 0) {
+			if (rc < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		rc = report_opts_parse(&o, argc, argv, &i);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc == 0) {
+			usage(stderr);
+			say("report: unknown option ", argv[i]); /* escaped: argv can carry workflow text */
+			return EXIT_USAGE;
+		}
+	}
+	if (!in_path || !*in_path) {
+		usage(stderr);
+		return cmd_usage_error("report: --in REPORT.json is required");
+	}
+	if (os_read_file(in_path, REPORT_INPUT_MAX, &in, &err)) {
+		say("", err.msg);
+		strbuf_release(&in);
+		return EXIT_USAGE;
+	}
+	doc = cJSON_ParseWithLength(in.buf ? in.buf : "", in.len);
+	if (!doc) {
+		struct strbuf m = STRBUF_INIT;
+		const char *at = cJSON_GetErrorPtr();
+		size_t off = (at && in.buf && at >= in.buf && at <= in.buf + in.len) ? (size_t)(at - in.buf) : 0;
+		strbuf_addf(&m, "%s: not valid JSON (near byte %zu)", in_path, off);
+		say("", m.buf);
+		strbuf_release(&m);
+		strbuf_release(&in);
+		return EXIT_USAGE;
+	}
+	o.input_path = in_path;
+	rc = report_run(doc, &o);
+	cJSON_Delete(doc);
+	strbuf_release(&in);
+	return rc;
+}

@@ -1,0 +1,204 @@
+/*
+ * report: everything torch-dll-check says about a check, rendered from ONE
+ * document — the JSON report (schema torch-dll-check/report/v1, see
+ * docs/report-json.md). `check` builds that cJSON document; these renderers
+ * only read it, so the text, the GitHub annotations, the job summary, the
+ * step outputs and SARIF can never disagree with each other or with the JSON.
+ *
+ * Every renderer fills a strbuf and never prints: cmd_report.c decides what
+ * goes to stdout, stderr and which files.
+ *
+ * Trust: every string in the document may come from the machine checked or
+ * the repository (DLL names from import tables, paths, YAML values, git
+ * data). Nothing in it may become a GitHub workflow command, a terminal
+ * escape sequence, Markdown/HTML markup or a forged output line. Each output
+ * syntax has one escaping function here, and each renderer passes every
+ * untrusted string through it. GitHub's rules are from actions/toolkit
+ * packages/core/src/command.ts (escapeData, escapeProperty) and
+ * actions/runner src/Runner.Common/ActionCommand.cs (TryParseV2 trims leading
+ * whitespace then wants "::"; TryParse finds the legacy "##[" anywhere).
+ */
+#ifndef TDC_REPORT_H
+#define TDC_REPORT_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "err.h"
+#include "strbuf.h"
+
+#define REPORT_SCHEMA "torch-dll-check/report/v1"
+#define REPORT_HOMEPAGE "https://github.com/torch-dll-check/torch-dll-check"
+
+/* GitHub shows at most this many annotations of each kind per step. */
+#define REPORT_ANNOTATIONS_PER_KIND 10
+/* GitHub cuts annotation messages after 4096 characters; we cut first, cleanly. */
+#define REPORT_ANNOTATION_MAX 4000
+/* GITHUB_STEP_SUMMARY is refused over 1 MiB per step. */
+#define REPORT_SUMMARY_MAX (1024 * 1024)
+/* Largest report document `report --in` accepts. */
+#define REPORT_INPUT_MAX (64u << 20)
+
+enum report_severity { SEV_NOTE = 0, SEV_WARNING = 1, SEV_ERROR = 2 };
+
+enum report_format { REPORT_FMT_AUTO = 0, REPORT_FMT_TEXT, REPORT_FMT_JSON, REPORT_FMT_GITHUB, REPORT_FMT_SARIF };
+
+enum report_fail_on { FAIL_ON_ERROR = 0, FAIL_ON_WARNING, FAIL_ON_NEVER };
+
+/* The options `check` and `report` share (see report_opts_parse in cmd.h). */
+struct report_opts {
+	enum report_format format;   /* what goes to stdout; AUTO: github when GITHUB_ACTIONS=true */
+	const char *json_path;       /* --json FILE: the document, written whole */
+	const char *sarif_path;      /* --sarif FILE */
+	const char *summary_path;    /* --summary FILE (appended); default $GITHUB_STEP_SUMMARY in github format */
+	const char *outputs_path;    /* --outputs FILE (appended); default $GITHUB_OUTPUT in github format */
+	const char *sarif_anchor;    /* --sarif-anchor FILE: repository file for results without an anchor */
+	const char *input_path;      /* the saved report read by `report --in` (the `report` output when no --json) */
+	enum report_fail_on fail_on; /* --fail-on */
+	int color;                   /* -1 auto (tty and no NO_COLOR), 0 never, 1 always */
+};
+
+void report_opts_init(struct report_opts *o);
+
+/*
+ * A finding with the keys the renderers sort and count by. `f` is borrowed
+ * from the document. Rank order: severity (error, warning, note), then
+ * findings about a torch binary that fails to load (in load order), then the
+ * rule's importance (docs/report-json.md's table order), then document order.
+ */
+struct report_item {
+	const cJSON *f;
+	enum report_severity sev;
+	int failing_binary; /* 1 when `binary` is a torch binary whose winerror != 0 */
+	int binary_order;   /* that binary's position in torch's load order, else INT_MAX */
+	int rule_rank;      /* index in the rule table; unknown rules sort last */
+	size_t index;       /* position in the document */
+};
+
+struct report_view {
+	const cJSON *doc;
+	struct report_item *items; /* ranked */
+	size_t n;
+	size_t count[3]; /* by enum report_severity */
+};
+
+/*
+ * Checks that `doc` is a v1 report renderers can trust the shape of (types of
+ * the fields they read; severities and rules are known words) and ranks its
+ * findings. Returns -1 with a message naming the bad field.
+ */
+int report_view_init(struct report_view *v, const cJSON *doc, struct err *err);
+void report_view_release(struct report_view *v);
+
+/* "pass" | "warn" | "fail", from the findings (not the document's own claim). */
+const char *report_status(const struct report_view *v);
+
+/* 0 pass, 1 when a finding reaches `fail_on` (cmd.h's EXIT_* values). */
+int report_exit_status(const struct report_view *v, enum report_fail_on fail_on);
+
+/* The rule table: stable ids (SARIF ruleId), default level and help text. */
+struct report_rule {
+	const char *id;
+	const char *name;     /* PascalCase, for SARIF */
+	const char *level;    /* SARIF default level */
+	const char *short_desc;
+	const char *full_desc;
+	const char *help;
+};
+extern const struct report_rule report_rules[];
+extern const size_t report_rules_n;
+int report_rule_index(const char *id); /* -1 if unknown */
+
+/* Parsing the option words; 0 ok, -1 unknown word. */
+int report_format_parse(const char *s, enum report_format *out);
+int report_fail_on_parse(const char *s, enum report_fail_on *out);
+
+/* Borrowed string member or NULL; integer member or `def`. */
+const char *report_str(const cJSON *obj, const char *key);
+long report_int(const cJSON *obj, const char *key, long def);
+
+/*
+ * Whether `file` (an anchor) names a file inside the repository: relative,
+ * no "..", no drive letter, no "<embedded>" pseudo-path. Only such files get
+ * `file=` on annotations and a SARIF location.
+ */
+int report_anchor_in_repo(const char *file);
+
+/* ---- escaping (one function per output syntax) ---- */
+
+/*
+ * Untrusted text for a human-readable log or terminal line: control
+ * characters (C0, DEL, C1) become visible escapes (\n, \r, \t, \x1b, \u009b),
+ * and the workflow-command triggers "::" and "##[" are broken up with a
+ * zero-width space (U+200B), so no line can start a command.
+ */
+void report_esc_line(struct strbuf *out, const char *s);
+
+/* Annotation data, exactly as the toolkit's escapeData: % → %25, CR → %0D, LF → %0A. */
+void report_esc_gh_data(struct strbuf *out, const char *s);
+
+/* Annotation property values, as escapeProperty: escapeData plus : → %3A, , → %2C. */
+void report_esc_gh_prop(struct strbuf *out, const char *s);
+
+/* Inline Markdown (tables, headings): every ASCII punctuation backslash-escaped,
+ * line breaks to spaces, control characters visible. */
+void report_esc_md(struct strbuf *out, const char *s);
+
+/* Text inside HTML (<pre>, <summary>): & < > " ' as entities, controls visible. */
+void report_esc_html(struct strbuf *out, const char *s);
+
+/* A repository-relative path as a SARIF artifactLocation.uri (forward slashes, %-encoded). */
+void report_esc_uri(struct strbuf *out, const char *path);
+
+/* ---- renderers ---- */
+
+/* The human report. `color`: ANSI colours (the caller decides: tty and no NO_COLOR). */
+void report_text(struct strbuf *out, const struct report_view *v, int color);
+
+struct report_github_stats {
+	size_t emitted[3]; /* annotations written, by severity */
+	size_t omitted;    /* findings left out for the per-step limits */
+};
+
+/*
+ * GitHub annotations: at most REPORT_ANNOTATIONS_PER_KIND of each kind in
+ * rank order, then one notice counting those left out (the notice counts
+ * against the notice limit, so at most 9 notes are emitted when one is
+ * needed). `file`/`line`/`col` only for anchors inside the repository.
+ */
+void report_github(struct strbuf *out, const struct report_view *v, struct report_github_stats *st);
+
+/*
+ * Wraps `text` in ::stop-commands::TOKEN … ::TOKEN:: so that nothing inside
+ * is processed as a workflow command. `token` must be unpredictable
+ * (os_random); returns -1 if the text contains it (the caller draws again).
+ */
+int report_github_raw(struct strbuf *out, const char *text, const char *token, struct err *err);
+
+/*
+ * The job summary (Markdown + a little HTML). At most `max` bytes: sections
+ * that do not fit are left out and an explicit truncation note says so.
+ */
+void report_summary(struct strbuf *out, const struct report_view *v, size_t max);
+
+/*
+ * Step outputs in GITHUB_OUTPUT's `name<<DELIM` form: status, failures,
+ * warnings, report (`report_path`, may be NULL). Refuses (-1) a value that
+ * contains `delim` (CVE-2022-35954) and writes nothing then.
+ */
+int report_outputs(struct strbuf *out, const struct report_view *v, const char *report_path,
+		   const char *delim, struct err *err);
+
+/*
+ * SARIF 2.1.0. Results without an anchor in the repository are anchored to
+ * the install's matrix row when that file is in the repository, else to
+ * `fallback_anchor` (a repository file, line 1) when given, else carry no
+ * location — GitHub code scanning then rejects the upload, so cmd_report
+ * always supplies a fallback in GitHub Actions (the workflow file).
+ * `*unanchored` receives how many results have no location.
+ */
+void report_sarif(struct strbuf *out, const struct report_view *v, const char *fallback_anchor,
+		  size_t *unanchored);
+
+#endif

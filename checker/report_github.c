@@ -1,0 +1,150 @@
+/*
+ * report_github: workflow-command annotations (::error / ::warning /
+ * ::notice) and the stop-commands wrapper for raw text.
+ *
+ * Limits (docs.github.com, "Workflow commands" and annotation limits): 10
+ * errors, 10 warnings and 10 notices per step — a composite action is one
+ * step — and messages cut at 4096 characters. We emit the most important
+ * findings of each kind (report_view's rank), then ONE notice that says how
+ * many more are in the summary; that notice is itself a notice, so when it is
+ * needed at most 9 notes go before it.
+ *
+ * Escaping: message data as the toolkit's escapeData (% CR LF), property
+ * values as escapeProperty (% CR LF : ,) — actions/toolkit
+ * packages/core/src/command.ts. On top of that every untrusted field is first
+ * made a safe single line by report_esc_line (controls visible, "::" and
+ * "##[" broken), so the annotation text never carries a second command even
+ * for a reader that ignored our escaping. `file=`/`line=`/`col=` are set only
+ * for anchors inside the repository: GitHub links annotations only for
+ * workspace files, so DLL paths go into the message.
+ */
+#include "report.h"
+
+#include <string.h>
+
+/* Cuts `sb` to at most `max` bytes on a UTF-8 boundary, marking the cut. */
+static void cut_utf8(struct strbuf *sb, size_t max)
+{
+	size_t n;
+	if (sb->len <= max)
+		return;
+	n = max - 3;
+	while (n && ((unsigned char)sb->buf[n] & 0xc0) == 0x80)
+		n--;
+	sb->len = n;
+	sb->buf[n] = '\0';
+	strbuf_adds(sb, "...");
+}
+
+static void line_field(struct strbuf *msg, const char *label, const char *val)
+{
+	if (!val || !*val)
+		return;
+	strbuf_addf(msg, "\n%s ", label);
+	report_esc_line(msg, val);
+}
+
+/* The human message of one annotation (unescaped for GitHub yet). */
+static void message(struct strbuf *msg, const cJSON *f)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "chain"), *e;
+	report_esc_line(msg, report_str(f, "message") ? report_str(f, "message") : report_str(f, "title"));
+	line_field(msg, "Binary:", report_str(f, "binary"));
+	if (cJSON_IsArray(c) && cJSON_GetArraySize(c) > 0) {
+		int first = 1;
+		strbuf_adds(msg, "\nChain: ");
+		cJSON_ArrayForEach(e, c)
+		{
+			if (!cJSON_IsString(e))
+				continue;
+			if (!first)
+				strbuf_adds(msg, " -> ");
+			report_esc_line(msg, e->valuestring);
+			first = 0;
+		}
+	}
+	if (report_int(f, "winerror", 0))
+		strbuf_addf(msg, "\nWinError %ld", report_int(f, "winerror", 0));
+	line_field(msg, "Fix:", report_str(f, "fix"));
+	cut_utf8(msg, REPORT_ANNOTATION_MAX);
+}
+
+static void annotation(struct strbuf *out, const char *cmd, const cJSON *f)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+	struct strbuf tmp = STRBUF_INIT;
+	const char *title = report_str(f, "title");
+	strbuf_addf(out, "::%s ", cmd);
+	if (cJSON_IsObject(a) && report_anchor_in_repo(report_str(a, "file"))) {
+		long line = report_int(a, "line", 0), col = report_int(a, "col", 0);
+		strbuf_adds(out, "file=");
+		report_esc_gh_prop(out, report_str(a, "file"));
+		if (line > 0)
+			strbuf_addf(out, ",line=%ld", line);
+		if (line > 0 && col > 0)
+			strbuf_addf(out, ",col=%ld", col);
+		strbuf_addch(out, ',');
+	}
+	/* The title is one line: esc_line, then the property escaping. */
+	report_esc_line(&tmp, title ? title : report_str(f, "rule"));
+	cut_utf8(&tmp, 512);
+	strbuf_adds(out, "title=");
+	report_esc_gh_prop(out, tmp.buf);
+	strbuf_adds(out, "::");
+	strbuf_reset(&tmp);
+	message(&tmp, f);
+	report_esc_gh_data(out, tmp.buf);
+	strbuf_addch(out, '\n');
+	strbuf_release(&tmp);
+}
+
+void report_github(struct strbuf *out, const struct report_view *v, struct report_github_stats *st)
+{
+	static const char *const cmd[3] = { "notice", "warning", "error" };
+	size_t limit[3], i, left[3] = { 0, 0, 0 };
+	struct report_github_stats local;
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	limit[SEV_ERROR] = limit[SEV_WARNING] = limit[SEV_NOTE] = REPORT_ANNOTATIONS_PER_KIND;
+	/* Will anything be left out? Then one notice slot is kept for saying so. */
+	if (v->count[SEV_ERROR] > REPORT_ANNOTATIONS_PER_KIND || v->count[SEV_WARNING] > REPORT_ANNOTATIONS_PER_KIND ||
+	    v->count[SEV_NOTE] > REPORT_ANNOTATIONS_PER_KIND)
+		limit[SEV_NOTE] = REPORT_ANNOTATIONS_PER_KIND - 1;
+	for (i = 0; i < v->n; i++) {
+		enum report_severity s = v->items[i].sev;
+		if (st->emitted[s] < limit[s]) {
+			annotation(out, cmd[s], v->items[i].f);
+			st->emitted[s]++;
+		} else {
+			left[s]++;
+			st->omitted++;
+		}
+	}
+	if (st->omitted) {
+		strbuf_addf(out,
+			    "::notice title=%zu more findings not annotated::GitHub shows 10 annotations of each kind "
+			    "per step; %zu more (%zu errors, %zu warnings, %zu notes) are in the job summary and the "
+			    "JSON report.\n",
+			    st->omitted, st->omitted, left[SEV_ERROR], left[SEV_WARNING], left[SEV_NOTE]);
+	}
+}
+
+int report_github_raw(struct strbuf *out, const char *text, const char *token, struct err *err)
+{
+	size_t tl = strlen(token);
+	const char *p;
+	if (tl < 16)
+		return err_set(err, "stop-commands token too short");
+	for (p = token; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z')))
+			return err_set(err, "stop-commands token must be [0-9a-z]");
+	if (strstr(text, token))
+		return err_set(err, "the text contains the stop-commands token");
+	strbuf_addf(out, "::stop-commands::%s\n", token);
+	strbuf_adds(out, text);
+	if (out->len && out->buf[out->len - 1] != '\n')
+		strbuf_addch(out, '\n');
+	strbuf_addf(out, "::%s::\n", token);
+	return 0;
+}

@@ -1,0 +1,203 @@
+/*
+ * report_text: the human report. The first line is the verdict a person
+ * reads in ten seconds (PASS/WARN/FAIL, the most important finding, the
+ * counts); then every error with its evidence and its fix, then warnings,
+ * then notes. Our own words are ASCII so a legacy Windows console code page
+ * shows them; untrusted strings pass through report_esc_line, so a DLL name
+ * cannot move the cursor, recolour the terminal or start a workflow command.
+ *
+ * Colour (ANSI SGR) only when the caller says so: cmd_report enables it for
+ * a terminal and never when NO_COLOR is set (https://no-color.org/).
+ */
+#include "report.h"
+
+#include <string.h>
+
+#define PROBES_SHOWN 8
+
+struct style {
+	const char *red, *yellow, *green, *cyan, *bold, *dim, *off;
+};
+
+static const struct style plain = { "", "", "", "", "", "", "" };
+static const struct style ansi = { "\033[1;31m", "\033[1;33m", "\033[1;32m", "\033[36m", "\033[1m",
+				   "\033[2m", "\033[0m" };
+
+static void field(struct strbuf *out, const struct style *st, const char *label, const char *val)
+{
+	if (!val || !*val)
+		return;
+	strbuf_addf(out, "      %s%-9s%s ", st->dim, label, st->off);
+	report_esc_line(out, val);
+	strbuf_addch(out, '\n');
+}
+
+static void chain(struct strbuf *out, const struct style *st, const cJSON *f)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "chain"), *e;
+	int first = 1;
+	if (!cJSON_IsArray(c) || !cJSON_GetArraySize(c))
+		return;
+	strbuf_addf(out, "      %s%-9s%s ", st->dim, "chain:", st->off);
+	cJSON_ArrayForEach(e, c)
+	{
+		if (!cJSON_IsString(e))
+			continue;
+		if (!first)
+			strbuf_adds(out, " -> ");
+		report_esc_line(out, e->valuestring);
+		first = 0;
+	}
+	strbuf_addch(out, '\n');
+}
+
+static void probes(struct strbuf *out, const struct style *st, const cJSON *f)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "probes"), *e;
+	int n, shown = 0;
+	if (!cJSON_IsArray(p) || !(n = cJSON_GetArraySize(p)))
+		return;
+	strbuf_addf(out, "      %s%-9s%s %d place%s\n", st->dim, "searched:", st->off, n, n == 1 ? "" : "s");
+	cJSON_ArrayForEach(e, p)
+	{
+		if (shown == PROBES_SHOWN) {
+			strbuf_addf(out, "        ... %d more in the JSON report\n", n - shown);
+			break;
+		}
+		strbuf_adds(out, "        ");
+		report_esc_line(out, report_str(e, "path"));
+		strbuf_adds(out, "  (");
+		report_esc_line(out, report_str(e, "step"));
+		strbuf_adds(out, ": ");
+		report_esc_line(out, report_str(e, "result"));
+		strbuf_adds(out, ")\n");
+		shown++;
+	}
+}
+
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num)
+{
+	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
+	long we = report_int(f, "winerror", 0);
+	const char *title = report_str(f, "title");
+	strbuf_addf(out, "  %s%zu.%s %s", col, num, st->off, st->bold);
+	report_esc_line(out, title ? title : report_str(f, "rule"));
+	strbuf_addf(out, "%s  [", st->off);
+	report_esc_line(out, report_str(f, "rule"));
+	if (we)
+		strbuf_addf(out, ", WinError %ld", we);
+	strbuf_adds(out, "]\n");
+	if (report_str(f, "message")) {
+		strbuf_adds(out, "      ");
+		report_esc_line(out, report_str(f, "message"));
+		strbuf_addch(out, '\n');
+	}
+	field(out, st, "binary:", report_str(f, "binary"));
+	chain(out, st, f);
+	field(out, st, we == 126 ? "missing:" : "leaf:", report_str(f, "leaf"));
+	probes(out, st, f);
+	if (cJSON_IsObject(a) && report_str(a, "file")) {
+		strbuf_addf(out, "      %s%-9s%s ", st->dim, "at:", st->off);
+		report_esc_line(out, report_str(a, "file"));
+		if (report_int(a, "line", 0) > 0)
+			strbuf_addf(out, ":%ld", report_int(a, "line", 0));
+		strbuf_addch(out, '\n');
+	}
+	if (report_str(f, "fix")) {
+		strbuf_addf(out, "      %s%-9s%s ", st->bold, "fix:", st->off);
+		report_esc_line(out, report_str(f, "fix"));
+		strbuf_addch(out, '\n');
+	}
+}
+
+static void counts(struct strbuf *out, const struct report_view *v)
+{
+	strbuf_addf(out, "%zu error%s, %zu warning%s, %zu note%s", v->count[SEV_ERROR],
+		    v->count[SEV_ERROR] == 1 ? "" : "s", v->count[SEV_WARNING],
+		    v->count[SEV_WARNING] == 1 ? "" : "s", v->count[SEV_NOTE], v->count[SEV_NOTE] == 1 ? "" : "s");
+}
+
+/* "torch 2.4.0+cpu" or "2 torch installs" or "no torch install". */
+static void what(struct strbuf *out, const struct report_view *v)
+{
+	const cJSON *inst = cJSON_GetObjectItemCaseSensitive(v->doc, "installs");
+	int n = cJSON_IsArray(inst) ? cJSON_GetArraySize(inst) : 0;
+	if (n == 1 && report_str(cJSON_GetArrayItem(inst, 0), "version")) {
+		strbuf_adds(out, "torch ");
+		report_esc_line(out, report_str(cJSON_GetArrayItem(inst, 0), "version"));
+	} else if (n > 1) {
+		strbuf_addf(out, "%d torch installs", n);
+	} else if (n == 1) {
+		strbuf_adds(out, "torch");
+	} else {
+		strbuf_adds(out, "no torch install");
+	}
+}
+
+void report_text(struct strbuf *out, const struct report_view *v, int color)
+{
+	const struct style *st = color ? &ansi : &plain;
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *inst;
+	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
+	size_t i, num = 0;
+	int sev;
+
+	/* The verdict line. */
+	if (v->count[SEV_ERROR]) {
+		strbuf_addf(out, "%sFAIL%s ", st->red, st->off);
+		what(out, v);
+		strbuf_adds(out, " will not load: ");
+		report_esc_line(out, report_str(v->items[0].f, "title"));
+	} else if (v->count[SEV_WARNING]) {
+		strbuf_addf(out, "%sWARN%s ", st->yellow, st->off);
+		what(out, v);
+		strbuf_adds(out, " loads, but: ");
+		report_esc_line(out, report_str(v->items[0].f, "title"));
+	} else {
+		strbuf_addf(out, "%sPASS%s ", st->green, st->off);
+		what(out, v);
+		strbuf_adds(out, " loads");
+	}
+	strbuf_adds(out, " (");
+	counts(out, v);
+	if (cJSON_IsObject(c) && report_int(c, "binaries", -1) >= 0)
+		strbuf_addf(out, "; %ld torch binaries checked, %ld fail", report_int(c, "binaries", 0),
+			    report_int(c, "binaries_failing", 0));
+	strbuf_adds(out, ")\n");
+
+	/* Where, and what `import torch` would say (Windows names only the DLL it asked for). */
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+	{
+		const cJSON *ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
+		if (!report_str(inst, "torch_dir"))
+			continue;
+		strbuf_addf(out, "  %storch%s ", st->dim, st->off);
+		report_esc_line(out, report_str(inst, "version") ? report_str(inst, "version") : "(version unknown)");
+		strbuf_adds(out, " at ");
+		report_esc_line(out, report_str(inst, "torch_dir"));
+		strbuf_addch(out, '\n');
+		if (cJSON_IsObject(ie) && report_str(ie, "text")) {
+			strbuf_addf(out, "  %simport torch raises:%s ", st->dim, st->off);
+			report_esc_line(out, report_str(ie, "text"));
+			strbuf_addch(out, '\n');
+		}
+	}
+
+	/* Findings by severity, most important first. */
+	for (sev = SEV_ERROR; sev >= SEV_NOTE; sev--) {
+		if (!v->count[sev])
+			continue;
+		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->count[sev], st->off);
+		for (i = 0; i < v->n; i++)
+			if ((int)v->items[i].sev == sev)
+				finding(out, st, &v->items[i], ++num);
+	}
+	if (v->n && report_str(v->doc, "status") && strcmp(report_str(v->doc, "status"), report_status(v)))
+		strbuf_addf(out, "\n(the report says status \"%s\"; its findings say \"%s\")\n",
+			    strcmp(report_str(v->doc, "status"), "pass") && strcmp(report_str(v->doc, "status"), "warn") &&
+					    strcmp(report_str(v->doc, "status"), "fail")
+				    ? "?"
+				    : report_str(v->doc, "status"),
+			    report_status(v));
+}

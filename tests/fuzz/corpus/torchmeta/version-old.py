@@ -1,0 +1,2 @@
+0__version__ = '1.4.0'
+cuda = None

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# test_report_injection: nothing from the machine or the repository can
+# produce a workflow command. Feeds report documents whose names and values
+# carry ::error::, ::add-mask::, ::set-output, ::stop-commands::, ##[...],
+# %-escapes, CR/LF, leading whitespace and terminal escapes, runs
+# `report --format github` as the action does, and parses stdout and stderr
+# as the runner does (tests/report/gh_commands.py): the only commands must
+# be ours. Also the GITHUB_OUTPUT file (CVE-2022-35954) and the summary.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
+TEST_NAME=injection
+BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
+[ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run_github() { # KIND: renders gen_report.py KIND like the action, checks with check_injection.py
+	local kind=$1 d="$tmp/$1"
+	mkdir -p "$d"
+	python3 tests/report/gen_report.py "$kind" >"$d/report.json"
+	# A --json path a hostile workflow could pass: newlines and a forged output.
+	local jp="$d/r
+status<<EOF
+pass
+EOF.json"
+	: >"$d/summary.md"
+	: >"$d/outputs"
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$d/summary.md" GITHUB_OUTPUT="$d/outputs" \
+		GITHUB_WORKFLOW_REF="o/r/.github/workflows/gate.yml@refs/pull/1/merge" \
+		"$BIN" report --in "$d/report.json" --json "$jp" --sarif "$d/x.sarif" >"$d/stdout" 2>"$d/stderr"
+	check_eq "$kind: exit status 1 (errors)" 1 $?
+	python3 tests/report/check_injection.py "$d/report.json" "$d/stdout" "$d/stderr" "$d/outputs" \
+		"$d/summary.md" "$jp" | sed "s/^\(not \)\{0,1\}ok - injection: /&$kind: /"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || TAP_FAILED=1
+}
+
+run_github evil
+run_github many
+run_github fail240
+
+# Errors about hostile arguments go to stderr escaped.
+"$BIN" report --in "$tmp/nope
+::error::from-path
+##[error]legacy" >"$tmp/e1.out" 2>"$tmp/e1.err"
+check_eq "unreadable --in: exit 2" 2 $?
+"$BIN" report --in "$tmp/evil/report.json" $'--bogus\n::add-mask::x' >"$tmp/e2.out" 2>"$tmp/e2.err"
+check_eq "unknown option: exit 2" 2 $?
+printf '{"schema":"torch-dll-check/report/v1","findings":[{"rule":"x","severity":"::error::s"}]}' >"$tmp/bad.json"
+"$BIN" report --in "$tmp/bad.json" >"$tmp/e3.out" 2>"$tmp/e3.err"
+check_eq "bad severity: exit 2" 2 $?
+"$BIN" check --root "$tmp" --torch $'C:\\x\n::error::from-check\r##[warning]y' >"$tmp/e4.out" 2>"$tmp/e4.err"
+check_eq "check's usage error about a hostile path: exit 2" 2 $?
+n=$(python3 tests/report/gh_commands.py "$tmp"/e?.out "$tmp"/e?.err | wc -l)
+check_eq "error messages carry no workflow command" 0 "$n"
+if grep -q 'from-path' "$tmp/e1.err"; then ok "the hostile path is still shown (escaped)"; else not_ok "path not shown"; fi
+if grep -q 'from-check' "$tmp/e4.err"; then ok "cmd_usage_error shows hostile text escaped"; else not_ok "check error not shown"; fi
+
+tap_done

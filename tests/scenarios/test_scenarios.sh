@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# test_scenarios.sh: the checker's static verdicts against a real loader.
+#
+# Builds (or reuses, from $TDC_CACHE) the scenario trees of build.sh, runs
+# the oracle (tests/oracle/torchload_oracle.c: torch's and CPython's load
+# procedure, for real) in each under Wine, runs `torch-dll-check check` on
+# the same tree, and compares per binary (compare.py): the oracle against
+# the reviewed table expected.tsv, the checker against the oracle — with
+# Wine's known departures from Windows corrected in one explicit table
+# (compare.py WINE_VS_WINDOWS, with sources). Warm cache: a few seconds.
+# Needs wine (Debian `wine wine64`), the mingw-w64 and clang/lld cross tools
+# and python3-pefile; says so and fails when they are missing.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
+export TEST_NAME=scenarios
+
+for tool in wine wineserver x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc clang lld-link; do
+	command -v "$tool" >/dev/null || { not_ok "$tool is not installed (see .ci/deps)"; tap_done; }
+done
+/usr/bin/python3 -c 'import pefile' 2>/dev/null || { not_ok "python3-pefile is not installed"; tap_done; }
+
+run=build/scenarios-run
+rm -rf "$run"
+mkdir -p "$run"
+if ! bash tests/scenarios/run.sh "$run" >"$run/run.log" 2>&1; then
+	not_ok "building or running the scenarios failed"
+	sed 's/^/#   /' "$run/run.log" | tail -20
+	tap_done
+fi
+/usr/bin/python3 tests/scenarios/compare.py "$run" tests/scenarios/expected.tsv

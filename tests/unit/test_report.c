@@ -1,0 +1,450 @@
+/*
+ * test_report: the renderers on report documents built here (report v1,
+ * docs/report-json.md): escaping per output syntax, ranking, the annotation
+ * limits and the overflow notice, the summary size cap, the GITHUB_OUTPUT
+ * delimiter refusal, SARIF anchoring.
+ */
+#include "harness.h"
+#include "report.h"
+
+#include <stdlib.h>
+
+static size_t count_lines_starting(const char *s, const char *prefix)
+{
+	size_t n = 0, pl = strlen(prefix);
+	while (s && *s) {
+		if (!strncmp(s, prefix, pl))
+			n++;
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	return n;
+}
+
+static cJSON *parse(const char *json)
+{
+	cJSON *d = cJSON_Parse(json);
+	if (!d)
+		printf("# bad test JSON near: %.40s\n", cJSON_GetErrorPtr());
+	return d;
+}
+
+static void test_escape_gh_data_and_property_exactly_as_toolkit(void)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	report_esc_gh_data(&a, "100% a\r\nb:c,d");
+	CHECK_STR(a.buf, "100%25 a%0D%0Ab:c,d");
+	report_esc_gh_prop(&b, "100% a\r\nb:c,d");
+	CHECK_STR(b.buf, "100%25 a%0D%0Ab%3Ac%2Cd");
+	strbuf_reset(&a);
+	report_esc_gh_data(&a, "%0A"); /* already-escaped input is escaped again, not passed through */
+	CHECK_STR(a.buf, "%250A");
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
+static void test_escape_line_breaks_commands_and_controls(void)
+{
+	struct strbuf a = STRBUF_INIT;
+	report_esc_line(&a, "::error::x ##[warning]y \x1b[31m\r\n\t\xc2\x9b:::");
+	CHECK(!strstr(a.buf, "::"));
+	CHECK(!strstr(a.buf, "##["));
+	CHECK(!strchr(a.buf, '\x1b'));
+	CHECK(!strchr(a.buf, '\n'));
+	CHECK(!strchr(a.buf, '\r'));
+	CHECK(!strstr(a.buf, "\xc2\x9b"));
+	CHECK_HAS(a.buf, "\\x1b[31m\\r\\n\\t\\u009b");
+	strbuf_reset(&a);
+	report_esc_line(&a, "C:\\Python311\\Lib\\torch\\lib\\fbgemm.dll");
+	CHECK_STR(a.buf, "C:\\Python311\\Lib\\torch\\lib\\fbgemm.dll"); /* ordinary paths untouched */
+	strbuf_release(&a);
+}
+
+static void test_escape_markdown_html_uri(void)
+{
+	struct strbuf a = STRBUF_INIT;
+	report_esc_md(&a, "a|b<c>`d\\e\nf");
+	CHECK_STR(a.buf, "a\\|b\\<c\\>\\`d\\\\e f");
+	strbuf_reset(&a);
+	report_esc_html(&a, "<script>&\"'</pre>");
+	CHECK_STR(a.buf, "&lt;script&gt;&amp;&quot;&#39;&lt;/pre&gt;");
+	strbuf_reset(&a);
+	report_esc_uri(&a, "ci\\my reqs/requirements+cpu.txt");
+	CHECK_STR(a.buf, "ci/my%20reqs/requirements%2Bcpu.txt");
+	strbuf_release(&a);
+}
+
+static void test_anchor_in_repo(void)
+{
+	CHECK(report_anchor_in_repo("requirements.txt"));
+	CHECK(report_anchor_in_repo(".github/workflows/ci.yml"));
+	CHECK(report_anchor_in_repo("matrix\\org.yml"));
+	CHECK(!report_anchor_in_repo("<embedded>/matrix/torch.yml"));
+	CHECK(!report_anchor_in_repo("C:\\repo\\requirements.txt"));
+	CHECK(!report_anchor_in_repo("/home/runner/work/x/requirements.txt"));
+	CHECK(!report_anchor_in_repo("../outside.txt"));
+	CHECK(!report_anchor_in_repo("a/../../b"));
+	CHECK(!report_anchor_in_repo("a\nb"));
+	CHECK(!report_anchor_in_repo(""));
+	CHECK(!report_anchor_in_repo(NULL));
+}
+
+static void test_view_refuses_bad_documents(void)
+{
+	static const char *const bad[] = {
+		"[]",
+		"{\"findings\":[]}",
+		"{\"schema\":\"torch-dll-check/report/v2\",\"findings\":[]}",
+		"{\"schema\":\"torch-dll-check/report/v1\"}",
+		"{\"schema\":\"torch-dll-check/report/v1\",\"findings\":{}}",
+		"{\"schema\":\"torch-dll-check/report/v1\",\"findings\":[{\"rule\":\"x\",\"severity\":\"fatal\"}]}",
+		"{\"schema\":\"torch-dll-check/report/v1\",\"findings\":[{\"severity\":\"error\"}]}",
+		"{\"schema\":\"torch-dll-check/report/v1\",\"findings\":[7]}",
+		"{\"schema\":\"torch-dll-check/report/v1\",\"findings\":[],\"installs\":3}",
+	};
+	size_t i;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct report_view v;
+		struct err e;
+		cJSON *d = parse(bad[i]);
+		err_clear(&e);
+		CHECK(d != NULL);
+		CHECK_INT(report_view_init(&v, d, &e), -1);
+		CHECK(e.msg[0] != '\0');
+		cJSON_Delete(d);
+	}
+}
+
+#define HEAD "{\"schema\":\"torch-dll-check/report/v1\","
+#define INST                                                                                           \
+	"\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"binaries\":["                                      \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\a.dll\",\"order\":2,\"winerror\":126},"                         \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"order\":5,\"winerror\":127},"                         \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\ok.dll\",\"order\":1,\"winerror\":0}]}],"
+
+static void test_ranking(void)
+{
+	cJSON *d = parse(HEAD INST "\"findings\":["
+				   "{\"rule\":\"known-issue\",\"severity\":\"note\",\"title\":\"N\"},"
+				   "{\"rule\":\"shadowed-dll\",\"severity\":\"warning\",\"title\":\"W\"},"
+				   "{\"rule\":\"torch-uncovered\",\"severity\":\"error\",\"title\":\"E-uncovered\"},"
+				   "{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"title\":\"E-b\","
+				   "\"binary\":\"C:\\\\T\\\\LIB\\\\B.DLL\"},"
+				   "{\"rule\":\"redist-missing\",\"severity\":\"error\",\"title\":\"E-redist\"},"
+				   "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"title\":\"E-a\","
+				   "\"binary\":\"C:\\\\t\\\\lib\\\\a.dll\"},"
+				   "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"title\":\"E-ok\","
+				   "\"binary\":\"C:\\\\t\\\\lib\\\\ok.dll\"}]}");
+	struct report_view v;
+	struct err e;
+	static const char *const want[] = { "E-a", "E-b", "E-ok", "E-redist", "E-uncovered", "W", "N" };
+	size_t i;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	CHECK_INT(v.n, 7);
+	for (i = 0; i < v.n && i < 7; i++)
+		CHECK_STR(report_str(v.items[i].f, "title"), want[i]);
+	CHECK_STR(report_status(&v), "fail");
+	CHECK_INT(report_exit_status(&v, FAIL_ON_ERROR), 1);
+	CHECK_INT(report_exit_status(&v, FAIL_ON_NEVER), 0);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+/* A document with `ne` errors, `nw` warnings and `nn` notes. */
+static cJSON *doc_with(int ne, int nw, int nn)
+{
+	cJSON *d = parse(HEAD "\"findings\":[]}");
+	cJSON *fs = cJSON_GetObjectItem(d, "findings");
+	int i;
+	for (i = 0; i < ne + nw + nn; i++) {
+		cJSON *f = cJSON_CreateObject();
+		char t[64];
+		const char *sev = i < ne ? "error" : i < ne + nw ? "warning" : "note";
+		snprintf(t, sizeof(t), "%s %d", sev, i);
+		cJSON_AddStringToObject(f, "rule", i < ne ? "missing-dll" : i < ne + nw ? "shadowed-dll" : "known-issue");
+		cJSON_AddStringToObject(f, "severity", sev);
+		cJSON_AddStringToObject(f, "title", t);
+		cJSON_AddStringToObject(f, "message", "m");
+		cJSON_AddItemToArray(fs, f);
+	}
+	return d;
+}
+
+static void check_limits(int ne, int nw, int nn, size_t want_e, size_t want_w, size_t want_n, size_t want_omitted)
+{
+	cJSON *d = doc_with(ne, nw, nn);
+	struct report_view v;
+	struct report_github_stats st;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_github(&out, &v, &st);
+	CHECK_INT(count_lines_starting(out.buf, "::error "), want_e);
+	CHECK_INT(count_lines_starting(out.buf, "::warning "), want_w);
+	CHECK_INT(count_lines_starting(out.buf, "::notice "), want_n + (want_omitted ? 1 : 0));
+	CHECK(count_lines_starting(out.buf, "::notice ") <= 10);
+	CHECK_INT(st.omitted, want_omitted);
+	if (want_omitted) {
+		char s[64];
+		snprintf(s, sizeof(s), "title=%zu more findings not annotated::", want_omitted);
+		CHECK_HAS(out.buf, s);
+	} else {
+		CHECK(!strstr(out.buf, "not annotated"));
+	}
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+static void test_annotation_limits_and_overflow_notice(void)
+{
+	check_limits(14, 13, 12, 10, 10, 9, 4 + 3 + 3);
+	check_limits(3, 1, 0, 3, 1, 0, 0);
+	check_limits(0, 0, 10, 0, 0, 10, 0);  /* exactly 10 notes: all fit, no overflow notice */
+	check_limits(0, 0, 11, 0, 0, 9, 2);   /* the overflow notice takes the 10th slot */
+	check_limits(11, 0, 10, 10, 0, 9, 2); /* one error and one note left out */
+	check_limits(10, 10, 0, 10, 10, 0, 0);
+}
+
+static void test_annotation_file_only_for_repo_anchors(void)
+{
+	cJSON *d = parse(HEAD "\"findings\":["
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"title\":\"t1: x, y\","
+			      "\"anchor\":{\"file\":\"requirements.txt\",\"line\":3,\"col\":1},"
+			      "\"binary\":\"C:\\\\t\\\\lib\\\\fbgemm.dll\"},"
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"title\":\"t2\","
+			      "\"anchor\":{\"file\":\"C:\\\\Python311\\\\x.txt\",\"line\":3}},"
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"title\":\"t3\","
+			      "\"anchor\":{\"file\":\"<embedded>/matrix/torch.yml\",\"line\":40}}]}");
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_github(&out, &v, NULL);
+	CHECK_HAS(out.buf, "::error file=requirements.txt,line=3,col=1,title=t1%3A x%2C y::");
+	CHECK_HAS(out.buf, "%0ABinary: C:\\t\\lib\\fbgemm.dll");
+	CHECK_HAS(out.buf, "::error title=t2::");
+	CHECK_HAS(out.buf, "::error title=t3::");
+	CHECK_INT(count_lines_starting(out.buf, "::error file="), 1);
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+static void test_stop_commands_wrapper(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	err_clear(&e);
+	CHECK_INT(report_github_raw(&out, "text\n", "0123456789abcdef0123456789abcdef", &e), 0);
+	CHECK_STR(out.buf, "::stop-commands::0123456789abcdef0123456789abcdef\ntext\n"
+			   "::0123456789abcdef0123456789abcdef::\n");
+	strbuf_reset(&out);
+	CHECK_INT(report_github_raw(&out, "x ::0123456789abcdef0123456789abcdef:: y", "0123456789abcdef0123456789abcdef", &e),
+		  -1);
+	CHECK_INT(out.len, 0);
+	CHECK_INT(report_github_raw(&out, "x", "short", &e), -1);
+	CHECK_INT(report_github_raw(&out, "x", "0123456789abcdef::0123456789abcd", &e), -1);
+	strbuf_release(&out);
+}
+
+static void test_outputs_form_and_delimiter_refusal(void)
+{
+	cJSON *d = doc_with(2, 1, 0);
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	const char *delim = "ghadelimiter_00112233445566778899aabbccddeeff";
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	CHECK_INT(report_outputs(&out, &v, "out/report.json", delim, &e), 0);
+	CHECK_STR(out.buf, "status<<ghadelimiter_00112233445566778899aabbccddeeff\nfail\n"
+			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
+			   "failures<<ghadelimiter_00112233445566778899aabbccddeeff\n2\n"
+			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
+			   "warnings<<ghadelimiter_00112233445566778899aabbccddeeff\n1\n"
+			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
+			   "report<<ghadelimiter_00112233445566778899aabbccddeeff\nout/report.json\n"
+			   "ghadelimiter_00112233445566778899aabbccddeeff\n");
+	strbuf_reset(&out);
+	/* CVE-2022-35954: a value that holds the delimiter could define outputs of its own. */
+	CHECK_INT(report_outputs(&out, &v,
+				 "x\nghadelimiter_00112233445566778899aabbccddeeff\nstatus<<EOF\npass\nEOF", delim, &e),
+		  -1);
+	CHECK_INT(out.len, 0);
+	CHECK_HAS(e.msg, "delimiter");
+	CHECK_INT(report_outputs(&out, &v, "r.json", "short", &e), -1);
+	CHECK_INT(report_outputs(&out, &v, "r.json", "ghadelimiter_\nxxxxxxxx", &e), -1);
+	CHECK_INT(out.len, 0);
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+static void test_summary_cap_and_truncation_note(void)
+{
+	cJSON *d = doc_with(400, 50, 0);
+	cJSON *f;
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT, big = STRBUF_INIT;
+	struct err e;
+	int i;
+	for (i = 0; i < 2000; i++)
+		strbuf_adds(&big, "C:\\a\\very\\long\\path|<x>");
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(d, "findings"))
+		cJSON_AddStringToObject(f, "binary", big.buf);
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	strbuf_adds(&out, "previous step's text\n");
+	report_summary(&out, &v, 200000);
+	CHECK(out.len <= 200000 + strlen("previous step's text\n"));
+	CHECK(out.len > 100000);
+	CHECK(strstr(out.buf, "**Summary truncated**") != NULL); /* not CHECK_HAS: it would print 200 kB */
+	CHECK(strstr(out.buf, "left out: 447 findings and the section warnings.") != NULL);
+	CHECK(!strstr(out.buf, "<x>")); /* untrusted HTML never raw */
+	strbuf_reset(&out);
+	report_summary(&out, &v, REPORT_SUMMARY_MAX);
+	CHECK(out.len <= REPORT_SUMMARY_MAX);
+	CHECK(strstr(out.buf, "**Summary truncated**") != NULL);
+	strbuf_release(&out);
+	strbuf_release(&big);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+static void test_summary_small_report_complete(void)
+{
+	cJSON *d = doc_with(1, 1, 1);
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_summary(&out, &v, REPORT_SUMMARY_MAX);
+	CHECK_HAS(out.buf, "### ❌ torch-dll-check: torch will not load");
+	CHECK_HAS(out.buf, "#### Errors (1)");
+	CHECK_HAS(out.buf, "#### Warnings (1)");
+	CHECK_HAS(out.buf, "#### Notes (1)");
+	CHECK(!strstr(out.buf, "truncated"));
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+static void test_summary_tables_escape_cells(void)
+{
+	cJSON *d = parse(HEAD "\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"version\":\"2.4.0\","
+			      "\"matrix_row\":{\"id\":\"torch-2.4.0\",\"file\":\"m.yml\",\"line\":4,"
+			      "\"sources\":[\"https://github.com/pytorch/pytorch/issues/131662\",\"javascript:alert(1)\"]},"
+			      "\"binaries\":[{\"path\":\"C:\\\\t\\\\lib\\\\a|b<i>.dll\",\"order\":0,"
+			      "\"winerror\":126,\"outcome\":\"missing-dll\",\"leaf\":\"x|y.dll\"}]}],"
+			      "\"findings\":[]}");
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_summary(&out, &v, REPORT_SUMMARY_MAX);
+	CHECK_HAS(out.buf, "| 0 | a\\|b\\<i\\>\\.dll | – | ❌ missing\\-dll | 126 | x\\|y\\.dll |\n");
+	CHECK_HAS(out.buf, "[https\\:\\/\\/github\\.com\\/pytorch\\/pytorch\\/issues\\/131662]"
+			   "(https://github.com/pytorch/pytorch/issues/131662)");
+	CHECK_HAS(out.buf, " javascript\\:alert\\(1\\)\n"); /* not a link */
+	CHECK_HAS(out.buf, "### ✅ torch-dll-check: torch loads");
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+static void test_text_verdict_and_colour(void)
+{
+	cJSON *d = doc_with(2, 1, 0);
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_text(&out, &v, 0);
+	CHECK(!strncmp(out.buf, "FAIL no torch install will not load: error 0 (2 errors, 1 warning, 0 notes)\n",
+		       strlen("FAIL no torch install will not load: error 0 (2 errors, 1 warning, 0 notes)\n")));
+	CHECK(!strchr(out.buf, '\033'));
+	CHECK(strstr(out.buf, "Errors (2):") < strstr(out.buf, "Warnings (1):"));
+	strbuf_reset(&out);
+	report_text(&out, &v, 1);
+	CHECK_HAS(out.buf, "\033[1;31mFAIL\033[0m");
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+	d = doc_with(0, 0, 0);
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_text(&out, &v, 0);
+	CHECK_STR(out.buf, "PASS no torch install loads (0 errors, 0 warnings, 0 notes)\n");
+	CHECK_INT(report_exit_status(&v, FAIL_ON_WARNING), 0);
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+static int json_has(const cJSON *j, const char *needle)
+{
+	char *s = cJSON_PrintUnformatted(j);
+	int r = s && strstr(s, needle) != NULL;
+	cJSON_free(s);
+	return r;
+}
+
+static void test_sarif_rules_and_anchoring(void)
+{
+	cJSON *d = parse(HEAD "\"tool\":{\"version\":\"9.9\"},"
+			      "\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"matrix_row\":{\"file\":\"ci/org.yml\",\"line\":7}},"
+			      "{\"torch_dir\":\"C:\\\\u\",\"matrix_row\":{\"file\":\"<embedded>/matrix/torch.yml\",\"line\":7}}],"
+			      "\"findings\":["
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"title\":\"a\","
+			      "\"anchor\":{\"file\":\"requirements.txt\",\"line\":3,\"col\":1},\"install\":\"C:\\\\t\"},"
+			      "{\"rule\":\"shadowed-dll\",\"severity\":\"warning\",\"title\":\"b\",\"install\":\"c:\\\\T\"},"
+			      "{\"rule\":\"known-issue\",\"severity\":\"note\",\"title\":\"c\",\"install\":\"C:\\\\u\"},"
+			      "{\"rule\":\"future-rule\",\"severity\":\"note\",\"title\":\"d\"}]}");
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	size_t unanchored = 99;
+	cJSON *s, *run, *res, *rules;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_sarif(&out, &v, NULL, &unanchored);
+	CHECK_INT(unanchored, 2);
+	s = cJSON_Parse(out.buf);
+	CHECK(s != NULL);
+	CHECK_STR(report_str(s, "version"), "2.1.0");
+	run = cJSON_GetArrayItem(cJSON_GetObjectItem(s, "runs"), 0);
+	rules = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "tool"), "driver"), "rules");
+	CHECK_INT(cJSON_GetArraySize(rules), (int)report_rules_n + 1);
+	CHECK_STR(report_str(cJSON_GetArrayItem(rules, (int)report_rules_n), "id"), "future-rule");
+	res = cJSON_GetObjectItem(run, "results");
+	CHECK_INT(cJSON_GetArraySize(res), 4);
+	CHECK(json_has(cJSON_GetArrayItem(res, 0), "\"uri\":\"requirements.txt\""));
+	CHECK(json_has(cJSON_GetArrayItem(res, 1), "\"uri\":\"ci/org.yml\""));
+	CHECK(!cJSON_GetObjectItem(cJSON_GetArrayItem(res, 2), "locations"));
+	cJSON_Delete(s);
+	strbuf_reset(&out);
+	report_sarif(&out, &v, ".github/workflows/gate.yml", &unanchored);
+	CHECK_INT(unanchored, 0);
+	CHECK_HAS(out.buf, "\".github/workflows/gate.yml\"");
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+int main(void)
+{
+	RUN(test_escape_gh_data_and_property_exactly_as_toolkit);
+	RUN(test_escape_line_breaks_commands_and_controls);
+	RUN(test_escape_markdown_html_uri);
+	RUN(test_anchor_in_repo);
+	RUN(test_view_refuses_bad_documents);
+	RUN(test_ranking);
+	RUN(test_annotation_limits_and_overflow_notice);
+	RUN(test_annotation_file_only_for_repo_anchors);
+	RUN(test_stop_commands_wrapper);
+	RUN(test_outputs_form_and_delimiter_refusal);
+	RUN(test_summary_cap_and_truncation_note);
+	RUN(test_summary_small_report_complete);
+	RUN(test_summary_tables_escape_cells);
+	RUN(test_text_verdict_and_colour);
+	RUN(test_sarif_rules_and_anchoring);
+	return HARNESS_EXIT();
+}
