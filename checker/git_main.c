@@ -63,13 +63,10 @@ static void put_at(const struct pin *p)
 	printf(":%u:%u", p->line, p->col);
 }
 
-/* Errors carry repository text too (paths, excerpts): same treatment as stdout. */
+/* Errors carry repository text too (paths, excerpts): cmd_usage_error escapes them (report.h). */
 static int fail(const struct err *err)
 {
-	fputs("torch-dll-check: ", stderr);
-	put_safe(stderr, err->msg);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
+	return cmd_usage_error("%s", err->msg);
 }
 
 static void put_pin_line(const struct pin *p)
