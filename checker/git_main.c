@@ -15,7 +15,8 @@
  * Everything printed from the repository (paths, requirement text) is
  * untrusted: control characters are replaced, and under GitHub Actions the
  * text output is wrapped in ::stop-commands:: so it cannot issue workflow
- * commands (FACTS §7).
+ * commands (FACTS §7). After that block, a PR's torch pin changes become
+ * ::notice annotations at their head file:line:col.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "matrix.h"
 #include "os.h"
 #include "pins.h"
+#include "report.h"
 
 #define PINS_SCHEMA "torch-dll-check/pins/v1"
 
@@ -225,6 +227,66 @@ static void print_targets(const struct pinset *ps)
 		pin_probes_release(&pr);
 	}
 	free(t);
+}
+
+/*
+ * GitHub annotations for what a pull request changed, anchored at the pin's
+ * line in the head commit (issue 5: "a requirements pin"), printed after the
+ * stop-commands block. At most REPORT_ANNOTATIONS_PER_KIND notices (GitHub
+ * shows no more per step), then one that counts the rest. Escaping as the
+ * Actions toolkit does (report.h).
+ */
+static void print_annotations(const struct pin_changes *c)
+{
+	size_t i, shown = 0;
+	for (i = 0; i < c->n; i++) {
+		const struct pin_change *ch = &c->v[i];
+		const struct pin *p = ch->head ? ch->head : ch->base;
+		struct strbuf line = STRBUF_INIT, msg = STRBUF_INIT, title = STRBUF_INIT;
+		struct torch_target t;
+		if (shown == REPORT_ANNOTATIONS_PER_KIND - 1 && c->n - i > 1) {
+			printf("::notice title=torch pins::%zu more torch pin changes: see the job log or --json\n",
+			       c->n - i);
+			break;
+		}
+		strbuf_addf(&title, "torch pin %s", pin_change_name(ch->kind));
+		if (ch->kind == PIN_CHANGED)
+			strbuf_addf(&msg, "%s -> %s", ch->base->raw, ch->head->raw);
+		else
+			strbuf_addf(&msg, "%s%s", p->raw, ch->head ? "" : " (removed; it was at this line in the base)");
+		if (ch->head && default_matrix()) {
+			struct pin_probes pr = { NULL, 0, 0 };
+			struct err e;
+			size_t j;
+			memset(&t, 0, sizeof(t));
+			t.pin = p;
+			t.file = p->file;
+			t.version = p->version;
+			t.specifier = p->pep440;
+			t.variant = p->variant;
+			if (pins_target_probes(default_matrix(), &t, "x64", &pr, &e) == 0 && pr.n) {
+				strbuf_adds(&msg, "\nWindows runners must satisfy matrix rows:");
+				for (j = 0; j < pr.n; j++)
+					strbuf_addf(&msg, " %s (%s)", pr.v[j].row ? pr.v[j].row->id : "none", pr.v[j].version);
+			}
+			pin_probes_release(&pr);
+		}
+		strbuf_adds(&line, "::notice ");
+		if (ch->head) {
+			strbuf_adds(&line, "file=");
+			report_esc_gh_prop(&line, p->file);
+			strbuf_addf(&line, ",line=%u,col=%u,", p->line, p->col);
+		}
+		strbuf_adds(&line, "title=");
+		report_esc_gh_prop(&line, title.buf);
+		strbuf_adds(&line, "::");
+		report_esc_gh_data(&line, msg.buf);
+		puts(line.buf);
+		strbuf_release(&line);
+		strbuf_release(&msg);
+		strbuf_release(&title);
+		shown++;
+	}
 }
 
 /* ---------- JSON ---------- */
@@ -574,8 +636,11 @@ static int cmd_git_pins(int argc, char **argv)
 		print_changes(&changes);
 	}
 	print_targets(&head.ps);
-	if (stop_token[0])
+	if (stop_token[0]) {
 		printf("::%s::\n", stop_token);
+		if (diff)
+			print_annotations(&changes);
+	}
 out:
 	pin_changes_release(&changes);
 	pinset_release(&head.ps);

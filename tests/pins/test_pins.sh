@@ -191,6 +191,19 @@ run_suite() {
 	check_eq "actions: output wrapped in stop-commands" 1 \
 		"$(head -1 "$out.gh" | grep -c '^::stop-commands::[0-9a-f]\{32\}$')"
 	check_eq "actions: resumed with the same token" "::$(head -1 "$out.gh" | cut -d: -f5)::" "$(tail -1 "$out.gh")"
+	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head pr >"$out.ghpr" 2>&1
+	check_eq "actions: PR changes become notices at their head line" \
+		"::notice file=requirements.txt,line=4,col=1,title=torch pin changed::torch==2.3.1 -> torch==2.4.0 ; sys_platform == \"win32\"%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0)
+::notice file=uv.lock,line=4,col=12,title=torch pin added::torch 2.4.0+cu121%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0+cu121)
+::notice title=torch pin removed::pytorch::pytorch=2.3.1 (removed; it was at this line in the base)" \
+		"$(grep '^::notice' "$out.ghpr")"
+	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head evil >"$out.ghevil" 2>&1
+	check_eq "actions: hostile paths are escaped in annotation properties" 1 \
+		"$(grep -c '^::notice file=%3A%3Aerror title=x%3A%3Apwned/requirements.txt,line=1,col=1,title=torch pin added::' "$out.ghevil")"
+	check_eq "actions: a newline in a path cannot start a line" 1 \
+		"$(grep -c '^::notice file=new%0Aline/requirements.txt,' "$out.ghevil")"
+	check_eq "actions: no other command than stop/resume/notice" 0 \
+		"$(grep '^::' "$out.ghevil" | grep -cv '^::\(stop-commands::[0-9a-f]*\|[0-9a-f]\{32\}::\|notice .*\)$')"
 	check_eq "legacy ##[ form is broken up everywhere" 0 "$(grep -c '##\[' "$out.gh")"
 	check_eq "a newline in a path stays on its line" 1 "$(grep -c '^  new?line/requirements.txt:1:1  torch==2.4.0$' "$out.gh")"
 	"$bin" pins --repo "$repo" --rev evil --json >"$out.evil.json" 2>&1
