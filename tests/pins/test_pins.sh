@@ -136,6 +136,15 @@ run_suite() {
 	check_eq "diff: matrix rows the runners must satisfy" "torch-2.4.0 | torch-2.3 torch-2.4.0 torch-2.4.1-to-2.6 torch-2.7-to-2.8 torch-2.9-and-newer" \
 		"$(json "$out.diff.json" 'd["targets"][1]["matrix_rows"][0]["row"] + " | " + cat(*[r["row"] for r in d["targets"][0]["matrix_rows"]])')"
 
+	printf 'schema: 1\nrows:\n  - id: org-2.4.0-cu121\n    torch: "==2.4.0"\n    variant: [cu121]\n    status: inferred\n    vc_redist: {x64: "14.40"}\n' >"$tmp/org.yml"
+	"$bin" pins --repo "$repo" --base main --head pr --matrix "$tmp/org.yml" --json >"$out.org.json" 2>"$out.err"
+	check_eq "--matrix layer: its row wins for the PR's torch" "org-2.4.0-cu121" \
+		"$(json "$out.org.json" 'd["targets"][1]["matrix_rows"][0]["row"]')"
+	printf 'schema: 1\nrows:\n  - id: x\n    torhc: "==1"\n' >"$tmp/bad.yml"
+	"$bin" pins --repo "$repo" --rev main --matrix "$tmp/bad.yml" >"$out.badm" 2>&1
+	check_eq "--matrix with an error: status" 2 $?
+	check_eq "--matrix with an error: file:line:col" 1 "$(grep -c "^torch-dll-check: $tmp/bad.yml:4:5: " "$out.badm")"
+
 	"$bin" pins --repo "$repo" --base main --head pr >"$out.diff.txt" 2>&1
 	check_eq "diff text: PR's torch meets its matrix row" 1 "$(grep -c '^      2.4.0 -> torch-2.4.0$' "$out.diff.txt")"
 	check_eq "diff text: changed line" 1 "$(grep -c '^  changed  requirements.txt:4:1  torch==2.3.1  ->  torch==2.4.0 ; sys_platform == "win32"$' "$out.diff.txt")"
