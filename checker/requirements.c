@@ -1749,6 +1749,34 @@ static int keyed_deps(struct req_file *f, const struct toml *t, const char *what
 	return 0;
 }
 
+/* [tool.setuptools.dynamic] dependencies = { file = ["requirements.txt"] }: includes. */
+static int dynamic_file_includes(struct req_file *f, const struct toml *dyn, struct err *err)
+{
+	const struct toml *file = toml_get(dyn, "file");
+	size_t i, n;
+	if (!file)
+		return 0;
+	n = file->type == TOML_ARRAY ? file->n_items : 1;
+	for (i = 0; i < n; i++) {
+		const struct toml *v = file->type == TOML_ARRAY ? file->items[i] : file;
+		struct posmap map = { NULL, 0, 0 };
+		struct rctx r;
+		int rc;
+		if (v->type != TOML_STRING)
+			return ferr(f, err, v->line, v->col, "[tool.setuptools.dynamic] file must be a string or an array of strings");
+		posmap_add(&map, 0, v->line, v->col);
+		memset(&r, 0, sizeof(r));
+		r.f = f;
+		r.err = err;
+		r.map = &map;
+		rc = add_include(f, &r, 0, v->str, 0);
+		free(map.v);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_pyproject(struct req_file *f, const struct toml *root, struct err *err)
 {
 	const struct toml *proj = toml_get(root, "project"), *poetry = toml_path(root, "tool.poetry");
@@ -1763,6 +1791,15 @@ static int parse_pyproject(struct req_file *f, const struct toml *root, struct e
 	    req_table_of_arrays(f, toml_get(root, "dependency-groups"), "[dependency-groups]", PIN_SRC_GROUP, err) ||
 	    req_array(f, toml_path(root, "build-system.requires"), "[build-system] requires", PIN_SRC_BUILD, NULL, err))
 		return -1;
+	t = toml_path(root, "tool.setuptools.dynamic");
+	if (t && t->type == TOML_TABLE) {
+		if (dynamic_file_includes(f, toml_get(t, "dependencies"), err))
+			return -1;
+		t = toml_get(t, "optional-dependencies");
+		for (i = 0; t && t->type == TOML_TABLE && i < t->n_kv; i++)
+			if (dynamic_file_includes(f, t->kv[i].val, err))
+				return -1;
+	}
 	if (poetry) {
 		const struct toml *sources = toml_get(poetry, "source");
 		if (record_indexes(f, sources, "[[tool.poetry.source]]", err) ||

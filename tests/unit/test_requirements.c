@@ -376,6 +376,18 @@ static void test_pyproject_pep621_and_uv(void)
 	CHECK_INT(F.indexes.n, 1);
 }
 
+static void test_pyproject_dynamic_files(void)
+{
+	CHECK_INT(parse("src/pyproject.toml", "[project]\nname = \"x\"\ndynamic = [\"dependencies\"]\n"
+					       "[tool.setuptools.dynamic]\n"
+					       "dependencies = { file = [\"requirements.txt\", \"../ci/torch.txt\"] }\n"
+					       "optional-dependencies.gpu = { file = \"gpu.txt\" }\n"),
+		  0);
+	CHECK_INT(F.n_inc, 3);
+	CHECK(F.n_inc == 3 && F.inc[0].line == 5 && F.inc[0].col == 27 && !strcmp(S(F.inc[0].resolved), "src/requirements.txt"));
+	CHECK(F.n_inc == 3 && !strcmp(S(F.inc[1].resolved), "ci/torch.txt") && !strcmp(S(F.inc[2].resolved), "src/gpu.txt"));
+}
+
 static void test_pyproject_poetry(void)
 {
 	const struct pin *p;
@@ -682,6 +694,7 @@ int main(void)
 	RUN(test_wheel_and_variants);
 	RUN(test_poetry_to_pep440);
 	RUN(test_pyproject_pep621_and_uv);
+	RUN(test_pyproject_dynamic_files);
 	RUN(test_pyproject_poetry);
 	RUN(test_toml_errors);
 	RUN(test_toml_reader_values);
