@@ -174,6 +174,14 @@ run_suite() {
 	"$bin" pins --repo "$tmp" >"$out.e1" 2>&1
 	check_eq "not a repository: status" 2 $?
 	check_eq "not a repository: message" "torch-dll-check: not a git repository: $tmp (nor any of its parent folders)" "$(cat "$out.e1")"
+	if [ "$(id -u)" -eq 0 ] && [ "$tag" = rel ]; then
+		# a repository owned by someone else: git's safe.directory check, said plainly
+		cp -r "$repo" "$tmp/theirs" && chown -R nobody "$tmp/theirs"
+		"$bin" pins --repo "$tmp/theirs" >"$out.e6" 2>&1
+		check_eq "another user's repository: status" 2 $?
+		check_eq "another user's repository: safe.directory named" 1 "$(grep -c 'safe.directory' "$out.e6")"
+		rm -rf "$tmp/theirs"
+	fi
 	"$bin" pins --repo "$repo" --rev no-such-branch >"$out.e2" 2>&1
 	check_eq "bad revision: status" 2 $?
 	check_eq "bad revision: message" 1 "$(grep -c "^torch-dll-check: bad revision 'no-such-branch': " "$out.e2")"
