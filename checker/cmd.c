@@ -11,6 +11,8 @@
 #include "report.h"
 #include "strbuf.h"
 
+static void say_escaped(const char *prefix, const char *fmt, va_list ap) ERR_PRINTF(2, 0);
+
 static void say_escaped(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf msg = STRBUF_INIT, out = STRBUF_INIT;
