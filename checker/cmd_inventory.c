@@ -258,7 +258,8 @@ int cmd_inventory(int argc, char **argv)
 			reg = NULL;
 		} else if (!strncmp(view_registry_source(v), "none (", 6)) {
 			/* the Wine prefix's system.reg is there but unreadable: say so, do not guess */
-			cmd_usage_error("inventory: %s", view_registry_source(v) + 6);
+			const char *m = view_registry_source(v) + 6; /* "none (<error>)" */
+			cmd_usage_error("inventory: %.*s", (int)(strlen(m) ? strlen(m) - 1 : 0), m);
 			goto out;
 		}
 	}

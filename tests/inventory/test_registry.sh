@@ -149,6 +149,15 @@ check_eq "damaged system.reg: file:line and what was expected" \
 	"torch-dll-check: inventory: $out/bad.reg:$line: value \"Bld\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"" \
 	"$(cat "$out/bad.txt")"
 
+# --root at a drive_c whose ../system.reg is damaged: an error, never "not installed"
+mkdir -p "$out/pfx2/drive_c/windows/system32"
+cp "$out/bad.reg" "$out/pfx2/system.reg"
+"$bin" inventory --root "$out/pfx2/drive_c" >"$out/bad2.txt" 2>&1
+check_eq "--root with a damaged system.reg: exit 2" 2 $?
+check_eq "--root with a damaged system.reg: the parse error" \
+	"torch-dll-check: inventory: $out/pfx2/system.reg:$line: value \"Bld\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"" \
+	"$(cat "$out/bad2.txt")"
+
 # A truncated UTF-16 export (odd length) is refused, not half-read
 head -c 301 "$pfx/export64.reg" >"$out/trunc.reg"
 "$bin" inventory --registry "$out/trunc.reg" >"$out/trunc.txt" 2>&1
@@ -173,5 +182,60 @@ check_eq "32-bit view query of the x86 key" "$(printf 'Bld REG_DWORD 33130\nInst
 	"$("$bin" inventory --registry "$pfx/system.reg" --query "$RTKEY\\x86" --view 32 2>&1)"
 check_status "the x86 key is absent from the 64-bit view (exit 1)" 1 \
 	"$bin" inventory --registry "$pfx/system.reg" --query "$RTKEY\\x86" --view 64
+
+# The live side: the same binary cross-built for Windows, run under Wine in the same
+# prefix, reads the registry through the Win32 API (RegGetValueW with
+# KEY_WOW64_64KEY / KEY_WOW64_32KEY) and System32 through Wine. It must agree
+# with the offline readers: the registry file parsers against Wine's own registry code.
+win_exe() { # prints the path of a cached torch-dll-check.exe, building it when needed
+	local prefix key dir
+	prefix=$(find "$TDC_CACHE/mingw-deps" -path '*/prefix/lib/libcjson.a' 2>/dev/null | head -1)
+	if [ -z "$prefix" ]; then
+		# builds the static libyaml/cJSON once (its own final link may fail: we link below)
+		bash "$TDC_REPO/tests/lib/cross-build.sh" >"$out/xdeps.log" 2>&1
+		prefix=$(find "$TDC_CACHE/mingw-deps" -path '*/prefix/lib/libcjson.a' 2>/dev/null | head -1)
+	fi
+	[ -n "$prefix" ] || return 1
+	prefix=${prefix%/lib/libcjson.a}
+	key=$( { cat "$TDC_REPO"/checker/*.c "$TDC_REPO"/checker/*.h "$TDC_REPO/matrix/torch.yml";
+		x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } | sha256sum | cut -c1-16)
+	dir=$TDC_CACHE/inventory-win/$key
+	if [ ! -f "$dir/torch-dll-check.exe" ]; then
+		mkdir -p "$dir"
+		sh "$TDC_REPO/checker/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" >"$dir/matrix_embed.c" || return 1
+		local srcs=() f
+		for f in "$TDC_REPO"/checker/*.c; do
+			case "$f" in */git_*) ;; *) srcs+=("$f") ;; esac
+		done
+		x86_64-w64-mingw32-gcc -std=c11 -O1 -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
+			-I"$TDC_REPO/checker" -I"$prefix/include" -I"$prefix/include/cjson" \
+			-o "$dir/tmp.exe" "${srcs[@]}" "$dir/matrix_embed.c" \
+			-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32 >"$out/xbuild.log" 2>&1 || return 1
+		mv "$dir/tmp.exe" "$dir/torch-dll-check.exe"
+	fi
+	echo "$dir/torch-dll-check.exe"
+}
+if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+	ok "# SKIP mingw-w64 is not installed: the live registry is NOT compared"
+elif ! exe=$(win_exe); then
+	not_ok "could not cross-build torch-dll-check.exe"
+	tail -20 "$out/xbuild.log" "$out/xdeps.log" 2>/dev/null | sed 's/^/#   /'
+else
+	(
+		unset DISPLAY
+		export WINEPREFIX=$pfx WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+		wine "$exe" inventory >"$out/live.txt" 2>"$out/live.err"
+		echo $? >"$out/live.rc"
+		wineserver -k >/dev/null 2>&1
+	)
+	check_eq "live (under Wine): exit status" 0 "$(cat "$out/live.rc")"
+	check_eq "live registry API agrees with the offline system.reg reader" "$(rows "$out/sys.txt")" "$(rows "$out/live.txt" | tr -d '\r')"
+	check_eq "live registry source" "VC++ 2015-2022 redistributable (registry: live registry)" "$(head -1 "$out/live.txt" | tr -d '\r')"
+	dlls() { tr -d '\r' <"$1" | sed -n '/^Runtime DLLs/,/^$/p' | awk 'NR > 2 && NF { print $1, $2, $3, $4 }'; }
+	check_eq "live and offline runtime DLL tables agree (name, where, machine, version)" \
+		"$(dlls "$out/root.txt")" "$(dlls "$out/live.txt")"
+	check_eq "Wine's System32 has the VC runtimes, without version resources" "vcruntime140.dll System32 x64 no" \
+		"$(dlls "$out/live.txt" | grep '^vcruntime140.dll ')"
+fi
 
 tap_done

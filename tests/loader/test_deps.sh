@@ -6,8 +6,9 @@ TEST_NAME=deps
 source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/loader/tree.sh"
-FX_KEY=$(cat "$TDC_REPO/tests/loader/tree.sh" | sha256sum | cut -c1-12)
+FX_KEY=$(sha256sum <"$TDC_REPO/tests/loader/tree.sh" | cut -c1-12)
 export FX_KEY
+# shellcheck disable=SC2317  # called through fx_build
 build_tree() { source "$TDC_REPO/tests/loader/tree.sh" && loader_cases "$1"; }
 R=$(fx_build loader-cases build_tree) || { not_ok "building the trees"; tap_done; }
 B=${TDC_ASAN_BIN:-$TDC_BIN}
@@ -64,6 +65,11 @@ verdict "PATH is searched with flags 0" '[0,"loads",null,null,[]]' 'C:\c\pth\pth
 	--flags 0
 verdict "bare name with DLL_LOAD_DIR → 87" '[87,"invalid-parameter","top.dll",null,["top.dll"]]' top.dll
 verdict "bare name, standard order, app dir" '[0,"loads",null,null,[]]' top.dll --flags 0 --app-dir 'C:\c\ok'
+verdict "a name without extension gets .dll" '[0,"loads",null,null,[]]' top --flags 0 --app-dir 'C:\c\ok'
+verdict "LOAD_WITH_ALTERED_SEARCH_PATH: the DLL's folder replaces the app dir" '[0,"loads",null,null,[]]' \
+	'C:\c\cyc\cyc_a.dll' --flags 0x8
+verdict "flags 0: the DLL's own folder is not searched" '[126,"missing-dll","cyc_b.dll",null,["cyc_a.dll","cyc_b.dll"]]' \
+	'C:\c\cyc\cyc_a.dll' --flags 0
 verdict "missing delay import: loads" '[0,"loads",null,null,[]]' 'C:\c\dl\dl.dll'
 verdict "DependentLoadFlags 0x800: own dir no longer searched" \
 	'[126,"missing-dll","sib.dll",null,["dlf.dll","sib.dll"]]' 'C:\c\dlf\dlf.dll'
@@ -79,6 +85,13 @@ verdict "DLL_LOAD_DIR below level 1 = the importer's dir (switch)" '[0,"loads",n
 verdict "non-ASCII directory names" '[0,"loads",null,null,[]]' 'C:\c\Jörg ünï\nx.dll'
 verdict "host path under --root" '[0,"loads",null,null,[]]' "$R/c/ok/top.dll"
 verdict "host path in other letter case" '[0,"loads",null,null,[]]' 'c:\C\OK\TOP.DLL'
+
+# A tree without Windows\System32 (a bare torch folder): OS DLLs are assumed, VC++ runtimes never.
+got=$("$B" deps --root "$R/c" --json 'C:\ok\top.dll' | jq -c '[.winerror, .api_set_schema, [.tree.imports[] | .assumed]]')
+check_eq "no System32: KnownDLLs and API set hosts are assumed present" \
+	'[0,"built-in fallback",[false,true]]' "$got"
+got=$("$B" deps --root "$R/c" --json --flags 0 --app-dir 'C:\ok' vcruntime140.dll | jq -c '[.winerror,.outcome]')
+check_eq "no System32: vcruntime140.dll is not assumed" '[126,"missing-dll"]' "$got"
 
 # delay-load warnings
 got=$("$B" deps --root "$R" --json 'C:\c\dl\dl.dll' | jq -c '.warnings')
@@ -142,8 +155,11 @@ check_eq "KnownDLLs from the prefix's system.reg: mid.dll now only from System32
 	'["registry",126,"missing-dll","mid.dll"]' "$got"
 got=$("$B" deps --root "$P/drive_c" --trace 'C:\c\ok\top.dll' | grep -m1 'mid.dll')
 check_eq "…and the probe says KnownDLLs" 'NAME NOT FOUND KnownDLLs          C:\Windows\System32\mid.dll  <- top.dll' "$got"
-rm "$P/system.reg"
+mv "$P/system.reg" "$P/elsewhere.reg"
 got=$("$B" deps --root "$P/drive_c" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror]')
 check_eq "no registry: the built-in KnownDLLs list" '["built-in list",0]' "$got"
+got=$("$B" deps --root "$P/drive_c" --registry "$P/elsewhere.reg" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror]')
+check_eq "--registry FILE attaches it" '["registry",126]' "$got"
+check_status "--registry with a bad file: exit 2" 2 "$B" deps --root "$R" --registry /etc/hostname 'C:\c\ok\top.dll'
 
 tap_done
