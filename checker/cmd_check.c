@@ -21,6 +21,7 @@
 #include "report.h"
 #include "result.h"
 #include "torchload.h"
+#include "registry.h"
 #include "view.h"
 
 static const char check_usage[] =
@@ -30,6 +31,7 @@ static const char check_usage[] =
 	"  --site-packages DIR  a site-packages folder holding torch\n"
 	"  --python PATH        python.exe of the environment (venv and conda layouts understood)\n"
 	"  --root DIR           a host directory standing for C:\\ (a Wine prefix's drive_c works)\n"
+	"  --registry FILE      the machine's registry: a `reg export` file or a Wine system.reg\n"
 	"  --env NAME=VALUE     an environment variable of the checked machine (PATH, CUDA_PATH_V12_1, ...)\n"
 	"  --userbase DIR       the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)\n"
 	"  --machine x64|x86|arm64  the process architecture (default: python.exe's, else x64)\n"
@@ -50,7 +52,7 @@ static cJSON *check_install(cJSON *report, struct view *v, const struct torch_ru
 int cmd_check(int argc, char **argv)
 {
 	const char *torch = NULL, *sitepk = NULL, *python = NULL, *root = NULL, *userbase = NULL;
-	const char *machine_s = NULL;
+	const char *machine_s = NULL, *regfile = NULL;
 	struct strlist envs = STRLIST_INIT;
 	int i, rc = EXIT_USAGE;
 	struct report_opts ro;
@@ -90,6 +92,7 @@ int cmd_check(int argc, char **argv)
 		OPT("--site-packages", sitepk = val)
 		OPT("--python", python = val)
 		OPT("--root", root = val)
+		OPT("--registry", regfile = val)
 		OPT("--env", strlist_push(&envs, val))
 		OPT("--userbase", userbase = val)
 		OPT("--machine", machine_s = val)
@@ -118,6 +121,16 @@ int cmd_check(int argc, char **argv)
 	v = cmd_open_view(root);
 	if (!v)
 		goto out;
+	if (regfile) {
+		struct registry *reg = NULL;
+		struct err re;
+		err_clear(&re);
+		if (registry_load(&reg, regfile, &re)) {
+			cmd_usage_error("check: %s", re.msg);
+			goto out;
+		}
+		view_attach_registry(v, reg);
+	}
 	for (k = 0; k < envs.n; k++) {
 		if (view_setenv_assignment(v, envs.v[k])) {
 			cmd_usage_error("check: --env %s is not NAME=VALUE", envs.v[k]);

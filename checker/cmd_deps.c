@@ -16,6 +16,7 @@
 #include "loader.h"
 #include "result.h"
 #include "torchload.h"
+#include "registry.h"
 #include "view.h"
 
 static const char deps_usage[] =
@@ -26,6 +27,7 @@ static const char deps_usage[] =
 	"  --add-dll-dir DIR    an AddDllDirectory folder (repeatable, in order)\n"
 	"  --preload FILE       load FILE first with the same flags (repeatable): the loaded-module list\n"
 	"  --root DIR           a host directory standing for C:\\ (default: / off Windows)\n"
+	"  --registry FILE      the machine's registry: a `reg export` file or a Wine system.reg\n"
 	"  --env NAME=VALUE     an environment variable of the checked machine (PATH, ...)\n"
 	"  --cwd DIR            the process's current directory (searched by the standard order)\n"
 	"  --machine x64|x86|arm64  the process architecture (default x64)\n"
@@ -163,7 +165,7 @@ static uint16_t parse_machine(const char *s)
 int cmd_deps(int argc, char **argv)
 {
 	const char *file = NULL, *root = NULL, *app_dir = NULL, *flags_s = "0x1100", *cwd = NULL;
-	const char *machine_s = "x64", *dld = "top";
+	const char *machine_s = "x64", *dld = "top", *regfile = NULL;
 	struct strlist add_dirs = STRLIST_INIT, envs = STRLIST_INIT, preloads = STRLIST_INIT;
 	int trace = 0, json = 0, i, rc = EXIT_USAGE;
 	struct view *v = NULL;
@@ -203,6 +205,7 @@ int cmd_deps(int argc, char **argv)
 		OPT("--add-dll-dir", strlist_push(&add_dirs, val))
 		OPT("--preload", strlist_push(&preloads, val))
 		OPT("--root", root = val)
+		OPT("--registry", regfile = val)
 		OPT("--env", strlist_push(&envs, val))
 		OPT("--cwd", cwd = val)
 		OPT("--machine", machine_s = val)
@@ -241,6 +244,16 @@ int cmd_deps(int argc, char **argv)
 	v = cmd_open_view(root);
 	if (!v)
 		goto out;
+	if (regfile) {
+		struct registry *reg = NULL;
+		struct err re;
+		err_clear(&re);
+		if (registry_load(&reg, regfile, &re)) {
+			cmd_usage_error("deps: %s", re.msg);
+			goto out;
+		}
+		view_attach_registry(v, reg);
+	}
 	for (k = 0; k < envs.n; k++) {
 		if (view_setenv_assignment(v, envs.v[k])) {
 			cmd_usage_error("deps: --env %s is not NAME=VALUE", envs.v[k]);

@@ -355,6 +355,17 @@ cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run 
 		cJSON_AddItemToObject(o, "chain", leaf ? chain_json(leaf) : cJSON_CreateArray());
 		cJSON_AddItemToObject(o, "probes", result_probes_json(leaf));
 		cJSON_AddItemToObject(o, "file_version", str_or_null(b->res.root ? b->res.root->version : NULL));
+		if (b->stage == TORCH_STAGE_PATH_FALLBACK) {
+			/* the 0x1100 attempt torch made first: why the PATH retry happened */
+			const struct ldr_node *fl = b->first.leaf;
+			cJSON *fa = cJSON_AddObjectToObject(o, "first_attempt");
+			cJSON_AddStringToObject(fa, "flags", "0x1100");
+			cJSON_AddNumberToObject(fa, "winerror", b->first.winerror);
+			cJSON_AddStringToObject(fa, "outcome", ldr_outcome_name(b->first.outcome));
+			cJSON_AddItemToObject(fa, "leaf", str_or_null(fl ? leaf_label(fl) : NULL));
+			cJSON_AddItemToObject(fa, "chain", fl ? chain_json(fl) : cJSON_CreateArray());
+			cJSON_AddItemToObject(fa, "probes", result_probes_json(fl));
+		}
 		cJSON_AddItemToArray(bins, o);
 
 		if (b->winerror) {

@@ -80,6 +80,13 @@ verdict "non-ASCII directory names" '[0,"loads",null,null,[]]' 'C:\c\Jörg ünï
 verdict "host path under --root" '[0,"loads",null,null,[]]' "$R/c/ok/top.dll"
 verdict "host path in other letter case" '[0,"loads",null,null,[]]' 'c:\C\OK\TOP.DLL'
 
+# A tree without Windows\System32 (a bare torch folder): OS DLLs are assumed, VC++ runtimes never.
+got=$("$B" deps --root "$R/c" --json 'C:\ok\top.dll' | jq -c '[.winerror, .api_set_schema, [.tree.imports[] | .assumed]]')
+check_eq "no System32: KnownDLLs and API set hosts are assumed present" \
+	'[0,"built-in fallback",[false,true]]' "$got"
+got=$("$B" deps --root "$R/c" --json --flags 0 --app-dir 'C:\ok' vcruntime140.dll | jq -c '[.winerror,.outcome]')
+check_eq "no System32: vcruntime140.dll is not assumed" '[126,"missing-dll"]' "$got"
+
 # delay-load warnings
 got=$("$B" deps --root "$R" --json 'C:\c\dl\dl.dll' | jq -c '.warnings')
 check_eq "missing delay DLL is a warning" '[{"rule":"delay-load-missing","dll":"nodelay.dll","symbol":null}]' "$got"
@@ -142,8 +149,11 @@ check_eq "KnownDLLs from the prefix's system.reg: mid.dll now only from System32
 	'["registry",126,"missing-dll","mid.dll"]' "$got"
 got=$("$B" deps --root "$P/drive_c" --trace 'C:\c\ok\top.dll' | grep -m1 'mid.dll')
 check_eq "…and the probe says KnownDLLs" 'NAME NOT FOUND KnownDLLs          C:\Windows\System32\mid.dll  <- top.dll' "$got"
-rm "$P/system.reg"
+mv "$P/system.reg" "$P/elsewhere.reg"
 got=$("$B" deps --root "$P/drive_c" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror]')
 check_eq "no registry: the built-in KnownDLLs list" '["built-in list",0]' "$got"
+got=$("$B" deps --root "$P/drive_c" --registry "$P/elsewhere.reg" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror]')
+check_eq "--registry FILE attaches it" '["registry",126]' "$got"
+check_status "--registry with a bad file: exit 2" 2 "$B" deps --root "$R" --registry /etc/hostname 'C:\c\ok\top.dll'
 
 tap_done
