@@ -29,6 +29,7 @@ make_dll "$dir/äbc.dll" --msvc --export f >/dev/null || not_ok "make_dll failed
 make_dll "$dir/needs_missing.dll" --import nowhere_to_be_found.dll:x --export g >/dev/null || not_ok "make_dll failed"
 z() { local p=$1; echo "Z:${p//\//\\}"; }
 
+wine_lock "$pfx"
 wine_start "$pfx"
 # 1. usage errors exit 2
 wine_run "$pfx" "$w/o1" "$w/e1" "$exe" frobnicate
@@ -49,7 +50,7 @@ EOF
 )
 check_eq "probe verdicts (non-ASCII path, missing dependency, bare name, missing file)" \
 	"äbc.dll=0 needs_missing.dll=126 äbc.dll=87 absent.dll=126" "$got"
-grep -q '^@@oracle begin 1$' "$w/e2" && grep -q '^@@oracle end 1 126$' "$w/e2"
+grep -q '^@@oracle begin 1 tid=[0-9a-f]*$' "$w/e2" && grep -q '^@@oracle end 1 126$' "$w/e2"
 check_eq "markers bracket each load on stderr" 0 $?
 
 # 3. arguments straight from the command line (UTF-16 via GetCommandLineW),

@@ -48,7 +48,7 @@
  * (path_fallback only) the error of the 0x1100 attempt; loaded lists the
  * modules that entered the process during this load (where each dependency
  * really came from). Before and after every load a marker line
- * "@@oracle begin N" / "@@oracle end N E" goes to stderr, so that loader
+ * "@@oracle begin N tid=XXXX" / "@@oracle end N E" goes to stderr, so that loader
  * diagnostics written to the same stream (Wine's WINEDEBUG=warn+module) can
  * be attributed to the binary being loaded.
  *
@@ -261,7 +261,12 @@ static void err_print(const char *s)
 	write_handle(GetStdHandle(STD_ERROR_HANDLE), s, n);
 }
 
-/* "@@oracle begin N" / "@@oracle end N E" on stderr: see the design comment. */
+/*
+ * "@@oracle begin N tid=XXXX" / "@@oracle end N E" on stderr: see the design
+ * comment. The thread id (hex, at least 4 digits) is the one Wine prefixes
+ * its diagnostics with, so lines other processes write to the same stream
+ * can be told apart.
+ */
 static void marker(const char *what, unsigned long n, int with_error, unsigned long error)
 {
 	struct buf b = { 0 };
@@ -272,6 +277,15 @@ static void marker(const char *what, unsigned long n, int with_error, unsigned l
 	if (with_error) {
 		buf_add(&b, " ");
 		buf_addu(&b, error);
+	} else {
+		unsigned long tid = GetCurrentThreadId();
+		char hex[16];
+		int i = 0;
+		for (int shift = 28; shift >= 0; shift -= 4)
+			if ((tid >> shift) & 15 || shift < 16 || i)
+				hex[i++] = "0123456789abcdef"[(tid >> shift) & 15];
+		buf_add(&b, " tid=");
+		buf_addn(&b, hex, (size_t)i);
 	}
 	buf_add(&b, "\n");
 	write_handle(GetStdHandle(STD_ERROR_HANDLE), b.s, b.len);

@@ -92,10 +92,18 @@ oracle_build() {
 		mkdir -p "$(dirname "$out")"
 		x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 			-nostdlib -e oracle_start -Wl,--subsystem,console -Wl,--no-insert-timestamp \
-			-o "$out.tmp" "$src" -lkernel32 -lgcc || return 1
-		mv "$out.tmp" "$out"
+			-o "$out.tmp.$$" "$src" -lkernel32 -lgcc || return 1
+		mv "$out.tmp.$$" "$out"
 	fi
 	echo "$out"
+}
+
+# wine_lock PREFIX: holds the prefix for this shell until it exits (fd 9).
+# Test runs in several worktrees share the prefix; one's `wineserver -k`
+# must not end another's programs, nor may two re-point drive T: at once.
+wine_lock() {
+	exec 9>"$1/.tdc.lock"
+	flock 9
 }
 
 # wine_start PREFIX: a persistent wineserver for a batch of runs. It exits

@@ -47,7 +47,7 @@ SCENARIOS=(
 	forwarder_to_missing_dll missing_ordinal delay_import_missing import_cycle
 	satisfied_by_earlier_load empty_dll userbase_library_bin four_level_chain letter_case
 	non_ascii_dirs conda_env windows_dir_only dependent_load_flags pyd_dll_load_dir_deeper
-	venv_base_library_bin cuda_path_added cuda_path_skipped
+	venv_base_library_bin cuda_path_added cuda_path_skipped api_sets known_dll_shadow
 )
 
 # ---- helpers ---------------------------------------------------------------
@@ -506,6 +506,28 @@ scn_cuda_path_skipped() {
 	scn_end
 }
 
+scn_api_sets() {
+	scn_begin api_sets "API set contracts: a known one (host kernelbase, export forwarded to ntdll), one in upper case, one the schema does not know (126)"
+	python_install
+	torch_install
+	local L="$TORCH\\lib"
+	sdll "$(host "$L")/apiset_known.dll" --import KERNEL32.dll:GetLastError \
+		--import api-ms-win-core-synch-l1-2-0.dll:AcquireSRWLockExclusive,InitializeSRWLock --export k
+	sdll "$(host "$L")/apiset_upper.dll" --import KERNEL32.dll:GetLastError \
+		--import API-MS-WIN-CRT-HEAP-L1-1-0.DLL:malloc,free --export u
+	sdll "$(host "$L")/apiset_unknown.dll" --import KERNEL32.dll:GetLastError \
+		--import api-ms-win-tdc-notacontract-l1-1-0.dll:TdcNothing --export n
+	scn_end
+}
+
+scn_known_dll_shadow() {
+	scn_begin known_dll_shadow "a ws2_32.dll without WSAStartup in torch\\lib: uv.dll's import by name takes the KnownDLL from System32; the impostor itself loads by full path"
+	python_install
+	torch_install
+	sdll "$(host "$TORCH\\lib")/ws2_32.dll" --import KERNEL32.dll:GetLastError --export tdc_not_winsock
+	scn_end
+}
+
 # ---- main ----------------------------------------------------------------------
 
 scenarios_key() {
@@ -538,12 +560,10 @@ for s in "${SCENARIOS[@]}"; do
 done
 printf '%s\n' "${SCENARIOS[@]}" >"$OUT/SCENARIOS"
 touch "$OUT/.complete"
-if mv -T "$OUT" "$FINAL" 2>/dev/null; then
-	# Trees of older generator versions are dead weight in the CI cache.
-	for old in "$TDC_CACHE"/scenarios/????????????????; do
-		[ "$old" != "$FINAL" ] && [ -f "$old/.complete" ] && rm -rf "$old"
-	done
-else
+# Trees of other generator versions are left alone: several worktrees (and
+# their test runs) share one cache, each with its own key; a key's trees
+# take ≈10 MB (System32 is a link), so old keys cost little.
+if ! mv -T "$OUT" "$FINAL" 2>/dev/null; then
 	rm -rf "$OUT"
 fi
 echo "$FINAL"

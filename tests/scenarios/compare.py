@@ -168,16 +168,23 @@ def unescape(s):
 def parse_windows(err_path):
     """Wine's stderr split into {order: [lines]} by the oracle's markers."""
     windows = {}
-    cur = None
+    cur = tid = None
     with open(err_path, encoding="utf-8", errors="replace") as f:
         for line in f:
-            m = re.match(r"@@oracle (begin|end) (\d+)", line)
+            m = re.match(r"@@oracle (begin|end) (\d+)(?: tid=([0-9a-f]+))?", line)
             if m:
                 cur = int(m.group(2)) if m.group(1) == "begin" else None
+                tid = m.group(3)
                 windows.setdefault(int(m.group(2)), [])
                 continue
-            if cur is not None:
-                windows[cur].append(unescape(line.rstrip("\n")))
+            if cur is None:
+                continue
+            # Other Wine processes (explorer, services) share the stream:
+            # keep the oracle thread's lines only.
+            t = re.match(r"([0-9a-f]{4,8}):", line)
+            if tid and t and int(t.group(1), 16) != int(tid, 16):
+                continue
+            windows[cur].append(unescape(line.rstrip("\n")))
     return windows
 
 
@@ -535,6 +542,16 @@ def main():
     used = set()
     for s in scenarios:
         vs, _ = derive(run, s, os.path.join(scen_dir, s, "root"), prefix_c)
+        # Sanity: the oracle ran in this scenario's tree (drive T: is shared
+        # by every run on the prefix): it loaded exactly the tree's DLLs.
+        meta = read_meta(scen_dir, s)
+        lib = os.path.join(scen_dir, s, "root", *meta["TORCH"][0][3:].split("\\"), "lib")
+        on_disk = sorted(n.lower() for n in os.listdir(lib) if n.lower().endswith(".dll") and not n.startswith("."))
+        loaded = sorted(base(v["path"]).lower() for v in vs if v["kind"] == "dll")
+        if on_disk != loaded:
+            out.not_ok(f"{s}: the oracle did not run in this scenario's tree (another run re-pointed T:?)",
+                       ["tree:   " + " ".join(on_disk), "oracle: " + " ".join(loaded)])
+            continue
         report = None
         if have_check:
             cj = os.path.join(run, s + ".check.json")

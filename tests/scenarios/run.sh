@@ -58,8 +58,11 @@ z_path() {
 	echo "Z:${p//\//\\}"
 }
 
-exec 9>"$PFX/.tdc-scenarios.lock"
-flock 9
+wine_lock "$PFX"
+# Older versions of this script (still in other worktrees) locked this file:
+# hold it too, so that no two runs re-point drive T: at once.
+exec 8>"$PFX/.tdc-scenarios.lock"
+flock 8
 wine_start "$PFX"
 for s in "${LIST[@]}"; do
 	# shellcheck disable=SC1090
