@@ -26,6 +26,12 @@ repo=$(sed -n 's/^# repository: *//p' "$sums" | head -1)
 version=${TDC_INPUT_VERSION:-}
 [ -n "$version" ] || version=$pinned
 
+# On a Windows runner `shell: bash` must be Git for Windows' bash: WSL's
+# bash.exe (System32) would run our scripts in another machine's Linux.
+if [ "${RUNNER_OS:-}" = Windows ] && [ "$(uname -s)" = Linux ]; then
+	echo "::error title=torch-dll-check::bash on this runner is WSL's, not Git for Windows': put Git's bin folder before System32 on the runner's PATH"
+	exit 2
+fi
 case "${RUNNER_OS:-$(uname -s)}" in
 Windows | MINGW* | MSYS* | CYGWIN*) os=windows ext=.exe builder=msys2 ;;
 Linux) os=linux ext='' builder=apt ;;

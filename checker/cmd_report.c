@@ -99,12 +99,14 @@ static int env_true(const char *name)
 
 static int want_color(const struct report_opts *o)
 {
-	const char *nc = os_getenv("NO_COLOR"), *term = os_getenv("TERM");
+	const char *v;
 	if (o->color >= 0)
 		return o->color;
-	if (nc && *nc)
+	v = os_getenv("NO_COLOR"); /* each os_getenv result is used before the next call */
+	if (v && *v)
 		return 0;
-	if (term && !strcmp(term, "dumb"))
+	v = os_getenv("TERM");
+	if (v && !strcmp(v, "dumb"))
 		return 0;
 	return os_isatty(1);
 }
@@ -154,7 +156,7 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 	struct err err = { { 0 }, 0 };
 	struct strbuf sb = STRBUF_INIT;
 	int failed = 0, rc;
-	char *wf = NULL;
+	char *wf = NULL, *env_summary = NULL, *env_output = NULL;
 
 	if (report_view_init(&v, doc, &err)) {
 		say("unusable report: ", err.msg);
@@ -162,11 +164,12 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 	}
 	if (o.format == REPORT_FMT_AUTO)
 		o.format = env_true("GITHUB_ACTIONS") ? REPORT_FMT_GITHUB : REPORT_FMT_TEXT;
+	/* Copies: os_getenv's pointer lives only until its next call. */
 	if (o.format == REPORT_FMT_GITHUB) {
-		if (!o.summary_path)
-			o.summary_path = os_getenv("GITHUB_STEP_SUMMARY");
-		if (!o.outputs_path)
-			o.outputs_path = os_getenv("GITHUB_OUTPUT");
+		if (!o.summary_path && os_getenv("GITHUB_STEP_SUMMARY"))
+			o.summary_path = env_summary = xstrdup(os_getenv("GITHUB_STEP_SUMMARY"));
+		if (!o.outputs_path && os_getenv("GITHUB_OUTPUT"))
+			o.outputs_path = env_output = xstrdup(os_getenv("GITHUB_OUTPUT"));
 	}
 	if (!o.sarif_anchor && env_true("GITHUB_ACTIONS"))
 		o.sarif_anchor = wf = workflow_file();
@@ -267,6 +270,8 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 	strbuf_release(&sb);
 	report_view_release(&v);
 	free(wf);
+	free(env_summary);
+	free(env_output);
 	return rc;
 }
 

@@ -23,3 +23,20 @@ torch240_build() {
 torch240_tree() {
 	FX_KEY=$(declare -f loader_base | sha256sum | cut -c1-16) fx_build torch240 torch240_build
 }
+
+# The same failure, plus torch DLLs whose file names carry workflow commands,
+# escapes and Markdown (names only a hostile package would ship; Windows
+# forbids ':' in names, an offline tree on Linux does not).
+torch_hostile_build() {
+	local d=$1 lib
+	torch240_build "$d" || return 1
+	lib=$d/Python311/Lib/site-packages/torch/lib
+	make_dll "$lib/x::error::injected%0A.dll" --export a --import 'gone.dll:f' || return 1
+	make_dll "$lib/y##[error]legacy|<b>.dll" --export b --import c10.dll:c10_fn \
+		--import 'missing.dll:g' || return 1
+	make_dll "$lib/z::stop-commands::x::add-mask::m.dll" --export c --import 'ok.dll:h' || return 1
+}
+
+torch_hostile_tree() {
+	FX_KEY=$( (declare -f loader_base torch240_build) | sha256sum | cut -c1-16) fx_build torch_hostile torch_hostile_build
+}

@@ -40,6 +40,33 @@ run_github evil
 run_github many
 run_github fail240
 
+# End to end: `check` itself on a generated Windows tree whose torch\lib holds
+# DLLs named like workflow commands (x::error::…, y##[error]…|<b>, z::stop-commands::…).
+# shellcheck source=tests/lib/fixtures.sh
+source tests/lib/fixtures.sh
+# shellcheck source=tests/loader/tree.sh
+source tests/loader/tree.sh
+# shellcheck source=tests/action/torch_tree.sh
+source tests/action/torch_tree.sh
+if root=$(torch_hostile_tree 2>"$tmp/tree.err") && [ -d "$root" ]; then
+	d=$tmp/check
+	mkdir -p "$d"
+	: >"$d/summary.md"
+	: >"$d/outputs"
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$d/summary.md" GITHUB_OUTPUT="$d/outputs" \
+		"$BIN" check --root "$root" --torch 'C:\Python311\Lib\site-packages\torch' --json "$d/report.json" \
+		>"$d/stdout" 2>"$d/stderr"
+	check_eq "check on the hostile tree: exit 1" 1 $?
+	check_eq "the hostile DLL names reached the findings" 3 \
+		"$(grep -c '"binary":.*\(::error::injected\|##\[error\]legacy\|::stop-commands::\)' "$d/report.json")"
+	python3 tests/report/check_injection.py "$d/report.json" "$d/stdout" "$d/stderr" "$d/outputs" \
+		"$d/summary.md" "$d/report.json" | sed "s/^\(not \)\{0,1\}ok - injection: /&check: /"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || TAP_FAILED=1
+else
+	not_ok "cannot build the hostile tree"
+	tail -5 "$tmp/tree.err" | sed 's/^/#   /'
+fi
+
 # Errors about hostile arguments go to stderr escaped.
 "$BIN" report --in "$tmp/nope
 ::error::from-path
