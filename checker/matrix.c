@@ -35,7 +35,7 @@
 #define YT_MAX_NODES 50000
 #define YT_MAX_SCALAR 16384
 #define YT_MAX_KIDS 1024 /* items of one list, or keys + values of one mapping: bounds the quadratic checks */
-#define OVERLAP_BUDGET 4000000 /* sample evaluations per file */
+#define OVERLAP_BUDGET 8000000 /* clause evaluations per file (256 two-clause rows need 5M) */
 
 /* Lint context: one file being read. */
 struct lint {
@@ -1375,7 +1375,7 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 			const struct matrix_row *a = rows[i], *b = rows[j];
 			const char *variant;
 			unsigned amask;
-			size_t ns = 0;
+			size_t ns = 0, cost;
 			if (a->merge || b->merge || !a->torch.n || !b->torch.n)
 				continue;
 			if (specificity(a) != specificity(b))
@@ -1387,13 +1387,14 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 				continue;
 			spec_samples(&a->torch, samples, &ns, MAX_SAMPLES);
 			spec_samples(&b->torch, samples, &ns, MAX_SAMPLES);
-			if (budget < ns * 2) {
+			cost = ns * (a->torch.n + b->torch.n);
+			if (budget < cost) {
 				lint_error(L, b->pos.line, b->pos.col,
 					   "too many rows and clauses to check for overlaps; split the file");
 				free(samples);
 				return;
 			}
-			budget -= ns * 2;
+			budget -= cost;
 			{
 				const struct pep440 *low = NULL;
 				for (k = 0; k < ns; k++)

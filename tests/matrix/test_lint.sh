@@ -193,6 +193,16 @@ lint_case utf8col 2 'utf8col.yml:4:17: torch: bad specifier "===\xc3\xa9 x" at c
 printf 'schema: 1\rrows:\r  - id: \xff\r' >cr.yml
 lint_case cr 2 'cr.yml:3:9: invalid UTF-8 (byte 0xff); save the file as UTF-8'
 
+# 256 disjoint rows are fine (and quick: overlap checks are bounded); 257 are too many.
+python3 -c '
+for n, name in ((256, "rows256.yml"), (257, "rows257.yml")):
+    with open(name, "w") as f:
+        f.write("schema: 1\nrows:\n")
+        for i in range(n):
+            f.write("  - {id: r%d, torch: \">=%d.0,<%d.0\", status: inferred, vc_redist: {x64: \"14.%d\"}}\n" % (i, i + 10, i + 11, i))'
+lint_case rows256 0 ''
+lint_case rows257 2 'rows257.yml:259:5: more than 256 rows in one file'
+
 # --- layering against the default -------------------------------------------
 printf 'schema: 1\nremove: [torch-2.4.0, nope]\nrows:\n  - {id: torch-2.9-and-newer, merge: true, vc_redist: {x64: "14.42"}}\n  - {id: zz, merge: true}\n' >layer.yml
 lint_case layer 2 'layer.yml:2:23: remove: no earlier layer has a row `nope`
