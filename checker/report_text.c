@@ -109,7 +109,7 @@ static const char *base_name(const char *p)
 	return s;
 }
 
-static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num);
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi);
 
 /* Renders item i and folds the later items with the same problem into its "also:" line. */
 static void finding_group(struct strbuf *out, const struct style *st, const struct report_view *v, size_t i,
@@ -117,9 +117,7 @@ static void finding_group(struct strbuf *out, const struct style *st, const stru
 {
 	size_t j, n = 0;
 	struct strbuf also = STRBUF_INIT;
-	finding(out, st, &v->items[i], num);
-	if (multi && report_str(v->items[i].f, "install"))
-		field(out, st, "install:", report_str(v->items[i].f, "install"));
+	finding(out, st, &v->items[i], num, multi);
 	for (j = i + 1; j < v->n; j++) {
 		if (done[j] || v->items[j].sev != v->items[i].sev || !same_problem(v->items[i].f, v->items[j].f))
 			continue;
@@ -134,7 +132,7 @@ static void finding_group(struct strbuf *out, const struct style *st, const stru
 	strbuf_release(&also);
 }
 
-static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num)
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi)
 {
 	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
 	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
@@ -163,6 +161,8 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 			strbuf_addf(out, ":%ld", report_int(a, "line", 0));
 		strbuf_addch(out, '\n');
 	}
+	if (multi)
+		field(out, st, "install:", report_str(f, "install"));
 	if (report_str(f, "fix")) {
 		strbuf_addf(out, "      %s%-9s%s ", st->bold, "fix:", st->off);
 		report_esc_line(out, report_str(f, "fix"));
@@ -200,7 +200,7 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *inst;
 	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
 	size_t i, num = 0;
-	int sev, ninst = 0, nfail = 0, multi;
+	int sev, ninst = 0, nfail = 0, multi, pass;
 	unsigned char *done = v->n ? xcalloc(v->n, 1) : NULL;
 
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
@@ -236,11 +236,12 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 			    report_int(c, "binaries_failing", 0));
 	strbuf_adds(out, ")\n");
 
-	/* Where, and what `import torch` would say (Windows names only the DLL it asked for). */
+	/* Where, and what `import torch` would say (Windows names only the DLL it asked for); failing installs first. */
+	for (pass = 0; pass < 2; pass++)
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
 	{
 		const cJSON *ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
-		if (!report_str(inst, "torch_dir"))
+		if (!report_str(inst, "torch_dir") || same_str(report_str(inst, "status"), "fail") != !pass)
 			continue;
 		{
 			const char *is = report_str(inst, "status");
