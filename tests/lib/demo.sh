@@ -19,7 +19,7 @@
 # wired like torch's: fbgemm -> asmjit, libomp140/libiomp5md; torch_cpu -> c10,
 # fbgemm, ...; _C.pyd -> torch_python -> python311.dll).
 #
-# Then runs `torch-dll-check check --root TREE --scan 'C:\' --registry
+# Then runs `torch-dll-check check --root TREE --scan "C:\\" --registry
 # runner.reg` and prints its report. Exit status: 0 when the check ran and
 # found what it should (the check itself exits 1: torch 2.4.0 fails there),
 # non-zero when something broke. Extra arguments go to `check` (e.g. --json).
@@ -113,12 +113,21 @@ Windows Registry Editor Version 5.00
 EOF
 }
 
-FX_KEY=$(cat "${BASH_SOURCE[0]}" "$REPO/tests/loader/tree.sh" "$REPO/tests/loader/torchtree.sh" |
-	sha256sum | cut -c1-12)
-export FX_KEY
+# demo_tree: build (or reuse) the runner tree, print its directory (root/ and runner.reg).
+demo_tree() {
+	local FX_KEY
+	FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/loader/tree.sh" "$REPO/tests/loader/torchtree.sh" |
+		sha256sum | cut -c1-12)
+	export FX_KEY
+	fx_build demo demo_build
+}
+
+# Sourced (tests/check/test_policy.sh): only the functions.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+
 [ -x "$BIN" ] || { echo "demo: $BIN is not built (run make)" >&2; exit 2; }
 start=$SECONDS
-dir=$(fx_build demo demo_build) || { echo "demo: building the runner tree failed" >&2; exit 2; }
+dir=$(demo_tree) || { echo "demo: building the runner tree failed" >&2; exit 2; }
 
 cat <<EOF
 A Windows runner, generated in $dir/root (it stands for C:\\):
@@ -129,7 +138,7 @@ A Windows runner, generated in $dir/root (it stands for C:\\):
 \$ torch-dll-check check --root $dir/root --scan 'C:\\' --registry $dir/runner.reg
 
 EOF
-out=$("$BIN" check --root "$dir/root" --scan 'C:\' --registry "$dir/runner.reg" "$@")
+out=$("$BIN" check --root "$dir/root" --scan "C:\\" --registry "$dir/runner.reg" "$@")
 rc=$?
 printf '%s\n' "$out"
 echo
