@@ -155,7 +155,7 @@ cp "$out/bad.reg" "$out/pfx2/system.reg"
 "$bin" inventory --root "$out/pfx2/drive_c" >"$out/bad2.txt" 2>&1
 check_eq "--root with a damaged system.reg: exit 2" 2 $?
 check_eq "--root with a damaged system.reg: the parse error" \
-	"torch-dll-check: inventory: $out/pfx2/drive_c/../system.reg:$line: value \"Bld\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"" \
+	"torch-dll-check: inventory: $out/pfx2/system.reg:$line: value \"Bld\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"" \
 	"$(cat "$out/bad2.txt")"
 
 # A truncated UTF-16 export (odd length) is refused, not half-read

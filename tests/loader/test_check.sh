@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317,SC2001  # functions run through fx_build; sed on escaped JSON
 # test_check: torch's _load_dll_libraries and CPython's .pyd loading on
 # generated Windows machines (torchtree.sh): per scenario, the exact verdict
 # of each binary, import_error's text, the findings and the exit status.
