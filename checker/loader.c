@@ -36,12 +36,17 @@
  * Dependencies. A DLL's static imports are resolved with the flags of the
  * LoadLibraryExW call that loaded it (Windows applies the same search flags
  * to the whole load), unless the importing module's load config carries
- * DependentLoadFlags, which then replace them for that module's imports.
+ * DependentLoadFlags, which then replace them for that module's imports
+ * [I: how they combine with explicit LoadLibraryExW search flags is not
+ * documented; Wine 8 ignores them (oracle W5), so no test can settle it].
  * Which directory DLL_LOAD_DIR stands for below the first level is not
  * documented [I]; the load context Windows builds per LoadLibraryExW call
  * (and Wine's single load path per call) point to the top DLL's directory:
  * that is LDR_DLD_TOP, the default; LDR_DLD_IMPORTER is the other choice,
- * one switch (loader_set_dll_load_dir_mode) for the oracle to settle.
+ * one switch (loader_set_dll_load_dir_mode, `deps --dll-load-dir`). The
+ * oracle's pyd_dll_load_dir_deeper scenario agrees with LDR_DLD_TOP.
+ * Standard order with LOAD_WITH_ALTERED_SEARCH_PATH (0x8): the DLL's folder
+ * takes the application dir's place. A name without an extension gets ".dll".
  *
  * Two phases, as Windows 10's loader: first every static dependency is
  * found and mapped (a missing one anywhere → 126, ERROR_MOD_NOT_FOUND),
@@ -54,7 +59,13 @@
  * recursively, 16 levels at most; a loop (the same module and symbol again)
  * is reported as 127 [I: what Windows does with a loop is undocumented]. A
  * forwarder to a missing DLL fails the load with 126 [I: Windows' status
- * from LdrpLoadDependentModule; Wine binds a stub and carries on].
+ * from LdrpLoadDependentModule (torch then tries its PATH fallback); Wine
+ * binds a stub and carries on (oracle W4, which accepts 126 or 127)]. A
+ * missing symbol fails the load on Windows; Wine binds a stub (oracle W2).
+ *
+ * Which failure is reported: the first in depth-first import order (each
+ * module's import descriptors in file order), the same module Wine's
+ * "Library X (which is needed by Y) not found" lines name.
  *
  * Machines and bad files. The DLL passed to LoadLibraryExW: another machine
  * or not a PE (empty, no MZ/PE signature, corrupt) → 193
@@ -568,7 +579,10 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32");
 	} else {
 		const char *path = view_getenv(ld->view, "PATH");
-		if (ld->app_dir)
+		/* LOAD_WITH_ALTERED_SEARCH_PATH: the DLL's folder takes the application dir's place */
+		if ((flags & LDR_WITH_ALTERED_SEARCH_PATH) && dll_dir)
+			add_dir(&v, &n, &alloc, dll_dir, "altered search path");
+		else if (ld->app_dir)
 			add_dir(&v, &n, &alloc, ld->app_dir, "application dir");
 		add_dir(&v, &n, &alloc, sysdir(ld), "System32");
 		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir");
@@ -704,6 +718,13 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 	int saw_wrong_arch = 0;
 	char *found = NULL;
 
+	/* a name without an extension gets ".dll", as LdrLoadDll does */
+	if (!strchr(winpath_basename(name), '.')) {
+		char *withext = xasprintf("%s.dll", name);
+		free(node->name);
+		node->name = withext;
+		name = node->name;
+	}
 	if (depth > LDR_MAX_DEPTH) {
 		node->detail = xstrdup("import chain deeper than 64 levels");
 		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);

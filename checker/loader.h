@@ -23,6 +23,7 @@
 #include "view.h"
 
 /* LoadLibraryExW flags we model. */
+#define LDR_WITH_ALTERED_SEARCH_PATH 0x8
 #define LDR_SEARCH_DLL_LOAD_DIR 0x100
 #define LDR_SEARCH_APPLICATION_DIR 0x200
 #define LDR_SEARCH_USER_DIRS 0x400

@@ -6,8 +6,9 @@ TEST_NAME=deps
 source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/loader/tree.sh"
-FX_KEY=$(cat "$TDC_REPO/tests/loader/tree.sh" | sha256sum | cut -c1-12)
+FX_KEY=$(sha256sum <"$TDC_REPO/tests/loader/tree.sh" | cut -c1-12)
 export FX_KEY
+# shellcheck disable=SC2317  # called through fx_build
 build_tree() { source "$TDC_REPO/tests/loader/tree.sh" && loader_cases "$1"; }
 R=$(fx_build loader-cases build_tree) || { not_ok "building the trees"; tap_done; }
 B=${TDC_ASAN_BIN:-$TDC_BIN}
@@ -64,6 +65,11 @@ verdict "PATH is searched with flags 0" '[0,"loads",null,null,[]]' 'C:\c\pth\pth
 	--flags 0
 verdict "bare name with DLL_LOAD_DIR → 87" '[87,"invalid-parameter","top.dll",null,["top.dll"]]' top.dll
 verdict "bare name, standard order, app dir" '[0,"loads",null,null,[]]' top.dll --flags 0 --app-dir 'C:\c\ok'
+verdict "a name without extension gets .dll" '[0,"loads",null,null,[]]' top --flags 0 --app-dir 'C:\c\ok'
+verdict "LOAD_WITH_ALTERED_SEARCH_PATH: the DLL's folder replaces the app dir" '[0,"loads",null,null,[]]' \
+	'C:\c\cyc\cyc_a.dll' --flags 0x8
+verdict "flags 0: the DLL's own folder is not searched" '[126,"missing-dll","cyc_b.dll",null,["cyc_a.dll","cyc_b.dll"]]' \
+	'C:\c\cyc\cyc_a.dll' --flags 0
 verdict "missing delay import: loads" '[0,"loads",null,null,[]]' 'C:\c\dl\dl.dll'
 verdict "DependentLoadFlags 0x800: own dir no longer searched" \
 	'[126,"missing-dll","sib.dll",null,["dlf.dll","sib.dll"]]' 'C:\c\dlf\dlf.dll'

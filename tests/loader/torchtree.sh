@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # torchtree.sh: Windows machines with a python.org-style Python 3.11 and a
 # torch install made of stand-in DLLs named and wired like torch's (source it
 # after tree.sh). torch_tree DIR CASE builds one scenario; test_check.sh says

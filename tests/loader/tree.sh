@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tree.sh: the Windows trees the loader tests check (source it).
 #
 # loader_base DIR: a minimal C:\ with a real System32: Wine's PE builds of
