@@ -150,7 +150,8 @@ stand() {
 	sdll "$(host "$dir")/$n" "$@" "${EXTRA[@]}"
 }
 
-# libiomp5md's exports (with explicit ordinals, as Intel's has); a stand-in
+# libiomp5md's exports (with explicit ordinals, as Intel's has: Base 10, so
+# torch_cpu's import of ordinal 12 is export index 2); a stand-in
 # imports a given name from one DLL only (fixtures.sh), so fbgemm takes
 # omp_get_num_procs from libiomp5md and omp_get_max_threads from libomp140.
 IOMP_EXPORTS=(--import KERNEL32.dll:GetLastError --export 'omp_get_max_threads @10'
@@ -180,7 +181,7 @@ torch_install() {
 	stand uv.dll "$L" --msvc --import WS2_32.dll:WSAStartup --export uv_loop_init
 	stand torch_cpu.dll "$L" --msvc "${CXX[@]}" --import c10.dll:c10_alloc --import fbgemm.dll:fbgemm_gemm \
 		--import asmjit.dll:asmjit_init --import libiomp5md.dll:omp_get_num_threads \
-		--import uv.dll:uv_loop_init --export torch_cpu_init
+		--import-ordinal libiomp5md.dll:12 --import uv.dll:uv_loop_init --export torch_cpu_init
 	stand torch_global_deps.dll "$L" --msvc --export global_deps_anchor
 	stand torch_python.dll "$L" --msvc "${CXX[@]}" --import torch_cpu.dll:torch_cpu_init \
 		--import c10.dll:c10_alloc --import python311.dll:PyModule_Create2 --export initModule

@@ -509,6 +509,10 @@ def main():
     run, table_path = sys.argv[1], sys.argv[2]
     record = "--record" in sys.argv[3:]
     scen_dir = open(os.path.join(run, "SCENARIO_DIR")).read().strip()
+    if not os.path.exists(os.path.join(scen_dir, "SCENARIOS")):
+        print(f"not ok - scenarios: the scenario trees in {scen_dir} vanished during the run "
+              "(an older build.sh in another worktree pruned the shared cache?); run again")
+        return 1
     prefix_c = os.path.join(os.path.realpath(os.path.join(scen_dir, "healthy", "root", "Windows", "System32")), "..", "..")
     prefix_c = os.path.realpath(prefix_c)
     scenarios = [s for s in open(os.path.join(scen_dir, "SCENARIOS")).read().split()

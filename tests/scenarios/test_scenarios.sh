@@ -30,3 +30,30 @@ if ! bash tests/scenarios/run.sh "$run" >"$run/run.log" 2>&1; then
 	tap_done
 fi
 /usr/bin/python3 tests/scenarios/compare.py "$run" tests/scenarios/expected.tsv
+rc=$?
+
+# The comparison must be able to fail: a doctored report (fbgemm.dll said
+# to load where libomp140.x86_64.dll is missing) has to produce a not-ok line.
+neg=$run/negative
+mkdir -p "$neg"
+cp "$run/SCENARIO_DIR" "$run/HAVE_CHECK" "$neg/"
+if [ "$(cat "$run/HAVE_CHECK")" = 1 ]; then
+	cp "$run"/libomp140_missing.* "$neg/"
+	/usr/bin/python3 - "$neg/libomp140_missing.check.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+for b in r["installs"][0]["binaries"]:
+    if b["path"].lower().endswith("\\fbgemm.dll"):
+        b["winerror"], b["outcome"], b["stage"] = 0, "loads", "add_dll_directory"
+json.dump(r, open(sys.argv[1], "w", encoding="utf-8"))
+PY
+	/usr/bin/python3 tests/scenarios/compare.py "$neg" tests/scenarios/expected.tsv >"$neg/out.txt"
+	nrc=$?
+	if [ $nrc -ne 0 ] && grep -q '^not ok - scenarios: libomp140_missing: fbgemm.dll: checker says 0 add_dll_directory' "$neg/out.txt"; then
+		ok "a doctored checker verdict is caught (compare.py can fail)"
+	else
+		not_ok "compare.py did not catch a doctored checker verdict (exit $nrc)"
+		rc=1
+	fi
+fi
+exit $rc
