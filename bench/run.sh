@@ -83,7 +83,7 @@ echo
 echo "Machine: $(uname -srm), $(nproc) cores, $(awk '/model name/ { sub(/.*: /, ""); print; exit }' /proc/cpuinfo)."
 echo "Best of ${BENCH_RUNS:-5} warm runs (see bench/lib.sh). torch-dll-check $("$BIN" --version | awk '{ print $2 }'),"
 echo "$(llvm-readobj --version | awk '/LLVM version/ { print "LLVM " $NF }'), binutils $(x86_64-w64-mingw32-objdump --version | head -1 | awk '{ print $NF }'),"
-echo "pev $(readpe -V 2>&1 | head -1 | awk '{ print $NF }'), pefile $("$PY" -c 'import pefile; print(pefile.__version__)')."
+echo "pev $(readpe -V 2>&1 | grep -o '[0-9][0-9.]*' | head -1), pefile $("$PY" -c 'import pefile; print(pefile.__version__)')."
 echo
 echo "Measured under $(bench_load)."
 echo

@@ -6,7 +6,7 @@
  * unparsable pin file with FILE:LINE:COL).
  *
  *   torch-dll-check-git pins [--repo DIR] [--rev REV | --base REV [--head REV]
- *                            | --github-event FILE] [--all] [--json]
+ *                            | --github-event FILE] [--matrix FILE]... [--all] [--json]
  *
  * Without a revision option, a pull request job (GITHUB_EVENT_NAME
  * pull_request or pull_request_target) compares the PR's base and head from
@@ -15,7 +15,8 @@
  * Everything printed from the repository (paths, requirement text) is
  * untrusted: control characters are replaced, and under GitHub Actions the
  * text output is wrapped in ::stop-commands:: so it cannot issue workflow
- * commands (FACTS §7).
+ * commands (FACTS §7). After that block, a PR's torch pin changes become
+ * ::notice annotations at their head file:line:col.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "matrix.h"
 #include "os.h"
 #include "pins.h"
+#include "report.h"
 
 #define PINS_SCHEMA "torch-dll-check/pins/v1"
 
@@ -63,13 +65,10 @@ static void put_at(const struct pin *p)
 	printf(":%u:%u", p->line, p->col);
 }
 
-/* Errors carry repository text too (paths, excerpts): same treatment as stdout. */
+/* Errors carry repository text too (paths, excerpts): cmd_usage_error escapes them (report.h). */
 static int fail(const struct err *err)
 {
-	fputs("torch-dll-check: ", stderr);
-	put_safe(stderr, err->msg);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
+	return cmd_usage_error("%s", err->msg);
 }
 
 static void put_pin_line(const struct pin *p)
@@ -168,24 +167,32 @@ static void print_changes(const struct pin_changes *c)
 	}
 }
 
-/* The default matrix, loaded once for the "can the runners take it?" lines. NULL if it fails. */
+/* The matrix for the "can the runners take it?" lines: the built-in one plus --matrix layers. */
+static struct matrix the_matrix;
+static int matrix_state; /* 0 not loaded, 1 loaded, -1 the built-in one failed (rows not shown) */
+
 static const struct matrix *default_matrix(void)
 {
-	static struct matrix m;
-	static int state; /* 0 not loaded, 1 loaded, -1 failed */
+	return matrix_state == 1 ? &the_matrix : NULL;
+}
+
+static int matrix_setup(const struct strlist *layers, struct err *err)
+{
+	size_t i;
 	struct err e;
-	if (!state) {
-		matrix_init(&m);
-		state = matrix_load_default(&m, NULL, &e) ? -1 : 1;
-	}
-	return state == 1 ? &m : NULL;
+	matrix_init(&the_matrix);
+	matrix_state = matrix_load_default(&the_matrix, NULL, &e) ? -1 : 1;
+	for (i = 0; matrix_state == 1 && i < layers->n; i++)
+		if (matrix_load_file(&the_matrix, layers->v[i], NULL, err) < 0)
+			return -1;
+	return 0;
 }
 
 static void default_matrix_release(void)
 {
-	const struct matrix *m = default_matrix();
-	if (m)
-		matrix_release((struct matrix *)m);
+	if (matrix_state)
+		matrix_release(&the_matrix);
+	matrix_state = 0;
 }
 
 static void print_targets(const struct pinset *ps)
@@ -228,6 +235,66 @@ static void print_targets(const struct pinset *ps)
 		pin_probes_release(&pr);
 	}
 	free(t);
+}
+
+/*
+ * GitHub annotations for what a pull request changed, anchored at the pin's
+ * line in the head commit (issue 5: "a requirements pin"), printed after the
+ * stop-commands block. At most REPORT_ANNOTATIONS_PER_KIND notices (GitHub
+ * shows no more per step), then one that counts the rest. Escaping as the
+ * Actions toolkit does (report.h).
+ */
+static void print_annotations(const struct pin_changes *c)
+{
+	size_t i, shown = 0;
+	for (i = 0; i < c->n; i++) {
+		const struct pin_change *ch = &c->v[i];
+		const struct pin *p = ch->head ? ch->head : ch->base;
+		struct strbuf line = STRBUF_INIT, msg = STRBUF_INIT, title = STRBUF_INIT;
+		struct torch_target t;
+		if (shown == REPORT_ANNOTATIONS_PER_KIND - 1 && c->n - i > 1) {
+			printf("::notice title=torch pins::%zu more torch pin changes: see the job log or --json\n",
+			       c->n - i);
+			break;
+		}
+		strbuf_addf(&title, "torch pin %s", pin_change_name(ch->kind));
+		if (ch->kind == PIN_CHANGED)
+			strbuf_addf(&msg, "%s -> %s", ch->base->raw, ch->head->raw);
+		else
+			strbuf_addf(&msg, "%s%s", p->raw, ch->head ? "" : " (removed; it was at this line in the base)");
+		if (ch->head && default_matrix()) {
+			struct pin_probes pr = { NULL, 0, 0 };
+			struct err e;
+			size_t j;
+			memset(&t, 0, sizeof(t));
+			t.pin = p;
+			t.file = p->file;
+			t.version = p->version;
+			t.specifier = p->pep440;
+			t.variant = p->variant;
+			if (pins_target_probes(default_matrix(), &t, "x64", &pr, &e) == 0 && pr.n) {
+				strbuf_adds(&msg, "\nWindows runners must satisfy matrix rows:");
+				for (j = 0; j < pr.n; j++)
+					strbuf_addf(&msg, " %s (%s)", pr.v[j].row ? pr.v[j].row->id : "none", pr.v[j].version);
+			}
+			pin_probes_release(&pr);
+		}
+		strbuf_adds(&line, "::notice ");
+		if (ch->head) {
+			strbuf_adds(&line, "file=");
+			report_esc_gh_prop(&line, p->file);
+			strbuf_addf(&line, ",line=%u,col=%u,", p->line, p->col);
+		}
+		strbuf_adds(&line, "title=");
+		report_esc_gh_prop(&line, title.buf);
+		strbuf_adds(&line, "::");
+		report_esc_gh_data(&line, msg.buf);
+		puts(line.buf);
+		strbuf_release(&line);
+		strbuf_release(&msg);
+		strbuf_release(&title);
+		shown++;
+	}
 }
 
 /* ---------- JSON ---------- */
@@ -447,7 +514,7 @@ static int print_json(const char *repo, const struct side *head, const struct si
 static void pins_usage(FILE *f)
 {
 	fprintf(f, "usage: torch-dll-check pins [--repo DIR] [--rev REV | --base REV [--head REV] | --github-event FILE]\n"
-		   "                            [--all] [--json]\n\n"
+		   "                            [--matrix FILE]... [--all] [--json]\n\n"
 		   "Which torch a repository revision pins (requirements*.txt, constraints*.txt, pyproject.toml,\n"
 		   "environment.yml, setup.cfg, Pipfile, uv.lock, poetry.lock, pdm.lock), read from git objects.\n"
 		   "With a base, also what changed: torch pins added, changed or removed, at their head line.\n"
@@ -456,6 +523,7 @@ static void pins_usage(FILE *f)
 		   "  --rev REV            one revision (default HEAD)\n"
 		   "  --base REV --head REV  compare two revisions (--head defaults to HEAD)\n"
 		   "  --github-event FILE  base/head from a pull request event payload ($GITHUB_EVENT_PATH)\n"
+		   "  --matrix FILE        a matrix layer over the built-in one (repeatable), for the runner rows\n"
 		   "  --all                every package, not only torch\n"
 		   "  --json               JSON (schema " PINS_SCHEMA ", docs/pins-json.md)\n");
 }
@@ -480,12 +548,14 @@ static int cmd_git_pins(int argc, char **argv)
 	struct pin_changes changes = { NULL, 0, 0 };
 	struct err err;
 	char stop_token[33] = "";
+	struct strlist layers = STRLIST_INIT;
 
 	for (i = 1; i < argc; i++) {
 		const char *v;
 		int m;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			pins_usage(stdout);
+			strlist_release(&layers);
 			return EXIT_PASS;
 		}
 		if (!strcmp(argv[i], "--json")) {
@@ -498,34 +568,49 @@ static int cmd_git_pins(int argc, char **argv)
 		}
 		if ((m = arg_value(argc, argv, &i, "--repo", &v)) != 0) {
 			if (m < 0)
-				return EXIT_USAGE;
+				goto usage;
 			repo_dir = v;
 		} else if ((m = arg_value(argc, argv, &i, "--rev", &v)) != 0) {
 			if (m < 0)
-				return EXIT_USAGE;
+				goto usage;
 			rev = v;
 		} else if ((m = arg_value(argc, argv, &i, "--base", &v)) != 0) {
 			if (m < 0)
-				return EXIT_USAGE;
+				goto usage;
 			base_rev = v;
 		} else if ((m = arg_value(argc, argv, &i, "--head", &v)) != 0) {
 			if (m < 0)
-				return EXIT_USAGE;
+				goto usage;
 			head_rev = v;
 		} else if ((m = arg_value(argc, argv, &i, "--github-event", &v)) != 0) {
 			if (m < 0)
-				return EXIT_USAGE;
+				goto usage;
 			event = v;
+		} else if ((m = arg_value(argc, argv, &i, "--matrix", &v)) != 0) {
+			if (m < 0)
+				goto usage;
+			strlist_push(&layers, v);
 		} else {
 			cmd_usage_error("pins: unknown option '%s'", argv[i]);
 			pins_usage(stderr);
-			return EXIT_USAGE;
+			goto usage;
 		}
 	}
-	if ((rev && (base_rev || head_rev || event)) || (event && (base_rev || head_rev)))
+	if ((rev && (base_rev || head_rev || event)) || (event && (base_rev || head_rev))) {
+		strlist_release(&layers);
 		return cmd_usage_error("pins: use one of --rev, --base/--head, --github-event");
-	if (head_rev && !base_rev)
+	}
+	if (head_rev && !base_rev) {
+		strlist_release(&layers);
 		return cmd_usage_error("pins: --head needs --base");
+	}
+	err_clear(&err);
+	i = matrix_setup(&layers, &err);
+	strlist_release(&layers);
+	if (i < 0) {
+		default_matrix_release();
+		return fail(&err);
+	}
 	if (!rev && !base_rev && !event) {
 		const char *name = os_getenv("GITHUB_EVENT_NAME");
 		if (name && !strncmp(name, "pull_request", 12) && os_getenv("GITHUB_EVENT_PATH"))
@@ -536,7 +621,6 @@ static int cmd_git_pins(int argc, char **argv)
 	memset(&base, 0, sizeof(base));
 	strbuf_init(&head.subject);
 	strbuf_init(&base.subject);
-	err_clear(&err);
 	diff = base_rev || event;
 	head.rev = rev ? rev : head_rev ? head_rev : "HEAD";
 	base.rev = base_rev;
@@ -544,14 +628,17 @@ static int cmd_git_pins(int argc, char **argv)
 		char *ev = xstrdup(event); /* os_getenv's pointer is not stable */
 		if (github_event_pr_shas(ev, base.sha, head.sha, &err) < 0) {
 			free(ev);
+			default_matrix_release();
 			return fail(&err);
 		}
 		free(ev);
 		head.rev = "pull_request.head.sha";
 		base.rev = "pull_request.base.sha";
 	}
-	if (git_repo_open(&repo, repo_dir, &err) < 0)
+	if (git_repo_open(&repo, repo_dir, &err) < 0) {
+		default_matrix_release();
 		return fail(&err);
+	}
 	if (load_side(repo, &head, "head", &err) < 0 || (diff && load_side(repo, &base, "base", &err) < 0)) {
 		rc = fail(&err);
 		goto out;
@@ -577,8 +664,11 @@ static int cmd_git_pins(int argc, char **argv)
 		print_changes(&changes);
 	}
 	print_targets(&head.ps);
-	if (stop_token[0])
+	if (stop_token[0]) {
 		printf("::%s::\n", stop_token);
+		if (diff)
+			print_annotations(&changes);
+	}
 out:
 	pin_changes_release(&changes);
 	pinset_release(&head.ps);
@@ -588,6 +678,9 @@ out:
 	git_repo_close(repo);
 	default_matrix_release();
 	return rc;
+usage:
+	strlist_release(&layers);
+	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)

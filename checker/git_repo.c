@@ -36,10 +36,23 @@ int git_repo_open(struct git_repo **out, const char *path, struct err *err)
 	*out = NULL;
 	if (git_libgit2_init() < 0)
 		return err_set(err, "cannot initialise libgit2: %s", lg_msg());
-	if (git_repository_open_ext(&repo, path, 0, NULL) < 0) {
-		err_set(err, "not a git repository: %s (nor any of its parent folders)", path);
-		git_libgit2_shutdown();
-		return -1;
+	{
+		int rc = git_repository_open_ext(&repo, path, 0, NULL);
+		if (rc < 0) {
+			/* Not found is the common case; anything else (e.g. libgit2's check that the
+			 * repository belongs to the current user, in CI containers) says why. */
+			if (strstr(lg_msg(), "safe.directory"))
+				/* libgit2 1.5 reports git's ownership check as "not found" with this text */
+				err_set(err, "the git repository at %s belongs to another user, so git's safe.directory "
+					     "check refuses it; if you trust it: git config --global --add safe.directory "
+					     "<its top folder>", path);
+			else if (rc == GIT_ENOTFOUND)
+				err_set(err, "not a git repository: %s (nor any of its parent folders)", path);
+			else
+				err_set(err, "cannot open the git repository at %s: %s", path, lg_msg());
+			git_libgit2_shutdown();
+			return -1;
+		}
 	}
 	r = xcalloc(1, sizeof(*r));
 	r->repo = repo;

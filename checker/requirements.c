@@ -1363,7 +1363,12 @@ static int parse_option_line(struct req_file *f, const struct rctx *r, const cha
 			if (m < 0)
 				return rerr(r, at, "option %.*s needs a URL", (int)wl, w);
 			strlist_push_owned(&f->indexes, xstrndup(s + voff, vlen));
-		} else if (VALUE_OPT("-f", "--find-links") || VALUE_OPT(NULL, "--trusted-host") ||
+		} else if (VALUE_OPT("-f", "--find-links")) {
+			/* .../whl/cu121/torch_stable.html names a variant too; the page itself is not read */
+			if (m < 0)
+				return rerr(r, at, "option %.*s needs a URL or folder", (int)wl, w);
+			strlist_push_owned(&f->indexes, xstrndup(s + voff, vlen));
+		} else if (VALUE_OPT(NULL, "--trusted-host") ||
 			   VALUE_OPT(NULL, "--use-feature") || VALUE_OPT(NULL, "--no-binary") ||
 			   VALUE_OPT(NULL, "--only-binary") || VALUE_OPT(NULL, "--config-settings")) {
 			if (m < 0)
@@ -1744,6 +1749,34 @@ static int keyed_deps(struct req_file *f, const struct toml *t, const char *what
 	return 0;
 }
 
+/* [tool.setuptools.dynamic] dependencies = { file = ["requirements.txt"] }: includes. */
+static int dynamic_file_includes(struct req_file *f, const struct toml *dyn, struct err *err)
+{
+	const struct toml *file = toml_get(dyn, "file");
+	size_t i, n;
+	if (!file)
+		return 0;
+	n = file->type == TOML_ARRAY ? file->n_items : 1;
+	for (i = 0; i < n; i++) {
+		const struct toml *v = file->type == TOML_ARRAY ? file->items[i] : file;
+		struct posmap map = { NULL, 0, 0 };
+		struct rctx r;
+		int rc;
+		if (v->type != TOML_STRING)
+			return ferr(f, err, v->line, v->col, "[tool.setuptools.dynamic] file must be a string or an array of strings");
+		posmap_add(&map, 0, v->line, v->col);
+		memset(&r, 0, sizeof(r));
+		r.f = f;
+		r.err = err;
+		r.map = &map;
+		rc = add_include(f, &r, 0, v->str, 0);
+		free(map.v);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_pyproject(struct req_file *f, const struct toml *root, struct err *err)
 {
 	const struct toml *proj = toml_get(root, "project"), *poetry = toml_path(root, "tool.poetry");
@@ -1758,6 +1791,15 @@ static int parse_pyproject(struct req_file *f, const struct toml *root, struct e
 	    req_table_of_arrays(f, toml_get(root, "dependency-groups"), "[dependency-groups]", PIN_SRC_GROUP, err) ||
 	    req_array(f, toml_path(root, "build-system.requires"), "[build-system] requires", PIN_SRC_BUILD, NULL, err))
 		return -1;
+	t = toml_path(root, "tool.setuptools.dynamic");
+	if (t && t->type == TOML_TABLE) {
+		if (dynamic_file_includes(f, toml_get(t, "dependencies"), err))
+			return -1;
+		t = toml_get(t, "optional-dependencies");
+		for (i = 0; t && t->type == TOML_TABLE && i < t->n_kv; i++)
+			if (dynamic_file_includes(f, t->kv[i].val, err))
+				return -1;
+	}
 	if (poetry) {
 		const struct toml *sources = toml_get(poetry, "source");
 		if (record_indexes(f, sources, "[[tool.poetry.source]]", err) ||
@@ -2385,6 +2427,37 @@ static int setup_cfg_value(struct req_file *f, const char *group, const char *bu
 	return 0;
 }
 
+/* `file: a.txt, b.txt`: each file is an include, as -r in a requirements file. */
+static int setup_cfg_files(struct req_file *f, const char *list, unsigned line, unsigned col, struct err *err)
+{
+	struct posmap map = { NULL, 0, 0 };
+	struct rctx r;
+	size_t i = 0, n = strlen(list);
+	int rc = 0;
+	posmap_add(&map, 0, line, col);
+	memset(&r, 0, sizeof(r));
+	r.f = f;
+	r.err = err;
+	r.map = &map;
+	while (i < n && !rc) {
+		size_t a, e;
+		char *t;
+		while (i < n && (is_space((unsigned char)list[i]) || list[i] == ','))
+			i++;
+		a = i;
+		while (i < n && list[i] != ',' && !is_space((unsigned char)list[i]))
+			i++;
+		e = i;
+		if (e == a)
+			break;
+		t = xstrndup(list + a, e - a);
+		rc = add_include(f, &r, a, t, 0);
+		free(t);
+	}
+	free(map.v);
+	return rc;
+}
+
 static int parse_setup_cfg(struct req_file *f, const char *buf0, size_t len, struct err *err)
 {
 	/* Work on a NUL-terminated copy with '\r' removed from line ends. */
@@ -2445,8 +2518,11 @@ static int parse_setup_cfg(struct req_file *f, const char *buf0, size_t len, str
 					posmap_add(&lines, next, line, 1);
 				next = e2 < len ? e2 + 1 : len;
 			}
-			if (!strcmp(section, "options") ? !strcmp(key, "install_requires")
-							: 1) {
+			if ((!strcmp(section, "options") ? !strcmp(key, "install_requires") : 1) &&
+			    !strncmp(s + vs, "file:", 5)) {
+				/* install_requires = file: requirements.txt, more.txt (setuptools 62.6+) */
+				rc = setup_cfg_files(f, s + vs + 5, vline, (unsigned)vs + 6, err);
+			} else if (!strcmp(section, "options") ? !strcmp(key, "install_requires") : 1) {
 				const char *group = strcmp(section, "options") ? key : NULL;
 				if (s[vs] && lines.n) {
 					/* "install_requires = torch" followed by more lines: the first line counts too */

@@ -7,7 +7,7 @@ set -u
 . "$(dirname "$0")/../lib/tap.sh"
 TEST_NAME=cross_compile
 : "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
-cd "$TDC_REPO"
+cd "$TDC_REPO" || exit 1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 mods=(checker/pe.c checker/os_win32.c checker/os_posix.c checker/strbuf.c checker/err.c checker/version.c)

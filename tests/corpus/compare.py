@@ -14,10 +14,11 @@ For every file, compares with llvm-readobj (--file-headers --coff-imports
   - DependentLoadFlags (llvm-readobj prints it when the load config is big
     enough to hold it; otherwise we expect null)
 llvm-readobj 14 prints no forwarder strings and rejects a few files (Wine's
-http.sys): for those files only, mingw objdump -p supplies forwarder strings,
+http.sys): for those files only, mingw objdump -p (pefile for the arm64
+files objdump cannot read) supplies forwarder strings,
 imports and exports (and, for the files it reads, the export DLL name and the
 ordinal base). objdump 2.40 does not list delay imports: for a file only
-objdump can read, delay imports are counted as not compared and said so.
+objdump can read, pefile supplies them.
 Version resources are cross-checked against python3-pefile (fast_load + the
 resource directory): present or absent, fixed FileVersion/ProductVersion, and
 every StringFileInfo value the checker reports.
@@ -268,6 +269,55 @@ def pefile_versions(files):
     return out
 
 
+def pefile_delay(files):
+    """Delay imports as pefile reads them, for the files only objdump reads
+    (objdump 2.40 does not list delay imports)."""
+    import pefile
+    out = {}
+    dd = pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"]
+    for f in files:
+        try:
+            p = pefile.PE(f, fast_load=True)
+            p.parse_data_directories(directories=[dd])
+        except Exception:
+            continue
+        lst = []
+        for d in getattr(p, "DIRECTORY_ENTRY_DELAY_IMPORT", []) or []:
+            funcs = []
+            for imp in d.imports:
+                if imp.import_by_ordinal:
+                    funcs.append(("ord", imp.ordinal))
+                else:
+                    funcs.append(("name", imp.name.decode("utf-8", "replace"), imp.hint))
+            lst.append({"dll": d.dll.decode("utf-8", "replace"), "funcs": funcs})
+        out[f] = lst
+        p.close()
+    return out
+
+
+def pefile_exports(files):
+    """Export DLL name, base and forwarder strings as pefile reads them, for
+    files objdump cannot read either (mingw objdump knows no arm64)."""
+    import pefile
+    out = {}
+    dd = pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"]
+    for f in files:
+        try:
+            p = pefile.PE(f, fast_load=True)
+            p.parse_data_directories(directories=[dd])
+        except Exception:
+            continue
+        e = getattr(p, "DIRECTORY_ENTRY_EXPORT", None)
+        if e is not None:
+            out[f] = {"imports": [], "names": {}, "has_exports": True,
+                      "dll_name": e.name.decode("utf-8", "replace") if e.name else None,
+                      "base": e.struct.Base,
+                      "exports": {s.ordinal: (s.address, s.forwarder.decode("utf-8", "replace"))
+                                  for s in e.symbols if s.forwarder}}
+        p.close()
+    return out
+
+
 # ---- comparison ----
 
 class Diffs:
@@ -379,11 +429,11 @@ def compare_file(d, path, pe, ref, od, totals, source):
         totals["dependent-load-flags"] += 1
 
 
-def objdump_as_ref(od):
+def objdump_as_ref(od, delay):
     exports = []
     for o, (rva, fwd) in sorted(od["exports"].items()):
         exports.append({"ordinal": o, "name": od["names"].get(o, ""), "rva": rva, "forwarder": fwd})
-    return {"machine": None, "imports": od["imports"], "delay": None, "exports": exports}
+    return {"machine": None, "imports": od["imports"], "delay": delay, "exports": exports}
 
 
 def compare_version(d, path, pe, pf, totals):
@@ -458,6 +508,8 @@ def main(argv):
         od, pf = {}, {}
         for fu in f_od:
             od.update(fu.result())
+        pdelay = pefile_delay([f for f in files if f in failed])
+        od.update(pefile_exports([f for f in need_od if f not in od and f in ref]))
         for fu in f_pf:
             pf.update(fu.result())
     d = Diffs()
@@ -475,7 +527,7 @@ def main(argv):
         if f in ref:
             compare_file(d, f, p, ref[f], od.get(f), totals, "llvm-readobj")
         elif f in od:
-            compare_file(d, f, p, objdump_as_ref(od[f]), od[f], totals,
+            compare_file(d, f, p, objdump_as_ref(od[f], pdelay.get(f)), od[f], totals,
                          "objdump (llvm-readobj: %s)" % failed.get(f))
         else:
             # No reference reads it: the checker must reject it too.
@@ -493,7 +545,7 @@ def main(argv):
     via_od = sorted(f for f in files if f in od and f not in ref)
     for f in via_od:
         print("NOTE %s: llvm-readobj could not read it (%s); compared with objdump -p "
-              "(no delay imports there)" % (f, failed.get(f)))
+              "(delay imports with pefile)" % (f, failed.get(f)))
     print("TOTAL %s: %d files compared (%d via objdump only, %d rejected by every reader), "
           "%d import DLLs, %d import entries, %d delay-import entries, %d export entries "
           "(%d forwarders, %d forwarder strings unverified), %d DependentLoadFlags, "

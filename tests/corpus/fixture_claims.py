@@ -33,6 +33,11 @@ for m in ("x64", "x86"):
     want(sorted(d["dll"] for d in j[m + "_msvc.dll"]["imports"]) ==
          ["KERNEL32.dll", "MSVCP140.dll", "VCRUNTIME140.dll", "api-ms-win-crt-heap-l1-1-0.dll",
           "api-ms-win-crt-runtime-l1-1-0.dll"], m + " msvc-like imports")
+a = j["arm64_msvc.dll"]
+want(a["machine"] == "arm64" and a["dependent_load_flags"] == 0x800 and
+     [d["dll"] for d in a["delay_imports"]] == ["nvcuda.dll"] and
+     (a["version"] or {}).get("file_version") == "14.40.33810.0" and
+     any(e.get("forwarder") == "NTDLL.RtlAllocateHeap" for e in entries("arm64_msvc.dll")), "arm64")
 want(j["x86_basic.dll"]["format"] == "PE32" and j["x64_basic.dll"]["format"] == "PE32+", "PE32/PE32+")
 want(len(entries("x64_many_exports.dll")) == 5000, "5000 exports")
 want(j["huge_1g.dll"]["overlay_size"] >= 1 << 30, "1 GiB overlay")

@@ -47,7 +47,7 @@ compare() {
 		grep '^NOTE' <<<"$out" | sed 's/^/# /'
 	else
 		not_ok "$label: the checker differs from the reference readers"
-		sed 's/^/#   /' <<<"$out" | head -120
+		printf "%s\n" "$out" | head -120 | sed "s/^/#   /"
 	fi
 }
 

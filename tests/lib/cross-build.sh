@@ -54,9 +54,11 @@ fetch_src() {
 	if [ ! -d "$dir" ]; then
 		ensure_deb_src
 		mkdir -p "$deps/src/tmp-$pkg"
-		(cd "$deps/src/tmp-$pkg" && apt-get source -qq --download-only "$1" >/dev/null 2>&1 &&
-			dpkg-source -x --skip-patches ./*.dsc out >/dev/null 2>&1 ||
-			{ cd "$deps/src/tmp-$pkg" && dpkg-source -x ./*.dsc out >/dev/null; })
+		(
+			cd "$deps/src/tmp-$pkg" || exit 1
+			apt-get source -qq --download-only "$1" >/dev/null 2>&1 || exit 1
+			dpkg-source -x ./*.dsc out >/dev/null
+		) || { echo "cross-build: cannot fetch the Debian source of $1" >&2; exit 1; }
 		mv "$deps/src/tmp-$pkg/out" "$dir"
 		rm -rf "$deps/src/tmp-$pkg"
 	fi

@@ -31,9 +31,11 @@
 # Or run it:  bash tests/lib/fixtures.sh standard        # prints the directory
 #             bash tests/lib/fixtures.sh make-dll OUT.dll [options]
 #             bash tests/lib/fixtures.sh dir
+#             bash tests/lib/fixtures.sh prune   # drop other versions' builds
 #
 # make_dll / make_exe options (all repeatable ones accumulate):
-#   --machine x64|x86            default x64 (x86 = i686, PE32)
+#   --machine x64|x86|arm64      default x64 (x86 = i686, PE32; arm64 through
+#                                llvm: torch ships Windows arm64 wheels)
 #   --toolchain gnu|llvm         gnu = mingw gcc + GNU ld (default);
 #                                llvm = clang + lld-link, MSVC-style output.
 #                                --delay-import* and --dependent-load-flags
@@ -95,6 +97,8 @@
 #   x64_msvc.dll x86_msvc.dll          MSVC-like imports only (lld-link)
 #   x64_msvc_gnu.dll                   the same through GNU ld
 #   x64_dlf.dll x86_dlf.dll            DependentLoadFlags 0x800 (lld)
+#   arm64_msvc.dll                     arm64 (lld): MSVC-like imports, delay import,
+#                                      NONAME export, forwarder, version, DependentLoadFlags
 #   x64_many_exports.dll               5000 named exports
 #   x64_mixed_case.dll                 import names in odd letter case
 #   x64_app.exe                        an .exe importing x64_basic.dll
@@ -126,7 +130,7 @@ fx_hash() {
 				echo "$t: $("$t" --version 2>&1 | head -1)"
 			done
 		} | sha256sum | cut -c1-16)
-		export FX_HASH
+		# Not exported: a child may source another version of this script.
 	fi
 	echo "$FX_HASH"
 }
@@ -198,6 +202,11 @@ fx_add_imports() {
 	IFS=, read -r -a s <<<"$syms"
 	for i in "${s[@]}"; do
 		[ -n "$i" ] || continue
+		# The same symbol twice (say --msvc and --import both name memset) is
+		# one import.
+		case $'\n'"${FX_IMP_SYMS[found]}" in
+		*$'\n'"$i"$'\n'* | *$'\n'"tdc_ord_${dll//[^A-Za-z0-9]/_}_$i @$i NONAME"$'\n'*) continue ;;
+		esac
 		case $kind in
 		*ordinal)
 			[[ $i =~ ^[0-9]+$ ]] || fx_die "bad ordinal '$i' in '$spec'" || return 1
@@ -211,7 +220,7 @@ fx_add_imports() {
 fx_msvc_imports() {
 	local k32="IsDebuggerPresent,IsProcessorFeaturePresent,QueryPerformanceCounter,GetCurrentProcessId,GetCurrentThreadId,GetSystemTimeAsFileTime,InitializeSListHead,DisableThreadLibraryCalls,UnhandledExceptionFilter,SetUnhandledExceptionFilter,GetCurrentProcess,TerminateProcess"
 	local vcr="memset,__std_type_info_destroy_list"
-	if [ "$FX_MACHINE" = x64 ]; then
+	if [ "$FX_MACHINE" != x86 ]; then
 		k32+=",RtlCaptureContext,RtlLookupFunctionEntry,RtlVirtualUnwind"
 		vcr+=",__C_specific_handler"
 	else
@@ -251,6 +260,11 @@ fx_make_in() {
 	local need_llvm=
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--msvc) ;;
+		--*)
+			[ $# -ge 2 ] || { fx_die "make_$kind: $1 needs a value"; return 1; } ;;
+		esac
+		case $1 in
 		--machine) FX_MACHINE=$2; shift ;;
 		--toolchain) toolchain=$2; shift ;;
 		--name) name=$2; shift ;;
@@ -286,19 +300,21 @@ fx_make_in() {
 	done
 	case $FX_MACHINE in
 	x64 | x86) ;;
-	*) fx_die "--machine must be x64 or x86, not '$FX_MACHINE'"; return 1 ;;
+	arm64) need_llvm=1 ;; # no aarch64 mingw-w64 in Debian 12
+	*) fx_die "--machine must be x64, x86 or arm64, not '$FX_MACHINE'"; return 1 ;;
 	esac
 	if [ -z "$toolchain" ]; then
 		toolchain=gnu
 		[ -n "$need_llvm" ] && toolchain=llvm
 	fi
 	[ "$toolchain" = gnu ] && [ -n "$need_llvm" ] &&
-		{ fx_die "delay imports and DependentLoadFlags need --toolchain llvm (GNU ld 2.40 fills neither directory)"; return 1; }
+		{ fx_die "delay imports, DependentLoadFlags and arm64 need --toolchain llvm (GNU ld 2.40 fills neither directory; Debian has no aarch64 mingw)"; return 1; }
 	[ -n "$msvc" ] && { fx_msvc_imports || return 1; }
 	[ -n "$name" ] || name=$(basename "$out")
 
-	local p64='' ptr=.long
+	local p64='' ptr=.long arm=''
 	[ "$FX_MACHINE" = x64 ] && { p64=1; ptr=.quad; }
+	[ "$FX_MACHINE" = arm64 ] && { p64=1; ptr=.xword; arm=1; }
 
 	# The object: entry stub, export stubs, references that pull in each
 	# import, the delay-load helper stub, the load-config structure.
@@ -310,10 +326,20 @@ fx_make_in() {
 		echo '"tdc_entry":'
 		echo '"_tdc_entry@12":'
 		echo '"_tdc_entry":'
-		echo '	movl $1, %eax'
-		if [ -n "$p64" ] || [ "$kind" = exe ]; then echo '	ret'; else echo '	ret $12'; fi
+		if [ -n "$arm" ]; then
+			echo '	mov w0, #1'
+			echo '	ret'
+		else
+			echo '	movl $1, %eax'
+			if [ -n "$p64" ] || [ "$kind" = exe ]; then echo '	ret'; else echo '	ret $12'; fi
+		fi
 		if [ -n "$need_llvm" ]; then
-			if [ -n "$p64" ]; then
+			if [ -n "$arm" ]; then
+				echo '	.globl "__delayLoadHelper2"'
+				echo '"__delayLoadHelper2":'
+				echo '	mov x0, #0'
+				echo '	ret'
+			elif [ -n "$p64" ]; then
 				echo '	.globl "__delayLoadHelper2"'
 				echo '"__delayLoadHelper2":'
 				echo '	xorl %eax, %eax'
@@ -458,6 +484,7 @@ fx_make_in() {
 	else
 		local target=x86_64-pc-windows-msvc m=i386:x86-64 lm=x64
 		[ -n "$p64" ] || { target=i686-pc-windows-msvc; m=i386; lm=x86; }
+		[ -n "$arm" ] && { target=aarch64-pc-windows-msvc; m=arm64; lm=arm64; }
 		clang --target="$target" -c -o "$w/obj.obj" "$w/obj.s" || return 1
 		objs+=("$w/obj.obj")
 		if [ -n "$version" ]; then
@@ -530,6 +557,10 @@ fx_standard_build() {
 			--dependent-load-flags 0x800 || return 1
 		note ${m}_dlf.dll "lld-link; DependentLoadFlags 0x800"
 	done
+	make_dll "$d/arm64_msvc.dll" --machine arm64 --msvc --export PyInit_thing --export 'hidden @7 NONAME' \
+		--export 'fwd = NTDLL.RtlAllocateHeap' --import "MSVCP140.dll:_Mtx_init_in_situ" \
+		--delay-import "nvcuda.dll:cuInit" --version 14.40.33810.0 --dependent-load-flags 0x800 || return 1
+	note arm64_msvc.dll "lld-link arm64; MSVC-like imports, ordinal-only export, forwarder, delay import, version, DependentLoadFlags"
 	make_dll "$d/x64_msvc_gnu.dll" --msvc --export PyInit_thing \
 		--import "VCRUNTIME140_1.dll:__CxxFrameHandler4" || return 1
 	note x64_msvc_gnu.dll "GNU ld; MSVC-like imports only, plus VCRUNTIME140_1"
@@ -558,10 +589,17 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	case ${1:-} in
 	standard) fx_standard ;;
 	dir) fx_dir ;;
+	prune)
+		# Other generator versions' builds (an older script or compiler).
+		keep=$(fx_hash)
+		for old in "$TDC_CACHE"/fixtures/*/; do
+			[ "$(basename "$old")" = "$keep" ] || { echo "removing $old"; rm -rf "$old"; }
+		done
+		;;
 	make-dll) shift; make_dll "$@" ;;
 	make-exe) shift; make_exe "$@" ;;
 	*)
-		echo "usage: $0 standard | dir | make-dll OUT [options] | make-exe OUT [options]" >&2
+		echo "usage: $0 standard | dir | prune | make-dll OUT [options] | make-exe OUT [options]" >&2
 		exit 2
 		;;
 	esac

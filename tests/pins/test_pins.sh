@@ -136,6 +136,15 @@ run_suite() {
 	check_eq "diff: matrix rows the runners must satisfy" "torch-2.4.0 | torch-2.3 torch-2.4.0 torch-2.4.1-to-2.6 torch-2.7-to-2.8 torch-2.9-and-newer" \
 		"$(json "$out.diff.json" 'd["targets"][1]["matrix_rows"][0]["row"] + " | " + cat(*[r["row"] for r in d["targets"][0]["matrix_rows"]])')"
 
+	printf 'schema: 1\nrows:\n  - id: org-2.4.0-cu121\n    torch: "==2.4.0"\n    variant: [cu121]\n    status: inferred\n    vc_redist: {x64: "14.40"}\n' >"$tmp/org.yml"
+	"$bin" pins --repo "$repo" --base main --head pr --matrix "$tmp/org.yml" --json >"$out.org.json" 2>"$out.err"
+	check_eq "--matrix layer: its row wins for the PR's torch" "org-2.4.0-cu121" \
+		"$(json "$out.org.json" 'd["targets"][1]["matrix_rows"][0]["row"]')"
+	printf 'schema: 1\nrows:\n  - id: x\n    torhc: "==1"\n' >"$tmp/bad.yml"
+	"$bin" pins --repo "$repo" --rev main --matrix "$tmp/bad.yml" >"$out.badm" 2>&1
+	check_eq "--matrix with an error: status" 2 $?
+	check_eq "--matrix with an error: file:line:col" 1 "$(grep -c "^torch-dll-check: $tmp/bad.yml:4:5: " "$out.badm")"
+
 	"$bin" pins --repo "$repo" --base main --head pr >"$out.diff.txt" 2>&1
 	check_eq "diff text: PR's torch meets its matrix row" 1 "$(grep -c '^      2.4.0 -> torch-2.4.0$' "$out.diff.txt")"
 	check_eq "diff text: changed line" 1 "$(grep -c '^  changed  requirements.txt:4:1  torch==2.3.1  ->  torch==2.4.0 ; sys_platform == "win32"$' "$out.diff.txt")"
@@ -165,6 +174,14 @@ run_suite() {
 	"$bin" pins --repo "$tmp" >"$out.e1" 2>&1
 	check_eq "not a repository: status" 2 $?
 	check_eq "not a repository: message" "torch-dll-check: not a git repository: $tmp (nor any of its parent folders)" "$(cat "$out.e1")"
+	if [ "$(id -u)" -eq 0 ] && [ "$tag" = rel ]; then
+		# a repository owned by someone else: git's safe.directory check, said plainly
+		cp -r "$repo" "$tmp/theirs" && chown -R nobody "$tmp/theirs"
+		"$bin" pins --repo "$tmp/theirs" >"$out.e6" 2>&1
+		check_eq "another user's repository: status" 2 $?
+		check_eq "another user's repository: safe.directory named" 1 "$(grep -c 'safe.directory' "$out.e6")"
+		rm -rf "$tmp/theirs"
+	fi
 	"$bin" pins --repo "$repo" --rev no-such-branch >"$out.e2" 2>&1
 	check_eq "bad revision: status" 2 $?
 	check_eq "bad revision: message" 1 "$(grep -c "^torch-dll-check: bad revision 'no-such-branch': " "$out.e2")"
@@ -191,6 +208,19 @@ run_suite() {
 	check_eq "actions: output wrapped in stop-commands" 1 \
 		"$(head -1 "$out.gh" | grep -c '^::stop-commands::[0-9a-f]\{32\}$')"
 	check_eq "actions: resumed with the same token" "::$(head -1 "$out.gh" | cut -d: -f5)::" "$(tail -1 "$out.gh")"
+	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head pr >"$out.ghpr" 2>&1
+	check_eq "actions: PR changes become notices at their head line" \
+		"::notice file=requirements.txt,line=4,col=1,title=torch pin changed::torch==2.3.1 -> torch==2.4.0 ; sys_platform == \"win32\"%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0)
+::notice file=uv.lock,line=4,col=12,title=torch pin added::torch 2.4.0+cu121%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0+cu121)
+::notice title=torch pin removed::pytorch::pytorch=2.3.1 (removed; it was at this line in the base)" \
+		"$(grep '^::notice' "$out.ghpr")"
+	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head evil >"$out.ghevil" 2>&1
+	check_eq "actions: hostile paths are escaped in annotation properties" 1 \
+		"$(grep -c '^::notice file=%3A%3Aerror title=x%3A%3Apwned/requirements.txt,line=1,col=1,title=torch pin added::' "$out.ghevil")"
+	check_eq "actions: a newline in a path cannot start a line" 1 \
+		"$(grep -c '^::notice file=new%0Aline/requirements.txt,' "$out.ghevil")"
+	check_eq "actions: no other command than stop/resume/notice" 0 \
+		"$(grep '^::' "$out.ghevil" | grep -cv '^::\(stop-commands::[0-9a-f]*\|[0-9a-f]\{32\}::\|notice .*\)$')"
 	check_eq "legacy ##[ form is broken up everywhere" 0 "$(grep -c '##\[' "$out.gh")"
 	check_eq "a newline in a path stays on its line" 1 "$(grep -c '^  new?line/requirements.txt:1:1  torch==2.4.0$' "$out.gh")"
 	"$bin" pins --repo "$repo" --rev evil --json >"$out.evil.json" 2>&1

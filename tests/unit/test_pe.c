@@ -965,6 +965,82 @@ static void test_version_errors(void)
 	      PE_ERR_CORRUPT);
 }
 
+/* The remaining messages, one structure each. */
+static void test_more_errors(void)
+{
+	static struct img m;
+	size_t r;
+	int i;
+
+	build(&m, 1);
+	m.len = 0x99;
+	FAILS(&m, PE_ALL, "t.dll: truncated optional header at 0x98", PE_ERR_CORRUPT);
+
+	build(&m, 1);
+	m.len = 0x11c;
+	FAILS(&m, PE_ALL, "t.dll: truncated data directory 2 at 0x118", PE_ERR_CORRUPT);
+
+	build(&m, 1);
+	p32(&m, m.opt + 36, 0x300);
+	FAILS(&m, PE_ALL, "t.dll: file alignment 0x300 is not a power of two", PE_ERR_CORRUPT);
+
+	/* 4097 descriptors in one big section. */
+	build(&m, 1);
+	set_section(&m, 0, ".rdata", SEC_RVA, 0x18000, SEC_OFF, 0x18000);
+	m.len = SEC_OFF + 0x18000;
+	pstr(&m, 0x1100, "a.dll");
+	thunk(&m, 0x1200, 0, 0x8000000000000001ull);
+	set_dir(&m, 1, 0x2000, 20);
+	for (i = 0; i < 4097; i++) {
+		size_t o = at(0x2000 + 20 * (uint32_t)i);
+		p32(&m, o + 12, 0x1100);
+		p32(&m, o + 16, 0x1200);
+	}
+	FAILS(&m, PE_IMPORTS, "t.dll: more than 4096 import descriptors", PE_ERR_CORRUPT);
+
+	build(&m, 1);
+	set_dir(&m, 13, 0x7000, 32);
+	FAILS(&m, PE_DELAY_IMPORTS, "t.dll: delay import directory RVA 0x7000 outside any section", PE_ERR_CORRUPT);
+
+	build(&m, 1);
+	set_dir(&m, 13, 0x2fe0, 32);
+	p32(&m, at(0x2fe0), 1);
+	p32(&m, at(0x2fe0) + 4, 0x1100);
+	p32(&m, at(0x2fe0) + 16, 0x1200);
+	pstr(&m, 0x1100, "d.dll");
+	FAILS(&m, PE_DELAY_IMPORTS,
+	      "t.dll: delay import directory at RVA 0x2fe0 runs past the end of its section without a terminator",
+	      PE_ERR_CORRUPT);
+
+	export_fixture(&m);
+	p32(&m, at(0x2000) + 24, 4000001);
+	FAILS(&m, PE_EXPORTS, "t.dll: export name table has 4000001 entries (cap 4000000)", PE_ERR_CORRUPT);
+
+	version_fixture(&m, 1);
+	set_dir(&m, 2, 0x7000, 0x100);
+	FAILS(&m, PE_VERSION, "t.dll: resource directory RVA 0x7000 outside any section", PE_ERR_CORRUPT);
+
+	version_fixture(&m, 1);
+	r = at(0x2000);
+	p32(&m, r + 20, 0x18);
+	FAILS(&m, PE_VERSION, "t.dll: resource entry at level 1 for RT_VERSION is data (expected a directory)",
+	      PE_ERR_CORRUPT);
+
+	version_fixture(&m, 1);
+	p16(&m, r + 0x18 + 14, 0);
+	FAILS(&m, PE_VERSION, "t.dll: resource directory at offset 0x18 (RT_VERSION level 2) is empty", PE_ERR_CORRUPT);
+
+	version_fixture(&m, 1);
+	p32(&m, r + 0x30 + 20, 0x7ff0);
+	FAILS(&m, PE_VERSION, "t.dll: resource data entry at offset 0x7ff0 outside the resource section",
+	      PE_ERR_CORRUPT);
+
+	/* The data entry claims 60 bytes: the root is clamped, VS_FIXEDFILEINFO does not fit. */
+	version_fixture(&m, 1);
+	p32(&m, r + 0x4c, 60);
+	FAILS(&m, PE_VERSION, "t.dll: version resource: truncated VS_FIXEDFILEINFO", PE_ERR_CORRUPT);
+}
+
 /* ---- files and helpers ---- */
 
 static void test_open_file(void)
@@ -1004,6 +1080,7 @@ static void test_machines(void)
 	CHECK_STR(pe_machine_name(PE_MACHINE_ARM64), "arm64");
 	CHECK_STR(pe_machine_name(PE_MACHINE_ARM64EC), "arm64ec");
 	CHECK_STR(pe_machine_name(PE_MACHINE_ARM64X), "arm64x");
+	CHECK_STR(pe_machine_name(PE_MACHINE_ARMNT), "arm");
 	CHECK_STR(pe_machine_name(0x1234), "0x1234");
 	CHECK(pe_machine_compatible(PE_MACHINE_AMD64, PE_MACHINE_AMD64));
 	CHECK(!pe_machine_compatible(PE_MACHINE_AMD64, PE_MACHINE_I386));
@@ -1029,6 +1106,7 @@ int main(void)
 	RUN(test_load_config);
 	RUN(test_version);
 	RUN(test_version_errors);
+	RUN(test_more_errors);
 	RUN(test_open_file);
 	RUN(test_machines);
 	return HARNESS_EXIT();

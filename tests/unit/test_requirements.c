@@ -152,6 +152,13 @@ static void test_requirements_includes_and_indexes(void)
 	}
 	p = pin("torchaudio", 0);
 	CHECK(p && !strcmp(S(p->variant), "cpu") && !strcmp(S(p->variant_from), "version"));
+	/* find-links pages per variant name it too */
+	CHECK_INT(parse("requirements.txt", "-f https://download.pytorch.org/whl/cu118/torch_stable.html\ntorch==2.0.1\n"), 0);
+	p = pin("torch", 0);
+	CHECK(p && !strcmp(S(p->variant), "cu118") && !strcmp(S(p->variant_from), "index"));
+	CHECK_INT(parse("requirements.txt", "--find-links https://download.pytorch.org/whl/torch_stable.html\ntorch==2.0.1\n"), 0);
+	p = pin("torch", 0);
+	CHECK(p && p->variant == NULL && p->index_url == NULL);
 	/* an include that climbs out of the tree is reported but not followable */
 	CHECK_INT(parse("requirements.txt", "-r ../outside.txt\n"), 0);
 	CHECK(F.n_inc == 1 && F.inc[0].resolved == NULL);
@@ -369,6 +376,18 @@ static void test_pyproject_pep621_and_uv(void)
 	CHECK_INT(F.indexes.n, 1);
 }
 
+static void test_pyproject_dynamic_files(void)
+{
+	CHECK_INT(parse("src/pyproject.toml", "[project]\nname = \"x\"\ndynamic = [\"dependencies\"]\n"
+					       "[tool.setuptools.dynamic]\n"
+					       "dependencies = { file = [\"requirements.txt\", \"../ci/torch.txt\"] }\n"
+					       "optional-dependencies.gpu = { file = \"gpu.txt\" }\n"),
+		  0);
+	CHECK_INT(F.n_inc, 3);
+	CHECK(F.n_inc == 3 && F.inc[0].line == 5 && F.inc[0].col == 27 && !strcmp(S(F.inc[0].resolved), "src/requirements.txt"));
+	CHECK(F.n_inc == 3 && !strcmp(S(F.inc[1].resolved), "ci/torch.txt") && !strcmp(S(F.inc[2].resolved), "src/gpu.txt"));
+}
+
 static void test_pyproject_poetry(void)
 {
 	const struct pin *p;
@@ -578,6 +597,12 @@ static void test_setup_cfg(void)
 	p = pin("triton", 0);
 	CHECK(p && p->line == 11 && p->col == 27);
 	CHECK(pin("python-requires", 0) == NULL);
+	/* install_requires = file: ... reads requirements files: includes */
+	CHECK_INT(parse("pkg/setup.cfg", "[options]\ninstall_requires = file: requirements.txt, ../base.txt\n"), 0);
+	CHECK_INT(F.n_inc, 2);
+	CHECK(F.n_inc == 2 && F.inc[0].line == 2 && F.inc[0].col == 26 && !strcmp(S(F.inc[0].resolved), "pkg/requirements.txt"));
+	CHECK(F.n_inc == 2 && F.inc[1].col == 44 && !strcmp(S(F.inc[1].resolved), "base.txt"));
+	CHECK_INT(F.n_pins, 0);
 	CHECK_INT(parse("setup.cfg", "[options]\ninstall_requires = torch=2\n"), -1);
 	CHECK_STR(E.msg, "setup.cfg:2:25: invalid version specifier '=2' (expected e.g. ==2.4.0 or >=2.4,<2.6)");
 }
@@ -669,6 +694,7 @@ int main(void)
 	RUN(test_wheel_and_variants);
 	RUN(test_poetry_to_pep440);
 	RUN(test_pyproject_pep621_and_uv);
+	RUN(test_pyproject_dynamic_files);
 	RUN(test_pyproject_poetry);
 	RUN(test_toml_errors);
 	RUN(test_toml_reader_values);
