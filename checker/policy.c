@@ -35,7 +35,6 @@ struct pol {
 	int aidx;          /* enum matrix_arch, -1 if unknown */
 	const struct matrix_row *row;
 	const char *version, *variant;
-	int nfindings;     /* errors and warnings added for this install */
 };
 
 const char *policy_redist_url(const char *arch)
@@ -64,8 +63,6 @@ static cJSON *add(struct pol *p, const char *rule, const char *sev, int winerror
 		cJSON_AddStringToObject(m, "file", matrix_row_file(p->row));
 		cJSON_AddNumberToObject(m, "line", p->row->pos.line);
 	}
-	if (strcmp(sev, "note"))
-		p->nfindings++;
 	return f;
 }
 
@@ -257,6 +254,14 @@ static void redist(struct pol *p)
 		free(fix);
 		free(which);
 		strbuf_release(&others);
+	} else if (p->row && p->aidx >= 0 && p->row->vc_redist[p->aidx].set && !r->has_ver) {
+		char *msg = xasprintf("%s is installed but records no version the checker can read, so the minimum "
+				      "%s of matrix row %s cannot be checked.",
+				      r->key, p->row->vc_redist[p->aidx].text, p->row->id);
+		add(p, "unverified", "note", 0, "VC++ redistributable: version unknown", msg,
+		    "reinstall the VC++ 2015-2022 redistributable so its registry key is complete", NULL, NULL, NULL,
+		    NULL);
+		free(msg);
 	} else if (p->row && p->aidx >= 0 && p->row->vc_redist[p->aidx].set && r->has_ver) {
 		const struct matrix_min *m = &p->row->vc_redist[p->aidx];
 		struct winver have;
@@ -477,10 +482,25 @@ static void enrich_vc(struct pol *p)
 	free(min);
 }
 
+/* Errors and warnings (loader's and ours) already reported for this install. */
+static int trouble(const struct pol *p)
+{
+	const cJSON *f;
+	int n = 0;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(p->report, "findings"))
+	{
+		const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
+		const char *inst = cJSON_GetStringValue(cJSON_GetObjectItem(f, "install"));
+		if (sev && strcmp(sev, "note") && inst && !str_icmp(inst, p->run->torch_dir))
+			n++;
+	}
+	return n;
+}
+
 static void known_issues(struct pol *p)
 {
 	size_t i;
-	int before = p->nfindings;
+	int before = trouble(p);
 	for (i = 0; p->row && i < p->row->nissues; i++) {
 		const struct matrix_issue *is = &p->row->issues[i];
 		const struct matrix_when *w = &is->when;
