@@ -11,6 +11,7 @@
 #define TDC_CMD_H
 
 #include "err.h"
+#include "strbuf.h"
 
 #define EXIT_PASS 0
 #define EXIT_FINDINGS 1
@@ -63,6 +64,34 @@ int arg_value(int argc, char **argv, int *i, const char *name, const char **val)
  */
 struct view;
 struct view *cmd_open_view(const char *root);
+
+/*
+ * The options that describe the machine being checked, shared by `deps`,
+ * `check` and `inventory` (cmd_view.c): --root DIR, --registry FILE (repeatable,
+ * merged in order), --env NAME=VALUE (repeatable). view_opts_parse returns 1
+ * when argv[*i] was one of them (advancing *i past its value), 0 when it is
+ * another option, -1 after printing a usage error.
+ *
+ * view_opts_registry loads the --registry files into *reg (left NULL when
+ * none was given). view_opts_open opens the view (cmd_open_view), attaches
+ * *reg, or loads the --registry files when *reg is NULL, taking ownership
+ * (*reg is set to NULL), and applies the --env assignments. Unless
+ * `unreadable_registry_ok` is set, a Wine system.reg that is there but
+ * unreadable is an input error rather than "no registry". Both print
+ * "<cmd>: <message>" and return -1 on error; the caller frees *reg and *v.
+ */
+struct registry;
+struct view_opts {
+	const char *root;
+	struct strlist registries;
+	struct strlist envs;
+	int unreadable_registry_ok;
+};
+void view_opts_init(struct view_opts *o);
+void view_opts_release(struct view_opts *o);
+int view_opts_parse(struct view_opts *o, int argc, char **argv, int *i);
+int view_opts_registry(const struct view_opts *o, const char *cmd, struct registry **reg);
+int view_opts_open(const struct view_opts *o, const char *cmd, struct registry **reg, struct view **v);
 
 /*
  * A path the user gave, as a Windows path on the view: "C:\\..." as is;

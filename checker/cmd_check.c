@@ -102,9 +102,9 @@ static int parse_machine(const char *s, uint16_t *out)
 
 int cmd_check(int argc, char **argv)
 {
-	const char *torch = NULL, *sitepk = NULL, *python = NULL, *root = NULL, *userbase = NULL;
+	const char *torch = NULL, *sitepk = NULL, *python = NULL, *userbase = NULL;
 	const char *machine_s = NULL, *scan = NULL, *depth_s = NULL;
-	struct strlist envs = STRLIST_INIT, regfiles = STRLIST_INIT, matrices = STRLIST_INIT;
+	struct strlist matrices = STRLIST_INIT;
 	int i, rc = EXIT_USAGE, depth = 8;
 	struct report_opts ro;
 	struct view *v = NULL;
@@ -115,9 +115,11 @@ int cmd_check(int argc, char **argv)
 	char *wtorch = NULL, *wpython = NULL, *wuser = NULL, *wscan = NULL;
 	cJSON *report = NULL;
 	struct err e;
+	struct view_opts vo;
 	size_t k;
 
 	memset(&in, 0, sizeof(in));
+	view_opts_init(&vo);
 	err_clear(&e);
 	inventory_init(&inv);
 	matrix_init(&m);
@@ -148,13 +150,16 @@ int cmd_check(int argc, char **argv)
 		OPT("--python", python = val)
 		OPT("--scan", scan = val)
 		OPT("--depth", depth_s = val)
-		OPT("--root", root = val)
-		OPT("--registry", strlist_push(&regfiles, val))
 		OPT("--matrix", strlist_push(&matrices, val))
-		OPT("--env", strlist_push(&envs, val))
 		OPT("--userbase", userbase = val)
 		OPT("--machine", machine_s = val)
 #undef OPT
+		/* --root, --registry, --env: cmd_view.c */
+		if ((r = view_opts_parse(&vo, argc, argv, &i)) != 0) {
+			if (r < 0)
+				goto out;
+			continue;
+		}
 		fputs(check_usage, stderr);
 		cmd_usage_error("check: unknown argument '%s'", a);
 		goto out;
@@ -196,30 +201,9 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 
-	v = cmd_open_view(root);
-	if (!v)
+	/* the machine: --root (or the live one), --registry files merged in order, --env */
+	if (view_opts_open(&vo, "check", &reg, &v))
 		goto out;
-	for (k = 0; k < regfiles.n; k++) {
-		if (k == 0 ? registry_load(&reg, regfiles.v[k], &e) : registry_load_more(reg, regfiles.v[k], &e)) {
-			cmd_usage_error("check: %s", e.msg);
-			goto out;
-		}
-	}
-	if (reg) {
-		view_attach_registry(v, reg);
-		reg = NULL;
-	} else if (!strncmp(view_registry_source(v), "none (", 6)) {
-		/* the Wine prefix's system.reg is there but unreadable: an input error, not "no redistributable" */
-		const char *msg = view_registry_source(v) + 6;
-		cmd_usage_error("check: %.*s", (int)(strlen(msg) ? strlen(msg) - 1 : 0), msg);
-		goto out;
-	}
-	for (k = 0; k < envs.n; k++) {
-		if (view_setenv_assignment(v, envs.v[k])) {
-			cmd_usage_error("check: --env %s is not NAME=VALUE", envs.v[k]);
-			goto out;
-		}
-	}
 	if (python && !(wpython = cmd_winpath(v, python)))
 		goto out;
 	if (userbase && !(wuser = cmd_winpath(v, userbase)))
@@ -320,8 +304,7 @@ out:
 	free(wpython);
 	free(wuser);
 	free(wscan);
-	strlist_release(&envs);
-	strlist_release(&regfiles);
+	view_opts_release(&vo);
 	strlist_release(&matrices);
 	return rc;
 }

@@ -164,9 +164,11 @@ static uint16_t parse_machine(const char *s)
 
 int cmd_deps(int argc, char **argv)
 {
-	const char *file = NULL, *root = NULL, *app_dir = NULL, *flags_s = "0x1100", *cwd = NULL;
-	const char *machine_s = "x64", *dld = "top", *regfile = NULL;
-	struct strlist add_dirs = STRLIST_INIT, envs = STRLIST_INIT, preloads = STRLIST_INIT;
+	const char *file = NULL, *app_dir = NULL, *flags_s = "0x1100", *cwd = NULL;
+	const char *machine_s = "x64", *dld = "top";
+	struct strlist add_dirs = STRLIST_INIT, preloads = STRLIST_INIT;
+	struct view_opts vo;
+	struct registry *reg = NULL;
 	int trace = 0, json = 0, i, rc = EXIT_USAGE;
 	struct view *v = NULL;
 	struct loader *ld = NULL;
@@ -177,6 +179,9 @@ int cmd_deps(int argc, char **argv)
 	size_t k;
 
 	memset(&res, 0, sizeof(res));
+	view_opts_init(&vo);
+	/* deps has always gone on when a Wine prefix's system.reg is unreadable (check and inventory stop) */
+	vo.unreadable_registry_ok = 1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val;
 		int r;
@@ -193,6 +198,12 @@ int cmd_deps(int argc, char **argv)
 			json = 1;
 			continue;
 		}
+		/* --root, --registry, --env: cmd_view.c */
+		if ((r = view_opts_parse(&vo, argc, argv, &i)) != 0) {
+			if (r < 0)
+				goto out;
+			continue;
+		}
 #define OPT(name, dst)                                                                                 \
 	if ((r = arg_value(argc, argv, &i, name, &val)) != 0) {                                        \
 		if (r < 0)                                                                             \
@@ -204,9 +215,6 @@ int cmd_deps(int argc, char **argv)
 		OPT("--app-dir", app_dir = val)
 		OPT("--add-dll-dir", strlist_push(&add_dirs, val))
 		OPT("--preload", strlist_push(&preloads, val))
-		OPT("--root", root = val)
-		OPT("--registry", regfile = val)
-		OPT("--env", strlist_push(&envs, val))
 		OPT("--cwd", cwd = val)
 		OPT("--machine", machine_s = val)
 		OPT("--dll-load-dir", dld = val)
@@ -241,25 +249,8 @@ int cmd_deps(int argc, char **argv)
 		cmd_usage_error("deps: --dll-load-dir %s (top or importer)", dld);
 		goto out;
 	}
-	v = cmd_open_view(root);
-	if (!v)
+	if (view_opts_open(&vo, "deps", &reg, &v))
 		goto out;
-	if (regfile) {
-		struct registry *reg = NULL;
-		struct err re;
-		err_clear(&re);
-		if (registry_load(&reg, regfile, &re)) {
-			cmd_usage_error("deps: %s", re.msg);
-			goto out;
-		}
-		view_attach_registry(v, reg);
-	}
-	for (k = 0; k < envs.n; k++) {
-		if (view_setenv_assignment(v, envs.v[k])) {
-			cmd_usage_error("deps: --env %s is not NAME=VALUE", envs.v[k]);
-			goto out;
-		}
-	}
 	{
 		char *wapp = app_dir ? cmd_winpath(v, app_dir) : NULL;
 		if (app_dir && !wapp)
@@ -385,8 +376,9 @@ out:
 	free(winfile);
 	loader_free(ld);
 	view_free(v);
+	registry_free(reg);
+	view_opts_release(&vo);
 	strlist_release(&add_dirs);
-	strlist_release(&envs);
 	strlist_release(&preloads);
 	return rc;
 }

@@ -162,9 +162,9 @@ static void print_text(const struct inventory *inv, int have_tree)
 
 int cmd_inventory(int argc, char **argv)
 {
-	const char *root = NULL, *depth_s = NULL, *query = NULL, *view_s = NULL;
-	struct strlist registries = STRLIST_INIT, envs = STRLIST_INIT, pythons = STRLIST_INIT,
-		       sitepks = STRLIST_INIT, torches = STRLIST_INIT, scans = STRLIST_INIT;
+	const char *depth_s = NULL, *query = NULL, *view_s = NULL;
+	struct strlist pythons = STRLIST_INIT, sitepks = STRLIST_INIT, torches = STRLIST_INIT, scans = STRLIST_INIT;
+	struct view_opts vo;
 	struct inventory inv;
 	struct registry *reg = NULL;
 	struct view *v = NULL;
@@ -174,6 +174,7 @@ int cmd_inventory(int argc, char **argv)
 
 	inventory_init(&inv);
 	err_clear(&e);
+	view_opts_init(&vo);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val;
 		int r;
@@ -186,6 +187,12 @@ int cmd_inventory(int argc, char **argv)
 			json = 1;
 			continue;
 		}
+		/* --root, --registry, --env: cmd_view.c */
+		if ((r = view_opts_parse(&vo, argc, argv, &i)) != 0) {
+			if (r < 0)
+				goto out;
+			continue;
+		}
 #define OPT(name, dst)                                                                                 \
 	if ((r = arg_value(argc, argv, &i, name, &val)) != 0) {                                        \
 		if (r < 0)                                                                             \
@@ -193,9 +200,6 @@ int cmd_inventory(int argc, char **argv)
 		dst;                                                                                   \
 		continue;                                                                              \
 	}
-		OPT("--root", root = val)
-		OPT("--registry", strlist_push(&registries, val))
-		OPT("--env", strlist_push(&envs, val))
 		OPT("--python", strlist_push(&pythons, val))
 		OPT("--site-packages", strlist_push(&sitepks, val))
 		OPT("--torch", strlist_push(&torches, val))
@@ -219,12 +223,8 @@ int cmd_inventory(int argc, char **argv)
 	}
 
 	/* the registry files, merged in order */
-	for (k = 0; k < registries.n; k++) {
-		if (k == 0 ? registry_load(&reg, registries.v[k], &e) : registry_load_more(reg, registries.v[k], &e)) {
-			cmd_usage_error("inventory: %s", e.msg);
-			goto out;
-		}
-	}
+	if (view_opts_registry(&vo, "inventory", &reg))
+		goto out;
 
 	if (query) {
 		int regview = 64;
@@ -243,25 +243,9 @@ int cmd_inventory(int argc, char **argv)
 	}
 
 	/* a tree (or the live machine) unless only a registry file was given on a non-Windows host */
-	if (root || os_is_windows() || pythons.n || sitepks.n || torches.n || scans.n || !reg) {
-		v = cmd_open_view(root);
-		if (!v)
+	if (vo.root || os_is_windows() || pythons.n || sitepks.n || torches.n || scans.n || !reg) {
+		if (view_opts_open(&vo, "inventory", &reg, &v))
 			goto out;
-		for (k = 0; k < envs.n; k++) {
-			if (view_setenv_assignment(v, envs.v[k])) {
-				cmd_usage_error("inventory: --env %s is not NAME=VALUE", envs.v[k]);
-				goto out;
-			}
-		}
-		if (reg) {
-			view_attach_registry(v, reg);
-			reg = NULL;
-		} else if (!strncmp(view_registry_source(v), "none (", 6)) {
-			/* the Wine prefix's system.reg is there but unreadable: say so, do not guess */
-			const char *m = view_registry_source(v) + 6; /* "none (<error>)" */
-			cmd_usage_error("inventory: %.*s", (int)(strlen(m) ? strlen(m) - 1 : 0), m);
-			goto out;
-		}
 	}
 
 	if (v && view_has_registry(v)) {
@@ -326,8 +310,7 @@ out:
 	inventory_release(&inv);
 	registry_free(reg);
 	view_free(v);
-	strlist_release(&registries);
-	strlist_release(&envs);
+	view_opts_release(&vo);
 	strlist_release(&pythons);
 	strlist_release(&sitepks);
 	strlist_release(&torches);

@@ -1,7 +1,8 @@
 /*
  * cmd_view: the view and path handling shared by the commands that inspect
- * a machine (deps, check): --root DIR, and paths given either as Windows
- * paths inside the tree or as host paths under it.
+ * a machine (deps, check, inventory): --root DIR, --registry FILE,
+ * --env NAME=VALUE, and paths given either as Windows paths inside the tree
+ * or as host paths under it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "cmd.h"
 #include "os.h"
+#include "registry.h"
 #include "view.h"
 
 struct view *cmd_open_view(const char *root)
@@ -36,6 +38,73 @@ struct view *cmd_open_view(const char *root)
 		return NULL;
 	}
 	return v;
+}
+
+void view_opts_init(struct view_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	strlist_init(&o->registries);
+	strlist_init(&o->envs);
+}
+
+void view_opts_release(struct view_opts *o)
+{
+	strlist_release(&o->registries);
+	strlist_release(&o->envs);
+}
+
+int view_opts_parse(struct view_opts *o, int argc, char **argv, int *i)
+{
+	const char *val;
+	int r;
+	if ((r = arg_value(argc, argv, i, "--root", &val)) > 0)
+		o->root = val;
+	else if (!r && (r = arg_value(argc, argv, i, "--registry", &val)) > 0)
+		strlist_push(&o->registries, val);
+	else if (!r && (r = arg_value(argc, argv, i, "--env", &val)) > 0)
+		strlist_push(&o->envs, val);
+	return r;
+}
+
+int view_opts_registry(const struct view_opts *o, const char *cmd, struct registry **reg)
+{
+	struct err e;
+	size_t k;
+	err_clear(&e);
+	for (k = 0; k < o->registries.n; k++) {
+		if (k == 0 ? registry_load(reg, o->registries.v[k], &e)
+			   : registry_load_more(*reg, o->registries.v[k], &e)) {
+			cmd_usage_error("%s: %s", cmd, e.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int view_opts_open(const struct view_opts *o, const char *cmd, struct registry **reg, struct view **v)
+{
+	size_t k;
+	*v = cmd_open_view(o->root);
+	if (!*v)
+		return -1;
+	if (!*reg && view_opts_registry(o, cmd, reg))
+		return -1;
+	if (*reg) {
+		view_attach_registry(*v, *reg);
+		*reg = NULL;
+	} else if (!o->unreadable_registry_ok && !strncmp(view_registry_source(*v), "none (", 6)) {
+		/* the Wine prefix's system.reg is there but unreadable: an input error, not "no registry" */
+		const char *msg = view_registry_source(*v) + 6; /* "none (<error>)" */
+		cmd_usage_error("%s: %.*s", cmd, (int)(strlen(msg) ? strlen(msg) - 1 : 0), msg);
+		return -1;
+	}
+	for (k = 0; k < o->envs.n; k++) {
+		if (view_setenv_assignment(*v, o->envs.v[k])) {
+			cmd_usage_error("%s: --env %s is not NAME=VALUE", cmd, o->envs.v[k]);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int looks_windows(const char *p)
