@@ -422,24 +422,13 @@ static int eat(struct cur *c, const char *lit)
 	return 0;
 }
 
-static int hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* 1..max hex digits as a number. -1 if there is none. */
 static int read_hex(struct cur *c, size_t max, uint32_t *out)
 {
 	size_t k = 0;
 	uint32_t v = 0;
-	while (k < max && c->i < c->n && hexval((unsigned char)c->s[c->i]) >= 0) {
-		v = (v << 4) | (uint32_t)hexval((unsigned char)c->s[c->i]);
+	while (k < max && c->i < c->n && hex_digit((unsigned char)c->s[c->i]) >= 0) {
+		v = (v << 4) | (uint32_t)hex_digit((unsigned char)c->s[c->i]);
 		c->i++;
 		k++;
 	}
@@ -773,7 +762,7 @@ static int value_line(struct parser *ps, struct cur *c)
 	} else if (eat(c, "dword:")) {
 		uint32_t v;
 		size_t start = c->i;
-		if (read_hex(c, 8, &v) || (c->i < c->n && hexval((unsigned char)c->s[c->i]) >= 0)) {
+		if (read_hex(c, 8, &v) || (c->i < c->n && hex_digit((unsigned char)c->s[c->i]) >= 0)) {
 			c->i = start;
 			perr(ps, "%s: expected 1 to 8 hex digits after \"dword:\", found \"%s\"", what.buf,
 			     excerpt(c, buf, sizeof(buf)));

@@ -259,17 +259,6 @@ char *req_variant_of_url(const char *url)
 	return found;
 }
 
-static int hexv(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 void wheel_name_release(struct wheel_name *w)
 {
 	free(w->name);
@@ -302,8 +291,8 @@ int wheel_name_parse(struct wheel_name *w, const char *s, struct err *err)
 			b = p + 1;
 	for (p = b; p < s + n; p++) {
 		int h1, h2;
-		if (*p == '%' && p + 2 < s + n && (h1 = hexv((unsigned char)p[1])) >= 0 &&
-		    (h2 = hexv((unsigned char)p[2])) >= 0) {
+		if (*p == '%' && p + 2 < s + n && (h1 = hex_digit((unsigned char)p[1])) >= 0 &&
+		    (h2 = hex_digit((unsigned char)p[2])) >= 0) {
 			strbuf_addch(&fn, h1 * 16 + h2);
 			p += 2;
 		} else {

@@ -234,3 +234,14 @@ int str_istartswith(const char *s, const char *prefix)
 {
 	return !str_nicmp(s, prefix, strlen(prefix));
 }
+
+int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

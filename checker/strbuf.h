@@ -76,4 +76,7 @@ int str_nicmp(const char *a, const char *b, size_t n);
 int str_iendswith(const char *s, const char *suffix);
 int str_istartswith(const char *s, const char *prefix);
 
+/* The value of the hex digit c (0-9, a-f, A-F), or -1 if c is not one. */
+int hex_digit(int c);
+
 #endif

@@ -222,17 +222,6 @@ static int is_bare(int c)
 	       c == '-';
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void add_utf8(struct strbuf *sb, uint32_t cp)
 {
 	if (cp < 0x80) {
@@ -274,7 +263,7 @@ static int parse_escape(struct tp *p, struct strbuf *sb)
 	}
 	advance(p);
 	for (i = 0; i < n; i++) {
-		int h = hexval(peek(p));
+		int h = hex_digit(peek(p));
 		if (h < 0)
 			return tp_error(p, line, col, "\\%c needs %d hex digits", c, n);
 		cp = (cp << 4) | (uint32_t)h;
