@@ -983,11 +983,33 @@ out:
 	return r;
 }
 
-int registry_parse(struct registry **out, const void *data, size_t len, const char *name,
-		   struct err *err)
+int registry_parse_more(struct registry *reg, const void *data, size_t len, const char *name,
+			struct err *err)
+{
+	return parse_into(reg, data, len, name, err);
+}
+
+int registry_load_more(struct registry *reg, const char *path, struct err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r = -1;
+	if (!os_read_file(path, REG_MAX_FILE, &sb, err))
+		r = parse_into(reg, sb.buf, sb.len, path, err);
+	strbuf_release(&sb);
+	return r;
+}
+
+static struct registry *registry_new(void)
 {
 	struct registry *reg = xcalloc(1, sizeof(*reg));
 	strbuf_init(&reg->desc);
+	return reg;
+}
+
+int registry_parse(struct registry **out, const void *data, size_t len, const char *name,
+		   struct err *err)
+{
+	struct registry *reg = registry_new();
 	*out = NULL;
 	if (parse_into(reg, data, len, name, err)) {
 		registry_free(reg);
@@ -997,42 +1019,16 @@ int registry_parse(struct registry **out, const void *data, size_t len, const ch
 	return 0;
 }
 
-int registry_parse_more(struct registry *reg, const void *data, size_t len, const char *name,
-			struct err *err)
-{
-	return parse_into(reg, data, len, name, err);
-}
-
-static int load_file(struct strbuf *sb, const char *path, struct err *err)
-{
-	return os_read_file(path, REG_MAX_FILE, sb, err);
-}
-
 int registry_load(struct registry **out, const char *path, struct err *err)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int r;
+	struct registry *reg = registry_new();
 	*out = NULL;
-	if (load_file(&sb, path, err)) {
-		strbuf_release(&sb);
+	if (registry_load_more(reg, path, err)) {
+		registry_free(reg);
 		return -1;
 	}
-	r = registry_parse(out, sb.buf, sb.len, path, err);
-	strbuf_release(&sb);
-	return r;
-}
-
-int registry_load_more(struct registry *reg, const char *path, struct err *err)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int r;
-	if (load_file(&sb, path, err)) {
-		strbuf_release(&sb);
-		return -1;
-	}
-	r = parse_into(reg, sb.buf, sb.len, path, err);
-	strbuf_release(&sb);
-	return r;
+	*out = reg;
+	return 0;
 }
 
 /* ---------- lookups ---------- */
