@@ -123,10 +123,12 @@ static char *workflow_file(void)
 	return n ? xstrndup(p, n) : NULL;
 }
 
-static int write_whole(const char *path, const struct strbuf *sb, const char *what)
+/* Writes sb to path with `put` (os_write_file_atomic or os_append_file); says why not, as `what`. */
+static int write_out(int (*put)(const char *, const void *, size_t, struct err *), const char *path,
+		     const struct strbuf *sb, const char *what)
 {
 	struct err err = { { 0 }, 0 };
-	if (os_write_file_atomic(path, sb->buf ? sb->buf : "", sb->len, &err)) {
+	if (put(path, sb->buf ? sb->buf : "", sb->len, &err)) {
 		struct strbuf m = STRBUF_INIT;
 		strbuf_addf(&m, "%s: %s", what, err.msg);
 		say("", m.buf);
@@ -136,17 +138,14 @@ static int write_whole(const char *path, const struct strbuf *sb, const char *wh
 	return 0;
 }
 
+static int write_whole(const char *path, const struct strbuf *sb, const char *what)
+{
+	return write_out(os_write_file_atomic, path, sb, what);
+}
+
 static int append(const char *path, const struct strbuf *sb, const char *what)
 {
-	struct err err = { { 0 }, 0 };
-	if (os_append_file(path, sb->buf ? sb->buf : "", sb->len, &err)) {
-		struct strbuf m = STRBUF_INIT;
-		strbuf_addf(&m, "%s: %s", what, err.msg);
-		say("", m.buf);
-		strbuf_release(&m);
-		return -1;
-	}
-	return 0;
+	return write_out(os_append_file, path, sb, what);
 }
 
 int report_run(const struct cJSON *doc, const struct report_opts *opts)
