@@ -1073,19 +1073,28 @@ static int check_view(int regview, struct err *err)
 	return 0;
 }
 
-int registry_get_raw(const struct registry *reg, const char *key, const char *value, int regview,
-		     unsigned *type, const unsigned char **data, size_t *len, struct err *err)
+/* The live (not deleted) key `key` as seen from `regview` in *k: 0; 1 if there is none; -1 for a bad view. */
+static int key_lookup(const struct registry *reg, const char *key, int regview, const struct reg_key **k,
+		      struct err *err)
 {
-	char *path, *vfold;
-	const struct reg_key *k;
-	const struct reg_value *v = NULL;
+	char *path;
 	if (check_view(regview, err))
 		return -1;
 	path = lookup_path(reg, key, regview);
-	k = key_find(reg, path);
+	*k = key_find(reg, path);
 	free(path);
-	if (!k || k->deleted)
-		return 1;
+	return *k && !(*k)->deleted ? 0 : 1;
+}
+
+int registry_get_raw(const struct registry *reg, const char *key, const char *value, int regview,
+		     unsigned *type, const unsigned char **data, size_t *len, struct err *err)
+{
+	char *vfold;
+	const struct reg_key *k;
+	const struct reg_value *v = NULL;
+	int r = key_lookup(reg, key, regview, &k, err);
+	if (r)
+		return r;
 	vfold = fold_dup(value ? value : "");
 	v = key_value(k, vfold);
 	free(vfold);
@@ -1163,16 +1172,11 @@ int registry_get(const struct registry *reg, const char *key, const char *value,
 int registry_values(const struct registry *reg, const char *key, int regview, struct strlist *out,
 		    struct err *err)
 {
-	char *path;
 	const struct reg_key *k;
 	size_t i, first = out->n;
-	if (check_view(regview, err))
-		return -1;
-	path = lookup_path(reg, key, regview);
-	k = key_find(reg, path);
-	free(path);
-	if (!k || k->deleted)
-		return 1;
+	int r = key_lookup(reg, key, regview, &k, err);
+	if (r)
+		return r;
 	/* file order of first appearance; a name whose last entry deleted it is left out */
 	for (i = 0; i < k->nvalues; i++) {
 		const struct reg_value *v = &k->values[i];
