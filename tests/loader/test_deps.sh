@@ -160,6 +160,11 @@ got=$("$B" deps --root "$P/drive_c" --json 'C:\c\ok\top.dll' | jq -c '[.known_dl
 check_eq "no registry: the built-in KnownDLLs list" '["built-in list",0]' "$got"
 got=$("$B" deps --root "$P/drive_c" --registry "$P/elsewhere.reg" --json 'C:\c\ok\top.dll' | jq -c '[.known_dlls,.winerror]')
 check_eq "--registry FILE attaches it" '["registry",126]' "$got"
+printf '%s\n' 'WINE REGISTRY Version 2' ';; All keys relative to REGISTRY\\Machine' '' '#arch=win64' '' \
+	'[Software\\Other] 1700000000' '"x"="y"' >"$P/other.reg"
+got=$("$B" deps --root "$P/drive_c" --registry "$P/elsewhere.reg" --registry "$P/other.reg" --json 'C:\c\ok\top.dll' |
+	jq -c '[.known_dlls,.winerror]')
+check_eq "--registry twice: the files merge (the first one's KnownDLLs stay)" '["registry",126]' "$got"
 check_status "--registry with a bad file: exit 2" 2 "$B" deps --root "$R" --registry /etc/hostname 'C:\c\ok\top.dll'
 
 # A damaged version resource does not stop a DLL from loading (Windows never
