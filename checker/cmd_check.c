@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "confirm.h"
 #include "report.h"
 #include "result.h"
 #include "torchload.h"
@@ -39,6 +40,9 @@ static const char check_usage[] =
 	"  --format text|json|github|sarif   stdout (default: github when GITHUB_ACTIONS=true, else text)\n"
 	"  --sarif FILE, --summary FILE, --outputs FILE, --sarif-anchor FILE, --fail-on error|warning|never\n"
 	"                       see `torch-dll-check report --help`\n"
+	"  --confirm            Windows: also load every binary for real in a child process and report\n"
+	"                       disagreements (--confirm-import: run python -c \"import torch\" too;\n"
+	"                       --confirm-timeout SECONDS per child, default 120)\n"
 	"\n"
 	"Paths are Windows paths (C:\\...) or host paths under --root.\n"
 	"Exit status: 0 everything loads, 1 something fails, 2 usage or input error.\n";
@@ -56,6 +60,7 @@ int cmd_check(int argc, char **argv)
 	struct strlist envs = STRLIST_INIT;
 	int i, rc = EXIT_USAGE;
 	struct report_opts ro;
+	struct confirm_opts co;
 	struct view *v = NULL;
 	struct torch_run *run = NULL;
 	struct torch_inputs in;
@@ -67,6 +72,7 @@ int cmd_check(int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	err_clear(&e);
 	report_opts_init(&ro);
+	confirm_opts_init(&co);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val;
 		int r;
@@ -76,7 +82,8 @@ int cmd_check(int argc, char **argv)
 			goto out;
 		}
 		/* --format, --json [FILE], --sarif, --summary, --outputs, --fail-on: cmd_report.c */
-		if ((r = report_opts_parse(&ro, argc, argv, &i)) != 0) {
+		if ((r = report_opts_parse(&ro, argc, argv, &i)) != 0 ||
+		    (r = confirm_opts_parse(&co, argc, argv, &i)) != 0) {
 			if (r < 0)
 				goto out;
 			continue;
@@ -179,6 +186,8 @@ int cmd_check(int argc, char **argv)
 	}
 	report = result_new(v, run->ld);
 	check_install(report, v, run, NULL);
+	if (cmd_confirm_installs(report, &co))
+		goto out;
 	result_finish(report);
 	rc = report_run(report, &ro);
 out:
