@@ -220,13 +220,22 @@ static int jnum(const cJSON *o, const char *k, double *out)
 	return 1;
 }
 
-static void mismatch(cJSON *report, cJSON *install, const char *binary, int real, const char *title,
-		     const char *message)
+/* `predicted` / `real`: the two WinError values (-1 = none: a crash, a hang, not loaded). */
+static void mismatch(cJSON *report, cJSON *install, const char *binary, int predicted, int real,
+		     const char *title, const char *message)
 {
-	result_add_finding(report, "prediction-mismatch", "warning", real, title, message,
-			   "the live result is what this machine does: trust it, and please report the "
-			   "disagreement with this JSON report so that the checker's model can be fixed",
-			   jstr(install, "torch_dir"), binary, NULL, NULL, NULL);
+	cJSON *f = result_add_finding(report, "prediction-mismatch", "warning", real > 0 ? real : 0, title, message,
+				      "the live result is what this machine does: trust it, and please report the "
+				      "disagreement with this JSON report so that the checker's model can be fixed",
+				      jstr(install, "torch_dir"), binary, NULL, NULL, NULL);
+	if (predicted >= 0)
+		cJSON_AddNumberToObject(f, "predicted_winerror", predicted);
+	else
+		cJSON_AddNullToObject(f, "predicted_winerror");
+	if (real >= 0)
+		cJSON_AddNumberToObject(f, "real_winerror", real);
+	else
+		cJSON_AddNullToObject(f, "real_winerror");
 }
 
 static void set_confirmed(cJSON *bin, const cJSON *res, int agrees, const char *note)
@@ -344,7 +353,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 					"LoadLibraryExW in a helper process on this machine returned %d (stage %s).",
 					jstr(b, "outcome") ? jstr(b, "outcome") : "?", (int)pred, pstage ? pstage : "?",
 					path, (int)real, rstage ? rstage : "?");
-				mismatch(report, install, path, (int)real, title, msg);
+				mismatch(report, install, path, (int)pred, (int)real, title, msg);
 				nmis++;
 				free(title);
 				free(msg);
@@ -357,7 +366,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 			char *title = xasprintf("%s: predicted WinError %d, the real load %s", winpath_basename(path),
 						(int)pred, timed_out ? "did not finish" : "crashed the process");
 			set_confirmed(b, NULL, 0, note);
-			mismatch(report, install, path, 0, title, note);
+			mismatch(report, install, path, (int)pred, -1, title, note);
 			nmis++;
 			free(note);
 			free(title);
@@ -367,7 +376,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 			char *title = xasprintf("%s: predicted WinError %d, but the real procedure never loads it",
 						winpath_basename(path), (int)pred);
 			set_confirmed(b, NULL, 0, "the real procedure did not load this binary");
-			mismatch(report, install, path, 0, title,
+			mismatch(report, install, path, (int)pred, -1, title,
 				 "The helper performed torch's procedure and never reached this binary: the real "
 				 "directory listing or extension list differs from the prediction.");
 			nmis++;
@@ -389,7 +398,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 		if ((int)real != (int)pred) {
 			char *title = xasprintf("torch's runtime probe of %s: predicted WinError %d, the real loader gave %d",
 						name, (int)pred, (int)real);
-			mismatch(report, install, NULL, (int)real, title,
+			mismatch(report, install, NULL, (int)pred, (int)real, title,
 				 "ctypes.CDLL's LoadLibraryExW(name, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) in the helper "
 				 "disagrees with the prediction.");
 			nmis++;
@@ -409,7 +418,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 					  winpath_basename(jstr(r, "path")), (int)real);
 			msg = xasprintf("The helper loaded %s (stage %s, error %d); the checker's report has no such "
 					"binary.", jstr(r, "path"), jstr(r, "stage") ? jstr(r, "stage") : "?", (int)real);
-			mismatch(report, install, jstr(r, "path"), (int)real, title, msg);
+			mismatch(report, install, jstr(r, "path"), -1, (int)real, title, msg);
 			nmis++;
 			free(title);
 			free(msg);
@@ -490,7 +499,8 @@ void confirm_apply_import_output(cJSON *report, cJSON *install, const char *pyth
 					pred_fail ? "a failure" : "success",
 					timed_out ? "hung" : real_fail ? "failed" : "succeeded");
 		char *msg = xasprintf("Predicted: %s. `%s -c \"import torch\"` %s.", pred, python, real);
-		mismatch(report, install, NULL, real_we, title, msg);
+		mismatch(report, install, NULL, pred_fail ? (int)pred_we : 0, real_fail ? (real_we ? real_we : -1) : 0,
+			 title, msg);
 		free(pred);
 		free(real);
 		free(title);
