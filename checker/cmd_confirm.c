@@ -134,8 +134,17 @@ int cmd_confirm_installs(cJSON *report, const struct confirm_opts *o)
 {
 	cJSON *inst;
 	struct err e;
+	const char *src;
 	if (!o->helper && !o->import_check)
 		return 0;
+	/* the binaries' paths must be real ones: an offline tree (--root) cannot be loaded */
+	src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(report, "machine"), "source"));
+	if (!src || strcmp(src, "live")) {
+		cmd_usage_error("check: --confirm and --confirm-import confirm the live machine; "
+				"they cannot be combined with --root");
+		return -1;
+	}
 	err_clear(&e);
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(report, "installs"))
 	{

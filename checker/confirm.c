@@ -558,6 +558,15 @@ int confirm_run(cJSON *report, cJSON *install, const struct confirm_opts *o, str
 			strbuf_release(&errb);
 			return err_prefix(err, "--confirm: ");
 		}
+		if (rc == 0 && code == 2 && !strstr(strbuf_str(&out), "\"event\"")) {
+			/* the helper refused before loading anything: a setup error, not a result */
+			char *last = last_line(strbuf_str(&errb));
+			err_set(err, "--confirm: the helper failed: %s", last ? last : "(no message)");
+			free(last);
+			strbuf_release(&out);
+			strbuf_release(&errb);
+			return -1;
+		}
 		confirm_apply_helper_output(report, install, strbuf_str(&out), code, rc == 1, o->timeout_ms);
 		strbuf_reset(&out);
 		strbuf_reset(&errb);

@@ -144,8 +144,10 @@ int os_setenv(const char *name, const char *value, struct err *err);
  * The real Windows loader, for the live-confirmation helper only (it runs in
  * a child process, so these never touch the checker's own process state):
  * os_add_dll_directory is AddDllDirectory; os_load_library_ex is
- * LoadLibraryExW(path, NULL, flags) under SetErrorMode(SEM_FAILCRITICALERRORS)
- * (no error dialogs, as CPython and torch load), and never frees the module:
+ * LoadLibraryExW(path, NULL, flags) under SetErrorMode(SEM_FAILCRITICALERRORS
+ * | SEM_NOGPFAULTERRORBOX) (no error dialogs: CPython and torch load with the
+ * first; the second keeps a crashing DllMain from waiting on a WER dialog),
+ * and never frees the module:
  * it stays in the loaded-module list as it would in python.exe.
  * os_load_library_ex returns 0 when it loaded, 1 when it failed with
  * *winerror = GetLastError() (never 0 for a failure), -1 with `err` when it

@@ -702,7 +702,13 @@ int os_load_library_ex(const char *path, unsigned flags, unsigned long *winerror
 	*winerror = 0;
 	if (!w)
 		return err_set(err, "invalid UTF-8 in path %s", path);
-	old = SetErrorMode(SEM_FAILCRITICALERRORS);
+	/*
+	 * SEM_FAILCRITICALERRORS as CPython and torch load; SEM_NOGPFAULTERRORBOX
+	 * too, so that a DllMain that crashes ends the helper at once instead of
+	 * waiting on a Windows Error Reporting dialog until the timeout. Neither
+	 * changes what the loader finds.
+	 */
+	old = SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX);
 	SetLastError(0);
 	h = LoadLibraryExW(w, NULL, flags);
 	e = GetLastError();

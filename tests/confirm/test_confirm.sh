@@ -95,7 +95,7 @@ done
 wine_start "$PFX"
 
 TDC='C:\tdc-confirm\bin\torch-dll-check.exe'
-torch_of() { echo "C:\\tdc-confirm\\$1\\Python311\\Lib\\site-packages\\torch"; }
+torch_of() { printf '%s\n' "C:\\tdc-confirm\\$1\\Python311\\Lib\\site-packages\\torch"; }
 
 # wcheck NAME CASE ARGS...: the Windows build's check on CASE under Wine; report in $work/NAME.json
 wcheck() {
@@ -198,7 +198,14 @@ check_eq "import check: a hanging interpreter is killed at --confirm-timeout and
 if [ $((SECONDS - start)) -lt 30 ]; then ok "import check: the timeout ended the run ($((SECONDS - start)) s)"; else
 	not_ok "import check: the timeout did not end the run in time ($((SECONDS - start)) s)"
 fi
-check_status "Windows build: --confirm-timeout takes seconds only (exit 2)" 2 \
-	env WINEDEBUG=-all bash -c 'source tests/oracle/wine.sh; wine_run "$1" /dev/null /dev/null "$2" check --torch "$3" --confirm --confirm-timeout 1x' \
-	_ "$PFX" "$TDC" "$(torch_of healthy)"
+# wexit ARGS...: the Windows build's exit status (output dropped)
+wexit() {
+	WINEDEBUG=-all wine_run "$PFX" "$work/x.out" "$work/x.err" "$TDC" "$@"
+	echo $?
+}
+check_eq "Windows build: --confirm-timeout takes seconds only (exit 2)" 2 \
+	"$(wexit check --torch "$(torch_of healthy)" --confirm --confirm-timeout 1x)"
+check_eq "Windows build: --confirm with --root (an offline tree cannot be loaded) is a usage error" "2 1" \
+	"$(wexit check --root 'C:\tdc-confirm\healthy' --torch 'C:\Python311\Lib\site-packages\torch' --confirm) \
+$(grep -c 'cannot be combined with --root' "$work/x.err")"
 tap_done
