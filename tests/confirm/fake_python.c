@@ -8,6 +8,8 @@
  *   ok       exit 0, as a successful import
  *   fail126  the traceback torch raises for a missing DLL, exit 1
  *   hang     never returns (the checker's timeout must end it)
+ *   flood126 3 MB on stdout and on stderr at once, then fail126's traceback:
+ *            the checker must drain both pipes (no deadlock) and keep the tail
  * A wrong invocation prints "fake python: bad invocation ..." and exits 3.
  */
 #include <stdio.h>
@@ -27,6 +29,17 @@ int main(int argc, char **argv)
 	if (mode && !strcmp(mode, "hang"))
 		for (;;)
 			Sleep(1000);
+	if (mode && !strcmp(mode, "flood126")) {
+		static char block[65536];
+		memset(block, 'x', sizeof(block) - 1);
+		for (int i = 0; i < 48; i++) {
+			fputs(block, stdout);
+			fputs(block, stderr);
+		}
+		fputs("\n", stderr);
+		fflush(stdout);
+		mode = "fail126";
+	}
 	if (mode && !strcmp(mode, "fail126")) {
 		fprintf(stderr, "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n"
 				"OSError: [WinError 126] The specified module could not be found. Error loading "

@@ -69,6 +69,17 @@ build_torch() {
 build_fake_python() {
 	x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$1/python.exe" "$2"
 }
+# DLLs whose DllMain ends the process (TerminateProcess, status 3) or never returns
+# shellcheck disable=SC2317
+build_dllmain() {
+	printf '%s\n' '#include <windows.h>' \
+		'BOOL WINAPI DllMain(HINSTANCE h, DWORD r, LPVOID p) { (void)h; (void)p;' \
+		'  if (r == DLL_PROCESS_ATTACH) { if (EXIT_MODE) TerminateProcess(GetCurrentProcess(), 3); else Sleep(INFINITE); }' \
+		'  return TRUE; }' >"$1/dllmain.c"
+	x86_64-w64-mingw32-gcc -O2 -shared -nostdlib -e DllMain -DEXIT_MODE=1 -o "$1/zz_exit.dll" "$1/dllmain.c" -lkernel32 &&
+		x86_64-w64-mingw32-gcc -O2 -shared -nostdlib -e DllMain -DEXIT_MODE=0 -o "$1/zz_hang.dll" "$1/dllmain.c" -lkernel32
+}
+dllmain=$(fx_build confirm-dllmain build_dllmain) || { not_ok "building the DllMain DLLs failed"; tap_done; }
 declare -A TREE
 for c in healthy fbgemm_omp140 omp140_nosym; do
 	TREE[$c]=$(fx_build "torch-$c" build_torch "$c") || { not_ok "building tree $c failed"; tap_done; }
@@ -91,6 +102,12 @@ for c in "${!TREE[@]}"; do
 	mkdir -p "$D/$c"
 	cp -r "${TREE[$c]}/Python311" "$D/$c/"
 	cp "$fake/python.exe" "$D/$c/Python311/python.exe"
+done
+for c in exit hang; do
+	mkdir -p "$D/$c"
+	cp -r "${TREE[healthy]}/Python311" "$D/$c/"
+	cp "$fake/python.exe" "$D/$c/Python311/python.exe"
+	cp "$dllmain/zz_$c.dll" "$D/$c/Python311/Lib/site-packages/torch/lib/"
 done
 wine_start "$PFX"
 
@@ -152,6 +169,22 @@ check_eq "Wine != Windows: one mismatch per binary whose 127 Wine stubbed (fbgem
 check_eq "Wine != Windows: binaries that agree are not flagged (asmjit, libiomp5md, uv)" "True" \
 	"$(q nosym 'all(b[n]["confirmed"]["agrees"] for n in ("asmjit.dll", "libiomp5md.dll", "uv.dll"))')"
 
+# A DllMain that ends the helper process: the binary being loaded is named, later ones not reached
+wcheck exit exit --confirm
+check_eq "DllMain ends the helper: zz_exit.dll predicted to load, real load ended the process (status 3)" \
+	"0 None False True" \
+	"$(q exit 'b["zz_exit.dll"]["winerror"], b["zz_exit.dll"]["confirmed"]["error"], b["zz_exit.dll"]["confirmed"]["agrees"], "ended with status 3 while loading" in b["zz_exit.dll"]["confirmed"]["note"]')"
+check_eq "DllMain ends the helper: the .pyd after it is 'not reached' (agrees null), one mismatch in all" \
+	"None True 1" \
+	"$(q exit 'b["_c.cp311-win_amd64.pyd"]["confirmed"]["agrees"], "not reached" in b["_c.cp311-win_amd64.pyd"]["confirmed"]["note"], len(mm)')"
+start=$SECONDS
+wcheck hang hang --confirm --confirm-timeout 3
+check_eq "DllMain never returns: the helper is killed at the timeout, zz_hang.dll named" "True True 1" \
+	"$(q hang 'i["confirmation"]["timed_out"], "killed after 3 s while loading" in b["zz_hang.dll"]["confirmed"]["note"], len(mm)')"
+if [ $((SECONDS - start)) -lt 30 ]; then ok "the helper timeout ended the run ($((SECONDS - start)) s)"; else
+	not_ok "the helper timeout did not end the run in time ($((SECONDS - start)) s)"
+fi
+
 # The helper performs the oracle's procedure: same codes and stages per DLL, same order
 for c in fbgemm_omp140 omp140_nosym; do
 	t=$(torch_of "$c")
@@ -191,6 +224,10 @@ check_eq "import check: the last stderr line is recorded" "True" \
 TDC_FAKE_PYTHON=fail126 wcheck imp_mm healthy --confirm-import
 check_eq "import check: success predicted, WinError 126 real -> prediction-mismatch naming both" "False 1 0 126" \
 	"$(q imp_mm 'i["import_check"]["agrees"], len(mm), mm[0]["predicted_winerror"], mm[0]["real_winerror"]')"
+TDC_FAKE_PYTHON=flood126 wcheck imp_flood fbgemm_omp140 --confirm-import
+check_eq "import check: 3 MB on both pipes at once (Win32 pipes drained together), the OSError line kept" \
+	"1 126 True" \
+	"$(q imp_flood 'i["import_check"]["exit_code"], i["import_check"]["winerror"], i["import_check"]["agrees"]')"
 start=$SECONDS
 TDC_FAKE_PYTHON=hang wcheck imp_hang healthy --confirm-import --confirm-timeout 2
 check_eq "import check: a hanging interpreter is killed at --confirm-timeout and reported" "True None False 1" \
