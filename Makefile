@@ -134,7 +134,7 @@ lint:
 	$(Q)bash tests/lib/lint.sh
 
 clean:
-	rm -rf build dist torch-dll-check torch-dll-check-git torch-dll-check.exe
+	rm -rf build dist torch-dll-check torch-dll-check-git torch-dll-check.exe torch-dll-check-git.exe
 
 .SECONDARY:
 

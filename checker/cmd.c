@@ -11,25 +11,40 @@
 #include "report.h"
 #include "strbuf.h"
 
-int cmd_usage_error(const char *fmt, ...)
+static void say_escaped(const char *prefix, const char *fmt, va_list ap) ERR_PRINTF(2, 0);
+
+static void say_escaped(const char *prefix, const char *fmt, va_list ap)
 {
 	struct strbuf msg = STRBUF_INIT, out = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
 	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
 	/*
 	 * Messages quote paths and DLL names from the machine checked: printed
 	 * as one safe line (controls visible, "::" and "##[" broken, report.h),
 	 * so they can never act as a GitHub workflow command or a terminal escape.
 	 */
-	strbuf_adds(&out, "torch-dll-check: ");
+	strbuf_adds(&out, prefix);
 	report_esc_line(&out, msg.buf);
 	strbuf_addch(&out, '\n');
 	fputs(out.buf, stderr);
 	strbuf_release(&msg);
 	strbuf_release(&out);
+}
+
+int cmd_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_escaped("torch-dll-check: ", fmt, ap);
+	va_end(ap);
 	return EXIT_USAGE;
+}
+
+void cmd_errorf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_escaped("", fmt, ap);
+	va_end(ap);
 }
 
 int arg_value(int argc, char **argv, int *i, const char *name, const char **val)

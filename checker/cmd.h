@@ -56,6 +56,13 @@ int cmd_confirm_installs(struct cJSON *report, const struct confirm_opts *o);
 int cmd_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
 
 /*
+ * Prints one line to stderr, escaped like cmd_usage_error (controls made
+ * visible, "::" and "##[" broken): for messages that quote the machine or
+ * the repository but are not usage errors.
+ */
+void cmd_errorf(const char *fmt, ...) ERR_PRINTF(1, 2);
+
+/*
  * Option matching for `--name VALUE` and `--name=VALUE`. On a match, *val
  * points at the value, *i is advanced past it and 1 is returned; 0 if argv[*i]
  * is another option; -1 (after printing a usage error) if the value is missing.

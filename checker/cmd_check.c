@@ -1,15 +1,16 @@
 /*
- * cmd_check: `torch-dll-check check` — will `import torch` load its
- * binaries on this machine? Runs torch's procedure (torchload.c) for one
- * install, builds the JSON report (result.c) and prints it (--json) or a
- * text a person reads in ten seconds: the verdict first, then failures with
- * leaf, chain and fix, then warnings.
+ * cmd_check: `torch-dll-check check` — will `import torch` load on this
+ * machine, and if not, what exactly must be installed?
  *
- * The matrix and inventory (issue 4) plug in at check_install(): it takes
- * a torch run and an optional matrix row and appends to the report; their
- * findings are added to the same document before result_finish().
+ * For each torch install (one given with --torch / --site-packages /
+ * --python, or every one under --scan DIR): run torch's procedure
+ * (torchload.c), add its loader results to the report (result.c), then
+ * judge it against its matrix row (policy.c) with the machine's inventory
+ * (inventory.c). The report (docs/report-json.md) carries the inventory,
+ * the matrix files and, per install, its row; report_run renders it (text
+ * a person reads in ten seconds, JSON, GitHub, SARIF).
  *
- * Exit status: 0 everything loads, 1 something fails, 2 usage/input error.
+ * Exit status: 0 pass, 1 findings at or above --fail-on, 2 usage/input error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,20 +20,28 @@
 
 #include "cmd.h"
 #include "confirm.h"
+#include "inventory.h"
+#include "matrix.h"
+#include "policy.h"
+#include "registry.h"
 #include "report.h"
 #include "result.h"
 #include "torchload.h"
-#include "registry.h"
 #include "view.h"
 
 static const char check_usage[] =
-	"usage: torch-dll-check check (--torch DIR | --site-packages DIR | --python PATH) [options]\n"
+	"usage: torch-dll-check check (--torch DIR | --site-packages DIR | --python PATH | --scan DIR) [options]\n"
 	"\n"
 	"  --torch DIR          the torch package folder (...\\site-packages\\torch)\n"
 	"  --site-packages DIR  a site-packages folder holding torch\n"
 	"  --python PATH        python.exe of the environment (venv and conda layouts understood)\n"
-	"  --root DIR           a host directory standing for C:\\ (a Wine prefix's drive_c works)\n"
-	"  --registry FILE      the machine's registry: a `reg export` file or a Wine system.reg\n"
+	"  --scan DIR           every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
+	"                       python and dll_paths; --depth N folders deep (default 8)\n"
+	"  --root DIR           a host directory standing for C:\\ (a Wine prefix's drive_c brings\n"
+	"                       its ../system.reg along)\n"
+	"  --registry FILE      the machine's HKLM: a `reg export` file or a Wine system.reg;\n"
+	"                       repeat to merge (e.g. a WOW6432Node export)\n"
+	"  --matrix FILE        a matrix layered over the embedded one (repeatable; matrix/README.md)\n"
 	"  --env NAME=VALUE     an environment variable of the checked machine (PATH, CUDA_PATH_V12_1, ...)\n"
 	"  --userbase DIR       the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)\n"
 	"  --machine x64|x86|arm64  the process architecture (default: python.exe's, else x64)\n"
@@ -45,32 +54,78 @@ static const char check_usage[] =
 	"                       --confirm-timeout SECONDS per child, default 120)\n"
 	"\n"
 	"Paths are Windows paths (C:\\...) or host paths under --root.\n"
-	"Exit status: 0 everything loads, 1 something fails, 2 usage or input error.\n";
+	"Exit status: 0 pass, 1 findings (errors, or warnings with --fail-on warning), 2 usage or input error.\n";
 
-/* The seam for issue 4: one install's loader results (+ its matrix row) into the report. */
-static cJSON *check_install(cJSON *report, struct view *v, const struct torch_run *run, cJSON *matrix_row)
+/* One install: the loader's run, its results, then the matrix row's verdict. */
+static int check_install(cJSON *report, struct view *v, const struct matrix *m, const struct inventory *inv,
+			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
 {
-	return result_add_install(report, v, run, matrix_row);
+	struct torch_run *run = NULL;
+	struct policy_input pin;
+	cJSON *inst;
+	int r;
+	if (torch_run(&run, v, in, e))
+		return -1;
+	if (!cJSON_GetObjectItem(report, "machine") ||
+	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report, "machine"), "api_set_schema"))) {
+		cJSON *fresh = result_new(v, run->ld);
+		cJSON_ReplaceItemInObject(report, "machine", cJSON_DetachItemFromObject(fresh, "machine"));
+		cJSON_Delete(fresh);
+	}
+	inst = result_add_install(report, v, run, NULL);
+	pin.matrix = m;
+	pin.inv = inv;
+	pin.install = install;
+	pin.run = run;
+	r = policy_evaluate(report, inst, v, &pin, e);
+	torch_run_free(run);
+	return r;
+}
+
+static const struct inv_install *find_install(const struct inventory *inv, const char *torch_dir)
+{
+	size_t i;
+	for (i = 0; i < inv->ninstalls; i++)
+		if (!str_icmp(inv->installs[i].torch_dir, torch_dir))
+			return &inv->installs[i];
+	return NULL;
+}
+
+static int parse_machine(const char *s, uint16_t *out)
+{
+	if (!strcmp(s, "x64"))
+		*out = PE_MACHINE_AMD64;
+	else if (!strcmp(s, "x86"))
+		*out = PE_MACHINE_I386;
+	else if (!strcmp(s, "arm64"))
+		*out = PE_MACHINE_ARM64;
+	else
+		return -1;
+	return 0;
 }
 
 int cmd_check(int argc, char **argv)
 {
 	const char *torch = NULL, *sitepk = NULL, *python = NULL, *root = NULL, *userbase = NULL;
-	const char *machine_s = NULL, *regfile = NULL;
-	struct strlist envs = STRLIST_INIT;
-	int i, rc = EXIT_USAGE;
+	const char *machine_s = NULL, *scan = NULL, *depth_s = NULL;
+	struct strlist envs = STRLIST_INIT, regfiles = STRLIST_INIT, matrices = STRLIST_INIT;
+	int i, rc = EXIT_USAGE, depth = 8;
 	struct report_opts ro;
 	struct confirm_opts co;
 	struct view *v = NULL;
-	struct torch_run *run = NULL;
 	struct torch_inputs in;
-	char *wtorch = NULL, *wpython = NULL, *wuser = NULL;
+	struct inventory inv;
+	struct matrix m;
+	struct registry *reg = NULL;
+	char *wtorch = NULL, *wpython = NULL, *wuser = NULL, *wscan = NULL;
 	cJSON *report = NULL;
 	struct err e;
 	size_t k;
 
 	memset(&in, 0, sizeof(in));
 	err_clear(&e);
+	inventory_init(&inv);
+	matrix_init(&m);
 	report_opts_init(&ro);
 	confirm_opts_init(&co);
 	for (i = 1; i < argc; i++) {
@@ -98,8 +153,11 @@ int cmd_check(int argc, char **argv)
 		OPT("--torch", torch = val)
 		OPT("--site-packages", sitepk = val)
 		OPT("--python", python = val)
+		OPT("--scan", scan = val)
+		OPT("--depth", depth_s = val)
 		OPT("--root", root = val)
-		OPT("--registry", regfile = val)
+		OPT("--registry", strlist_push(&regfiles, val))
+		OPT("--matrix", strlist_push(&matrices, val))
 		OPT("--env", strlist_push(&envs, val))
 		OPT("--userbase", userbase = val)
 		OPT("--machine", machine_s = val)
@@ -108,35 +166,60 @@ int cmd_check(int argc, char **argv)
 		cmd_usage_error("check: unknown argument '%s'", a);
 		goto out;
 	}
-	if (!torch && !sitepk && !python) {
+	if (!torch && !sitepk && !python && !scan) {
 		fputs(check_usage, stderr);
-		cmd_usage_error("check: give --torch DIR, --site-packages DIR or --python PATH");
+		cmd_usage_error("check: give --torch DIR, --site-packages DIR, --python PATH or --scan DIR");
 		goto out;
 	}
-	if (machine_s) {
-		if (!strcmp(machine_s, "x64"))
-			in.machine = PE_MACHINE_AMD64;
-		else if (!strcmp(machine_s, "x86"))
-			in.machine = PE_MACHINE_I386;
-		else if (!strcmp(machine_s, "arm64"))
-			in.machine = PE_MACHINE_ARM64;
-		else {
-			cmd_usage_error("check: --machine %s (x64, x86 or arm64)", machine_s);
+	if (scan && (torch || sitepk)) {
+		cmd_usage_error("check: --scan checks every install it finds; it does not combine with --torch or "
+				"--site-packages");
+		goto out;
+	}
+	if (depth_s) {
+		char *end;
+		long d = strtol(depth_s, &end, 10);
+		if (*end || d < 1 || d > 64) {
+			cmd_usage_error("check: --depth %s: expected a number from 1 to 64", depth_s);
+			goto out;
+		}
+		depth = (int)d;
+	}
+	if (machine_s && parse_machine(machine_s, &in.machine)) {
+		cmd_usage_error("check: --machine %s (x64, x86 or arm64)", machine_s);
+		goto out;
+	}
+
+	/* the matrix: the embedded default, then each --matrix file */
+	if (matrix_load_default(&m, NULL, &e)) {
+		cmd_usage_error("check: the embedded matrix: %s", e.msg);
+		goto out;
+	}
+	for (k = 0; k < matrices.n; k++) {
+		if (matrix_load_file(&m, matrices.v[k], NULL, &e)) {
+			cmd_usage_error("check: %s (run `torch-dll-check matrix lint %s` for every error)", e.msg,
+					matrices.v[k]);
 			goto out;
 		}
 	}
+
 	v = cmd_open_view(root);
 	if (!v)
 		goto out;
-	if (regfile) {
-		struct registry *reg = NULL;
-		struct err re;
-		err_clear(&re);
-		if (registry_load(&reg, regfile, &re)) {
-			cmd_usage_error("check: %s", re.msg);
+	for (k = 0; k < regfiles.n; k++) {
+		if (k == 0 ? registry_load(&reg, regfiles.v[k], &e) : registry_load_more(reg, regfiles.v[k], &e)) {
+			cmd_usage_error("check: %s", e.msg);
 			goto out;
 		}
+	}
+	if (reg) {
 		view_attach_registry(v, reg);
+		reg = NULL;
+	} else if (!strncmp(view_registry_source(v), "none (", 6)) {
+		/* the Wine prefix's system.reg is there but unreadable: an input error, not "no redistributable" */
+		const char *msg = view_registry_source(v) + 6;
+		cmd_usage_error("check: %.*s", (int)(strlen(msg) ? strlen(msg) - 1 : 0), msg);
+		goto out;
 	}
 	for (k = 0; k < envs.n; k++) {
 		if (view_setenv_assignment(v, envs.v[k])) {
@@ -148,7 +231,14 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	if (userbase && !(wuser = cmd_winpath(v, userbase)))
 		goto out;
-	if (torch) {
+	if (wpython && !view_is_file(v, wpython)) {
+		cmd_usage_error("check: %s: no such file", wpython);
+		goto out;
+	}
+	if (scan) {
+		if (!(wscan = cmd_winpath(v, scan)))
+			goto out;
+	} else if (torch) {
 		if (!(wtorch = cmd_winpath(v, torch)))
 			goto out;
 	} else if (sitepk) {
@@ -169,34 +259,78 @@ int cmd_check(int argc, char **argv)
 		}
 		free(dir);
 	}
-	if (!view_is_dir(v, wtorch)) {
+	if (wtorch && !view_is_dir(v, wtorch)) {
 		cmd_usage_error("check: %s: no such directory", wtorch);
 		goto out;
 	}
-	if (wpython && !view_is_file(v, wpython)) {
-		cmd_usage_error("check: %s: no such file", wpython);
-		goto out;
+
+	/* the inventory: redistributables, the installs, their runtime DLLs */
+	if (scan) {
+		if ((view_has_registry(v) && inventory_redist_view(&inv, v, &e)) ||
+		    inventory_scan(&inv, v, wscan, depth, &e) || inventory_runtime_dlls(&inv, v, &e)) {
+			cmd_usage_error("check: %s", e.msg);
+			goto out;
+		}
+		if (!inv.ninstalls) {
+			cmd_usage_error("check: no torch install under %s (looked %d folders deep)", wscan, depth);
+			goto out;
+		}
+	} else if (inventory_collect(&inv, v, wtorch, wpython, &e)) {
+		/* not a torch the inventory understands (no __init__.py, ...): the loader still runs */
+		inventory_release(&inv);
+		inventory_init(&inv);
+		err_clear(&e);
+		if ((view_has_registry(v) && inventory_redist_view(&inv, v, &e)) ||
+		    inventory_runtime_dlls(&inv, v, &e)) {
+			cmd_usage_error("check: %s", e.msg);
+			goto out;
+		}
 	}
-	in.torch_dir = wtorch;
+
+	report = result_new(v, NULL);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report, "machine"), "api_set_schema", cJSON_CreateNull());
+	{
+		cJSON *mj = cJSON_CreateObject(), *files = cJSON_AddArrayToObject(mj, "sources");
+		for (k = 0; k < m.files.n; k++)
+			cJSON_AddItemToArray(files, cJSON_CreateString(m.files.v[k]));
+		cJSON_AddItemToObject(report, "matrix", mj);
+	}
 	in.python_exe = wpython;
 	in.userbase = wuser;
-	if (torch_run(&run, v, &in, &e)) {
-		cmd_usage_error("check: %s", e.msg);
-		goto out;
+	if (scan) {
+		for (k = 0; k < inv.ninstalls; k++) {
+			struct torch_inputs one = in;
+			one.torch_dir = inv.installs[k].torch_dir;
+			one.python_exe = inv.installs[k].python;
+			if (check_install(report, v, &m, &inv, &inv.installs[k], &one, &e)) {
+				cmd_usage_error("check: %s", e.msg);
+				goto out;
+			}
+		}
+	} else {
+		in.torch_dir = wtorch;
+		if (check_install(report, v, &m, &inv, find_install(&inv, wtorch), &in, &e)) {
+			cmd_usage_error("check: %s", e.msg);
+			goto out;
+		}
 	}
-	report = result_new(v, run->ld);
-	check_install(report, v, run, NULL);
+	cJSON_AddItemToObject(report, "inventory", inventory_to_json(&inv, v));
 	if (cmd_confirm_installs(report, &co))
 		goto out;
 	result_finish(report);
 	rc = report_run(report, &ro);
 out:
 	cJSON_Delete(report);
-	torch_run_free(run);
+	inventory_release(&inv);
+	matrix_release(&m);
+	registry_free(reg);
 	view_free(v);
 	free(wtorch);
 	free(wpython);
 	free(wuser);
+	free(wscan);
 	strlist_release(&envs);
+	strlist_release(&regfiles);
+	strlist_release(&matrices);
 	return rc;
 }

@@ -56,8 +56,8 @@ static int query_key(const struct registry *reg, const char *key, int regview)
 	if (r < 0)
 		return cmd_usage_error("inventory: %s", e.msg);
 	if (r == 1) {
-		fprintf(stderr, "torch-dll-check: inventory: %s: no such key in the %d-bit view of %s\n", key, regview,
-			registry_describe(reg));
+		cmd_errorf("torch-dll-check: inventory: %s: no such key in the %d-bit view of %s", key, regview,
+			   registry_describe(reg));
 		return EXIT_FINDINGS;
 	}
 	for (i = 0; i < names.n; i++) {

@@ -161,7 +161,7 @@ static int load_layers(struct matrix *m, const struct opts *o)
 	if (bad) {
 		size_t k;
 		for (k = 0; k < d.n; k++)
-			fprintf(stderr, "%s:%u:%u: %s\n", d.v[k].file, d.v[k].line, d.v[k].col, d.v[k].msg);
+			cmd_errorf("%s:%u:%u: %s", d.v[k].file, d.v[k].line, d.v[k].col, d.v[k].msg);
 		fprintf(stderr, "torch-dll-check: the matrix has errors (run 'torch-dll-check matrix lint FILE')\n");
 	}
 	matrix_diags_release(&d);
@@ -305,7 +305,7 @@ static int cmd_select(int argc, char **argv)
 	if (r < 0) {
 		status = cmd_usage_error("%s", e.msg);
 	} else if (r > 0) {
-		fprintf(stderr, "torch-dll-check: %s\n", e.msg);
+		cmd_errorf("torch-dll-check: %s", e.msg);
 		if (o.json) {
 			cJSON *root = cJSON_CreateObject();
 			cJSON_AddNullToObject(root, "row");

@@ -486,7 +486,7 @@ int cmd_pe(int argc, char **argv)
 		}
 		if (bad) {
 			failed = 1;
-			fprintf(stderr, "torch-dll-check: %s\n", err.msg);
+			cmd_errorf("torch-dll-check: %s", err.msg);
 			if (json) {
 				fo = cJSON_CreateObject();
 				jstr(fo, "path", path);

@@ -395,8 +395,14 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 	if (!im->host)
 		im->host = xstrdup(win_path);
 	err_clear(&e);
+	/*
+	 * PE_LENIENT: Windows reads neither the version resource nor the
+	 * delay-import table when it maps a DLL, so damage there must not turn a
+	 * loadable DLL into an "unreadable" one (those parts are left empty).
+	 */
 	if (pe_open(&im->img, im->host,
-		    PE_IMPORTS | PE_DELAY_IMPORTS | PE_EXPORTS | PE_LOAD_CONFIG | PE_VERSION, &e)) {
+		    PE_IMPORTS | PE_DELAY_IMPORTS | PE_EXPORTS | PE_LOAD_CONFIG | PE_VERSION | PE_LENIENT,
+		    &e)) {
 		im->img = NULL;
 		im->err_code = e.code ? e.code : PE_ERR_CORRUPT;
 		im->err_msg = xstrdup(e.msg);

@@ -1057,6 +1057,34 @@ static int parse_version(struct pe_image *img, struct err *err)
 
 /* ---- open / close ---- */
 
+static void free_dlls(struct pe_import_dll *d, size_t n);
+
+/*
+ * Parses a part the loader does not read at load time. With PE_LENIENT a
+ * failure empties that part, keeps its message in soft_error and lets
+ * parsing go on; without it the failure stands.
+ */
+static int parse_soft(struct pe_image *img, unsigned what, int (*parse)(struct pe_image *, struct err *),
+		      struct err *err)
+{
+	struct err local;
+	if (!(what & PE_LENIENT))
+		return parse(img, err);
+	err_clear(&local);
+	if (!parse(img, &local))
+		return 0;
+	if (!img->soft_error)
+		img->soft_error = own(img, xasprintf("%s: %s", img->path, local.msg));
+	if (parse == parse_delay_imports) {
+		free_dlls(img->delay_imports, img->ndelay_imports);
+		img->delay_imports = NULL;
+		img->ndelay_imports = 0;
+	} else {
+		memset(&img->version, 0, sizeof(img->version));
+	}
+	return 0;
+}
+
 int pe_parse(struct pe_image **out, const void *data, size_t len, const char *name, unsigned what,
 	     struct err *err)
 {
@@ -1070,10 +1098,10 @@ int pe_parse(struct pe_image **out, const void *data, size_t len, const char *na
 	img->file = span_make(data, len);
 	if (parse_headers(img, err) ||
 	    ((what & PE_IMPORTS) && parse_imports(img, err)) ||
-	    ((what & PE_DELAY_IMPORTS) && parse_delay_imports(img, err)) ||
+	    ((what & PE_DELAY_IMPORTS) && parse_soft(img, what, parse_delay_imports, err)) ||
 	    ((what & PE_EXPORTS) && parse_exports(img, err)) ||
 	    ((what & PE_LOAD_CONFIG) && parse_load_config(img, err)) ||
-	    ((what & PE_VERSION) && parse_version(img, err))) {
+	    ((what & PE_VERSION) && parse_soft(img, what, parse_version, err))) {
 		if (err)
 			err_prefix(err, "%s: ", img->path);
 		pe_close(img);

@@ -45,6 +45,15 @@
 #define PE_LOAD_CONFIG 0x08   /* DependentLoadFlags */
 #define PE_VERSION 0x10       /* VS_VERSIONINFO resource */
 #define PE_ALL 0x1f
+/*
+ * The loader's view: a malformed part that the Windows loader does not read
+ * when it maps and binds a DLL (the version resource; the delay-import
+ * directory, read only at first call) does not fail pe_open. That part is
+ * left empty and its message ("PATH: version resource: ...") is kept in
+ * img->soft_error, so the caller can warn instead of calling the DLL
+ * unloadable.
+ */
+#define PE_LENIENT 0x100
 
 /* Caps on counts read from the file (a larger count is an error, not a truncation). */
 /*
@@ -139,6 +148,8 @@ struct pe_image {
 	struct pe_version version;
 
 	uint64_t overlay_size;     /* bytes after the end of the last section's raw data */
+
+	const char *soft_error;    /* with PE_LENIENT: the first part left empty, why; else NULL */
 
 	void *priv;                /* mapping, string arena, export directory state */
 };

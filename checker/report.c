@@ -75,6 +75,11 @@ const struct report_rule report_rules[] = {
 	  "A known issue of the matrix row applies.",
 	  "The matrix records a symptom, cause and fix for this torch version, with sources.",
 	  "Apply the fix given in the finding; the matrix row links the sources." },
+	{ "unverified", "Unverified", "note",
+	  "A requirement of the matrix row could not be checked on this machine.",
+	  "No registry was available to read the VC++ redistributable's version (unknown is not missing), "
+	  "or the runtime DLL that will be loaded has no version resource.",
+	  "Give --registry FILE (a reg export or a Wine system.reg) so the redistributable can be checked." },
 	{ "loads-via-path", "LoadsViaPath", "warning",
 	  "The DLL loads only through torch's PATH fallback: it depends on PATH.",
 	  "The first LoadLibraryExW (add_dll_directory directories only) fails and torch's retry with "

@@ -11,6 +11,7 @@
  */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define PROBES_SHOWN 8
@@ -75,7 +76,63 @@ static void probes(struct strbuf *out, const struct style *st, const cJSON *f)
 	}
 }
 
-static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num)
+/*
+ * Loader failures that share install, rule and leaf are one problem seen from
+ * several torch binaries (torch_cpu.dll fails because fbgemm.dll does): the
+ * first is shown in full, the others are named on its "also:" line.
+ */
+static int loader_rule(const char *r)
+{
+	return r && (!strcmp(r, "missing-dll") || !strcmp(r, "missing-entry-point") || !strcmp(r, "missing-ordinal") ||
+		     !strcmp(r, "bad-arch") || !strcmp(r, "unreadable"));
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static int same_problem(const cJSON *a, const cJSON *b)
+{
+	return loader_rule(report_str(a, "rule")) && same_str(report_str(a, "rule"), report_str(b, "rule")) &&
+	       same_str(report_str(a, "leaf"), report_str(b, "leaf")) &&
+	       same_str(report_str(a, "install"), report_str(b, "install")) &&
+	       report_int(a, "winerror", 0) == report_int(b, "winerror", 0);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p;
+	for (; p && *p; p++)
+		if (*p == '\\' || *p == '/')
+			s = p + 1;
+	return s;
+}
+
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi);
+
+/* Renders item i and folds the later items with the same problem into its "also:" line. */
+static void finding_group(struct strbuf *out, const struct style *st, const struct report_view *v, size_t i,
+			  unsigned char *done, size_t num, int multi)
+{
+	size_t j, n = 0;
+	struct strbuf also = STRBUF_INIT;
+	finding(out, st, &v->items[i], num, multi);
+	for (j = i + 1; j < v->n; j++) {
+		if (done[j] || v->items[j].sev != v->items[i].sev || !same_problem(v->items[i].f, v->items[j].f))
+			continue;
+		done[j] = 1;
+		if (n++)
+			strbuf_adds(&also, ", ");
+		report_esc_line(&also, base_name(report_str(v->items[j].f, "binary")));
+	}
+	if (n)
+		strbuf_addf(out, "      %s%-9s%s %s fail%s the same way (%zu more)\n", st->dim, "also:", st->off, also.buf,
+			    n == 1 ? "s" : "", n);
+	strbuf_release(&also);
+}
+
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi)
 {
 	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
 	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
@@ -104,6 +161,8 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 			strbuf_addf(out, ":%ld", report_int(a, "line", 0));
 		strbuf_addch(out, '\n');
 	}
+	if (multi)
+		field(out, st, "install:", report_str(f, "install"));
 	if (report_str(f, "fix")) {
 		strbuf_addf(out, "      %s%-9s%s ", st->bold, "fix:", st->off);
 		report_esc_line(out, report_str(f, "fix"));
@@ -141,12 +200,23 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *inst;
 	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
 	size_t i, num = 0;
-	int sev;
+	int sev, ninst = 0, nfail = 0, multi, pass;
+	unsigned char *done = v->n ? xcalloc(v->n, 1) : NULL;
+
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+	{
+		ninst++;
+		nfail += same_str(report_str(inst, "status"), "fail");
+	}
+	multi = ninst > 1;
 
 	/* The verdict line. */
 	if (v->count[SEV_ERROR]) {
 		strbuf_addf(out, "%sFAIL%s ", st->red, st->off);
-		what(out, v);
+		if (ninst > 1 && nfail)
+			strbuf_addf(out, "%d of %d torch installs", nfail, ninst);
+		else
+			what(out, v);
 		strbuf_adds(out, " will not load: ");
 		report_esc_line(out, report_str(v->items[0].f, "title"));
 	} else if (v->count[SEV_WARNING]) {
@@ -166,13 +236,25 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 			    report_int(c, "binaries_failing", 0));
 	strbuf_adds(out, ")\n");
 
-	/* Where, and what `import torch` would say (Windows names only the DLL it asked for). */
+	/* Where, and what `import torch` would say (Windows names only the DLL it asked for); failing installs first. */
+	for (pass = 0; pass < 2; pass++)
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
 	{
 		const cJSON *ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
-		if (!report_str(inst, "torch_dir"))
+		if (!report_str(inst, "torch_dir") || same_str(report_str(inst, "status"), "fail") != !pass)
 			continue;
-		strbuf_addf(out, "  %storch%s ", st->dim, st->off);
+		{
+			const char *is = report_str(inst, "status");
+			if (same_str(is, "fail"))
+				strbuf_addf(out, "  %sFAIL%s ", st->red, st->off);
+			else if (same_str(is, "warn"))
+				strbuf_addf(out, "  %sWARN%s ", st->yellow, st->off);
+			else if (same_str(is, "pass"))
+				strbuf_addf(out, "  %sPASS%s ", st->green, st->off);
+			else
+				strbuf_adds(out, "  ");
+		}
+		strbuf_addf(out, "%storch%s ", st->dim, st->off);
 		report_esc_line(out, report_str(inst, "version") ? report_str(inst, "version") : "(version unknown)");
 		strbuf_adds(out, " at ");
 		report_esc_line(out, report_str(inst, "torch_dir"));
@@ -190,9 +272,10 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 			continue;
 		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->count[sev], st->off);
 		for (i = 0; i < v->n; i++)
-			if ((int)v->items[i].sev == sev)
-				finding(out, st, &v->items[i], ++num);
+			if ((int)v->items[i].sev == sev && !done[i])
+				finding_group(out, st, v, i, done, ++num, multi);
 	}
+	free(done);
 	if (v->n && report_str(v->doc, "status") && strcmp(report_str(v->doc, "status"), report_status(v)))
 		strbuf_addf(out, "\n(the report says status \"%s\"; its findings say \"%s\")\n",
 			    strcmp(report_str(v->doc, "status"), "pass") && strcmp(report_str(v->doc, "status"), "warn") &&

@@ -447,6 +447,18 @@ void result_finish(cJSON *report)
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItem(report, "installs"))
 	{
 		cJSON *b;
+		const char *dir = cJSON_GetStringValue(cJSON_GetObjectItem(inst, "torch_dir"));
+		int worst = 0; /* an install's status is its worst finding (loader and matrix alike) */
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(report, "findings"))
+		{
+			const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
+			const char *fi = cJSON_GetStringValue(cJSON_GetObjectItem(f, "install"));
+			int s = sev && !strcmp(sev, "error") ? 2 : sev && !strcmp(sev, "warning") ? 1 : 0;
+			if (dir && fi && !str_icmp(dir, fi) && s > worst)
+				worst = s;
+		}
+		cJSON_ReplaceItemInObject(inst, "status",
+					  cJSON_CreateString(worst == 2 ? "fail" : worst ? "warn" : "pass"));
 		ninst++;
 		cJSON_ArrayForEach(b, cJSON_GetObjectItem(inst, "binaries"))
 		{

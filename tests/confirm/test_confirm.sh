@@ -147,7 +147,8 @@ check_eq "healthy: every binary agrees (real error 0, same stage)" "True" \
 	"$(q healthy 'all(x["confirmed"]["agrees"] and x["confirmed"]["error"] == 0 for x in i["binaries"])')"
 check_eq "healthy: the VC++ runtime probe is confirmed too" "[0, 0, 0]" \
 	"$(q healthy '[p["confirmed"]["error"] for p in i["vc_runtime_probe"]]')"
-check_eq "healthy: no prediction-mismatch, status pass" "0 pass" "$(q healthy 'len(mm), r["status"]')"
+# (the matrix may add notes or warnings about torch 2.4.0 itself: not this test's business)
+check_eq "healthy: no prediction-mismatch, nothing fails" "0 True" "$(q healthy 'len(mm), r["status"] != "fail"')"
 
 wcheck missing fbgemm_omp140 --confirm
 check_eq "missing leaf: check --confirm exits 1" 1 "$(cat "$work/missing.rc")"

@@ -1,6 +1,7 @@
 /*
  * fuzz_pe: libFuzzer target for the PE reader. Parses the input with every
- * directory (PE_ALL), then drives every lookup the loader will make: the
+ * directory (PE_ALL; if that fails, again with PE_LENIENT as the loader
+ * does), then drives every lookup the loader will make: the
  * full export list, by-name lookups of the image's own imported names (with
  * and without their hints), by-ordinal lookups of its ordinal imports and of
  * the ordinals around the export base, and the RVA mapper on the RVAs seen.
@@ -42,7 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n, i, off;
 	uint32_t o;
 
-	if (pe_parse(&img, data, size, "fuzz.dll", PE_ALL, &err))
+	/* Strict first; when that fails, the loader's lenient view of the same bytes. */
+	if (pe_parse(&img, data, size, "fuzz.dll", PE_ALL, &err) &&
+	    pe_parse(&img, data, size, "fuzz.dll", PE_ALL | PE_LENIENT, &err))
 		return 0;
 	lookups(img, img->imports, img->nimports);
 	lookups(img, img->delay_imports, img->ndelay_imports);

@@ -162,4 +162,23 @@ got=$("$B" deps --root "$P/drive_c" --registry "$P/elsewhere.reg" --json 'C:\c\o
 check_eq "--registry FILE attaches it" '["registry",126]' "$got"
 check_status "--registry with a bad file: exit 2" 2 "$B" deps --root "$R" --registry /etc/hostname 'C:\c\ok\top.dll'
 
+# A damaged version resource does not stop a DLL from loading (Windows never
+# reads it while mapping): the loader opens images with PE_LENIENT.
+V=$(mktemp -d)
+make_dll "$V/ver.dll" --export f --version 1.2.3.4 --import KERNEL32.dll:GetLastError
+make_dll "$V/top.dll" --export t --import ver.dll:f
+python3 - "$V/ver.dll" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+i = b.find((0xFEEF04BD).to_bytes(4, "little"))   # VS_FIXEDFILEINFO's signature
+assert i > 0, "no VS_FIXEDFILEINFO"
+b[i:i + 4] = (0xDEADBEEF).to_bytes(4, "little")
+open(p, "wb").write(b)
+PY
+check_status "pe: the damaged version resource is an error for the PE reader" 2 "$B" pe "$V/ver.dll"
+got=$("$B" deps --json "$V/top.dll" | jq -c '[.winerror,.outcome]')
+check_eq "deps: a DLL with a damaged version resource still loads" '[0,"loads"]' "$got"
+rm -rf "$V"
+
 tap_done

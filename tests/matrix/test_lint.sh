@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # expected messages quote YAML keys in backticks, literally
 # test_lint: `torch-dll-check matrix lint|show|select` on matrix files written
 # here. Every bad file is asserted with its exact "file:line:col: message"
 # lines and exit status 2; good files with status 0. Runs the ASan build, so

@@ -15,7 +15,6 @@
 #   x64/small.dll, x86/small.dll       fixture.dll stripped (fuzz seeds)
 set -eu
 : "${TDC_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/torch-dll-check}"
-here=$(cd "$(dirname "$0")" && pwd)
 key=$( {
 	cat "$0"
 	x86_64-w64-mingw32-gcc --version | head -1
@@ -91,21 +90,21 @@ C
 for arch in x64 x86; do
 	if [ $arch = x64 ]; then t=x86_64-w64-mingw32; m=i386:x86-64; e=DllEntry; else t=i686-w64-mingw32; m=i386; e=_DllEntry; fi
 	mkdir -p $arch
-	ldflags="-shared -nostdlib -Wl,-e,$e -Wl,--enable-stdcall-fixup"
+	ldflags=(-shared -nostdlib "-Wl,-e,$e" "-Wl,--enable-stdcall-fixup")
 	$t-dlltool -m $m -d dep.def -l $arch/libdep.a
 	# i386 stdcall names carry @N in the import library, not in the DLL (-k).
 	printf 'LIBRARY KERNEL32.dll\nEXPORTS\n  GetTickCount%s\n' "$([ $arch = x86 ] && echo @0)" >kernel32.def
 	$t-dlltool -m $m -k -d kernel32.def -l $arch/libk32.a
 	$t-gcc -O1 -c dep.c -o $arch/dep.o
-	$t-gcc $ldflags -o $arch/dep.dll $arch/dep.o dep.def
+	"$t-gcc" "${ldflags[@]}" -o $arch/dep.dll $arch/dep.o dep.def
 	$t-windres -O coff -o $arch/ver.o ver.rc
 	$t-gcc -O1 -c fixture.c -o $arch/fixture.o
-	$t-gcc $ldflags -o $arch/fixture.dll $arch/fixture.o $arch/ver.o fixture.def $arch/libdep.a $arch/libk32.a
+	"$t-gcc" "${ldflags[@]}" -o $arch/fixture.dll $arch/fixture.o $arch/ver.o fixture.def $arch/libdep.a $arch/libk32.a
 	$t-gcc -O1 -fno-asynchronous-unwind-tables -c tiny.c -o $arch/tiny.o
-	$t-gcc $ldflags -s -Wl,--disable-reloc-section -o $arch/tiny.dll $arch/tiny.o $arch/libdep.a
+	"$t-gcc" "${ldflags[@]}" -s -Wl,--disable-reloc-section -o $arch/tiny.dll $arch/tiny.o $arch/libdep.a
 	# small.dll: fixture.dll's imports, exports and version info in < 4 KiB.
 	$t-gcc -O1 -fno-asynchronous-unwind-tables -c fixture.c -o $arch/small.o
-	$t-gcc $ldflags -s -Wl,--disable-reloc-section -o $arch/small.dll $arch/small.o $arch/ver.o fixture.def $arch/libdep.a $arch/libk32.a
+	"$t-gcc" "${ldflags[@]}" -s -Wl,--disable-reloc-section -o $arch/small.dll $arch/small.o $arch/ver.o fixture.def $arch/libdep.a $arch/libk32.a
 	rm -f $arch/*.o $arch/*.a
 done
 

@@ -84,4 +84,39 @@ check_eq "error messages carry no workflow command" 0 "$n"
 if grep -q 'from-path' "$tmp/e1.err"; then ok "the hostile path is still shown (escaped)"; else not_ok "path not shown"; fi
 if grep -q 'from-check' "$tmp/e4.err"; then ok "cmd_usage_error shows hostile text escaped"; else not_ok "check error not shown"; fi
 
+# Every other command, in GitHub Actions, prints inside one stop-commands block
+# of its own (main.c): a hostile YAML key, DLL name or path in `matrix lint`,
+# `pe`, `deps` and `inventory` output can act as no command.
+mkdir -p "$tmp/cmds"
+printf 'schema: 1\nrows:\n  - id: x\n    torch: "==2.4.0"\n    "##[error]yaml-key": 1\n    "::error::k": 2\n' >"$tmp/cmds/evil.yml"
+hostile_dll=$tmp/cmds/$'::error::dll\n##[warning]x.dll'
+if make_dll "$hostile_dll" --export f --import '##[warning]imp.dll:g' >"$tmp/cmds/mk.log" 2>&1; then
+	for c in matrix pe pe-json deps inventory; do
+		case $c in
+		matrix) set -- matrix lint "$tmp/cmds/evil.yml" ;;
+		pe) set -- pe "$hostile_dll" ;;
+		pe-json) set -- pe --json "$hostile_dll" ;;
+		deps) set -- deps "$hostile_dll" ;;
+		inventory) set -- inventory --torch "$tmp/cmds" ;;
+		esac
+		GITHUB_ACTIONS=true "$BIN" "$@" >"$tmp/cmds/out" 2>"$tmp/cmds/err"
+		python3 - "$tmp/cmds/out" "$tmp/cmds/err" >"$tmp/cmds/verdict" <<'PY'
+import json, subprocess, sys
+cmds = [json.loads(l) for l in subprocess.run(
+    ["python3", "tests/report/gh_commands.py"] + sys.argv[1:],
+    capture_output=True, text=True, check=True).stdout.splitlines()]
+live = [c for c in cmds if not c["stopped"]]
+# ours: the opening stop-commands, and the output's last line resumes it
+last = open(sys.argv[1], encoding="utf-8", errors="replace").read().splitlines()[-1:]
+ok = (len(live) == 1 and live[0]["name"] == "stop-commands" and len(live[0]["data"]) == 32
+      and last == ["::%s::" % live[0]["data"]])
+print("ok" if ok else "bad: " + json.dumps(live) + " last line " + json.dumps(last))
+PY
+		check_eq "GITHUB_ACTIONS=true $c: only our stop-commands/resume pair is live" ok "$(cat "$tmp/cmds/verdict")"
+	done
+else
+	not_ok "cannot build a DLL with a hostile name"
+	sed 's/^/#   /' "$tmp/cmds/mk.log" | tail -5
+fi
+
 tap_done

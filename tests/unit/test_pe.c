@@ -1041,6 +1041,55 @@ static void test_more_errors(void)
 	FAILS(&m, PE_VERSION, "t.dll: version resource: truncated VS_FIXEDFILEINFO", PE_ERR_CORRUPT);
 }
 
+/* PE_LENIENT: what the loader does not read cannot make a DLL unloadable. */
+static void test_lenient(void)
+{
+	static struct img m;
+	struct pe_image *img;
+	size_t blob;
+
+	blob = version_fixture(&m, 1);
+	p32(&m, blob + 40, 0x12345678);
+	FAILS(&m, PE_ALL, "t.dll: version resource: VS_FIXEDFILEINFO signature 0x12345678 (expected 0xfeef04bd)",
+	      PE_ERR_CORRUPT);
+	img = parse_ok(&m, PE_ALL | PE_LENIENT);
+	if (img) {
+		CHECK_STR(img->soft_error,
+			  "t.dll: version resource: VS_FIXEDFILEINFO signature 0x12345678 (expected 0xfeef04bd)");
+		CHECK_INT(img->version.present, 0);
+		CHECK(img->version.company_name == NULL);
+		pe_close(img);
+	}
+
+	/* A broken delay-import directory next to good imports. */
+	import_fixture(&m, 1);
+	set_dir(&m, 13, 0x1800, 64);
+	p32(&m, at(0x1800), 1);
+	p32(&m, at(0x1800) + 4, 0x8000);
+	p32(&m, at(0x1800) + 16, 0x1b00);
+	img = parse_ok(&m, PE_ALL | PE_LENIENT);
+	if (img) {
+		CHECK_STR(img->soft_error, "t.dll: delay import descriptor 0: name RVA 0x8000 outside any section");
+		CHECK_INT(img->ndelay_imports, 0);
+		CHECK_INT(img->nimports, 2);
+		pe_close(img);
+	}
+
+	/* Imports are read at load time: still fatal. */
+	import_fixture(&m, 1);
+	thunk(&m, 0x1200, 0, 0x9000);
+	FAILS(&m, PE_ALL | PE_LENIENT,
+	      "t.dll: import descriptor 0 (KERNEL32.dll): function 0: name RVA 0x9000 outside any section", PE_ERR_CORRUPT);
+
+	/* Clean files: no soft error. */
+	import_fixture(&m, 1);
+	img = parse_ok(&m, PE_ALL | PE_LENIENT);
+	if (img) {
+		CHECK(img->soft_error == NULL);
+		pe_close(img);
+	}
+}
+
 /* ---- files and helpers ---- */
 
 static void test_open_file(void)
@@ -1107,6 +1156,7 @@ int main(void)
 	RUN(test_version);
 	RUN(test_version_errors);
 	RUN(test_more_errors);
+	RUN(test_lenient);
 	RUN(test_open_file);
 	RUN(test_machines);
 	return HARNESS_EXIT();
