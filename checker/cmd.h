@@ -40,6 +40,19 @@ struct cJSON;
 int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i);
 int report_run(const struct cJSON *doc, const struct report_opts *o);
 
+/*
+ * Live confirmation (cmd_confirm.c, confirm.h): the hidden `confirm-helper`
+ * command; confirm_opts_parse takes --confirm, --confirm-import and
+ * --confirm-timeout SECONDS like report_opts_parse (1 taken, 0 another
+ * option, -1 after a usage error — always on a non-Windows build);
+ * cmd_confirm_installs runs confirm_run over every install of the report
+ * (before result_finish), -1 after printing an error.
+ */
+struct confirm_opts;
+int cmd_confirm_helper(int argc, char **argv);
+int confirm_opts_parse(struct confirm_opts *o, int argc, char **argv, int *i);
+int cmd_confirm_installs(struct cJSON *report, const struct confirm_opts *o);
+
 /* Prints "torch-dll-check: <msg>" to stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
 

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "confirm.h"
 #include "inventory.h"
 #include "matrix.h"
 #include "policy.h"
@@ -48,6 +49,9 @@ static const char check_usage[] =
 	"  --format text|json|github|sarif   stdout (default: github when GITHUB_ACTIONS=true, else text)\n"
 	"  --sarif FILE, --summary FILE, --outputs FILE, --sarif-anchor FILE, --fail-on error|warning|never\n"
 	"                       see `torch-dll-check report --help`\n"
+	"  --confirm            Windows: also load every binary for real in a child process and report\n"
+	"                       disagreements (--confirm-import: run python -c \"import torch\" too;\n"
+	"                       --confirm-timeout SECONDS per child, default 120)\n"
 	"\n"
 	"Paths are Windows paths (C:\\...) or host paths under --root.\n"
 	"Exit status: 0 pass, 1 findings (errors, or warnings with --fail-on warning), 2 usage or input error.\n";
@@ -107,6 +111,7 @@ int cmd_check(int argc, char **argv)
 	struct strlist matrices = STRLIST_INIT;
 	int i, rc = EXIT_USAGE, depth = 8;
 	struct report_opts ro;
+	struct confirm_opts co;
 	struct view *v = NULL;
 	struct torch_inputs in;
 	struct inventory inv;
@@ -124,6 +129,7 @@ int cmd_check(int argc, char **argv)
 	inventory_init(&inv);
 	matrix_init(&m);
 	report_opts_init(&ro);
+	confirm_opts_init(&co);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val;
 		int r;
@@ -133,7 +139,8 @@ int cmd_check(int argc, char **argv)
 			goto out;
 		}
 		/* --format, --json [FILE], --sarif, --summary, --outputs, --fail-on: cmd_report.c */
-		if ((r = report_opts_parse(&ro, argc, argv, &i)) != 0) {
+		if ((r = report_opts_parse(&ro, argc, argv, &i)) != 0 ||
+		    (r = confirm_opts_parse(&co, argc, argv, &i)) != 0) {
 			if (r < 0)
 				goto out;
 			continue;
@@ -292,6 +299,8 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 	cJSON_AddItemToObject(report, "inventory", inventory_to_json(&inv, v));
+	if (cmd_confirm_installs(report, &co))
+		goto out;
 	result_finish(report);
 	rc = report_run(report, &ro);
 out:

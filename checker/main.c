@@ -33,6 +33,8 @@ static const struct command commands[] = {
 	{ "matrix", cmd_matrix, "lint or show the torch runtime matrix", 0 },
 	{ "pins", cmd_pins, "which torch a repository revision pins (requirements files, via git)", 1 },
 	{ "report", cmd_report, "render a saved JSON report: text, GitHub annotations/summary/outputs, SARIF", 1 },
+	/* hidden: started by check --confirm; its JSON lines go to the parent's pipe, never to a log */
+	{ "confirm-helper", cmd_confirm_helper, NULL, 1 },
 };
 
 static void usage(FILE *f)
@@ -40,7 +42,8 @@ static void usage(FILE *f)
 	size_t i;
 	fprintf(f, "usage: torch-dll-check <command> [options]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+		if (commands[i].help)
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'torch-dll-check <command> --help' describes a command's options.\n"
 		   "Exit status: 0 pass, 1 findings, 2 usage or input error.\n");
 }

@@ -112,6 +112,50 @@ int os_reg_subkeys(const char *subkey, int view, struct strlist *out, struct err
  */
 int os_exec_sibling(const char *name, char **argv, int *status, struct err *err);
 
+/*
+ * Child processes, for live confirmation (confirm.c): runs argv (argv[0] a
+ * program path, or a bare name looked up on PATH; NULL-terminated) in `cwd`
+ * (NULL: ours), stdin empty, and collects its stdout and stderr into `out`
+ * and `errout` (either may be NULL: discarded). Both pipes are drained
+ * together, so a child writing a lot to both never blocks on us. Each stream
+ * keeps at most OS_SPAWN_MAX_OUTPUT bytes: beyond that its oldest half is
+ * dropped, so the last lines (an error message) always survive.
+ * After `timeout_ms` (0 = no limit) the child and everything it started are
+ * killed (POSIX: its process group, SIGKILL; Windows: its job object).
+ * Returns 0 with *exit_code set when the child ended by itself: its exit
+ * status; on POSIX 128+N when killed by signal N; on Windows the DWORD
+ * GetExitCodeProcess gives (a crash is an NTSTATUS such as 0xC0000005).
+ * Returns 1 when it was killed for the timeout (*exit_code then unknown,
+ * set to -1), -1 with `err` when it could not be started at all.
+ * Windows: the command line is quoted so that CommandLineToArgvW and the
+ * C runtime give each argument back unchanged.
+ */
+#define OS_SPAWN_MAX_OUTPUT (8u << 20)
+int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, struct strbuf *out,
+	     struct strbuf *errout, long long *exit_code, struct err *err);
+
+/* The running program's own path (absolute). Caller frees; NULL with `err` on failure. */
+char *os_self_path(struct err *err);
+
+/* Sets an environment variable of this process (children and, on Windows, the loader's PATH see it). */
+int os_setenv(const char *name, const char *value, struct err *err);
+
+/*
+ * The real Windows loader, for the live-confirmation helper only (it runs in
+ * a child process, so these never touch the checker's own process state):
+ * os_add_dll_directory is AddDllDirectory; os_load_library_ex is
+ * LoadLibraryExW(path, NULL, flags) under SetErrorMode(SEM_FAILCRITICALERRORS
+ * | SEM_NOGPFAULTERRORBOX) (no error dialogs: CPython and torch load with the
+ * first; the second keeps a crashing DllMain from waiting on a WER dialog),
+ * and never frees the module:
+ * it stays in the loaded-module list as it would in python.exe.
+ * os_load_library_ex returns 0 when it loaded, 1 when it failed with
+ * *winerror = GetLastError() (never 0 for a failure), -1 with `err` when it
+ * cannot try. On POSIX both are -1 "live loading needs Windows".
+ */
+int os_add_dll_directory(const char *dir, struct err *err);
+int os_load_library_ex(const char *path, unsigned flags, unsigned long *winerror, struct err *err);
+
 /* Whether this build can talk to a live Windows machine (registry, LoadLibrary). */
 int os_is_windows(void);
 

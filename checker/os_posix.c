@@ -12,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 void os_init(int *argc, char ***argv)
@@ -281,6 +285,194 @@ int os_exec_sibling(const char *name, char **argv, int *status, struct err *err)
 	argv[0] = NULL;
 	free(path);
 	return -1;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Appends to a capped buffer: past the cap the oldest half goes (see os.h). */
+static void add_capped(struct strbuf *sb, const char *data, size_t n)
+{
+	if (!sb)
+		return;
+	strbuf_add(sb, data, n);
+	if (sb->len > OS_SPAWN_MAX_OUTPUT) {
+		size_t drop = sb->len - OS_SPAWN_MAX_OUTPUT / 2;
+		memmove(sb->buf, sb->buf + drop, sb->len - drop);
+		sb->len -= drop;
+		sb->buf[sb->len] = '\0';
+	}
+}
+
+int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, struct strbuf *out,
+	     struct strbuf *errout, long long *exit_code, struct err *err)
+{
+	int po[2], pe[2], px[2], status, timed_out = 0, nopen = 2;
+	struct pollfd fds[2];
+	long long deadline = timeout_ms ? now_ms() + timeout_ms : 0;
+	pid_t pid;
+	char buf[65536];
+	int child_errno = 0;
+
+	*exit_code = -1;
+	if (pipe(po) < 0)
+		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	if (pipe(pe) < 0) {
+		close(po[0]);
+		close(po[1]);
+		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	}
+	/* px reports a failed exec: closed on a successful one (O_CLOEXEC) */
+	if (pipe(px) < 0) {
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
+		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	}
+	fcntl(px[1], F_SETFD, FD_CLOEXEC);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(po[0]);
+		close(po[1]);
+		close(pe[0]);
+		close(pe[1]);
+		close(px[0]);
+		close(px[1]);
+		return err_set(err, "cannot run %s: fork: %s", argv[0], strerror(e));
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		/* its own process group, so that a timeout kills what it started too */
+		setpgid(0, 0);
+		if (nul >= 0)
+			dup2(nul, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		close(px[0]);
+		if (cwd && chdir(cwd) < 0) {
+			int e = errno;
+			if (write(px[1], &e, sizeof(e)) < 0)
+				_exit(127);
+			_exit(127);
+		}
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], (char *const *)argv);
+		{
+			int e = errno;
+			if (write(px[1], &e, sizeof(e)) < 0)
+				_exit(127);
+		}
+		_exit(127);
+	}
+	setpgid(pid, pid); /* also here: no race with an early timeout */
+	close(po[1]);
+	close(pe[1]);
+	close(px[1]);
+	if (read(px[0], &child_errno, sizeof(child_errno)) == (ssize_t)sizeof(child_errno)) {
+		close(px[0]);
+		close(po[0]);
+		close(pe[0]);
+		waitpid(pid, &status, 0);
+		return err_set(err, "cannot run %s%s%s: %s", argv[0], cwd ? " in " : "", cwd ? cwd : "",
+			       strerror(child_errno));
+	}
+	close(px[0]);
+
+	fds[0].fd = po[0];
+	fds[1].fd = pe[0];
+	fds[0].events = fds[1].events = POLLIN;
+	while (nopen > 0) {
+		int wait = -1, r, k;
+		if (deadline) {
+			long long left = deadline - now_ms();
+			if (left <= 0) {
+				timed_out = 1;
+				break;
+			}
+			wait = left > 1000000 ? 1000000 : (int)left;
+		}
+		r = poll(fds, 2, wait);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		for (k = 0; k < 2; k++) {
+			ssize_t n;
+			if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(fds[k].fd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(fds[k].fd);
+				fds[k].fd = -1; /* poll ignores negative fds */
+				nopen--;
+				continue;
+			}
+			add_capped(k ? errout : out, buf, (size_t)n);
+		}
+	}
+	if (timed_out) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
+	if (fds[0].fd >= 0)
+		close(fds[0].fd);
+	if (fds[1].fd >= 0)
+		close(fds[1].fd);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (timed_out)
+		return 1;
+	if (WIFEXITED(status))
+		*exit_code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		*exit_code = 128 + WTERMSIG(status);
+	return 0;
+}
+
+char *os_self_path(struct err *err)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(self) - 1) {
+		err_set(err, "cannot find the running program (/proc/self/exe): %s",
+			n < 0 ? strerror(errno) : "path too long");
+		return NULL;
+	}
+	self[n] = '\0';
+	return xstrdup(self);
+}
+
+int os_setenv(const char *name, const char *value, struct err *err)
+{
+	if (setenv(name, value, 1) < 0)
+		return err_set(err, "cannot set %s: %s", name, strerror(errno));
+	return 0;
+}
+
+int os_add_dll_directory(const char *dir, struct err *err)
+{
+	(void)dir;
+	return err_set(err, "live loading needs Windows; run the Windows build (torch-dll-check.exe)");
+}
+
+int os_load_library_ex(const char *path, unsigned flags, unsigned long *winerror, struct err *err)
+{
+	(void)path;
+	(void)flags;
+	*winerror = 0;
+	return err_set(err, "live loading needs Windows; run the Windows build (torch-dll-check.exe)");
 }
 
 int os_is_windows(void)

@@ -507,6 +507,219 @@ int os_exec_sibling(const char *name, char **argv, int *status, struct err *err)
 	return 0;
 }
 
+/* Appends to a capped buffer: past the cap the oldest half goes (see os.h). */
+static void add_capped(struct strbuf *sb, const char *data, size_t n)
+{
+	if (!sb)
+		return;
+	strbuf_add(sb, data, n);
+	if (sb->len > OS_SPAWN_MAX_OUTPUT) {
+		size_t drop = sb->len - OS_SPAWN_MAX_OUTPUT / 2;
+		memmove(sb->buf, sb->buf + drop, sb->len - drop);
+		sb->len -= drop;
+		sb->buf[sb->len] = '\0';
+	}
+}
+
+/*
+ * Reads what is in the pipe now without blocking (anonymous pipes have no
+ * overlapped I/O; PeekNamedPipe says how much is there). Returns the bytes
+ * read; closes the handle and sets it to NULL at end of file.
+ */
+static DWORD drain_pipe(HANDLE *h, struct strbuf *sb)
+{
+	char buf[65536];
+	DWORD avail = 0, got, total = 0;
+	while (*h) {
+		if (!PeekNamedPipe(*h, NULL, 0, NULL, &avail, NULL)) {
+			CloseHandle(*h); /* broken pipe: every writer is gone */
+			*h = NULL;
+			break;
+		}
+		if (!avail)
+			break;
+		if (!ReadFile(*h, buf, avail < sizeof(buf) ? avail : (DWORD)sizeof(buf), &got, NULL) || !got) {
+			CloseHandle(*h);
+			*h = NULL;
+			break;
+		}
+		add_capped(sb, buf, got);
+		total += got;
+	}
+	return total;
+}
+
+int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, struct strbuf *out,
+	     struct strbuf *errout, long long *exit_code, struct err *err)
+{
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+	HANDLE ro = NULL, wo = NULL, re = NULL, we = NULL, nul, job;
+	wchar_t *cmdline = NULL, *wcwd = NULL;
+	size_t len = 0, alloc = 0, i;
+	STARTUPINFOW si;
+	PROCESS_INFORMATION pi;
+	DWORD start = GetTickCount(), code;
+	int timed_out = 0, exited = 0;
+
+	*exit_code = -1;
+	for (i = 0; argv[i]; i++) {
+		wchar_t *w = to_wide(argv[i]);
+		if (!w) {
+			free(cmdline);
+			return err_set(err, "invalid UTF-8 in argument %s", argv[i]);
+		}
+		quote_arg(w, &cmdline, &len, &alloc);
+		free(w);
+	}
+	ALLOC_GROW(cmdline, len + 1, alloc);
+	cmdline[len] = 0;
+	if (cwd && !(wcwd = to_wide(cwd))) {
+		free(cmdline);
+		return err_set(err, "invalid UTF-8 in path %s", cwd);
+	}
+	if (!CreatePipe(&ro, &wo, &sa, 0) || !CreatePipe(&re, &we, &sa, 0)) {
+		win_err(err, "cannot run", argv[0]);
+		goto fail;
+	}
+	/* only the child's ends are inherited */
+	SetHandleInformation(ro, HANDLE_FLAG_INHERIT, 0);
+	SetHandleInformation(re, HANDLE_FLAG_INHERIT, 0);
+	nul = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0, NULL);
+	memset(&si, 0, sizeof(si));
+	si.cb = sizeof(si);
+	si.dwFlags = STARTF_USESTDHANDLES;
+	si.hStdInput = nul;
+	si.hStdOutput = wo;
+	si.hStdError = we;
+	if (!CreateProcessW(NULL, cmdline, NULL, NULL, TRUE, CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL, wcwd,
+			    &si, &pi)) {
+		win_err(err, "cannot run", argv[0]);
+		if (nul != INVALID_HANDLE_VALUE)
+			CloseHandle(nul);
+		goto fail;
+	}
+	if (nul != INVALID_HANDLE_VALUE)
+		CloseHandle(nul);
+	CloseHandle(wo);
+	CloseHandle(we);
+	wo = we = NULL;
+	/* a job, so that a timeout also ends what the child started; best effort */
+	job = CreateJobObjectW(NULL, NULL);
+	if (job && !AssignProcessToJobObject(job, pi.hProcess)) {
+		CloseHandle(job);
+		job = NULL;
+	}
+	ResumeThread(pi.hThread);
+	CloseHandle(pi.hThread);
+	for (;;) {
+		DWORD got = drain_pipe(&ro, out) + drain_pipe(&re, errout);
+		if (exited && !got)
+			break; /* exited and nothing more to read now (a grandchild may hold the pipe) */
+		if (!ro && !re && exited)
+			break;
+		if (!exited && WaitForSingleObject(pi.hProcess, got ? 0 : 10) == WAIT_OBJECT_0) {
+			exited = 1;
+			continue; /* one more drain */
+		}
+		if (!exited && timeout_ms && GetTickCount() - start >= timeout_ms) {
+			timed_out = 1;
+			if (job)
+				TerminateJobObject(job, 1);
+			TerminateProcess(pi.hProcess, 1);
+			WaitForSingleObject(pi.hProcess, 5000);
+			break;
+		}
+	}
+	if (!timed_out && GetExitCodeProcess(pi.hProcess, &code))
+		*exit_code = (long long)code;
+	CloseHandle(pi.hProcess);
+	if (job)
+		CloseHandle(job);
+	if (ro)
+		CloseHandle(ro);
+	if (re)
+		CloseHandle(re);
+	free(cmdline);
+	free(wcwd);
+	return timed_out ? 1 : 0;
+fail:
+	if (ro)
+		CloseHandle(ro);
+	if (wo)
+		CloseHandle(wo);
+	if (re)
+		CloseHandle(re);
+	if (we)
+		CloseHandle(we);
+	free(cmdline);
+	free(wcwd);
+	return -1;
+}
+
+char *os_self_path(struct err *err)
+{
+	wchar_t self[32768];
+	DWORD n = GetModuleFileNameW(NULL, self, 32768);
+	if (n == 0 || n >= 32768) {
+		win_err(err, "cannot find", "the running program");
+		return NULL;
+	}
+	return from_wide(self);
+}
+
+int os_setenv(const char *name, const char *value, struct err *err)
+{
+	wchar_t *wn = to_wide(name), *wv = to_wide(value);
+	int rc = 0;
+	if (!wn || !wv)
+		rc = err_set(err, "invalid UTF-8 in %s", name);
+	else if (!SetEnvironmentVariableW(wn, wv))
+		rc = win_err(err, "cannot set", name);
+	free(wn);
+	free(wv);
+	return rc;
+}
+
+int os_add_dll_directory(const char *dir, struct err *err)
+{
+	wchar_t *w = to_wide(dir);
+	DLL_DIRECTORY_COOKIE c;
+	if (!w)
+		return err_set(err, "invalid UTF-8 in path %s", dir);
+	c = AddDllDirectory(w);
+	free(w);
+	if (!c)
+		return win_err(err, "AddDllDirectory", dir);
+	return 0;
+}
+
+int os_load_library_ex(const char *path, unsigned flags, unsigned long *winerror, struct err *err)
+{
+	wchar_t *w = to_wide(path);
+	UINT old;
+	HMODULE h;
+	DWORD e;
+	*winerror = 0;
+	if (!w)
+		return err_set(err, "invalid UTF-8 in path %s", path);
+	/*
+	 * SEM_FAILCRITICALERRORS as CPython and torch load; SEM_NOGPFAULTERRORBOX
+	 * too, so that a DllMain that crashes ends the helper at once instead of
+	 * waiting on a Windows Error Reporting dialog until the timeout. Neither
+	 * changes what the loader finds.
+	 */
+	old = SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX);
+	SetLastError(0);
+	h = LoadLibraryExW(w, NULL, flags);
+	e = GetLastError();
+	SetErrorMode(old);
+	free(w);
+	if (h)
+		return 0; /* never freed: it stays in the loaded-module list, as in python.exe */
+	*winerror = e ? e : ERROR_GEN_FAILURE; /* a failure must never read as "loaded" */
+	return 1;
+}
+
 int os_is_windows(void)
 {
 	return 1;

@@ -99,6 +99,12 @@ const struct report_rule report_rules[] = {
 	  "torch checks these DLLs with ctypes and prints 'Microsoft Visual C++ Redistributable is not "
 	  "installed' when one is missing.",
 	  "Install the latest Microsoft Visual C++ 2015-2022 Redistributable." },
+	{ "prediction-mismatch", "PredictionMismatch", "warning",
+	  "The real loader on this machine disagrees with the checker's prediction (check --confirm).",
+	  "torch-dll-check --confirm loaded the binary for real in a child process (or ran python -c "
+	  "\"import torch\") and got another result than its static emulation predicted.",
+	  "Trust the live result for this machine, and report the disagreement with the JSON report so "
+	  "that the checker's model can be fixed." },
 };
 const size_t report_rules_n = sizeof(report_rules) / sizeof(report_rules[0]);
 

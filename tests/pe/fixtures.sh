@@ -125,11 +125,11 @@ clang --target=x86_64-pc-windows-msvc -O1 -c delay.c -o delay.obj
 lld-link /nologo /dll /nodefaultlib /entry:DllEntry /out:x64/delay.dll delay.obj dep.lib /delayload:dep.dll >/dev/null
 rm -f dep.lib delay.obj x64/delay.lib x64/*.lib x86/*.lib
 
-mkdir -p "$TDC_CACHE/pe-fixtures"
-# Older keys are stale: keep only this one.
-find "$TDC_CACHE/pe-fixtures" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
-rm -rf "$out"
-mkdir -p "$out"
-mv x64 x86 "$out/"
-touch "$out/done"
+mkdir -p "$TDC_CACHE/pe-fixtures" "$tmp/result"
+mv x64 x86 "$tmp/result/"
+touch "$tmp/result/done"
+# One rename publishes the whole set: a reader sees all of it or none, and a
+# concurrent build of the same key simply loses the race (its copy is dropped).
+[ -f "$out/done" ] || rm -rf "$out" # a half set left by an interrupted older run
+mv -T "$tmp/result" "$out" 2>/dev/null || [ -f "$out/done" ]
 echo "$out"

@@ -1,0 +1,305 @@
+/*
+ * test_os: the process half of the OS layer on POSIX (os_spawn: exit codes,
+ * signals, timeouts that kill the child and what it started, both pipes
+ * drained together, the output cap), the Windows-only loader calls failing
+ * cleanly here, and confirm.c's comparison of a prediction with a helper's
+ * output (the part of --confirm that is plain C and runs anywhere).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "confirm.h"
+#include "harness.h"
+#include "os.h"
+
+static long long ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int sh(const char *script, unsigned timeout_ms, struct strbuf *out, struct strbuf *errb, long long *code,
+	      struct err *e)
+{
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
+	return os_spawn(argv, NULL, timeout_ms, out, errb, code, e);
+}
+
+static void test_spawn_exit_codes(void)
+{
+	struct strbuf out = STRBUF_INIT, errb = STRBUF_INIT;
+	long long code = 99;
+	struct err e;
+	err_clear(&e);
+	CHECK_INT(sh("echo hello; echo oops >&2; exit 3", 5000, &out, &errb, &code, &e), 0);
+	CHECK_INT(code, 3);
+	CHECK_STR(out.buf, "hello\n");
+	CHECK_STR(errb.buf, "oops\n");
+	strbuf_reset(&out);
+	CHECK_INT(sh("exit 0", 0, &out, NULL, &code, &e), 0);
+	CHECK_INT(code, 0);
+	CHECK_INT(out.len, 0);
+	/* killed by a signal: 128 + N, as shells report it */
+	CHECK_INT(sh("kill -9 $$", 5000, NULL, NULL, &code, &e), 0);
+	CHECK_INT(code, 128 + 9);
+	strbuf_release(&out);
+	strbuf_release(&errb);
+}
+
+static void test_spawn_not_found(void)
+{
+	const char *argv[] = { "/nonexistent/tdc-no-such-program", "x", NULL };
+	long long code = 5;
+	struct err e;
+	err_clear(&e);
+	CHECK_INT(os_spawn(argv, NULL, 1000, NULL, NULL, &code, &e), -1);
+	CHECK_HAS(e.msg, "cannot run /nonexistent/tdc-no-such-program");
+	CHECK_HAS(e.msg, "No such file");
+	CHECK_INT(code, -1);
+	{
+		const char *a2[] = { "/bin/true", NULL };
+		err_clear(&e);
+		CHECK_INT(os_spawn(a2, "/nonexistent-dir-tdc", 1000, NULL, NULL, &code, &e), -1);
+		CHECK_HAS(e.msg, "in /nonexistent-dir-tdc");
+	}
+}
+
+static void test_spawn_cwd_and_args(void)
+{
+	const char *argv[] = { "/bin/sh", "-c", "pwd; printf '[%s]' \"$@\"", "sh", "a b", "\"q\"", "", NULL };
+	struct strbuf out = STRBUF_INIT;
+	long long code = -1;
+	struct err e;
+	err_clear(&e);
+	CHECK_INT(os_spawn(argv, "/", 5000, &out, NULL, &code, &e), 0);
+	CHECK_INT(code, 0);
+	CHECK_STR(out.buf, "/\n[a b][\"q\"][]");
+	strbuf_release(&out);
+}
+
+static void test_spawn_timeout_kills(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	long long code = 7, t0 = ms_now();
+	struct err e;
+	err_clear(&e);
+	/* the grandchild keeps stdout open: only killing the group ends the wait */
+	CHECK_INT(sh("echo started; sleep 30 & sleep 30", 300, &out, NULL, &code, &e), 1);
+	CHECK(ms_now() - t0 < 5000);
+	CHECK_INT(code, -1);
+	CHECK_STR(out.buf, "started\n");
+	strbuf_release(&out);
+}
+
+static void test_spawn_both_streams_large(void)
+{
+	struct strbuf out = STRBUF_INIT, errb = STRBUF_INIT;
+	long long code = -1;
+	size_t i;
+	int all = 1;
+	struct err e;
+	err_clear(&e);
+	/* 3 MB on each stream at once, far beyond a pipe buffer: deadlocks unless both are drained */
+	CHECK_INT(sh("head -c 3000000 /dev/zero | tr '\\0' a & head -c 3000000 /dev/zero | tr '\\0' b >&2; wait",
+		     20000, &out, &errb, &code, &e),
+		  0);
+	CHECK_INT(code, 0);
+	CHECK_INT(out.len, 3000000);
+	CHECK_INT(errb.len, 3000000);
+	for (i = 0; i < out.len && i < errb.len; i++)
+		all &= out.buf[i] == 'a' && errb.buf[i] == 'b';
+	CHECK(all);
+	strbuf_release(&out);
+	strbuf_release(&errb);
+}
+
+static void test_spawn_output_cap_keeps_tail(void)
+{
+	struct strbuf errb = STRBUF_INIT;
+	long long code = -1;
+	struct err e;
+	err_clear(&e);
+	CHECK_INT(sh("head -c 20000000 /dev/zero | tr '\\0' x >&2; echo 'OSError: [WinError 126] last' >&2; exit 1",
+		     20000, NULL, &errb, &code, &e),
+		  0);
+	CHECK_INT(code, 1);
+	CHECK(errb.len <= OS_SPAWN_MAX_OUTPUT);
+	CHECK(errb.len >= OS_SPAWN_MAX_OUTPUT / 2);
+	CHECK_HAS(errb.buf + errb.len - 40, "OSError: [WinError 126] last\n");
+	strbuf_release(&errb);
+}
+
+static void test_self_path_and_setenv(void)
+{
+	struct err e;
+	char *self;
+	err_clear(&e);
+	self = os_self_path(&e);
+	CHECK(self && self[0] == '/');
+	CHECK_HAS(self, "test_os");
+	free(self);
+	CHECK_INT(os_setenv("TDC_TEST_OS_VAR", "v1", &e), 0);
+	CHECK_STR(os_getenv("TDC_TEST_OS_VAR"), "v1");
+}
+
+static void test_live_loading_needs_windows(void)
+{
+	struct err e;
+	unsigned long we = 5;
+	struct confirm_helper_args a;
+	err_clear(&e);
+	CHECK_INT(os_load_library_ex("C:\\x.dll", 0x1100, &we, &e), -1);
+	CHECK_HAS(e.msg, "live loading needs Windows");
+	CHECK_INT(we, 0);
+	err_clear(&e);
+	CHECK_INT(os_add_dll_directory("C:\\x", &e), -1);
+	CHECK_HAS(e.msg, "live loading needs Windows");
+	memset(&a, 0, sizeof(a));
+	a.torch_dir = "C:\\t";
+	err_clear(&e);
+	CHECK_INT(confirm_helper_run(&a, NULL, NULL, &e), -1);
+	CHECK_HAS(e.msg, "needs Windows");
+}
+
+/* ---- confirm.c's comparison ------------------------------------------------ */
+
+static const char report_json[] =
+	"{\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"python\":\"C:\\\\py\\\\python.exe\","
+	"\"import_error\":{\"winerror\":127,\"text\":\"x\"},"
+	"\"vc_runtime_probe\":[{\"name\":\"vcruntime140.dll\",\"winerror\":0}],"
+	"\"binaries\":["
+	"{\"path\":\"C:\\\\t\\\\lib\\\\a.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"winerror\":0,\"outcome\":\"loads\"},"
+	"{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"winerror\":127,\"outcome\":\"missing-entry-point\"},"
+	"{\"path\":\"C:\\\\t\\\\lib\\\\c.dll\",\"kind\":\"dll\",\"stage\":\"path_fallback\",\"winerror\":126,\"outcome\":\"missing-dll\"},"
+	"{\"path\":\"C:\\\\t\\\\lib\\\\d.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"winerror\":0,\"outcome\":\"loads\"},"
+	"{\"path\":\"C:\\\\t\\\\_C.pyd\",\"kind\":\"pyd\",\"stage\":\"cpython\",\"winerror\":0,\"outcome\":\"loads\"}"
+	"]}],\"findings\":[]}";
+
+static cJSON *binary(cJSON *inst, int i)
+{
+	return cJSON_GetArrayItem(cJSON_GetObjectItem(inst, "binaries"), i);
+}
+
+static const char *cstr(cJSON *o, const char *a, const char *b)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItem(b ? cJSON_GetObjectItem(o, a) : o, b ? b : a));
+}
+
+static int count_rule(cJSON *report, const char *rule)
+{
+	cJSON *f;
+	int n = 0;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(report, "findings"))
+	n += !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "rule")), rule);
+	return n;
+}
+
+static void test_confirm_compare(void)
+{
+	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0), *f;
+	/* a: agrees; b: Wine-style stub (0 where 127 predicted); c: agrees with first_error;
+	 * d: the helper crashed while loading it; _C.pyd: not reached; also DllMain noise */
+	const char *out =
+		"{\"event\":\"begin\",\"path\":\"vcruntime140.dll\"}\n"
+		"{\"path\":\"vcruntime140.dll\",\"kind\":\"vc_probe\",\"stage\":\"vc_probe\",\"error\":0}\n"
+		"{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\A.DLL\"}\n"
+		"{\"path\":\"C:\\\\t\\\\lib\\\\A.DLL\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\r\n"
+		"hello from DllMain\n"
+		"{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\n"
+		"{\"path\":\"C:\\\\t\\\\lib\\\\c.dll\",\"kind\":\"dll\",\"stage\":\"path_fallback\",\"error\":126,\"first_error\":126}\n"
+		"{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\d.dll\"}\n";
+	confirm_apply_helper_output(r, inst, out, 0xC0000005LL, 0, 120000);
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 0), "confirmed"), "agrees")));
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 1), "confirmed"), "agrees")));
+	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 1), "confirmed"), "error")), 0);
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 2), "confirmed"), "agrees")));
+	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 2), "confirmed"), "first_error")),
+		  126);
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 3), "confirmed"), "agrees")));
+	CHECK_HAS(cstr(binary(inst, 3), "confirmed", "note"), "ended with status 0xC0000005 while loading");
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 4), "confirmed"), "agrees")));
+	CHECK_HAS(cstr(binary(inst, 4), "confirmed", "note"), "not reached");
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(
+		cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(inst, "vc_runtime_probe"), 0), "confirmed"),
+		"agrees")));
+	CHECK_INT(count_rule(r, "prediction-mismatch"), 2);
+	f = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "findings"), 0);
+	CHECK_STR(cstr(f, "severity", NULL), "warning");
+	CHECK_HAS(cstr(f, "title", NULL), "b.dll: predicted WinError 127 (add_dll_directory), the real loader gave 0");
+	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "predicted_winerror")), 127);
+	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "real_winerror")), 0);
+	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "confirmation"), "mismatches")), 2);
+	cJSON_Delete(r);
+}
+
+static void test_confirm_extra_and_missing(void)
+{
+	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0);
+	/* the helper finished (status 1) without d.dll and _C.pyd, and loaded an unlisted e.dll */
+	const char *out =
+		"{\"path\":\"C:\\\\t\\\\lib\\\\a.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\n"
+		"{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":127}\n"
+		"{\"path\":\"C:\\\\t\\\\lib\\\\c.dll\",\"kind\":\"dll\",\"stage\":\"path_fallback\",\"error\":126}\n"
+		"{\"path\":\"C:\\\\t\\\\lib\\\\e.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\n";
+	confirm_apply_helper_output(r, inst, out, 1, 0, 120000);
+	CHECK_HAS(cstr(binary(inst, 3), "confirmed", "note"), "did not load this binary");
+	/* d.dll and _C.pyd never loaded, e.dll unlisted */
+	CHECK_INT(count_rule(r, "prediction-mismatch"), 3);
+	cJSON_Delete(r);
+}
+
+static void test_confirm_timeout(void)
+{
+	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0);
+	confirm_apply_helper_output(r, inst, "{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\a.dll\"}\n", -1, 1,
+				    2000);
+	CHECK_HAS(cstr(binary(inst, 0), "confirmed", "note"), "killed after 2 s while loading");
+	CHECK_HAS(cstr(binary(inst, 1), "confirmed", "note"), "not reached");
+	CHECK_INT(count_rule(r, "prediction-mismatch"), 1);
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "confirmation"), "timed_out")));
+	cJSON_Delete(r);
+}
+
+static void test_confirm_import(void)
+{
+	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0), *ic;
+	/* predicted 127; the real interpreter says 127 too: agreement */
+	confirm_apply_import_output(r, inst, "C:\\py\\python.exe",
+				    "Traceback (most recent call last):\n  File ...\nOSError: [WinError 127] The "
+				    "specified procedure could not be found. Error loading \"b.dll\" or one of its "
+				    "dependencies.\r\n",
+				    1, 0, 120000);
+	ic = cJSON_GetObjectItem(inst, "import_check");
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(ic, "agrees")));
+	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(ic, "winerror")), 127);
+	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(ic, "exit_code")), 1);
+	CHECK_HAS(cstr(ic, "stderr_last_line", NULL), "OSError: [WinError 127]");
+	CHECK_INT(count_rule(r, "prediction-mismatch"), 0);
+	/* the real import succeeds: a mismatch naming both */
+	cJSON_DeleteItemFromObject(inst, "import_check");
+	confirm_apply_import_output(r, inst, "C:\\py\\python.exe", "", 0, 0, 120000);
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "import_check"), "agrees")));
+	CHECK_INT(count_rule(r, "prediction-mismatch"), 1);
+	CHECK_HAS(cstr(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "findings"), 0), "message", NULL),
+		  "Predicted: import torch fails with WinError 127");
+	cJSON_Delete(r);
+}
+
+int main(void)
+{
+	RUN(test_spawn_exit_codes);
+	RUN(test_spawn_not_found);
+	RUN(test_spawn_cwd_and_args);
+	RUN(test_spawn_timeout_kills);
+	RUN(test_spawn_both_streams_large);
+	RUN(test_spawn_output_cap_keeps_tail);
+	RUN(test_self_path_and_setenv);
+	RUN(test_live_loading_needs_windows);
+	RUN(test_confirm_compare);
+	RUN(test_confirm_extra_and_missing);
+	RUN(test_confirm_timeout);
+	RUN(test_confirm_import);
+	return HARNESS_EXIT();
+}
