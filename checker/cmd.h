@@ -113,4 +113,18 @@ int view_opts_open(const struct view_opts *o, const char *cmd, struct registry *
  */
 char *cmd_winpath(struct view *v, const char *arg);
 
+/*
+ * Inside a command's option loop (`for (i = 1; i < argc; i++)` with `int r`
+ * and `const char *val` in scope): matches `--name VALUE` / `--name=VALUE`,
+ * runs `dst` (e.g. `root = val`) and continues the loop; a missing value
+ * jumps to the command's `out:` label (arg_value has printed the error).
+ */
+#define CMD_OPT(name, dst)                                                                         \
+	if ((r = arg_value(argc, argv, &i, name, &val)) != 0) {                                    \
+		if (r < 0)                                                                         \
+			goto out;                                                                  \
+		dst;                                                                               \
+		continue;                                                                          \
+	}
+
 #endif

@@ -145,22 +145,14 @@ int cmd_check(int argc, char **argv)
 				goto out;
 			continue;
 		}
-#define OPT(name, dst)                                                                                 \
-	if ((r = arg_value(argc, argv, &i, name, &val)) != 0) {                                        \
-		if (r < 0)                                                                             \
-			goto out;                                                                      \
-		dst;                                                                                   \
-		continue;                                                                              \
-	}
-		OPT("--torch", torch = val)
-		OPT("--site-packages", sitepk = val)
-		OPT("--python", python = val)
-		OPT("--scan", scan = val)
-		OPT("--depth", depth_s = val)
-		OPT("--matrix", strlist_push(&matrices, val))
-		OPT("--userbase", userbase = val)
-		OPT("--machine", machine_s = val)
-#undef OPT
+		CMD_OPT("--torch", torch = val)
+		CMD_OPT("--site-packages", sitepk = val)
+		CMD_OPT("--python", python = val)
+		CMD_OPT("--scan", scan = val)
+		CMD_OPT("--depth", depth_s = val)
+		CMD_OPT("--matrix", strlist_push(&matrices, val))
+		CMD_OPT("--userbase", userbase = val)
+		CMD_OPT("--machine", machine_s = val)
 		/* --root, --registry, --env: cmd_view.c */
 		if ((r = view_opts_parse(&vo, argc, argv, &i)) != 0) {
 			if (r < 0)

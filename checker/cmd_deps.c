@@ -205,21 +205,13 @@ int cmd_deps(int argc, char **argv)
 				goto out;
 			continue;
 		}
-#define OPT(name, dst)                                                                                 \
-	if ((r = arg_value(argc, argv, &i, name, &val)) != 0) {                                        \
-		if (r < 0)                                                                             \
-			goto out;                                                                      \
-		dst;                                                                                   \
-		continue;                                                                              \
-	}
-		OPT("--flags", flags_s = val)
-		OPT("--app-dir", app_dir = val)
-		OPT("--add-dll-dir", strlist_push(&add_dirs, val))
-		OPT("--preload", strlist_push(&preloads, val))
-		OPT("--cwd", cwd = val)
-		OPT("--machine", machine_s = val)
-		OPT("--dll-load-dir", dld = val)
-#undef OPT
+		CMD_OPT("--flags", flags_s = val)
+		CMD_OPT("--app-dir", app_dir = val)
+		CMD_OPT("--add-dll-dir", strlist_push(&add_dirs, val))
+		CMD_OPT("--preload", strlist_push(&preloads, val))
+		CMD_OPT("--cwd", cwd = val)
+		CMD_OPT("--machine", machine_s = val)
+		CMD_OPT("--dll-load-dir", dld = val)
 		if (a[0] == '-' && a[1]) {
 			fputs(deps_usage, stderr);
 			cmd_usage_error("deps: unknown option '%s'", a);

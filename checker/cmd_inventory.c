@@ -193,21 +193,13 @@ int cmd_inventory(int argc, char **argv)
 				goto out;
 			continue;
 		}
-#define OPT(name, dst)                                                                                 \
-	if ((r = arg_value(argc, argv, &i, name, &val)) != 0) {                                        \
-		if (r < 0)                                                                             \
-			goto out;                                                                      \
-		dst;                                                                                   \
-		continue;                                                                              \
-	}
-		OPT("--python", strlist_push(&pythons, val))
-		OPT("--site-packages", strlist_push(&sitepks, val))
-		OPT("--torch", strlist_push(&torches, val))
-		OPT("--scan", strlist_push(&scans, val))
-		OPT("--depth", depth_s = val)
-		OPT("--query", query = val)
-		OPT("--view", view_s = val)
-#undef OPT
+		CMD_OPT("--python", strlist_push(&pythons, val))
+		CMD_OPT("--site-packages", strlist_push(&sitepks, val))
+		CMD_OPT("--torch", strlist_push(&torches, val))
+		CMD_OPT("--scan", strlist_push(&scans, val))
+		CMD_OPT("--depth", depth_s = val)
+		CMD_OPT("--query", query = val)
+		CMD_OPT("--view", view_s = val)
 		fputs(inventory_usage, stderr);
 		cmd_usage_error("inventory: unknown argument '%s'", a);
 		goto out;
