@@ -25,7 +25,7 @@ case $rc in
 0) ok "fetched the corpus: $(sed '/^--$/,$d' "$list.out" | wc -l) sources, $(wc -l <"$list") PE files" ;;
 3)
 	if [ "${TDC_OFFLINE:-0}" = 1 ]; then
-		ok "# SKIP npm registry unreachable (TDC_OFFLINE=1): MSVC-built npm binaries NOT compared"
+		skip "MSVC-built npm binaries" "npm registry unreachable (TDC_OFFLINE=1): NOT compared"
 		sed 's/^/# /' "$list.err"
 	else
 		not_ok "npm registry unreachable: the MSVC-built corpus is missing (set TDC_OFFLINE=1 to skip it knowingly)"

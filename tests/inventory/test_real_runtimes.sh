@@ -19,7 +19,7 @@ edge=$(find "$corpus" -maxdepth 1 -name 'npm-edge-js-*' -type d | head -1)
 wine=$(find "$corpus" -maxdepth 1 -name 'wine-*' -type d | head -1)
 if [ -z "$edge" ] || [ ! -f "$edge/.done" ]; then
 	if [ "$rc" = 3 ] && [ "${TDC_OFFLINE:-0}" = 1 ]; then
-		ok "# SKIP npm registry unreachable (TDC_OFFLINE=1): real Microsoft runtimes NOT checked"
+		skip "real Microsoft runtimes" "npm registry unreachable (TDC_OFFLINE=1): NOT checked"
 		tap_done
 	fi
 	not_ok "the edge-js corpus is missing (fetch.sh status $rc; TDC_OFFLINE=1 skips knowingly)"

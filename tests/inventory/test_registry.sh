@@ -216,7 +216,7 @@ win_exe() { # prints the path of a cached torch-dll-check.exe, building it when 
 	echo "$dir/torch-dll-check.exe"
 }
 if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
-	ok "# SKIP mingw-w64 is not installed: the live registry is NOT compared"
+	skip "live registry" "mingw-w64 is not installed: NOT compared"
 elif ! exe=$(win_exe); then
 	not_ok "could not cross-build torch-dll-check.exe"
 	tail -20 "$out/xbuild.log" "$out/xdeps.log" 2>/dev/null | sed 's/^/#   /'
