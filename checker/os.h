@@ -82,6 +82,9 @@ int os_isatty(int fd);
 /* Fills buf with n unpredictable bytes (for output delimiters and stop-commands tokens). */
 int os_random(void *buf, size_t n, struct err *err);
 
+/* Sleeps for about ms milliseconds (retry back-off). */
+void os_sleep_ms(unsigned ms);
+
 /*
  * The absolute form of a host path (symbolic links resolved when it exists;
  * otherwise joined to the current directory). Caller frees; NULL on failure.

@@ -207,6 +207,13 @@ int os_isatty(int fd)
 	return isatty(fd);
 }
 
+void os_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 int os_random(void *buf, size_t n, struct err *err)
 {
 	FILE *f = fopen("/dev/urandom", "rb");

@@ -287,6 +287,11 @@ int os_isatty(int fd)
 	return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode);
 }
 
+void os_sleep_ms(unsigned ms)
+{
+	Sleep(ms);
+}
+
 int os_random(void *buf, size_t n, struct err *err)
 {
 	/* RtlGenRandom (SystemFunction036) is in advapi32 on every Windows since XP. */
