@@ -16,6 +16,7 @@ struct item {
 	const char *shown; /* the key as the document spells it */
 	char *value;       /* NULL: present without a value */
 	const cJSON *obj;
+	size_t ord;        /* position in the document */
 };
 
 struct items {
@@ -58,6 +59,7 @@ static void items_add(struct items *l, const char *key, char *value, const cJSON
 	it->shown = key;
 	it->value = value;
 	it->obj = obj;
+	it->ord = l->n - 1;
 }
 
 static int item_cmp(const void *a, const void *b)
@@ -346,25 +348,30 @@ static void collect_binaries(const cJSON *doc, struct items *l)
 	items_sort(l);
 }
 
+struct changed {
+	const struct item *o, *n;
+};
+
+static int changed_cmp(const void *a, const void *b)
+{
+	const struct changed *x = a, *y = b;
+	return x->n->ord < y->n->ord ? -1 : x->n->ord > y->n->ord;
+}
+
+/* Verdicts that changed, reported in the new snapshot's order (torch's load order). */
 static void compare_binaries(const cJSON *a, const cJSON *b, struct drift_list *out)
 {
 	struct items x = { 0 }, y = { 0 };
-	size_t i = 0, j = 0;
+	struct changed *ch = NULL;
+	size_t i = 0, j = 0, n = 0, alloc = 0;
 	collect_binaries(a, &x);
 	collect_binaries(b, &y);
 	while (i < x.n && j < y.n) {
 		int c = strcmp(x.v[i].key, y.v[j].key);
-		if (c == 0) {
-			const struct item *o = &x.v[i], *n = &y.v[j];
-			if (!same(o->value, n->value)) {
-				int was = outcome_fails(o->obj), now = outcome_fails(n->obj);
-				enum drift_severity sev = !was && now ? DRIFT_ERROR : DRIFT_NOTE;
-				char *title = !was && now ? xasprintf("%s loaded and now fails: %s", n->shown, n->value)
-					      : was && !now ? xasprintf("%s failed and now loads (was %s)", n->shown,
-									o->value)
-							    : xasprintf("%s: %s -> %s", n->shown, o->value, n->value);
-				add(out, DRIFT_VERDICT, sev, n->shown, o->value, n->value, title);
-			}
+		if (c == 0 && !same(x.v[i].value, y.v[j].value)) {
+			ALLOC_GROW(ch, n + 1, alloc);
+			ch[n].o = &x.v[i];
+			ch[n++].n = &y.v[j];
 		}
 		/* A binary only on one side came or went with its install: compare_installs says so. */
 		if (c <= 0)
@@ -372,6 +379,18 @@ static void compare_binaries(const cJSON *a, const cJSON *b, struct drift_list *
 		if (c >= 0)
 			j++;
 	}
+	if (n > 1)
+		qsort(ch, n, sizeof(*ch), changed_cmp);
+	for (size_t k = 0; k < n; k++) {
+		const struct item *o = ch[k].o, *nw = ch[k].n;
+		int was = outcome_fails(o->obj), now = outcome_fails(nw->obj);
+		enum drift_severity sev = !was && now ? DRIFT_ERROR : DRIFT_NOTE;
+		char *title = !was && now ? xasprintf("%s loaded and now fails: %s", nw->shown, nw->value)
+			      : was && !now ? xasprintf("%s failed and now loads (was %s)", nw->shown, o->value)
+					    : xasprintf("%s: %s -> %s", nw->shown, o->value, nw->value);
+		add(out, DRIFT_VERDICT, sev, nw->shown, o->value, nw->value, title);
+	}
+	free(ch);
 	items_release(&x);
 	items_release(&y);
 }

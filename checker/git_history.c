@@ -9,6 +9,7 @@
 #include <git2/sys/commit.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "os.h"
 
@@ -114,6 +115,86 @@ static char *decode_runner(const char *enc)
 	return strbuf_detach(&sb);
 }
 
+/*
+ * libgit2 1.5 loops forever inflating a truncated loose object (fixed
+ * upstream in 2026: libgit2/libgit2#7342) and writes past its buffer for
+ * one whose header claims fewer bytes than it holds (#7177). A snapshot
+ * history may be damaged, so every loose object is checked before libgit2
+ * reads it: it must inflate completely, to exactly the size its header
+ * states. Packed objects are read by libgit2's pack code, which checks
+ * lengths itself.
+ */
+static int object_sane(git_repository *repo, const git_oid *id, struct err *err)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	struct strbuf path = STRBUF_INIT, raw = STRBUF_INIT;
+	struct os_stat st;
+	z_stream z;
+	unsigned char out[16384], hdr[64];
+	unsigned long long content = 0, declared = 0;
+	size_t hlen = 0;
+	int zrc = Z_OK, rc = -1, have_hdr = 0, digits = 0;
+	const unsigned char *sp;
+	git_oid_tostr(hex, sizeof(hex), id);
+	strbuf_addf(&path, "%sobjects/%.2s/%s", git_repository_commondir(repo), hex, hex + 2);
+	os_stat(path.buf, &st);
+	if (st.type == OS_NONE) {
+		strbuf_release(&path);
+		return 0;
+	}
+	if (os_read_file(path.buf, HISTORY_MAX_BLOB + 4096, &raw, err) < 0) {
+		strbuf_release(&path);
+		return -1;
+	}
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		err_set(err, "object %.12s: cannot start zlib", hex);
+		goto out;
+	}
+	z.next_in = (unsigned char *)raw.buf;
+	z.avail_in = (uInt)raw.len;
+	while (zrc == Z_OK) {
+		size_t got, i = 0;
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		zrc = inflate(&z, Z_NO_FLUSH);
+		if (zrc != Z_OK && zrc != Z_STREAM_END)
+			break;
+		got = sizeof(out) - z.avail_out;
+		/* "TYPE SIZE\0" first, then the content. */
+		while (!have_hdr && i < got && hlen < sizeof(hdr)) {
+			hdr[hlen++] = out[i++];
+			have_hdr = hdr[hlen - 1] == '\0';
+		}
+		content += got - i;
+		if (!have_hdr && hlen == sizeof(hdr))
+			break;
+		if (!got && zrc == Z_OK) {
+			zrc = Z_BUF_ERROR; /* no progress: the stream is cut short */
+			break;
+		}
+	}
+	sp = have_hdr ? memchr(hdr, ' ', hlen) : NULL;
+	if (sp)
+		for (const unsigned char *p = sp + 1; *p >= '0' && *p <= '9' && digits < 20; p++, digits++)
+			declared = declared * 10 + (unsigned)(*p - '0');
+	if (zrc != Z_STREAM_END && !(zrc == Z_OK && !have_hdr))
+		err_set(err, "object %.12s is damaged (%s): %s", hex, zrc == Z_BUF_ERROR ? "truncated" : "not zlib data",
+			path.buf);
+	else if (!have_hdr || !digits)
+		err_set(err, "object %.12s has no valid header: %s", hex, path.buf);
+	else if (content != declared || z.avail_in != 0)
+		err_set(err, "object %.12s is damaged (its header says %llu bytes, it holds %llu%s): %s", hex, declared,
+			content, z.avail_in ? " and trailing data" : "", path.buf);
+	else
+		rc = 0;
+	inflateEnd(&z);
+out:
+	strbuf_release(&path);
+	strbuf_release(&raw);
+	return rc;
+}
+
 /* Reads PATH from a commit's tree into out; -1 with err saying why not. */
 static int read_tree_file(git_repository *repo, const git_commit *c, const char *path, struct strbuf *out,
 			  struct err *err)
@@ -122,6 +203,8 @@ static int read_tree_file(git_repository *repo, const git_commit *c, const char 
 	git_tree_entry *entry = NULL;
 	git_blob *blob = NULL;
 	int rc = -1;
+	if (object_sane(repo, git_commit_tree_id(c), err) < 0)
+		goto out;
 	if (git_commit_tree(&tree, c) < 0) {
 		err_set(err, "cannot read its tree: %s", lg_msg());
 		goto out;
@@ -134,6 +217,8 @@ static int read_tree_file(git_repository *repo, const git_commit *c, const char 
 		err_set(err, "its %s is not a file", path);
 		goto out;
 	}
+	if (object_sane(repo, git_tree_entry_id(entry), err) < 0)
+		goto out;
 	if (git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0) {
 		err_set(err, "cannot read its %s: %s", path, lg_msg());
 		goto out;
@@ -268,7 +353,10 @@ int history_append(struct history *h, const char *runner, const char *report, si
 		if (has_tip) {
 			git_commit *c = NULL;
 			git_oid_tostr(out->parent, sizeof(out->parent), &tip);
-			if (git_commit_lookup(&c, h->repo, &tip) < 0)
+			if (object_sane(h->repo, &tip, &perr) < 0)
+				snprintf(out->problem, sizeof(out->problem), "previous snapshot %.12s cannot be read: %.400s",
+					 out->parent, perr.msg);
+			else if (git_commit_lookup(&c, h->repo, &tip) < 0)
 				snprintf(out->problem, sizeof(out->problem), "previous snapshot %.12s cannot be read: %.400s",
 					 out->parent, lg_msg());
 			else if (read_tree_file(h->repo, c, "report.json", &prev, &perr) < 0)
@@ -282,8 +370,11 @@ int history_append(struct history *h, const char *runner, const char *report, si
 		if (drift_fn && drift_fn(ctx, prev_text, prev_text ? prev.len : 0, out->problem, &drift, err) < 0)
 			goto done;
 		if (write_commit(h->repo, runner, report, report_len, &drift, when, has_tip ? &tip : NULL, &commit,
-				 err) < 0)
+				 err) < 0) {
+			if (out->problem[0])
+				err_prefix(err, "%s; nothing was written: ", out->problem);
 			goto done;
+		}
 		swap = git_reference_create_matching(&ref, h->repo, refname.buf, &commit, has_tip,
 						     has_tip ? &tip : NULL, logmsg.buf);
 		git_reference_free(ref);
@@ -330,6 +421,10 @@ int history_walk(struct history *h, const char *runner, size_t limit, int with_r
 		char problem[ERR_MSG_MAX];
 		memset(&e, 0, sizeof(e));
 		git_oid_tostr(e.sha, sizeof(e.sha), &id);
+		if (object_sane(h->repo, &id, &perr) < 0) {
+			err_set(err, "snapshot %.12s of runner %s cannot be read: %.600s", e.sha, runner, perr.msg);
+			goto done;
+		}
 		if (git_commit_lookup(&c, h->repo, &id) < 0) {
 			err_set(err, "snapshot %.12s of runner %s cannot be read: %s", e.sha, runner, lg_msg());
 			goto done;

@@ -1,0 +1,132 @@
+/*
+ * cmd_audit: the option tables of `audit`, `history` and `fleet`, and the
+ * main program's side of them: run torch-dll-check-git, which has libgit2
+ * (git_audit.c does the work).
+ */
+#include "cmd_audit.h"
+
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "os.h"
+
+static const struct cli_opt audit_opts_table[] = {
+	CLI_OPT("--history", "DIR",
+		"the git repository that keeps the snapshots, bare or not (default: $GITHUB_WORKSPACE,\n"
+		"else the current folder)",
+		cli_set_str, struct audit_opts, history),
+	CLI_OPT("--runner", "NAME", "the runner's name (default: $RUNNER_NAME); one ref per runner",
+		cli_set_str, struct audit_opts, runner),
+	CLI_OPT("--report", "FILE",
+		"a saved `check --json FILE` report (or `inventory --json` output) instead of running\n"
+		"the check",
+		cli_set_str, struct audit_opts, report),
+	CLI_OPT("--json", "FILE", "write the audit (snapshot, parent, drift) as JSON to FILE", cli_set_str,
+		struct audit_opts, json),
+	CLI_OPT("--format", "text|github", "stdout (default: github when GITHUB_ACTIONS=true, else text)",
+		cli_set_str, struct audit_opts, format),
+	CLI_OPT("--summary", "FILE", "append the drift as Markdown (e.g. $GITHUB_STEP_SUMMARY)", cli_set_str,
+		struct audit_opts, summary),
+	CLI_OPT("--fail-on", "error|warning|note|never",
+		"exit 1 when drift at or above this severity is found (default error)", cli_set_str,
+		struct audit_opts, fail_on),
+	CLI_OPT_HIDDEN("--date", "EPOCH", cli_set_str, struct audit_opts, date),
+	CLI_END,
+};
+
+const struct cli_cmd audit_cli = {
+	.name = "audit",
+	.summary = "check this runner, keep the result as a snapshot in git, report what drifted",
+	.synopsis = "[--history DIR] [--runner NAME] [--report FILE] [options] [-- CHECK-OPTIONS...]",
+	.operands = "[CHECK-OPTIONS...]",
+	.min_operands = 0,
+	.max_operands = -1,
+	.opts = audit_opts_table,
+	.notes = "Without --report, runs `torch-dll-check check --json` with CHECK-OPTIONS (e.g. -- --scan 'C:\\');\n"
+		 "when `inventory` with the same options finds no torch install, the snapshot is the\n"
+		 "inventory alone. The snapshot is written as a commit on refs/torch-dll-check/<runner>\n"
+		 "straight into the repository's object database (no worktree, no index, no git program),\n"
+		 "the ref moved by compare-and-swap so that concurrent writers lose nothing. Drift against\n"
+		 "the runner's previous snapshot: errors when a pass turns into a failure, warnings when a\n"
+		 "change hides a known failure (libomp140.x86_64.dll appearing), notes for the rest.\n"
+		 "Publishing: git push origin 'refs/torch-dll-check/*' (docs/audit.md).",
+	.exit_status = "0 snapshot written, no drift at or above --fail-on; 1 such drift; 2 usage or input error\n"
+		       "(no runner name, the check could not run, the repository cannot be written, the\n"
+		       "previous snapshot is unreadable — the new one is still written when possible).",
+};
+
+static const struct cli_opt history_opts_table[] = {
+	CLI_OPT("--history", "DIR", "the repository of snapshots (default: $GITHUB_WORKSPACE, else .)",
+		cli_set_str, struct history_opts, history),
+	CLI_OPT("--runner", "NAME", "one runner's timeline (default: $RUNNER_NAME; else every runner's latest)",
+		cli_set_str, struct history_opts, runner),
+	CLI_OPT("--limit", "N", "at most N snapshots, newest first (default: all)", cli_set_str,
+		struct history_opts, limit),
+	CLI_OPT("--json", NULL, "print JSON (schema torch-dll-check/history/v1)", cli_set_flag,
+		struct history_opts, json),
+	CLI_END,
+};
+
+const struct cli_cmd history_cli = {
+	.name = "history",
+	.summary = "a runner's audit timeline: date, status, what drifted",
+	.opts = history_opts_table,
+	.max_operands = 0,
+	.notes = "Reads refs/torch-dll-check/<runner> of the repository (docs/audit.md).",
+	.exit_status = "0 printed, 2 usage or input error (no such runner, unreadable history).",
+};
+
+static const struct cli_opt fleet_opts_table[] = {
+	CLI_OPT("--history", "DIR", "every runner's latest snapshot in this repository", cli_set_str,
+		struct fleet_opts, history),
+	CLI_OPT("--format", "text|markdown|json", "the table's form (default text)", cli_set_str,
+		struct fleet_opts, format),
+	CLI_OPT("--summary", "FILE", "also append the Markdown table to FILE (e.g. $GITHUB_STEP_SUMMARY),\n"
+		"cut to GitHub's 1 MiB limit", cli_set_str, struct fleet_opts, summary),
+	CLI_END,
+};
+
+const struct cli_cmd fleet_cli = {
+	.name = "fleet",
+	.summary = "one table across runners: torch, verdict, redistributable, OpenMP, first error, drift",
+	.synopsis = "(--history DIR | REPORT.json...) [options]",
+	.operands = "[REPORT.json...]",
+	.min_operands = 0,
+	.max_operands = -1,
+	.opts = fleet_opts_table,
+	.notes = "REPORT.json files (from `check --json`) are named after their file name; with --history\n"
+		 "each runner's latest snapshot and its drift are used. Failing rows come first.",
+	.exit_status = "0 printed, 2 usage or input error.",
+};
+
+/* The sibling gets {path, NAME, options..., NULL}. */
+static int run_sibling(int argc, char **argv)
+{
+	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
+	struct err err;
+	int i, status = EXIT_USAGE;
+	for (i = 0; i < argc; i++)
+		args[i + 1] = argv[i];
+	err_clear(&err);
+	if (os_exec_sibling("torch-dll-check-git", args, &status, &err) < 0) {
+		free(args);
+		return cmd_usage_error("%s", err.msg);
+	}
+	free(args);
+	return status;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+	return run_sibling(argc, argv);
+}
+
+int cmd_history(int argc, char **argv)
+{
+	return run_sibling(argc, argv);
+}
+
+int cmd_fleet(int argc, char **argv)
+{
+	return run_sibling(argc, argv);
+}
