@@ -22,21 +22,25 @@ if [ "${1:-}" = "--apt" ]; then
 	[ "$(id -u)" -eq 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-		gcc make pkg-config libyaml-dev libcjson-dev >/dev/null
+		gcc make pkg-config libyaml-dev libcjson-dev libgit2-dev >/dev/null
 fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -R "$src/checker" "$src/matrix" "$src/Makefile" "$work/"
-make -C "$work" -j2 torch-dll-check
+# Both programs: torch-dll-check-git (libgit2) serves pins, audit, history and fleet.
+make -C "$work" -j2 torch-dll-check torch-dll-check-git
 mkdir -p "$(dirname "$exe")"
 if [ -f "$work/torch-dll-check.exe" ]; then
 	cp "$work/torch-dll-check.exe" "$exe"
-	# The UCRT64 DLLs it needs, next to it (the loader looks in the .exe's folder first).
-	ldd "$work/torch-dll-check.exe" | awk '$3 ~ /\/ucrt64\// { print $3 }' | while read -r dll; do
-		cp "$dll" "$(dirname "$exe")/"
-	done
+	cp "$work/torch-dll-check-git.exe" "$(dirname "$exe")/"
+	# The UCRT64 DLLs they need, next to them (the loader looks in the .exe's folder first).
+	ldd "$work/torch-dll-check.exe" "$work/torch-dll-check-git.exe" | awk '$3 ~ /\/ucrt64\// { print $3 }' |
+		sort -u | while read -r dll; do
+			cp "$dll" "$(dirname "$exe")/"
+		done
 else
 	cp "$work/torch-dll-check" "$exe"
+	cp "$work/torch-dll-check-git" "$(dirname "$exe")/"
 fi
 "$exe" --version

@@ -65,7 +65,9 @@ out exe "$exe"
 sha256() { sha256sum "$1" | cut -d' ' -f1; }
 want=$(awk -v a="$asset" '$2 == a || $2 == "*" a { print $1 }' "$sums" | head -1)
 
-if [ -x "$exe" ] && { [ "$version" = source ] || [ -z "$want" ] || [ "$(sha256 "$exe")" = "$want" ]; }; then
+# A source build also leaves torch-dll-check-git (pins, audit, fleet) next to it.
+if [ -x "$exe" ] && { [ "$version" = source ] || [ -z "$want" ] || [ "$(sha256 "$exe")" = "$want" ]; } &&
+	{ [ -n "$want" ] || [ -x "$dir/torch-dll-check-git$ext" ]; }; then
 	echo "torch-dll-check: using $exe (tool cache)"
 	out build none
 	exit 0
