@@ -12,7 +12,7 @@ die() {
 	exit 2
 }
 exe=${TDC_EXE:-}
-[ -n "$exe" ] && [ -x "$exe" ] || die "no torch-dll-check binary (the setup step failed)"
+if [ -z "$exe" ] || [ ! -x "$exe" ]; then die "no torch-dll-check binary (the setup step failed)"; fi
 history=${TDC_INPUT_AUDIT_HISTORY:-}
 [ -n "$history" ] || die "audit-history is empty"
 
@@ -23,7 +23,7 @@ fi
 fail_on=${TDC_INPUT_AUDIT_FAIL_ON:-error}
 case "$fail_on" in error | warning | note | never) ;; *) die "audit-fail-on must be error, warning, note or never" ;; esac
 report=${TDC_REPORT:-}
-[ -n "$report" ] && [ -f "$report" ] || die "the check wrote no JSON report to record"
+if [ -z "$report" ] || [ ! -f "$report" ]; then die "the check wrote no JSON report to record"; fi
 args=(audit --history "$history" --report "$report" --fail-on "$fail_on" --format github
 	--summary "${GITHUB_STEP_SUMMARY:-}")
 [ -z "${TDC_INPUT_RUNNER_NAME:-}" ] || args+=(--runner "$TDC_INPUT_RUNNER_NAME")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317,SC1003,SC2016  # demo.sh ends in exit when run, not when sourced; C:\ paths and Markdown in single quotes
 # bench/audit.sh: the nightly audit's history at fleet scale.
 #   - 1,000 nightly snapshots of one runner, then `history` over all of them
 #   - 100 runners x 30 nights, then `fleet --history` (every runner's latest)

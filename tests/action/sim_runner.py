@@ -11,7 +11,8 @@ action's steps the way the GitHub Actions runner does, on this machine.
   a fresh $GITHUB_OUTPUT file per step, parsed afterwards (name=value and
   name<<DELIM forms) into steps.ID.outputs; one $GITHUB_STEP_SUMMARY.
 - `uses:` steps whose `if:` holds cannot run here: reported as an error.
-- The first failing step ends the action (later steps are skipped).
+- After a failing step only steps whose `if:` calls always() or failure()
+  run; the action's status is the first failure's.
 The environment comes from the caller (GITHUB_ACTIONS, RUNNER_*, ...);
 GITHUB_ACTION_PATH is ACTION_DIR. Prints one JSON document: steps (id,
 name, skipped, rc), outputs (the action's), rc (the action's exit status).
@@ -45,15 +46,91 @@ def value(expr, ctx):
     raise SystemExit("sim_runner: unsupported expression: " + expr)
 
 
+TOKEN = re.compile(r"\s*(?:(?P<str>'[^']*')|(?P<op>==|!=|&&|\|\||!|\(|\))|(?P<fn>(?:always|success|failure)\(\))|(?P<ref>[A-Za-z_][A-Za-z0-9_.-]*))")
+
+
+def evaluate(expr, ctx):
+    """The `if:` expression language as far as action.yml uses it: references
+    (inputs.X, steps.ID.outputs.Y, steps.ID.outcome), '...' strings, ==, !=,
+    !, &&, || and parentheses, always() / success() / failure(). Like the
+    runner, an expression without a status function means success() && (...)."""
+    toks, pos, expr = [], 0, expr.strip()
+    while pos < len(expr):
+        m = TOKEN.match(expr, pos)
+        if not m or m.end() == pos:
+            raise SystemExit("sim_runner: unsupported expression: " + expr)
+        pos = m.end()
+        toks.append((m.lastgroup, m.group(m.lastgroup)))
+    i = 0
+
+    def peek():
+        return toks[i][1] if i < len(toks) else None
+
+    def take():
+        nonlocal i
+        i += 1
+        return toks[i - 1]
+
+    def primary():
+        kind, v = take()
+        if v == "(":
+            r = disj()
+            take()
+            return r
+        if v == "!":
+            return not truthy(primary())
+        if kind == "str":
+            return v[1:-1]
+        if kind == "fn":
+            return {"always()": True, "success()": not ctx["failed"], "failure()": ctx["failed"]}[v]
+        m = re.fullmatch(r"steps\.([A-Za-z0-9_-]+)\.outcome", v)
+        if m:
+            return ctx["outcomes"].get(m.group(1), "")
+        return value(v, ctx)
+
+    def comparison():
+        left = primary()
+        while peek() in ("==", "!="):
+            op = take()[1]
+            right = primary()
+            left = (left == right) if op == "==" else (left != right)
+        return left
+
+    def conj():
+        r = comparison()
+        while peek() == "&&":
+            take()
+            right = comparison()
+            r = r if not truthy(r) else right
+        return r
+
+    def disj():
+        r = conj()
+        while peek() == "||":
+            take()
+            right = conj()
+            r = r if truthy(r) else right
+        return r
+
+    result = truthy(disj())
+    if not any(k == "fn" for k, _ in toks):
+        result = result and not ctx["failed"]
+    return result
+
+
+def truthy(v):
+    return bool(v)  # as the runner: any non-empty string is true
+
+
 def subst(s, ctx):
     return EXPR.sub(lambda m: str(value(m.group(1), ctx)), str(s))
 
 
 def condition(s, ctx):
     if s is None:
-        return True
+        return not ctx["failed"]
     m = EXPR.fullmatch(str(s).strip())
-    return bool(value(m.group(1) if m else str(s), ctx))
+    return evaluate(m.group(1) if m else str(s), ctx)
 
 
 def parse_output_file(path):
@@ -86,14 +163,15 @@ def main():
         if k not in inputs:
             raise SystemExit("sim_runner: no input " + k)
         inputs[k] = v
-    ctx = {"inputs": inputs, "steps": {}}
+    ctx = {"inputs": inputs, "steps": {}, "outcomes": {}, "failed": False}
     summary = os.environ.get("GITHUB_STEP_SUMMARY") or os.path.join(log_dir, "summary.md")
     result = {"steps": [], "outputs": {}, "rc": 0}
     failed = False
     for n, step in enumerate(action["runs"]["steps"]):
         rec = {"n": n, "id": step.get("id"), "name": step.get("name"), "skipped": False, "rc": 0}
         result["steps"].append(rec)
-        if failed or not condition(step.get("if"), ctx):
+        ctx["failed"] = failed
+        if not condition(step.get("if"), ctx):
             rec["skipped"] = True
             continue
         if "uses" in step:
@@ -118,7 +196,8 @@ def main():
         rec["rc"] = rc
         if step.get("id"):
             ctx["steps"][step["id"]] = parse_output_file(outfile)
-        if rc != 0:
+            ctx["outcomes"][step["id"]] = "success" if rc == 0 else "failure"
+        if rc != 0 and not failed:
             failed = True
             result["rc"] = rc
     for k, v in action.get("outputs", {}).items():

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317,SC1003,SC2016  # demo.sh ends in exit when run, not when sourced; C:\ paths and Markdown in single quotes
 # test_audit: `audit`, `history` and `fleet` on real history repositories.
 #
 # The snapshots are real `check --json` reports of the demo runner tree
