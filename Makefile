@@ -40,11 +40,13 @@ else
 Q = @
 endif
 
-# Modules that need libgit2 are kept out of the main program, so that the
-# commands that never touch git do not pay libgit2's start-up cost.
-GIT_SRCS = $(wildcard checker/git_*.c)
-MAIN_SRCS = checker/main.c
-LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c))
+# The library is checker/*.c; the command-line layer is checker/cli/ (the
+# commands, and the mains of the two programs). The sources that need libgit2
+# are named here, one by one: they make up torch-dll-check-git alone, so that
+# the commands that never touch git do not pay libgit2's start-up cost.
+GIT_SRCS = checker/cli/git_main.c checker/git_repo.c
+MAIN_SRCS = checker/cli/main.c
+LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c checker/cli/*.c))
 GEN_SRCS = build/gen/matrix_embed.c
 
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
@@ -66,12 +68,12 @@ build/gen/matrix_embed.c: matrix/torch.yml checker/embed.sh
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter checker/git_%,$<),$(GIT_CFLAGS)) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS),$<),$(GIT_CFLAGS)) $(CFLAGS) -c -o $@ $<
 
 build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC ASAN $<")
-	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter checker/git_%,$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS),$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
 
 $(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS))
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -85,13 +87,13 @@ torch-dll-check: $(call objs,rel,$(MAIN_SRCS)) $(REL_LIB)
 
 torch-dll-check-git: $(call objs,rel,$(GIT_SRCS)) $(REL_LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(if $(GIT_SRCS),$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS),true)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
 
 build/asan/torch-dll-check: $(call objs,asan,$(MAIN_SRCS)) $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
 
 build/asan/torch-dll-check-git: $(call objs,asan,$(GIT_SRCS)) $(ASAN_LIB)
-	$(Q)$(if $(GIT_SRCS),$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS),true)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
 
 # Unit tests link the sanitizer build of the library.
 build/asan/tests/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "tdc.h"
 #include "strbuf.h"
 
 static int strlist_has(const struct strlist *l, const char *s)

@@ -3,7 +3,8 @@
 #
 # Each tests/fuzz/fuzz_<target>.c is compiled with clang
 # -fsanitize=fuzzer,address,undefined against the library sources
-# (checker/*.c except main.c and git_*.c, plus build/gen/matrix_embed.c) and
+# (checker/*.c except git_*.c, plus build/gen/matrix_embed.c; not the
+# command line, checker/cli/) and
 # run for SECONDS. Seeds: the committed corpus (tests/fuzz/corpus/<target>,
 # *.b64 decoded) and, for pe, the fixtures tests/pe/fixtures.sh builds. New
 # inputs go to $TDC_CACHE/fuzz/<target>/ (which `make test` replays), crash
@@ -20,7 +21,7 @@ mkdir -p build/fuzz
 
 srcs=()
 for f in checker/*.c; do
-	case $f in checker/main.c | checker/git_*.c) continue ;; esac
+	case $f in checker/git_*.c) continue ;; esac
 	srcs+=("$f")
 done
 srcs+=(build/gen/matrix_embed.c)

@@ -12,12 +12,12 @@
 
 #include "err.h"
 #include "strbuf.h"
+#include "tdc.h"
 
 #define EXIT_PASS 0
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
 
-#define TDC_VERSION "0.1.0"
 
 int cmd_pe(int argc, char **argv);
 int cmd_deps(int argc, char **argv);
