@@ -46,7 +46,7 @@ enum report_format { REPORT_FMT_AUTO = 0, REPORT_FMT_TEXT, REPORT_FMT_JSON, REPO
 
 enum report_fail_on { FAIL_ON_ERROR = 0, FAIL_ON_WARNING, FAIL_ON_NEVER };
 
-/* The options `check` and `report` share (see report_opts_parse in cmd.h). */
+/* The options `check` and `report` share (their table: report_cli_opts, checker/cli/cmd_report.c). */
 struct report_opts {
 	enum report_format format;   /* what goes to stdout; AUTO: github when GITHUB_ACTIONS=true */
 	const char *json_path;       /* --json FILE: the document, written whole */

@@ -1,7 +1,7 @@
 /*
  * cmd: helpers shared by the command layers of both programs,
- * torch-dll-check (main.c) and torch-dll-check-git (git_main.c): the usage
- * error line and `--name VALUE` option matching (contracts in cmd.h).
+ * torch-dll-check (main.c) and torch-dll-check-git (git_main.c): the error
+ * lines (contracts in cmd.h). Option parsing is opt.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,25 +45,4 @@ void cmd_errorf(const char *fmt, ...)
 	va_start(ap, fmt);
 	say_escaped("", fmt, ap);
 	va_end(ap);
-}
-
-int arg_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n))
-		return 0;
-	if (a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (a[n] != '\0')
-		return 0;
-	if (*i + 1 >= argc) {
-		cmd_usage_error("option %s needs a value", name);
-		return -1;
-	}
-	*i += 1;
-	*val = argv[*i];
-	return 1;
 }

@@ -29,33 +29,6 @@
 #include "torchload.h"
 #include "view.h"
 
-static const char check_usage[] =
-	"usage: torch-dll-check check (--torch DIR | --site-packages DIR | --python PATH | --scan DIR) [options]\n"
-	"\n"
-	"  --torch DIR          the torch package folder (...\\site-packages\\torch)\n"
-	"  --site-packages DIR  a site-packages folder holding torch\n"
-	"  --python PATH        python.exe of the environment (venv and conda layouts understood)\n"
-	"  --scan DIR           every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
-	"                       python and dll_paths; --depth N folders deep (default 8)\n"
-	"  --root DIR           a host directory standing for C:\\ (a Wine prefix's drive_c brings\n"
-	"                       its ../system.reg along)\n"
-	"  --registry FILE      the machine's HKLM: a `reg export` file or a Wine system.reg;\n"
-	"                       repeat to merge (e.g. a WOW6432Node export)\n"
-	"  --matrix FILE        a matrix layered over the embedded one (repeatable; matrix/README.md)\n"
-	"  --env NAME=VALUE     an environment variable of the checked machine (PATH, CUDA_PATH_V12_1, ...)\n"
-	"  --userbase DIR       the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)\n"
-	"  --machine x64|x86|arm64  the process architecture (default: python.exe's, else x64)\n"
-	"  --json [FILE]        print the JSON report (docs/report-json.md), or write it to FILE\n"
-	"  --format text|json|github|sarif   stdout (default: github when GITHUB_ACTIONS=true, else text)\n"
-	"  --sarif FILE, --summary FILE, --outputs FILE, --sarif-anchor FILE, --fail-on error|warning|never\n"
-	"                       see `torch-dll-check report --help`\n"
-	"  --confirm            Windows: also load every binary for real in a child process and report\n"
-	"                       disagreements (--confirm-import: run python -c \"import torch\" too;\n"
-	"                       --confirm-timeout SECONDS per child, default 120)\n"
-	"\n"
-	"Paths are Windows paths (C:\\...) or host paths under --root.\n"
-	"Exit status: 0 pass, 1 findings (errors, or warnings with --fail-on warning), 2 usage or input error.\n";
-
 /* One install: the loader's run, its results, then the matrix row's verdict. */
 static int check_install(cJSON *report, struct view *v, const struct matrix *m, const struct inventory *inv,
 			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
@@ -91,221 +64,280 @@ static const struct inv_install *find_install(const struct inventory *inv, const
 	return NULL;
 }
 
-static int parse_machine(const char *s, uint16_t *out)
+/* ---- the command ---- */
+
+struct check_opts {
+	const char *torch, *sitepk, *python, *userbase, *scan;
+	int depth;
+	uint16_t machine; /* 0: python.exe's, else x64 */
+	struct strlist matrices;
+	struct view_opts vo;
+	struct report_opts ro;
+	struct confirm_opts co;
+};
+
+static int set_depth(void *dst, const char *val, struct strbuf *why)
 {
-	if (!strcmp(s, "x64"))
-		*out = PE_MACHINE_AMD64;
-	else if (!strcmp(s, "x86"))
-		*out = PE_MACHINE_I386;
-	else if (!strcmp(s, "arm64"))
-		*out = PE_MACHINE_ARM64;
-	else
+	char *end;
+	long d = strtol(val, &end, 10);
+	if (!*val || *end || d < 1 || d > 64) {
+		strbuf_adds(why, "expected a number from 1 to 64");
 		return -1;
+	}
+	*(int *)dst = (int)d;
 	return 0;
+}
+
+static const struct cli_opt check_opts_table[] = {
+	CLI_OPT("--torch", "DIR", "the torch package folder (...\\site-packages\\torch)",
+		cli_set_str, struct check_opts, torch),
+	CLI_OPT("--site-packages", "DIR", "a site-packages folder holding torch",
+		cli_set_str, struct check_opts, sitepk),
+	CLI_OPT("--python", "PATH", "python.exe of the environment (venv and conda layouts understood)",
+		cli_set_str, struct check_opts, python),
+	CLI_OPT("--scan", "DIR", "every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
+		"python and dll_paths",
+		cli_set_str, struct check_opts, scan),
+	CLI_OPT("--depth", "N", "how many folders deep --scan looks (1 to 64, default 8)",
+		set_depth, struct check_opts, depth),
+	CLI_GROUP(view_cli_opts, struct check_opts, vo),
+	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable; matrix/README.md)",
+		cli_push, struct check_opts, matrices),
+	CLI_OPT("--userbase", "DIR", "the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)",
+		cli_set_str, struct check_opts, userbase),
+	CLI_OPT("--machine", CLI_MACHINE_ARG, "the process architecture (default: python.exe's, else x64)",
+		cli_set_machine, struct check_opts, machine),
+	CLI_GROUP(report_cli_opts, struct check_opts, ro),
+	CLI_GROUP(confirm_cli_opts, struct check_opts, co),
+	CLI_END,
+};
+
+const struct cli_cmd check_cli = {
+	.name = "check",
+	.summary = "will torch load on this machine? (findings, exit 1 on failure)",
+	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --scan DIR) [options]",
+	.opts = check_opts_table,
+	.notes = "Paths are Windows paths (C:\\...) or host paths under --root.",
+	.exit_status = "0 pass, 1 findings (errors, or warnings with --fail-on warning), 2 usage or input error.",
+	.max_operands = 0,
+};
+
+/* The install options: one of them, and --scan alone. */
+static int check_combination(const struct check_opts *o)
+{
+	if (!o->torch && !o->sitepk && !o->python && !o->scan) {
+		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH or --scan DIR");
+		return -1;
+	}
+	if (o->scan && (o->torch || o->sitepk)) {
+		cli_error(&check_cli, "--scan checks every install it finds; it does not combine with --torch or "
+				      "--site-packages");
+		return -1;
+	}
+	return 0;
+}
+
+/* The matrix: the embedded default, then each --matrix file. */
+static int load_matrix(const struct check_opts *o, struct matrix *m)
+{
+	struct err e;
+	size_t k;
+	err_clear(&e);
+	if (matrix_load_default(m, NULL, &e)) {
+		cmd_usage_error("check: the embedded matrix: %s", e.msg);
+		return -1;
+	}
+	for (k = 0; k < o->matrices.n; k++) {
+		if (matrix_load_file(m, o->matrices.v[k], NULL, &e)) {
+			cmd_usage_error("check: %s (run `torch-dll-check matrix lint %s` for every error)", e.msg,
+					o->matrices.v[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Where torch is, as Windows paths on the view (the caller frees them). */
+struct check_paths {
+	char *torch, *python, *userbase, *scan;
+};
+
+/* python.exe's environment: <dir>\Lib\site-packages, or <venv>\Lib\site-packages for Scripts\ */
+static char *torch_of_python(struct view *v, const char *wpython)
+{
+	char *dir = winpath_dirname(wpython);
+	char *t = xasprintf("%s\\Lib\\site-packages\\torch", dir);
+	if (!view_is_dir(v, t) && !str_icmp(winpath_basename(dir), "Scripts")) {
+		char *up = winpath_dirname(dir);
+		free(t);
+		t = xasprintf("%s\\Lib\\site-packages\\torch", up);
+		free(up);
+	}
+	free(dir);
+	return t;
+}
+
+/* Errors name the path as the user gave it (a host path stays a host path). */
+static int resolve_paths(const struct check_opts *o, struct view *v, struct check_paths *p)
+{
+	if (o->python && !(p->python = cmd_winpath(v, o->python)))
+		return -1;
+	if (o->userbase && !(p->userbase = cmd_winpath(v, o->userbase)))
+		return -1;
+	if (p->python && !view_is_file(v, p->python)) {
+		cmd_usage_error("check: --python %s: no such file", o->python);
+		return -1;
+	}
+	if (o->scan)
+		return (p->scan = cmd_winpath(v, o->scan)) ? 0 : -1;
+	if (o->torch) {
+		if (!(p->torch = cmd_winpath(v, o->torch)))
+			return -1;
+	} else if (o->sitepk) {
+		char *w = cmd_winpath(v, o->sitepk);
+		if (!w)
+			return -1;
+		p->torch = winpath_join(w, "torch");
+		free(w);
+	} else {
+		p->torch = torch_of_python(v, p->python);
+	}
+	if (!view_is_dir(v, p->torch)) {
+		if (o->torch)
+			cmd_usage_error("check: --torch %s: no such directory", o->torch);
+		else if (o->sitepk)
+			cmd_usage_error("check: --site-packages %s: no torch folder in it", o->sitepk);
+		else
+			cmd_usage_error("check: --python %s: no torch in its environment (%s)", o->python, p->torch);
+		return -1;
+	}
+	return 0;
+}
+
+/* The inventory: redistributables, the installs, their runtime DLLs. */
+static int take_inventory(const struct check_opts *o, struct view *v, const struct check_paths *p,
+			  struct inventory *inv)
+{
+	struct err e;
+	err_clear(&e);
+	if (o->scan) {
+		if ((view_has_registry(v) && inventory_redist_view(inv, v, &e)) ||
+		    inventory_scan(inv, v, p->scan, o->depth, &e) || inventory_runtime_dlls(inv, v, &e)) {
+			cmd_usage_error("check: %s", e.msg);
+			return -1;
+		}
+		if (!inv->ninstalls) {
+			cmd_usage_error("check: no torch install under %s (looked %d folders deep)", o->scan, o->depth);
+			return -1;
+		}
+		return 0;
+	}
+	if (!inventory_collect(inv, v, p->torch, p->python, &e))
+		return 0;
+	/* not a torch the inventory understands (no __init__.py, ...): the loader still runs */
+	inventory_release(inv);
+	inventory_init(inv);
+	err_clear(&e);
+	if ((view_has_registry(v) && inventory_redist_view(inv, v, &e)) || inventory_runtime_dlls(inv, v, &e)) {
+		cmd_usage_error("check: %s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The report document before any install: the machine, the matrix files. */
+static cJSON *new_report(struct view *v, const struct matrix *m)
+{
+	cJSON *report = result_new(v, NULL), *mj, *files;
+	size_t k;
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report, "machine"), "api_set_schema", cJSON_CreateNull());
+	mj = cJSON_CreateObject();
+	files = cJSON_AddArrayToObject(mj, "sources");
+	for (k = 0; k < m->files.n; k++)
+		cJSON_AddItemToArray(files, cJSON_CreateString(m->files.v[k]));
+	cJSON_AddItemToObject(report, "matrix", mj);
+	return report;
+}
+
+/* Every install: the one given, or each --scan found with its own python. */
+static int check_installs(cJSON *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
+			  const struct matrix *m, const struct inventory *inv)
+{
+	struct torch_inputs in;
+	struct err e;
+	size_t k;
+	memset(&in, 0, sizeof(in));
+	err_clear(&e);
+	in.machine = o->machine;
+	in.python_exe = p->python;
+	in.userbase = p->userbase;
+	if (!o->scan) {
+		in.torch_dir = p->torch;
+		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &e))
+			goto fail;
+		return 0;
+	}
+	for (k = 0; k < inv->ninstalls; k++) {
+		struct torch_inputs one = in;
+		one.torch_dir = inv->installs[k].torch_dir;
+		one.python_exe = inv->installs[k].python;
+		if (check_install(report, v, m, inv, &inv->installs[k], &one, &e))
+			goto fail;
+	}
+	return 0;
+fail:
+	cmd_usage_error("check: %s", e.msg);
+	return -1;
 }
 
 int cmd_check(int argc, char **argv)
 {
-	const char *torch = NULL, *sitepk = NULL, *python = NULL, *userbase = NULL;
-	const char *machine_s = NULL, *scan = NULL, *depth_s = NULL;
-	struct strlist matrices = STRLIST_INIT;
-	int i, rc = EXIT_USAGE, depth = 8;
-	struct report_opts ro;
-	struct confirm_opts co;
+	struct check_opts o;
+	struct check_paths p;
+	struct cli_args args;
 	struct view *v = NULL;
-	struct torch_inputs in;
+	struct registry *reg = NULL;
 	struct inventory inv;
 	struct matrix m;
-	struct registry *reg = NULL;
-	char *wtorch = NULL, *wpython = NULL, *wuser = NULL, *wscan = NULL;
 	cJSON *report = NULL;
-	struct err e;
-	struct view_opts vo;
-	size_t k;
+	int r, rc = EXIT_USAGE;
 
-	memset(&in, 0, sizeof(in));
-	view_opts_init(&vo);
-	err_clear(&e);
+	memset(&o, 0, sizeof(o));
+	memset(&p, 0, sizeof(p));
+	o.depth = 8;
+	view_opts_init(&o.vo);
+	report_opts_init(&o.ro);
+	confirm_opts_init(&o.co);
 	inventory_init(&inv);
 	matrix_init(&m);
-	report_opts_init(&ro);
-	confirm_opts_init(&co);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val;
-		int r;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(check_usage, stdout);
-			rc = EXIT_PASS;
-			goto out;
-		}
-		/* --format, --json [FILE], --sarif, --summary, --outputs, --fail-on: cmd_report.c */
-		if ((r = report_opts_parse(&ro, argc, argv, &i)) != 0 ||
-		    (r = confirm_opts_parse(&co, argc, argv, &i)) != 0) {
-			if (r < 0)
-				goto out;
-			continue;
-		}
-		CMD_OPT("--torch", torch = val)
-		CMD_OPT("--site-packages", sitepk = val)
-		CMD_OPT("--python", python = val)
-		CMD_OPT("--scan", scan = val)
-		CMD_OPT("--depth", depth_s = val)
-		CMD_OPT("--matrix", strlist_push(&matrices, val))
-		CMD_OPT("--userbase", userbase = val)
-		CMD_OPT("--machine", machine_s = val)
-		/* --root, --registry, --env: cmd_view.c */
-		if ((r = view_opts_parse(&vo, argc, argv, &i)) != 0) {
-			if (r < 0)
-				goto out;
-			continue;
-		}
-		fputs(check_usage, stderr);
-		cmd_usage_error("check: unknown argument '%s'", a);
+	r = cli_parse(&check_cli, argc, argv, &o, &args);
+	cli_args_release(&args);
+	if (r) {
+		rc = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 		goto out;
 	}
-	if (!torch && !sitepk && !python && !scan) {
-		fputs(check_usage, stderr);
-		cmd_usage_error("check: give --torch DIR, --site-packages DIR, --python PATH or --scan DIR");
+	if (check_combination(&o) || load_matrix(&o, &m) || view_opts_open(&o.vo, "check", &reg, &v) ||
+	    resolve_paths(&o, v, &p) || take_inventory(&o, v, &p, &inv))
 		goto out;
-	}
-	if (scan && (torch || sitepk)) {
-		cmd_usage_error("check: --scan checks every install it finds; it does not combine with --torch or "
-				"--site-packages");
+	report = new_report(v, &m);
+	if (check_installs(report, v, &o, &p, &m, &inv))
 		goto out;
-	}
-	if (depth_s) {
-		char *end;
-		long d = strtol(depth_s, &end, 10);
-		if (*end || d < 1 || d > 64) {
-			cmd_usage_error("check: --depth %s: expected a number from 1 to 64", depth_s);
-			goto out;
-		}
-		depth = (int)d;
-	}
-	if (machine_s && parse_machine(machine_s, &in.machine)) {
-		cmd_usage_error("check: --machine %s (x64, x86 or arm64)", machine_s);
-		goto out;
-	}
-
-	/* the matrix: the embedded default, then each --matrix file */
-	if (matrix_load_default(&m, NULL, &e)) {
-		cmd_usage_error("check: the embedded matrix: %s", e.msg);
-		goto out;
-	}
-	for (k = 0; k < matrices.n; k++) {
-		if (matrix_load_file(&m, matrices.v[k], NULL, &e)) {
-			cmd_usage_error("check: %s (run `torch-dll-check matrix lint %s` for every error)", e.msg,
-					matrices.v[k]);
-			goto out;
-		}
-	}
-
-	/* the machine: --root (or the live one), --registry files merged in order, --env */
-	if (view_opts_open(&vo, "check", &reg, &v))
-		goto out;
-	if (python && !(wpython = cmd_winpath(v, python)))
-		goto out;
-	if (userbase && !(wuser = cmd_winpath(v, userbase)))
-		goto out;
-	if (wpython && !view_is_file(v, wpython)) {
-		cmd_usage_error("check: %s: no such file", wpython);
-		goto out;
-	}
-	if (scan) {
-		if (!(wscan = cmd_winpath(v, scan)))
-			goto out;
-	} else if (torch) {
-		if (!(wtorch = cmd_winpath(v, torch)))
-			goto out;
-	} else if (sitepk) {
-		char *w = cmd_winpath(v, sitepk);
-		if (!w)
-			goto out;
-		wtorch = winpath_join(w, "torch");
-		free(w);
-	} else {
-		/* python.exe's environment: <dir>\Lib\site-packages, or <venv>\Lib\site-packages for Scripts\ */
-		char *dir = winpath_dirname(wpython);
-		wtorch = xasprintf("%s\\Lib\\site-packages\\torch", dir);
-		if (!view_is_dir(v, wtorch) && !str_icmp(winpath_basename(dir), "Scripts")) {
-			char *up = winpath_dirname(dir);
-			free(wtorch);
-			wtorch = xasprintf("%s\\Lib\\site-packages\\torch", up);
-			free(up);
-		}
-		free(dir);
-	}
-	if (wtorch && !view_is_dir(v, wtorch)) {
-		cmd_usage_error("check: %s: no such directory", wtorch);
-		goto out;
-	}
-
-	/* the inventory: redistributables, the installs, their runtime DLLs */
-	if (scan) {
-		if ((view_has_registry(v) && inventory_redist_view(&inv, v, &e)) ||
-		    inventory_scan(&inv, v, wscan, depth, &e) || inventory_runtime_dlls(&inv, v, &e)) {
-			cmd_usage_error("check: %s", e.msg);
-			goto out;
-		}
-		if (!inv.ninstalls) {
-			cmd_usage_error("check: no torch install under %s (looked %d folders deep)", wscan, depth);
-			goto out;
-		}
-	} else if (inventory_collect(&inv, v, wtorch, wpython, &e)) {
-		/* not a torch the inventory understands (no __init__.py, ...): the loader still runs */
-		inventory_release(&inv);
-		inventory_init(&inv);
-		err_clear(&e);
-		if ((view_has_registry(v) && inventory_redist_view(&inv, v, &e)) ||
-		    inventory_runtime_dlls(&inv, v, &e)) {
-			cmd_usage_error("check: %s", e.msg);
-			goto out;
-		}
-	}
-
-	report = result_new(v, NULL);
-	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report, "machine"), "api_set_schema", cJSON_CreateNull());
-	{
-		cJSON *mj = cJSON_CreateObject(), *files = cJSON_AddArrayToObject(mj, "sources");
-		for (k = 0; k < m.files.n; k++)
-			cJSON_AddItemToArray(files, cJSON_CreateString(m.files.v[k]));
-		cJSON_AddItemToObject(report, "matrix", mj);
-	}
-	in.python_exe = wpython;
-	in.userbase = wuser;
-	if (scan) {
-		for (k = 0; k < inv.ninstalls; k++) {
-			struct torch_inputs one = in;
-			one.torch_dir = inv.installs[k].torch_dir;
-			one.python_exe = inv.installs[k].python;
-			if (check_install(report, v, &m, &inv, &inv.installs[k], &one, &e)) {
-				cmd_usage_error("check: %s", e.msg);
-				goto out;
-			}
-		}
-	} else {
-		in.torch_dir = wtorch;
-		if (check_install(report, v, &m, &inv, find_install(&inv, wtorch), &in, &e)) {
-			cmd_usage_error("check: %s", e.msg);
-			goto out;
-		}
-	}
 	cJSON_AddItemToObject(report, "inventory", inventory_to_json(&inv, v));
-	if (cmd_confirm_installs(report, &co))
+	if (cmd_confirm_installs(report, &o.co))
 		goto out;
 	result_finish(report);
-	rc = report_run(report, &ro);
+	rc = report_run(report, &o.ro);
 out:
 	cJSON_Delete(report);
 	inventory_release(&inv);
 	matrix_release(&m);
 	registry_free(reg);
 	view_free(v);
-	free(wtorch);
-	free(wpython);
-	free(wuser);
-	free(wscan);
-	view_opts_release(&vo);
-	strlist_release(&matrices);
+	free(p.torch);
+	free(p.python);
+	free(p.userbase);
+	free(p.scan);
+	view_opts_release(&o.vo);
+	strlist_release(&o.matrices);
 	return rc;
 }

@@ -15,14 +15,6 @@
 #include "confirm.h"
 #include "os.h"
 
-static const char helper_usage[] =
-	"usage: torch-dll-check confirm-helper --torch DIR [--dll-path DIR]... [--pyd PATH]...\n"
-	"                                      [--app-dir DIR] [--no-vc-probe]\n"
-	"\n"
-	"Internal: performs torch's DLL loading for real in this process and prints one JSON\n"
-	"line per binary ({path, kind, stage, flags, error}). `check --confirm` runs it as a\n"
-	"child process. Windows only. Exit status: 0 all loaded, 1 some did not, 2 usage.\n";
-
 static void print_line(const char *line, void *ctx)
 {
 	(void)ctx;
@@ -31,57 +23,53 @@ static void print_line(const char *line, void *ctx)
 	fflush(stdout); /* a crash in the next DllMain must not lose this line */
 }
 
+static int clear_flag(void *dst, const char *val, struct strbuf *why)
+{
+	*(int *)dst = 0;
+	return 0;
+}
+
+static const struct cli_opt helper_opts[] = {
+	CLI_OPT("--torch", "DIR", "the torch package folder", cli_set_str, struct confirm_helper_args, torch_dir),
+	CLI_OPT("--dll-path", "DIR", "a dll_paths folder, added with AddDllDirectory (repeatable, in order)",
+		cli_push, struct confirm_helper_args, dll_paths),
+	CLI_OPT("--pyd", "PATH", "an extension module to load after torch\\lib (repeatable, in order)",
+		cli_push, struct confirm_helper_args, pyds),
+	CLI_OPT("--app-dir", "DIR", "python.exe's folder", cli_set_str, struct confirm_helper_args, app_dir),
+	CLI_OPT("--no-vc-probe", NULL, "skip torch's VC runtime probe", clear_flag, struct confirm_helper_args, vc_probe),
+	CLI_END,
+};
+
+/* Hidden: main lists it in no help and docs/cli.md leaves it out. */
+const struct cli_cmd confirm_helper_cli = {
+	.name = "confirm-helper",
+	.summary = "Internal: performs torch's DLL loading for real in this process and prints one JSON\n"
+		   "line per binary ({path, kind, stage, flags, error}). `check --confirm` runs it as a\n"
+		   "child process. Windows only.",
+	.synopsis = "--torch DIR [--dll-path DIR]... [--pyd PATH]... [--app-dir DIR] [--no-vc-probe]",
+	.opts = helper_opts,
+	.exit_status = "0 all loaded, 1 some did not, 2 usage.",
+	.max_operands = 0,
+};
+
 int cmd_confirm_helper(int argc, char **argv)
 {
 	struct confirm_helper_args a;
+	struct cli_args args;
 	struct err e;
-	int i, r, rc = EXIT_USAGE;
+	int r, rc = EXIT_USAGE;
 
 	memset(&a, 0, sizeof(a));
 	a.vc_probe = 1;
 	err_clear(&e);
-	for (i = 1; i < argc; i++) {
-		const char *val;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(helper_usage, stdout);
-			rc = EXIT_PASS;
-			goto out;
-		}
-		if (!strcmp(argv[i], "--no-vc-probe")) {
-			a.vc_probe = 0;
-			continue;
-		}
-		if ((r = arg_value(argc, argv, &i, "--torch", &val)) != 0) {
-			if (r < 0)
-				goto out;
-			a.torch_dir = val;
-			continue;
-		}
-		if ((r = arg_value(argc, argv, &i, "--dll-path", &val)) != 0) {
-			if (r < 0)
-				goto out;
-			strlist_push(&a.dll_paths, val);
-			continue;
-		}
-		if ((r = arg_value(argc, argv, &i, "--pyd", &val)) != 0) {
-			if (r < 0)
-				goto out;
-			strlist_push(&a.pyds, val);
-			continue;
-		}
-		if ((r = arg_value(argc, argv, &i, "--app-dir", &val)) != 0) {
-			if (r < 0)
-				goto out;
-			a.app_dir = val;
-			continue;
-		}
-		fputs(helper_usage, stderr);
-		cmd_usage_error("confirm-helper: unknown argument '%s'", argv[i]);
+	r = cli_parse(&confirm_helper_cli, argc, argv, &a, &args);
+	cli_args_release(&args);
+	if (r) {
+		rc = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 		goto out;
 	}
 	if (!a.torch_dir) {
-		fputs(helper_usage, stderr);
-		cmd_usage_error("confirm-helper: give --torch DIR");
+		cli_error(&confirm_helper_cli, "missing --torch DIR");
 		goto out;
 	}
 	r = confirm_helper_run(&a, print_line, NULL, &e);
@@ -96,39 +84,47 @@ out:
 	return rc;
 }
 
-int confirm_opts_parse(struct confirm_opts *o, int argc, char **argv, int *i)
+static int needs_windows(struct strbuf *why)
 {
-	const char *a = argv[*i], *val;
-	int r, is_confirm = !strcmp(a, "--confirm") || !strcmp(a, "--confirm-import");
+	if (os_is_windows())
+		return 0;
+	strbuf_adds(why, "needs Windows (the real loader); run the Windows build, torch-dll-check.exe");
+	return -1;
+}
 
-	if ((is_confirm || !strncmp(a, "--confirm-timeout", 17)) && !os_is_windows()) {
-		cmd_usage_error("%s needs Windows (the real loader); run the Windows build, torch-dll-check.exe",
-				a);
+static int set_on(void *dst, const char *val, struct strbuf *why)
+{
+	if (needs_windows(why))
 		return -1;
-	}
-	if (!strcmp(a, "--confirm")) {
-		o->helper = 1;
-		return 1;
-	}
-	if (!strcmp(a, "--confirm-import")) {
-		o->import_check = 1;
-		return 1;
-	}
-	if ((r = arg_value(argc, argv, i, "--confirm-timeout", &val)) != 0) {
-		char *end;
-		long s;
-		if (r < 0)
-			return -1;
-		s = strtol(val, &end, 10);
-		if (*end || end == val || s < 0 || s > 86400) {
-			cmd_usage_error("--confirm-timeout %s: give seconds (0 = no limit, at most 86400)", val);
-			return -1;
-		}
-		o->timeout_ms = (unsigned)s * 1000u;
-		return 1;
-	}
+	*(int *)dst = 1;
 	return 0;
 }
+
+static int set_timeout(void *dst, const char *val, struct strbuf *why)
+{
+	char *end;
+	long s;
+	if (needs_windows(why))
+		return -1;
+	s = strtol(val, &end, 10);
+	if (*end || end == val || s < 0 || s > 86400) {
+		strbuf_adds(why, "give seconds (0 = no limit, at most 86400)");
+		return -1;
+	}
+	*(unsigned *)dst = (unsigned)s * 1000u;
+	return 0;
+}
+
+const struct cli_opt confirm_cli_opts[] = {
+	CLI_OPT("--confirm", NULL, "Windows: also load every binary for real in a child process and report\n"
+		"disagreements with the prediction",
+		set_on, struct confirm_opts, helper),
+	CLI_OPT("--confirm-import", NULL, "Windows: also run python -c \"import torch\" and compare",
+		set_on, struct confirm_opts, import_check),
+	CLI_OPT("--confirm-timeout", "SECONDS", "Windows: the limit for each child process (default 120; 0 = none)",
+		set_timeout, struct confirm_opts, timeout_ms),
+	CLI_END,
+};
 
 int cmd_confirm_installs(cJSON *report, const struct confirm_opts *o)
 {

@@ -19,26 +19,6 @@
 #include "registry.h"
 #include "view.h"
 
-static const char deps_usage[] =
-	"usage: torch-dll-check deps FILE [options]\n"
-	"\n"
-	"  --flags N            LoadLibraryExW flags (default 0x1100, torch's; 0 = plain LoadLibraryW)\n"
-	"  --app-dir DIR        the process's application directory (python.exe's folder)\n"
-	"  --add-dll-dir DIR    an AddDllDirectory folder (repeatable, in order)\n"
-	"  --preload FILE       load FILE first with the same flags (repeatable): the loaded-module list\n"
-	"  --root DIR           a host directory standing for C:\\ (default: / off Windows)\n"
-	"  --registry FILE      the machine's registry: a `reg export` file or a Wine system.reg;\n"
-	"                       repeat to merge (e.g. a WOW6432Node export)\n"
-	"  --env NAME=VALUE     an environment variable of the checked machine (PATH, ...)\n"
-	"  --cwd DIR            the process's current directory (searched by the standard order)\n"
-	"  --machine x64|x86|arm64  the process architecture (default x64)\n"
-	"  --dll-load-dir top|importer  what DLL_LOAD_DIR means below the first level (default top)\n"
-	"  --trace              print every probe in order, found or not\n"
-	"  --json               print JSON\n"
-	"\n"
-	"FILE and DIRs are Windows paths (C:\\...) or host paths under --root.\n"
-	"Exit status: 0 it loads, 1 it does not load, 2 usage or input error.\n";
-
 static const char *probe_code(const char *result)
 {
 	if (!strcmp(result, "found"))
@@ -152,226 +132,273 @@ static cJSON *node_json(const struct ldr_node *n)
 	return o;
 }
 
-static uint16_t parse_machine(const char *s)
+/* ---- the command ---- */
+
+struct deps_opts {
+	unsigned long flags;
+	const char *app_dir, *cwd;
+	struct strlist add_dirs, preloads;
+	uint16_t machine;
+	int dld_importer, trace, json;
+	struct view_opts vo;
+};
+
+static int set_flags(void *dst, const char *val, struct strbuf *why)
 {
-	if (!strcmp(s, "x64") || !strcmp(s, "amd64"))
-		return PE_MACHINE_AMD64;
-	if (!strcmp(s, "x86") || !strcmp(s, "i386"))
-		return PE_MACHINE_I386;
-	if (!strcmp(s, "arm64"))
-		return PE_MACHINE_ARM64;
+	char *end;
+	unsigned long v = strtoul(val, &end, 0);
+	if (!*val || *end || v > 0xffffffffUL || val[0] == '-') {
+		strbuf_adds(why, "expected a number (0x1100, 0, ...)");
+		return -1;
+	}
+	*(unsigned long *)dst = v;
 	return 0;
 }
 
-int cmd_deps(int argc, char **argv)
+static int set_dld(void *dst, const char *val, struct strbuf *why)
 {
-	const char *file = NULL, *app_dir = NULL, *flags_s = "0x1100", *cwd = NULL;
-	const char *machine_s = "x64", *dld = "top";
-	struct strlist add_dirs = STRLIST_INIT, preloads = STRLIST_INIT;
-	struct view_opts vo;
-	struct registry *reg = NULL;
-	int trace = 0, json = 0, i, rc = EXIT_USAGE;
-	struct view *v = NULL;
-	struct loader *ld = NULL;
-	struct ldr_result res;
-	char *winfile = NULL, *end;
-	unsigned long flags;
-	uint16_t machine;
-	size_t k;
+	if (strcmp(val, "top") && strcmp(val, "importer")) {
+		strbuf_adds(why, "expected top or importer");
+		return -1;
+	}
+	*(int *)dst = !strcmp(val, "importer");
+	return 0;
+}
 
-	memset(&res, 0, sizeof(res));
-	view_opts_init(&vo);
-	/* deps has always gone on when a Wine prefix's system.reg is unreadable (check and inventory stop) */
-	vo.unreadable_registry_ok = 1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val;
-		int r;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(deps_usage, stdout);
-			rc = EXIT_PASS;
-			goto out;
-		}
-		if (!strcmp(a, "--trace")) {
-			trace = 1;
-			continue;
-		}
-		if (!strcmp(a, "--json")) {
-			json = 1;
-			continue;
-		}
-		/* --root, --registry, --env: cmd_view.c */
-		if ((r = view_opts_parse(&vo, argc, argv, &i)) != 0) {
-			if (r < 0)
-				goto out;
-			continue;
-		}
-		CMD_OPT("--flags", flags_s = val)
-		CMD_OPT("--app-dir", app_dir = val)
-		CMD_OPT("--add-dll-dir", strlist_push(&add_dirs, val))
-		CMD_OPT("--preload", strlist_push(&preloads, val))
-		CMD_OPT("--cwd", cwd = val)
-		CMD_OPT("--machine", machine_s = val)
-		CMD_OPT("--dll-load-dir", dld = val)
-		if (a[0] == '-' && a[1]) {
-			fputs(deps_usage, stderr);
-			cmd_usage_error("deps: unknown option '%s'", a);
-			goto out;
-		}
-		if (file) {
-			cmd_usage_error("deps: one FILE only ('%s' and '%s')", file, a);
-			goto out;
-		}
-		file = a;
-	}
-	if (!file) {
-		fputs(deps_usage, stderr);
-		cmd_usage_error("deps: no FILE given");
-		goto out;
-	}
-	flags = strtoul(flags_s, &end, 0);
-	if (*end || flags > 0xffffffffUL) {
-		cmd_usage_error("deps: --flags %s is not a number", flags_s);
-		goto out;
-	}
-	machine = parse_machine(machine_s);
-	if (!machine) {
-		cmd_usage_error("deps: --machine %s (x64, x86 or arm64)", machine_s);
-		goto out;
-	}
-	if (strcmp(dld, "top") && strcmp(dld, "importer")) {
-		cmd_usage_error("deps: --dll-load-dir %s (top or importer)", dld);
-		goto out;
-	}
-	if (view_opts_open(&vo, "deps", &reg, &v))
-		goto out;
-	{
-		char *wapp = app_dir ? cmd_winpath(v, app_dir) : NULL;
-		if (app_dir && !wapp)
-			goto out;
-		loader_open(&ld, v, wapp, machine, NULL);
-		free(wapp);
-	}
-	loader_set_dll_load_dir_mode(ld, !strcmp(dld, "importer") ? LDR_DLD_IMPORTER : LDR_DLD_TOP);
-	for (k = 0; k < add_dirs.n; k++) {
-		char *w = cmd_winpath(v, add_dirs.v[k]);
+static const struct cli_opt deps_opts_table[] = {
+	CLI_OPT("--flags", "N", "LoadLibraryExW flags (default 0x1100, torch's; 0 = plain LoadLibraryW)",
+		set_flags, struct deps_opts, flags),
+	CLI_OPT("--app-dir", "DIR", "the process's application directory (python.exe's folder)",
+		cli_set_str, struct deps_opts, app_dir),
+	CLI_OPT("--add-dll-dir", "DIR", "an AddDllDirectory folder (repeatable, in order)",
+		cli_push, struct deps_opts, add_dirs),
+	CLI_OPT("--preload", "FILE", "load FILE first with the same flags (repeatable): the loaded-module list",
+		cli_push, struct deps_opts, preloads),
+	CLI_GROUP(view_cli_opts, struct deps_opts, vo),
+	CLI_OPT("--cwd", "DIR", "the process's current directory (searched by the standard order)",
+		cli_set_str, struct deps_opts, cwd),
+	CLI_OPT("--machine", CLI_MACHINE_ARG, "the process architecture (default x64)",
+		cli_set_machine, struct deps_opts, machine),
+	CLI_OPT("--dll-load-dir", "top|importer", "what DLL_LOAD_DIR means below the first level (default top)",
+		set_dld, struct deps_opts, dld_importer),
+	CLI_OPT("--trace", NULL, "print every probe in order, found or not", cli_set_flag, struct deps_opts, trace),
+	CLI_OPT("--json", NULL, "print JSON", cli_set_flag, struct deps_opts, json),
+	CLI_END,
+};
+
+const struct cli_cmd deps_cli = {
+	.name = "deps",
+	.summary = "the dependency tree of one binary, as the loader resolves it",
+	.operands = "FILE",
+	.min_operands = 1,
+	.max_operands = 1,
+	.opts = deps_opts_table,
+	.notes = "FILE and DIRs are Windows paths (C:\\...) or host paths under --root; a bare\n"
+		 "name (no slash) is searched for, as LoadLibraryExW does.",
+	.exit_status = "0 it loads, 1 it does not load, 2 usage or input error (FILE missing or not a PE file).",
+};
+
+/* The process to load into: the view, then the loader with its directories. */
+static int open_process(const struct deps_opts *o, struct registry **reg, struct view **v, struct loader **ld)
+{
+	char *wapp = NULL;
+	size_t k;
+	if (view_opts_open(&o->vo, "deps", reg, v))
+		return -1;
+	if (o->app_dir && !(wapp = cmd_winpath(*v, o->app_dir)))
+		return -1;
+	loader_open(ld, *v, wapp, o->machine, NULL);
+	free(wapp);
+	loader_set_dll_load_dir_mode(*ld, o->dld_importer ? LDR_DLD_IMPORTER : LDR_DLD_TOP);
+	for (k = 0; k < o->add_dirs.n; k++) {
+		char *w = cmd_winpath(*v, o->add_dirs.v[k]);
 		if (!w)
-			goto out;
-		loader_add_dll_directory(ld, w);
+			return -1;
+		loader_add_dll_directory(*ld, w);
 		free(w);
 	}
-	if (cwd) {
-		char *w = cmd_winpath(v, cwd);
+	if (o->cwd) {
+		char *w = cmd_winpath(*v, o->cwd);
 		if (!w)
-			goto out;
-		loader_set_current_dir(ld, w);
+			return -1;
+		loader_set_current_dir(*ld, w);
 		free(w);
 	}
-	for (k = 0; k < preloads.n; k++) {
+	return 0;
+}
+
+/* --preload: each FILE loaded first, into the loaded-module list. */
+static int preload(const struct deps_opts *o, struct view *v, struct loader *ld)
+{
+	size_t k;
+	for (k = 0; k < o->preloads.n; k++) {
 		struct ldr_result pr;
-		char *w = cmd_winpath(v, preloads.v[k]);
+		char *w = cmd_winpath(v, o->preloads.v[k]);
 		if (!w)
-			goto out;
-		loader_load(ld, w, (unsigned)flags, &pr, NULL);
-		if (pr.winerror && !json)
+			return -1;
+		loader_load(ld, w, (unsigned)o->flags, &pr, NULL);
+		if (pr.winerror && !o->json)
 			printf("note: --preload %s does not load (WinError %d)\n", w, pr.winerror);
 		ldr_result_release(&pr);
 		free(w);
 	}
-	/* a bare name stays a bare name (searched); anything else is a path */
-	if (!strchr(file, '/') && !strchr(file, '\\'))
-		winfile = xstrdup(file);
-	else if (!(winfile = cmd_winpath(v, file)))
-		goto out;
-	if (winpath_is_absolute(winfile) && !view_is_file(v, winfile)) {
-		cmd_usage_error("deps: %s: no such file", file);
-		goto out;
-	}
-	loader_load(ld, winfile, (unsigned)flags, &res, NULL);
+	return 0;
+}
 
-	if (json) {
-		cJSON *o = cJSON_CreateObject(), *w;
-		char fl[16], *s;
-		snprintf(fl, sizeof(fl), "0x%lx", flags);
-		cJSON_AddStringToObject(o, "schema", "torch-dll-check/deps/v1");
-		cJSON_AddStringToObject(o, "file", winfile);
-		cJSON_AddStringToObject(o, "flags", fl);
-		cJSON_AddNumberToObject(o, "winerror", res.winerror);
-		cJSON_AddStringToObject(o, "outcome", ldr_outcome_name(res.outcome));
-		if (res.leaf) {
-			struct strlist ch = STRLIST_INIT;
-			cJSON *a = cJSON_AddArrayToObject(o, "chain");
-			ldr_node_chain(res.leaf, &ch);
-			for (k = 0; k < ch.n; k++)
-				cJSON_AddItemToArray(a, cJSON_CreateString(ch.v[k]));
-			cJSON_AddStringToObject(o, "leaf", ch.n ? ch.v[ch.n - 1] : res.leaf->name);
-			strlist_release(&ch);
-		} else {
-			cJSON_AddNullToObject(o, "leaf");
-			cJSON_AddArrayToObject(o, "chain");
-		}
-		if (res.symbol)
-			cJSON_AddStringToObject(o, "symbol", res.symbol);
-		else
-			cJSON_AddNullToObject(o, "symbol");
-		cJSON_AddStringToObject(o, "api_set_schema", loader_apiset_source(ld));
-		cJSON_AddStringToObject(o, "known_dlls", loader_known_dlls_source(ld));
-		w = cJSON_AddArrayToObject(o, "warnings");
-		for (k = 0; k < res.nwarnings; k++) {
-			cJSON *x = cJSON_CreateObject();
-			cJSON_AddStringToObject(x, "rule", "delay-load-missing");
-			cJSON_AddStringToObject(x, "dll", res.warnings[k].node->name);
-			if (res.warnings[k].symbol)
-				cJSON_AddStringToObject(x, "symbol", res.warnings[k].symbol);
-			else
-				cJSON_AddNullToObject(x, "symbol");
-			cJSON_AddItemToArray(w, x);
-		}
-		cJSON_AddItemToObject(o, "tree", node_json(res.root));
-		s = cJSON_Print(o);
-		puts(s);
-		free(s);
-		cJSON_Delete(o);
-	} else {
-		if (trace) {
-			print_trace(res.root);
-			putchar('\n');
-		}
-		print_tree(res.root, 0);
-		putchar('\n');
-		if (!res.winerror) {
-			printf("loads: LoadLibraryExW(flags 0x%lx) succeeds", flags);
-		} else {
-			struct strlist ch = STRLIST_INIT;
-			ldr_node_chain(res.leaf, &ch);
-			printf("fails: WinError %d (%s) %s", res.winerror, ldr_outcome_name(res.outcome),
-			       winerror_text(res.winerror));
-			printf("\n  leaf: %s", ch.n ? ch.v[ch.n - 1] : res.leaf->name);
-			if (res.symbol)
-				printf("  symbol: %s", res.symbol);
-			printf("\n  chain:");
-			for (k = 0; k < ch.n; k++)
-				printf("%s%s", k ? " -> " : " ", ch.v[k]);
-			strlist_release(&ch);
-		}
-		putchar('\n');
-		for (k = 0; k < res.nwarnings; k++)
-			printf("warning: delay-loaded %s%s%s %s (fails on first call, not at load)\n",
-			       res.warnings[k].node->name, res.warnings[k].symbol ? " lacks " : "",
-			       res.warnings[k].symbol ? res.warnings[k].symbol : "",
-			       res.warnings[k].symbol ? "" : "is missing");
-		if (loader_apiset_is_fallback(ld))
-			printf("note: API sets resolved with the built-in fallback table (%s)\n",
-			       loader_apiset_source(ld));
+/* FILE as LoadLibraryExW gets it: a bare name stays a bare name (searched); anything else is a path. */
+static char *target_path(struct view *v, const char *file)
+{
+	char *w;
+	if (!strchr(file, '/') && !strchr(file, '\\'))
+		return xstrdup(file);
+	if (!(w = cmd_winpath(v, file)))
+		return NULL;
+	if (winpath_is_absolute(w) && !view_is_file(v, w)) {
+		cli_error(&deps_cli, "%s: no such file", file);
+		free(w);
+		return NULL;
 	}
+	return w;
+}
+
+static void print_json(const char *winfile, unsigned long flags, const struct ldr_result *res, struct loader *ld)
+{
+	cJSON *o = cJSON_CreateObject(), *w;
+	char fl[16], *s;
+	size_t k;
+	snprintf(fl, sizeof(fl), "0x%lx", flags);
+	cJSON_AddStringToObject(o, "schema", "torch-dll-check/deps/v1");
+	cJSON_AddStringToObject(o, "file", winfile);
+	cJSON_AddStringToObject(o, "flags", fl);
+	cJSON_AddNumberToObject(o, "winerror", res->winerror);
+	cJSON_AddStringToObject(o, "outcome", ldr_outcome_name(res->outcome));
+	if (res->leaf) {
+		struct strlist ch = STRLIST_INIT;
+		cJSON *a = cJSON_AddArrayToObject(o, "chain");
+		ldr_node_chain(res->leaf, &ch);
+		for (k = 0; k < ch.n; k++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(ch.v[k]));
+		cJSON_AddStringToObject(o, "leaf", ch.n ? ch.v[ch.n - 1] : res->leaf->name);
+		strlist_release(&ch);
+	} else {
+		cJSON_AddNullToObject(o, "leaf");
+		cJSON_AddArrayToObject(o, "chain");
+	}
+	if (res->symbol)
+		cJSON_AddStringToObject(o, "symbol", res->symbol);
+	else
+		cJSON_AddNullToObject(o, "symbol");
+	cJSON_AddStringToObject(o, "api_set_schema", loader_apiset_source(ld));
+	cJSON_AddStringToObject(o, "known_dlls", loader_known_dlls_source(ld));
+	w = cJSON_AddArrayToObject(o, "warnings");
+	for (k = 0; k < res->nwarnings; k++) {
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "rule", "delay-load-missing");
+		cJSON_AddStringToObject(x, "dll", res->warnings[k].node->name);
+		if (res->warnings[k].symbol)
+			cJSON_AddStringToObject(x, "symbol", res->warnings[k].symbol);
+		else
+			cJSON_AddNullToObject(x, "symbol");
+		cJSON_AddItemToArray(w, x);
+	}
+	cJSON_AddItemToObject(o, "tree", node_json(res->root));
+	s = cJSON_Print(o);
+	puts(s);
+	free(s);
+	cJSON_Delete(o);
+}
+
+static void print_text(const struct deps_opts *o, const struct ldr_result *res, struct loader *ld)
+{
+	size_t k;
+	if (o->trace) {
+		print_trace(res->root);
+		putchar('\n');
+	}
+	print_tree(res->root, 0);
+	putchar('\n');
+	if (!res->winerror) {
+		printf("loads: LoadLibraryExW(flags 0x%lx) succeeds", o->flags);
+	} else {
+		struct strlist ch = STRLIST_INIT;
+		ldr_node_chain(res->leaf, &ch);
+		printf("fails: WinError %d (%s) %s", res->winerror, ldr_outcome_name(res->outcome),
+		       winerror_text(res->winerror));
+		printf("\n  leaf: %s", ch.n ? ch.v[ch.n - 1] : res->leaf->name);
+		if (res->symbol)
+			printf("  symbol: %s", res->symbol);
+		printf("\n  chain:");
+		for (k = 0; k < ch.n; k++)
+			printf("%s%s", k ? " -> " : " ", ch.v[k]);
+		strlist_release(&ch);
+	}
+	putchar('\n');
+	for (k = 0; k < res->nwarnings; k++)
+		printf("warning: delay-loaded %s%s%s %s (fails on first call, not at load)\n",
+		       res->warnings[k].node->name, res->warnings[k].symbol ? " lacks " : "",
+		       res->warnings[k].symbol ? res->warnings[k].symbol : "",
+		       res->warnings[k].symbol ? "" : "is missing");
+	if (loader_apiset_is_fallback(ld))
+		printf("note: API sets resolved with the built-in fallback table (%s)\n", loader_apiset_source(ld));
+}
+
+/* "deps: FILE: reason", FILE as the user gave it (the loader's detail names the host file). */
+static void say_unreadable(struct view *v, const char *file, const struct ldr_node *root)
+{
+	const char *why = root->detail ? root->detail : "not a PE file";
+	char *host = view_host_path(v, root->path);
+	size_t n = host ? strlen(host) : 0;
+	if (host && !strncmp(why, host, n) && !strncmp(why + n, ": ", 2))
+		why += n + 2;
+	cmd_usage_error("deps: %s: %s", file, why);
+	free(host);
+}
+
+int cmd_deps(int argc, char **argv)
+{
+	struct deps_opts o;
+	struct cli_args args;
+	struct registry *reg = NULL;
+	struct view *v = NULL;
+	struct loader *ld = NULL;
+	struct ldr_result res;
+	char *winfile = NULL;
+	int rc = EXIT_USAGE, r;
+
+	memset(&res, 0, sizeof(res));
+	memset(&o, 0, sizeof(o));
+	o.flags = 0x1100;
+	o.machine = PE_MACHINE_AMD64;
+	view_opts_init(&o.vo);
+	/* deps has always gone on when a Wine prefix's system.reg is unreadable (check and inventory stop) */
+	o.vo.unreadable_registry_ok = 1;
+	r = cli_parse(&deps_cli, argc, argv, &o, &args);
+	if (r) {
+		rc = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+		goto out;
+	}
+	if (open_process(&o, &reg, &v, &ld) || preload(&o, v, ld) || !(winfile = target_path(v, args.v[0])))
+		goto out;
+	loader_load(ld, winfile, (unsigned)o.flags, &res, NULL);
+	if (res.root && res.root->outcome == LDR_UNREADABLE && res.root->path) {
+		/* FILE itself is no PE image: unusable input, as for `pe` (not a verdict about a dependency) */
+		say_unreadable(v, args.v[0], res.root);
+		goto out;
+	}
+	if (o.json)
+		print_json(winfile, o.flags, &res, ld);
+	else
+		print_text(&o, &res, ld);
 	rc = res.winerror ? EXIT_FINDINGS : EXIT_PASS;
 out:
+	cli_args_release(&args);
 	ldr_result_release(&res);
 	free(winfile);
 	loader_free(ld);
 	view_free(v);
 	registry_free(reg);
-	view_opts_release(&vo);
-	strlist_release(&add_dirs);
-	strlist_release(&preloads);
+	view_opts_release(&o.vo);
+	strlist_release(&o.add_dirs);
+	strlist_release(&o.preloads);
 	return rc;
 }

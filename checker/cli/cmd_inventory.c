@@ -20,23 +20,6 @@
 #include "registry.h"
 #include "view.h"
 
-static const char inventory_usage[] =
-	"usage: torch-dll-check inventory [--root DIR] [--registry FILE]... [--env NAME=VALUE]...\n"
-	"                                 [--python PATH] [--site-packages DIR] [--torch DIR]\n"
-	"                                 [--scan DIR [--depth N]] [--json]\n"
-	"\n"
-	"  --root DIR           a Windows tree (DIR stands for C:\\); a Wine prefix's drive_c\n"
-	"                       brings its ../system.reg along\n"
-	"  --registry FILE      an offline HKLM: `reg export` file (UTF-16LE or UTF-8) or Wine\n"
-	"                       system.reg; repeat to merge (e.g. the WOW6432Node export)\n"
-	"  --python PATH        python.exe (or its folder): its site-packages, venv base, user site\n"
-	"  --site-packages DIR  --torch DIR   one install\n"
-	"  --scan DIR           every torch install under DIR (at most --depth folders deep, 8)\n"
-	"  --env NAME=VALUE     environment of the offline machine (APPDATA for the user site)\n"
-	"  --json               the report's `inventory` object (docs/report-json.md)\n"
-	"  --query KEY [--view 32|64]  print the values of one HKLM key of the --registry files\n"
-	"                       as the checker reads them (type, then text), and nothing else\n";
-
 static const char *type_name(unsigned t)
 {
 	static const char *const names[] = { "REG_NONE", "REG_SZ", "REG_EXPAND_SZ", "REG_BINARY", "REG_DWORD",
@@ -94,7 +77,8 @@ static void print_notes(const struct strlist *l, const char *indent)
 		printf("%snote: %s\n", indent, l->v[i]);
 }
 
-static void print_text(const struct inventory *inv, int have_tree)
+/* `looked`: some install option was given (else none were looked for: say how to). */
+static void print_text(const struct inventory *inv, int have_tree, int looked)
 {
 	size_t i, j;
 	if (inv->redist_read) {
@@ -132,6 +116,9 @@ static void print_text(const struct inventory *inv, int have_tree)
 	}
 	if (inv->ninstalls || have_tree) {
 		printf("\ntorch installs (%zu)\n", inv->ninstalls);
+		if (!inv->ninstalls && !looked)
+			printf("  none looked for: give --scan DIR (e.g. --scan 'C:\\'), --python PATH,\n"
+			       "  --site-packages DIR or --torch DIR\n");
 		for (i = 0; i < inv->ninstalls; i++) {
 			const struct inv_install *in = &inv->installs[i];
 			printf("  %s\n", in->torch_dir);
@@ -160,83 +147,107 @@ static void print_text(const struct inventory *inv, int have_tree)
 	print_notes(&inv->notes, "");
 }
 
+struct inventory_opts {
+	struct strlist pythons, sitepks, torches, scans;
+	int depth, regview, json;
+	const char *query;
+	struct view_opts vo;
+};
+
+static int set_depth(void *dst, const char *val, struct strbuf *why)
+{
+	char *end;
+	long d = strtol(val, &end, 10);
+	if (!*val || *end || d < 1 || d > 64) {
+		strbuf_adds(why, "expected a number from 1 to 64");
+		return -1;
+	}
+	*(int *)dst = (int)d;
+	return 0;
+}
+
+static int set_regview(void *dst, const char *val, struct strbuf *why)
+{
+	if (strcmp(val, "32") && strcmp(val, "64")) {
+		strbuf_adds(why, "expected 32 or 64");
+		return -1;
+	}
+	*(int *)dst = atoi(val);
+	return 0;
+}
+
+static const struct cli_opt inventory_opts_table[] = {
+	CLI_GROUP(view_cli_opts, struct inventory_opts, vo),
+	CLI_OPT("--python", "PATH", "python.exe (or its folder): its site-packages, venv base, user site\n"
+		"(repeatable)", cli_push, struct inventory_opts, pythons),
+	CLI_OPT("--site-packages", "DIR", "a site-packages folder holding torch (repeatable)",
+		cli_push, struct inventory_opts, sitepks),
+	CLI_OPT("--torch", "DIR", "a torch package folder (repeatable)", cli_push, struct inventory_opts, torches),
+	CLI_OPT("--scan", "DIR", "every torch install under DIR (repeatable)", cli_push, struct inventory_opts, scans),
+	CLI_OPT("--depth", "N", "how many folders deep --scan looks (1 to 64, default 8)",
+		set_depth, struct inventory_opts, depth),
+	CLI_OPT("--json", NULL, "the report's `inventory` object (docs/report-json.md)",
+		cli_set_flag, struct inventory_opts, json),
+	CLI_OPT("--query", "KEY", "print the values of one HKLM key of the --registry files as the checker\n"
+		"reads them (type, then text), and nothing else",
+		cli_set_str, struct inventory_opts, query),
+	CLI_OPT("--view", "32|64", "the registry view --query reads (default 64)",
+		set_regview, struct inventory_opts, regview),
+	CLI_END,
+};
+
+const struct cli_cmd inventory_cli = {
+	.name = "inventory",
+	.summary = "redistributables, runtime DLLs and torch installs found",
+	.opts = inventory_opts_table,
+	.notes = "Torch installs are looked for only where an install option says (--scan, --python,\n"
+		 "--site-packages, --torch). Without --root on Linux and with only --registry, no tree\n"
+		 "is looked at: the registry file alone answers the redistributable part.",
+	.exit_status = "0 listed, 1 --query: no such key, 2 usage or input error.",
+	.max_operands = 0,
+};
+
 int cmd_inventory(int argc, char **argv)
 {
-	const char *depth_s = NULL, *query = NULL, *view_s = NULL;
-	struct strlist pythons = STRLIST_INIT, sitepks = STRLIST_INIT, torches = STRLIST_INIT, scans = STRLIST_INIT;
-	struct view_opts vo;
+	struct inventory_opts o;
+	struct cli_args args;
 	struct inventory inv;
 	struct registry *reg = NULL;
 	struct view *v = NULL;
-	int json = 0, i, rc = EXIT_USAGE, depth = 8;
+	int rc = EXIT_USAGE, r, looked;
 	struct err e;
 	size_t k;
 
 	inventory_init(&inv);
 	err_clear(&e);
-	view_opts_init(&vo);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val;
-		int r;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(inventory_usage, stdout);
-			rc = EXIT_PASS;
-			goto out;
-		}
-		if (!strcmp(a, "--json")) {
-			json = 1;
-			continue;
-		}
-		/* --root, --registry, --env: cmd_view.c */
-		if ((r = view_opts_parse(&vo, argc, argv, &i)) != 0) {
-			if (r < 0)
-				goto out;
-			continue;
-		}
-		CMD_OPT("--python", strlist_push(&pythons, val))
-		CMD_OPT("--site-packages", strlist_push(&sitepks, val))
-		CMD_OPT("--torch", strlist_push(&torches, val))
-		CMD_OPT("--scan", strlist_push(&scans, val))
-		CMD_OPT("--depth", depth_s = val)
-		CMD_OPT("--query", query = val)
-		CMD_OPT("--view", view_s = val)
-		fputs(inventory_usage, stderr);
-		cmd_usage_error("inventory: unknown argument '%s'", a);
+	memset(&o, 0, sizeof(o));
+	o.depth = 8;
+	o.regview = 64;
+	view_opts_init(&o.vo);
+	r = cli_parse(&inventory_cli, argc, argv, &o, &args);
+	cli_args_release(&args);
+	if (r) {
+		rc = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 		goto out;
 	}
-	if (depth_s) {
-		char *end;
-		long d = strtol(depth_s, &end, 10);
-		if (*end || d < 1 || d > 64) {
-			cmd_usage_error("inventory: --depth %s: expected a number from 1 to 64", depth_s);
-			goto out;
-		}
-		depth = (int)d;
-	}
+	looked = o.pythons.n || o.sitepks.n || o.torches.n || o.scans.n;
 
 	/* the registry files, merged in order */
-	if (view_opts_registry(&vo, "inventory", &reg))
+	if (view_opts_registry(&o.vo, "inventory", &reg))
 		goto out;
 
-	if (query) {
-		int regview = 64;
-		if (view_s && strcmp(view_s, "32") && strcmp(view_s, "64")) {
-			cmd_usage_error("inventory: --view %s: expected 32 or 64", view_s);
-			goto out;
-		}
-		if (view_s)
-			regview = atoi(view_s);
+	if (o.query) {
 		if (!reg) {
-			cmd_usage_error("inventory: --query needs --registry FILE");
+			cli_error(&inventory_cli, "--query needs --registry FILE");
 			goto out;
 		}
-		rc = query_key(reg, query, regview);
+		rc = query_key(reg, o.query, o.regview);
 		goto out;
 	}
 
 	/* a tree (or the live machine) unless only a registry file was given on a non-Windows host */
-	if (vo.root || os_is_windows() || pythons.n || sitepks.n || torches.n || scans.n || !reg) {
-		if (view_opts_open(&vo, "inventory", &reg, &v))
+	if (o.vo.root || os_is_windows() || looked || !reg) {
+		if (view_opts_open(&o.vo, "inventory", &reg, &v))
 			goto out;
 	}
 
@@ -265,10 +276,10 @@ int cmd_inventory(int argc, char **argv)
 			goto out;                                                                      \
 		}                                                                                      \
 	}
-	EACH(pythons, inventory_from_python(&inv, v, w, &e))
-	EACH(sitepks, inventory_from_site_packages(&inv, v, w, &e))
-	EACH(torches, inventory_from_torch(&inv, v, w, &e))
-	EACH(scans, inventory_scan(&inv, v, w, depth, &e))
+	EACH(o.pythons, inventory_from_python(&inv, v, w, &e))
+	EACH(o.sitepks, inventory_from_site_packages(&inv, v, w, &e))
+	EACH(o.torches, inventory_from_torch(&inv, v, w, &e))
+	EACH(o.scans, inventory_scan(&inv, v, w, o.depth, &e))
 #undef EACH
 
 	if (v && inventory_runtime_dlls(&inv, v, &e)) {
@@ -276,7 +287,7 @@ int cmd_inventory(int argc, char **argv)
 		goto out;
 	}
 
-	if (json) {
+	if (o.json) {
 		cJSON *doc = cJSON_CreateObject(), *tool, *m;
 		char *s;
 		cJSON_AddStringToObject(doc, "schema", "torch-dll-check/inventory/v1");
@@ -295,17 +306,17 @@ int cmd_inventory(int argc, char **argv)
 		free(s);
 		cJSON_Delete(doc);
 	} else {
-		print_text(&inv, v != NULL);
+		print_text(&inv, v != NULL, looked);
 	}
 	rc = EXIT_PASS;
 out:
 	inventory_release(&inv);
 	registry_free(reg);
 	view_free(v);
-	view_opts_release(&vo);
-	strlist_release(&pythons);
-	strlist_release(&sitepks);
-	strlist_release(&torches);
-	strlist_release(&scans);
+	view_opts_release(&o.vo);
+	strlist_release(&o.pythons);
+	strlist_release(&o.sitepks);
+	strlist_release(&o.torches);
+	strlist_release(&o.scans);
 	return rc;
 }

@@ -4,7 +4,8 @@
  *   matrix lint [FILE...]      lint each FILE as a layer over the embedded default
  *                              (in order, as --matrix would apply them); with no
  *                              FILE, the embedded default. Errors as
- *                              "file:line:col: message" on stdout; exit 2 on any.
+ *                              "file:line:col: message", then the count, all
+ *                              on stdout (the lint's output); exit 2 on any.
  *   matrix show [--json]       the effective matrix (default + --matrix layers)
  *   matrix select VERSION [--variant V] [--arch A] [--json]
  *                              the row `check` would use; exit 1 if none covers it
@@ -18,19 +19,6 @@
 #include "cmd.h"
 #include "matrix.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: torch-dll-check matrix lint [FILE...]\n"
-		   "       torch-dll-check matrix show [--json] [--matrix FILE]... [--no-default]\n"
-		   "       torch-dll-check matrix select VERSION [--variant V] [--arch x64|x86|arm64] [--json]\n"
-		   "                                     [--matrix FILE]... [--no-default]\n"
-		   "\n"
-		   "lint    check matrix files (each layered over the built-in default, in order);\n"
-		   "        errors as file:line:col: message; exit 2 on errors\n"
-		   "show    print the effective matrix (built-in default, then each --matrix FILE)\n"
-		   "select  print the row used for a torch version (e.g. 2.4.0+cu121); exit 1 if none\n");
-}
-
 static void print_diags(const struct matrix_diags *d)
 {
 	size_t i;
@@ -40,110 +28,115 @@ static void print_diags(const struct matrix_diags *d)
 		printf("(%zu more errors not shown)\n", d->dropped);
 }
 
-static int cmd_lint(int argc, char **argv)
+const struct cli_cmd matrix_lint_cli = {
+	.name = "matrix lint",
+	.summary = "check matrix files (each layered over the embedded default, in order)",
+	.operands = "[FILE...]",
+	.max_operands = -1,
+	.notes = "Each FILE is layered over the embedded default in order, as --matrix would apply\n"
+		 "them; with no FILE, the embedded default alone is checked. Errors as\n"
+		 "FILE:LINE:COL: message, then their count, all on stdout.",
+	.exit_status = "0 clean, 2 errors (or bad usage).",
+};
+
+int cmd_matrix_lint(int argc, char **argv)
 {
 	struct matrix m;
 	struct matrix_diags d = MATRIX_DIAGS_INIT;
+	struct cli_args args;
 	struct err e;
-	int i, bad = 0, files = 0;
+	int i, bad = 0, r;
 	size_t nerr;
 
+	r = cli_parse(&matrix_lint_cli, argc, argv, NULL, &args);
+	if (r) {
+		cli_args_release(&args);
+		return r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+	}
 	matrix_init(&m);
 	err_clear(&e);
 	if (matrix_load_default(&m, &d, &e) < 0)
 		bad = 1;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			matrix_release(&m);
-			matrix_diags_release(&d);
-			return EXIT_PASS;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			matrix_release(&m);
-			matrix_diags_release(&d);
-			return cmd_usage_error("matrix lint: unknown option %s", argv[i]);
-		}
-		files++;
-		if (matrix_load_file(&m, argv[i], &d, &e) < 0)
+	for (i = 0; i < args.n; i++)
+		if (matrix_load_file(&m, args.v[i], &d, &e) < 0)
 			bad = 1;
-	}
 	print_diags(&d);
 	nerr = d.n + d.dropped;
 	if (bad)
-		fprintf(stderr, "matrix lint: %zu error%s\n", nerr, nerr == 1 ? "" : "s");
+		printf("matrix lint: %zu error%s\n", nerr, nerr == 1 ? "" : "s");
 	else
-		fprintf(stderr, "matrix lint: %d file%s OK (%zu rows in effect)\n", files ? files : 1,
-			(files ? files : 1) == 1 ? "" : "s", m.nrows);
+		printf("matrix lint: %d file%s OK (%zu rows in effect)\n", args.n ? args.n : 1,
+		       (args.n ? args.n : 1) == 1 ? "" : "s", m.nrows);
 	matrix_release(&m);
 	matrix_diags_release(&d);
+	cli_args_release(&args);
 	return bad ? EXIT_USAGE : EXIT_PASS;
 }
 
 /* Options shared by show and select. */
 struct opts {
 	int json, no_default;
-	const char *variant, *arch, *version;
-	const char **files;
-	int nfiles;
+	const char *variant, *arch;
+	struct strlist files;
 };
 
-static int parse_opts(int argc, char **argv, struct opts *o, int want_version)
+#define LAYER_OPTS                                                                                     \
+	CLI_OPT("--matrix", "FILE", "a matrix file layered over the default (repeatable, in order)",   \
+		cli_push, struct opts, files),                                                         \
+	CLI_OPT("--no-default", NULL, "leave the embedded default out: only the --matrix files",       \
+		cli_set_flag, struct opts, no_default),                                                \
+	CLI_OPT("--json", NULL, "print JSON", cli_set_flag, struct opts, json)
+
+static const struct cli_opt show_opts[] = {
+	LAYER_OPTS,
+	CLI_END,
+};
+
+static const struct cli_opt select_opts[] = {
+	CLI_OPT("--variant", "V", "the torch variant (cpu, cu121, ...; default: from VERSION's +local part)",
+		cli_set_str, struct opts, variant),
+	CLI_OPT("--arch", "x64|x86|arm64", "the architecture of the install (default: unknown, so only rows\n"
+		"without `arch` match)",
+		cli_set_str, struct opts, arch),
+	LAYER_OPTS,
+	CLI_END,
+};
+
+const struct cli_cmd matrix_show_cli = {
+	.name = "matrix show",
+	.summary = "print the effective matrix (the embedded default, then each --matrix FILE)",
+	.opts = show_opts,
+	.exit_status = "0 shown, 2 the matrix has errors (or bad usage).",
+	.max_operands = 0,
+};
+
+const struct cli_cmd matrix_select_cli = {
+	.name = "matrix select",
+	.summary = "print the matrix row `check` would use for a torch version (e.g. 2.4.0+cu121)",
+	.operands = "VERSION",
+	.min_operands = 1,
+	.max_operands = 1,
+	.opts = select_opts,
+	.exit_status = "0 a row covers VERSION, 1 none does, 2 bad VERSION, a matrix with errors or bad usage.",
+};
+
+/* Parses into *o; returns -1 to exit with *status (0 after --help), else 0. */
+static int parse_opts(const struct cli_cmd *c, int argc, char **argv, struct opts *o, struct cli_args *args,
+		      int *status)
 {
-	int i;
+	int r;
 	memset(o, 0, sizeof(*o));
-	o->files = calloc((size_t)argc + 1, sizeof(*o->files));
-	if (!o->files)
-		return -1;
-	for (i = 1; i < argc; i++) {
-		const char *val;
-		int r;
-		if (!strcmp(argv[i], "--json")) {
-			o->json = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--no-default")) {
-			o->no_default = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 1;
-		}
-		if ((r = arg_value(argc, argv, &i, "--matrix", &val))) {
-			if (r < 0)
-				return -1;
-			o->files[o->nfiles++] = val;
-			continue;
-		}
-		if (want_version && (r = arg_value(argc, argv, &i, "--variant", &val))) {
-			if (r < 0)
-				return -1;
-			o->variant = val;
-			continue;
-		}
-		if (want_version && (r = arg_value(argc, argv, &i, "--arch", &val))) {
-			if (r < 0)
-				return -1;
-			o->arch = val;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			cmd_usage_error("matrix %s: unknown option %s", argv[0], argv[i]);
-			return -1;
-		}
-		if (want_version && !o->version) {
-			o->version = argv[i];
-			continue;
-		}
-		cmd_usage_error("matrix %s: unexpected argument %s", argv[0], argv[i]);
-		return -1;
-	}
-	if (want_version && !o->version) {
-		cmd_usage_error("matrix select: which torch version? (e.g. 2.4.0+cu121)");
-		return -1;
-	}
-	return 0;
+	r = cli_parse(c, argc, argv, o, args);
+	if (!r)
+		return 0;
+	*status = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+	return -1;
+}
+
+static void release_opts(struct opts *o, struct cli_args *args)
+{
+	strlist_release(&o->files);
+	cli_args_release(args);
 }
 
 /* Loads the default (unless --no-default) and each --matrix file; prints errors. */
@@ -151,12 +144,13 @@ static int load_layers(struct matrix *m, const struct opts *o)
 {
 	struct matrix_diags d = MATRIX_DIAGS_INIT;
 	struct err e;
-	int i, bad = 0;
+	size_t i;
+	int bad = 0;
 	err_clear(&e);
 	if (!o->no_default && matrix_load_default(m, &d, &e) < 0)
 		bad = 1;
-	for (i = 0; i < o->nfiles; i++)
-		if (matrix_load_file(m, o->files[i], &d, &e) < 0)
+	for (i = 0; i < o->files.n; i++)
+		if (matrix_load_file(m, o->files.v[i], &d, &e) < 0)
 			bad = 1;
 	if (bad) {
 		size_t k;
@@ -237,20 +231,21 @@ static void print_row(const struct matrix_row *r)
 	print_list("sources", &r->sources);
 }
 
-static int cmd_show(int argc, char **argv)
+int cmd_matrix_show(int argc, char **argv)
 {
 	struct opts o;
+	struct cli_args args;
 	struct matrix m;
-	int r = parse_opts(argc, argv, &o, 0);
+	int status;
 	size_t i;
-	if (r) {
-		free(o.files);
-		return r > 0 ? EXIT_PASS : EXIT_USAGE;
+	if (parse_opts(&matrix_show_cli, argc, argv, &o, &args, &status)) {
+		release_opts(&o, &args);
+		return status;
 	}
 	matrix_init(&m);
 	if (load_layers(&m, &o) < 0) {
 		matrix_release(&m);
-		free(o.files);
+		release_opts(&o, &args);
 		return EXIT_USAGE;
 	}
 	if (o.json) {
@@ -274,34 +269,37 @@ static int cmd_show(int argc, char **argv)
 		}
 	}
 	matrix_release(&m);
-	free(o.files);
+	release_opts(&o, &args);
 	return EXIT_PASS;
 }
 
-static int cmd_select(int argc, char **argv)
+int cmd_matrix_select(int argc, char **argv)
 {
 	struct opts o;
+	struct cli_args args;
 	struct matrix m;
 	struct pep440 v;
 	struct err e;
 	const struct matrix_row *row = NULL;
-	int r = parse_opts(argc, argv, &o, 1), status = EXIT_PASS;
-	if (r) {
-		free(o.files);
-		return r > 0 ? EXIT_PASS : EXIT_USAGE;
+	const char *version;
+	int r, status = EXIT_PASS;
+	if (parse_opts(&matrix_select_cli, argc, argv, &o, &args, &status)) {
+		release_opts(&o, &args);
+		return status;
 	}
+	version = args.v[0];
 	err_clear(&e);
-	if (pep440_parse(&v, o.version, &e) < 0) {
-		free(o.files);
+	if (pep440_parse(&v, version, &e) < 0) {
+		release_opts(&o, &args);
 		return cmd_usage_error("%s", e.msg);
 	}
 	matrix_init(&m);
 	if (load_layers(&m, &o) < 0) {
 		matrix_release(&m);
-		free(o.files);
+		release_opts(&o, &args);
 		return EXIT_USAGE;
 	}
-	r = matrix_select(&m, &v, o.version, o.variant, o.arch, &row, &e);
+	r = matrix_select(&m, &v, version, o.variant, o.arch, &row, &e);
 	if (r < 0) {
 		status = cmd_usage_error("%s", e.msg);
 	} else if (r > 0) {
@@ -321,21 +319,6 @@ static int cmd_select(int argc, char **argv)
 		print_row(row);
 	}
 	matrix_release(&m);
-	free(o.files);
+	release_opts(&o, &args);
 	return status;
-}
-
-int cmd_matrix(int argc, char **argv)
-{
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : EXIT_PASS;
-	}
-	if (!strcmp(argv[1], "lint"))
-		return cmd_lint(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "show"))
-		return cmd_show(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "select"))
-		return cmd_select(argc - 1, argv + 1);
-	return cmd_usage_error("matrix: unknown subcommand '%s' (lint, show, select)", argv[1]);
 }

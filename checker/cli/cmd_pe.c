@@ -32,13 +32,29 @@
 #include "pe.h"
 #include "strbuf.h"
 
-static const char pe_usage[] =
-	"usage: torch-dll-check pe [--json] [--no-exports] FILE...\n"
-	"\n"
-	"  --json        print JSON (schema torch-dll-check/pe/v1, docs/pe-json.md)\n"
-	"  --no-exports  skip the export table (faster on DLLs with 100k+ exports)\n"
-	"\n"
-	"Exit status: 0 all files parsed, 2 a file could not be parsed or bad usage.\n";
+struct pe_opts {
+	int json, no_exports;
+};
+
+static const struct cli_opt pe_opts_table[] = {
+	CLI_OPT("--json", NULL, "print JSON (schema torch-dll-check/pe/v1, docs/pe-json.md)",
+		cli_set_flag, struct pe_opts, json),
+	CLI_OPT("--no-exports", NULL, "skip the export table (faster on DLLs with 100k+ exports)",
+		cli_set_flag, struct pe_opts, no_exports),
+	CLI_END,
+};
+
+const struct cli_cmd pe_cli = {
+	.name = "pe",
+	.summary = "headers, imports, exports and version of PE files",
+	.operands = "FILE...",
+	.min_operands = 1,
+	.max_operands = -1,
+	.opts = pe_opts_table,
+	.notes = "FILE is a host path. A file that cannot be read or parsed is reported on stderr as\n"
+		 "\"torch-dll-check: FILE: reason\" (and as its \"error\" in JSON); the others are still shown.",
+	.exit_status = "0 all files parsed, 2 a file could not be parsed or bad usage.",
+};
 
 /* ---- JSON helpers ---- */
 
@@ -314,6 +330,16 @@ static const char *strip_path(const char *msg, const char *path)
 	return msg;
 }
 
+/* "torch-dll-check: FILE: reason", naming FILE once even when the reason does ("cannot open FILE: ..."). */
+static void say_failure(const char *path, const char *msg)
+{
+	const char *reason = strip_path(msg, path);
+	if (strstr(reason, path))
+		cmd_errorf("torch-dll-check: %s", reason);
+	else
+		cmd_errorf("torch-dll-check: %s: %s", path, reason);
+}
+
 /* ---- text ---- */
 
 static const char *subsystem_name(uint16_t s)
@@ -422,63 +448,42 @@ static int text_image(struct pe_image *img, int want_exports, struct err *err)
 
 int cmd_pe(int argc, char **argv)
 {
-	int i, json = 0, want_exports = 1, opts_done = 0, nfiles = 0, failed = 0;
+	struct pe_opts o;
+	struct cli_args args;
+	int i, failed = 0, first_out = 1, r;
 	unsigned what = PE_ALL;
-	int first_out = 1;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (opts_done || a[0] != '-' || !a[1]) {
-			nfiles++;
-		} else if (!strcmp(a, "--")) {
-			opts_done = 1;
-		} else if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if (!strcmp(a, "--no-exports")) {
-			want_exports = 0;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(pe_usage, stdout);
-			return EXIT_PASS;
-		} else {
-			fputs(pe_usage, stderr);
-			return cmd_usage_error("pe: unknown option '%s'", a);
-		}
+	memset(&o, 0, sizeof(o));
+	r = cli_parse(&pe_cli, argc, argv, &o, &args);
+	if (r) {
+		cli_args_release(&args);
+		return r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 	}
-	if (!nfiles) {
-		fputs(pe_usage, stderr);
-		return cmd_usage_error("pe: no FILE given");
-	}
-	if (!want_exports)
+	if (o.no_exports)
 		what &= ~(unsigned)PE_EXPORTS;
 	/*
 	 * The document is streamed one file object at a time: the same bytes
 	 * cJSON_PrintUnformatted gives for the whole tree, without holding
 	 * every file's tree until the end (739 DLLs: 39 MB -> a few MB).
 	 */
-	if (json)
+	if (o.json)
 		fputs("{\"schema\":\"torch-dll-check/pe/v1\",\"files\":[", stdout);
 
-	opts_done = 0;
-	for (i = 1; i < argc; i++) {
-		const char *path = argv[i];
+	for (i = 0; i < args.n; i++) {
+		const char *path = args.v[i];
 		struct pe_image *img = NULL;
 		struct err err;
 		cJSON *fo = NULL;
 		int bad;
 
-		if (!opts_done && path[0] == '-' && path[1]) {
-			if (!strcmp(path, "--"))
-				opts_done = 1;
-			continue;
-		}
 		err_clear(&err);
 		bad = pe_open(&img, path, what, &err);
 		if (!bad) {
-			if (json) {
-				fo = json_image(img, want_exports, &err);
+			if (o.json) {
+				fo = json_image(img, !o.no_exports, &err);
 				bad = !fo;
 			} else {
-				if (text_image(img, want_exports, &err)) {
+				if (text_image(img, !o.no_exports, &err)) {
 					bad = 1;
 					printf("  error:       %s\n", strip_path(err.msg, path));
 				}
@@ -486,29 +491,32 @@ int cmd_pe(int argc, char **argv)
 		}
 		if (bad) {
 			failed = 1;
-			cmd_errorf("torch-dll-check: %s", err.msg);
-			if (json) {
+			say_failure(path, err.msg);
+			if (o.json) {
 				fo = cJSON_CreateObject();
 				jstr(fo, "path", path);
 				jstr(fo, "error", strip_path(err.msg, path));
 			}
 		}
 		pe_close(img);
-		if (json) {
+		if (o.json) {
 			char *text = cJSON_PrintUnformatted(fo);
 			cJSON_Delete(fo);
-			if (!text)
+			if (!text) {
+				cli_args_release(&args);
 				return cmd_usage_error("pe: out of memory printing JSON");
+			}
 			if (!first_out)
 				putchar(',');
 			first_out = 0;
 			fputs(text, stdout);
 			free(text);
-		} else if (i + 1 < argc) {
+		} else if (i + 1 < args.n) {
 			putchar('\n');
 		}
 	}
-	if (json)
+	cli_args_release(&args);
+	if (o.json)
 		fputs("]}\n", stdout);
 	if (fflush(stdout) || ferror(stdout))
 		return cmd_usage_error("pe: cannot write output");

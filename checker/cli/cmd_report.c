@@ -39,45 +39,55 @@ static void say(const char *prefix, const char *msg)
 	strbuf_release(&sb);
 }
 
-int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i)
+static int set_format(void *dst, const char *val, struct strbuf *why)
 {
-	const char *val;
-	int r;
-	if ((r = arg_value(argc, argv, i, "--format", &val)) != 0) {
-		if (r < 0)
-			return -1;
-		if (report_format_parse(val, &o->format)) {
-			cmd_usage_error("--format must be text, json, github or sarif");
-			return -1;
-		}
-		return 1;
-	}
-	if ((r = arg_value(argc, argv, i, "--fail-on", &val)) != 0) {
-		if (r < 0)
-			return -1;
-		if (report_fail_on_parse(val, &o->fail_on)) {
-			cmd_usage_error("--fail-on must be error, warning or never");
-			return -1;
-		}
-		return 1;
-	}
-	/* `--json` alone (last, or before another option) prints the JSON: `check --json`. */
-	if (!strcmp(argv[*i], "--json") && (*i + 1 >= argc || argv[*i + 1][0] == '-')) {
+	if (!report_format_parse(val, dst))
+		return 0;
+	strbuf_adds(why, "expected text, json, github or sarif");
+	return -1;
+}
+
+static int set_fail_on(void *dst, const char *val, struct strbuf *why)
+{
+	if (!report_fail_on_parse(val, dst))
+		return 0;
+	strbuf_adds(why, "expected error, warning or never");
+	return -1;
+}
+
+/* `--json` alone prints the JSON (`check --json`); `--json FILE` writes it to FILE. */
+static int set_json(void *dst, const char *val, struct strbuf *why)
+{
+	struct report_opts *o = dst;
+	if (val)
+		o->json_path = val;
+	else
 		o->format = REPORT_FMT_JSON;
-		return 1;
-	}
-	if ((r = arg_value(argc, argv, i, "--json", &o->json_path)) != 0)
-		return r;
-	if ((r = arg_value(argc, argv, i, "--sarif", &o->sarif_path)) != 0)
-		return r;
-	if ((r = arg_value(argc, argv, i, "--summary", &o->summary_path)) != 0)
-		return r;
-	if ((r = arg_value(argc, argv, i, "--outputs", &o->outputs_path)) != 0)
-		return r;
-	if ((r = arg_value(argc, argv, i, "--sarif-anchor", &o->sarif_anchor)) != 0)
-		return r;
 	return 0;
 }
+
+const struct cli_opt report_cli_opts[] = {
+	CLI_OPT("--format", "text|json|github|sarif",
+		"what goes to stdout (default: github when GITHUB_ACTIONS=true, else text)",
+		set_format, struct report_opts, format),
+	/* the whole struct: --json sets either the format or the path */
+	{ "--json", "FILE", "the JSON report (docs/report-json.md): alone, printed to stdout;\n"
+	  "with FILE, written there whole", set_json, 0, CLI_MAYBE_VALUE, NULL },
+	CLI_OPT("--sarif", "FILE", "SARIF 2.1.0 for GitHub code scanning, written to FILE whole",
+		cli_set_str, struct report_opts, sarif_path),
+	CLI_OPT("--summary", "FILE", "the Markdown job summary, appended to FILE (github format: default\n"
+		"$GITHUB_STEP_SUMMARY; an empty FILE turns it off)",
+		cli_set_str, struct report_opts, summary_path),
+	CLI_OPT("--outputs", "FILE", "the step outputs status, failures, warnings and report, appended to FILE\n"
+		"(github format: default $GITHUB_OUTPUT; an empty FILE turns them off)",
+		cli_set_str, struct report_opts, outputs_path),
+	CLI_OPT("--sarif-anchor", "FILE", "the repository file that SARIF results with no file of their own point at\n"
+		"(default in Actions: the workflow file, from GITHUB_WORKFLOW_REF)",
+		cli_set_str, struct report_opts, sarif_anchor),
+	CLI_OPT("--fail-on", "error|warning|never", "the least severity that makes the exit status 1 (default error)",
+		set_fail_on, struct report_opts, fail_on),
+	CLI_END,
+};
 
 /* 32 lowercase hex digits from os_random. */
 static int random_hex(char out[33], struct err *err)
@@ -274,50 +284,46 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 	return rc;
 }
 
-static void usage(FILE *f)
-{
-	fputs("usage: torch-dll-check report --in REPORT.json [--format text|json|github|sarif]\n"
-	      "           [--json FILE] [--sarif FILE] [--summary FILE] [--outputs FILE]\n"
-	      "           [--sarif-anchor FILE] [--fail-on error|warning|never]\n"
-	      "\nRenders a saved JSON report (check --json). Exit status: 0 pass, 1 findings at or\n"
-	      "above --fail-on, 2 usage or input error.\n",
-	      f);
-}
+struct report_cmd_opts {
+	const char *in_path;
+	struct report_opts ro;
+};
+
+static const struct cli_opt report_cmd_opts_table[] = {
+	CLI_OPT("--in", "REPORT.json", "the saved report to render (from `check --json FILE`); required",
+		cli_set_str, struct report_cmd_opts, in_path),
+	CLI_GROUP(report_cli_opts, struct report_cmd_opts, ro),
+	CLI_END,
+};
+
+const struct cli_cmd report_cli = {
+	.name = "report",
+	.summary = "render a saved JSON report: text, GitHub annotations/summary/outputs, SARIF",
+	.synopsis = "--in REPORT.json [options]",
+	.opts = report_cmd_opts_table,
+	.notes = "`check` takes the same reporting options (all but --in) and renders the same way.",
+	.exit_status = "0 pass, 1 findings at or above --fail-on, 2 usage or input error.",
+	.max_operands = 0,
+};
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o;
+	struct report_cmd_opts opts;
 	struct err err = { { 0 }, 0 };
 	struct strbuf in = STRBUF_INIT;
-	const char *in_path = NULL;
+	struct cli_args args;
 	cJSON *doc;
-	int i, rc;
+	int rc;
 
-	report_opts_init(&o);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return EXIT_PASS;
-		}
-		if ((rc = arg_value(argc, argv, &i, "--in", &in_path)) != 0) {
-			if (rc < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		rc = report_opts_parse(&o, argc, argv, &i);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc == 0) {
-			usage(stderr);
-			say("report: unknown option ", argv[i]); /* escaped: argv can carry workflow text */
-			return EXIT_USAGE;
-		}
-	}
-	if (!in_path || !*in_path) {
-		usage(stderr);
-		return cmd_usage_error("report: --in REPORT.json is required");
-	}
-	if (os_read_file(in_path, REPORT_INPUT_MAX, &in, &err)) {
+	memset(&opts, 0, sizeof(opts));
+	report_opts_init(&opts.ro);
+	rc = cli_parse(&report_cli, argc, argv, &opts, &args);
+	cli_args_release(&args);
+	if (rc)
+		return rc == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+	if (!opts.in_path || !*opts.in_path)
+		return cli_error(&report_cli, "missing --in REPORT.json");
+	if (os_read_file(opts.in_path, REPORT_INPUT_MAX, &in, &err)) {
 		say("", err.msg);
 		strbuf_release(&in);
 		return EXIT_USAGE;
@@ -327,14 +333,14 @@ int cmd_report(int argc, char **argv)
 		struct strbuf m = STRBUF_INIT;
 		const char *at = cJSON_GetErrorPtr();
 		size_t off = (at && in.buf && at >= in.buf && at <= in.buf + in.len) ? (size_t)(at - in.buf) : 0;
-		strbuf_addf(&m, "%s: not valid JSON (near byte %zu)", in_path, off);
+		strbuf_addf(&m, "%s: not valid JSON (near byte %zu)", opts.in_path, off);
 		say("", m.buf);
 		strbuf_release(&m);
 		strbuf_release(&in);
 		return EXIT_USAGE;
 	}
-	o.input_path = in_path;
-	rc = report_run(doc, &o);
+	opts.ro.input_path = opts.in_path;
+	rc = report_run(doc, &opts.ro);
 	cJSON_Delete(doc);
 	strbuf_release(&in);
 	return rc;

@@ -53,18 +53,18 @@ void view_opts_release(struct view_opts *o)
 	strlist_release(&o->envs);
 }
 
-int view_opts_parse(struct view_opts *o, int argc, char **argv, int *i)
-{
-	const char *val;
-	int r;
-	if ((r = arg_value(argc, argv, i, "--root", &val)) > 0)
-		o->root = val;
-	else if (!r && (r = arg_value(argc, argv, i, "--registry", &val)) > 0)
-		strlist_push(&o->registries, val);
-	else if (!r && (r = arg_value(argc, argv, i, "--env", &val)) > 0)
-		strlist_push(&o->envs, val);
-	return r;
-}
+const struct cli_opt view_cli_opts[] = {
+	CLI_OPT("--root", "DIR", "a host directory standing for C:\\ (default: the live machine on Windows,\n"
+		"/ elsewhere); a Wine prefix's drive_c brings its ../system.reg along",
+		cli_set_str, struct view_opts, root),
+	CLI_OPT("--registry", "FILE", "the machine's HKLM: a `reg export` file (UTF-16LE or UTF-8) or a Wine\n"
+		"system.reg; repeat to merge (e.g. a WOW6432Node export)",
+		cli_push, struct view_opts, registries),
+	CLI_OPT("--env", "NAME=VALUE", "an environment variable of the checked machine (PATH, APPDATA,\n"
+		"CUDA_PATH_V12_1, ...; repeatable)",
+		cli_push, struct view_opts, envs),
+	CLI_END,
+};
 
 int view_opts_registry(const struct view_opts *o, const char *cmd, struct registry **reg)
 {

@@ -511,23 +511,6 @@ static int print_json(const char *repo, const struct side *head, const struct si
 
 /* ---------- the command ---------- */
 
-static void pins_usage(FILE *f)
-{
-	fprintf(f, "usage: torch-dll-check pins [--repo DIR] [--rev REV | --base REV [--head REV] | --github-event FILE]\n"
-		   "                            [--matrix FILE]... [--all] [--json]\n\n"
-		   "Which torch a repository revision pins (requirements*.txt, constraints*.txt, pyproject.toml,\n"
-		   "environment.yml, setup.cfg, Pipfile, uv.lock, poetry.lock, pdm.lock), read from git objects.\n"
-		   "With a base, also what changed: torch pins added, changed or removed, at their head line.\n"
-		   "A pull request job (GITHUB_EVENT_NAME=pull_request*) compares the PR's base and head by default.\n"
-		   "  --repo DIR           repository (default: the current folder or a parent)\n"
-		   "  --rev REV            one revision (default HEAD)\n"
-		   "  --base REV --head REV  compare two revisions (--head defaults to HEAD)\n"
-		   "  --github-event FILE  base/head from a pull request event payload ($GITHUB_EVENT_PATH)\n"
-		   "  --matrix FILE        a matrix layer over the built-in one (repeatable), for the runner rows\n"
-		   "  --all                every package, not only torch\n"
-		   "  --json               JSON (schema " PINS_SCHEMA ", docs/pins-json.md)\n");
-}
-
 static int load_side(struct git_repo *repo, struct side *s, const char *label, struct err *err)
 {
 	if (s->sha[0] == '\0' && git_repo_resolve(repo, s->rev, s->sha, err) < 0)
@@ -541,68 +524,40 @@ static int load_side(struct git_repo *repo, struct side *s, const char *label, s
 
 static int cmd_git_pins(int argc, char **argv)
 {
-	const char *repo_dir = ".", *rev = NULL, *base_rev = NULL, *head_rev = NULL, *event = NULL;
-	int json = 0, all = 0, i, rc = EXIT_PASS, diff;
+	const char *repo_dir, *rev, *base_rev, *head_rev, *event;
+	int json, all, i, rc = EXIT_PASS, diff;
 	struct side head, base;
 	struct git_repo *repo = NULL;
 	struct pin_changes changes = { NULL, 0, 0 };
 	struct err err;
 	char stop_token[33] = "";
+	struct pins_opts o;
+	struct cli_args args;
 	struct strlist layers = STRLIST_INIT;
 
-	for (i = 1; i < argc; i++) {
-		const char *v;
-		int m;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			pins_usage(stdout);
-			strlist_release(&layers);
-			return EXIT_PASS;
-		}
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--all")) {
-			all = 1;
-			continue;
-		}
-		if ((m = arg_value(argc, argv, &i, "--repo", &v)) != 0) {
-			if (m < 0)
-				goto usage;
-			repo_dir = v;
-		} else if ((m = arg_value(argc, argv, &i, "--rev", &v)) != 0) {
-			if (m < 0)
-				goto usage;
-			rev = v;
-		} else if ((m = arg_value(argc, argv, &i, "--base", &v)) != 0) {
-			if (m < 0)
-				goto usage;
-			base_rev = v;
-		} else if ((m = arg_value(argc, argv, &i, "--head", &v)) != 0) {
-			if (m < 0)
-				goto usage;
-			head_rev = v;
-		} else if ((m = arg_value(argc, argv, &i, "--github-event", &v)) != 0) {
-			if (m < 0)
-				goto usage;
-			event = v;
-		} else if ((m = arg_value(argc, argv, &i, "--matrix", &v)) != 0) {
-			if (m < 0)
-				goto usage;
-			strlist_push(&layers, v);
-		} else {
-			cmd_usage_error("pins: unknown option '%s'", argv[i]);
-			pins_usage(stderr);
-			goto usage;
-		}
+	/* the options: pins_cli in cmd_pins.c */
+	memset(&o, 0, sizeof(o));
+	i = cli_parse(&pins_cli, argc, argv, &o, &args);
+	cli_args_release(&args);
+	layers = o.matrices;
+	if (i) {
+		strlist_release(&layers);
+		return i == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 	}
+	repo_dir = o.repo ? o.repo : ".";
+	rev = o.rev;
+	base_rev = o.base;
+	head_rev = o.head;
+	event = o.event;
+	json = o.json;
+	all = o.all;
 	if ((rev && (base_rev || head_rev || event)) || (event && (base_rev || head_rev))) {
 		strlist_release(&layers);
-		return cmd_usage_error("pins: use one of --rev, --base/--head, --github-event");
+		return cli_error(&pins_cli, "use one of --rev, --base/--head, --github-event");
 	}
 	if (head_rev && !base_rev) {
 		strlist_release(&layers);
-		return cmd_usage_error("pins: --head needs --base");
+		return cli_error(&pins_cli, "--head needs --base");
 	}
 	err_clear(&err);
 	i = matrix_setup(&layers, &err);
@@ -678,16 +633,14 @@ out:
 	git_repo_close(repo);
 	default_matrix_release();
 	return rc;
-usage:
-	strlist_release(&layers);
-	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fprintf(argc < 2 ? stderr : stdout,
-			"usage: torch-dll-check-git pins [options]   (also run as 'torch-dll-check pins')\n");
+			"usage: torch-dll-check-git pins [options]   (also run as 'torch-dll-check pins')\n"
+			"Try 'torch-dll-check pins --help'.\n");
 		return argc < 2 ? EXIT_USAGE : EXIT_PASS;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
@@ -696,6 +649,6 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "pins"))
 		return cmd_git_pins(argc - 1, argv + 1);
-	fprintf(stderr, "torch-dll-check-git: unknown command '%s' (only 'pins')\n", argv[1]);
+	cmd_errorf("torch-dll-check-git: unknown command '%s' (only 'pins')", argv[1]);
 	return EXIT_USAGE;
 }
