@@ -161,7 +161,7 @@ if [ "$rc" = 0 ] && grep -q "none looked for: give --scan DIR" <<<"$out"; then
 	ok "inventory --root: says how to look for torch installs"
 else
 	not_ok "inventory --root: says how to look for torch installs (status $rc)"
-	sed 's/^/#   /' <<<"$out$err" | tail -5
+	printf '%s\n' "$out$err" | tail -5 | sed 's/^/#   /'
 fi
 
 # ---- docs/cli.md is what the tables generate ----
