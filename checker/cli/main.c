@@ -167,10 +167,18 @@ static int run(const struct command *c, int argc, char **argv)
 	return c->fn(argc, argv);
 }
 
+static int main_dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
-	size_t i;
 	os_init(&argc, &argv);
+	return main_dispatch(argc, argv);
+}
+
+/* argv[1] names the command (argv[2] too for a group such as `matrix lint`). */
+static int main_dispatch(int argc, char **argv)
+{
+	size_t i;
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -178,6 +186,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("torch-dll-check %s\n", TDC_VERSION);
 		return EXIT_PASS;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* `help deps` is `deps --help`, `help matrix lint` is `matrix lint --help` */
+		char *hargv[4] = { argv[0], argv[2], argc > 3 ? argv[3] : "--help", argc > 3 ? "--help" : NULL };
+		return main_dispatch(argc > 3 ? 4 : 3, hargv);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
@@ -210,6 +223,16 @@ int main(int argc, char **argv)
 			strbuf_release(&both);
 			return rc;
 		}
+	}
+	if (argv[1][0] == '-') {
+		static const char *const opts[] = { "--help", "--version", NULL };
+		const char *near = cli_nearest(argv[1], opts);
+		if (near)
+			cmd_usage_error("unknown option '%s' (did you mean '%s'?)", argv[1], near);
+		else
+			cmd_usage_error("unknown option '%s'", argv[1]);
+		fprintf(stderr, "Try 'torch-dll-check --help'.\n");
+		return EXIT_USAGE;
 	}
 	return unknown_command(argv[1]);
 }

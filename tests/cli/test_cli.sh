@@ -35,6 +35,13 @@ run matrix selekt 2.4.0
 check_eq "unknown matrix subcommand: did you mean" \
 	"torch-dll-check: unknown command 'matrix selekt' (did you mean 'matrix select'?)" "$(head -1 <<<"$err")"
 
+run --hlep
+check_eq "top-level misspelled option: did you mean" \
+	"2|torch-dll-check: unknown option '--hlep' (did you mean '--help'?)|Try 'torch-dll-check --help'.|" \
+	"$rc|$(tr '\n' '|' <<<"$err")"
+run help matrix select
+check_eq "help CMD is CMD --help" "0 usage: torch-dll-check matrix select [options] VERSION" "$rc $(head -1 <<<"$out")"
+
 # ---- the top-level help lists every command, matrix select included ----
 run --help
 for spec in "${commands[@]}"; do
