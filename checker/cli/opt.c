@@ -45,12 +45,13 @@ int cli_error(const struct cli_cmd *c, const char *fmt, ...)
 
 /* ---- the table ---- */
 
-/* Calls fn on every option of the table, groups flattened; base offsets added. */
+/* One option of a command, its group's offset added: where its value goes in the options struct. */
 struct walk {
 	const struct cli_opt *opt;
-	size_t off; /* absolute offset of the option's destination */
+	size_t off;
 };
 
+/* Lists the table's options, groups flattened, into out[cap]; returns how many there are. */
 static size_t flatten(const struct cli_opt *t, size_t base, struct walk *out, size_t n, size_t cap)
 {
 	for (; t->name || t->group; t++) {
@@ -174,8 +175,7 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *opts, struct
 		const char *a = argv[i], *eq, *val;
 		const struct walk *o;
 		if (only_operands || a[0] != '-' || !a[1]) {
-			if (c->max_operands >= 0 && args->n >= c->max_operands)
-				{
+			if (c->max_operands >= 0 && args->n >= c->max_operands) {
 				cli_error(c, "unexpected argument '%s'", a);
 				return -1;
 			}
