@@ -3,6 +3,7 @@
 #   make              build ./torch-dll-check (and ./torch-dll-check-git)
 #   make test         build with -Werror, plus an ASan+UBSan build, and run the whole suite
 #   make demo         the main job: check a generated Windows runner tree
+#   make docs         regenerate docs/cli.md from the commands' option tables
 #   make setup        install what building and testing need (Debian; root)
 #   make fuzz         run the libFuzzer targets (clang); FUZZ_SECONDS=600 per target
 #   make bench        speed and memory against other PE readers
@@ -58,7 +59,7 @@ objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 REL_LIB = build/rel/libtdc.a
 ASAN_LIB = build/asan/libtdc.a
 
-.PHONY: all test unit-build demo setup fuzz bench dist win clean lint
+.PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint
 all: torch-dll-check torch-dll-check-git
 
 build/gen/matrix_embed.c: matrix/torch.yml checker/embed.sh
@@ -115,6 +116,9 @@ test:
 
 demo: all
 	$(Q)bash tests/lib/demo.sh
+
+docs: torch-dll-check
+	$(Q)./torch-dll-check --help-markdown > docs/cli.md.tmp && mv docs/cli.md.tmp docs/cli.md
 
 setup:
 	$(Q)bash .ci/deps

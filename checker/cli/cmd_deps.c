@@ -254,7 +254,7 @@ static char *target_path(struct view *v, const char *file)
 	if (!(w = cmd_winpath(v, file)))
 		return NULL;
 	if (winpath_is_absolute(w) && !view_is_file(v, w)) {
-		cli_error(&deps_cli, "%s: no such file", file);
+		cmd_usage_error("deps: %s: no such file", file);
 		free(w);
 		return NULL;
 	}

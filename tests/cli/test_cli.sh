@@ -175,7 +175,7 @@ fi
 if "$TDC_BIN" --help-markdown | diff -u "$TDC_REPO/docs/cli.md" - >"$tmp/docs.diff"; then
 	ok "docs/cli.md equals \`torch-dll-check --help-markdown\`"
 else
-	not_ok "docs/cli.md is stale: run ./torch-dll-check --help-markdown > docs/cli.md"
+	not_ok "docs/cli.md is stale: run make docs"
 	head -20 "$tmp/docs.diff" | sed 's/^/#   /'
 fi
 
