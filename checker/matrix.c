@@ -433,47 +433,6 @@ static unsigned scalar_col(const struct ynode *y, size_t off)
 	return y->col + (y->quoted ? 1u : 0u) + (unsigned)chars;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t row[64];
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t prev = row[0], cur;
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t del = row[j] + 1, ins = row[j - 1] + 1;
-			size_t sub = prev + ((a[i - 1] | 32) == (b[j - 1] | 32) ? 0 : 1);
-			cur = del < ins ? del : ins;
-			if (sub < cur)
-				cur = sub;
-			prev = row[j];
-			row[j] = cur;
-		}
-	}
-	return row[lb];
-}
-
-/* The nearest of `names` to s, if near enough to be a typo; else NULL. */
-static const char *nearest(const char *s, const char *const *names)
-{
-	const char *best = NULL;
-	size_t bestd = 99, i, len = strlen(s);
-	for (i = 0; names[i]; i++) {
-		size_t d = edit_distance(s, names[i]);
-		if (d < bestd) {
-			bestd = d;
-			best = names[i];
-		}
-	}
-	if (best && (bestd <= 2 || bestd * 3 <= len) && bestd * 2 < (len > strlen(best) ? len : strlen(best)) + 1)
-		return best;
-	return NULL;
-}
-
 static void join_names(struct strbuf *sb, const char *const *names)
 {
 	size_t i;
@@ -522,7 +481,7 @@ static void map_check(struct lint *L, const struct ynode *map, const char *what,
 			continue;
 		}
 		{
-			const char *near = nearest(key->s, keys);
+			const char *near = str_nearest(key->s, keys);
 			if (near) {
 				lint_error(L, key->line, key->col, "unknown key `%s` in %s; did you mean `%s`?",
 					   shown(key, buf, sizeof(buf)), what, near);
@@ -653,7 +612,7 @@ static int get_enum(struct lint *L, const struct ynode *map, const char *key, co
 				strbuf_release(&sb);
 				return i;
 			}
-		near = nearest(v->s, names);
+		near = str_nearest(v->s, names);
 		if (near)
 			lint_error(L, v->line, v->col, "`%s` is `%s`; did you mean `%s`?", key, shown(v, buf, sizeof(buf)),
 				   near);

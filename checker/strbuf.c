@@ -235,6 +235,47 @@ int str_istartswith(const char *s, const char *prefix)
 	return !str_nicmp(s, prefix, strlen(prefix));
 }
 
+/* Levenshtein distance, ASCII case-insensitive; 99 for names of 63 bytes or more. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[64];
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t prev = row[0], cur;
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t del = row[j] + 1, ins = row[j - 1] + 1;
+			size_t sub = prev + ((a[i - 1] | 32) == (b[j - 1] | 32) ? 0 : 1);
+			cur = del < ins ? del : ins;
+			if (sub < cur)
+				cur = sub;
+			prev = row[j];
+			row[j] = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *str_nearest(const char *s, const char *const *names)
+{
+	const char *best = NULL;
+	size_t bestd = 99, i, len = strlen(s);
+	for (i = 0; names[i]; i++) {
+		size_t d = edit_distance(s, names[i]);
+		if (d < bestd) {
+			bestd = d;
+			best = names[i];
+		}
+	}
+	if (best && (bestd <= 2 || bestd * 3 <= len) && bestd * 2 < (len > strlen(best) ? len : strlen(best)) + 1)
+		return best;
+	return NULL;
+}
+
 int hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')

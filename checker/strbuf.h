@@ -76,6 +76,13 @@ int str_nicmp(const char *a, const char *b, size_t n);
 int str_iendswith(const char *s, const char *suffix);
 int str_istartswith(const char *s, const char *prefix);
 
+/*
+ * The one of `names` (NULL-terminated) nearest to `s` by edit distance, when
+ * near enough to be a typo of it; else NULL. For "did you mean": the matrix
+ * linter's keys and values, the command line's options and commands.
+ */
+const char *str_nearest(const char *s, const char *const *names);
+
 /* The value of the hex digit c (0-9, a-f, A-F), or -1 if c is not one. */
 int hex_digit(int c);
 

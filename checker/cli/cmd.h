@@ -117,6 +117,9 @@ extern const struct cli_opt view_cli_opts[];
 int view_opts_registry(const struct view_opts *o, const char *cmd, struct registry **reg);
 int view_opts_open(const struct view_opts *o, const char *cmd, struct registry **reg, struct view **v);
 
+/* The --depth setter of check and inventory (opt.h): how many folders deep --scan looks, 1 to 64. */
+int cmd_set_scan_depth(void *dst, const char *val, struct strbuf *why);
+
 /*
  * A path the user gave, as a Windows path on the view: "C:\\..." as is;
  * a host path (absolute or relative) under the root is translated. Prints

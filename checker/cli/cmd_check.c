@@ -76,18 +76,6 @@ struct check_opts {
 	struct confirm_opts co;
 };
 
-static int set_depth(void *dst, const char *val, struct strbuf *why)
-{
-	char *end;
-	long d = strtol(val, &end, 10);
-	if (!*val || *end || d < 1 || d > 64) {
-		strbuf_adds(why, "expected a number from 1 to 64");
-		return -1;
-	}
-	*(int *)dst = (int)d;
-	return 0;
-}
-
 static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--torch", "DIR", "the torch package folder (...\\site-packages\\torch)",
 		cli_set_str, struct check_opts, torch),
@@ -99,7 +87,7 @@ static const struct cli_opt check_opts_table[] = {
 		"python and dll_paths",
 		cli_set_str, struct check_opts, scan),
 	CLI_OPT("--depth", "N", "how many folders deep --scan looks (1 to 64, default 8)",
-		set_depth, struct check_opts, depth),
+		cmd_set_scan_depth, struct check_opts, depth),
 	CLI_GROUP(view_cli_opts, struct check_opts, vo),
 	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable; matrix/README.md)",
 		cli_push, struct check_opts, matrices),

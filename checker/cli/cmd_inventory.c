@@ -154,18 +154,6 @@ struct inventory_opts {
 	struct view_opts vo;
 };
 
-static int set_depth(void *dst, const char *val, struct strbuf *why)
-{
-	char *end;
-	long d = strtol(val, &end, 10);
-	if (!*val || *end || d < 1 || d > 64) {
-		strbuf_adds(why, "expected a number from 1 to 64");
-		return -1;
-	}
-	*(int *)dst = (int)d;
-	return 0;
-}
-
 static int set_regview(void *dst, const char *val, struct strbuf *why)
 {
 	if (strcmp(val, "32") && strcmp(val, "64")) {
@@ -185,7 +173,7 @@ static const struct cli_opt inventory_opts_table[] = {
 	CLI_OPT("--torch", "DIR", "a torch package folder (repeatable)", cli_push, struct inventory_opts, torches),
 	CLI_OPT("--scan", "DIR", "every torch install under DIR (repeatable)", cli_push, struct inventory_opts, scans),
 	CLI_OPT("--depth", "N", "how many folders deep --scan looks (1 to 64, default 8)",
-		set_depth, struct inventory_opts, depth),
+		cmd_set_scan_depth, struct inventory_opts, depth),
 	CLI_OPT("--json", NULL, "the report's `inventory` object (docs/report-json.md)",
 		cli_set_flag, struct inventory_opts, json),
 	CLI_OPT("--query", "KEY", "print the values of one HKLM key of the --registry files as the checker\n"

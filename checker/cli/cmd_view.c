@@ -66,6 +66,18 @@ const struct cli_opt view_cli_opts[] = {
 	CLI_END,
 };
 
+int cmd_set_scan_depth(void *dst, const char *val, struct strbuf *why)
+{
+	char *end;
+	long d = strtol(val, &end, 10);
+	if (!*val || *end || d < 1 || d > 64) {
+		strbuf_adds(why, "expected a number from 1 to 64");
+		return -1;
+	}
+	*(int *)dst = (int)d;
+	return 0;
+}
+
 int view_opts_registry(const struct view_opts *o, const char *cmd, struct registry **reg)
 {
 	struct err e;

@@ -150,7 +150,7 @@ static int unknown_command(const char *name)
 		if (!commands[i].hidden)
 			names[k++] = commands[i].cli->name;
 	names[k] = NULL;
-	near = cli_nearest(name, names);
+	near = str_nearest(name, names);
 	if (near)
 		cmd_usage_error("unknown command '%s' (did you mean '%s'?)", name, near);
 	else
@@ -226,7 +226,7 @@ static int main_dispatch(int argc, char **argv)
 	}
 	if (argv[1][0] == '-') {
 		static const char *const opts[] = { "--help", "--version", NULL };
-		const char *near = cli_nearest(argv[1], opts);
+		const char *near = str_nearest(argv[1], opts);
 		if (near)
 			cmd_usage_error("unknown option '%s' (did you mean '%s'?)", argv[1], near);
 		else

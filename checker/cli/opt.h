@@ -105,12 +105,6 @@ void cli_help(const struct cli_cmd *c, FILE *f);
 /* The same as a Markdown section (for docs/cli.md). */
 void cli_markdown(const struct cli_cmd *c, struct strbuf *out);
 
-/*
- * The nearest of `names` (NULL-terminated) to `s` by edit distance when it is
- * near enough to be a typo, else NULL: "did you mean".
- */
-const char *cli_nearest(const char *s, const char *const *names);
-
 /* Setters for the common kinds of value. */
 int cli_set_str(void *dst, const char *val, struct strbuf *why);  /* const char * = val (last wins) */
 int cli_set_flag(void *dst, const char *val, struct strbuf *why); /* int = 1 */

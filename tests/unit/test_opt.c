@@ -241,9 +241,9 @@ static void test_machine_names(void)
 static void test_nearest(void)
 {
 	static const char *const names[] = { "--torch", "--trace", "--root", NULL };
-	CHECK_STR(cli_nearest("--torhc", names), "--torch");
-	CHECK_STR(cli_nearest("--rot", names), "--root");
-	CHECK(cli_nearest("--completely-else", names) == NULL);
+	CHECK_STR(str_nearest("--torhc", names), "--torch");
+	CHECK_STR(str_nearest("--rot", names), "--root");
+	CHECK(str_nearest("--completely-else", names) == NULL);
 }
 
 int main(void)
