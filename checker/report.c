@@ -1,7 +1,8 @@
 /*
- * report: the shared part of the renderers — reading and ranking the JSON
- * report document (ranked by the rule table, rules.def), and one escaping function per output
- * syntax (see report.h for why each exists).
+ * report: the shared part of the renderers — reading the JSON report
+ * document and ranking its findings (by rules.def's order among others),
+ * and one escaping function per output syntax (see report.h for why each
+ * exists).
  *
  * The document is trusted for its shape only after report_view_init; its
  * strings are never trusted. Renderers read optional fields with
