@@ -211,7 +211,7 @@ void report_sarif(struct strbuf *out, const struct report_view *v, const char *f
 			struct rule r = { id, "UnknownRule", SEV_WARNING, RULE_SRC_LOADER,
 					  "A finding kind unknown to this renderer.",
 					  "Produced by a newer torch-dll-check; see its documentation.",
-					  "See the finding's message and fix.", NULL };
+					  "See the finding's message and fix.", NULL, "" };
 			strlist_push(&extra, id);
 			add_rule(rules, &r);
 		}

@@ -6,8 +6,8 @@
 #include <string.h>
 
 const struct rule rule_table[RULE_COUNT] = {
-#define RULE(name, id, sarif, sev, src, short_desc, full_desc, help) \
-	[RULE_##name] = { id, sarif, SEV_##sev, RULE_SRC_##src, short_desc, full_desc, help, RULES_DOC_URL id },
+#define RULE(name, id, sarif, sev, src, short_desc, full_desc, help, report) \
+	[RULE_##name] = { id, sarif, SEV_##sev, RULE_SRC_##src, short_desc, full_desc, help, RULES_DOC_URL id, report },
 #include "rules.def"
 #undef RULE
 };

@@ -14,7 +14,7 @@ enum report_severity { SEV_NOTE = 0, SEV_WARNING = 1, SEV_ERROR = 2 };
 enum rule_source { RULE_SRC_LOAD_FAILURE, RULE_SRC_LOADER, RULE_SRC_MATRIX, RULE_SRC_LIVE };
 
 enum rule_id {
-#define RULE(name, id, sarif, sev, src, short_desc, full_desc, help) RULE_##name,
+#define RULE(name, id, sarif, sev, src, short_desc, full_desc, help, report) RULE_##name,
 #include "rules.def"
 #undef RULE
 	RULE_COUNT
@@ -29,6 +29,7 @@ struct rule {
 	const char *full_desc;
 	const char *help;     /* what to do, in general (each finding has its own `fix`) */
 	const char *help_url; /* the rule's section of docs/rules.md */
+	const char *report;   /* docs only: other severities, members of its own ("" if none) */
 };
 
 /* The project's home page; rules' help URLs point into its docs/rules.md. */
