@@ -54,7 +54,6 @@
 
 #include "confirm.h"
 #include "os.h"
-#include "result.h"
 #include "view.h"
 
 #define FLAGS_TORCH 0x1100u /* LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS */

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result.h"
 #include "strbuf.h"
 #include "version.h"
 
