@@ -5,6 +5,7 @@
  * (TDC_WRITE_DOCS=1 rewrites it).
  */
 #include "harness.h"
+#include "loader.h"
 #include "os.h"
 #include "rules.h"
 #include "strbuf.h"
@@ -67,6 +68,22 @@ static void test_find_and_severity_words(void)
 	CHECK_INT(severity_parse(NULL, &s), -1);
 }
 
+/* A binary's `outcome` and the rule of its finding are one word (docs/report-json.md). */
+static void test_every_load_failure_outcome_is_a_rule(void)
+{
+	enum ldr_outcome o;
+	enum rule_id id;
+	size_t n = 0, i;
+	for (o = LDR_MISSING_DLL; o <= LDR_BAD_PARAM; o++) {
+		CHECK_INT(rule_find(ldr_outcome_name(o), &id), 0);
+		if (!rule_find(ldr_outcome_name(o), &id))
+			CHECK_INT(rule_get(id)->source, RULE_SRC_LOAD_FAILURE);
+	}
+	for (i = 0; i < RULE_COUNT; i++)
+		n += rule_get((enum rule_id)i)->source == RULE_SRC_LOAD_FAILURE;
+	CHECK_INT(n, LDR_BAD_PARAM - LDR_MISSING_DLL + 1);
+}
+
 /* docs/rules.md as the table writes it. */
 static void rules_markdown(struct strbuf *md)
 {
@@ -119,6 +136,7 @@ int main(void)
 {
 	RUN(test_every_row_complete);
 	RUN(test_find_and_severity_words);
+	RUN(test_every_load_failure_outcome_is_a_rule);
 	RUN(test_rules_md_is_generated);
 	return HARNESS_EXIT();
 }
