@@ -7,6 +7,7 @@
  * findings[], counts and statuses.
  */
 #include "harness.h"
+#include "policy_trees.h"
 #include "result.h"
 #include "strbuf.h"
 #include "view.h"
@@ -15,26 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TORCH_DIR "C:\\Python311\\Lib\\site-packages\\torch"
-#define PYTHON "C:\\Python311\\python.exe"
-
-static char shadow_root[1024], omp_root[1024];
-
-static int build_trees(void)
-{
-	char line[900];
-	int n = 0;
-	FILE *p = popen("bash tests/unit/policy_trees.sh", "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		line[strcspn(line, "\n")] = 0;
-		if (n < 2)
-			snprintf(n == 0 ? shadow_root : omp_root, sizeof(shadow_root), "%s/root", line);
-		n++;
-	}
-	return pclose(p) == 0 && n == 2 ? 0 : -1;
-}
 
 /* The member names of a JSON object, comma-separated. */
 static char *keys(const cJSON *o)
@@ -77,7 +58,7 @@ static void test_json_members_order_and_nulls(void)
 	cJSON *j;
 	char *k;
 	f = finding_add(&fs, RULE_KNOWN_ISSUE, SEV_NOTE,
-			&(struct finding_spec){ .title = "t", .message = "m", .fix = "x", .install = TORCH_DIR,
+			&(struct finding_spec){ .title = "t", .message = "m", .fix = "x", .install = TREE_TORCH_DIR,
 						.issue = "some-issue", .symbol = "never written", .path = "nor this" });
 	f->matrix.row = xstrdup("row-1");
 	f->matrix.file = xstrdup("m.yml");
@@ -155,8 +136,8 @@ static int run_open(struct run *r, const char *root)
 	struct err e;
 	memset(r, 0, sizeof(*r));
 	memset(&in, 0, sizeof(in));
-	in.torch_dir = TORCH_DIR;
-	in.python_exe = PYTHON;
+	in.torch_dir = TREE_TORCH_DIR;
+	in.python_exe = TREE_PYTHON;
 	if (view_open_root(&r->v, root, &e) || torch_run(&r->run, r->v, &in, &e)) {
 		printf("# %s: %s\n", root, e.msg);
 		return -1;
@@ -198,7 +179,7 @@ static void test_each_failing_binary_is_a_finding_with_its_evidence(void)
 		CHECK_INT(f->winerror, 126);
 		CHECK_STR(f->leaf, "libomp140.x86_64.dll");
 		CHECK(f->path == NULL && f->symbol == NULL);
-		CHECK_STR(f->install, TORCH_DIR);
+		CHECK_STR(f->install, TREE_TORCH_DIR);
 		CHECK(f->chain.n >= 2);
 		if (f->chain.n >= 2) {
 			CHECK_STR(f->chain.v[0], winpath_basename(b->path));
@@ -266,7 +247,7 @@ int main(void)
 	RUN(test_json_members_order_and_nulls);
 	RUN(test_remove_keeps_order_and_causes);
 	RUN(test_version_cmp);
-	if (build_trees()) {
+	if (policy_trees()) {
 		printf("ok - tests/unit/test_result.c: loader runs # SKIP the mingw-w64 fixture trees could not be "
 		       "built (tests/unit/policy_trees.sh)\n");
 		return HARNESS_EXIT();
