@@ -30,7 +30,7 @@
 #include "view.h"
 
 /* One install: the loader's run, its results, then the matrix row's verdict. */
-static int check_install(cJSON *report, struct view *v, const struct matrix *m, const struct inventory *inv,
+static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
 			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
 {
 	struct torch_run *run = NULL;
@@ -39,18 +39,15 @@ static int check_install(cJSON *report, struct view *v, const struct matrix *m, 
 	int r;
 	if (torch_run(&run, v, in, e))
 		return -1;
-	if (!cJSON_GetObjectItem(report, "machine") ||
-	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report, "machine"), "api_set_schema"))) {
-		cJSON *fresh = result_new(v, run->ld);
-		cJSON_ReplaceItemInObject(report, "machine", cJSON_DetachItemFromObject(fresh, "machine"));
-		cJSON_Delete(fresh);
-	}
+	if (!cJSON_GetObjectItem(report->doc, "machine") ||
+	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
+		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
 	inst = result_add_install(report, v, run, NULL);
 	pin.matrix = m;
 	pin.inv = inv;
 	pin.install = install;
 	pin.run = run;
-	r = policy_evaluate(report, inst, v, &pin, e);
+	r = policy_evaluate(&report->findings, inst, v, &pin, e);
 	torch_run_free(run);
 	return r;
 }
@@ -233,22 +230,22 @@ static int take_inventory(const struct check_opts *o, struct view *v, const stru
 	return 0;
 }
 
-/* The report document before any install: the machine, the matrix files. */
-static cJSON *new_report(struct view *v, const struct matrix *m)
+/* The report before any install: the machine, the matrix files. */
+static void start_report(struct result *report, struct view *v, const struct matrix *m)
 {
-	cJSON *report = result_new(v, NULL), *mj, *files;
+	cJSON *mj, *files;
 	size_t k;
-	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report, "machine"), "api_set_schema", cJSON_CreateNull());
+	result_init(report, v, NULL);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema", cJSON_CreateNull());
 	mj = cJSON_CreateObject();
 	files = cJSON_AddArrayToObject(mj, "sources");
 	for (k = 0; k < m->files.n; k++)
 		cJSON_AddItemToArray(files, cJSON_CreateString(m->files.v[k]));
-	cJSON_AddItemToObject(report, "matrix", mj);
-	return report;
+	cJSON_AddItemToObject(report->doc, "matrix", mj);
 }
 
 /* Every install: the one given, or each --scan found with its own python. */
-static int check_installs(cJSON *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
+static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
 			  const struct matrix *m, const struct inventory *inv)
 {
 	struct torch_inputs in;
@@ -287,7 +284,7 @@ int cmd_check(int argc, char **argv)
 	struct registry *reg = NULL;
 	struct inventory inv;
 	struct matrix m;
-	cJSON *report = NULL;
+	struct result report = RESULT_INIT;
 	int r, rc = EXIT_USAGE;
 
 	memset(&o, 0, sizeof(o));
@@ -307,16 +304,16 @@ int cmd_check(int argc, char **argv)
 	if (check_combination(&o) || load_matrix(&o, &m) || view_opts_open(&o.vo, "check", &reg, &v) ||
 	    resolve_paths(&o, v, &p) || take_inventory(&o, v, &p, &inv))
 		goto out;
-	report = new_report(v, &m);
-	if (check_installs(report, v, &o, &p, &m, &inv))
+	start_report(&report, v, &m);
+	if (check_installs(&report, v, &o, &p, &m, &inv))
 		goto out;
-	cJSON_AddItemToObject(report, "inventory", inventory_to_json(&inv, v));
-	if (cmd_confirm_installs(report, &o.co))
+	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
+	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
-	result_finish(report);
-	rc = report_run(report, &o.ro);
+	result_finish(&report);
+	rc = report_run(report.doc, &o.ro);
 out:
-	cJSON_Delete(report);
+	result_release(&report);
 	inventory_release(&inv);
 	matrix_release(&m);
 	registry_free(reg);

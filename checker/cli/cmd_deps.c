@@ -293,7 +293,7 @@ static void print_json(const char *winfile, unsigned long flags, const struct ld
 	w = cJSON_AddArrayToObject(o, "warnings");
 	for (k = 0; k < res->nwarnings; k++) {
 		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "rule", "delay-load-missing");
+		cJSON_AddStringToObject(x, "rule", rule_get(RULE_DELAY_LOAD_MISSING)->id);
 		cJSON_AddStringToObject(x, "dll", res->warnings[k].node->name);
 		if (res->warnings[k].symbol)
 			cJSON_AddStringToObject(x, "symbol", res->warnings[k].symbol);
