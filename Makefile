@@ -27,7 +27,7 @@ WARNINGS += -Werror
 endif
 
 TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARNINGS) -MMD -MP \
-	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
+	     -Ichecker -Ichecker/util -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
 GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
@@ -44,7 +44,9 @@ endif
 # commands that never touch git do not pay libgit2's start-up cost.
 GIT_SRCS = $(wildcard checker/git_*.c)
 MAIN_SRCS = checker/main.c
-LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c))
+# checker/util/: the small general-purpose modules every other one uses.
+UTIL_SRCS = $(wildcard checker/util/*.c)
+LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c)) $(UTIL_SRCS)
 GEN_SRCS = build/gen/matrix_embed.c
 
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)

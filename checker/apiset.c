@@ -83,7 +83,7 @@ static int utf16_str(struct span s, uint32_t off, uint32_t len, char **out)
 			strbuf_addch(&sb, 0x80 | (u & 0x3f));
 		}
 	}
-	*out = sb.buf ? strbuf_detach(&sb) : xstrdup("");
+	*out = strbuf_detach(&sb);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "out.h"
 #include "matrix.h"
 
 static void usage(FILE *f)
@@ -35,9 +36,9 @@ static void print_diags(const struct matrix_diags *d)
 {
 	size_t i;
 	for (i = 0; i < d->n; i++)
-		printf("%s:%u:%u: %s\n", d->v[i].file, d->v[i].line, d->v[i].col, d->v[i].msg);
+		out_printf("%s:%u:%u: %s\n", d->v[i].file, d->v[i].line, d->v[i].col, d->v[i].msg);
 	if (d->dropped)
-		printf("(%zu more errors not shown)\n", d->dropped);
+		out_printf("(%zu more errors not shown)\n", d->dropped);
 }
 
 static int cmd_lint(int argc, char **argv)
@@ -170,11 +171,7 @@ static int load_layers(struct matrix *m, const struct opts *o)
 
 static void print_json(cJSON *o)
 {
-	char *s = cJSON_Print(o);
-	if (s) {
-		puts(s);
-		free(s);
-	}
+	out_json(o);
 	cJSON_Delete(o);
 }
 
@@ -183,54 +180,54 @@ static void print_list(const char *label, const struct strlist *l)
 	size_t i;
 	if (!l->n)
 		return;
-	printf("  %s:", label);
+	out_printf("  %s:", label);
 	for (i = 0; i < l->n; i++)
-		printf(" %s", l->v[i]);
-	putchar('\n');
+		out_printf(" %s", l->v[i]);
+	out_printf("\n");
 }
 
 static void print_row(const struct matrix_row *r)
 {
 	size_t i;
 	int k;
-	printf("%s  torch %s", r->id, r->torch_text ? r->torch_text : "");
+	out_printf("%s  torch %s", r->id, r->torch_text ? r->torch_text : "");
 	if (r->variants.n) {
-		printf("  variant");
+		out_printf("  variant");
 		for (i = 0; i < r->variants.n; i++)
-			printf("%s%s", i ? "," : " ", r->variants.v[i]);
+			out_printf("%s%s", i ? "," : " ", r->variants.v[i]);
 	}
 	if (r->arch_mask) {
-		printf("  arch");
+		out_printf("  arch");
 		for (k = 0, i = 0; k < MATRIX_NARCH; k++)
 			if (r->arch_mask & (1u << k))
-				printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
+				out_printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
 	}
-	printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
+	out_printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
 	if (r->note)
-		printf("  note: %s\n", r->note);
+		out_printf("  note: %s\n", r->note);
 	for (k = 0; k < MATRIX_NARCH; k++)
 		if (r->vc_redist[k].set)
-			printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
+			out_printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
 	for (i = 0; i < r->ndlls; i++) {
 		const struct matrix_dll *d = &r->dlls[i];
-		printf("  dll %s", d->name);
+		out_printf("  dll %s", d->name);
 		if (d->min.set)
-			printf(" >= %s", d->min.text);
-		printf(" (%s", matrix_where_name(d->where));
+			out_printf(" >= %s", d->min.text);
+		out_printf(" (%s", matrix_where_name(d->where));
 		for (k = 0; k < MATRIX_NARCH; k++)
 			if (d->arch_mask & (1u << k))
-				printf(", %s", matrix_arch_name(k));
-		printf(", %s): %s\n", matrix_status_name(d->status), d->why);
+				out_printf(", %s", matrix_arch_name(k));
+		out_printf(", %s): %s\n", matrix_status_name(d->status), d->why);
 	}
 	for (i = 0; i < r->nopenmp; i++) {
 		const struct matrix_openmp *d = &r->openmp[i];
-		printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
+		out_printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
 		       d->redistributable ? "in the VC++ redistributable" : "not in the VC++ redistributable",
 		       matrix_status_name(d->status), d->provider ? ": " : "", d->provider ? d->provider : "");
 	}
 	for (i = 0; i < r->nissues; i++) {
 		const struct matrix_issue *d = &r->issues[i];
-		printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
+		out_printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
 		       d->symptom, d->cause, d->fix);
 		print_list("  sources", &d->sources);
 	}
@@ -264,13 +261,13 @@ static int cmd_show(int argc, char **argv)
 			cJSON_AddItemToArray(rows, matrix_row_json(m.rows[i], 1));
 		print_json(root);
 	} else {
-		printf("matrix: %zu rows from", m.nrows);
+		out_printf("matrix: %zu rows from", m.nrows);
 		for (i = 0; i < m.files.n; i++)
-			printf("%s %s", i ? "," : "", m.files.v[i]);
-		printf("\n\n");
+			out_printf("%s %s", i ? "," : "", m.files.v[i]);
+		out_printf("\n\n");
 		for (i = 0; i < m.nrows; i++) {
 			print_row(m.rows[i]);
-			putchar('\n');
+			out_printf("\n");
 		}
 	}
 	matrix_release(&m);

@@ -13,10 +13,10 @@
  * $GITHUB_EVENT_PATH; anything else reads HEAD. JSON: docs/pins-json.md.
  *
  * Everything printed from the repository (paths, requirement text) is
- * untrusted: control characters are replaced, and under GitHub Actions the
- * text output is wrapped in ::stop-commands:: so it cannot issue workflow
- * commands (FACTS §7). After that block, a PR's torch pin changes become
- * ::notice annotations at their head file:line:col.
+ * untrusted: it goes through text.h's escaper, and under GitHub Actions the
+ * text output is inside the stop-commands guard (out.h; --json is
+ * escaped by jsonout.h instead). After the guard, a PR's torch pin changes
+ * become ::notice annotations at their head file:line:col.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -29,7 +29,10 @@
 #include "matrix.h"
 #include "os.h"
 #include "pins.h"
+#include "jsonout.h"
 #include "report.h"
+#include "text.h"
+#include "out.h"
 
 #define PINS_SCHEMA "torch-dll-check/pins/v1"
 
@@ -41,21 +44,13 @@ struct side {
 	int loaded;
 };
 
-/*
- * Untrusted text for a terminal or a CI log: control characters become '?'
- * (a path may hold a newline), and the legacy "##[" workflow-command form,
- * which the Actions runner honours anywhere in a line, is broken up.
- */
+/* Untrusted text for a terminal or a CI log, through the one escaper (text.h). */
 static void put_safe(FILE *f, const char *s)
 {
-	size_t hashes = 0;
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '[' && hashes >= 2)
-			fputc('\\', f);
-		hashes = c == '#' ? hashes + 1 : 0;
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
-	}
+	struct strbuf sb = STRBUF_INIT;
+	text_esc_line(&sb, s);
+	fputs(sb.buf, f);
+	strbuf_release(&sb);
 }
 
 /* "FILE:LINE:COL" of a pin, safely. */
@@ -214,7 +209,8 @@ static void print_targets(const struct pinset *ps)
 			put_safe(stdout, t[i].specifier);
 		else
 			printf("(any version)");
-		printf(", %s", t[i].variant ? t[i].variant : "default build");
+		printf(", ");
+		put_safe(stdout, t[i].variant ? t[i].variant : "default build");
 		printf(", %s\n", t[i].on_windows == 1 ? "installs on Windows" :
 				 t[i].on_windows == 0 ? "not for Windows" : "on Windows depends on markers");
 		if (t[i].on_windows == 0 || !default_matrix())
@@ -225,7 +221,9 @@ static void print_targets(const struct pinset *ps)
 			printf("\n");
 		}
 		for (j = 0; j < pr.n; j++) {
-			printf("      %s -> ", pr.v[j].version);
+			printf("      ");
+			put_safe(stdout, pr.v[j].version);
+			printf(" -> ");
 			if (pr.v[j].row)
 				put_safe(stdout, pr.v[j].row->id);
 			else
@@ -299,52 +297,13 @@ static void print_annotations(const struct pin_changes *c)
 
 /* ---------- JSON ---------- */
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if s does not start one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	unsigned cp;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* JSON must be UTF-8: repository bytes that are not become U+FFFD. */
+/* A string member, or null (JSON safety is json_print's: jsonout.h). */
 static void add_str(cJSON *o, const char *k, const char *v)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const unsigned char *p = (const unsigned char *)v;
-	if (!v) {
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+	else
 		cJSON_AddNullToObject(o, k);
-		return;
-	}
-	while (*p) {
-		size_t n = utf8_len(p);
-		if (n) {
-			strbuf_add(&sb, p, n);
-			p += n;
-		} else {
-			strbuf_adds(&sb, "\xef\xbf\xbd");
-			p++;
-		}
-	}
-	cJSON_AddStringToObject(o, k, strbuf_str(&sb));
-	strbuf_release(&sb);
 }
 
 static cJSON *pin_json(const struct pin *p)
@@ -432,7 +391,7 @@ static int print_json(const char *repo, const struct side *head, const struct si
 	cJSON *root = cJSON_CreateObject(), *tool = cJSON_CreateObject(), *changes, *targets;
 	struct torch_target *t;
 	size_t i, n;
-	char *text;
+	struct strbuf text = STRBUF_INIT;
 
 	cJSON_AddStringToObject(root, "schema", PINS_SCHEMA);
 	cJSON_AddStringToObject(tool, "name", "torch-dll-check");
@@ -499,13 +458,13 @@ static int print_json(const char *repo, const struct side *head, const struct si
 	}
 	free(t);
 	cJSON_AddItemToObject(root, "targets", targets);
-	text = cJSON_Print(root);
+	json_print(&text, root, 1);
 	cJSON_Delete(root);
-	if (!text)
+	if (!text.len)
 		return cmd_usage_error("cannot build the JSON output");
-	fputs(text, stdout);
-	fputc('\n', stdout);
-	free(text);
+	strbuf_addch(&text, '\n');
+	fputs(text.buf, stdout);
+	strbuf_release(&text);
 	return EXIT_PASS;
 }
 
@@ -547,7 +506,6 @@ static int cmd_git_pins(int argc, char **argv)
 	struct git_repo *repo = NULL;
 	struct pin_changes changes = { NULL, 0, 0 };
 	struct err err;
-	char stop_token[33] = "";
 	struct strlist layers = STRLIST_INIT;
 
 	for (i = 1; i < argc; i++) {
@@ -649,14 +607,10 @@ static int cmd_git_pins(int argc, char **argv)
 		rc = print_json(git_repo_path(repo), &head, diff ? &base : NULL, diff ? &changes : NULL, all);
 		goto out;
 	}
-	/* Repository text must not become workflow commands in an Actions log. */
-	if (os_getenv("GITHUB_ACTIONS") && !strcmp(os_getenv("GITHUB_ACTIONS"), "true")) {
-		unsigned char rnd[16];
-		if (os_random(rnd, sizeof(rnd), &err) == 0) {
-			for (i = 0; i < 16; i++)
-				snprintf(stop_token + 2 * i, 3, "%02x", rnd[i]);
-			printf("::stop-commands::%s\n", stop_token);
-		}
+	/* Repository text must not become workflow commands in an Actions log (out.h). */
+	if (out_guard_begin(&err)) {
+		rc = fail(&err);
+		goto out;
 	}
 	print_side("head", &head, all);
 	if (diff) {
@@ -664,11 +618,9 @@ static int cmd_git_pins(int argc, char **argv)
 		print_changes(&changes);
 	}
 	print_targets(&head.ps);
-	if (stop_token[0]) {
-		printf("::%s::\n", stop_token);
-		if (diff)
-			print_annotations(&changes);
-	}
+	out_guard_end();
+	if (diff && out_in_actions())
+		print_annotations(&changes);
 out:
 	pin_changes_release(&changes);
 	pinset_release(&head.ps);
@@ -694,8 +646,13 @@ int main(int argc, char **argv)
 		printf("torch-dll-check-git %s\n", TDC_VERSION);
 		return EXIT_PASS;
 	}
-	if (!strcmp(argv[1], "pins"))
-		return cmd_git_pins(argc - 1, argv + 1);
-	fprintf(stderr, "torch-dll-check-git: unknown command '%s' (only 'pins')\n", argv[1]);
-	return EXIT_USAGE;
+	if (!strcmp(argv[1], "pins")) {
+		struct err e;
+		int rc = cmd_git_pins(argc - 1, argv + 1);
+		err_clear(&e);
+		if (out_finish(&e))
+			return cmd_usage_error("%s", e.msg);
+		return rc;
+	}
+	return cmd_usage_error("unknown command '%s' for torch-dll-check-git (only 'pins')", argv[1]);
 }

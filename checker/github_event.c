@@ -37,7 +37,7 @@ int github_event_pr_shas(const char *path, char base[41], char head[41], struct 
 
 	if (os_read_file(path, GITHUB_EVENT_MAX_SIZE, &buf, err) < 0)
 		return -1;
-	root = cJSON_ParseWithLength(buf.buf ? buf.buf : "", buf.len);
+	root = cJSON_ParseWithLength(buf.buf, buf.len);
 	strbuf_release(&buf);
 	if (!root)
 		return err_set(err, "%s: not valid JSON (is it a GitHub event payload?)", path);

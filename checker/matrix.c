@@ -1701,7 +1701,7 @@ int matrix_load_file(struct matrix *m, const char *path, struct matrix_diags *di
 		strbuf_release(&sb);
 		return -1;
 	}
-	r = matrix_load_buffer(m, path, sb.buf ? sb.buf : "", sb.len, diags, err);
+	r = matrix_load_buffer(m, path, sb.buf, sb.len, diags, err);
 	strbuf_release(&sb);
 	return r;
 }
