@@ -33,6 +33,7 @@
 #include "os.h"
 #include "pe.h"
 #include "registry.h"
+#include "version.h"
 #include "view.h"
 
 #define INV_MAX_TEXT ((size_t)1 << 20)  /* version.py, pyvenv.cfg, METADATA: read at most this */
@@ -141,13 +142,14 @@ static char *ver_str(const uint16_t v[4])
 	return xasprintf("%u.%u.%u.%u", v[0], v[1], v[2], v[3]);
 }
 
+/* Through winver_cmp, the one comparison of Windows file versions (version.h). */
 static int ver_cmp(const uint16_t a[4], const uint16_t b[4])
 {
-	int i;
-	for (i = 0; i < 4; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
+	struct winver x, y;
+	memcpy(x.part, a, sizeof(x.part));
+	memcpy(y.part, b, sizeof(y.part));
+	x.nparts = y.nparts = 4;
+	return winver_cmp(&x, &y);
 }
 
 /* What one registry view holds for one architecture. */

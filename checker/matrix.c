@@ -30,6 +30,7 @@
 #include <cjson/cJSON.h>
 
 #include "os.h"
+#include "text.h"
 
 #define YT_MAX_DEPTH 32
 #define YT_MAX_NODES 50000
@@ -83,23 +84,10 @@ void matrix_diags_release(struct matrix_diags *d)
 	d->n = d->alloc = d->dropped = 0;
 }
 
-/* A short, printable copy of a string for messages: control bytes as \xNN, at most 60 bytes. */
+/* A short, printable copy of a string for messages: text_excerpt (text.h), at most 60 bytes. */
 static const char *printable(const char *s, char *buf, size_t n)
 {
-	size_t i, o = 0;
-	for (i = 0; s[i] && o + 5 < n && i < 60; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	if (s[i] && o + 4 < n) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
+	return text_excerpt(s, strlen(s), 60, buf, n);
 }
 
 /* ---- step 1: bytes ---------------------------------------------------- */

@@ -51,6 +51,7 @@
 
 #include "os.h"
 #include "span.h"
+#include "text.h"
 #include "utf.h"
 
 struct reg_value {
@@ -347,20 +348,10 @@ static int read_hex(struct cur *c, size_t max, uint32_t *out)
 	return 0;
 }
 
-/* A short, printable excerpt of the line from the cursor on, for messages. */
+/* A short, printable excerpt of the line from the cursor on, for messages (text.h). */
 static const char *excerpt(struct cur *c, char *buf, size_t size)
 {
-	size_t k = 0, i = c->i;
-	while (i < c->n && k + 4 < size) {
-		unsigned char ch = (unsigned char)c->s[i++];
-		buf[k++] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
-	}
-	if (i < c->n && k + 4 <= size) {
-		memcpy(buf + k, "...", 3);
-		k += 3;
-	}
-	buf[k] = '\0';
-	return buf;
+	return text_excerpt(c->s + c->i, c->n - c->i, size, buf, size);
 }
 
 /*

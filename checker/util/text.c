@@ -128,6 +128,37 @@ const char *text_quote(struct strbuf *out, const char *s, size_t max)
 	return out->buf;
 }
 
+const char *text_excerpt(const char *s, size_t len, size_t max, char *buf, size_t size)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t cut = len < max ? len : max, room, n;
+	int more;
+	if (!size)
+		return buf;
+	while (cut < len && cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--; /* do not split a UTF-8 sequence */
+	text_esc(&sb, s, cut, TEXT_ESC_WORKFLOW);
+	room = size - 1;
+	n = sb.len;
+	more = cut < len || n > room;
+	if (more) {
+		size_t lim = room >= 3 ? room - 3 : 0;
+		if (n > lim)
+			n = lim;
+		while (n > 0 && ((unsigned char)sb.buf[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(buf, sb.buf, n);
+	if (more) {
+		size_t d = room - n < 3 ? room - n : 3;
+		memcpy(buf + n, "...", d);
+		n += d;
+	}
+	buf[n] = '\0';
+	strbuf_release(&sb);
+	return buf;
+}
+
 int text_needs_esc(const char *s, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -80,6 +80,13 @@ int text_is_invisible(long cp);
 /* Whether cp is Unicode white space (.NET Char.IsWhiteSpace: what the runner's TrimStart trims). */
 int text_is_space(long cp);
 
+/*
+ * The same for messages built in fixed arrays: s[0..len) escaped, at most
+ * `max` input bytes, into buf (size bytes, always NUL-terminated), "..."
+ * when anything was left out. Returns buf.
+ */
+const char *text_excerpt(const char *s, size_t len, size_t max, char *buf, size_t size);
+
 /* Whether text_esc would change s[0..n) (with TEXT_ESC_WORKFLOW). */
 int text_needs_esc(const char *s, size_t n);
 

@@ -66,6 +66,13 @@ static void test_quote_cuts_on_a_character(void)
 	CHECK_STR(text_quote(&sb, "ab\xc3\xa9" "cd", 3), "ab...");
 	strbuf_reset(&sb);
 	CHECK_STR(text_quote(&sb, "short", 10), "short");
+	{
+		char buf[12];
+		CHECK_STR(text_excerpt("a\x1b" "bcdefghijk", 12, 60, buf, sizeof(buf)), "a\\x1bbcd...");
+		CHECK_STR(text_excerpt("abcdef", 6, 3, buf, sizeof(buf)), "abc...");
+		CHECK_STR(text_excerpt("abc", 3, 60, buf, sizeof(buf)), "abc");
+		CHECK_STR(text_excerpt("abc", 3, 60, buf, 1), "");
+	}
 	CHECK(text_needs_esc("::b", 3));
 	CHECK(!text_needs_esc("a::b", 4));
 	strbuf_release(&sb);
