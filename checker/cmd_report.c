@@ -63,9 +63,11 @@ int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i)
 		}
 		return 1;
 	}
-	/* `--json` alone (last, or before another option) prints the JSON: `check --json`. */
+	/* `--json` alone (last, or before another option) or `--json -` prints the JSON: `check --json`. */
 	if (!strcmp(argv[*i], "--json") && (*i + 1 >= argc || argv[*i + 1][0] == '-')) {
 		o->format = REPORT_FMT_JSON;
+		if (*i + 1 < argc && !strcmp(argv[*i + 1], "-"))
+			*i += 1;
 		return 1;
 	}
 	if ((r = arg_value(argc, argv, i, "--json", &o->json_path)) != 0)

@@ -609,7 +609,7 @@ static int cmd_git_pins(int argc, char **argv)
 	}
 	/* Repository text must not become workflow commands in an Actions log (out.h). */
 	if (out_guard_begin(&err)) {
-		rc = fail(&err);
+		rc = EXIT_USAGE; /* main says why (out_finish) */
 		goto out;
 	}
 	print_side("head", &head, all);
