@@ -38,6 +38,7 @@
 #include "span.h"
 #include "strbuf.h"
 #include "utf.h"
+#include "text.h"
 
 struct apiset_value {
 	char *importer; /* NULL for the default */
@@ -58,11 +59,6 @@ struct apiset {
 	size_t n;
 };
 
-static int lc(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c + 32 : c;
-}
-
 /* UTF-16LE → UTF-8 (utf.h), lower-cased (ASCII), from span bytes [off, off+len). */
 static int utf16_str(struct span s, uint32_t off, uint32_t len, char **out)
 {
@@ -72,7 +68,7 @@ static int utf16_str(struct span s, uint32_t off, uint32_t len, char **out)
 		return -1;
 	utf16le_to_utf8(&sb, s.p + off, len, 0, NULL);
 	for (i = 0; i < sb.len; i++)
-		sb.buf[i] = (char)lc((unsigned char)sb.buf[i]);
+		sb.buf[i] = (char)ascii_tolower((unsigned char)sb.buf[i]);
 	*out = strbuf_detach(&sb);
 	return 0;
 }
@@ -82,7 +78,7 @@ static int prefix_cmp(const char *a, size_t n, const char *b, size_t m)
 {
 	size_t i;
 	for (i = 0; i < n && i < m; i++) {
-		int ca = lc((unsigned char)a[i]), cb = lc((unsigned char)b[i]);
+		int ca = ascii_tolower((unsigned char)a[i]), cb = ascii_tolower((unsigned char)b[i]);
 		if (ca != cb)
 			return ca - cb;
 	}

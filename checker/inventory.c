@@ -35,6 +35,7 @@
 #include "registry.h"
 #include "version.h"
 #include "view.h"
+#include "text.h"
 
 #define INV_MAX_TEXT ((size_t)1 << 20)  /* version.py, pyvenv.cfg, METADATA: read at most this */
 #define INV_MAX_VERSION 64              /* characters in a version string */
@@ -120,7 +121,7 @@ int inventory_parse_redist_version(const char *s, uint16_t ver[4])
 	for (;;) {
 		unsigned long v = 0;
 		int digits = 0;
-		while (*s >= '0' && *s <= '9') {
+		while (ascii_isdigit(*s)) {
 			v = v * 10 + (unsigned long)(*s++ - '0');
 			if (v > 65535)
 				return -1;
@@ -329,7 +330,7 @@ static int valid_version(const char *s)
 		return 0;
 	for (i = 0; i < n; i++) {
 		char c = s[i];
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+		if (!(ascii_isalnum(c) || c == '.' ||
 		      c == '+' || c == '!' || c == '_' || c == '-'))
 			return 0;
 	}

@@ -754,7 +754,7 @@ static int variant_pattern_ok(const char *p)
 	if (!*rest)
 		return 0;
 	for (; *rest; rest++)
-		if (!(*rest >= '0' && *rest <= '9') && *rest != '*' && *rest != '?' && (*rest != '.' || p[0] == 'c' || p[0] == 'C'))
+		if (!ascii_isdigit(*rest) && *rest != '*' && *rest != '?' && (*rest != '.' || p[0] == 'c' || p[0] == 'C'))
 			return 0;
 	return 1;
 }
@@ -816,7 +816,7 @@ static int id_ok(const char *s)
 		return 0;
 	for (i = 0; i < n; i++) {
 		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+		if (!(ascii_isalnum(c) || c == '.' || c == '-' ||
 		      c == '_'))
 			return 0;
 	}
@@ -1792,7 +1792,7 @@ int matrix_select(const struct matrix *m, const struct pep440 *torch, const char
 		pep440_public(&p, torch);
 		pep440_format(&p, &pub);
 		for (c = strbuf_str(&pub); *c && id.len < 48; c++)
-			strbuf_addch(&id, (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || *c == '.' ? *c : '-');
+			strbuf_addch(&id, ascii_isdigit(*c) || ascii_islower(*c) || *c == '.' ? *c : '-');
 		err_set(err,
 			"no matrix row covers torch %s (variant %s, arch %s); add a row to a file passed with --matrix, e.g. "
 			"`schema: 1` / `rows: [{id: my-torch-%s, torch: \"==%s\", status: inferred, vc_redist: {x64: \"14.40\"}}]` "

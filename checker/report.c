@@ -419,7 +419,7 @@ void report_esc_uri(struct strbuf *out, const char *path)
 	for (; *s; s++) {
 		if (*s == '\\')
 			strbuf_addch(out, '/');
-		else if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		else if (ascii_isalnum(*s) ||
 			 strchr("-._~/", *s))
 			strbuf_addch(out, *s);
 		else

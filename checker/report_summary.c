@@ -65,7 +65,7 @@ static int url_ok(const char *u)
 	if (strlen(u) > 2000)
 		return 0;
 	for (p = u; *p; p++)
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		if (!(ascii_isalnum(*p) ||
 		      strchr("-._~:/?#@!$&*+,;=%", *p)))
 			return 0;
 	return 1;

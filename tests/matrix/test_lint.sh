@@ -190,7 +190,8 @@ lint_case nonexistent 2 'nonexistent.yml:1:1: cannot open nonexistent.yml: No su
 
 # Columns count characters, as libyaml does; a lone CR ends a line as LF does.
 printf 'schema: 1\nrows:\n  - id: x\n    torch: "===\xc3\xa9 x"\n    status: inferred\n' >utf8col.yml
-lint_case utf8col 2 'utf8col.yml:4:17: torch: bad specifier "===\xc3\xa9 x" at column 6: === takes one word (no spaces)'
+# valid UTF-8 is shown as text; only control, C1, bidi characters and invalid bytes are escaped (text.h)
+lint_case utf8col 2 'utf8col.yml:4:17: torch: bad specifier "===é x" at column 6: === takes one word (no spaces)'
 printf 'schema: 1\rrows:\r  - id: \xff\r' >cr.yml
 lint_case cr 2 'cr.yml:3:9: invalid UTF-8 (byte 0xff); save the file as UTF-8'
 
