@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "text.h"
-#include "utf.h"
 
 /* The body of a string literal s[0..n) (no quotes; JSON escapes kept as they are). */
 static void safe_body(struct strbuf *out, const unsigned char *s, size_t n)
@@ -37,19 +36,9 @@ static void safe_body(struct strbuf *out, const unsigned char *s, size_t n)
 		} else if (c < 0x20 || c == 0x7f) {
 			strbuf_addf(out, "\\u%04x", c);
 			i++;
-		} else {
-			size_t j = i;
-			long cp = utf8_next(s, n, &j);
-			if (cp < 0) {
-				strbuf_add(out, "\xef\xbf\xbd", 3);
-				i++;
-			} else if (text_is_invisible(cp)) {
-				strbuf_addf(out, "\\u%04lx", cp);
-				i = j;
-			} else {
-				strbuf_add(out, s + i, j - i);
-				i = j;
-			}
+		} else if (text_put_char(out, s, n, &i) < 0) {
+			strbuf_add(out, "\xef\xbf\xbd", 3); /* not UTF-8: U+FFFD marks the byte */
+			i++;
 		}
 	}
 }

@@ -89,21 +89,25 @@ void text_esc(struct strbuf *out, const char *str, size_t n, unsigned flags)
 				i++;
 			}
 			i++;
-		} else {
-			size_t j = i;
-			long cp = utf8_next(s, n, &j);
-			if (cp < 0) {
-				strbuf_addf(out, "\\x%02x", c);
-				i++;
-			} else if (text_is_invisible(cp)) {
-				strbuf_addf(out, "\\u%04lx", cp);
-				i = j;
-			} else {
-				strbuf_add(out, s + i, j - i);
-				i = j;
-			}
+		} else if (text_put_char(out, s, n, &i) < 0) {
+			strbuf_addf(out, "\\x%02x", c);
+			i++;
 		}
 	}
+}
+
+int text_put_char(struct strbuf *out, const unsigned char *s, size_t n, size_t *i)
+{
+	size_t j = *i;
+	long cp = utf8_next(s, n, &j);
+	if (cp < 0)
+		return -1;
+	if (text_is_invisible(cp))
+		strbuf_addf(out, "\\u%04lx", cp);
+	else
+		strbuf_add(out, s + *i, j - *i);
+	*i = j;
+	return 0;
 }
 
 void text_esc_line(struct strbuf *out, const char *s)

@@ -77,6 +77,15 @@ void text_vaddf(struct strbuf *out, const char *fmt, va_list ap) ERR_PRINTF(2, 0
  */
 int text_is_invisible(long cp);
 
+/*
+ * One non-ASCII character at s[*i] (s has n bytes), for escapers that write
+ * their own syntax: appends it unchanged when it is valid, visible UTF-8, or
+ * \uXXXX when it is invisible (text_is_invisible), and advances *i past it;
+ * returns -1, appending nothing and leaving *i alone, when s[*i] does not
+ * start valid UTF-8 (the caller writes its own mark for the byte).
+ */
+int text_put_char(struct strbuf *out, const unsigned char *s, size_t n, size_t *i);
+
 /* Whether cp is Unicode white space (.NET Char.IsWhiteSpace: what the runner's TrimStart trims). */
 int text_is_space(long cp);
 

@@ -240,19 +240,16 @@ struct ynode *ytree_parse(const unsigned char *data, size_t len, const struct yt
 			}
 			break;
 		case YAML_SEQUENCE_START_EVENT:
-			if (check_props(o, ev.start_mark, ev.data.sequence_start.anchor, ev.data.sequence_start.tag, e) < 0) {
+		case YAML_MAPPING_START_EVENT: {
+			int seq = ev.type == YAML_SEQUENCE_START_EVENT;
+			if (check_props(o, ev.start_mark, seq ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor,
+					seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag, e) < 0) {
 				failed = 1;
 				break;
 			}
-			y = ynode_new(Y_SEQ, ev.start_mark);
+			y = ynode_new(seq ? Y_SEQ : Y_MAP, ev.start_mark);
 			break;
-		case YAML_MAPPING_START_EVENT:
-			if (check_props(o, ev.start_mark, ev.data.mapping_start.anchor, ev.data.mapping_start.tag, e) < 0) {
-				failed = 1;
-				break;
-			}
-			y = ynode_new(Y_MAP, ev.start_mark);
-			break;
+		}
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
 			if (depth)
