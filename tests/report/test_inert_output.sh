@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # inert_patch and inert_tree_build run through fx_build
 # test_inert_output: every command, in every output format, with hostile
 # input, writes nothing that can act: under GITHUB_ACTIONS=true no workflow
 # command but ours (text inside the one stop-commands guard, JSON escaped and
