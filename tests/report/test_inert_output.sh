@@ -76,7 +76,11 @@ open(sys.argv[1], "w", encoding="utf-8").write(
     "Windows Registry Editor Version 5.00\r\n\r\n"
     "[HKEY_LOCAL_MACHINE\\SOFTWARE\\tdc-inert]\r\n"
     '"Version"=hex(1):' + ",".join("%02x" % c for c in v) + "\r\n"
-    '"::error::name"=dword:00000001\r\n')
+    '"::error::name"=dword:00000001\r\n\r\n'
+    # the VC++ redistributable key, whose Version `inventory` and `check` show as stored
+    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64]\r\n"
+    '"Installed"=dword:00000001\r\n'
+    '"Version"=hex(1):' + ",".join("%02x" % c for c in v) + "\r\n")
 PY
 
 # A matrix file with hostile keys and values (lint reports them).
@@ -125,6 +129,10 @@ run "deps trace" text deps --root "$root" --trace "$lib/evil.dll"
 run "deps json" json deps --root "$root" --json "$lib/ctl.dll"
 run "inventory" text inventory --root "$root" --scan "$root"
 run "inventory json" json inventory --root "$root" --scan "$root" --json
+run "inventory registry" text inventory --registry "$tmp/evil.reg"
+run "inventory registry json" json inventory --registry "$tmp/evil.reg" --json
+run "check registry" text check --root "$root" --torch "$TORCH" --registry "$tmp/evil.reg" --format text
+run "check registry json" json check --root "$root" --torch "$TORCH" --registry "$tmp/evil.reg" --format json
 run "inventory query" text inventory --registry "$tmp/evil.reg" --query 'HKLM\SOFTWARE\tdc-inert'
 run "matrix lint" text matrix lint "$tmp/evil.yml"
 run "matrix show json" json matrix show --json
@@ -138,6 +146,10 @@ check_eq "pe shows the legacy command broken, visibly" 1 \
 	"$(grep -c -F 'x#\x23[add-mask]torch#\x23[error]pwned.dll' "$tmp/pe.out")"
 check_eq "inventory --query shows the value's controls as escapes" 1 \
 	"$(grep -c -F 'v14.40\x1b]0;t\x07\r\n::error::reg\u009b\u202e#\x23[error]r' "$tmp/inventory query.out")"
+check_eq "inventory shows the redistributable's Version as stored, escaped" 1 \
+	"$(grep -c -F 'as stored' "$tmp/inventory registry.out")"
+check_eq "inventory: the stored Version, visible" 2 \
+	"$(grep -c -F 'v14.40\x1b]0;t\x07\r\n::error::reg\u009b\u202e#\x23[error]r' "$tmp/inventory registry.out")"
 check_eq "pins shows the marker, legacy command broken" 1 \
 	"$(grep -c -F 'python_version < "#\x23[error]x"' "$tmp/pins.out")"
 check_eq "pe --json: the import name decodes whole, U+FFFD for the byte that is not UTF-8" ok "$(python3 - "$tmp/pe json.out" <<'PY'
