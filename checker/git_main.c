@@ -44,20 +44,11 @@ struct side {
 	int loaded;
 };
 
-/* Untrusted text for a terminal or a CI log, through the one escaper (text.h). */
-static void put_safe(FILE *f, const char *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-	text_esc_line(&sb, s);
-	fputs(sb.buf, f);
-	strbuf_release(&sb);
-}
-
 /* "FILE:LINE:COL" of a pin, safely. */
 static void put_at(const struct pin *p)
 {
-	put_safe(stdout, p->file);
-	printf(":%u:%u", p->line, p->col);
+	out_printf("%s", p->file);
+	out_printf(":%u:%u", p->line, p->col);
 }
 
 /* Errors carry repository text too (paths, excerpts): cmd_usage_error escapes them (report.h). */
@@ -68,53 +59,53 @@ static int fail(const struct err *err)
 
 static void put_pin_line(const struct pin *p)
 {
-	printf("  ");
+	out_printf("  ");
 	put_at(p);
-	printf("  ");
-	put_safe(stdout, p->raw);
-	printf("\n      %s", pin_source_name(p->source));
+	out_printf("  ");
+	out_printf("%s", p->raw);
+	out_printf("\n      %s", pin_source_name(p->source));
 	if (p->group) {
-		printf(" [");
-		put_safe(stdout, p->group);
-		printf("]");
+		out_printf(" [");
+		out_printf("%s", p->group);
+		out_printf("]");
 	}
 	if (p->version) {
-		printf(", version ");
-		put_safe(stdout, p->version);
+		out_printf(", version ");
+		out_printf("%s", p->version);
 	} else if (p->pep440) {
-		printf(", allows ");
-		put_safe(stdout, p->pep440);
+		out_printf(", allows ");
+		out_printf("%s", p->pep440);
 	} else if (p->form == PIN_FORM_NAME) {
-		printf(", any version");
+		out_printf(", any version");
 	}
 	if (p->variant) {
-		printf(", variant ");
-		put_safe(stdout, p->variant);
-		printf(" (from %s)", p->variant_from);
+		out_printf(", variant ");
+		out_printf("%s", p->variant);
+		out_printf(" (from %s)", p->variant_from);
 	}
 	if (p->platform_tag) {
-		printf(", wheel ");
-		put_safe(stdout, p->python_tag);
-		printf("-");
-		put_safe(stdout, p->platform_tag);
+		out_printf(", wheel ");
+		out_printf("%s", p->python_tag);
+		out_printf("-");
+		out_printf("%s", p->platform_tag);
 	}
 	if (p->markers) {
 		int w = req_markers_on_windows(p->markers);
-		printf(", %s on Windows", w == 1 ? "applies" : w == 0 ? "does not apply" : "may apply");
+		out_printf(", %s on Windows", w == 1 ? "applies" : w == 0 ? "does not apply" : "may apply");
 	}
-	printf("\n");
+	out_printf("\n");
 }
 
 static void print_side(const char *label, const struct side *s, int all)
 {
 	size_t i, j, shown = 0;
-	printf("%s %.12s", label, s->sha);
+	out_printf("%s %.12s", label, s->sha);
 	if (s->subject.len) {
-		printf(" (");
-		put_safe(stdout, s->subject.buf);
-		printf(")");
+		out_printf(" (");
+		out_printf("%s", s->subject.buf);
+		out_printf(")");
 	}
-	printf(": %zu pin file%s, %zu torch pin%s\n", s->ps.n, s->ps.n == 1 ? "" : "s", pinset_count_torch(&s->ps),
+	out_printf(": %zu pin file%s, %zu torch pin%s\n", s->ps.n, s->ps.n == 1 ? "" : "s", pinset_count_torch(&s->ps),
 	       pinset_count_torch(&s->ps) == 1 ? "" : "s");
 	for (i = 0; i < s->ps.n; i++) {
 		const struct req_file *f = &s->ps.files[i];
@@ -128,37 +119,37 @@ static void print_side(const char *label, const struct side *s, int all)
 			const struct req_include *inc = &f->inc[j];
 			if (inc->resolved && !inc->missing)
 				continue;
-			printf("  ");
-			put_safe(stdout, f->path);
-			printf(":%u:%u  note: %s ", inc->line, inc->col, inc->constraint ? "-c" : "-r");
-			put_safe(stdout, inc->target);
-			printf(" %s\n", inc->resolved ? "is not in this commit" : "is outside the repository (not read)");
+			out_printf("  ");
+			out_printf("%s", f->path);
+			out_printf(":%u:%u  note: %s ", inc->line, inc->col, inc->constraint ? "-c" : "-r");
+			out_printf("%s", inc->target);
+			out_printf(" %s\n", inc->resolved ? "is not in this commit" : "is outside the repository (not read)");
 		}
 	}
 	if (!shown)
-		printf("  (no %spins)\n", all ? "" : "torch ");
+		out_printf("  (no %spins)\n", all ? "" : "torch ");
 }
 
 static void print_changes(const struct pin_changes *c)
 {
 	size_t i;
 	if (!c->n) {
-		printf("torch pins: no change\n");
+		out_printf("torch pins: no change\n");
 		return;
 	}
-	printf("torch pins changed:\n");
+	out_printf("torch pins changed:\n");
 	for (i = 0; i < c->n; i++) {
 		const struct pin_change *ch = &c->v[i];
 		const struct pin *at = ch->head ? ch->head : ch->base;
-		printf("  %-8s ", pin_change_name(ch->kind));
+		out_printf("  %-8s ", pin_change_name(ch->kind));
 		put_at(at);
-		printf("%s  ", ch->head ? "" : " (base)");
+		out_printf("%s  ", ch->head ? "" : " (base)");
 		if (ch->kind == PIN_CHANGED) {
-			put_safe(stdout, ch->base->raw);
-			printf("  ->  ");
+			out_printf("%s", ch->base->raw);
+			out_printf("  ->  ");
 		}
-		put_safe(stdout, at->raw);
-		printf("\n");
+		out_printf("%s", at->raw);
+		out_printf("\n");
 	}
 }
 
@@ -196,39 +187,39 @@ static void print_targets(const struct pinset *ps)
 	size_t n = pinset_torch_targets(ps, &t), i, j;
 	if (!n)
 		return;
-	printf("for the Windows runners (one decision per file; matrix rows to satisfy):\n");
+	out_printf("for the Windows runners (one decision per file; matrix rows to satisfy):\n");
 	for (i = 0; i < n; i++) {
 		struct pin_probes pr = { NULL, 0, 0 };
 		struct err e;
-		printf("  ");
-		put_safe(stdout, t[i].file);
-		printf(":%u  torch ", t[i].pin->line);
+		out_printf("  ");
+		out_printf("%s", t[i].file);
+		out_printf(":%u  torch ", t[i].pin->line);
 		if (t[i].version)
-			put_safe(stdout, t[i].version);
+			out_printf("%s", t[i].version);
 		else if (t[i].specifier)
-			put_safe(stdout, t[i].specifier);
+			out_printf("%s", t[i].specifier);
 		else
-			printf("(any version)");
-		printf(", ");
-		put_safe(stdout, t[i].variant ? t[i].variant : "default build");
-		printf(", %s\n", t[i].on_windows == 1 ? "installs on Windows" :
+			out_printf("(any version)");
+		out_printf(", ");
+		out_printf("%s", t[i].variant ? t[i].variant : "default build");
+		out_printf(", %s\n", t[i].on_windows == 1 ? "installs on Windows" :
 				 t[i].on_windows == 0 ? "not for Windows" : "on Windows depends on markers");
 		if (t[i].on_windows == 0 || !default_matrix())
 			continue;
 		if (pins_target_probes(default_matrix(), &t[i], "x64", &pr, &e) < 0) {
-			printf("      matrix: ");
-			put_safe(stdout, e.msg);
-			printf("\n");
+			out_printf("      matrix: ");
+			out_printf("%s", e.msg);
+			out_printf("\n");
 		}
 		for (j = 0; j < pr.n; j++) {
-			printf("      ");
-			put_safe(stdout, pr.v[j].version);
-			printf(" -> ");
+			out_printf("      ");
+			out_printf("%s", pr.v[j].version);
+			out_printf(" -> ");
 			if (pr.v[j].row)
-				put_safe(stdout, pr.v[j].row->id);
+				out_printf("%s", pr.v[j].row->id);
 			else
-				printf("no matrix row covers it");
-			printf("\n");
+				out_printf("no matrix row covers it");
+			out_printf("\n");
 		}
 		pin_probes_release(&pr);
 	}
@@ -251,8 +242,11 @@ static void print_annotations(const struct pin_changes *c)
 		struct strbuf line = STRBUF_INIT, msg = STRBUF_INIT, title = STRBUF_INIT;
 		struct torch_target t;
 		if (shown == REPORT_ANNOTATIONS_PER_KIND - 1 && c->n - i > 1) {
-			printf("::notice title=torch pins::%zu more torch pin changes: see the job log or --json\n",
-			       c->n - i);
+			struct strbuf more = STRBUF_INIT;
+			strbuf_addf(&more, "::notice title=torch pins::%zu more torch pin changes: see the job log or --json\n",
+				    c->n - i);
+			out_commands(more.buf, more.len);
+			strbuf_release(&more);
 			break;
 		}
 		strbuf_addf(&title, "torch pin %s", pin_change_name(ch->kind));
@@ -287,7 +281,8 @@ static void print_annotations(const struct pin_changes *c)
 		report_esc_gh_prop(&line, title.buf);
 		strbuf_adds(&line, "::");
 		report_esc_gh_data(&line, msg.buf);
-		puts(line.buf);
+		strbuf_addch(&line, '\n');
+		out_commands(line.buf, line.len);
 		strbuf_release(&line);
 		strbuf_release(&msg);
 		strbuf_release(&title);
