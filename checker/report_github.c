@@ -23,15 +23,15 @@
 
 #include <string.h>
 
+#include "utf.h"
+
 /* Cuts `sb` to at most `max` bytes on a UTF-8 boundary, marking the cut. */
 static void cut_utf8(struct strbuf *sb, size_t max)
 {
 	size_t n;
 	if (sb->len <= max)
 		return;
-	n = max - 3;
-	while (n && ((unsigned char)sb->buf[n] & 0xc0) == 0x80)
-		n--;
+	n = utf8_cut(sb->buf, max - 3);
 	sb->len = n;
 	sb->buf[n] = '\0';
 	strbuf_adds(sb, "...");

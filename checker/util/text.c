@@ -122,8 +122,7 @@ const char *text_quote(struct strbuf *out, const char *s, size_t max)
 	if (cut > max) {
 		cut = max;
 		/* do not split a UTF-8 sequence: back up over continuation bytes */
-		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-			cut--;
+		cut = utf8_cut(s, cut);
 	}
 	if (s)
 		text_esc(out, s, cut, TEXT_ESC_WORKFLOW);
@@ -139,8 +138,8 @@ const char *text_excerpt(const char *s, size_t len, size_t max, char *buf, size_
 	int more;
 	if (!size)
 		return buf;
-	while (cut < len && cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-		cut--; /* do not split a UTF-8 sequence */
+	if (cut < len)
+		cut = utf8_cut(s, cut); /* do not split a UTF-8 sequence */
 	text_esc(&sb, s, cut, TEXT_ESC_WORKFLOW);
 	room = size - 1;
 	n = sb.len;
@@ -149,8 +148,7 @@ const char *text_excerpt(const char *s, size_t len, size_t max, char *buf, size_
 		size_t lim = room >= 3 ? room - 3 : 0;
 		if (n > lim)
 			n = lim;
-		while (n > 0 && ((unsigned char)sb.buf[n] & 0xc0) == 0x80)
-			n--;
+		n = utf8_cut(sb.buf, n);
 	}
 	memcpy(buf, sb.buf, n);
 	if (more) {

@@ -45,6 +45,17 @@ size_t utf8_len_z(const unsigned char *s);
  */
 long utf8_next(const unsigned char *s, size_t n, size_t *i);
 
+/*
+ * Where to cut s (at least n bytes long) to keep at most n bytes without
+ * splitting a UTF-8 sequence: n, or less when s[n] continues a sequence.
+ */
+static inline size_t utf8_cut(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
 /* Whether all n bytes are valid UTF-8. */
 int utf8_valid(const char *s, size_t n);
 
