@@ -19,7 +19,8 @@
  * Under GITHUB_ACTIONS=true (out.h) the text report goes inside the
  * stop-commands guard — in github format after the annotations — so no line
  * of it can act as a workflow command even if an escaping rule were missed;
- * JSON and SARIF are escaped by jsonout.h instead, and stay valid JSON. Messages to stderr pass through text_esc_line (text.h).
+ * JSON and SARIF are escaped by jsonout.h instead, and stay valid JSON.
+ * Messages to stderr pass through text_esc_line (text.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,9 @@
 
 #include "cmd.h"
 #include "os.h"
-#include "report.h"
 #include "jsonout.h"
 #include "out.h"
+#include "report.h"
 
 static void say(const char *prefix, const char *msg)
 {
