@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# survey.sh [VERSION...]: the matrix's evidence (`make wheels-survey`; not in CI).
+#
+# For every torch release PyPI serves for win_amd64 (or the VERSIONs given):
+# fetch the wheel (tests/lib/wheels.py: pip, sha256 checked against PyPI's
+# index, cached by file name + sha256), unpack its torch\lib, its top-level
+# .pyd files and version.py into a temporary folder, run
+# `torch-dll-check matrix derive --json` over it and print one line:
+#
+#   VERSION FILE sha256=… toolset=… vcruntime140_1=yes|no
+#     openmp=DLL(bundled|absent:IMPORTER+…),… runtime=DLL,…
+#
+# (one line; wrapped here). A release pip refuses prints `VERSION refused: WHY`.
+# matrix/evidence/torch-win_amd64.txt is this output, committed; the rows of
+# matrix/torch.yml cite it. WHEELS_SURVEY_DROP=1 deletes each wheel from the
+# cache after measuring it (the full sweep is ~8 GB).
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib/wheels.sh
+BIN=${TDC_BIN:-$PWD/torch-dll-check}
+PY=$(pip_python) || exit 2
+
+versions=("$@")
+[ ${#versions[@]} -gt 0 ] || mapfile -t versions < <("$PY" "$WHEELS_PY" versions torch)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for v in "${versions[@]}"; do
+	if ! whl=$(wheel_fetch torch "$v" 2>"$tmp/err"); then
+		echo "$v refused: $(grep -v '^\s*$' "$tmp/err" | tail -1 | tr -s ' ')"
+		continue
+	fi
+	rm -rf "$tmp/t"
+	"$PY" - "$whl" "$tmp/t" <<'PYEOF' || { echo "$v unreadable: $(basename "$whl")"; continue; }
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    if re.fullmatch(r"torch/(lib/[^/]+\.dll|[^/]+\.pyd|version\.py)", n, re.I):
+        z.extract(n, sys.argv[2])
+PYEOF
+	sha=$(basename "$(dirname "$whl")")
+	"$BIN" matrix derive --json "$tmp/t" >"$tmp/d.json" || { echo "$v derive failed: $(basename "$whl")"; continue; }
+	jq -r --arg v "$v" --arg f "$(basename "$whl")" --arg s "$sha" '.[0] |
+		"\($v) \($f) sha256=\($s) toolset=\(.toolset) vcruntime140_1=\(if .vcruntime140_1 then "yes" else "no" end)" +
+		" openmp=\([.openmp[] | "\(.dll)(\(if .bundled then "bundled" else "absent" end):\(.importers | join("+")))"] | if length == 0 then "none" else join(",") end)" +
+		" runtime=\(.runtime_dlls | join(","))"' "$tmp/d.json"
+	[ "${WHEELS_SURVEY_DROP:-}" = 1 ] && rm -rf "$(dirname "$whl")"
+done
