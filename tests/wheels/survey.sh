@@ -15,7 +15,7 @@
 # matrix/torch.yml cite it. WHEELS_SURVEY_DROP=1 deletes each wheel from the
 # cache after measuring it (the full sweep is ~8 GB).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 source tests/lib/wheels.sh
 BIN=${TDC_BIN:-$PWD/torch-dll-check}
 PY=$(pip_python) || exit 2
