@@ -71,6 +71,11 @@ const struct report_rule report_rules[] = {
 	  "No matrix row covers this torch version.",
 	  "The runtime requirements of this torch version are unknown to the matrix in use.",
 	  "Add a row for this version to your matrix file (see matrix/torch.yml)." },
+	{ "torch-newer-than-measured", "TorchNewerThanMeasured", "note",
+	  "This torch is newer than the newest wheel the matrix was measured on.",
+	  "The matrix's newest row is open-ended, so it covers this torch, but that row's runtime needs "
+	  "were read from older wheels (matrix derive); a newer build may need a newer toolset.",
+	  "Nothing to do; an updated torch-dll-check carries rows measured on newer wheels." },
 	{ "known-issue", "KnownIssue", "warning",
 	  "A known issue of the matrix row applies.",
 	  "The matrix records a symptom, cause and fix for this torch version, with sources.",
