@@ -60,8 +60,53 @@ rules='[.findings[] | .rule] | unique'
 bin() { J "$1" "$2" ".installs[0].binaries[] | select(.path | endswith(\"\\\\$3\")) | [.outcome,.winerror,.leaf,.chain]"; }
 D() { "$B" matrix derive --json "$(_pydir "$WORK/$1")/Lib/site-packages" | jq -c ".[0] | $2"; }
 
+# pe_same LABEL FILE...: our PE reader = llvm-readobj = pefile on every FILE
+# (imports, delay imports, exports with forwarders, version; pe_compare.py)
+pe_same() {
+	local label=$1 out
+	shift
+	if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import pefile' 2>/dev/null; then
+		skip "$label: PE reader = llvm-readobj = pefile" "python3-pefile is not installed"
+		return
+	fi
+	if out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/pe_compare.py" "$B" "$@" 2>&1); then
+		ok "$label: PE reader = llvm-readobj = pefile on all $# binaries ($(grep -o '[0-9]* exports' <<<"$out" |
+			awk '{n += $1} END {print n}') exports)"
+	else
+		not_ok "$label: PE reader = llvm-readobj = pefile"
+		grep -v '^same ' <<<"$out" | cut -c1-400 | sed 's/^/#   /' | head -10
+	fi
+}
+# pe_same_tree VERSION: every DLL in torch\lib and every .pyd of that wheel
+pe_same_tree() {
+	local sp
+	sp=$(_pydir "$WORK/$1")/Lib/site-packages/torch
+	pe_same "torch $1" "$sp"/lib/*.dll "$sp"/*.pyd
+}
+
+# ---- real Microsoft and Intel runtimes: the files, their version resources
+for r in 14.34.31931 14.40.33807 14.44.35112; do
+	if _msvc_runtime "$r" "$WORK/rt-$r" 2>"$WORK/err"; then
+		check_eq "msvc-runtime $r: msvcp140.dll's version resource (fixed, string)" "$(
+			case $r in 14.34.*) echo '["14.34.31931.0","14.34.31931.0"]' ;; 14.40.*) echo '["14.40.33810.0","14.40.33810.0"]' ;;
+			*) echo '["14.44.35211.0","14.44.35211.0"]' ;; esac)" \
+			"$("$B" pe --json --no-exports "$WORK/rt-$r"/*.data/data/Scripts/msvcp140.dll |
+				jq -c '.files[0].version | [.file_version, .strings.FileVersion]')"
+		pe_same "msvc-runtime $r" "$WORK/rt-$r"/*.data/data/Scripts/*.dll
+	else
+		skip "msvc-runtime $r" "PyPI/pip did not give msvc-runtime $r: $(tail -1 "$WORK/err")"
+	fi
+done
+mkdir -p "$WORK/iomp/Python311"
+if tree_intel_openmp "$WORK/iomp" 2024.2.1 2>"$WORK/err"; then
+	pe_same "intel-openmp 2024.2.1" "$WORK"/iomp/Python311/Library/bin/*.dll
+else
+	skip "intel-openmp 2024.2.1" "PyPI/pip did not give intel-openmp 2024.2.1: $(tail -1 "$WORK/err")"
+fi
+
 # ---- torch 2.4.0: fbgemm.dll imports MSVC's LLVM OpenMP (pytorch#131662)
 if have 2.4.0 "libomp140 trap" "libomp140 in System32"; then
+	pe_same_tree 2.4.0
 	check_eq "2.4.0: what the binaries import: libomp140 and vcomp140, not libiomp5md (though bundled)" \
 		'[["libomp140.x86_64.dll",false,["fbgemm.dll","torch_cpu.dll"]],["vcomp140.dll",false,["fbgemm.dll","torch_cpu.dll"]]]' \
 		"$(D 2.4.0 '[.openmp[] | [.dll,.bundled,.importers]]')"
@@ -86,6 +131,7 @@ fi
 
 # ---- torch 2.4.1: back to Intel's OpenMP, bundled (pytorch#130697)
 if have 2.4.1 "fixed" "vcruntime140_1 missing" "intel-openmp"; then
+	pe_same_tree 2.4.1
 	check_eq "2.4.1: imports only the bundled libiomp5md" '[["libiomp5md.dll",true,["fbgemm.dll","torch_cpu.dll"]]]' \
 		"$(D 2.4.1 '[.openmp[] | [.dll,.bundled,.importers]]')"
 	check_eq "2.4.1: every binary loads on Wine's System32" '[]' "$(J 2.4.1 2.4.1 "$failing")"
@@ -115,6 +161,7 @@ fi
 
 # ---- torch 2.9.1: toolset 14.4x, msvcp140 < 14.40 crashes DllMain (1114)
 if have 2.9.1 "msvcp140 14.34 app-local" "msvcp140 14.44 app-local"; then
+	pe_same_tree 2.9.1
 	for r in 14.34.31931 14.40.33807 14.44.35112; do
 		tree_variant "$WORK/2.9.1" "$WORK/2.9.1-$r" && PYEXE[2.9.1-$r]=${PYEXE[2.9.1]}
 		tree_applocal "$WORK/2.9.1-$r" "$r" 2>"$WORK/err" || {
@@ -136,6 +183,7 @@ fi
 
 # ---- torch 2.15.0 (newest): vcruntime140_threads.dll, in the redistributable only from 14.40
 if have 2.15.0 "Wine System32" "redist 14.34" "redist 14.44"; then
+	pe_same_tree 2.15.0
 	check_eq "2.15.0: Wine 8's System32 has no vcruntime140_threads.dll: torch_cpu fails with 126" \
 		'["missing-dll",126,"VCRUNTIME140_THREADS.dll",["torch_cpu.dll","VCRUNTIME140_THREADS.dll"]]' \
 		"$(bin 2.15.0 2.15.0 torch_cpu.dll)"
@@ -159,6 +207,7 @@ fi
 
 # ---- torch 1.7.1 (the oldest release pip accepts), Python 3.9
 if have 1.7.1 "oldest" "oldest without vcruntime140_1"; then
+	pe_same_tree 1.7.1
 	check_eq "1.7.1: every binary loads (C:\\Python39)" '[]' "$(J 1.7.1 1.7.1 "$failing")"
 	check_eq "1.7.1: toolset 14.27 and already vcruntime140_1.dll" '["14.27",true]' \
 		"$(D 1.7.1 '[.toolset,.vcruntime140_1]')"
