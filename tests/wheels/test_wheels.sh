@@ -16,6 +16,7 @@ source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/wheels/tree.sh"
+source "$TDC_REPO/tests/oracle/wine.sh"
 B=${TDC_ASAN_BIN:-$TDC_BIN}
 [ -x "$B" ] || B=$TDC_BIN
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-wheels.XXXXXX")
@@ -215,6 +216,56 @@ if have 1.7.1 "oldest" "oldest without vcruntime140_1"; then
 	PYEXE[1.7.1-no140_1]=${PYEXE[1.7.1]}
 	check_eq "1.7.1 without vcruntime140_1.dll: c10.dll fails with 126" \
 		'["missing-dll",126,"VCRUNTIME140_1.dll"]' "$(bin 1.7.1-no140_1 1.7.1-no140_1 c10.dll | jq -c '.[0:3]')"
+fi
+
+# ---- Wine's loader on the same real trees (tests/oracle): torch's procedure for
+# real, every binary's outcome against the checker's (oracle_compare.py).
+# Not compared: the .pyd. torch_python.dll's DllMain needs a real Python and the
+# tree's python3XY.dll is a stand-in whose exports are stubs, so its
+# initialisation fails (reported per DLL below as "dllmain", with Wine's line);
+# a second attempt through _C.pyd then aborts the whole process ("Key already
+# registered with the same priority: PyInterpreterHooks", c10's registry).
+# App-local Microsoft runtimes are used as what they are with
+# WINEDLLOVERRIDES=...=n: Wine would otherwise substitute its builtins.
+z() { local p=$1; echo "Z:${p//\//\\}"; }
+oracle_case() {
+	local label=$1 tree=$2 want=$3 ov=${4:-} py out rc
+	py=$(_pydir "$WORK/$tree")
+	cp "$ORACLE" "$py/oracle.exe"
+	printf '%s\n' torch --out "$(z "$WORK/$tree.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
+		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$tree.args"
+	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES${ov:+;$ov}" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$tree.out" "$WORK/$tree.err" "$py/oracle.exe" "@$(z "$WORK/$tree.args")"
+	rc=$?
+	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$tree.jsonl" ]; then
+		not_ok "$label: the oracle hung or died under Wine (status $rc)"
+		tail -3 "$WORK/$tree.err" | sed 's/^/#   /'
+		return
+	fi
+	"$B" check --root "$WORK/$tree" --python "${PYEXE[$tree]}" --json >"$WORK/$tree.check.json" 2>/dev/null
+	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/$tree.check.json" \
+		"$WORK/$tree.jsonl" "$WORK/$tree.err" 2>&1)
+	check_eq "$label: Wine's loader agrees with the checker on every torch\\lib DLL ($(grep -c '^agree' <<<"$out") agree)" \
+		"" "$(grep -v '^agree\|^dllmain' <<<"$out")"
+	check_eq "$label: DllMain failures under Wine" "$want" "$(grep '^dllmain' <<<"$out" | awk '{printf "%s ", $2}')"
+	sed 's/^/# /' <<<"$out"
+}
+if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
+	skip "Wine oracle on real wheels" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
+else
+	wine_lock "$PFX"
+	wine_start "$PFX"
+	RT_N="msvcp140,msvcp140_1,msvcp140_2,msvcp140_atomic_wait,concrt140,vcomp140=n"
+	[ -n "${PYEXE[2.4.0]:-}" ] && oracle_case "Wine, torch 2.4.0" 2.4.0 ""
+	[ -n "${PYEXE[2.4.1]:-}" ] && oracle_case "Wine, torch 2.4.1" 2.4.1 "torch_python.dll "
+	[ -n "${PYEXE[2.9.1-14.34.31931]:-}" ] && [ -d "$WORK/2.9.1-14.34.31931" ] &&
+		oracle_case "Wine, torch 2.9.1 + real app-local msvcp140 14.34 (checker: 1114)" 2.9.1-14.34.31931 \
+			"c10.dll shm.dll torch_cpu.dll torch_python.dll " "$RT_N"
+	[ -n "${PYEXE[2.9.1-14.44.35112]:-}" ] && [ -d "$WORK/2.9.1-14.44.35112" ] &&
+		oracle_case "Wine, torch 2.9.1 + real app-local msvcp140 14.44" 2.9.1-14.44.35112 "torch_python.dll " "$RT_N"
+	[ -n "${PYEXE[2.15.0]:-}" ] && oracle_case "Wine, torch 2.15.0 (no vcruntime140_threads in Wine 8)" 2.15.0 ""
+	[ -n "${PYEXE[1.7.1]:-}" ] && oracle_case "Wine, torch 1.7.1" 1.7.1 "torch_python.dll "
+	wine_stop "$PFX"
 fi
 
 # ---- matrix derive on bad input
