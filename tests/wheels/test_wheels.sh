@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016,SC2001  # a script for bash -c; sed over many lines
 # test_wheels: verdicts on REAL torch installs — the win_amd64 wheels PyPI
 # serves (tests/lib/wheels.py: fetched once, sha256 = PyPI's, cached), laid
 # out as Windows machines by tests/wheels/tree.sh, with real Microsoft

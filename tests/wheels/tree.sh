@@ -3,7 +3,8 @@
 # tests/lib/fixtures.sh and tests/lib/wheels.sh).
 #
 #   wheel_tree DIR WHEEL     C:\ in DIR: System32 = Wine's PE builtins (every
-#                            DLL Wine ships, linked, not copied), C:\PythonXY with a
+#                            DLL Wine ships, linked, not copied; or, when DIR is
+#                            a Wine prefix's drive_c, the prefix's own), C:\PythonXY with a
 #                            python.exe / pythonXY.dll stand-in exporting exactly
 #                            what the wheel's torch_python.dll and .pyd files
 #                            import (read from their import tables), python.org's
@@ -43,10 +44,13 @@ wheel_tree() {
 	[ -n "$xy" ] || { echo "tree.sh: cannot tell the Python of $whl" >&2; return 1; }
 	py=$d/Python$xy
 	sp=$py/Lib/site-packages
-	mkdir -p "$d/Windows/System32" "$sp" || return 1
-	for f in "$WINE_PE"/*.dll; do
-		ln -s "$f" "$d/Windows/System32/" || return 1
-	done
+	mkdir -p "$sp" || return 1
+	if [ ! -d "$d/windows/system32" ]; then # else: a Wine prefix's drive_c, System32 and all
+		mkdir -p "$d/Windows/System32" || return 1
+		for f in "$WINE_PE"/*.dll; do
+			ln -s "$f" "$d/Windows/System32/" || return 1
+		done
+	fi
 	python3 - "$whl" "$sp" <<'PYEOF' || return 1
 import re, sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
