@@ -36,9 +36,11 @@ DW_VERSION=1.13.2
 venv=$TDC_CACHE/venv/delvewheel-$DW_VERSION
 if [ ! -x "$venv/bin/python" ]; then
 	rm -rf "$venv.tmp.$$"
-	/usr/bin/python3 -m venv "$venv.tmp.$$" &&
-		"$venv.tmp.$$/bin/python" -m pip install -q --disable-pip-version-check "delvewheel==$DW_VERSION" &&
-		mv -T "$venv.tmp.$$" "$venv" 2>/dev/null || rm -rf "$venv.tmp.$$"
+	if /usr/bin/python3 -m venv "$venv.tmp.$$" &&
+		"$venv.tmp.$$/bin/python" -m pip install -q --disable-pip-version-check "delvewheel==$DW_VERSION"; then
+		mv -T "$venv.tmp.$$" "$venv" 2>/dev/null # another run may have won the race
+	fi
+	rm -rf "$venv.tmp.$$"
 fi
 [ -x "$venv/bin/python" ] || { echo "bench: no delvewheel venv (python3-venv, PyPI)" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/tdc-bench-wheels.XXXXXX")
