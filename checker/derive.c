@@ -196,7 +196,8 @@ static int read_folder(struct derive *d, const char *folder, const char *ext, in
 		strlist_release(&names);
 		return -1;
 	}
-	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	if (names.n) /* qsort's base may not be NULL, even for 0 items */
+		qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	for (i = 0; i < names.n && r == 0; i++) {
 		char *p;
 		struct os_stat st;
@@ -262,7 +263,8 @@ int derive_dir(struct derive *d, const char *dir, struct err *err)
 		}
 	}
 	free(lib);
-	qsort(d->runtime.v, d->runtime.n, sizeof(*d->runtime.v), cmp_str);
+	if (d->runtime.n)
+		qsort(d->runtime.v, d->runtime.n, sizeof(*d->runtime.v), cmp_str);
 	d->vcruntime140_1 = list_has(&d->runtime, "vcruntime140_1.dll");
 	return 0;
 }
