@@ -181,6 +181,14 @@ if have 2.9.1 "msvcp140 14.34 app-local" "msvcp140 14.44 app-local"; then
 				"[$(J "2.9.1-$r" "2.9.1-$r" '[.findings[] | .rule] | index("runtime-too-old") != null'),$(st "2.9.1-$r" "2.9.1-$r")]" ;;
 		esac
 	done
+	tree_variant "$WORK/2.9.1" "$WORK/2.9.1-conda" && PYEXE[2.9.1-conda]=${PYEXE[2.9.1]}
+	if tree_conda_runtime "$WORK/2.9.1-conda" 14.34.31931 2>"$WORK/err"; then
+		check_eq "2.9.1 + msvcp140 14.34 in Library\\bin (conda's layout): 1114, the copy in Library\\bin named" \
+			'[["msvcp140.dll",1114,true]]' \
+			"$(J 2.9.1-conda 2.9.1-conda '[.findings[] | select(.rule == "runtime-too-old") | [.leaf,.winerror,(.message | test("Library\\\\bin\\\\msvcp140.dll"))]]')"
+	else
+		skip "2.9.1 + conda runtime 14.34" "PyPI/pip did not give msvc-runtime 14.34.31931: $(tail -1 "$WORK/err")"
+	fi
 fi
 
 # ---- torch 2.15.0 (newest): vcruntime140_threads.dll, in the redistributable only from 14.40
@@ -235,6 +243,8 @@ oracle_case() {
 	cp "$ORACLE" "$py/oracle.exe"
 	printf '%s\n' torch --out "$(z "$WORK/$tree.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
 		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$tree.args"
+	# torch adds <prefix>\Library\bin when it exists (conda's layout, pip's intel-openmp)
+	[ -d "$py/Library/bin" ] && printf '%s\n' --dll-path "$(z "$py/Library/bin")" >>"$WORK/$tree.args"
 	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES${ov:+;$ov}" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
 		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$tree.out" "$WORK/$tree.err" "$py/oracle.exe" "@$(z "$WORK/$tree.args")"
 	rc=$?
@@ -261,6 +271,9 @@ else
 	[ -n "${PYEXE[2.4.1]:-}" ] && oracle_case "Wine, torch 2.4.1" 2.4.1 "torch_python.dll "
 	[ -n "${PYEXE[2.9.1-14.34.31931]:-}" ] && [ -d "$WORK/2.9.1-14.34.31931" ] &&
 		oracle_case "Wine, torch 2.9.1 + real app-local msvcp140 14.34 (checker: 1114)" 2.9.1-14.34.31931 \
+			"c10.dll shm.dll torch_cpu.dll torch_python.dll " "$RT_N"
+	[ -d "$WORK/2.9.1-conda/Python311/Library/bin" ] &&
+		oracle_case "Wine, torch 2.9.1 + real msvcp140 14.34 in Library\\bin (checker: 1114)" 2.9.1-conda \
 			"c10.dll shm.dll torch_cpu.dll torch_python.dll " "$RT_N"
 	[ -n "${PYEXE[2.9.1-14.44.35112]:-}" ] && [ -d "$WORK/2.9.1-14.44.35112" ] &&
 		oracle_case "Wine, torch 2.9.1 + real app-local msvcp140 14.44" 2.9.1-14.44.35112 "torch_python.dll " "$RT_N"

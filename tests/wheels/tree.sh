@@ -18,6 +18,9 @@
 #                            carry no version resource)
 #   tree_applocal DIR VER    `pip install msvc-runtime==VER`: its DLLs land next
 #                            to python.exe (the wheel's data scheme = sys.prefix)
+#   tree_conda_runtime DIR VER  a conda-style env: msvc-runtime VER's DLLs in
+#                            C:\PythonXY\Library\bin (where conda's vc14_runtime
+#                            puts them; torch adds that folder to its DLL paths)
 #   tree_intel_openmp DIR    `pip install intel-openmp`: real libiomp5md.dll & co
 #                            in C:\PythonXY\Library\bin (a torch DLL directory)
 #   tree_libomp140 DIR       a machine with Visual Studio: libomp140.x86_64.dll
@@ -103,6 +106,17 @@ tree_applocal() {
 	for f in "$t"/*.data/data/*.dll; do
 		rm -f "$py/$(basename "$f")"
 		cp "$f" "$py/"
+	done
+	rm -rf "$t"
+}
+
+tree_conda_runtime() {
+	local d=$1 t f lb
+	lb=$(_pydir "$d")/Library/bin
+	t=$(mktemp -d) && _msvc_runtime "$2" "$t" || return 3
+	mkdir -p "$lb"
+	for f in "$t"/*.data/data/Scripts/*.dll; do
+		cp "$f" "$lb/"
 	done
 	rm -rf "$t"
 }
