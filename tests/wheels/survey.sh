@@ -12,8 +12,9 @@
 #
 # (one line; wrapped here). A release pip refuses prints `VERSION refused: WHY`.
 # matrix/evidence/torch-win_amd64.txt is this output, committed; the rows of
-# matrix/torch.yml cite it. WHEELS_SURVEY_DROP=1 deletes each wheel from the
-# cache after measuring it (the full sweep is ~8 GB).
+# matrix/torch.yml cite it. WHEELS_SURVEY_DROP=1 (what `make wheels-survey`
+# sets) deletes each wheel the survey itself fetched once it is measured, so
+# the sweep (~8 GB) leaves only the wheels that were cached before.
 #
 # survey.sh --table FILE: the survey as the Markdown table of matrix/README.md.
 set -u
@@ -42,6 +43,8 @@ versions=("$@")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for v in "${versions[@]}"; do
+	had=
+	read -r f s _ < <("$PY" "$WHEELS_PY" resolve torch "$v" 2>/dev/null) && [ -f "$TDC_CACHE/pypi/$s/$f" ] && had=1
 	if ! whl=$(wheel_fetch torch "$v" 2>"$tmp/err"); then
 		echo "$v refused: $(grep -v '^\s*$' "$tmp/err" | tail -1 | tr -s ' ')"
 		continue
@@ -60,6 +63,6 @@ PYEOF
 		"\($v) \($f) sha256=\($s) toolset=\(.toolset)(\(.toolset_from)) vcruntime140_1=\(if .vcruntime140_1 then "yes" else "no" end)" +
 		" openmp=\([.openmp[] | "\(.dll)(\(if .bundled then "bundled" else "absent" end):\(.importers | join("+")))"] | if length == 0 then "none" else join(",") end)" +
 		" runtime=\(.runtime_dlls | join(","))"' "$tmp/d.json"
-	if [ "${WHEELS_SURVEY_DROP:-}" = 1 ]; then rm -rf "$(dirname "$whl")"; fi
+	if [ "${WHEELS_SURVEY_DROP:-}" = 1 ] && [ -z "$had" ]; then rm -rf "$(dirname "$whl")"; fi
 done
 exit 0
