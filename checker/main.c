@@ -27,7 +27,7 @@ static const struct command commands[] = {
 	{ "deps", cmd_deps, "the dependency tree of one binary, as the loader resolves it" },
 	{ "pe", cmd_pe, "headers, imports, exports and version of PE files" },
 	{ "inventory", cmd_inventory, "redistributables, runtime DLLs and torch installs found" },
-	{ "matrix", cmd_matrix, "lint or show the torch runtime matrix" },
+	{ "matrix", cmd_matrix, "lint, show, select or derive the torch runtime matrix" },
 	{ "pins", cmd_pins, "which torch a repository revision pins (requirements files, via git)" },
 	{ "report", cmd_report, "render a saved JSON report: text, GitHub annotations/summary/outputs, SARIF" },
 	/* hidden: started by check --confirm; its JSON lines go to the parent's pipe, never to a log */

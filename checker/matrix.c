@@ -405,7 +405,7 @@ static int get_winerror(struct lint *L, const struct ynode *map, const char *key
 	return 0;
 }
 
-static const char *const status_names[] = { "sourced", "inferred", NULL };
+static const char *const status_names[] = { "sourced", "inferred", "measured", NULL };
 static const char *const where_names[] = { "either", "system", "bundled", NULL };
 static const char *const arch_names[] = { "x64", "x86", "arm64", NULL };
 
@@ -524,6 +524,57 @@ static void get_sources(struct lint *L, const struct ynode *map, struct strlist 
 	}
 }
 
+/*
+ * evidence: the wheels a measured row was read from, "FILE sha256=HEX" with
+ * FILE a torch wheel name (its version is the torch measured) and HEX the
+ * 64-digit sha256 PyPI publishes for it.
+ */
+static void get_evidence(struct lint *L, const struct ynode *map, struct matrix_row *r)
+{
+	const struct ynode *list = get_list(L, map, "evidence", "wheel file names with their sha256", 1, &r->evidence);
+	size_t i, k;
+	char buf[128];
+	for (i = 0; i < r->evidence.n; i++) {
+		const char *s = r->evidence.v[i], *sp = strchr(s, ' '), *dash;
+		const struct ynode *it = list_item(list, i);
+		struct pep440 v;
+		int okhex = sp && !strncmp(sp, " sha256=", 8) && strlen(sp + 8) == 64;
+		for (k = 0; okhex && k < 64; k++)
+			okhex = hex_digit((unsigned char)sp[8 + k]) >= 0 && !(sp[8 + k] >= 'A' && sp[8 + k] <= 'F');
+		dash = !str_nicmp(s, "torch-", 6) ? strchr(s + 6, '-') : NULL;
+		if (!okhex || !dash || sp - s < 5 || str_nicmp(sp - 4, ".whl", 4)) {
+			lint_error(L, it->line, it->col,
+				   "evidence `%s` is not \"torch-VERSION-...whl sha256=<64 lower-case hex digits>\"",
+				   shown(it, buf, sizeof(buf)));
+			continue;
+		}
+		{
+			char *ver = xstrndup(s + 6, (size_t)(dash - (s + 6)));
+			if (pep440_parse(&v, ver, NULL) < 0)
+				lint_error(L, it->line, it->col, "evidence `%s`: `%s` is not a version",
+					   shown(it, buf, sizeof(buf)), ver);
+			else if (!r->measured_max.nrelease || pep440_cmp(&v, &r->measured_max) > 0)
+				r->measured_max = v;
+			free(ver);
+		}
+	}
+}
+
+int matrix_newest_measured(const struct matrix *m, struct pep440 *out)
+{
+	size_t i;
+	int found = 0;
+	for (i = 0; i < m->nrows; i++) {
+		const struct matrix_row *r = m->rows[i];
+		if (!r->evidence.n || !r->measured_max.nrelease)
+			continue;
+		if (!found || pep440_cmp(&r->measured_max, out) > 0)
+			*out = r->measured_max;
+		found = 1;
+	}
+	return found;
+}
+
 /* A minimum file version node (scalar) → *min. */
 static void parse_min(struct lint *L, const struct ynode *v, const char *what, struct matrix_min *min)
 {
@@ -574,8 +625,9 @@ static void check_dll_name(struct lint *L, const struct ynode *map, const char *
 /* The row-level keys, in the order of the bits in matrix_row.present. */
 static const char *const row_keys[] = { "id",      "torch",        "variant", "arch",         "status",
 					"sources", "note",         "vc_redist", "runtime_dlls", "openmp",
-					"known_issues", "merge", NULL };
-enum { RK_ID, RK_TORCH, RK_VARIANT, RK_ARCH, RK_STATUS, RK_SOURCES, RK_NOTE, RK_VC, RK_DLLS, RK_OPENMP, RK_ISSUES, RK_MERGE };
+					"known_issues", "merge", "evidence", NULL };
+enum { RK_ID, RK_TORCH, RK_VARIANT, RK_ARCH, RK_STATUS, RK_SOURCES, RK_NOTE, RK_VC, RK_DLLS, RK_OPENMP, RK_ISSUES, RK_MERGE,
+       RK_EVIDENCE };
 
 static const char *const dll_keys[] = { "name", "min_version", "where", "arch", "why", "winerror", "status", "sources",
 					NULL };
@@ -623,6 +675,7 @@ static void row_free(struct matrix_row *r)
 	pep440_spec_release(&r->torch);
 	strlist_release(&r->variants);
 	strlist_release(&r->sources);
+	strlist_release(&r->evidence);
 	free(r->note);
 	for (i = 0; i < MATRIX_NARCH; i++)
 		free(r->vc_redist[i].text);
@@ -895,6 +948,9 @@ static struct matrix_row *parse_row(struct lint *L, const struct ynode *m, unsig
 	if (e == MATRIX_SOURCED && !r->sources.n)
 		lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources` (links to issues, PRs or docs)",
 			   what);
+	get_evidence(L, m, r);
+	if (e == MATRIX_MEASURED && !r->evidence.n)
+		lint_error(L, m->line, m->col, "%s is `status: measured` but has no `evidence` (the wheels measured)", what);
 	r->note = get_str(L, m, "note", what, "text", 0);
 	parse_vc_redist(L, m, r);
 	parse_dlls(L, m, r);
@@ -1198,6 +1254,14 @@ static struct matrix_row *merge_rows(struct matrix_row *old, struct matrix_row *
 		struct strlist t = old->sources;
 		old->sources = nw->sources;
 		nw->sources = t;
+	}
+	if (nw->present & (1u << RK_EVIDENCE)) {
+		struct strlist t = old->evidence;
+		struct pep440 tv = old->measured_max;
+		old->evidence = nw->evidence;
+		old->measured_max = nw->measured_max;
+		nw->evidence = t;
+		nw->measured_max = tv;
 	}
 	if (nw->present & (1u << RK_NOTE)) {
 		char *t = old->note;
@@ -1656,6 +1720,7 @@ cJSON *matrix_row_json(const struct matrix_row *r, int full)
 	cJSON_AddItemToObject(o, "arch", arch_array(r->arch_mask));
 	cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
 	cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+	cJSON_AddItemToObject(o, "evidence", str_array(&r->evidence));
 	add_opt_str(o, "note", r->note);
 	vc = cJSON_AddObjectToObject(o, "vc_redist");
 	for (k = 0; k < MATRIX_NARCH; k++)
