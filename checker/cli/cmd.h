@@ -32,10 +32,11 @@ int cmd_inventory(int argc, char **argv);
 int cmd_matrix_lint(int argc, char **argv);
 int cmd_matrix_show(int argc, char **argv);
 int cmd_matrix_select(int argc, char **argv);
+int cmd_matrix_derive(int argc, char **argv);
 int cmd_pins(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 extern const struct cli_cmd pe_cli, deps_cli, check_cli, inventory_cli, matrix_lint_cli, matrix_show_cli,
-	matrix_select_cli, pins_cli, report_cli, confirm_helper_cli;
+	matrix_select_cli, matrix_derive_cli, pins_cli, report_cli, confirm_helper_cli;
 
 /*
  * `pins` runs in torch-dll-check-git (git_main.c) but is described here, so

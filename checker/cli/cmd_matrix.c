@@ -1,5 +1,5 @@
 /*
- * cmd_matrix: `torch-dll-check matrix lint|show|select`.
+ * cmd_matrix: `torch-dll-check matrix lint|show|select|derive`.
  *
  *   matrix lint [FILE...]      lint each FILE as a layer over the embedded default
  *                              (in order, as --matrix would apply them); with no
@@ -9,6 +9,10 @@
  *   matrix show [--json]       the effective matrix (default + --matrix layers)
  *   matrix select VERSION [--variant V] [--arch A] [--json]
  *                              the row `check` would use; exit 1 if none covers it
+ *   matrix derive [--json] DIR...
+ *                              measure a row's facts from a torch install or an
+ *                              unpacked wheel (derive.h): toolset, runtime DLLs,
+ *                              OpenMP runtimes and who imports them
  * `show` and `select` take `--matrix FILE` (repeatable) and `--no-default`.
  */
 #include <cjson/cJSON.h>
@@ -17,15 +21,18 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "derive.h"
+#include "out.h"
 #include "matrix.h"
+#include "pe.h"
 
 static void print_diags(const struct matrix_diags *d)
 {
 	size_t i;
 	for (i = 0; i < d->n; i++)
-		printf("%s:%u:%u: %s\n", d->v[i].file, d->v[i].line, d->v[i].col, d->v[i].msg);
+		out_printf("%s:%u:%u: %s\n", d->v[i].file, d->v[i].line, d->v[i].col, d->v[i].msg);
 	if (d->dropped)
-		printf("(%zu more errors not shown)\n", d->dropped);
+		out_printf("(%zu more errors not shown)\n", d->dropped);
 }
 
 const struct cli_cmd matrix_lint_cli = {
@@ -63,10 +70,10 @@ int cmd_matrix_lint(int argc, char **argv)
 	print_diags(&d);
 	nerr = d.n + d.dropped;
 	if (bad)
-		printf("matrix lint: %zu error%s\n", nerr, nerr == 1 ? "" : "s");
+		out_printf("matrix lint: %zu error%s\n", nerr, nerr == 1 ? "" : "s");
 	else
-		printf("matrix lint: %d file%s OK (%zu rows in effect)\n", args.n ? args.n : 1,
-		       (args.n ? args.n : 1) == 1 ? "" : "s", m.nrows);
+		out_printf("matrix lint: %d file%s OK (%zu rows in effect)\n", args.n ? args.n : 1,
+			   (args.n ? args.n : 1) == 1 ? "" : "s", m.nrows);
 	matrix_release(&m);
 	matrix_diags_release(&d);
 	cli_args_release(&args);
@@ -164,11 +171,7 @@ static int load_layers(struct matrix *m, const struct opts *o)
 
 static void print_json(cJSON *o)
 {
-	char *s = cJSON_Print(o);
-	if (s) {
-		puts(s);
-		free(s);
-	}
+	out_json(o);
 	cJSON_Delete(o);
 }
 
@@ -177,54 +180,54 @@ static void print_list(const char *label, const struct strlist *l)
 	size_t i;
 	if (!l->n)
 		return;
-	printf("  %s:", label);
+	out_printf("  %s:", label);
 	for (i = 0; i < l->n; i++)
-		printf(" %s", l->v[i]);
-	putchar('\n');
+		out_printf(" %s", l->v[i]);
+	out_printf("\n");
 }
 
 static void print_row(const struct matrix_row *r)
 {
 	size_t i;
 	int k;
-	printf("%s  torch %s", r->id, r->torch_text ? r->torch_text : "");
+	out_printf("%s  torch %s", r->id, r->torch_text ? r->torch_text : "");
 	if (r->variants.n) {
-		printf("  variant");
+		out_printf("  variant");
 		for (i = 0; i < r->variants.n; i++)
-			printf("%s%s", i ? "," : " ", r->variants.v[i]);
+			out_printf("%s%s", i ? "," : " ", r->variants.v[i]);
 	}
 	if (r->arch_mask) {
-		printf("  arch");
+		out_printf("  arch");
 		for (k = 0, i = 0; k < MATRIX_NARCH; k++)
 			if (r->arch_mask & (1u << k))
-				printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
+				out_printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
 	}
-	printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
+	out_printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
 	if (r->note)
-		printf("  note: %s\n", r->note);
+		out_printf("  note: %s\n", r->note);
 	for (k = 0; k < MATRIX_NARCH; k++)
 		if (r->vc_redist[k].set)
-			printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
+			out_printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
 	for (i = 0; i < r->ndlls; i++) {
 		const struct matrix_dll *d = &r->dlls[i];
-		printf("  dll %s", d->name);
+		out_printf("  dll %s", d->name);
 		if (d->min.set)
-			printf(" >= %s", d->min.text);
-		printf(" (%s", matrix_where_name(d->where));
+			out_printf(" >= %s", d->min.text);
+		out_printf(" (%s", matrix_where_name(d->where));
 		for (k = 0; k < MATRIX_NARCH; k++)
 			if (d->arch_mask & (1u << k))
-				printf(", %s", matrix_arch_name(k));
-		printf(", %s): %s\n", matrix_status_name(d->status), d->why);
+				out_printf(", %s", matrix_arch_name(k));
+		out_printf(", %s): %s\n", matrix_status_name(d->status), d->why);
 	}
 	for (i = 0; i < r->nopenmp; i++) {
 		const struct matrix_openmp *d = &r->openmp[i];
-		printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
+		out_printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
 		       d->redistributable ? "in the VC++ redistributable" : "not in the VC++ redistributable",
 		       matrix_status_name(d->status), d->provider ? ": " : "", d->provider ? d->provider : "");
 	}
 	for (i = 0; i < r->nissues; i++) {
 		const struct matrix_issue *d = &r->issues[i];
-		printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
+		out_printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
 		       d->symptom, d->cause, d->fix);
 		print_list("  sources", &d->sources);
 	}
@@ -259,13 +262,13 @@ int cmd_matrix_show(int argc, char **argv)
 			cJSON_AddItemToArray(rows, matrix_row_json(m.rows[i], 1));
 		print_json(root);
 	} else {
-		printf("matrix: %zu rows from", m.nrows);
+		out_printf("matrix: %zu rows from", m.nrows);
 		for (i = 0; i < m.files.n; i++)
-			printf("%s %s", i ? "," : "", m.files.v[i]);
-		printf("\n\n");
+			out_printf("%s %s", i ? "," : "", m.files.v[i]);
+		out_printf("\n\n");
 		for (i = 0; i < m.nrows; i++) {
 			print_row(m.rows[i]);
-			putchar('\n');
+			out_printf("\n");
 		}
 	}
 	matrix_release(&m);
@@ -320,5 +323,97 @@ int cmd_matrix_select(int argc, char **argv)
 	}
 	matrix_release(&m);
 	release_opts(&o, &args);
+	return status;
+}
+
+static void print_derive(const struct derive *d)
+{
+	size_t i, k;
+	out_printf("torch %s  (%s)\n", d->version ? d->version : "(no version.py)", d->torch_dir);
+	if (d->toolset_from)
+		out_printf("  toolset %u.%u (newest linker, %s): VC++ redistributable >= %u.%u\n", d->toolset_major,
+		       d->toolset_minor, d->toolset_from, d->toolset_major, d->toolset_minor);
+	else
+		out_printf("  toolset: no binary imports the VC++ runtime\n");
+	out_printf("  vcruntime140_1.dll: %s\n", d->vcruntime140_1 ? "imported" : "not imported");
+	out_printf("  runtime DLLs:");
+	for (i = 0; i < d->runtime.n; i++)
+		out_printf(" %s", d->runtime.v[i]);
+	out_printf("%s\n", d->runtime.n ? "" : " none");
+	for (i = 0; i < d->nopenmp; i++) {
+		out_printf("  openmp %s (%s) imported by", d->openmp[i].dll,
+		       d->openmp[i].bundled ? "bundled in torch\\lib" : "not in torch\\lib");
+		for (k = 0; k < d->openmp[i].importers.n; k++)
+			out_printf(" %s", d->openmp[i].importers.v[k]);
+		out_printf("\n");
+	}
+	if (!d->nopenmp)
+		out_printf("  openmp: none imported\n");
+	for (i = 0; i < d->nbins; i++) {
+		const struct derive_binary *b = &d->bins[i];
+		out_printf("  %-40s %-6s linker %u.%u", b->name, pe_machine_name(b->machine), b->linker_major,
+		       b->linker_minor);
+		for (k = 0; k < b->runtime.n; k++)
+			out_printf(" %s", b->runtime.v[k]);
+		for (k = 0; k < b->openmp.n; k++)
+			out_printf(" %s", b->openmp.v[k]);
+		out_printf("\n");
+	}
+}
+
+struct derive_opts {
+	int json;
+};
+
+static const struct cli_opt derive_opts[] = {
+	CLI_OPT("--json", NULL, "print JSON: one object per DIR, in an array", cli_set_flag, struct derive_opts, json),
+	CLI_END,
+};
+
+const struct cli_cmd matrix_derive_cli = {
+	.name = "matrix derive",
+	.summary = "measure what a matrix row needs from a torch install or an unpacked wheel",
+	.operands = "DIR...",
+	.min_operands = 1,
+	.max_operands = -1,
+	.opts = derive_opts,
+	.notes = "DIR holds torch\\lib, or is torch's folder. Reports the toolset (the newest linker\n"
+		 "among the binaries: the VC++ redistributable it needs), the runtime DLLs and the\n"
+		 "OpenMP DLLs imported, binary by binary.",
+	.exit_status = "0 measured, 2 a DIR could not be read (or bad usage).",
+};
+
+int cmd_matrix_derive(int argc, char **argv)
+{
+	struct derive_opts o;
+	struct cli_args args;
+	int i, r, status = EXIT_PASS;
+	cJSON *all = NULL;
+	memset(&o, 0, sizeof(o));
+	r = cli_parse(&matrix_derive_cli, argc, argv, &o, &args);
+	if (r) {
+		cli_args_release(&args);
+		return r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+	}
+	if (o.json)
+		all = cJSON_CreateArray();
+	for (i = 0; i < args.n; i++) {
+		struct derive d;
+		struct err e;
+		derive_init(&d);
+		err_clear(&e);
+		if (derive_dir(&d, args.v[i], &e) < 0) {
+			cmd_errorf("torch-dll-check: %s", e.msg);
+			status = EXIT_USAGE;
+		} else if (o.json) {
+			cJSON_AddItemToArray(all, derive_to_json(&d));
+		} else {
+			print_derive(&d);
+		}
+		derive_release(&d);
+	}
+	if (o.json)
+		print_json(all);
+	cli_args_release(&args);
 	return status;
 }

@@ -3,41 +3,39 @@
  * that decides exit statuses; library code below never exits.
  *
  * In GitHub Actions every line a step prints, on stdout or stderr, is
- * scanned for workflow commands ("::cmd::" at a line start, the legacy
- * "##[cmd]" anywhere). `check` and `report` render GitHub output themselves
- * (annotations, then raw text inside stop-commands), and `pins` runs
- * torch-dll-check-git, which does the same. Every other command prints text
- * taken from the machine or the repository (DLL names, paths, YAML keys), so
- * main wraps its whole output in ::stop-commands::TOKEN ... ::TOKEN:: with an
- * unpredictable token: nothing it prints can act as a command.
+ * scanned for workflow commands. out.h is the one mechanism against that:
+ * a command's first text line begins the stop-commands guard, JSON is
+ * escaped instead, and main ends the guard (out_finish) when the command
+ * returns — or exits 2 when the guard could not be set up.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "os.h"
+#include "out.h"
 #include "report.h"
 
 struct command {
 	const struct cli_cmd *cli; /* name, summary, options: opt.h */
 	int (*fn)(int argc, char **argv);
-	int speaks_github; /* guards its own output against workflow commands */
-	int hidden;        /* not in the help or the docs */
+	int hidden; /* not in the help or the docs */
 };
 
 /* In the order the help and docs/cli.md list them. */
 static const struct command commands[] = {
-	{ &check_cli, cmd_check, 1, 0 },
-	{ &deps_cli, cmd_deps, 0, 0 },
-	{ &pe_cli, cmd_pe, 0, 0 },
-	{ &inventory_cli, cmd_inventory, 0, 0 },
-	{ &matrix_lint_cli, cmd_matrix_lint, 0, 0 },
-	{ &matrix_show_cli, cmd_matrix_show, 0, 0 },
-	{ &matrix_select_cli, cmd_matrix_select, 0, 0 },
-	{ &pins_cli, cmd_pins, 1, 0 },
-	{ &report_cli, cmd_report, 1, 0 },
+	{ &check_cli, cmd_check, 0 },
+	{ &deps_cli, cmd_deps, 0 },
+	{ &pe_cli, cmd_pe, 0 },
+	{ &inventory_cli, cmd_inventory, 0 },
+	{ &matrix_lint_cli, cmd_matrix_lint, 0 },
+	{ &matrix_show_cli, cmd_matrix_show, 0 },
+	{ &matrix_select_cli, cmd_matrix_select, 0 },
+	{ &matrix_derive_cli, cmd_matrix_derive, 0 },
+	{ &pins_cli, cmd_pins, 0 },
+	{ &report_cli, cmd_report, 0 },
 	/* started by check --confirm; its JSON lines go to the parent's pipe, never to a log */
-	{ &confirm_helper_cli, cmd_confirm_helper, 1, 1 },
+	{ &confirm_helper_cli, cmd_confirm_helper, 1 },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -70,7 +68,10 @@ static void usage(FILE *f)
 	strbuf_adds(&sb, "\n'torch-dll-check <command> --help' describes a command's options (all of them:\n"
 			 "docs/cli.md). --version prints the version.\n"
 			 "Exit status: 0 pass, 1 findings, 2 usage or input error.\n");
-	fputs(sb.buf, f);
+	if (f == stdout)
+		out_text(sb.buf, sb.len);
+	else
+		fputs(sb.buf, f);
 	strbuf_release(&sb);
 }
 
@@ -100,34 +101,11 @@ static void markdown(void)
 	for (i = 0; i < NCOMMANDS; i++)
 		if (!commands[i].hidden)
 			cli_markdown(commands[i].cli, &sb);
-	while (sb.len && sb.buf[sb.len - 1] == '\n')
+	while (sb.len > 1 && sb.buf[sb.len - 1] == '\n' && sb.buf[sb.len - 2] == '\n')
 		sb.len--;
 	sb.buf[sb.len] = '\0';
-	puts(sb.buf);
+	out_text(sb.buf, sb.len);
 	strbuf_release(&sb);
-}
-
-/* Runs a command whose output is raw text with workflow commands suspended. */
-static int run_guarded(const struct command *c, int argc, char **argv)
-{
-	unsigned char rnd[16];
-	char token[33];
-	struct err e;
-	size_t k;
-	int rc;
-	err_clear(&e);
-	if (os_random(rnd, sizeof(rnd), &e))
-		return cmd_usage_error("cannot guard the output against workflow commands: %s", e.msg);
-	for (k = 0; k < sizeof(rnd); k++)
-		snprintf(token + 2 * k, 3, "%02x", rnd[k]);
-	printf("::stop-commands::%s\n", token);
-	fflush(stdout);
-	rc = c->fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	printf("::%s::\n", token);
-	fflush(stdout);
-	return rc;
 }
 
 /* "matrix" alone or with --help: its subcommands. */
@@ -137,7 +115,10 @@ static int group_help(const char *group, int to_stdout)
 	strbuf_addf(&sb, "usage: torch-dll-check %s <command> [options]\n\ncommands:\n", group);
 	list_commands(&sb, group, 0);
 	strbuf_addf(&sb, "\n'torch-dll-check %s <command> --help' describes a command's options.\n", group);
-	fputs(sb.buf, to_stdout ? stdout : stderr);
+	if (to_stdout)
+		out_text(sb.buf, sb.len);
+	else
+		fputs(sb.buf, stderr);
 	strbuf_release(&sb);
 	return to_stdout ? EXIT_PASS : EXIT_USAGE;
 }
@@ -161,9 +142,6 @@ static int unknown_command(const char *name)
 
 static int run(const struct command *c, int argc, char **argv)
 {
-	const char *gha = os_getenv("GITHUB_ACTIONS");
-	if (!c->speaks_github && gha && !strcmp(gha, "true"))
-		return run_guarded(c, argc, argv);
 	return c->fn(argc, argv);
 }
 
@@ -171,8 +149,14 @@ static int main_dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+	struct err e;
+	int rc;
 	os_init(&argc, &argv);
-	return main_dispatch(argc, argv);
+	rc = main_dispatch(argc, argv);
+	err_clear(&e);
+	if (out_finish(&e)) /* ends the guard the first text line began (out.h) */
+		return cmd_usage_error("%s", e.msg);
+	return rc;
 }
 
 /* argv[1] names the command (argv[2] too for a group such as `matrix lint`). */

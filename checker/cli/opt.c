@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "opt.h"
+#include "out.h"
 #include "pe.h"
 
 #define DEFAULT_PROGRAM "torch-dll-check"
@@ -163,7 +164,8 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *opts, struct
 		} else if (eq) {
 			val = eq + 1;
 		} else if (o->opt->flags & CLI_MAYBE_VALUE) {
-			val = i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL;
+			/* the next word, unless it is another option ("-" is a value: stdout) */
+			val = i + 1 < argc && (argv[i + 1][0] != '-' || !argv[i + 1][1]) ? argv[++i] : NULL;
 		} else if (i + 1 < argc) {
 			val = argv[++i];
 		} else {
@@ -244,7 +246,10 @@ void cli_help(const struct cli_cmd *c, FILE *f)
 	if (c->notes)
 		strbuf_addf(&sb, "\n%s\n", c->notes);
 	strbuf_addf(&sb, "\nExit status: %s\n", c->exit_status);
-	fputs(sb.buf, f);
+	if (f == stdout)
+		out_text(sb.buf, sb.len); /* under the workflow-command guard like all text (out.h) */
+	else
+		fputs(sb.buf, f);
 	strbuf_release(&sb);
 }
 

@@ -41,7 +41,7 @@ typedef int (*cli_set_fn)(void *dst, const char *val, struct strbuf *why);
 
 enum cli_opt_flags {
 	CLI_HIDDEN = 1,      /* parsed, never shown in --help or the docs */
-	CLI_MAYBE_VALUE = 2, /* the value is optional: taken when a next word not starting with '-' follows */
+	CLI_MAYBE_VALUE = 2, /* the value is optional: the next word unless it starts with '-' (but "-" is one) */
 };
 
 struct cli_opt {

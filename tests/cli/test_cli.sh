@@ -22,7 +22,8 @@ run() {
 
 # Every visible command, as typed, with an option of it that takes a value.
 commands=("check:--matrix:FILE" "deps:--root:DIR" "pe::" "inventory:--root:DIR" "matrix lint::"
-	"matrix show:--matrix:FILE" "matrix select:--variant:V" "pins:--repo:DIR" "report:--in:REPORT.json")
+	"matrix show:--matrix:FILE" "matrix select:--variant:V" "matrix derive::" "pins:--repo:DIR"
+	"report:--in:REPORT.json")
 
 # ---- frobnicate: one error line, no literal \n, then the Try line ----
 run frobnicate
