@@ -146,7 +146,10 @@ lint:
 clean:
 	rm -rf build dist torch-dll-check torch-dll-check-git torch-dll-check.exe torch-dll-check-git.exe
 
-.SECONDARY:
+# The unit tests' and replay drivers' objects are intermediate (pattern rules):
+# keep them. Only these: a bare `.SECONDARY:` would also stop a header that
+# was moved or deleted (an empty rule from -MP) from rebuilding what used it.
+.SECONDARY: $(patsubst %.c,build/asan/%.o,$(UNIT_SRCS) $(FUZZ_SRCS) tests/fuzz/replay.c)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
