@@ -108,9 +108,6 @@
 
 #include "os.h"
 
-#define LDR_MAX_DEPTH 64
-#define LDR_MAX_FORWARD 16
-
 struct ldr_image {
 	char *win;  /* Windows path (the cache key, compared case-insensitively) */
 	char *host;
@@ -174,6 +171,7 @@ const char *ldr_outcome_name(enum ldr_outcome o)
 	case LDR_BAD_ARCH: return "bad-arch";
 	case LDR_UNREADABLE: return "unreadable";
 	case LDR_BAD_PARAM: return "invalid-parameter";
+	case LDR_NOT_A_FILE: return "not-a-file";
 	}
 	return "?";
 }
@@ -458,6 +456,7 @@ static void node_free(struct ldr_node *n)
 	free(n->probes);
 	strlist_release(&n->missing);
 	strlist_release(&n->shadowed);
+	strlist_release(&n->order_candidates);
 	free(n->name);
 	free(n->path);
 	free(n->apiset_host);
@@ -497,13 +496,14 @@ void ldr_result_release(struct ldr_result *res)
 void ldr_node_chain(const struct ldr_node *node, struct strlist *out)
 {
 	const struct ldr_node *p;
-	size_t n = 0, i;
-	const struct ldr_node *stack[LDR_MAX_DEPTH * 2 + LDR_MAX_FORWARD + 4];
-	for (p = node; p && n < sizeof(stack) / sizeof(stack[0]); p = p->parent)
-		stack[n++] = p;
-	for (i = n; i-- > 0;) {
-		const struct ldr_node *q = stack[i];
-		strlist_push(out, q->parent ? q->name : winpath_basename(q->name));
+	size_t n = 0, i, first = out->n;
+	for (p = node; p; p = p->parent, n++)
+		strlist_push(out, p->parent ? p->name : winpath_basename(p->name));
+	/* pushed leaf first: reverse into root-first order */
+	for (i = 0; i < n / 2; i++) {
+		char *t = out->v[first + i];
+		out->v[first + i] = out->v[first + n - 1 - i];
+		out->v[first + n - 1 - i] = t;
 	}
 }
 
@@ -516,7 +516,8 @@ struct load_ctx {
 	struct ldr_module *newmods; /* mapped by this load, in order */
 	size_t nnew, anew;
 	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
-	char *fwd_keys[LDR_MAX_FORWARD + 1]; /* "path|symbol" per forwarding level: loop guard */
+	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
+	int user_dirs_reversed;     /* search the AddDllDirectory folders last-added first */
 };
 
 static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
@@ -557,6 +558,8 @@ static int loaded_before(const struct loader *ld, const char *base)
 struct search_dir {
 	char *dir;
 	const char *step;
+	const char *skip; /* why this entry is not searched (NULL: searched) */
+	const char *note; /* what to add to a "not found" probe */
 };
 
 static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step)
@@ -564,10 +567,31 @@ static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char 
 	ALLOC_GROW(*v, *n + 1, *alloc);
 	(*v)[*n].dir = winpath_normalize(dir);
 	(*v)[*n].step = step;
+	(*v)[*n].skip = NULL;
+	(*v)[*n].note = NULL;
 	(*n)++;
 }
 
-static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, struct search_dir **out)
+/*
+ * One PATH entry as the loader takes it: literally. An empty entry is
+ * ignored; quotes are part of the folder name (cmd.exe strips them, the
+ * loader does not, so a quoted entry names no folder); a relative entry
+ * is resolved against the current directory, which a static check does
+ * not know: recorded, not searched.
+ */
+static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, const char *e)
+{
+	if (!*e)
+		return;
+	add_dir(v, n, alloc, e, "PATH");
+	if (strchr(e, '"'))
+		(*v)[*n - 1].note = "the PATH entry is quoted: the loader takes the quotes as part of the folder name";
+	else if (!winpath_is_absolute(e))
+		(*v)[*n - 1].skip = "not searched: a relative PATH entry depends on the current directory";
+}
+
+static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, int user_dirs_reversed,
+			  struct search_dir **out)
 {
 	struct search_dir *v = NULL;
 	size_t n = 0, alloc = 0, i;
@@ -580,7 +604,8 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 			add_dir(&v, &n, &alloc, ld->app_dir, "APPLICATION_DIR");
 		if (flags & LDR_SEARCH_USER_DIRS)
 			for (i = 0; i < ld->user_dirs.n; i++)
-				add_dir(&v, &n, &alloc, ld->user_dirs.v[i], "USER_DIRS");
+				add_dir(&v, &n, &alloc,
+					ld->user_dirs.v[user_dirs_reversed ? ld->user_dirs.n - 1 - i : i], "USER_DIRS");
 		if (flags & LDR_SEARCH_SYSTEM32)
 			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32");
 	} else {
@@ -599,14 +624,7 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 			const char *semi = strchr(path, ';');
 			size_t len = semi ? (size_t)(semi - path) : strlen(path);
 			char *entry = xstrndup(path, len);
-			char *e = entry;
-			size_t el = strlen(e);
-			if (el >= 2 && e[0] == '"' && e[el - 1] == '"') {
-				e[el - 1] = '\0';
-				e++;
-			}
-			if (*e && winpath_is_absolute(e))
-				add_dir(&v, &n, &alloc, e, "PATH");
+			add_path_entry(&v, &n, &alloc, entry);
 			free(entry);
 			path = semi ? semi + 1 : NULL;
 		}
@@ -682,9 +700,9 @@ static int candidate_ok(struct load_ctx *c, struct ldr_node *node, const char *p
 	return 1;
 }
 
-static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags, int depth);
+static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags);
 
-static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags, int depth)
+static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags)
 {
 	struct ldr_image *im = image_get(c->ld, path);
 	node->path = xstrdup(path);
@@ -706,15 +724,46 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 		c->newmods[c->nnew].path = xstrdup(path);
 		c->nnew++;
 	}
-	expand(c, node, flags, depth);
+	expand(c, node, flags);
 }
 
 /*
- * Resolves `node->name` (a bare DLL name) imported by `importer` and, when
- * found, maps it and its static imports (depth-first).
+ * The name a DLL is searched for (docs/loader.md, "Names"): LdrLoadDll
+ * appends ".dll" when the last component has no '.' (a trailing '.' is how
+ * a caller says "no extension"), then Win32 path normalisation turns '/'
+ * into '\\' and drops trailing dots and spaces of the last component, so
+ * "plaindep2." is the file "plaindep2" and "dep.dll " the file "dep.dll".
+ * A "\\?\\" name skips Win32 normalisation: the prefix is dropped and
+ * the rest is taken as it is.
+ */
+char *ldr_dll_name_normalize(const char *name)
+{
+	char *n, *base;
+	size_t len;
+	if (!strncmp(name, "\\\\?\\", 4))
+		return xstrdup(name + 4);
+	n = xstrdup(name);
+	for (base = n; *base; base++)
+		if (*base == '/')
+			*base = '\\';
+	base = (char *)winpath_basename(n);
+	if (!strchr(base, '.')) {
+		char *withext = xasprintf("%s.dll", n);
+		free(n);
+		return withext;
+	}
+	len = strlen(base);
+	while (len && (base[len - 1] == '.' || base[len - 1] == ' '))
+		base[--len] = '\0';
+	return n;
+}
+
+/*
+ * Resolves `node->name` (a DLL name, or a path) imported by `importer` and,
+ * when found, maps it and its static imports (depth-first).
  */
 static void resolve(struct load_ctx *c, struct ldr_node *node, const char *importer_path, unsigned flags,
-		    const char *dll_dir, int depth)
+		    const char *dll_dir)
 {
 	struct loader *ld = c->ld;
 	const char *name = node->name;
@@ -724,16 +773,30 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 	int saw_wrong_arch = 0;
 	char *found = NULL;
 
-	/* a name without an extension gets ".dll", as LdrLoadDll does */
-	if (!strchr(winpath_basename(name), '.')) {
-		char *withext = xasprintf("%s.dll", name);
+	{
+		char *norm = ldr_dll_name_normalize(name);
 		free(node->name);
-		node->name = withext;
+		node->name = norm;
 		name = node->name;
 	}
-	if (depth > LDR_MAX_DEPTH) {
-		node->detail = xstrdup("import chain deeper than 64 levels");
-		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	/* a dependency named by full path is loaded from there, no search */
+	if (winpath_is_absolute(name)) {
+		char *dir = winpath_dirname(name), *p = NULL;
+		node->via = "full path";
+		if (!view_find_file(ld->view, dir, winpath_basename(name), &p)) {
+			probe_add(node, name, "full path", "not found");
+			set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+		} else {
+			int ok = candidate_ok(c, node, p, "full path", 0, &saw_wrong_arch);
+			if (ok == 1) {
+				map_found(c, node, p, flags);
+			} else {
+				node->path = xstrdup(p);
+				set_fail(c, node, ok < 0 ? LDR_UNREADABLE : LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+			}
+		}
+		free(p);
+		free(dir);
 		return;
 	}
 
@@ -785,7 +848,7 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 		node->via = "KnownDLLs";
 		if (view_find_file(ld->view, sysdir(ld), name, &p)) {
 			probe_add(node, p, "KnownDLLs", "found");
-			map_found(c, node, p, flags, depth);
+			map_found(c, node, p, flags);
 			free(p);
 			return;
 		}
@@ -804,20 +867,32 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 	}
 
 	/* 4. the search path */
-	ndirs = search_dirs(ld, flags, dll_dir, &dirs);
+	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_reversed, &dirs);
 	for (i = 0; i < ndirs; i++) {
 		char *p = NULL;
-		if (!view_find_file(ld->view, dirs[i].dir, name, &p)) {
+		if (dirs[i].skip || !view_find_file(ld->view, dirs[i].dir, name, &p)) {
 			char *tried = winpath_join(dirs[i].dir, name);
 			if (!found)
-				probe_add(node, tried, dirs[i].step, "not found");
+				probe_add(node, tried, dirs[i].step, "%s%s%s%s",
+					  dirs[i].skip ? dirs[i].skip : "not found", dirs[i].note ? " (" : "",
+					  dirs[i].note ? dirs[i].note : "", dirs[i].note ? ")" : "");
 			free(tried);
 			continue;
 		}
 		if (found) {
 			/* a later copy the winner shadows */
-			if (str_icmp(found, p))
+			if (str_icmp(found, p)) {
 				strlist_push(&node->shadowed, p);
+				/* two AddDllDirectory folders: Microsoft leaves their order unspecified */
+				if (!strcmp(dirs[i].step, "USER_DIRS") && node->via && !strcmp(node->via, "USER_DIRS")) {
+					if (!node->order_candidates.n)
+						strlist_push(&node->order_candidates, found);
+					strlist_push(&node->order_candidates, p);
+					c->res->order_ambiguous = 1;
+					if (!c->res->ambiguous_node)
+						c->res->ambiguous_node = node;
+				}
+			}
 			free(p);
 			continue;
 		}
@@ -839,7 +914,7 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 	}
 	free_dirs(dirs, ndirs);
 	if (found) {
-		map_found(c, node, found, flags, depth);
+		map_found(c, node, found, flags);
 		free(found);
 		return;
 	}
@@ -859,7 +934,7 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 }
 
 /* Maps the static (and delay) imports of a found module. */
-static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags, int depth)
+static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 {
 	struct ldr_image *im = image_get(c->ld, node->path);
 	const struct pe_image *img = im->img;
@@ -876,13 +951,13 @@ static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags, in
 		struct ldr_node *kid = node_new(img->imports[i].dll, node);
 		kid->delay = node->delay;
 		kid->forwarder = 0;
-		resolve(c, kid, node->path, dep_flags, dll_dir, depth + 1);
+		resolve(c, kid, node->path, dep_flags, dll_dir);
 	}
 	for (i = 0; i < img->ndelay_imports; i++) {
 		struct ldr_node *kid = node_new(img->delay_imports[i].dll, node);
 		kid->delay = 1;
 		/* the delay-load helper calls LoadLibraryExA(name, NULL, 0) */
-		resolve(c, kid, node->path, 0, NULL, depth + 1);
+		resolve(c, kid, node->path, 0, NULL);
 	}
 	free(dir);
 }
@@ -925,14 +1000,10 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 		char *dll, *target, *key;
 		struct ldr_node *fw;
 		size_t k;
-		int loop = level >= LDR_MAX_FORWARD, lv, ret;
-		key = xasprintf("%s|%s", exp_node->path, by_ordinal ? "#" : fname);
-		if (by_ordinal) {
-			free(key);
-			key = xasprintf("%s|#%u", exp_node->path, ordinal);
-		}
-		for (lv = 0; lv < level && !loop; lv++)
-			loop = c->fwd_keys[lv] && !str_icmp(c->fwd_keys[lv], key);
+		int loop, ret;
+		key = by_ordinal ? xasprintf("%s|#%u", exp_node->path, ordinal) : xasprintf("%s|%s", exp_node->path, fname);
+		/* a loop is the same module and symbol again while it is being followed: no depth limit */
+		loop = strlist_has_icase(&c->fwd_keys, key);
 		if (!dot || loop) {
 			char *sym = by_ordinal ? xasprintf("#%u", ordinal) : xstrdup(fname);
 			strlist_push(&exp_node->missing, sym);
@@ -943,7 +1014,7 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 			free(key);
 			return 0;
 		}
-		c->fwd_keys[level] = key;
+		strlist_push_owned(&c->fwd_keys, key);
 		dll = xstrndup(ex.forwarder, (size_t)(dot - ex.forwarder));
 		target = str_iendswith(dll, ".dll") ? xstrdup(dll) : xasprintf("%s.dll", dll);
 		free(dll);
@@ -958,7 +1029,7 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 			fw->forwarder = 1;
 			fw->delay = exp_node->delay;
 			resolve(c, fw, exp_node->path, c->res->flags, c->ld->dld_mode == LDR_DLD_TOP ?
-				c->top_dir : dir, 0);
+				c->top_dir : dir);
 			free(dir);
 			/* a module this forwarder brought in needs its own imports snapped */
 			if (fw->path && !fw->dup && fw->outcome == LDR_LOADS)
@@ -976,8 +1047,8 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 				ret = find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1);
 			}
 		}
-		c->fwd_keys[level] = NULL;
-		free(key);
+		/* pop this level's key (the list is a stack) */
+		free(c->fwd_keys.v[--c->fwd_keys.n]);
 		return ret;
 	}
 	return 1;
@@ -1017,18 +1088,38 @@ static int tree_has_failure(const struct ldr_result *res)
 	return res->winerror != 0;
 }
 
-int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, struct err *err)
+/* The path given to LoadLibraryExW as the loader opens it (see ldr_dll_name_normalize). */
+static char *root_name_normalize(const char *name)
+{
+	char *n, *r;
+	if (!strncmp(name, "\\\\?\\", 4))
+		return xstrdup(name + 4);
+	n = winpath_normalize(name);
+	if (!winpath_is_absolute(n))
+		return n;
+	r = ldr_dll_name_normalize(n);
+	free(n);
+	return r;
+}
+
+/*
+ * One LoadLibraryExW. `reversed`: the AddDllDirectory folders are searched
+ * last-added first. `commit`: a successful load's modules join the
+ * loaded-module list (off for the second evaluation of an ambiguous order).
+ */
+static void load_once(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, int reversed,
+		      int commit)
 {
 	struct load_ctx c;
 	struct ldr_node *root;
-	char *norm = winpath_normalize(name);
+	char *norm = root_name_normalize(name);
 	size_t i;
 
-	(void)err;
 	memset(res, 0, sizeof(*res));
 	memset(&c, 0, sizeof(c));
 	c.ld = ld;
 	c.res = res;
+	c.user_dirs_reversed = reversed;
 	res->flags = flags;
 	root = res->root = node_new(norm, NULL);
 
@@ -1041,9 +1132,9 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 			res->outcome = LDR_BAD_PARAM;
 			res->leaf = root;
 			free(norm);
-			return 0;
+			return;
 		}
-		resolve(&c, root, NULL, flags, NULL, 0);
+		resolve(&c, root, NULL, flags, NULL);
 	} else {
 		char *dir = winpath_dirname(norm);
 		const char *base = winpath_basename(norm);
@@ -1060,17 +1151,24 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 				root->dup = 1;
 				free(dir);
 				free(norm);
-				return 0;
+				return;
 			}
 		}
 		if (!view_find_file(ld->view, dir, base, &p)) {
-			probe_add(root, norm, "full path", "not found");
-			set_fail(&c, root, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+			if (view_is_dir(ld->view, norm)) {
+				/* NtOpenFile on a folder: STATUS_FILE_IS_A_DIRECTORY, ERROR_ACCESS_DENIED */
+				probe_add(root, norm, "full path", "a folder, not a file");
+				root->detail = xasprintf("%s is a folder", norm);
+				set_fail(&c, root, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
+			} else {
+				probe_add(root, norm, "full path", "not found");
+				set_fail(&c, root, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+			}
 		} else {
 			int ok = candidate_ok(&c, root, p, "full path", 1, &wrong);
 			root->via = "full path";
 			if (ok == 1) {
-				map_found(&c, root, p, flags, 0);
+				map_found(&c, root, p, flags);
 			} else {
 				root->path = xstrdup(p);
 				if (ok == -2) {
@@ -1096,7 +1194,7 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 
 	/* commit or discard what this load mapped */
 	for (i = 0; i < c.nnew; i++) {
-		if (!res->winerror) {
+		if (!res->winerror && commit) {
 			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
 			ld->mods[ld->nmods++] = c.newmods[i];
 		} else {
@@ -1106,6 +1204,30 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 	}
 	free(c.newmods);
 	strlist_release(&c.delay_seen);
+	strlist_release(&c.fwd_keys);
 	free(norm);
+}
+
+int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, struct err *err)
+{
+	(void)err;
+	/*
+	 * Microsoft documents no order among AddDllDirectory folders: when two
+	 * hold a DLL this load needs, evaluate it again with the folders in the
+	 * opposite order (first-added and last-added first are the two orders
+	 * an implementation keeps; Wine takes the last added) and say whether
+	 * the verdict depends on it. The process state follows the first.
+	 */
+	load_once(ld, name, flags, res, 0, 1);
+	if (res->order_ambiguous && ld->user_dirs.n > 1) {
+		struct ldr_result alt;
+		load_once(ld, name, flags, &alt, 1, 0);
+		if (alt.winerror != res->winerror || (alt.winerror && alt.outcome != res->outcome)) {
+			res->order_dependent = 1;
+			res->alt_winerror = alt.winerror;
+			res->alt_outcome = alt.outcome;
+		}
+		ldr_result_release(&alt);
+	}
 	return 0;
 }
