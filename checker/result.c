@@ -197,6 +197,13 @@ static void binary_failure(cJSON *report, const struct torch_run *run, const str
 				"quarantine leaves)",
 				lname);
 		break;
+	case LDR_NOT_A_FILE:
+		title = xasprintf("%s is a folder, not a DLL", bin);
+		msg = xasprintf("WinError %d: torch's glob(\"*.dll\") matches folders too, and LoadLibraryExW "
+				"cannot open a folder.",
+				b->winerror);
+		fix = xasprintf("remove or rename the folder %s", b->path);
+		break;
 	default:
 		title = xasprintf("%s cannot load (WinError %d)", bin, b->winerror);
 		msg = xasprintf("WinError %d: %s", b->winerror, winerror_text(b->winerror));
@@ -209,6 +216,34 @@ static void binary_failure(cJSON *report, const struct torch_run *run, const str
 	free(msg);
 	free(fix);
 	free(chain);
+}
+
+/*
+ * A binary whose verdict depends on the unspecified order of two
+ * AddDllDirectory folders: both outcomes and both candidates, no guess.
+ */
+static void order_dependent_finding(cJSON *report, const struct torch_run *run, const struct torch_binary *b)
+{
+	const struct ldr_node *an = b->res.ambiguous_node;
+	const char *bin = winpath_basename(b->path), *dll = an ? an->name : "a DLL";
+	struct strbuf sb = STRBUF_INIT;
+	char *title, *msg, *fix;
+	size_t k;
+	for (k = 0; an && k < an->order_candidates.n; k++)
+		strbuf_addf(&sb, "%s%s", k ? " and " : "", an->order_candidates.v[k]);
+	title = xasprintf("%s: whether it loads depends on which copy of %s Windows takes", bin, dll);
+	msg = xasprintf("%s is in two folders torch adds with AddDllDirectory (%s), and Microsoft leaves the "
+			"search order of such folders unspecified. In the order they were added the load gives "
+			"WinError %d (%s); in the other order WinError %d (%s).",
+			dll, strbuf_str(&sb), b->res.winerror, ldr_outcome_name(b->res.outcome), b->res.alt_winerror,
+			ldr_outcome_name(b->res.alt_outcome));
+	fix = xasprintf("keep one copy of %s in torch's dll_paths folders (remove the one that does not fit)", dll);
+	result_add_finding(report, "order-dependent", "warning", 0, title, msg, fix, run->torch_dir, b->path, dll,
+			   chain_json(an), result_probes_json(an));
+	free(title);
+	free(msg);
+	free(fix);
+	strbuf_release(&sb);
 }
 
 /* Nodes found through PATH in a tree (what a loads-via-path binary depends on). */
@@ -232,8 +267,10 @@ static void collect_shadows(cJSON *report, struct loader *ld, const struct torch
 		for (i = 0; i < n->shadowed.n; i++) {
 			const char *lv = loader_file_version(ld, n->shadowed.v[i]);
 			if (lv && (!wv || result_version_cmp(lv, wv) > 0)) {
-				char *title = xasprintf("%s: the copy that loads (%s) is older than %s", n->name,
-							wv ? wv : "no version", lv);
+				/* without a version resource the winner's age is unknown, not "older" */
+				char *title = wv ? xasprintf("%s: the copy that loads (%s) is older than %s", n->name, wv, lv)
+						 : xasprintf("%s: the copy that loads has no version; it shadows %s", n->name,
+							     lv);
 				char *msg = xasprintf("%s (file version %s) is found first on the search path (%s) and "
 						      "wins over %s (file version %s).",
 						      n->path, wv ? wv : "unknown", n->via ? n->via : "?",
@@ -285,6 +322,41 @@ static void delay_warnings(cJSON *report, const struct torch_run *run, const str
 				   result_probes_json(w->node));
 		free(title);
 		free(msg);
+	}
+}
+
+/*
+ * PATH entries the loader does not use as the user may think: a quoted one
+ * (the loader takes the quotes literally; only cmd.exe strips them) and a
+ * relative one (resolved against the current directory, unknown here).
+ */
+static void path_entry_findings(cJSON *report, const struct torch_run *run)
+{
+	const char *p = run->saved_path;
+	while (p && *p) {
+		const char *semi = strchr(p, ';');
+		char *e = semi ? xstrndup(p, (size_t)(semi - p)) : xstrdup(p);
+		if (*e && strchr(e, '"')) {
+			char *title = xasprintf("PATH entry %s is quoted: the DLL loader never searches it", e);
+			result_add_finding(report, "path-entry", "warning", 0, title,
+					   "LoadLibrary takes PATH entries literally; the quotes become part of the "
+					   "folder name, so no DLL is ever found there (cmd.exe strips quotes, the "
+					   "loader does not).",
+					   "remove the quotes from the PATH entry", run->torch_dir, NULL, NULL, NULL,
+					   NULL);
+			free(title);
+		} else if (*e && !winpath_is_absolute(e)) {
+			char *title = xasprintf("PATH entry %s is relative: not searched by this check", e);
+			result_add_finding(report, "path-entry", "note", 0, title,
+					   "The loader resolves a relative PATH entry against the process's current "
+					   "directory, which a static check does not know: DLLs there were not "
+					   "considered, and whether Windows finds them depends on where python is "
+					   "started.",
+					   "use a full path in PATH", run->torch_dir, NULL, NULL, NULL, NULL);
+			free(title);
+		}
+		free(e);
+		p = semi ? semi + 1 : NULL;
 	}
 }
 
@@ -368,7 +440,21 @@ cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run 
 		}
 		cJSON_AddItemToArray(bins, o);
 
-		if (b->winerror) {
+		if (b->res.order_ambiguous) {
+			const struct ldr_node *an = b->res.ambiguous_node;
+			cJSON *od = cJSON_AddObjectToObject(o, "order_dependent");
+			cJSON *cands = cJSON_AddArrayToObject(od, "candidates");
+			size_t k;
+			cJSON_AddStringToObject(od, "dll", an ? an->name : "?");
+			for (k = 0; an && k < an->order_candidates.n; k++)
+				cJSON_AddItemToArray(cands, cJSON_CreateString(an->order_candidates.v[k]));
+			cJSON_AddBoolToObject(od, "verdict_differs", b->res.order_dependent);
+			cJSON_AddNumberToObject(od, "winerror_other_order", b->res.order_dependent ? b->res.alt_winerror
+												  : b->winerror);
+		}
+		if (b->res.order_dependent) {
+			order_dependent_finding(report, run, b);
+		} else if (b->winerror) {
 			failing++;
 			binary_failure(report, run, b, arch);
 		} else if (b->stage == TORCH_STAGE_PATH_FALLBACK) {
@@ -416,6 +502,7 @@ cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run 
 			free(fix);
 		}
 	}
+	path_entry_findings(report, run);
 	/* shadowing anywhere the process resolved a DLL */
 	collect_shadows(report, run->ld, run, run->python_res.root, &seen);
 	for (i = 0; i < 3; i++)
