@@ -120,6 +120,11 @@ struct ldr_image {
 struct ldr_module {
 	char *base; /* base name as it exists */
 	char *path; /* Windows path */
+	/* loaded by a load whose verdict depends on the AddDllDirectory order (then: the other verdict) */
+	int order_dependent, alt_winerror;
+	enum ldr_outcome alt_outcome;
+	struct strlist order_candidates;
+	char *order_dll;
 };
 
 struct loader {
@@ -297,6 +302,8 @@ void loader_free(struct loader *ld)
 	for (i = 0; i < ld->nmods; i++) {
 		free(ld->mods[i].base);
 		free(ld->mods[i].path);
+		strlist_release(&ld->mods[i].order_candidates);
+		free(ld->mods[i].order_dll);
 	}
 	free(ld->mods);
 	for (i = 0; i < ld->nimages; i++) {
@@ -520,12 +527,21 @@ struct load_ctx {
 	int user_dirs_reversed;     /* search the AddDllDirectory folders last-added first */
 };
 
-static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
+static const struct ldr_module *find_loaded_module(const struct loader *ld, const char *base)
 {
 	size_t i;
 	for (i = 0; i < ld->nmods; i++)
 		if (!str_icmp(ld->mods[i].base, base))
-			return ld->mods[i].path;
+			return &ld->mods[i];
+	return NULL;
+}
+
+static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
+{
+	size_t i;
+	const struct ldr_module *m = find_loaded_module(ld, base);
+	if (m)
+		return m->path;
 	for (i = 0; c && i < c->nnew; i++)
 		if (!str_icmp(c->newmods[i].base, base))
 			return c->newmods[i].path;
@@ -720,6 +736,7 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 		strlist_push(&c->delay_seen, path);
 	} else {
 		ALLOC_GROW(c->newmods, c->nnew + 1, c->anew);
+		memset(&c->newmods[c->nnew], 0, sizeof(c->newmods[c->nnew]));
 		c->newmods[c->nnew].base = xstrdup(winpath_basename(path));
 		c->newmods[c->nnew].path = xstrdup(path);
 		c->nnew++;
@@ -833,6 +850,21 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 		node->path = xstrdup(loaded);
 		node->preloaded = loaded_before(ld, name);
 		node->dup = 1;
+		{
+			/* a module whose own load was order-dependent: so is every load that uses it */
+			const struct ldr_module *m = find_loaded_module(ld, name);
+			if (m && m->order_dependent && !c->res->order_dependent) {
+				c->res->order_ambiguous = c->res->order_dependent = 1;
+				c->res->alt_winerror = m->alt_winerror;
+				c->res->alt_outcome = m->alt_outcome;
+				strlist_copy(&node->order_candidates, &m->order_candidates);
+				free(node->detail);
+				node->detail = xasprintf("loaded earlier by a load that depends on which copy of %s "
+							 "Windows takes", m->order_dll);
+				if (!c->res->ambiguous_node)
+					c->res->ambiguous_node = node;
+			}
+		}
 		{
 			struct ldr_image *im = image_get(ld, loaded);
 			node->machine = im->img ? im->img->machine : 0;
@@ -1102,13 +1134,38 @@ static char *root_name_normalize(const char *name)
 	return r;
 }
 
+/* What one load mapped, to be committed to the loaded-module list or dropped. */
+struct ldr_pending {
+	struct ldr_module *mods;
+	size_t n;
+};
+
+static void pending_settle(struct loader *ld, struct ldr_pending *p, int commit)
+{
+	size_t i;
+	for (i = 0; i < p->n; i++) {
+		if (commit) {
+			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
+			ld->mods[ld->nmods++] = p->mods[i];
+		} else {
+			free(p->mods[i].base);
+			free(p->mods[i].path);
+			strlist_release(&p->mods[i].order_candidates);
+			free(p->mods[i].order_dll);
+		}
+	}
+	free(p->mods);
+	p->mods = NULL;
+	p->n = 0;
+}
+
 /*
- * One LoadLibraryExW. `reversed`: the AddDllDirectory folders are searched
- * last-added first. `commit`: a successful load's modules join the
- * loaded-module list (off for the second evaluation of an ambiguous order).
+ * One LoadLibraryExW, without touching the loaded-module list: what it
+ * mapped is handed back in *pend. `reversed`: the AddDllDirectory folders
+ * are searched last-added first.
  */
 static void load_once(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, int reversed,
-		      int commit)
+		      struct ldr_pending *pend)
 {
 	struct load_ctx c;
 	struct ldr_node *root;
@@ -1192,17 +1249,8 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	if (!winpath_is_absolute(norm) && !tree_has_failure(res))
 		snap_node(&c, root);
 
-	/* commit or discard what this load mapped */
-	for (i = 0; i < c.nnew; i++) {
-		if (!res->winerror && commit) {
-			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
-			ld->mods[ld->nmods++] = c.newmods[i];
-		} else {
-			free(c.newmods[i].base);
-			free(c.newmods[i].path);
-		}
-	}
-	free(c.newmods);
+	pend->mods = c.newmods;
+	pend->n = c.nnew;
 	strlist_release(&c.delay_seen);
 	strlist_release(&c.fwd_keys);
 	free(norm);
@@ -1218,10 +1266,12 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 	 * an implementation keeps; Wine takes the last added) and say whether
 	 * the verdict depends on it. The process state follows the first.
 	 */
-	load_once(ld, name, flags, res, 0, 1);
+	struct ldr_pending pend = { NULL, 0 }, alt_pend = { NULL, 0 };
+	load_once(ld, name, flags, res, 0, &pend);
 	if (res->order_ambiguous && ld->user_dirs.n > 1) {
 		struct ldr_result alt;
-		load_once(ld, name, flags, &alt, 1, 0);
+		load_once(ld, name, flags, &alt, 1, &alt_pend);
+		pending_settle(ld, &alt_pend, 0);
 		if (alt.winerror != res->winerror || (alt.winerror && alt.outcome != res->outcome)) {
 			res->order_dependent = 1;
 			res->alt_winerror = alt.winerror;
@@ -1229,5 +1279,19 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 		}
 		ldr_result_release(&alt);
 	}
+	if (res->order_dependent) {
+		size_t i;
+		const struct ldr_node *an = res->ambiguous_node;
+		for (i = 0; i < pend.n; i++) {
+			pend.mods[i].order_dependent = 1;
+			pend.mods[i].alt_winerror = res->alt_winerror;
+			pend.mods[i].alt_outcome = res->alt_outcome;
+			if (an)
+				strlist_copy(&pend.mods[i].order_candidates, &an->order_candidates);
+			pend.mods[i].order_dll = xstrdup(an ? an->name : "a DLL");
+		}
+	}
+	/* a failed load leaves nothing loaded */
+	pending_settle(ld, &pend, !res->winerror);
 	return 0;
 }

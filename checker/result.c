@@ -218,6 +218,14 @@ static void binary_failure(cJSON *report, const struct torch_run *run, const str
 	free(chain);
 }
 
+/* The DLL two AddDllDirectory folders both hold (the node may be a module loaded because of it). */
+static const char *ambiguous_dll(const struct ldr_node *an)
+{
+	if (an && an->order_candidates.n)
+		return winpath_basename(an->order_candidates.v[0]);
+	return an ? an->name : "a DLL";
+}
+
 /*
  * A binary whose verdict depends on the unspecified order of two
  * AddDllDirectory folders: both outcomes and both candidates, no guess.
@@ -225,7 +233,7 @@ static void binary_failure(cJSON *report, const struct torch_run *run, const str
 static void order_dependent_finding(cJSON *report, const struct torch_run *run, const struct torch_binary *b)
 {
 	const struct ldr_node *an = b->res.ambiguous_node;
-	const char *bin = winpath_basename(b->path), *dll = an ? an->name : "a DLL";
+	const char *bin = winpath_basename(b->path), *dll = ambiguous_dll(an);
 	struct strbuf sb = STRBUF_INIT;
 	char *title, *msg, *fix;
 	size_t k;
@@ -445,7 +453,7 @@ cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run 
 			cJSON *od = cJSON_AddObjectToObject(o, "order_dependent");
 			cJSON *cands = cJSON_AddArrayToObject(od, "candidates");
 			size_t k;
-			cJSON_AddStringToObject(od, "dll", an ? an->name : "?");
+			cJSON_AddStringToObject(od, "dll", ambiguous_dll(an));
 			for (k = 0; an && k < an->order_candidates.n; k++)
 				cJSON_AddItemToArray(cands, cJSON_CreateString(an->order_candidates.v[k]));
 			cJSON_AddBoolToObject(od, "verdict_differs", b->res.order_dependent);
