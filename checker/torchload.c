@@ -484,23 +484,44 @@ static void extension_suffixes(struct torch_run *run)
 	strlist_pushf(&run->ext_suffixes, "%s.pyd", d);
 }
 
-/* The rank of `name`'s suffix in EXTENSION_SUFFIXES (the module is the text before the first '.'), -1 if none. */
-static int suffix_rank(const struct torch_run *run, const char *name)
+/*
+ * Whether file `name` is module + `suffix` as FileFinder sees it on
+ * Windows: its cache keeps the text before the first '.' as written and
+ * lower-cases the rest, so the part of the suffix before its '.' ("_d" of a
+ * debug build) matches exactly and the rest in any case. *mlen: the
+ * module name's length (a module name holds no '.').
+ */
+static int has_suffix(const char *name, const char *suffix, size_t *mlen)
 {
-	const char *dot = strchr(name, '.');
+	size_t n = strlen(name), sn = strlen(suffix);
+	const char *dot = strchr(name, '.'), *sdot = strchr(suffix, '.');
+	size_t pre = sdot ? (size_t)(sdot - suffix) : sn;
+	if (!dot || !sdot || n <= sn || (size_t)(dot - name) != n - sn + pre)
+		return 0;
+	if (strncmp(name + n - sn, suffix, pre) || str_icmp(dot, sdot))
+		return 0;
+	*mlen = n - sn;
+	return 1;
+}
+
+/* The rank of `name`'s suffix in EXTENSION_SUFFIXES, -1 if none; *mlen the module name's length. */
+static int suffix_rank(const struct torch_run *run, const char *name, size_t *mlen)
+{
 	size_t i;
-	if (!dot || dot == name)
-		return -1;
 	for (i = 0; i < run->ext_suffixes.n; i++)
-		if (!str_icmp(dot, run->ext_suffixes.v[i]))
+		if (has_suffix(name, run->ext_suffixes.v[i], mlen))
 			return (int)i;
-	if (!run->python_tag && str_iendswith(dot, ".pyd")) {
+	if (!run->python_tag) {
 		/* unknown interpreter: ".cpXY[t]-<platform>.pyd" of any XY */
+		const char *dot = strchr(name, '.');
 		char *want = xasprintf("-%s.pyd", platform_tag(run->machine));
-		int ok = !str_nicmp(dot, ".cp", 3) && str_iendswith(dot, want) &&
+		int ok = dot && dot != name && !str_nicmp(dot, ".cp", 3) && str_iendswith(dot, want) &&
 			 strchr(dot + 1, '.') == dot + strlen(dot) - 4; /* one tag, then ".pyd" */
 		free(want);
-		return ok ? 0 : -1;
+		if (ok) {
+			*mlen = (size_t)(dot - name);
+			return 0;
+		}
 	}
 	return -1;
 }
@@ -510,12 +531,12 @@ static int is_package_dir(const struct torch_run *run, struct view *v, const cha
 {
 	char *pkg = xasprintf("%s\\%s", dir, module);
 	struct strlist names = STRLIST_INIT;
-	size_t i;
+	size_t i, ml;
 	int r = 0;
 	if (view_is_dir(v, pkg) && view_list_dir(v, pkg, &names, NULL) == 0)
 		for (i = 0; i < names.n && !r; i++)
-			r = !str_nicmp(names.v[i], "__init__.", 9) &&
-			    (suffix_rank(run, names.v[i]) >= 0 || !str_icmp(names.v[i] + 8, ".py") ||
+			r = !strncmp(names.v[i], "__init__", 8) &&
+			    ((suffix_rank(run, names.v[i], &ml) >= 0 && ml == 8) || !str_icmp(names.v[i] + 8, ".py") ||
 			     !str_icmp(names.v[i] + 8, ".pyc"));
 	strlist_release(&names);
 	free(pkg);
@@ -571,17 +592,16 @@ static void collect_pyds(struct torch_run *run, struct view *v, const char *dir,
 		return;
 	}
 	for (i = 0; i < names.n; i++) {
-		int rank = suffix_rank(run, names.v[i]);
+		size_t mlen = 0, ml2 = 0;
+		int rank = suffix_rank(run, names.v[i], &mlen);
 		char *p = winpath_join(dir, names.v[i]);
-		if (rank >= 0 && view_is_file(v, p)) {
+		if (rank >= 0 && mlen && view_is_file(v, p)) {
 			/* the best suffix of this module in this folder */
-			size_t mlen = (size_t)(strchr(names.v[i], '.') - names.v[i]);
 			int best = 1;
 			char *mod = xstrndup(names.v[i], mlen);
 			for (k = 0; k < names.n && best; k++) {
-				int r2 = suffix_rank(run, names.v[k]);
-				if (k != i && r2 >= 0 && r2 < rank && !strncmp(names.v[k], mod, mlen) &&
-				    names.v[k][mlen] == '.')
+				int r2 = suffix_rank(run, names.v[k], &ml2);
+				if (k != i && r2 >= 0 && r2 < rank && ml2 == mlen && !strncmp(names.v[k], mod, mlen))
 					best = 0;
 			}
 			if (best && !has_name(&mods, mod) && !is_package_dir(run, v, dir, mod)) {
