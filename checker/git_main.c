@@ -15,7 +15,7 @@
  * Everything printed from the repository (paths, requirement text) is
  * untrusted: control characters are replaced, and under GitHub Actions the
  * text output is wrapped in ::stop-commands:: so it cannot issue workflow
- * commands (FACTS §7). After that block, a PR's torch pin changes become
+ * commands (GitHub's "Workflow commands": stop-commands). After that block, a PR's torch pin changes become
  * ::notice annotations at their head file:line:col.
  */
 #include <cjson/cJSON.h>

@@ -7,7 +7,7 @@
  *     architecture: vc_redist.{x64,x86,arm64}.exe are 32-bit bundles, so on
  *     a 64-bit Windows they write under WOW6432Node, but tools and images
  *     differ. When both views hold a key the newer version is reported and
- *     the other one noted. `Installed` is commonly present (FACTS §5 [I]);
+ *     the other one noted. `Installed` is commonly present (our reading, undocumented);
  *     when absent, a key with a Version counts as installed.
  *   - DLL versions come only from VS_VERSIONINFO (pe.h). A file without one
  *     (Wine's builtin vcruntime140.dll, msvcp140.dll) is reported as such:

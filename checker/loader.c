@@ -2,103 +2,24 @@
  * loader: what the Windows loader does with LoadLibraryExW, emulated over a
  * view of the machine, statically (nothing is executed).
  *
- * WHAT IS EMULATED (sources: learn.microsoft.com "Dynamic-link library
- * search order", "LoadLibraryExW", "AddDllDirectory", "API set loader
- * operation", "/DEPENDENTLOADFLAG", the PE format; FACTS.md §4)
+ * The procedure, its sources and every undocumented choice are written
+ * once, in docs/loader.md (section 5: names, API sets, the loaded-module
+ * list, KnownDLLs, the search orders, mapping then snapping, forwarders,
+ * machines, delay loads, process state; section 5.3: what Windows leaves
+ * open). This file follows that text; its comments only say how.
  *
- * For each DLL name, before any file search, in this order:
- *   1. API sets: "api-*" / "ext-*" names go through the schema of
- *      System32\apisetschema.dll (apiset.c; a built-in table when the tree
- *      has none, reported as such). The host, not the contract, is then
- *      resolved by the steps below. A contract the schema does not know is
- *      searched for as a file (old UCRT installs put api-ms-win-crt-*.dll
- *      files in System32, and Windows finds them this way). A contract with
- *      no host: an "ext-" one imported by a module in System32 is an optional
- *      system component (ignored); anything else is missing (126).
- *   2. The loaded-module list: a module with the same base name (compared
- *      case-insensitively) loaded earlier by the process, wherever it came
- *      from, satisfies the import. Modules mapped earlier in the same load
- *      count too (that is how import cycles terminate).
- *   3. KnownDLLs: from the view's registry (HKLM\SYSTEM\CurrentControlSet\
- *      Control\Session Manager\KnownDLLs) when present, else a built-in list
- *      of Windows 10/11's; always taken from System32 (SysWOW64 for x86).
- *   4. The search path. With any LOAD_LIBRARY_SEARCH_* flag: DLL_LOAD_DIR
- *      (0x100), APPLICATION_DIR (0x200), USER_DIRS (0x400, AddDllDirectory
- *      in the order added — Windows leaves the order unspecified), SYSTEM32
- *      (0x800); DEFAULT_DIRS (0x1000) = 0x200|0x400|0x800. Without: the
- *      standard order with SafeDllSearchMode: application dir, System32,
- *      16-bit system dir, Windows dir, current dir (when known), PATH.
- *      System32 means SysWOW64 for an x86 process (file system redirection).
- * Side-by-side manifests and DLL redirection (.local) are NOT modelled:
- * torch's DLLs and python.exe carry no dependency manifests for them; a
- * machine that uses them is outside what a static check can see.
- *
- * Dependencies. A DLL's static imports are resolved with the flags of the
- * LoadLibraryExW call that loaded it (Windows applies the same search flags
- * to the whole load), unless the importing module's load config carries
- * DependentLoadFlags, which then replace them for that module's imports
- * [I: how they combine with explicit LoadLibraryExW search flags is not
- * documented; Wine 8 ignores them (oracle W5), so no test can settle it].
- * Which directory DLL_LOAD_DIR stands for below the first level is not
- * documented [I]; the load context Windows builds per LoadLibraryExW call
- * (and Wine's single load path per call) point to the top DLL's directory:
- * that is LDR_DLD_TOP, the default; LDR_DLD_IMPORTER is the other choice,
- * one switch (loader_set_dll_load_dir_mode, `deps --dll-load-dir`). The
- * oracle's pyd_dll_load_dir_deeper scenario agrees with LDR_DLD_TOP.
- * Standard order with LOAD_WITH_ALTERED_SEARCH_PATH (0x8): the DLL's folder
- * takes the application dir's place. A name without an extension gets ".dll".
- *
- * Two phases, as Windows 10's loader: first every static dependency is
- * found and mapped (a missing one anywhere → 126, ERROR_MOD_NOT_FOUND),
- * then imports are snapped: by name (hint first, then binary search of the
- * name table, pe.c) → 127 ERROR_PROC_NOT_FOUND when absent; by ordinal
- * (index = ordinal − Base) → 182 ERROR_INVALID_ORDINAL. So a missing DLL
- * beats a missing symbol wherever they are in the tree. Forwarded exports
- * ("DLL.Func", "DLL.#N") load their DLL through this same pipeline (API sets
- * included; the forwarding module is the importer) and are followed
- * recursively, 16 levels at most; a loop (the same module and symbol again)
- * is reported as 127 [I: what Windows does with a loop is undocumented]. A
- * forwarder to a missing DLL fails the load with 126 [I: Windows' status
- * from LdrpLoadDependentModule (torch then tries its PATH fallback); Wine
- * binds a stub and carries on (oracle W4, which accepts 126 or 127)]. A
- * missing symbol fails the load on Windows; Wine binds a stub (oracle W2).
- *
- * Which failure is reported: the first in depth-first import order (each
- * module's import descriptors in file order), the same module Wine's
- * "Library X (which is needed by Y) not found" lines name.
- *
- * Machines and bad files. The DLL passed to LoadLibraryExW: another machine
- * or not a PE (empty, no MZ/PE signature, corrupt) → 193
- * ERROR_BAD_EXE_FORMAT (Windows maps STATUS_INVALID_IMAGE_FORMAT and
- * friends to it; Wine 8 gives 193 for a 32-bit DLL and for an empty one by
- * full path). A dependency candidate of another machine is skipped and the
- * search goes on [I: undocumented for Windows when a later candidate fits;
- * Wine 8's search_dll_file does skip, and the oracle's x86_shadows_x64
- * scenario shows it]. When only wrong-machine candidates exist the load
- * fails with 193: the dependency's STATUS_INVALID_IMAGE_FORMAT (c000007b)
- * propagates, which is the well-known 0xc000007b start-up error (MS
- * "Diagnosing STATUS_INVALID_IMAGE_FORMAT (C000007B) Errors"); torch then
- * raises at the 0x1100 attempt. Wine 8 differs: it flattens every dependency
- * failure to 126 (tests/scenarios/README.md, W1). An
- * unreadable/empty/non-PE dependency stops the search: 193, "unreadable".
- *
- * Delay-load imports are resolved the way the delay-load helper will at
- * first call (LoadLibraryExA(name, NULL, 0): the standard search order in
- * the process as it is then) and reported as warnings, never as failures,
- * and they do not join the loaded-module list.
- *
- * Process state. A successful load appends every module it mapped to the
- * loaded-module list; a failed one appends nothing (Windows unloads what it
- * mapped for a failed load). DllMain is not run: WinError 1114 is outside a
- * static check (torchload.c flags the runtime versions that cause it).
- *
- * Views without System32 (a bare torch tree checked without --root): the
- * Windows system DLLs (KnownDLLs, API set hosts, a short list of other OS
- * DLLs) are assumed present and their symbols are not checked; the nodes say
- * "assumed". The VC++ runtimes are never assumed.
+ * How, in short: resolve() finds one name (API set, loaded-module list,
+ * KnownDLLs, search folders) and map_found()/expand() map its static and
+ * delay imports depth-first; snap_node()/find_export() then bind every
+ * imported name and ordinal, following forwarders. No fixed limits: import
+ * cycles end at the loaded-module list (modules mapped by this load
+ * included), forwarder loops at the set of forwarders being followed.
+ * loader_load() evaluates a load once more with the AddDllDirectory folders
+ * in the opposite order when two of them held a needed name, and commits
+ * the mapped modules to the loaded-module list only when the load succeeds.
  *
  * Performance: each file is mapped once and parsed once per loader (cache
- * keyed by host path); export lookups are lazy binary searches in pe.c;
+ * keyed by Windows path); export lookups are lazy binary searches in pe.c;
  * directory listings are cached by the view.
  */
 #include "loader.h"
@@ -745,6 +666,24 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 }
 
 /*
+ * A name in a search folder. A relative path ("sub\\x.dll") is appended to
+ * the folder whole, as LoadLibrary documents for every search-path entry.
+ */
+static int find_in_dir(struct view *v, const char *dir, const char *name, char **out)
+{
+	char *sub, *full;
+	int r;
+	if (!strchr(name, '\\'))
+		return view_find_file(v, dir, name, out);
+	full = winpath_join(dir, name);
+	sub = winpath_dirname(full);
+	r = view_find_file(v, sub, winpath_basename(full), out);
+	free(sub);
+	free(full);
+	return r;
+}
+
+/*
  * The name a DLL is searched for (docs/loader.md, "Names"): LdrLoadDll
  * appends ".dll" when the last component has no '.' (a trailing '.' is how
  * a caller says "no extension"), then Win32 path normalisation turns '/'
@@ -902,7 +841,7 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_reversed, &dirs);
 	for (i = 0; i < ndirs; i++) {
 		char *p = NULL;
-		if (dirs[i].skip || !view_find_file(ld->view, dirs[i].dir, name, &p)) {
+		if (dirs[i].skip || !find_in_dir(ld->view, dirs[i].dir, name, &p)) {
 			char *tried = winpath_join(dirs[i].dir, name);
 			if (!found)
 				probe_add(node, tried, dirs[i].step, "%s%s%s%s",

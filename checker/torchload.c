@@ -2,45 +2,15 @@
  * torchload: `import torch` on Windows, binary by binary, on an emulated
  * process (loader.c).
  *
- * WHAT IS EMULATED (FACTS.md §2-3; torch/__init__.py _load_dll_libraries,
- * torch 1.5.1 and later; CPython Python/dynload_win.c, 3.8 and later)
- *   0. The process: python.exe's own static imports are loaded first (the
- *      standard search order, application dir = python.exe's dir), so its
- *      vcruntime140.dll & co. are in the loaded-module list before torch
- *      runs, as they are in a real interpreter. A venv's python.exe is a
- *      launcher that starts the base interpreter (pyvenv.cfg `home`): that
- *      directory is the application directory.
- *   1. dll_paths, each kept only if the directory exists: torch\lib;
- *      sys.exec_prefix\Library\bin; in a venv sys.base_exec_prefix\Library\
- *      bin; the user base's Library\bin; NVTOOLSEXT_PATH\bin\x64 (default
- *      %ProgramFiles%\NVIDIA Corporation\NvToolsExt) only if no dll_paths
- *      directory holds nvToolsExt64_1.dll; for a CUDA build, CUDA_PATH_V<M>_<m>
- *      \bin (default %ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA\vM.m)
- *      only if no dll_paths directory holds cudart64*.dll.
- *   2. AddDllDirectory for each (SetDefaultDllDirectories is not called).
- *   3. ctypes.CDLL("vcruntime140.dll"), "msvcp140.dll", "vcruntime140_1.dll"
- *      (x64): LoadLibraryExW(name, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS),
- *      the first failure ends the probe and torch only prints a warning.
- *      What loads stays loaded (ctypes never frees).
- *   4. Every torch\lib\*.dll in glob order (the directory's NTFS order) with
- *      LoadLibraryExW(path, NULL, 0x1100). Error 126: once, PATH becomes
- *      dll_paths + old PATH, and LoadLibraryW(path) (standard order) is
- *      retried. Any other error, or a failed retry, raises
- *      OSError: [WinError N] <FormatMessage text> Error loading "<path>" or
- *      one of its dependencies.
- *   5. CPython imports the extension modules: every .pyd under the torch
- *      package (torch\_C.*.pyd first), LoadLibraryExW(path, NULL,
- *      LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR);
- *      a failure raises ImportError: DLL load failed while importing <mod>:
- *      <FormatMessage text>.
- * torch stops at the first failure; we go on so every binary gets a verdict,
- * as if the failed one had been skipped (a failed load leaves nothing
- * loaded), and record the first failure as the import error.
- *
- * Departures: DllMain is not run (1114 comes from runtime version checks
- * elsewhere); .pyd files are loaded in one pass after the DLL loop, whereas
- * Python imports them lazily (most of torch's are imported by `import torch`
- * itself); the current directory is unknown offline and not searched.
+ * The procedure — torch's _load_dll_libraries, Python's glob, CPython's
+ * FileFinder, EXTENSION_SUFFIXES and dynload_win.c — is written once, with
+ * its sources, in docs/loader.md (sections 1-4). torch_run() performs its
+ * numbered steps, one function each: 0 load_interpreter, 1
+ * compute_dll_paths, 2 add_dll_directories, 3 probe_vc_runtime, 4
+ * load_torch_lib_dlls, 5 import_extension_modules. torch stops at the first
+ * failure; we go on so every binary gets a verdict, as if the failed one
+ * had been skipped (a failed load leaves nothing loaded), and record the
+ * first failure as the import error.
  */
 #include "torchload.h"
 
