@@ -172,12 +172,14 @@ static int dirs_have(struct view *v, const struct strlist *dirs, const char *nam
 	size_t i, k;
 	for (i = 0; i < dirs->n; i++) {
 		if (!prefix_glob) {
-			char *p = NULL;
-			if (view_find_file(v, dirs->v[i], name, &p)) {
-				free(p);
+			/* os.path.exists: a folder of that name counts too */
+			char *p = winpath_join(dirs->v[i], name);
+			int hit = view_is_file(v, p) || view_is_dir(v, p);
+			free(p);
+			if (hit)
 				return 1;
-			}
 		} else {
+			/* glob: folders match too, names starting with '.' never start with `name` */
 			struct strlist names = STRLIST_INIT;
 			int hit = 0;
 			if (view_list_dir(v, dirs->v[i], &names, NULL) == 0)
