@@ -639,13 +639,33 @@ static int candidate_ok(struct load_ctx *c, struct ldr_node *node, const char *p
 
 static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags);
 
+/* Whether the module at a Windows path is loaded (earlier, or by this load): 2 earlier, 1 this load, 0 no. */
+static int loaded_path(const struct load_ctx *c, const char *path)
+{
+	size_t i;
+	for (i = 0; i < c->ld->nmods; i++)
+		if (!str_icmp(c->ld->mods[i].path, path))
+			return 2;
+	for (i = 0; i < c->nnew; i++)
+		if (!str_icmp(c->newmods[i].path, path))
+			return 1;
+	return 0;
+}
+
 static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags)
 {
 	struct ldr_image *im = image_get(c->ld, path);
+	int already = node->delay ? 0 : loaded_path(c, path);
 	node->path = xstrdup(path);
 	node->machine = im->img ? im->img->machine : 0;
 	if (im->version)
 		node->version = xstrdup(im->version);
+	if (already) {
+		/* a name with a path that leads to a module already mapped: that module */
+		node->dup = 1;
+		node->preloaded = already == 2;
+		return;
+	}
 	if (node->delay) {
 		size_t i;
 		for (i = 0; i < c->delay_seen.n; i++) {

@@ -50,7 +50,7 @@ SCENARIOS=(
 	venv_base_library_bin cuda_path_added cuda_path_skipped api_sets known_dll_shadow
 	deep_import_chain forwarder_chain_20 hidden_dot_dll folder_named_dll stale_pyd_tags
 	trailing_dot_import same_dll_two_user_dirs quoted_path_entry relative_path_entry
-	msvcp140_app_local_lacks_symbol dbghelp_app_local_lacks_symbol
+	msvcp140_app_local_lacks_symbol dbghelp_app_local_lacks_symbol imports_by_path
 )
 
 # ---- helpers ---------------------------------------------------------------
@@ -652,6 +652,39 @@ scn_dbghelp_app_local_lacks_symbol() {
 	extra uv.dll --import dbghelp.dll:SymCleanup
 	torch_install
 	sdll "$(host "$TORCH\\lib")/dbghelp.dll" --import KERNEL32.dll:GetLastError --export SymInitialize
+	scn_end
+}
+
+# set_import_name FILE NAME: rewrites the import name PATHDEP_PLACEHOLDER
+# (a stand-in's import of pathdep_placeholder_name_0123456789.dll) to NAME in
+# place: the mingw and llvm tools strip path components from import names,
+# so a DLL importing "sub\\x.dll" or "C:/dir/x.dll" is made this way.
+PATHDEP_PLACEHOLDER=pathdep_placeholder_name_0123456789.dll
+set_import_name() {
+	/usr/bin/python3 - "$1" "$2" "$PATHDEP_PLACEHOLDER" <<'PY'
+import sys
+path, new, old = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode() + b"\0"
+data = open(path, "rb").read()
+assert data.count(old) == 1 and len(new) < len(old), "placeholder import name not found once"
+open(path, "wb").write(data.replace(old, new + b"\0" * (len(old) - len(new))))
+PY
+}
+
+scn_imports_by_path() {
+	scn_begin imports_by_path "fbgemm.dll imports \"sub\\\\rel_dep.dll\" (a relative path: appended to each search folder, found under torch\\lib) and c10.dll \"C:/Windows/tdc_slash_dep.dll\" (a full path with forward slashes): both load"
+	python_install
+	torch_install
+	local L="$TORCH\\lib"
+	sdll "$(host "$L")/fbgemm.dll" --msvc "${CXX[@]}" --import asmjit.dll:asmjit_init \
+		--import libiomp5md.dll:omp_get_num_procs,__kmpc_fork_call --import "$PATHDEP_PLACEHOLDER:rel_fn" \
+		--export fbgemm_gemm
+	set_import_name "$(host "$L")/fbgemm.dll" 'sub\rel_dep.dll'  || return 1
+	sdll "$(host "$L")/c10.dll" --msvc "${CXX[@]}" --import "$PATHDEP_PLACEHOLDER:slash_fn" \
+		--export c10_alloc --export c10_free
+	set_import_name "$(host "$L")/c10.dll" 'C:/Windows/tdc_slash_dep.dll' || return 1
+	sdll "$(host "$L")/sub/rel_dep.dll" --import KERNEL32.dll:GetLastError --export rel_fn
+	stand tdc_slash_dep.dll 'C:\Windows' --import KERNEL32.dll:GetLastError --export slash_fn
+	WINDIR_FILES=(tdc_slash_dep.dll)
 	scn_end
 }
 
