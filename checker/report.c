@@ -46,6 +46,23 @@ const struct report_rule report_rules[] = {
 	  "The checker quarantined a file it could not parse: Windows would refuse it too (often an "
 	  "interrupted download or a 0-byte placeholder).",
 	  "Reinstall the package that owns the file." },
+	{ "not-a-file", "NotAFile", "error",
+	  "A folder where torch expects a DLL (WinError 5).",
+	  "torch's glob(\"*.dll\") matches folders too and passes them to LoadLibraryExW, which cannot "
+	  "open a folder: `import torch` fails with WinError 5 (docs/loader.md, section 4).",
+	  "Remove or rename the folder named in the finding." },
+	{ "order-dependent", "OrderDependent", "warning",
+	  "Whether a binary loads depends on an order Windows leaves unspecified.",
+	  "Two folders torch adds with AddDllDirectory hold the same DLL, and Microsoft leaves their "
+	  "search order unspecified; the two orders give different verdicts, both named in the finding "
+	  "(docs/loader.md, section 5.3).",
+	  "Keep one copy of the DLL in torch's dll_paths folders." },
+	{ "path-entry", "PathEntry", "warning",
+	  "A PATH entry the DLL loader does not use as written.",
+	  "The loader takes PATH entries literally: a quoted entry names no folder (cmd.exe strips quotes, "
+	  "the loader does not); a relative one depends on the current directory (docs/loader.md, "
+	  "section 5.3).",
+	  "Remove the quotes, or write the entry as a full path." },
 	{ "redist-missing", "RedistMissing", "error",
 	  "No Visual C++ 2015-2022 redistributable is installed for the architecture.",
 	  "torch's DLLs need the Microsoft Visual C++ runtime (vcruntime140, msvcp140, ...).",

@@ -386,6 +386,10 @@ cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run 
 	cJSON_AddItemToObject(inst, "python", str_or_null(run->python_exe));
 	cJSON_AddItemToObject(inst, "application_dir", str_or_null(run->app_dir));
 	cJSON_AddItemToObject(inst, "cuda_version", str_or_null(run->cuda_version));
+	cJSON_AddItemToObject(inst, "python_tag", str_or_null(run->python_tag));
+	arr = cJSON_AddArrayToObject(inst, "extension_suffixes");
+	for (i = 0; i < run->ext_suffixes.n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(run->ext_suffixes.v[i]));
 	cJSON_AddStringToObject(inst, "status", "pass");
 	cJSON_AddItemToObject(inst, "matrix_row", matrix_row ? matrix_row : cJSON_CreateNull());
 	arr = cJSON_AddArrayToObject(inst, "dll_paths");
