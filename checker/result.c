@@ -218,6 +218,14 @@ static void binary_failure(cJSON *report, const struct torch_run *run, const str
 	free(chain);
 }
 
+/* "it loads" / "it fails with WinError 127 (missing-entry-point)". Caller frees. */
+static char *verdict_text(int winerror, enum ldr_outcome o)
+{
+	if (!winerror)
+		return xstrdup("it loads");
+	return xasprintf("it fails with WinError %d (%s)", winerror, ldr_outcome_name(o));
+}
+
 /* The DLL two AddDllDirectory folders both hold (the node may be a module loaded because of it). */
 static const char *ambiguous_dll(const struct ldr_node *an)
 {
@@ -235,16 +243,18 @@ static void order_dependent_finding(cJSON *report, const struct torch_run *run, 
 	const struct ldr_node *an = b->res.ambiguous_node;
 	const char *bin = winpath_basename(b->path), *dll = ambiguous_dll(an);
 	struct strbuf sb = STRBUF_INIT;
-	char *title, *msg, *fix;
+	char *title, *msg, *fix, *first, *other;
 	size_t k;
 	for (k = 0; an && k < an->order_candidates.n; k++)
 		strbuf_addf(&sb, "%s%s", k ? " and " : "", an->order_candidates.v[k]);
 	title = xasprintf("%s: whether it loads depends on which copy of %s Windows takes", bin, dll);
 	msg = xasprintf("%s is in two folders torch adds with AddDllDirectory (%s), and Microsoft leaves the "
-			"search order of such folders unspecified. In the order they were added the load gives "
-			"WinError %d (%s); in the other order WinError %d (%s).",
-			dll, strbuf_str(&sb), b->res.winerror, ldr_outcome_name(b->res.outcome), b->res.alt_winerror,
-			ldr_outcome_name(b->res.alt_outcome));
+			"search order of such folders unspecified. In the order they were added %s; in the "
+			"other order %s.",
+			dll, strbuf_str(&sb), first = verdict_text(b->res.winerror, b->res.outcome),
+			other = verdict_text(b->res.alt_winerror, b->res.alt_outcome));
+	free(first);
+	free(other);
 	fix = xasprintf("keep one copy of %s in torch's dll_paths folders (remove the one that does not fit)", dll);
 	result_add_finding(report, "order-dependent", "warning", 0, title, msg, fix, run->torch_dir, b->path, dll,
 			   chain_json(an), result_probes_json(an));
