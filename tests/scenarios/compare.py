@@ -117,8 +117,17 @@ WINE_VS_WINDOWS = [
                    "whatever a folder holds. run.sh therefore loads every such file natively "
                    "(WINEDLLOVERRIDES=<name>=n,b) except KnownDLLs, and lists the names in "
                    "<scenario>.native; every name overridden must be in `dlls` below",
-        "dlls": ["msvcp140.dll", "dbghelp.dll", "ws2_32.dll (a KnownDLL: not overridden, Wine's "
-                 "builtin stands for System32's copy, as on Windows)"],
+        # Every DLL an install can carry app-local that Wine 8 has a builtin of:
+        # the VC++ 2015-2022 runtime (the msvc-runtime wheel's and the
+        # redistributable's files, which conda and app-local installs put
+        # next to python.exe or in Library\bin), the UCRT, dbghelp, and the
+        # KnownDLL ws2_32. None of the torch\lib DLLs of PyPI's torch wheels
+        # 1.7.1-2.15.0 has a Wine builtin (measured).
+        "dlls": ["concrt140.dll", "msvcp140.dll", "msvcp140_1.dll", "msvcp140_2.dll",
+                 "msvcp140_atomic_wait.dll", "vcomp140.dll", "vcruntime140.dll", "vcruntime140_1.dll",
+                 "ucrtbase.dll", "dbghelp.dll",
+                 "ws2_32.dll (a KnownDLL: not overridden, Wine's builtin stands for System32's copy, "
+                 "as on Windows)"],
         "sources": [
             "https://wiki.winehq.org/Wine_User%27s_Guide#DLL_Overrides (load order, WINEDLLOVERRIDES)",
             "https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-search-order",
