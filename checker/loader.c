@@ -861,6 +861,21 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_reversed, &dirs);
 	for (i = 0; i < ndirs; i++) {
 		char *p = NULL;
+		if (!found && !dirs[i].skip && !strchr(name, '\\') && view_has_dir_entry(ld->view, dirs[i].dir, name)) {
+			/*
+			 * A folder of that name: the search finds it (the loader tests for
+			 * existence, not for a file) and opening it fails with
+			 * STATUS_FILE_IS_A_DIRECTORY, WinError 5 [I: Wine stops the search
+			 * there, scenario folder_on_search_path].
+			 */
+			char *tried = winpath_join(dirs[i].dir, name);
+			probe_add(node, tried, dirs[i].step, "a folder, not a file");
+			node->path = tried;
+			node->detail = xasprintf("%s is a folder", tried);
+			free_dirs(dirs, ndirs);
+			set_fail(c, node, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
+			return;
+		}
 		if (dirs[i].skip || !find_in_dir(ld->view, dirs[i].dir, name, &p)) {
 			char *tried = winpath_join(dirs[i].dir, name);
 			if (!found)

@@ -198,11 +198,19 @@ static void binary_failure(cJSON *report, const struct torch_run *run, const str
 				lname);
 		break;
 	case LDR_NOT_A_FILE:
-		title = xasprintf("%s is a folder, not a DLL", bin);
-		msg = xasprintf("WinError %d: torch's glob(\"*.dll\") matches folders too, and LoadLibraryExW "
-				"cannot open a folder.",
-				b->winerror);
-		fix = xasprintf("remove or rename the folder %s", b->path);
+		if (!leaf || !leaf->parent) {
+			title = xasprintf("%s is a folder, not a DLL", bin);
+			msg = xasprintf("WinError %d: torch's glob(\"*.dll\") matches folders too, and LoadLibraryExW "
+					"cannot open a folder.",
+					b->winerror);
+			fix = xasprintf("remove or rename the folder %s", b->path);
+		} else {
+			title = xasprintf("%s cannot load: a folder named %s is on the search path", bin, lname);
+			msg = xasprintf("WinError %d: the search for %s (chain %s) stops at the folder %s, which the "
+					"loader cannot open as a DLL.",
+					b->winerror, lname, chain, leaf->path ? leaf->path : "?");
+			fix = xasprintf("remove or rename the folder %s", leaf->path ? leaf->path : lname);
+		}
 		break;
 	default:
 		title = xasprintf("%s cannot load (WinError %d)", bin, b->winerror);

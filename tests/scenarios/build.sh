@@ -50,7 +50,7 @@ SCENARIOS=(
 	venv_base_library_bin cuda_path_added cuda_path_skipped api_sets known_dll_shadow
 	deep_import_chain forwarder_chain_20 hidden_dot_dll folder_named_dll stale_pyd_tags
 	trailing_dot_import same_dll_two_user_dirs quoted_path_entry relative_path_entry
-	msvcp140_app_local_lacks_symbol dbghelp_app_local_lacks_symbol imports_by_path
+	msvcp140_app_local_lacks_symbol dbghelp_app_local_lacks_symbol imports_by_path folder_on_search_path
 )
 
 # ---- helpers ---------------------------------------------------------------
@@ -685,6 +685,16 @@ scn_imports_by_path() {
 	sdll "$(host "$L")/sub/rel_dep.dll" --import KERNEL32.dll:GetLastError --export rel_fn
 	stand tdc_slash_dep.dll 'C:\Windows' --import KERNEL32.dll:GetLastError --export slash_fn
 	WINDIR_FILES=(tdc_slash_dep.dll)
+	scn_end
+}
+
+scn_folder_on_search_path() {
+	scn_begin folder_on_search_path "fbgemm.dll imports omp_folder_dep.dll; a folder of that name sits in python.exe's folder (APPLICATION_DIR), the DLL in the userbase Library\\bin (USER_DIRS, later): the search stops at the folder"
+	python_install
+	extra fbgemm.dll --import omp_folder_dep.dll:ofd_fn
+	torch_install
+	mkdir -p "$(host "$PYDIR")/omp_folder_dep.dll"
+	sdll "$(host "$USERBASE_BIN")/omp_folder_dep.dll" --import KERNEL32.dll:GetLastError --export ofd_fn
 	scn_end
 }
 

@@ -40,11 +40,13 @@ WINE_VS_WINDOWS = [
     {
         "id": "W1-dependency-status",
         "wine": "any failure to load a dependency (wrong architecture c000007b, "
-                "0-byte/not-PE c0000020) is turned into STATUS_DLL_NOT_FOUND: "
+                "0-byte/not-PE c0000020, a folder of that name c00000ba) is turned into STATUS_DLL_NOT_FOUND: "
                 "LoadLibrary reports 126 (dlls/ntdll/loader.c import_dll → "
                 "fixup_imports sets STATUS_DLL_NOT_FOUND; its ERR line "
                 "'Loading library X (which is needed by Y) failed (error c000007b)')",
-        "windows": "the dependency's own status propagates: STATUS_INVALID_IMAGE_FORMAT "
+        "windows": "the dependency's own status propagates (NTSTATUS_WIN32 below; a folder: "
+                   "STATUS_FILE_IS_A_DIRECTORY → 5, as Wine itself gives for a folder loaded by "
+                   "path): STATUS_INVALID_IMAGE_FORMAT "
                    "→ ERROR_BAD_EXE_FORMAT 193 (the famous 0xc000007b start-up error "
                    "comes from a dependency, not the exe); since torch only falls back "
                    "to PATH on 126, the error is raised at the 0x1100 attempt",
@@ -253,6 +255,12 @@ def parse_windows(err_path):
 RE_STUB = re.compile(r'No implementation for (.+?\.dll)\.(\S+) imported from L"(.*?)"', re.I)
 RE_FWD = re.compile(r"module not found for forward '([^']+)' used by L\"(.*?)\"")
 RE_FAILED = re.compile(r'Failed to load module L"(.*?)"; status=(c[0-9a-f]+)', re.I)
+# The Win32 error Windows reports for a dependency's NTSTATUS (RtlNtStatusToDosError).
+NTSTATUS_WIN32 = {
+    "c000007b": 193,  # STATUS_INVALID_IMAGE_FORMAT → ERROR_BAD_EXE_FORMAT
+    "c0000020": 193,  # STATUS_INVALID_FILE_FOR_SECTION (0-byte / not a PE) → ERROR_BAD_EXE_FORMAT
+    "c00000ba": 5,    # STATUS_FILE_IS_A_DIRECTORY (a folder named like the DLL) → ERROR_ACCESS_DENIED
+}
 RE_DEPFAIL = re.compile(r'Loading library (\S+) \(which is needed by L"(.*?)"\) failed \(error (c[0-9a-f]+)\)', re.I)
 
 
@@ -403,9 +411,9 @@ def derive(run, scen, root, prefix_c):
         elif r["error"] == 126 and any(st.lower() != "c0000135" for _, _, st in deps):
             dll, importer, st = next(d for d in deps if d[2].lower() != "c0000135")
             v["exceptions"].append("W1-dependency-status")
-            v["code"] = 193
+            v["code"] = NTSTATUS_WIN32.get(st.lower(), 193)
             if r["stage"] == "path_fallback":
-                v["stage"] = "add_dll_directory"  # torch raises: 193 is not 126
+                v["stage"] = "add_dll_directory"  # torch raises: only 126 falls back
             v["leaf"] = dll
         if v["code"] != 0 and v["chain"] is None and v["leaf"]:
             v["chain"] = chain_from_graph(wine_to_host(r["path"], root, prefix_c), v["leaf"],
