@@ -734,130 +734,152 @@ char *ldr_dll_name_normalize(const char *name)
 	return n;
 }
 
+/* A dependency named by full path: loaded from there, no search. */
+static void resolve_full_path(struct load_ctx *c, struct ldr_node *node, unsigned flags)
+{
+	const char *name = node->name;
+	char *dir = winpath_dirname(name), *p = NULL;
+	int saw_wrong_arch = 0;
+	node->via = "full path";
+	if (!view_find_file(c->ld->view, dir, winpath_basename(name), &p)) {
+		probe_add(node, name, "full path", "not found");
+		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	} else {
+		int ok = candidate_ok(c, node, p, "full path", 0, &saw_wrong_arch);
+		if (ok == 1) {
+			map_found(c, node, p, flags);
+		} else {
+			node->path = xstrdup(p);
+			set_fail(c, node, ok < 0 ? LDR_UNREADABLE : LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+		}
+	}
+	free(p);
+	free(dir);
+}
+
 /*
- * Resolves `node->name` (a DLL name, or a path) imported by `importer` and,
- * when found, maps it and its static imports (depth-first).
+ * 1. API sets: *name becomes the host (borrowed from the node). Returns 1
+ * when the node is settled (no host: ignored or failed), 0 to go on.
  */
-static void resolve(struct load_ctx *c, struct ldr_node *node, const char *importer_path, unsigned flags,
-		    const char *dll_dir)
+static int resolve_apiset(struct load_ctx *c, struct ldr_node *node, const char *importer_path, const char **name)
+{
+	const char *host = NULL;
+	const char *importer_base = importer_path ? winpath_basename(importer_path) : NULL;
+	int r;
+	if (!apiset_is_contract(*name))
+		return 0;
+	r = apiset_resolve(c->ld->apiset, *name, importer_base, &host);
+	if (r == 1) {
+		probe_add(node, *name, "API set", "-> %s", host);
+		node->apiset_host = xstrdup(host);
+		*name = node->apiset_host;
+		return 0;
+	}
+	if (r != 0) {
+		probe_add(node, *name, "API set", "not in the schema, searched as a file");
+		return 0;
+	}
+	probe_add(node, *name, "API set", "contract without a host");
+	if (str_istartswith(*name, "ext-") && is_system_path(c->ld, importer_path)) {
+		node->via = "API set";
+		node->assumed = 1;
+		node->detail = xstrdup("optional extension contract without a host (ignored)");
+		return 1;
+	}
+	node->detail = xstrdup("API set contract has no host on this machine");
+	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	return 1;
+}
+
+/* 2. The loaded-module list (earlier loads, then this one: how cycles end). Returns 1 when found. */
+static int resolve_loaded(struct load_ctx *c, struct ldr_node *node, const char *name)
 {
 	struct loader *ld = c->ld;
-	const char *name = node->name;
-	const char *loaded;
+	const char *loaded = find_loaded(ld, c, name);
+	const struct ldr_module *m;
+	struct ldr_image *im;
+	if (!loaded)
+		return 0;
+	probe_add(node, loaded, "loaded-module list", "found");
+	node->via = "loaded-module list";
+	node->path = xstrdup(loaded);
+	node->preloaded = loaded_before(ld, name);
+	node->dup = 1;
+	/* a module whose own load was order-dependent: so is every load that uses it */
+	m = find_loaded_module(ld, name);
+	if (m && m->order_dependent && !c->res->order_dependent) {
+		c->res->order_ambiguous = c->res->order_dependent = 1;
+		c->res->alt_winerror = m->alt_winerror;
+		c->res->alt_outcome = m->alt_outcome;
+		strlist_copy(&node->order_candidates, &m->order_candidates);
+		free(node->detail);
+		node->detail = xasprintf("loaded earlier by a load that depends on which copy of %s Windows takes",
+					 m->order_dll);
+		if (!c->res->ambiguous_node)
+			c->res->ambiguous_node = node;
+	}
+	im = image_get(ld, loaded);
+	node->machine = im->img ? im->img->machine : 0;
+	if (im->version)
+		node->version = xstrdup(im->version);
+	return 1;
+}
+
+/* 3. KnownDLLs: always from System32, whatever another folder holds. Returns 1 when the name is one. */
+static int resolve_known(struct load_ctx *c, struct ldr_node *node, const char *name, unsigned flags)
+{
+	struct loader *ld = c->ld;
+	char *p = NULL;
+	if (!strlist_has_icase(&ld->known, name))
+		return 0;
+	node->via = "KnownDLLs";
+	if (view_find_file(ld->view, sysdir(ld), name, &p)) {
+		probe_add(node, p, "KnownDLLs", "found");
+		map_found(c, node, p, flags);
+		free(p);
+		return 1;
+	}
+	p = winpath_join(sysdir(ld), name);
+	if (ld->no_system) {
+		probe_add(node, p, "KnownDLLs", "assumed (no System32 in this tree)");
+		node->assumed = 1;
+		node->path = p;
+		return 1;
+	}
+	probe_add(node, p, "KnownDLLs", "not found");
+	free(p);
+	node->detail = xstrdup("a KnownDLL missing from System32");
+	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	return 1;
+}
+
+/* A later copy the winner shadows; two in AddDllDirectory folders make the order matter. */
+static void note_later_copy(struct load_ctx *c, struct ldr_node *node, const char *found, const char *p,
+			    const char *step)
+{
+	if (!str_icmp(found, p))
+		return;
+	strlist_push(&node->shadowed, p);
+	if (!strcmp(step, "USER_DIRS") && node->via && !strcmp(node->via, "USER_DIRS")) {
+		if (!node->order_candidates.n)
+			strlist_push(&node->order_candidates, found);
+		strlist_push(&node->order_candidates, p);
+		c->res->order_ambiguous = 1;
+		if (!c->res->ambiguous_node)
+			c->res->ambiguous_node = node;
+	}
+}
+
+/* 4. The search folders of `flags`, in order; the first usable file wins. */
+static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char *name, unsigned flags,
+			   const char *dll_dir)
+{
+	struct loader *ld = c->ld;
 	struct search_dir *dirs;
 	size_t ndirs, i;
-	int saw_wrong_arch = 0;
+	int saw_wrong_arch = 0, ok;
 	char *found = NULL;
 
-	{
-		char *norm = ldr_dll_name_normalize(name);
-		free(node->name);
-		node->name = norm;
-		name = node->name;
-	}
-	/* a dependency named by full path is loaded from there, no search */
-	if (winpath_is_absolute(name)) {
-		char *dir = winpath_dirname(name), *p = NULL;
-		node->via = "full path";
-		if (!view_find_file(ld->view, dir, winpath_basename(name), &p)) {
-			probe_add(node, name, "full path", "not found");
-			set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
-		} else {
-			int ok = candidate_ok(c, node, p, "full path", 0, &saw_wrong_arch);
-			if (ok == 1) {
-				map_found(c, node, p, flags);
-			} else {
-				node->path = xstrdup(p);
-				set_fail(c, node, ok < 0 ? LDR_UNREADABLE : LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
-			}
-		}
-		free(p);
-		free(dir);
-		return;
-	}
-
-	/* 1. API sets */
-	if (apiset_is_contract(name)) {
-		const char *host = NULL;
-		const char *importer_base = importer_path ? winpath_basename(importer_path) : NULL;
-		int r = apiset_resolve(ld->apiset, name, importer_base, &host);
-		if (r == 1) {
-			probe_add(node, name, "API set", "-> %s", host);
-			node->apiset_host = xstrdup(host);
-			name = node->apiset_host;
-		} else if (r == 0) {
-			probe_add(node, name, "API set", "contract without a host");
-			if (str_istartswith(name, "ext-") && is_system_path(ld, importer_path)) {
-				node->via = "API set";
-				node->assumed = 1;
-				node->detail = xstrdup("optional extension contract without a host (ignored)");
-				return;
-			}
-			node->detail = xstrdup("API set contract has no host on this machine");
-			set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
-			return;
-		} else {
-			probe_add(node, name, "API set", "not in the schema, searched as a file");
-		}
-	}
-
-	/* 2. loaded-module list (earlier loads, then this one: how cycles end) */
-	loaded = find_loaded(ld, c, name);
-	if (loaded) {
-		probe_add(node, loaded, "loaded-module list", "found");
-		node->via = "loaded-module list";
-		node->path = xstrdup(loaded);
-		node->preloaded = loaded_before(ld, name);
-		node->dup = 1;
-		{
-			/* a module whose own load was order-dependent: so is every load that uses it */
-			const struct ldr_module *m = find_loaded_module(ld, name);
-			if (m && m->order_dependent && !c->res->order_dependent) {
-				c->res->order_ambiguous = c->res->order_dependent = 1;
-				c->res->alt_winerror = m->alt_winerror;
-				c->res->alt_outcome = m->alt_outcome;
-				strlist_copy(&node->order_candidates, &m->order_candidates);
-				free(node->detail);
-				node->detail = xasprintf("loaded earlier by a load that depends on which copy of %s "
-							 "Windows takes", m->order_dll);
-				if (!c->res->ambiguous_node)
-					c->res->ambiguous_node = node;
-			}
-		}
-		{
-			struct ldr_image *im = image_get(ld, loaded);
-			node->machine = im->img ? im->img->machine : 0;
-			if (im->version)
-				node->version = xstrdup(im->version);
-		}
-		return;
-	}
-
-	/* 3. KnownDLLs */
-	if (strlist_has_icase(&ld->known, name)) {
-		char *p = NULL;
-		node->via = "KnownDLLs";
-		if (view_find_file(ld->view, sysdir(ld), name, &p)) {
-			probe_add(node, p, "KnownDLLs", "found");
-			map_found(c, node, p, flags);
-			free(p);
-			return;
-		}
-		p = winpath_join(sysdir(ld), name);
-		if (ld->no_system) {
-			probe_add(node, p, "KnownDLLs", "assumed (no System32 in this tree)");
-			node->assumed = 1;
-			node->path = p;
-			return;
-		}
-		probe_add(node, p, "KnownDLLs", "not found");
-		free(p);
-		node->detail = xstrdup("a KnownDLL missing from System32");
-		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
-		return;
-	}
-
-	/* 4. the search path */
 	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_reversed, &dirs);
 	for (i = 0; i < ndirs; i++) {
 		char *p = NULL;
@@ -886,35 +908,21 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 			continue;
 		}
 		if (found) {
-			/* a later copy the winner shadows */
-			if (str_icmp(found, p)) {
-				strlist_push(&node->shadowed, p);
-				/* two AddDllDirectory folders: Microsoft leaves their order unspecified */
-				if (!strcmp(dirs[i].step, "USER_DIRS") && node->via && !strcmp(node->via, "USER_DIRS")) {
-					if (!node->order_candidates.n)
-						strlist_push(&node->order_candidates, found);
-					strlist_push(&node->order_candidates, p);
-					c->res->order_ambiguous = 1;
-					if (!c->res->ambiguous_node)
-						c->res->ambiguous_node = node;
-				}
-			}
+			note_later_copy(c, node, found, p, dirs[i].step);
 			free(p);
 			continue;
 		}
-		{
-			int ok = candidate_ok(c, node, p, dirs[i].step, 0, &saw_wrong_arch);
-			if (ok == 1) {
-				found = p;
-				node->via = dirs[i].step;
-				continue;
-			}
-			if (ok < 0) {
-				node->path = p;
-				free_dirs(dirs, ndirs);
-				set_fail(c, node, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
-				return;
-			}
+		ok = candidate_ok(c, node, p, dirs[i].step, 0, &saw_wrong_arch);
+		if (ok == 1) {
+			found = p;
+			node->via = dirs[i].step;
+			continue;
+		}
+		if (ok < 0) {
+			node->path = p;
+			free_dirs(dirs, ndirs);
+			set_fail(c, node, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
+			return;
 		}
 		free(p);
 	}
@@ -922,21 +930,42 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 	if (found) {
 		map_found(c, node, found, flags);
 		free(found);
-		return;
-	}
-	if (ld->no_system && (node->apiset_host || in_list(builtin_system, sizeof(builtin_system) /
-									  sizeof(builtin_system[0]), name))) {
+	} else if (ld->no_system &&
+		   (node->apiset_host || in_list(builtin_system, sizeof(builtin_system) / sizeof(builtin_system[0]),
+						 name))) {
 		node->assumed = 1;
 		node->via = "assumed";
 		node->detail = xstrdup("a Windows system DLL, assumed present (no System32 in this tree)");
-		return;
-	}
-	if (saw_wrong_arch) {
+	} else if (saw_wrong_arch) {
 		/* the remembered STATUS_INVALID_IMAGE_FORMAT (c000007b) is the load's status */
 		set_fail(c, node, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+	} else {
+		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	}
+}
+
+/*
+ * Resolves `node->name` (a DLL name, or a path) imported by `importer` and,
+ * when found, maps it and its static imports (depth-first): the steps of
+ * docs/loader.md §5.2, after the name is normalised (§5.1).
+ */
+static void resolve(struct load_ctx *c, struct ldr_node *node, const char *importer_path, unsigned flags,
+		    const char *dll_dir)
+{
+	char *norm = ldr_dll_name_normalize(node->name);
+	const char *name;
+	free(node->name);
+	node->name = norm;
+	name = node->name;
+	if (winpath_is_absolute(name)) {
+		resolve_full_path(c, node, flags);
 		return;
 	}
-	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	if (resolve_apiset(c, node, importer_path, &name) || /* 1 */
+	    resolve_loaded(c, node, name) ||                 /* 2 */
+	    resolve_known(c, node, name, flags))             /* 3 */
+		return;
+	resolve_search(c, node, name, flags, dll_dir);       /* 4 */
 }
 
 /* Maps the static (and delay) imports of a found module. */
