@@ -1162,6 +1162,57 @@ static void pending_settle(struct loader *ld, struct ldr_pending *p, int commit)
 	p->n = 0;
 }
 
+/* The DLL given to LoadLibraryExW by full path: the module already loaded from there, or the file. */
+static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *norm, unsigned flags)
+{
+	struct loader *ld = c->ld;
+	char *dir = winpath_dirname(norm), *p = NULL;
+	int wrong = 0, ok;
+	size_t i;
+	for (i = 0; i < ld->nmods; i++) {
+		if (!str_icmp(ld->mods[i].path, norm)) {
+			probe_add(root, norm, "loaded-module list", "found");
+			root->path = xstrdup(ld->mods[i].path);
+			root->via = "loaded-module list";
+			root->preloaded = 1;
+			root->dup = 1;
+			free(dir);
+			return;
+		}
+	}
+	if (!view_find_file(ld->view, dir, winpath_basename(norm), &p)) {
+		if (view_is_dir(ld->view, norm)) {
+			/* NtOpenFile on a folder: STATUS_FILE_IS_A_DIRECTORY, ERROR_ACCESS_DENIED */
+			probe_add(root, norm, "full path", "a folder, not a file");
+			root->detail = xasprintf("%s is a folder", norm);
+			set_fail(c, root, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
+		} else {
+			probe_add(root, norm, "full path", "not found");
+			set_fail(c, root, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+		}
+		free(dir);
+		return;
+	}
+	ok = candidate_ok(c, root, p, "full path", 1, &wrong);
+	root->via = "full path";
+	if (ok == 1) {
+		map_found(c, root, p, flags);
+	} else {
+		root->path = xstrdup(p);
+		if (ok == -2) {
+			struct ldr_image *im = image_get(ld, p);
+			root->machine = im->img->machine;
+			root->detail = xasprintf("%s is %s, the process is %s", p, pe_machine_name(im->img->machine),
+						 pe_machine_name(ld->machine));
+			set_fail(c, root, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+		} else {
+			set_fail(c, root, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
+		}
+	}
+	free(p);
+	free(dir);
+}
+
 /*
  * One LoadLibraryExW, without touching the loaded-module list: what it
  * mapped is handed back in *pend. `reversed`: the AddDllDirectory folders
@@ -1172,8 +1223,7 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 {
 	struct load_ctx c;
 	struct ldr_node *root;
-	char *norm = root_name_normalize(name);
-	size_t i;
+	char *norm = root_name_normalize(name), *dir = NULL;
 
 	memset(res, 0, sizeof(*res));
 	memset(&c, 0, sizeof(c));
@@ -1196,61 +1246,15 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 		}
 		resolve(&c, root, NULL, flags, NULL);
 	} else {
-		char *dir = winpath_dirname(norm);
-		const char *base = winpath_basename(norm);
-		char *p = NULL;
-		int wrong = 0;
-		c.top_dir = dir;
-		/* the same full path loaded before: the loader hands back that module */
-		for (i = 0; i < ld->nmods; i++) {
-			if (!str_icmp(ld->mods[i].path, norm)) {
-				probe_add(root, norm, "loaded-module list", "found");
-				root->path = xstrdup(ld->mods[i].path);
-				root->via = "loaded-module list";
-				root->preloaded = 1;
-				root->dup = 1;
-				free(dir);
-				free(norm);
-				return;
-			}
-		}
-		if (!view_find_file(ld->view, dir, base, &p)) {
-			if (view_is_dir(ld->view, norm)) {
-				/* NtOpenFile on a folder: STATUS_FILE_IS_A_DIRECTORY, ERROR_ACCESS_DENIED */
-				probe_add(root, norm, "full path", "a folder, not a file");
-				root->detail = xasprintf("%s is a folder", norm);
-				set_fail(&c, root, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
-			} else {
-				probe_add(root, norm, "full path", "not found");
-				set_fail(&c, root, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
-			}
-		} else {
-			int ok = candidate_ok(&c, root, p, "full path", 1, &wrong);
-			root->via = "full path";
-			if (ok == 1) {
-				map_found(&c, root, p, flags);
-			} else {
-				root->path = xstrdup(p);
-				if (ok == -2) {
-					struct ldr_image *im = image_get(ld, p);
-					root->machine = im->img->machine;
-					root->detail = xasprintf("%s is %s, the process is %s", p,
-								 pe_machine_name(im->img->machine),
-								 pe_machine_name(ld->machine));
-					set_fail(&c, root, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
-				} else {
-					set_fail(&c, root, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
-				}
-			}
-			free(p);
-		}
-		if (!tree_has_failure(res))
-			snap_node(&c, root);
-		c.top_dir = NULL;
-		free(dir);
+		dir = winpath_dirname(norm);
+		c.top_dir = dir; /* what DLL_LOAD_DIR stands for, at every depth */
+		load_by_path(&c, root, norm, flags);
 	}
-	if (!winpath_is_absolute(norm) && !tree_has_failure(res))
+	/* phase two: snap every import, once every module is mapped */
+	if (!tree_has_failure(res))
 		snap_node(&c, root);
+	c.top_dir = NULL;
+	free(dir);
 
 	pend->mods = c.newmods;
 	pend->n = c.nnew;
