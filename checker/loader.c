@@ -555,8 +555,12 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 		add_dir(&v, &n, &alloc, sysdir(ld), "System32");
 		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir");
 		add_dir(&v, &n, &alloc, view_windows_dir(ld->view), "Windows dir");
-		if (ld->cur_dir)
+		if (ld->cur_dir) {
 			add_dir(&v, &n, &alloc, ld->cur_dir, "current dir");
+		} else {
+			add_dir(&v, &n, &alloc, ".", "current dir");
+			v[n - 1].skip = "not searched: the process's current directory is not known";
+		}
 		while (path && *path) {
 			const char *semi = strchr(path, ';');
 			size_t len = semi ? (size_t)(semi - path) : strlen(path);

@@ -151,6 +151,16 @@ static char *fix_for_missing(const char *leaf, const char *arch)
 			 leaf);
 }
 
+/* Whether the search for `leaf` skipped a relative PATH entry (it depends on the current directory). */
+static int unsearched(const struct ldr_node *leaf)
+{
+	size_t i;
+	for (i = 0; leaf && i < leaf->nprobes; i++)
+		if (strstr(leaf->probes[i].result, "relative PATH entry"))
+			return 1;
+	return 0;
+}
+
 static const char *leaf_label(const struct ldr_node *leaf)
 {
 	return leaf->parent ? leaf->name : winpath_basename(leaf->name);
@@ -169,8 +179,12 @@ static void binary_failure(cJSON *report, const struct torch_run *run, const str
 	case LDR_MISSING_DLL:
 		title = xasprintf("%s cannot load: %s is missing", bin, lname);
 		msg = xasprintf("WinError 126: %s (chain %s) is found nowhere on the search path; %zu places "
-				"were searched.",
-				lname, chain, leaf ? leaf->nprobes : 0);
+				"were searched.%s",
+				lname, chain, leaf ? leaf->nprobes : 0,
+				unsearched(leaf) ? " A relative PATH entry was not searched: it depends on the current "
+						   "directory, and if the process starts where that folder holds the "
+						   "DLL, Windows finds it there."
+						 : "");
 		fix = fix_for_missing(lname, arch);
 		break;
 	case LDR_MISSING_ENTRY:
