@@ -385,8 +385,56 @@ static char *python_dll_tag(const char *name, int *debug)
 }
 
 /*
+ * "311" from the `Tag: cp311-cp311-win_amd64` of the torch dist-info's WHEEL
+ * file beside the package: the interpreter pip installed this torch for.
+ * NULL when there is none, or two dist-infos disagree.
+ */
+static char *wheel_tag(struct torch_run *run, struct view *v)
+{
+	char *sp = winpath_dirname(run->torch_dir), *tag = NULL;
+	struct strlist names = STRLIST_INIT;
+	size_t i;
+	int conflict = 0;
+	if (view_list_dir(v, sp, &names, NULL) == 0) {
+		for (i = 0; i < names.n && !conflict; i++) {
+			struct strbuf sb = STRBUF_INIT;
+			char *w;
+			const char *t;
+			if (str_nicmp(names.v[i], "torch-", 6) || !str_iendswith(names.v[i], ".dist-info"))
+				continue;
+			w = xasprintf("%s\\%s\\WHEEL", sp, names.v[i]);
+			if (view_read_small(v, w, &sb) == 0 && (t = strstr(strbuf_str(&sb), "\nTag: cp3")) != NULL) {
+				const char *e = t + 9;
+				char *cand;
+				while (*e >= '0' && *e <= '9')
+					e++;
+				if (*e == 't')
+					e++;
+				cand = xstrndup(t + 8, (size_t)(e - t - 8));
+				if (tag && strcmp(tag, cand))
+					conflict = 1;
+				if (!tag)
+					tag = cand;
+				else
+					free(cand);
+			}
+			strbuf_release(&sb);
+			free(w);
+		}
+	}
+	strlist_release(&names);
+	free(sp);
+	if (conflict) {
+		free(tag);
+		tag = NULL;
+	}
+	return tag;
+}
+
+/*
  * The interpreter's "cpXY[t]" tag: from the pythonXY.dll python.exe imports,
- * else the one pythonXY.dll in its folder, else pyvenv.cfg's `version`.
+ * else the one pythonXY.dll in its folder, else the torch wheel's tag, else
+ * pyvenv.cfg's `version`.
  */
 static void find_python_tag(struct torch_run *run, struct view *v)
 {
@@ -418,6 +466,8 @@ static void find_python_tag(struct torch_run *run, struct view *v)
 		}
 		strlist_release(&names);
 	}
+	if (!tag)
+		tag = wheel_tag(run, v);
 	if (!tag && run->cfg_version) {
 		/* "3.11.9" → "311" */
 		unsigned maj = 0, min = 0;

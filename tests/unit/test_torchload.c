@@ -3,7 +3,8 @@
  * tree of real PE files (Wine's builtin DLLs, copied under torch's names):
  * torch's glob (dot-files skipped, "*.DLL" in any case, folders matched and
  * failing with 5), CPython's EXTENSION_SUFFIXES for the interpreter found
- * (pythonXY.dll in python.exe's folder, pyvenv.cfg, a debug build) and
+ * (pythonXY.dll in python.exe's folder, the wheel's tag, pyvenv.cfg, a
+ * debug build) and
  * importlib's choice of one file per module, packages shadowing modules,
  * the import error torch raises, and the numbered steps' order.
  */
@@ -218,6 +219,24 @@ static void test_python_tag_from_pyvenv_and_debug_build(void)
 	if (run) {
 		CHECK_STR(run->python_tag, "cp312");
 		CHECK(bin(run, "_C.cp312-win_amd64.pyd") != NULL);
+		CHECK(bin(run, "_C.cp311-win_amd64.pyd") == NULL);
+		torch_run_free(run);
+		view_free(v);
+	}
+	remove_tree();
+
+	/* no pythonXY.dll, no pyvenv.cfg: the torch wheel's tag (dist-info WHEEL) decides */
+	if (make_tree("wheel"))
+		return;
+	put("Python311/Lib/site-packages/torch-2.5.1.dist-info/WHEEL", NULL,
+	    "Wheel-Version: 1.0\nGenerator: bdist_wheel (0.44.0)\nRoot-Is-Purelib: false\nTag: cp310-cp310-win_amd64\n");
+	put("Python311/Lib/site-packages/torch/_C.cp310-win_amd64.pyd", "version.dll", NULL);
+	put("Python311/Lib/site-packages/torch/_C.cp311-win_amd64.pyd", "version.dll", NULL);
+	run = run_tree(&v);
+	CHECK(run != NULL);
+	if (run) {
+		CHECK_STR(run->python_tag, "cp310");
+		CHECK(bin(run, "_C.cp310-win_amd64.pyd") != NULL);
 		CHECK(bin(run, "_C.cp311-win_amd64.pyd") == NULL);
 		torch_run_free(run);
 		view_free(v);
