@@ -445,7 +445,7 @@ struct load_ctx {
 	size_t nnew, anew;
 	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
 	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
-	int user_dirs_reversed;     /* search the AddDllDirectory folders last-added first */
+	int user_dirs_order;        /* AddDllDirectory folders: 0 as added, -1 last-added first, k rotated by k */
 };
 
 static const struct ldr_module *find_loaded_module(const struct loader *ld, const char *base)
@@ -527,7 +527,16 @@ static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, cons
 		(*v)[*n - 1].skip = "not searched: a relative PATH entry depends on the current directory";
 }
 
-static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, int user_dirs_reversed,
+/* The i-th AddDllDirectory folder in `order` (see load_ctx.user_dirs_order). */
+static const char *user_dir(const struct loader *ld, size_t i, int order)
+{
+	size_t n = ld->user_dirs.n;
+	if (order < 0)
+		return ld->user_dirs.v[n - 1 - i];
+	return ld->user_dirs.v[(i + (size_t)order) % n];
+}
+
+static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, int user_dirs_order,
 			  struct search_dir **out)
 {
 	struct search_dir *v = NULL;
@@ -541,8 +550,7 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 			add_dir(&v, &n, &alloc, ld->app_dir, "APPLICATION_DIR");
 		if (flags & LDR_SEARCH_USER_DIRS)
 			for (i = 0; i < ld->user_dirs.n; i++)
-				add_dir(&v, &n, &alloc,
-					ld->user_dirs.v[user_dirs_reversed ? ld->user_dirs.n - 1 - i : i], "USER_DIRS");
+				add_dir(&v, &n, &alloc, user_dir(ld, i, user_dirs_order), "USER_DIRS");
 		if (flags & LDR_SEARCH_SYSTEM32)
 			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32");
 	} else {
@@ -884,7 +892,7 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 	int saw_wrong_arch = 0, ok;
 	char *found = NULL;
 
-	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_reversed, &dirs);
+	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_order, &dirs);
 	for (i = 0; i < ndirs; i++) {
 		char *p = NULL;
 		if (!found && !dirs[i].skip && !strchr(name, '\\') && view_has_dir_entry(ld->view, dirs[i].dir, name)) {
@@ -1219,10 +1227,10 @@ static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *
 
 /*
  * One LoadLibraryExW, without touching the loaded-module list: what it
- * mapped is handed back in *pend. `reversed`: the AddDllDirectory folders
+ * mapped is handed back in *pend. `order`: how the AddDllDirectory folders
  * are searched last-added first.
  */
-static void load_once(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, int reversed,
+static void load_once(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, int order,
 		      struct ldr_pending *pend)
 {
 	struct load_ctx c;
@@ -1233,7 +1241,7 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	memset(&c, 0, sizeof(c));
 	c.ld = ld;
 	c.res = res;
-	c.user_dirs_reversed = reversed;
+	c.user_dirs_order = order;
 	res->flags = flags;
 	root = res->root = node_new(norm, NULL);
 
@@ -1272,16 +1280,20 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 	(void)err;
 	/*
 	 * Microsoft documents no order among AddDllDirectory folders: when two
-	 * hold a DLL this load needs, evaluate it again with the folders in the
-	 * opposite order (first-added and last-added first are the two orders
-	 * an implementation keeps; Wine takes the last added) and say whether
-	 * the verdict depends on it. The process state follows the first.
+	 * hold a DLL this load needs, evaluate it again in other orders — last
+	 * added first (Wine's), then each folder first in turn (so every copy
+	 * of a name wins once) — and say whether the verdict depends on it. The
+	 * process state follows the order the folders were added in.
 	 */
-	struct ldr_pending pend = { NULL, 0 }, alt_pend = { NULL, 0 };
+	struct ldr_pending pend = { NULL, 0 };
+	int order;
 	load_once(ld, name, flags, res, 0, &pend);
-	if (res->order_ambiguous && ld->user_dirs.n > 1) {
+	for (order = -1; res->order_ambiguous && !res->order_dependent && order < (int)ld->user_dirs.n; order++) {
+		struct ldr_pending alt_pend = { NULL, 0 };
 		struct ldr_result alt;
-		load_once(ld, name, flags, &alt, 1, &alt_pend);
+		if (order == 0 || (order == 1 && ld->user_dirs.n == 2))
+			continue; /* the first load's order; for two folders rotation 1 is the reverse */
+		load_once(ld, name, flags, &alt, order, &alt_pend);
 		pending_settle(ld, &alt_pend, 0);
 		if (alt.winerror != res->winerror || (alt.winerror && alt.outcome != res->outcome)) {
 			res->order_dependent = 1;

@@ -147,8 +147,9 @@ WINDOWS_UNDECIDED = [
         "what": "two AddDllDirectory folders hold the same DLL name: Microsoft: 'If AddDllDirectory "
                 "is used to add more than one directory to the process DLL search path, the order "
                 "in which those directories are searched is unspecified.' Wine takes the last added",
-        "checker": "evaluates both orders; a verdict that differs is an order-dependent warning "
-                   "naming both candidates, never a confident error or pass",
+        "checker": "evaluates the load with each folder first in turn (and last-added first); a "
+                   "verdict that differs is an order-dependent warning naming the candidates, never "
+                   "a confident error or pass",
         "sources": ["https://learn.microsoft.com/en-us/windows/win32/api/libloaderapi/nf-libloaderapi-adddlldirectory"],
     },
     {

@@ -96,6 +96,7 @@ static struct torch_run *run_tree(struct view **v)
 		return NULL;
 	}
 	view_setenv(*v, "PATH", "C:\\Windows\\System32");
+	view_setenv(*v, "APPDATA", "C:\\Users\\me\\AppData\\Roaming");
 	in.torch_dir = "C:\\Python311\\Lib\\site-packages\\torch";
 	in.python_exe = "C:\\Python311\\python.exe";
 	if (torch_run(&run, *v, &in, &e)) {
@@ -263,6 +264,45 @@ static void test_python_tag_from_pyvenv_and_debug_build(void)
 	remove_tree();
 }
 
+/*
+ * Three AddDllDirectory folders (of torch's four dll_paths) hold winmm.dll,
+ * and only the middle copy is the real one: the order Windows leaves unspecified
+ * decides, and neither the added order nor its reverse shows it — every
+ * folder first in turn does. msacm32.dll (Wine's, importing winmm) stands
+ * for a torch DLL.
+ */
+static void test_order_of_three_user_dirs(void)
+{
+	struct view *v;
+	struct torch_run *run;
+	const struct torch_binary *b;
+	if (make_tree("order3"))
+		return;
+	/* torch\lib (DLL_LOAD_DIR, and the first folder added) has no winmm.dll */
+	put("Python311/Lib/site-packages/torch/lib/msacm32.dll", "msacm32.dll", NULL);
+	put("Python311/Library/bin/winmm.dll", "version.dll", NULL);                     /* 2nd added: not winmm */
+	put("Users/me/AppData/Roaming/Python/Library/bin/winmm.dll", "winmm.dll", NULL); /* 3rd: the real one */
+	put("Program Files/NVIDIA Corporation/NvToolsExt/bin/x64/winmm.dll", "version.dll", NULL); /* 4th */
+	run = run_tree(&v);
+	CHECK(run != NULL);
+	if (!run)
+		return;
+	CHECK_INT(run->dll_paths.n, 4);
+	b = bin(run, "\\msacm32.dll");
+	CHECK(b != NULL);
+	if (b) {
+		CHECK_STR(b->outcome, "order-dependent");
+		CHECK_INT(b->res.order_dependent, 1);
+		CHECK_INT(b->res.winerror, 127);     /* added order, and reversed: a copy without winmm's exports */
+		CHECK_INT(b->res.alt_winerror, 0);   /* the userbase's folder first: the real winmm */
+		CHECK(b->res.ambiguous_node && b->res.ambiguous_node->order_candidates.n == 3);
+	}
+	CHECK_INT(run->import_error_index, -1); /* not a certain failure */
+	torch_run_free(run);
+	view_free(v);
+	remove_tree();
+}
+
 static void test_winerror_text(void)
 {
 	CHECK_STR(winerror_text(126), "The specified module could not be found.");
@@ -284,5 +324,6 @@ int main(void)
 	RUN(test_glob_skips_dot_files_and_matches_folders);
 	RUN(test_extension_suffixes_of_the_interpreter);
 	RUN(test_python_tag_from_pyvenv_and_debug_build);
+	RUN(test_order_of_three_user_dirs);
 	return HARNESS_EXIT();
 }
