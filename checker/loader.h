@@ -48,8 +48,9 @@ enum ldr_outcome {
 	LDR_BAD_ARCH,        /* 193: the module, or the only candidates for a dependency, of another machine */
 	LDR_UNREADABLE,      /* 193: empty, not PE, corrupt, cannot be read */
 	LDR_BAD_PARAM,       /* 87: DLL_LOAD_DIR with a relative name */
-	LDR_NOT_A_FILE,      /* 5: the path names a directory (torch's glob matches folders named *.dll) */
+	LDR_NOT_A_FILE,      /* 5: the path names a folder (torch's glob matches folders named *.dll) */
 };
+#define LDR_OUTCOME_LAST LDR_NOT_A_FILE /* every failure outcome is LDR_MISSING_DLL..LDR_OUTCOME_LAST */
 
 /* "loads", "missing-dll", ... as in docs/report-json.md. */
 const char *ldr_outcome_name(enum ldr_outcome o);
