@@ -246,16 +246,33 @@ static int preload(const struct deps_opts *o, struct view *v, struct loader *ld)
 	return 0;
 }
 
-/* FILE as LoadLibraryExW gets it: a bare name stays a bare name (searched); anything else is a path. */
+/*
+ * FILE as LoadLibraryExW gets it: a bare name stays a bare name (searched);
+ * anything else is a path, which must be there — as given, or as the loader
+ * names it (".dll" appended when the last component has no extension).
+ */
 static char *target_path(struct view *v, const char *file)
 {
-	char *w;
+	char *w, *as_loaded;
+	int given, loaded;
 	if (!strchr(file, '/') && !strchr(file, '\\'))
 		return xstrdup(file);
 	if (!(w = cmd_winpath(v, file)))
 		return NULL;
-	if (winpath_is_absolute(w) && !view_is_file(v, w)) {
+	if (!winpath_is_absolute(w))
+		return w;
+	as_loaded = ldr_dll_name_normalize(w);
+	given = view_is_file(v, w);
+	loaded = view_is_file(v, as_loaded);
+	if (!given && !loaded)
 		cmd_usage_error("deps: %s: no such file", file);
+	else if (!loaded)
+		/* /etc/passwd: LoadLibraryExW would look for passwd.dll, not for the file named */
+		cmd_usage_error("deps: %s: no extension, so LoadLibraryExW looks for %s, which is not there; "
+				"end the name with '.' to load the file as named",
+				file, winpath_basename(as_loaded));
+	free(as_loaded);
+	if (!loaded) {
 		free(w);
 		return NULL;
 	}

@@ -146,11 +146,19 @@ check_eq "--machine: the same message in check" "torch-dll-check: check: --machi
 
 # ---- deps on a non-PE exits 2, as pe does ----
 printf 'root:x:0:0\n' >"$tmp/passwd"
-run deps "$tmp/passwd"
+cp "$tmp/passwd" "$tmp/text.dll"
+run deps "$tmp/text.dll"
 check_eq "deps on a non-PE file: exit 2, named once" \
-	"2 torch-dll-check: deps: $tmp/passwd: not a PE file (no MZ signature)" "$rc $err"
-run pe "$tmp/passwd"
-check_eq "pe on the same file: exit 2" "2 torch-dll-check: $tmp/passwd: not a PE file (no MZ signature)" "$rc $err"
+	"2 torch-dll-check: deps: $tmp/text.dll: not a PE file (no MZ signature)" "$rc $err"
+run pe "$tmp/text.dll"
+check_eq "pe on the same file: exit 2" "2 torch-dll-check: $tmp/text.dll: not a PE file (no MZ signature)" "$rc $err"
+run deps "$tmp/passwd."
+check_eq "deps on a non-PE file named without extension ('FILE.'): exit 2" \
+	"2 torch-dll-check: deps: $tmp/passwd.: not a PE file (no MZ signature)" "$rc $err"
+run deps "$tmp/passwd"
+check_eq "deps FILE without extension: exit 2, saying LoadLibraryExW looks for FILE.dll" \
+	"2 torch-dll-check: deps: $tmp/passwd: no extension, so LoadLibraryExW looks for passwd.dll, which is not there; end the name with '.' to load the file as named" \
+	"$rc $err"
 
 # ---- pe /nonexistent.dll names the path once ----
 run pe "$tmp/nonexistent.dll"
