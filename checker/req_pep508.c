@@ -654,237 +654,291 @@ void req_derive_from_spec(struct pin *p)
 }
 
 /*
+ * The PEP 508 parser, in the order a requirement is written:
+ *   NAME [EXTRAS] (@ URL | SPECIFIER)? (; MARKERS)?
+ * or, in pip files, a bare URL or archive path followed by "; MARKERS".
+ * Each step reads from q->s at q->i and leaves q->i after what it read; on
+ * error it sets the error (with the file position of the offending
+ * character) and returns -1.
+ */
+struct pep508 {
+	const struct req_ctx *r;
+	char *s;        /* a NUL-terminated copy, cut after the last non-space */
+	size_t i, len;  /* the cursor and the end of the requirement */
+	struct pin *p;  /* the pin, once the name (or URL) has been read */
+};
+
+static void pep508_skip_spaces(struct pep508 *q)
+{
+	while (q->i < q->len && is_space((unsigned char)q->s[q->i]))
+		q->i++;
+}
+
+/* Copies s0[0..n), refuses NUL bytes and empty requirements, trims it. */
+static int pep508_text(struct pep508 *q, const char *s0, size_t n)
+{
+	q->s = xstrndup(s0, n);
+	q->i = 0;
+	q->len = n;
+	if (strlen(q->s) != n)
+		return req_ctx_err(q->r, strlen(q->s), "NUL byte in a requirement");
+	pep508_skip_spaces(q);
+	while (q->len > q->i && is_space((unsigned char)q->s[q->len - 1]))
+		q->len--;
+	q->s[q->len] = '\0';
+	if (q->i == q->len)
+		return req_ctx_err(q->r, q->i, "empty requirement");
+	return 0;
+}
+
+/* A new pin at the current position. */
+static int pep508_add_pin(struct pep508 *q)
+{
+	unsigned line, col;
+	posmap_at(q->r->map, q->r->base + q->i, &line, &col);
+	q->p = req_add_pin(q->r->f, line, col, q->r->source, q->r->err);
+	return q->p ? 0 : -1;
+}
+
+/* pip: whether the requirement is a bare URL or a path to an archive. */
+static int pep508_is_pip_url(const struct pep508 *q)
+{
+	const char *s = q->s + q->i;
+	return q->r->pip && (is_url(s) || is_path_like(s, strcspn(s, " \t;")));
+}
+
+/* Reads a URL up to the next space into the pin (at least one character). */
+static int pep508_url(struct pep508 *q, int egg_name)
+{
+	size_t u = q->i, ue = q->i;
+	char *url;
+	int rc;
+	while (ue < q->len && !is_space((unsigned char)q->s[ue]))
+		ue++;
+	if (u == ue)
+		return req_ctx_err(q->r, q->i, "expected a URL after '@'");
+	url = xstrndup(q->s + u, ue - u);
+	if (egg_name) {
+		const char *egg = strstr(url, "#egg=");
+		if (egg) {
+			struct strbuf nb = STRBUF_INIT;
+			req_normalize_name(egg + 5, strcspn(egg + 5, "&"), &nb);
+			q->p->name = strbuf_detach(&nb);
+		}
+	}
+	rc = req_apply_url(q->r, q->p, url, u);
+	free(url);
+	q->i = ue;
+	return rc;
+}
+
+/* After a URL only markers may follow: the ';' belongs to the URL unless a space comes first. */
+static int pep508_after_url(struct pep508 *q)
+{
+	char ex[120];
+	pep508_skip_spaces(q);
+	if (q->i < q->len && q->s[q->i] != ';') {
+		req_excerpt(ex, sizeof(ex), q->s + q->i, q->len - q->i);
+		return req_ctx_err(q->r, q->i, "unexpected '%s' after the URL (markers go after ' ; ')", ex);
+	}
+	return 0;
+}
+
+/* pip: a bare URL or path (named by its #egg= fragment or its wheel file name). */
+static int pep508_pip_url(struct pep508 *q)
+{
+	if (pep508_add_pin(q))
+		return -1;
+	q->p->raw = xstrdup(q->s + q->i);
+	return pep508_url(q, 1) || pep508_after_url(q);
+}
+
+/* The project name, PEP 503-normalised; the pin starts here. */
+static int pep508_name(struct pep508 *q)
+{
+	size_t start = q->i;
+	struct strbuf nb = STRBUF_INIT;
+	char ex[120];
+	while (q->i < q->len && (is_alnum((unsigned char)q->s[q->i]) || q->s[q->i] == '-' || q->s[q->i] == '_' ||
+				 q->s[q->i] == '.'))
+		q->i++;
+	if (!valid_name_span(q->s + start, q->i - start)) {
+		req_excerpt(ex, sizeof(ex), q->s + start, q->len - start);
+		return req_ctx_err(q->r, start, "expected a package name at '%s'", ex);
+	}
+	{
+		size_t end = q->i;
+		q->i = start;
+		if (pep508_add_pin(q))
+			return -1;
+		q->i = end;
+	}
+	q->p->raw = xstrdup(q->s + start);
+	req_normalize_name(q->s + start, q->i - start, &nb);
+	q->p->name = strbuf_detach(&nb);
+	if (q->r->group)
+		q->p->group = xstrdup(q->r->group);
+	pep508_skip_spaces(q);
+	return 0;
+}
+
+/* "[extra, other]": names, stored without spaces ("extra,other"); "[]" is none. */
+static int pep508_extras(struct pep508 *q)
+{
+	struct pin *p = q->p;
+	size_t e, k;
+	if (q->i == q->len || q->s[q->i] != '[')
+		return 0;
+	for (e = q->i + 1; e < q->len && q->s[e] != ']'; e++)
+		;
+	if (e == q->len)
+		return req_ctx_err(q->r, q->i, "unterminated extras (missing ']')");
+	p->extras = req_strip_spaces(q->s + q->i + 1, e - q->i - 1);
+	for (k = 0; p->extras[k];) {
+		size_t m = strcspn(p->extras + k, ",");
+		if (!valid_name_span(p->extras + k, m))
+			return req_ctx_err(q->r, q->i, "invalid extras '[%s]'", p->extras);
+		k += m;
+		if (p->extras[k] == ',')
+			k++;
+	}
+	if (!p->extras[0]) {
+		free(p->extras);
+		p->extras = NULL;
+	}
+	q->i = e + 1;
+	pep508_skip_spaces(q);
+	return 0;
+}
+
+/* "@ URL": a direct reference. */
+static int pep508_direct_reference(struct pep508 *q)
+{
+	q->i++;
+	pep508_skip_spaces(q);
+	return pep508_url(q, 0) || pep508_after_url(q);
+}
+
+/* Where a bad clause of the specifier s[a..e) is, and why, as the error. */
+static int pep508_bad_specifier(struct pep508 *q, size_t a, size_t bad)
+{
+	const char *s = q->s;
+	size_t bl = strcspn(s + a + bad, ",;)");
+	char ex[120];
+	while (bl && is_space((unsigned char)s[a + bad + bl - 1]))
+		bl--;
+	req_excerpt(ex, sizeof(ex), s + a + bad, bl);
+	if (is_digit((unsigned char)s[a + bad]))
+		return req_ctx_err(q->r, a + bad,
+				   "invalid version specifier '%s' (an operator such as == or >= must come first)", ex);
+	return req_ctx_err(q->r, a + bad, "invalid version specifier '%s' (expected e.g. ==2.4.0 or >=2.4,<2.6)", ex);
+}
+
+/* The specifier s[a..e) as PEP 440 says it: p->pep440, or the error at the offending character. */
+static int pep508_pep440(struct pep508 *q, size_t a, size_t e)
+{
+	struct pin *p = q->p;
+	char why[ERR_MSG_MAX], ex[120];
+	size_t bad_col, k = a, seen = 0;
+	p->pep440 = xstrdup(p->spec);
+	p->form = PIN_FORM_SPEC;
+	if (!req_pep440_check(p->spec, why, sizeof(why), &bad_col))
+		return 0;
+	/* bad_col counts the specifier without its spaces: find that character in s */
+	while (k < e && (seen < bad_col || is_space((unsigned char)q->s[k]))) {
+		if (!is_space((unsigned char)q->s[k]))
+			seen++;
+		k++;
+	}
+	req_excerpt(ex, sizeof(ex), p->spec, strlen(p->spec));
+	return req_ctx_err(q->r, k, "invalid version specifier '%s': %s", ex, why);
+}
+
+/* A version specifier, bare or in parentheses (PEP 508 allows both), up to ';'. */
+static int pep508_specifier(struct pep508 *q)
+{
+	struct pin *p = q->p;
+	size_t a = q->i, e, bad;
+	char ex[120];
+	if (q->s[q->i] == '(') {
+		a = q->i + 1;
+		for (e = a; e < q->len && q->s[e] != ')'; e++)
+			;
+		if (e == q->len)
+			return req_ctx_err(q->r, q->i, "unterminated '(' in the version specifier");
+		q->i = e + 1;
+	} else {
+		for (e = a; e < q->len && q->s[e] != ';'; e++)
+			;
+		q->i = e;
+	}
+	bad = req_check_specifier(q->s + a, e - a);
+	if (bad != (size_t)-1)
+		return pep508_bad_specifier(q, a, bad);
+	p->spec = req_strip_spaces(q->s + a, e - a);
+	if (!p->spec[0]) {
+		free(p->spec);
+		p->spec = NULL;
+	} else if (pep508_pep440(q, a, e)) {
+		return -1;
+	}
+	req_derive_from_spec(p);
+	pep508_skip_spaces(q);
+	if (q->i < q->len && q->s[q->i] != ';') {
+		req_excerpt(ex, sizeof(ex), q->s + q->i, q->len - q->i);
+		return req_ctx_err(q->r, q->i, "unexpected '%s' after the version specifier", ex);
+	}
+	return 0;
+}
+
+/* What follows the name and extras: "@ URL", a specifier, or nothing. */
+static int pep508_version(struct pep508 *q)
+{
+	if (q->i < q->len && q->s[q->i] == '@')
+		return pep508_direct_reference(q);
+	if (q->i < q->len && q->s[q->i] != ';')
+		return pep508_specifier(q);
+	return 0;
+}
+
+/* At the end or at ';': the environment markers after it, checked for syntax. */
+static int pep508_markers(struct pep508 *q)
+{
+	char ex[120];
+	if (q->i == q->len)
+		return 0;
+	q->i++; /* ';' */
+	pep508_skip_spaces(q);
+	if (q->i == q->len)
+		return req_ctx_err(q->r, q->i, "empty environment marker after ';'");
+	q->p->markers = xstrdup(q->s + q->i);
+	if (req_markers_on_windows(q->p->markers) == -2) {
+		req_excerpt(ex, sizeof(ex), q->s + q->i, q->len - q->i);
+		return req_ctx_err(q->r, q->i, "invalid environment marker '%s'", ex);
+	}
+	return 0;
+}
+
+/*
  * Parses one requirement s[0..n) (already free of pip options and comments)
  * and appends it as a pin. off 0 of s is at r->base in r->map.
  */
 int req_parse_pep508(const struct req_ctx *r, const char *s0, size_t n, struct pin **out)
 {
-	char *s = xstrndup(s0, n);
-	size_t i = 0, name_start, name_end, len = n;
-	struct strbuf nb = STRBUF_INIT;
-	struct pin *p = NULL;
-	unsigned line, col;
-	int rc = -1;
-	char ex[120];
+	struct pep508 q = { r, NULL, 0, 0, NULL };
+	int rc;
 
-	if (strlen(s) != n) {
-		req_ctx_err(r, strlen(s), "NUL byte in a requirement");
-		goto out;
-	}
-	while (i < len && is_space((unsigned char)s[i]))
-		i++;
-	while (len > i && is_space((unsigned char)s[len - 1]))
-		len--;
-	s[len] = '\0';
-	if (i == len) {
-		req_ctx_err(r, i, "empty requirement");
-		goto out;
-	}
-	posmap_at(r->map, r->base + i, &line, &col);
-
-	/* pip: a bare URL or a path to an archive, optionally followed by "; markers". */
-	if (r->pip && (is_url(s + i) || is_path_like(s + i, strcspn(s + i, " \t;")))) {
-		size_t u = i, ue = i;
-		while (ue < len && !is_space((unsigned char)s[ue]))
-			ue++;
-		/* "url;marker" without a space: the ';' belongs to the URL only if no space follows */
-		p = req_add_pin(r->f, line, col, r->source, r->err);
-		if (!p)
-			goto out;
-		p->raw = xstrdup(s + i);
-		{
-			char *url = xstrndup(s + u, ue - u);
-			const char *egg = strstr(url, "#egg=");
-			if (egg) {
-				size_t en = strcspn(egg + 5, "&");
-				req_normalize_name(egg + 5, en, &nb);
-				p->name = strbuf_detach(&nb);
-			}
-			if (req_apply_url(r, p, url, u)) {
-				free(url);
-				goto out;
-			}
-			free(url);
-		}
-		i = ue;
-		while (i < len && is_space((unsigned char)s[i]))
-			i++;
-		if (i < len) {
-			if (s[i] != ';') {
-				req_excerpt(ex, sizeof(ex), s + i, len - i);
-				req_ctx_err(r, i, "unexpected '%s' after the URL (markers go after ' ; ')", ex);
-				goto out;
-			}
-			i++;
-			goto markers;
-		}
-		if (!p->name)
-			p->name = xstrdup("");
-		rc = 0;
-		goto out;
-	}
-
-	name_start = i;
-	while (i < len && (is_alnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.'))
-		i++;
-	name_end = i;
-	if (!valid_name_span(s + name_start, name_end - name_start)) {
-		req_excerpt(ex, sizeof(ex), s + name_start, len - name_start);
-		req_ctx_err(r, name_start, "expected a package name at '%s'", ex);
-		goto out;
-	}
-	p = req_add_pin(r->f, line, col, r->source, r->err);
-	if (!p)
-		goto out;
-	p->raw = xstrdup(s + name_start);
-	req_normalize_name(s + name_start, name_end - name_start, &nb);
-	p->name = strbuf_detach(&nb);
-	if (r->group)
-		p->group = xstrdup(r->group);
-
-	while (i < len && is_space((unsigned char)s[i]))
-		i++;
-	if (i < len && s[i] == '[') {
-		size_t e = i + 1, k;
-		while (e < len && s[e] != ']')
-			e++;
-		if (e == len) {
-			req_ctx_err(r, i, "unterminated extras (missing ']')");
-			goto out;
-		}
-		p->extras = req_strip_spaces(s + i + 1, e - i - 1);
-		for (k = 0; p->extras[k];) {
-			size_t m = strcspn(p->extras + k, ",");
-			if (!valid_name_span(p->extras + k, m)) {
-				req_ctx_err(r, i, "invalid extras '[%s]'", p->extras);
-				goto out;
-			}
-			k += m;
-			if (p->extras[k] == ',')
-				k++;
-		}
-		if (!p->extras[0]) {
-			free(p->extras);
-			p->extras = NULL;
-		}
-		i = e + 1;
-		while (i < len && is_space((unsigned char)s[i]))
-			i++;
-	}
-
-	if (i < len && s[i] == '@') {
-		size_t u, ue;
-		i++;
-		while (i < len && is_space((unsigned char)s[i]))
-			i++;
-		u = ue = i;
-		while (ue < len && !is_space((unsigned char)s[ue]))
-			ue++;
-		if (u == ue) {
-			req_ctx_err(r, i, "expected a URL after '@'");
-			goto out;
-		}
-		{
-			char *url = xstrndup(s + u, ue - u);
-			if (req_apply_url(r, p, url, u)) {
-				free(url);
-				goto out;
-			}
-			free(url);
-		}
-		i = ue;
-		while (i < len && is_space((unsigned char)s[i]))
-			i++;
-		if (i < len && s[i] != ';') {
-			req_excerpt(ex, sizeof(ex), s + i, len - i);
-			req_ctx_err(r, i, "unexpected '%s' after the URL (markers go after ' ; ')", ex);
-			goto out;
-		}
-	} else if (i < len && s[i] != ';') {
-		size_t a = i, e, bad;
-		int paren = s[i] == '(';
-		if (paren) {
-			a = i + 1;
-			e = a;
-			while (e < len && s[e] != ')')
-				e++;
-			if (e == len) {
-				req_ctx_err(r, i, "unterminated '(' in the version specifier");
-				goto out;
-			}
-			i = e + 1;
-		} else {
-			e = a;
-			while (e < len && s[e] != ';')
-				e++;
-			i = e;
-		}
-		bad = req_check_specifier(s + a, e - a);
-		if (bad != (size_t)-1) {
-			size_t bl = strcspn(s + a + bad, ",;)");
-			while (bl && is_space((unsigned char)s[a + bad + bl - 1]))
-				bl--;
-			req_excerpt(ex, sizeof(ex), s + a + bad, bl);
-			if (is_digit((unsigned char)s[a + bad]))
-				req_ctx_err(r, a + bad, "invalid version specifier '%s' (an operator such as == or >= must come first)", ex);
-			else
-				req_ctx_err(r, a + bad, "invalid version specifier '%s' (expected e.g. ==2.4.0 or >=2.4,<2.6)", ex);
-			goto out;
-		}
-		p->spec = req_strip_spaces(s + a, e - a);
-		if (!p->spec[0]) {
-			free(p->spec);
-			p->spec = NULL;
-		} else {
-			char why[ERR_MSG_MAX];
-			size_t bad_col, k = a, seen = 0;
-			p->pep440 = xstrdup(p->spec);
-			p->form = PIN_FORM_SPEC;
-			if (req_pep440_check(p->spec, why, sizeof(why), &bad_col)) {
-				/* bad_col counts the specifier without its spaces: find that character in s */
-				while (k < e && (seen < bad_col || is_space((unsigned char)s[k]))) {
-					if (!is_space((unsigned char)s[k]))
-						seen++;
-					k++;
-				}
-				req_excerpt(ex, sizeof(ex), p->spec, strlen(p->spec));
-				req_ctx_err(r, k, "invalid version specifier '%s': %s", ex, why);
-				goto out;
-			}
-		}
-		req_derive_from_spec(p);
-		while (i < len && is_space((unsigned char)s[i]))
-			i++;
-		if (i < len && s[i] != ';') {
-			req_excerpt(ex, sizeof(ex), s + i, len - i);
-			req_ctx_err(r, i, "unexpected '%s' after the version specifier", ex);
-			goto out;
-		}
-	}
-	if (i < len && s[i] == ';') {
-		i++;
-markers:
-		while (i < len && is_space((unsigned char)s[i]))
-			i++;
-		if (i == len) {
-			req_ctx_err(r, i, "empty environment marker after ';'");
-			goto out;
-		}
-		p->markers = xstrdup(s + i);
-		if (req_markers_on_windows(p->markers) == -2) {
-			req_excerpt(ex, sizeof(ex), s + i, len - i);
-			req_ctx_err(r, i, "invalid environment marker '%s'", ex);
-			goto out;
-		}
-	}
-	if (!p->name)
-		p->name = xstrdup("");
-	rc = 0;
-out:
-	strbuf_release(&nb);
-	free(s);
+	if (pep508_text(&q, s0, n))
+		rc = -1;
+	else if (pep508_is_pip_url(&q))
+		rc = pep508_pip_url(&q) || pep508_markers(&q) ? -1 : 0;
+	else
+		rc = pep508_name(&q) || pep508_extras(&q) || pep508_version(&q) || pep508_markers(&q) ? -1 : 0;
+	if (!rc && !q.p->name)
+		q.p->name = xstrdup("");
+	free(q.s);
 	if (out)
-		*out = rc ? NULL : p;
+		*out = rc ? NULL : q.p;
 	return rc;
 }
 
