@@ -420,6 +420,17 @@ static int parse_key(struct tp *p, struct strlist *parts)
 
 static int parse_value(struct tp *p, struct toml **out);
 
+/* At the end of the input inside an array or inline table: the error, at its opening bracket. */
+static int array_unterminated(struct tp *p, const struct toml *a)
+{
+	return peek(p) == -1 ? tp_error(p, a->line, a->col, "unterminated array (missing ']')") : 0;
+}
+
+static int inline_table_unterminated(struct tp *p, const struct toml *t)
+{
+	return peek(p) == -1 ? tp_error(p, t->line, t->col, "unterminated inline table (missing '}')") : 0;
+}
+
 static int parse_array(struct tp *p, struct toml **out)
 {
 	struct toml *a = node_new(p, TOML_ARRAY, p->line, p->col);
@@ -429,7 +440,7 @@ static int parse_array(struct tp *p, struct toml **out)
 	advance(p); /* [ */
 	for (;;) {
 		struct toml *v;
-		if (skip_blank(p))
+		if (skip_blank(p) || array_unterminated(p, a))
 			goto fail;
 		if (peek(p) == ']') {
 			advance(p);
@@ -439,7 +450,7 @@ static int parse_array(struct tp *p, struct toml **out)
 			goto fail;
 		ALLOC_GROW(a->items, a->n_items + 1, a->alloc_items);
 		a->items[a->n_items++] = v;
-		if (skip_blank(p))
+		if (skip_blank(p) || array_unterminated(p, a))
 			goto fail;
 		if (peek(p) == ',') {
 			advance(p);
@@ -473,7 +484,7 @@ static int parse_inline_table(struct tp *p, struct toml **out)
 		struct strlist key = STRLIST_INIT;
 		struct toml *v;
 		unsigned kl, kc;
-		if (skip_blank(p))
+		if (skip_blank(p) || inline_table_unterminated(p, t))
 			goto fail;
 		if (peek(p) == '}' && first) {
 			advance(p);
@@ -503,7 +514,7 @@ static int parse_inline_table(struct tp *p, struct toml **out)
 			goto fail;
 		}
 		strlist_release(&key);
-		if (skip_blank(p))
+		if (skip_blank(p) || inline_table_unterminated(p, t))
 			goto fail;
 		if (peek(p) == ',') {
 			advance(p);

@@ -4,7 +4,6 @@
  */
 #include "harness.h"
 #include "requirements.h"
-#include "toml.h"
 
 #include <stdlib.h>
 
@@ -443,7 +442,7 @@ static void test_toml_errors(void)
 	CHECK_INT(parse("pyproject.toml", "a = \"x\nb = 1\n"), -1);
 	CHECK_STR(E.msg, "pyproject.toml:1:5: unterminated string (newline before the closing quote)");
 	CHECK_INT(parse("pyproject.toml", "a = [1, 2\n"), -1);
-	CHECK_STR(E.msg, "pyproject.toml:2:1: expected ',' or ']' in an array");
+	CHECK_STR(E.msg, "pyproject.toml:1:5: unterminated array (missing ']')");
 	CHECK_INT(parse("pyproject.toml", "a = 1 b = 2\n"), -1);
 	CHECK_STR(E.msg, "pyproject.toml:1:7: expected the end of the line after a value, found 'b'");
 	CHECK_INT(parse("pyproject.toml", "d = 1979-05-27 07:32:00\n"), -1);
@@ -458,48 +457,6 @@ static void test_toml_errors(void)
 	CHECK_STR(E.msg, "pyproject.toml:1:5: expected a value (string, number, boolean, array or table)");
 	CHECK_INT(parse("pyproject.toml", "[tool.poetry.dependencies]\ntorch = 2\n"), -1);
 	CHECK_STR(E.msg, "pyproject.toml:2:9: dependency \"torch\" must be a version string or a table, not a number, boolean or date");
-}
-
-static void test_toml_reader_values(void)
-{
-	struct toml_doc d;
-	const struct toml *t;
-	static const char doc[] = "\xef\xbb\xbf# c\n"
-				  "s1 = \"a\\u00e9\\t\"\n"
-				  "s2 = '''\nraw\\n'''\n"
-				  "s3 = \"\"\"\n  one \\\n   two\"\"\"\n"
-				  "\"quoted key\".x = true\n"
-				  "[[pkg]]\nname = \"a\"\n[[pkg]]\nname = \"b\"\n[pkg.sub]\nv = -1.5e3\n"
-				  "[t]\ndt = 1979-05-27T07:32:00Z\ninl = { a = [1, [2, 3]], b.c = 'x' }\n";
-	CHECK_INT(toml_parse(&d, doc, sizeof(doc) - 1, &E), 0);
-	CHECK_STR(toml_str(toml_get(d.root, "s1")), "a\xc3\xa9\t");
-	CHECK_STR(toml_str(toml_get(d.root, "s2")), "raw\\n");
-	CHECK_STR(toml_str(toml_get(d.root, "s3")), "  one two");
-	t = toml_path(d.root, "quoted key.x");
-	CHECK(t && t->type == TOML_SCALAR && !strcmp(t->str, "true"));
-	t = toml_get(d.root, "pkg");
-	CHECK(t && t->type == TOML_ARRAY && t->n_items == 2);
-	if (t && t->n_items == 2) {
-		CHECK_STR(toml_str(toml_get(t->items[1], "name")), "b");
-		CHECK(toml_path(t->items[1], "sub.v") != NULL);
-		CHECK_INT(t->items[1]->line, 11);
-	}
-	CHECK_STR(toml_str(toml_path(d.root, "t.inl.b.c")), "x");
-	toml_doc_release(&d);
-}
-
-static void test_toml_bounds(void)
-{
-	struct toml_doc d;
-	char *deep = malloc(300);
-	int i;
-	for (i = 0; i < 100; i++)
-		deep[4 + i] = '[';
-	memcpy(deep, "a = ", 4);
-	deep[104] = '\0';
-	CHECK_INT(toml_parse(&d, deep, 104, &E), -1);
-	CHECK_STR(E.msg, "1:69: values nested deeper than 64");
-	free(deep);
 }
 
 static void test_conda_environment(void)
@@ -697,8 +654,6 @@ int main(void)
 	RUN(test_pyproject_dynamic_files);
 	RUN(test_pyproject_poetry);
 	RUN(test_toml_errors);
-	RUN(test_toml_reader_values);
-	RUN(test_toml_bounds);
 	RUN(test_conda_environment);
 	RUN(test_conda_errors);
 	RUN(test_setup_cfg);
