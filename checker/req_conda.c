@@ -200,95 +200,134 @@ static char *variant_of_build(const char *b)
 	return NULL;
 }
 
-/* One conda match spec: [channel::]name[ version[ build]] | name=ver[=build] | name==ver | name>=a,<b */
-static int parse_conda_spec(struct req_file *f, const struct ynode *y, struct err *err)
+/* The pin of a match spec, with its channel and name; *rest: what follows the name. NULL with err on error. */
+static struct pin *conda_pin(struct req_file *f, const struct ynode *y, const char **rest, struct err *err)
 {
-	const char *s = y->str, *name, *rest, *cc = strstr(s, "::");
+	const char *s = y->str, *name, *cc = strstr(s, "::");
 	struct strbuf nb = STRBUF_INIT;
 	struct pin *p;
-	size_t nl, lead = 0;
-	char *version = NULL, *build = NULL;
+	size_t nl = 0, lead = 0;
 	char ex[120];
 
 	while (is_space((unsigned char)s[lead]))
 		lead++;
 	p = req_add_pin(f, y->line, y->col + (unsigned)lead, PIN_SRC_CONDA, err);
 	if (!p)
-		return -1;
+		return NULL;
 	p->raw = req_trim_dup(s, strlen(s));
 	name = s + lead;
 	if (cc) {
 		p->channel = req_trim_dup(name, (size_t)(cc - name));
 		name = cc + 2;
 	}
-	nl = 0;
 	while (is_alnum((unsigned char)name[nl]) || name[nl] == '-' || name[nl] == '_' || name[nl] == '.')
 		nl++;
 	if (!nl) {
 		req_excerpt(ex, sizeof(ex), s, strlen(s));
-		return req_ferr(f, err, y->line, y->col, "expected a conda package name in '%s'", ex);
+		req_ferr(f, err, y->line, y->col, "expected a conda package name in '%s'", ex);
+		return NULL;
 	}
 	req_normalize_name(name, nl, &nb);
 	p->name = strbuf_detach(&nb);
-	rest = name + nl;
-	while (*rest == ' ' || *rest == '\t')
-		rest++;
-	if (*rest == '[') {
+	*rest = name + nl;
+	while (**rest == ' ' || **rest == '\t')
+		(*rest)++;
+	if (**rest == '[') {
 		req_excerpt(ex, sizeof(ex), s, strlen(s));
-		return req_ferr(f, err, y->line, y->col, "conda bracket specs are not supported: '%s'", ex);
+		req_ferr(f, err, y->line, y->col, "conda bracket specs are not supported: '%s'", ex);
+		return NULL;
 	}
+	return p;
+}
+
+/* "=1.17[=build]": fuzzy, 1.17.* (-1 when no version follows the '='). */
+static int conda_fuzzy(struct pin *p, const char *rest, char **build)
+{
+	size_t vl = strcspn(rest + 1, "= \t");
+	char *version = xstrndup(rest + 1, vl);
+	if (rest[1 + vl] == '=' || rest[1 + vl] == ' ')
+		*build = req_trim_dup(rest + 2 + vl, strlen(rest + 2 + vl));
+	p->spec = req_strip_spaces(rest, strlen(rest));
+	if (vl)
+		p->pep440 = strchr(version, '*') ? xasprintf("==%s", version) : xasprintf("==%s.*", version);
+	free(version);
+	return vl ? 0 : -1;
+}
+
+/* "==1.17[=build]": exact. */
+static void conda_exact(struct pin *p, const char *rest, char **build)
+{
+	size_t vl = strcspn(rest + 2, "= \t");
+	char *version = xstrndup(rest + 2, vl);
+	if (rest[2 + vl])
+		*build = req_trim_dup(rest + 3 + vl, strlen(rest + 3 + vl));
+	p->spec = req_strip_spaces(rest, strlen(rest));
+	p->pep440 = xasprintf("==%s", version);
+	if (!strchr(version, '*'))
+		p->version = version;
+	else
+		free(version);
+}
+
+/* ">=2.4,<2.6[ build]": a range, PEP 440 when it reads as one (no '|'). */
+static void conda_range(struct pin *p, const char *rest, char **build)
+{
+	size_t vl = strcspn(rest, " \t");
+	p->spec = xstrndup(rest, vl);
+	if (rest[vl])
+		*build = req_trim_dup(rest + vl, strlen(rest + vl));
+	if (!strchr(p->spec, '|') && req_check_specifier(p->spec, strlen(p->spec)) == (size_t)-1)
+		p->pep440 = xstrdup(p->spec);
+}
+
+/* "1.17[ build]", "1.17.*", "1.1*", "*": exact, or a wildcard, or any version. */
+static void conda_bare(struct pin *p, const char *rest, char **build)
+{
+	size_t vl = strcspn(rest, " \t");
+	char *version = xstrndup(rest, vl);
+	if (rest[vl])
+		*build = req_trim_dup(rest + vl, strlen(rest + vl));
+	if (!strcmp(version, "*")) {
+		p->form = PIN_FORM_NAME;
+	} else if (strchr(version, '*')) {
+		size_t l = strlen(version);
+		p->spec = xstrdup(version);
+		p->pep440 = (l >= 2 && version[l - 2] == '.') ? xasprintf("==%s", version)
+							     : xasprintf("==%.*s.*", (int)(l - 1), version);
+	} else {
+		p->spec = xstrdup(version);
+		p->pep440 = xasprintf("==%s", version);
+		p->version = xstrdup(version);
+	}
+	free(version);
+}
+
+/* One conda match spec: [channel::]name[ version[ build]] | name=ver[=build] | name==ver | name>=a,<b */
+static int parse_conda_spec(struct req_file *f, const struct ynode *y, struct err *err)
+{
+	const char *rest;
+	struct pin *p = conda_pin(f, y, &rest, err);
+	char *build = NULL;
+	char ex[120];
+
+	if (!p)
+		return -1;
 	if (!*rest)
 		return 0;
 	p->form = PIN_FORM_SPEC;
 	if (rest[0] == '=' && rest[1] != '=') {
-		size_t vl = strcspn(rest + 1, "= \t");
-		version = xstrndup(rest + 1, vl);
-		if (rest[1 + vl] == '=' || rest[1 + vl] == ' ')
-			build = req_trim_dup(rest + 2 + vl, strlen(rest + 2 + vl));
-		p->spec = req_strip_spaces(rest, strlen(rest));
-		if (!vl) {
-			free(version);
+		if (conda_fuzzy(p, rest, &build)) {
 			free(build);
 			return req_ferr(f, err, y->line, y->col, "expected a version after '=' in '%s'", p->raw);
 		}
-		p->pep440 = strchr(version, '*') ? xasprintf("==%s", version) : xasprintf("==%s.*", version);
-	} else if (rest[0] == '=' && rest[1] == '=') {
-		size_t vl = strcspn(rest + 2, "= \t");
-		version = xstrndup(rest + 2, vl);
-		if (rest[2 + vl])
-			build = req_trim_dup(rest + 3 + vl, strlen(rest + 3 + vl));
-		p->spec = req_strip_spaces(rest, strlen(rest));
-		p->pep440 = xasprintf("==%s", version);
-		if (!strchr(version, '*'))
-			p->version = xstrdup(version);
+	} else if (rest[0] == '=') {
+		conda_exact(p, rest, &build);
 	} else if (strchr("<>!~", rest[0])) {
-		size_t vl = strcspn(rest, " \t");
-		p->spec = xstrndup(rest, vl);
-		if (rest[vl])
-			build = req_trim_dup(rest + vl, strlen(rest + vl));
-		if (!strchr(p->spec, '|') && req_check_specifier(p->spec, strlen(p->spec)) == (size_t)-1)
-			p->pep440 = xstrdup(p->spec);
+		conda_range(p, rest, &build);
 	} else if (is_digit((unsigned char)rest[0]) || rest[0] == '*') {
-		size_t vl = strcspn(rest, " \t");
-		version = xstrndup(rest, vl);
-		if (rest[vl])
-			build = req_trim_dup(rest + vl, strlen(rest + vl));
-		p->spec = xstrdup(version);
-		if (!strcmp(version, "*")) {
-			free(p->spec);
-			p->spec = NULL;
-			p->form = PIN_FORM_NAME;
-		} else if (strchr(version, '*')) {
-			size_t l = strlen(version);
-			p->pep440 = (l >= 2 && version[l - 2] == '.') ? xasprintf("==%s", version)
-								     : xasprintf("==%.*s.*", (int)(l - 1), version);
-		} else {
-			p->pep440 = xasprintf("==%s", version);
-			p->version = xstrdup(version);
-		}
+		conda_bare(p, rest, &build);
 	} else {
-		req_excerpt(ex, sizeof(ex), s, strlen(s));
-		free(version);
+		req_excerpt(ex, sizeof(ex), y->str, strlen(y->str));
 		return req_ferr(f, err, y->line, y->col, "cannot read the conda spec '%s'", ex);
 	}
 	if (p->pep440) {
@@ -305,73 +344,62 @@ static int parse_conda_spec(struct req_file *f, const struct ynode *y, struct er
 		if (p->variant)
 			p->variant_from = xstrdup("conda");
 	}
-	free(version);
 	free(build);
 	return 0;
 }
 
-int req_parse_conda(struct req_file *f, const char *buf, size_t len, struct err *err)
+/* channels: [...], in file order. */
+static void conda_channels(struct req_file *f, const struct ynode *root)
 {
-	struct ynode *root;
-	const struct ynode *deps, *ch;
-	char *file_variant = NULL;
+	const struct ynode *ch = ymap_get(root, "channels");
 	size_t i;
-	int rc = 0;
-
-	if (yaml_load(f, buf, len, &root, err))
-		return -1;
-	if (!root || (root->type == Y_SCALAR && !root->str[0])) {
-		ynode_free(root);
-		return 0;
-	}
-	if (root->type != Y_MAP) {
-		rc = req_ferr(f, err, root->line, root->col, "an environment file must be a mapping (name, channels, dependencies)");
-		goto out;
-	}
-	ch = ymap_get(root, "channels");
 	if (ch && ch->type == Y_SEQ)
 		for (i = 0; i < ch->n; i++)
 			if (ch->kids[i]->type == Y_SCALAR)
 				strlist_push(&f->indexes, ch->kids[i]->str);
-	deps = ymap_get(root, "dependencies");
+}
+
+/* A `- pip: [...]` entry: each string is a requirements-file line. */
+static int conda_pip_list(struct req_file *f, const struct ynode *d, struct err *err)
+{
+	const struct ynode *pip = ymap_get(d, "pip");
+	size_t j;
+	if (d->type != Y_MAP || !pip || d->n != 2)
+		return req_ferr(f, err, d->line, d->col, "a dependencies entry must be a package spec or '- pip: [...]'");
+	if (pip->type != Y_SEQ)
+		return req_ferr(f, err, pip->line, pip->col, "pip: must be a list of requirements");
+	for (j = 0; j < pip->n; j++) {
+		const struct ynode *q = pip->kids[j];
+		if (q->type != Y_SCALAR)
+			return req_ferr(f, err, q->line, q->col, "pip: entries must be requirement strings");
+		if (req_parse_pip(f, q->str, strlen(q->str), q->line, q->col, PIN_SRC_CONDA_PIP, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* dependencies: [...]: match specs and `- pip:` lists. */
+static int conda_dependencies(struct req_file *f, const struct ynode *root, struct err *err)
+{
+	const struct ynode *deps = ymap_get(root, "dependencies");
+	size_t i;
 	if (!deps || (deps->type == Y_SCALAR && !deps->str[0]))
-		goto out;
-	if (deps->type != Y_SEQ) {
-		rc = req_ferr(f, err, deps->line, deps->col, "dependencies must be a list");
-		goto out;
-	}
+		return 0;
+	if (deps->type != Y_SEQ)
+		return req_ferr(f, err, deps->line, deps->col, "dependencies must be a list");
 	for (i = 0; i < deps->n; i++) {
-		const struct ynode *d = deps->kids[i], *pip;
-		size_t j;
-		if (d->type == Y_SCALAR) {
-			if (parse_conda_spec(f, d, err)) {
-				rc = -1;
-				goto out;
-			}
-			continue;
-		}
-		pip = ymap_get(d, "pip");
-		if (d->type != Y_MAP || !pip || d->n != 2) {
-			rc = req_ferr(f, err, d->line, d->col, "a dependencies entry must be a package spec or '- pip: [...]'");
-			goto out;
-		}
-		if (pip->type != Y_SEQ) {
-			rc = req_ferr(f, err, pip->line, pip->col, "pip: must be a list of requirements");
-			goto out;
-		}
-		for (j = 0; j < pip->n; j++) {
-			const struct ynode *q = pip->kids[j];
-			if (q->type != Y_SCALAR) {
-				rc = req_ferr(f, err, q->line, q->col, "pip: entries must be requirement strings");
-				goto out;
-			}
-			if (req_parse_pip(f, q->str, strlen(q->str), q->line, q->col, PIN_SRC_CONDA_PIP, err)) {
-				rc = -1;
-				goto out;
-			}
-		}
+		const struct ynode *d = deps->kids[i];
+		if (d->type == Y_SCALAR ? parse_conda_spec(f, d, err) : conda_pip_list(f, d, err))
+			return -1;
 	}
-	/* pytorch-cuda=12.1 / cpuonly select the build of pytorch in the same environment. */
+	return 0;
+}
+
+/* pytorch-cuda=12.1 / cpuonly select the build of pytorch in the same environment. */
+static void conda_torch_variant(struct req_file *f)
+{
+	char *file_variant = NULL;
+	size_t i;
 	for (i = 0; i < f->n_pins; i++) {
 		const struct pin *p = &f->pins[i];
 		if (p->source != PIN_SRC_CONDA)
@@ -401,8 +429,29 @@ int req_parse_conda(struct req_file *f, const char *buf, size_t len, struct err 
 			p->variant_from = xstrdup("conda");
 		}
 	}
-out:
 	free(file_variant);
+}
+
+int req_parse_conda(struct req_file *f, const char *buf, size_t len, struct err *err)
+{
+	struct ynode *root;
+	int rc = 0;
+
+	if (yaml_load(f, buf, len, &root, err))
+		return -1;
+	if (!root || (root->type == Y_SCALAR && !root->str[0])) {
+		ynode_free(root);
+		return 0;
+	}
+	if (root->type != Y_MAP)
+		rc = req_ferr(f, err, root->line, root->col,
+			      "an environment file must be a mapping (name, channels, dependencies)");
+	if (!rc) {
+		conda_channels(f, root);
+		rc = conda_dependencies(f, root, err);
+	}
+	if (!rc)
+		conda_torch_variant(f);
 	ynode_free(root);
 	return rc;
 }
