@@ -88,6 +88,82 @@ int req_toml_record_indexes(struct req_file *f, const struct toml *aot, const ch
 	return 0;
 }
 
+/* The version string of a keyed dependency: spec, PEP 440 form (Poetry's translated), exact version. */
+static int keyed_version(struct req_file *f, struct pin *p, const char *name, const struct toml *ver, int poetry,
+			 struct err *err)
+{
+	char why[ERR_MSG_MAX];
+	size_t col;
+	if (!strcmp(ver->str, "*") || !ver->str[0])
+		return 0;
+	p->spec = req_strip_spaces(ver->str, strlen(ver->str));
+	p->pep440 = poetry ? req_poetry_to_pep440(ver->str) : xstrdup(p->spec);
+	if (!poetry && req_check_specifier(p->spec, strlen(p->spec)) != (size_t)-1)
+		return req_ferr(f, err, ver->line, ver->col, "invalid version specifier '%s' for \"%s\"", p->spec, name);
+	if (p->pep440 && req_pep440_check(p->pep440, why, sizeof(why), &col))
+		return req_ferr(f, err, ver->line, ver->col, "invalid version constraint '%s' for \"%s\": %s", p->spec,
+				name, why);
+	p->form = PIN_FORM_SPEC;
+	req_derive_from_spec(p);
+	return 0;
+}
+
+/* markers, or Poetry's `platform`, or Pipfile's `sys_platform` ("== 'win32'"), checked for syntax. */
+static int keyed_markers(struct req_file *f, struct pin *p, const char *name, const struct toml *v, int poetry,
+			 struct err *err)
+{
+	const char *m = toml_str(toml_get(v, "markers"));
+	const char *plat = toml_str(toml_get(v, "platform"));
+	if (m)
+		p->markers = xstrdup(m);
+	else if (plat)
+		p->markers = xasprintf("sys_platform == \"%s\"", plat);
+	else if (!poetry && toml_str(toml_get(v, "sys_platform")))
+		p->markers = xasprintf("sys_platform %s", toml_str(toml_get(v, "sys_platform")));
+	if (p->markers && req_markers_on_windows(p->markers) == -2)
+		return req_ferr(f, err, v->line, v->col, "invalid environment marker '%s' for \"%s\"", p->markers, name);
+	return 0;
+}
+
+/* extras = ["a", "b"] as "a,b" (non-strings ignored). */
+static void keyed_extras(struct pin *p, const struct toml *extras)
+{
+	struct strbuf eb = STRBUF_INIT;
+	size_t i;
+	if (!extras || extras->type != TOML_ARRAY)
+		return;
+	for (i = 0; i < extras->n_items; i++) {
+		if (extras->items[i]->type != TOML_STRING)
+			continue;
+		if (eb.len)
+			strbuf_addch(&eb, ',');
+		strbuf_adds(&eb, extras->items[i]->str);
+	}
+	p->extras = eb.len ? strbuf_detach(&eb) : NULL;
+	strbuf_release(&eb);
+}
+
+/* url / file / path: a direct reference, at the table's position. */
+static int keyed_url(struct req_file *f, struct pin *p, const struct toml *v, struct err *err)
+{
+	const char *url = toml_str(toml_get(v, "url"));
+	const char *file = toml_str(toml_get(v, "file"));
+	const char *path = toml_str(toml_get(v, "path"));
+	struct posmap map = { NULL, 0, 0 };
+	struct req_ctx r;
+	int rc;
+	if (!url && !file && !path)
+		return 0;
+	posmap_add(&map, 0, v->line, v->col);
+	memset(&r, 0, sizeof(r));
+	r.f = f;
+	r.err = err;
+	r.map = &map;
+	rc = req_apply_url(&r, p, url ? url : file ? file : path, 0);
+	free(map.v);
+	return rc;
+}
+
 /*
  * Poetry / Pipfile: `name = "spec"` or `name = { version = "...", ... }` (Poetry
  * also takes an array of such tables). `poetry` selects the dialect.
@@ -97,6 +173,7 @@ static int keyed_dep(struct req_file *f, const char *name, const struct toml *v,
 {
 	struct strbuf nb = STRBUF_INIT;
 	const struct toml *ver = NULL;
+	const char *src_name;
 	struct pin *p;
 	size_t i;
 
@@ -122,68 +199,19 @@ static int keyed_dep(struct req_file *f, const char *name, const struct toml *v,
 	p->name = strbuf_detach(&nb);
 	if (group)
 		p->group = xstrdup(group);
-	if (ver && strcmp(ver->str, "*") && ver->str[0]) {
-		p->spec = req_strip_spaces(ver->str, strlen(ver->str));
-		p->pep440 = poetry ? req_poetry_to_pep440(ver->str) : xstrdup(p->spec);
-		if (!poetry && req_check_specifier(p->spec, strlen(p->spec)) != (size_t)-1)
-			return req_ferr(f, err, ver->line, ver->col, "invalid version specifier '%s' for \"%s\"",
-					p->spec, name);
-		if (p->pep440) {
-			char why[ERR_MSG_MAX];
-			size_t col;
-			if (req_pep440_check(p->pep440, why, sizeof(why), &col))
-				return req_ferr(f, err, ver->line, ver->col, "invalid version constraint '%s' for \"%s\": %s",
-						p->spec, name, why);
-		}
-		p->form = PIN_FORM_SPEC;
-		req_derive_from_spec(p);
-	}
+	if (ver && keyed_version(f, p, name, ver, poetry, err))
+		return -1;
 	p->raw = ver ? xasprintf("%s = \"%s\"", name, ver->str) : xasprintf("%s = {...}", name);
-	if (v->type == TOML_TABLE) {
-		const char *m = toml_str(toml_get(v, "markers"));
-		const char *plat = toml_str(toml_get(v, "platform"));
-		const char *src_name = toml_str(toml_get(v, poetry ? "source" : "index"));
-		const char *url = toml_str(toml_get(v, "url"));
-		const char *file = toml_str(toml_get(v, "file"));
-		const char *path = toml_str(toml_get(v, "path"));
-		const struct toml *extras = toml_get(v, "extras");
-		if (m)
-			p->markers = xstrdup(m);
-		else if (plat)
-			p->markers = xasprintf("sys_platform == \"%s\"", plat);
-		else if (!poetry && toml_str(toml_get(v, "sys_platform")))
-			p->markers = xasprintf("sys_platform %s", toml_str(toml_get(v, "sys_platform")));
-		if (p->markers && req_markers_on_windows(p->markers) == -2)
-			return req_ferr(f, err, v->line, v->col, "invalid environment marker '%s' for \"%s\"",
-					p->markers, name);
-		if (extras && extras->type == TOML_ARRAY) {
-			struct strbuf eb = STRBUF_INIT;
-			for (i = 0; i < extras->n_items; i++) {
-				if (extras->items[i]->type != TOML_STRING)
-					continue;
-				if (eb.len)
-					strbuf_addch(&eb, ',');
-				strbuf_adds(&eb, extras->items[i]->str);
-			}
-			p->extras = eb.len ? strbuf_detach(&eb) : NULL;
-			strbuf_release(&eb);
-		}
-		if (url || file || path) {
-			struct posmap map = { NULL, 0, 0 };
-			struct req_ctx r;
-			posmap_add(&map, 0, v->line, v->col);
-			memset(&r, 0, sizeof(r));
-			r.f = f;
-			r.err = err;
-			r.map = &map;
-			i = (size_t)req_apply_url(&r, p, url ? url : file ? file : path, 0);
-			free(map.v);
-			if (i)
-				return -1;
-		}
-		if (src_name)
-			req_set_index(p, req_toml_index_by_name(sources, src_name));
-	}
+	if (v->type != TOML_TABLE)
+		return 0;
+	if (keyed_markers(f, p, name, v, poetry, err))
+		return -1;
+	keyed_extras(p, toml_get(v, "extras"));
+	if (keyed_url(f, p, v, err))
+		return -1;
+	src_name = toml_str(toml_get(v, poetry ? "source" : "index"));
+	if (src_name)
+		req_set_index(p, req_toml_index_by_name(sources, src_name));
 	return 0;
 }
 
