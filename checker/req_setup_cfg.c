@@ -94,6 +94,95 @@ static int setup_cfg_files(struct req_file *f, const char *list, unsigned line, 
 	return rc;
 }
 
+/*
+ * The lines after a key's line that continue its value: indented or blank
+ * ones. Each is cut at its end (buf is the NUL-terminated copy), the
+ * non-blank ones are recorded in `lines`; *line counts them. Returns the
+ * offset after the last one.
+ */
+static size_t setup_cfg_continuations(char *buf, size_t len, size_t next, unsigned *line, struct posmap *lines)
+{
+	while (next < len) {
+		size_t e2 = next + strcspn(buf + next, "\n");
+		const char *t = buf + next;
+		size_t tl = e2 - next;
+		int blank = 1;
+		size_t q;
+		for (q = 0; q < tl; q++)
+			if (!is_space((unsigned char)t[q]))
+				blank = 0;
+		if (!blank && !is_space((unsigned char)t[0]))
+			break;
+		if (tl && buf[e2 - 1] == '\r')
+			buf[e2 - 1] = '\0';
+		if (e2 < len)
+			buf[e2] = '\0';
+		(*line)++;
+		if (!blank)
+			posmap_add(lines, next, *line, 1);
+		next = e2 < len ? e2 + 1 : len;
+	}
+	return next;
+}
+
+/*
+ * The value of install_requires (in [options]) or of an extra (in
+ * [options.extras_require]): `file:` includes, or requirements on the key's
+ * line and the continuation lines. s + vs is the value on the key's line
+ * (line vline); group is the extra's name or NULL.
+ */
+static int setup_cfg_requirements(struct req_file *f, const char *group, char *buf, const char *s, size_t vs,
+				  unsigned vline, const struct posmap *lines, struct err *err)
+{
+	int rc = 0;
+	if (!strncmp(s + vs, "file:", 5)) {
+		/* install_requires = file: requirements.txt, more.txt (setuptools 62.6+) */
+		return setup_cfg_files(f, s + vs + 5, vline, (unsigned)vs + 6, err);
+	}
+	if (s[vs] && lines->n) {
+		/* "install_requires = torch" followed by more lines: the first line counts too */
+		char *t = req_trim_dup(s + vs, strlen(s + vs));
+		rc = req_parse_string(f, t, vline, (unsigned)vs + 1, PIN_SRC_SETUP_CFG, group, NULL, err);
+		free(t);
+	}
+	if (!rc)
+		rc = setup_cfg_value(f, group, buf, (size_t)(s + vs - buf), 0, vline, (unsigned)vs + 1, lines, lines->n,
+				     err);
+	return rc;
+}
+
+/*
+ * One `key = value` (or `key: value`) line s of [options] or
+ * [options.extras_require] (next: the offset of the line after it), with its
+ * continuation lines; *after receives the offset after them, *line the
+ * number of the last line read.
+ */
+static int setup_cfg_key(struct req_file *f, const char *section, char *buf, size_t len, char *s, size_t next,
+			 unsigned *line, size_t *after, struct err *err)
+{
+	size_t k = strcspn(s, "=:"), ke = k, vs;
+	struct posmap lines = { NULL, 0, 0 };
+	unsigned vline = *line;
+	char *key;
+	int rc = 0;
+	if (!s[k])
+		return req_ferr(f, err, *line, 1, "expected 'key = value' in [%s]", section);
+	while (ke && is_space((unsigned char)s[ke - 1]))
+		ke--;
+	key = xstrndup(s, ke);
+	vs = k + 1;
+	while (s[vs] == ' ' || s[vs] == '\t')
+		vs++;
+	*after = setup_cfg_continuations(buf, len, next, line, &lines);
+	if (strcmp(section, "options"))
+		rc = setup_cfg_requirements(f, key, buf, s, vs, vline, &lines, err);
+	else if (!strcmp(key, "install_requires"))
+		rc = setup_cfg_requirements(f, NULL, buf, s, vs, vline, &lines, err);
+	free(key);
+	free(lines.v);
+	return rc;
+}
+
 int req_parse_setup_cfg(struct req_file *f, const char *buf0, size_t len, struct err *err)
 {
 	/* Work on a NUL-terminated copy with '\r' removed from line ends. */
@@ -118,62 +207,8 @@ int req_parse_setup_cfg(struct req_file *f, const char *buf0, size_t len, struct
 				snprintf(section, sizeof(section), "%.*s", (int)(close - s - 1), s + 1);
 		} else if (s[0] && !is_space((unsigned char)s[0]) && s[0] != '#' && s[0] != ';' &&
 			   (!strcmp(section, "options") || !strcmp(section, "options.extras_require"))) {
-			size_t k = strcspn(s, "=:"), ke = k, vs;
-			struct posmap lines = { NULL, 0, 0 };
-			size_t next = eol < len ? eol + 1 : len;
-			unsigned vline = line;
-			char *key;
-			if (!s[k]) {
-				rc = req_ferr(f, err, line, 1, "expected 'key = value' in [%s]", section);
-				break;
-			}
-			while (ke && is_space((unsigned char)s[ke - 1]))
-				ke--;
-			key = xstrndup(s, ke);
-			vs = k + 1;
-			while (s[vs] == ' ' || s[vs] == '\t')
-				vs++;
-			/* continuation lines: indented (or blank) lines that follow */
-			while (next < len) {
-				size_t e2 = next + strcspn(buf + next, "\n");
-				const char *t = buf + next;
-				size_t tl = e2 - next;
-				int blank = 1;
-				size_t q;
-				for (q = 0; q < tl; q++)
-					if (!is_space((unsigned char)t[q]))
-						blank = 0;
-				if (!blank && !is_space((unsigned char)t[0]))
-					break;
-				if (tl && buf[e2 - 1] == '\r')
-					buf[e2 - 1] = '\0';
-				if (e2 < len)
-					buf[e2] = '\0';
-				line++;
-				if (!blank)
-					posmap_add(&lines, next, line, 1);
-				next = e2 < len ? e2 + 1 : len;
-			}
-			if ((!strcmp(section, "options") ? !strcmp(key, "install_requires") : 1) &&
-			    !strncmp(s + vs, "file:", 5)) {
-				/* install_requires = file: requirements.txt, more.txt (setuptools 62.6+) */
-				rc = setup_cfg_files(f, s + vs + 5, vline, (unsigned)vs + 6, err);
-			} else if (!strcmp(section, "options") ? !strcmp(key, "install_requires") : 1) {
-				const char *group = strcmp(section, "options") ? key : NULL;
-				if (s[vs] && lines.n) {
-					/* "install_requires = torch" followed by more lines: the first line counts too */
-					char *t = req_trim_dup(s + vs, strlen(s + vs));
-					rc = req_parse_string(f, t, vline, (unsigned)vs + 1, PIN_SRC_SETUP_CFG, group, NULL, err);
-					free(t);
-				}
-				if (!rc)
-					rc = setup_cfg_value(f, group, buf, (size_t)(s + vs - buf), 0, vline,
-							     (unsigned)vs + 1, &lines, lines.n, err);
-			}
-			free(key);
-			free(lines.v);
-			pos = next;
-			line++; /* past the key's own line (continuations were counted above) */
+			rc = setup_cfg_key(f, section, buf, len, s, eol < len ? eol + 1 : len, &line, &pos, err);
+			line++; /* past the key's own line (continuations were counted) */
 			continue;
 		}
 		pos = eol < len ? eol + 1 : len;
