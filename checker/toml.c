@@ -739,6 +739,55 @@ static int open_table(struct tp *p, struct strlist *key, int aot, unsigned line,
 	return 0;
 }
 
+/* A [table] or [[array of tables]] header line; *cur receives the table that follows it. */
+static int header_line(struct tp *p, struct toml **cur)
+{
+	struct strlist key = STRLIST_INIT;
+	unsigned line = p->line, col = p->col;
+	int aot = peek_at(p, 1) == '[', rc;
+	advance(p);
+	if (aot)
+		advance(p);
+	if (parse_key(p, &key)) {
+		strlist_release(&key);
+		return -1;
+	}
+	if (peek(p) != ']' || (aot && peek_at(p, 1) != ']')) {
+		strlist_release(&key);
+		return tp_error(p, p->line, p->col, "expected '%s' to close the table header", aot ? "]]" : "]");
+	}
+	advance(p);
+	if (aot)
+		advance(p);
+	rc = open_table(p, &key, aot, line, col, cur);
+	strlist_release(&key);
+	return rc ? -1 : expect_eol(p, "a table header");
+}
+
+/* A `key = value` line into table cur. */
+static int keyval_line(struct tp *p, struct toml *cur)
+{
+	struct strlist key = STRLIST_INIT;
+	unsigned line = p->line, col = p->col;
+	struct toml *v;
+	int rc = -1;
+	if (parse_key(p, &key))
+		goto out;
+	skip_ws(p);
+	if (peek(p) != '=') {
+		tp_error(p, p->line, p->col, "expected '=' after a key");
+		goto out;
+	}
+	advance(p);
+	skip_ws(p);
+	if (parse_value(p, &v) || assign(p, cur, &key, v, line, col))
+		goto out;
+	rc = 0;
+out:
+	strlist_release(&key);
+	return rc ? -1 : expect_eol(p, "a value");
+}
+
 int toml_parse(struct toml_doc *doc, const char *buf, size_t len, struct err *err)
 {
 	struct tp p;
@@ -759,68 +808,14 @@ int toml_parse(struct toml_doc *doc, const char *buf, size_t len, struct err *er
 	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
 		p.pos = 3;
 	for (;;) {
-		unsigned line, col;
-		struct strlist key = STRLIST_INIT;
 		int c;
 		if (skip_blank(&p))
 			goto fail;
 		c = peek(&p);
 		if (c == -1)
 			break;
-		line = p.line;
-		col = p.col;
-		if (c == '[') {
-			int aot = peek_at(&p, 1) == '[';
-			advance(&p);
-			if (aot)
-				advance(&p);
-			if (parse_key(&p, &key)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			if (peek(&p) != ']' || (aot && peek_at(&p, 1) != ']')) {
-				strlist_release(&key);
-				tp_error(&p, p.line, p.col, "expected '%s' to close the table header", aot ? "]]" : "]");
-				goto fail;
-			}
-			advance(&p);
-			if (aot)
-				advance(&p);
-			if (open_table(&p, &key, aot, line, col, &cur)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			strlist_release(&key);
-			if (expect_eol(&p, "a table header"))
-				goto fail;
-			continue;
-		}
-		{
-			struct toml *v;
-			if (parse_key(&p, &key)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			skip_ws(&p);
-			if (peek(&p) != '=') {
-				strlist_release(&key);
-				tp_error(&p, p.line, p.col, "expected '=' after a key");
-				goto fail;
-			}
-			advance(&p);
-			skip_ws(&p);
-			if (parse_value(&p, &v)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			if (assign(&p, cur, &key, v, line, col)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			strlist_release(&key);
-			if (expect_eol(&p, "a value"))
-				goto fail;
-		}
+		if (c == '[' ? header_line(&p, &cur) : keyval_line(&p, cur))
+			goto fail;
 	}
 	return 0;
 fail:
