@@ -3,7 +3,8 @@
  * for the formats and where we depart from pip, conda, Poetry and uv): which
  * format a path is, and req_file_parse, which hands the file to its parser.
  *
- * One file per format, all on the PEP 508 core (req_pep508.c):
+ * One file per format, all on the PEP 508 core (req_pep508.c, with the
+ * marker evaluator in req_markers.c):
  *   req_pip.c         requirements*.txt, constraints*.txt, *.in
  *   req_pyproject.c   pyproject.toml (PEP 621, PEP 735, [tool.uv]), with
  *   req_poetry.c      its [tool.poetry] tables and Poetry's constraints
