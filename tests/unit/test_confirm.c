@@ -14,16 +14,31 @@
 #include <unistd.h>
 
 #include "confirm.h"
+#include "finding.h"
 
 #define TORCH "C:\\Python311\\Lib\\site-packages\\torch"
 
 static cJSON *report, *install;
+static struct findings found = FINDINGS_INIT;
+static cJSON *found_json[16]; /* finding_json of found.v[i], made on demand */
+static size_t found_json_n;   /* found.n when found_json was made */
 
-/* A report with one install whose binaries are given as JSON text. */
+static void forget_findings_json(void)
+{
+	size_t i;
+	for (i = 0; i < 16; i++) {
+		cJSON_Delete(found_json[i]);
+		found_json[i] = NULL;
+	}
+}
+
+/* A report with one install whose binaries are given as JSON text; no findings yet. */
 static void setup(const char *binaries, const char *vc_probe)
 {
+	forget_findings_json();
+	findings_release(&found);
 	cJSON_Delete(report);
-	report = cJSON_Parse("{\"findings\": [], \"installs\": []}");
+	report = cJSON_Parse("{\"installs\": []}");
 	install = cJSON_CreateObject();
 	cJSON_AddStringToObject(install, "torch_dir", TORCH);
 	cJSON_AddItemToObject(install, "binaries", cJSON_Parse(binaries));
@@ -58,12 +73,21 @@ static const char *json(const cJSON *o, const char *member)
 
 static int n_findings(void)
 {
-	return cJSON_GetArraySize(cJSON_GetObjectItem(report, "findings"));
+	return (int)found.n;
 }
 
+/* Finding i as the report will hold it (finding_json), or NULL. */
 static cJSON *finding(int i)
 {
-	return cJSON_GetArrayItem(cJSON_GetObjectItem(report, "findings"), i);
+	if (found_json_n != found.n) {
+		forget_findings_json();
+		found_json_n = found.n;
+	}
+	if (i < 0 || (size_t)i >= found.n || i >= 16)
+		return NULL;
+	if (!found_json[i])
+		found_json[i] = finding_json(&found.v[i]);
+	return found_json[i];
 }
 
 static const char *fstr(int i, const char *k)
@@ -122,7 +146,7 @@ static void test_everything_agrees(void)
 	line(&out, "c:\\python311\\LIB\\site-packages\\torch\\lib\\B.DLL", "dll", "path_fallback", 126, 126);
 	begin(&out, C_PYD);
 	line(&out, C_PYD, "pyd", "pyd", 0, 0);
-	confirm_apply_helper_output(report, install, out.buf, 1, 0, 120000);
+	confirm_apply_helper_output(&found, install, out.buf, 1, 0, 120000);
 	CHECK_STR(json(bin("a.dll"), "confirmed"), "{\"error\":0,\"stage\":\"add_dll_directory\",\"agrees\":true}");
 	/* paths compare case-insensitively, as Windows does; first_error is kept */
 	CHECK_STR(json(bin("b.dll"), "confirmed"),
@@ -141,7 +165,7 @@ static void test_disagreements_are_findings(void)
 	line(&out, A_DLL, "dll", "add_dll_directory", 127, 0);   /* other error */
 	line(&out, B_DLL, "dll", "add_dll_directory", 126, 0);   /* same error, other stage */
 	line(&out, C_PYD, "pyd", "pyd", 0, 0);
-	confirm_apply_helper_output(report, install, out.buf, 1, 0, 120000);
+	confirm_apply_helper_output(&found, install, out.buf, 1, 0, 120000);
 	CHECK_STR(json(bin("a.dll"), "confirmed"), "{\"error\":127,\"stage\":\"add_dll_directory\",\"agrees\":false}");
 	CHECK_STR(json(bin("b.dll"), "confirmed"), "{\"error\":126,\"stage\":\"add_dll_directory\",\"agrees\":false}");
 	CHECK_INT(n_findings(), 2);
@@ -172,7 +196,7 @@ static void test_a_crash_names_the_binary_being_loaded(void)
 	setup(three, NULL);
 	line(&out, A_DLL, "dll", "add_dll_directory", 0, 0);
 	begin(&out, B_DLL); /* and nothing after it: the process ended */
-	confirm_apply_helper_output(report, install, out.buf, 0xC0000005LL, 0, 120000);
+	confirm_apply_helper_output(&found, install, out.buf, 0xC0000005LL, 0, 120000);
 	CHECK_STR(json(bin("a.dll"), "confirmed"), "{\"error\":0,\"stage\":\"add_dll_directory\",\"agrees\":true}");
 	CHECK_STR(json(bin("b.dll"), "confirmed"),
 		  "{\"error\":null,\"stage\":null,\"agrees\":false,\"note\":\"the helper process ended with status "
@@ -196,7 +220,7 @@ static void test_a_timeout_names_the_binary_being_loaded(void)
 	struct strbuf out = STRBUF_INIT;
 	setup(three, NULL);
 	begin(&out, A_DLL);
-	confirm_apply_helper_output(report, install, out.buf, -1, 1, 3000);
+	confirm_apply_helper_output(&found, install, out.buf, -1, 1, 3000);
 	CHECK_STR(json(bin("a.dll"), "confirmed"),
 		  "{\"error\":null,\"stage\":null,\"agrees\":false,\"note\":\"the helper was killed after 3 s while "
 		  "loading this binary (a hang in DllMain?)\"}");
@@ -217,7 +241,7 @@ static void test_listings_that_differ(void)
 	line(&out, A_DLL, "dll", "add_dll_directory", 0, 0);
 	line(&out, TORCH "\\lib\\extra.dll", "dll", "add_dll_directory", 0, 0);
 	line(&out, C_PYD, "pyd", "pyd", 0, 0);
-	confirm_apply_helper_output(report, install, out.buf, 1, 0, 120000);
+	confirm_apply_helper_output(&found, install, out.buf, 1, 0, 120000);
 	CHECK_STR(json(bin("b.dll"), "confirmed"),
 		  "{\"error\":null,\"stage\":null,\"agrees\":false,\"note\":\"the real procedure did not load this "
 		  "binary\"}");
@@ -237,7 +261,7 @@ static void test_vc_runtime_probe(void)
 		    " {\"name\": \"vcruntime140_1.dll\", \"winerror\": 0}]");
 	line(&out, "VCRUNTIME140.dll", "vc_probe", "vc_probe", 0, 0);
 	line(&out, "msvcp140.dll", "vc_probe", "vc_probe", 126, 0);
-	confirm_apply_helper_output(report, install, out.buf, 1, 0, 120000);
+	confirm_apply_helper_output(&found, install, out.buf, 1, 0, 120000);
 	{
 		cJSON *p = cJSON_GetObjectItem(install, "vc_runtime_probe");
 		CHECK_STR(json(cJSON_GetArrayItem(p, 0), "confirmed"), "{\"error\":0,\"stage\":\"vc_probe\",\"agrees\":true}");
@@ -259,7 +283,7 @@ static void import_check(const char *import_error, const char *errout, long long
 {
 	setup("[]", NULL);
 	cJSON_AddItemToObject(install, "import_error", cJSON_Parse(import_error));
-	confirm_apply_import_output(report, install, "C:\\Python311\\python.exe", errout, code, timed_out, 120000);
+	confirm_apply_import_output(&found, install, "C:\\Python311\\python.exe", errout, code, timed_out, 120000);
 }
 
 static void test_import_check(void)
@@ -380,7 +404,7 @@ static void test_run_passes_the_procedure_to_the_helper(void)
 	o.helper = 1;
 	o.self = helper;
 	err_clear(&e);
-	CHECK_INT(confirm_run(report, install, &o, &e), 0);
+	CHECK_INT(confirm_run(&found, install, &o, &e), 0);
 	CHECK_STR(e.msg, "");
 	args = slurp(log);
 	CHECK_STR(args, "confirm-helper\n--torch\n/t\n--dll-path\n/t/lib\n--dll-path\nC:\\Program Files\\x y\n"
@@ -405,21 +429,21 @@ static void test_run_helper_refusal_and_timeout(void)
 	o.helper = 1;
 	o.self = refuses;
 	err_clear(&e);
-	CHECK_INT(confirm_run(report, install, &o, &e), -1);
+	CHECK_INT(confirm_run(&found, install, &o, &e), -1);
 	CHECK_STR(e.msg, "--confirm: the helper failed: confirm-helper: needs Windows");
 	CHECK(cJSON_GetObjectItem(install, "confirmation") == NULL);
 
 	o.self = hangs;
 	o.timeout_ms = 300;
 	err_clear(&e);
-	CHECK_INT(confirm_run(report, install, &o, &e), 0);
+	CHECK_INT(confirm_run(&found, install, &o, &e), 0);
 	CHECK_STR(json(install, "confirmation"),
 		  "{\"method\":\"helper\",\"exit_code\":null,\"timed_out\":true,\"binaries_confirmed\":0,\"mismatches\":1}");
 	CHECK_HAS(json(bin("a.dll"), "confirmed"), "killed after 0 s while loading");
 
 	o.self = "/nonexistent/torch-dll-check";
 	err_clear(&e);
-	CHECK_INT(confirm_run(report, install, &o, &e), -1);
+	CHECK_INT(confirm_run(&found, install, &o, &e), -1);
 	CHECK_HAS(e.msg, "--confirm: cannot run /nonexistent/torch-dll-check");
 	free(refuses);
 	free(hangs);
@@ -442,13 +466,13 @@ static void test_run_import_check(void)
 	confirm_opts_init(&o);
 	o.import_check = 1;
 	err_clear(&e);
-	CHECK_INT(confirm_run(report, install, &o, &e), 0);
+	CHECK_INT(confirm_run(&found, install, &o, &e), 0);
 	CHECK_STR(json(install, "import_check"),
 		  "{\"python\":null,\"skipped\":\"no python.exe is known for this install (give --python)\"}");
 	cJSON_DeleteItemFromObject(install, "import_check");
 	cJSON_AddStringToObject(install, "python", python);
 	cJSON_AddItemToObject(install, "import_error", cJSON_Parse("{\"winerror\": 126}"));
-	CHECK_INT(confirm_run(report, install, &o, &e), 0);
+	CHECK_INT(confirm_run(&found, install, &o, &e), 0);
 	CHECK_STR(json(cJSON_GetObjectItem(install, "import_check"), "exit_code"), "1");
 	CHECK_STR(json(cJSON_GetObjectItem(install, "import_check"), "winerror"), "126");
 	CHECK_STR(json(cJSON_GetObjectItem(install, "import_check"), "agrees"), "true");
@@ -457,7 +481,7 @@ static void test_run_import_check(void)
 
 	cJSON_DeleteItemFromObject(install, "torch_dir");
 	err_clear(&e);
-	CHECK_INT(confirm_run(report, install, &o, &e), -1);
+	CHECK_INT(confirm_run(&found, install, &o, &e), -1);
 	CHECK_STR(e.msg, "the report's install has no torch_dir");
 	rmdir(torch_dir);
 	rmdir(sp);
@@ -495,6 +519,8 @@ int main(void)
 	RUN(test_run_helper_refusal_and_timeout);
 	RUN(test_run_import_check);
 	RUN(test_helper_needs_windows);
+	forget_findings_json();
+	findings_release(&found);
 	cJSON_Delete(report);
 	cmd = xasprintf("rm -rf %s", dir);
 	if (system(cmd)) {
