@@ -27,6 +27,7 @@
 #include "os.h"
 #include "pe.h"
 #include "view.h"
+#include "text.h"
 
 #define INV_MAX_TEXT ((size_t)1 << 20)  /* version.py, pyvenv.cfg, METADATA: read at most this */
 #define INV_MAX_VERSION 64              /* characters in a version string */
@@ -104,7 +105,7 @@ static int valid_version(const char *s)
 		return 0;
 	for (i = 0; i < n; i++) {
 		char c = s[i];
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+		if (!(ascii_isalnum(c) || c == '.' ||
 		      c == '+' || c == '!' || c == '_' || c == '-'))
 			return 0;
 	}

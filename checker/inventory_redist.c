@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "registry.h"
+#include "text.h"
+#include "version.h"
 #include "view.h"
 
 int inventory_parse_redist_version(const char *s, uint16_t ver[4])
@@ -29,7 +31,7 @@ int inventory_parse_redist_version(const char *s, uint16_t ver[4])
 	for (;;) {
 		unsigned long v = 0;
 		int digits = 0;
-		while (*s >= '0' && *s <= '9') {
+		while (ascii_isdigit(*s)) {
 			v = v * 10 + (unsigned long)(*s++ - '0');
 			if (v > 65535)
 				return -1;
@@ -46,13 +48,14 @@ int inventory_parse_redist_version(const char *s, uint16_t ver[4])
 	return k >= 2 ? 0 : -1;
 }
 
+/* Through winver_cmp, the one comparison of Windows file versions (version.h). */
 static int ver_cmp(const uint16_t a[4], const uint16_t b[4])
 {
-	int i;
-	for (i = 0; i < 4; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
+	struct winver x, y;
+	memcpy(x.part, a, sizeof(x.part));
+	memcpy(y.part, b, sizeof(y.part));
+	x.nparts = y.nparts = 4;
+	return winver_cmp(&x, &y);
 }
 
 /* What one registry view holds for one architecture. */
