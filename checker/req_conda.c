@@ -183,7 +183,7 @@ static char *variant_of_build(const char *b)
 		c += 4;
 		if (*c == '_')
 			c++;
-		while (is_digit((unsigned char)*c) || (*c == '.' && is_digit((unsigned char)c[1]))) {
+		while (ascii_isdigit((unsigned char)*c) || (*c == '.' && ascii_isdigit((unsigned char)c[1]))) {
 			if (*c != '.')
 				strbuf_addch(&sb, *c);
 			c++;
@@ -209,7 +209,7 @@ static struct pin *conda_pin(struct req_file *f, const struct ynode *y, const ch
 	size_t nl = 0, lead = 0;
 	char ex[120];
 
-	while (is_space((unsigned char)s[lead]))
+	while (ascii_isspace((unsigned char)s[lead]))
 		lead++;
 	p = req_add_pin(f, y->line, y->col + (unsigned)lead, PIN_SRC_CONDA, err);
 	if (!p)
@@ -220,10 +220,10 @@ static struct pin *conda_pin(struct req_file *f, const struct ynode *y, const ch
 		p->channel = req_trim_dup(name, (size_t)(cc - name));
 		name = cc + 2;
 	}
-	while (is_alnum((unsigned char)name[nl]) || name[nl] == '-' || name[nl] == '_' || name[nl] == '.')
+	while (ascii_isalnum((unsigned char)name[nl]) || name[nl] == '-' || name[nl] == '_' || name[nl] == '.')
 		nl++;
 	if (!nl) {
-		req_excerpt(ex, sizeof(ex), s, strlen(s));
+		text_excerpt(s, strlen(s), sizeof(ex) - 4, ex, sizeof(ex));
 		req_ferr(f, err, y->line, y->col, "expected a conda package name in '%s'", ex);
 		return NULL;
 	}
@@ -233,7 +233,7 @@ static struct pin *conda_pin(struct req_file *f, const struct ynode *y, const ch
 	while (**rest == ' ' || **rest == '\t')
 		(*rest)++;
 	if (**rest == '[') {
-		req_excerpt(ex, sizeof(ex), s, strlen(s));
+		text_excerpt(s, strlen(s), sizeof(ex) - 4, ex, sizeof(ex));
 		req_ferr(f, err, y->line, y->col, "conda bracket specs are not supported: '%s'", ex);
 		return NULL;
 	}
@@ -324,10 +324,10 @@ static int parse_conda_spec(struct req_file *f, const struct ynode *y, struct er
 		conda_exact(p, rest, &build);
 	} else if (strchr("<>!~", rest[0])) {
 		conda_range(p, rest, &build);
-	} else if (is_digit((unsigned char)rest[0]) || rest[0] == '*') {
+	} else if (ascii_isdigit((unsigned char)rest[0]) || rest[0] == '*') {
 		conda_bare(p, rest, &build);
 	} else {
-		req_excerpt(ex, sizeof(ex), y->str, strlen(y->str));
+		text_excerpt(y->str, strlen(y->str), sizeof(ex) - 4, ex, sizeof(ex));
 		return req_ferr(f, err, y->line, y->col, "cannot read the conda spec '%s'", ex);
 	}
 	if (p->pep440) {
@@ -408,7 +408,7 @@ static void conda_torch_variant(struct req_file *f)
 			struct strbuf sb = STRBUF_INIT;
 			const char *v = p->pep440 + 2;
 			while (*v && *v != '*') {
-				if (is_digit((unsigned char)*v))
+				if (ascii_isdigit((unsigned char)*v))
 					strbuf_addch(&sb, *v);
 				v++;
 			}

@@ -28,7 +28,7 @@ struct mk {
 
 static void mk_ws(struct mk *m)
 {
-	while (is_space((unsigned char)m->s[m->pos]))
+	while (ascii_isspace((unsigned char)m->s[m->pos]))
 		m->pos++;
 }
 
@@ -36,7 +36,7 @@ static int mk_word(struct mk *m, const char *w)
 {
 	size_t n = strlen(w);
 	mk_ws(m);
-	if (!strncmp(m->s + m->pos, w, n) && !is_alnum((unsigned char)m->s[m->pos + n]) &&
+	if (!strncmp(m->s + m->pos, w, n) && !ascii_isalnum((unsigned char)m->s[m->pos + n]) &&
 	    m->s[m->pos + n] != '_' && m->s[m->pos + n] != '.') {
 		m->pos += n;
 		return 1;
@@ -78,7 +78,7 @@ static int mk_value(struct mk *m, char *buf, size_t buflen, int *known)
 		*known = 1;
 		return 0;
 	}
-	while (is_alnum((unsigned char)s[m->pos]) || s[m->pos] == '_' || s[m->pos] == '.') {
+	while (ascii_isalnum((unsigned char)s[m->pos]) || s[m->pos] == '_' || s[m->pos] == '.') {
 		if (n + 1 < buflen)
 			buf[n++] = s[m->pos];
 		m->pos++;

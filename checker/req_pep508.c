@@ -25,9 +25,9 @@
 
 char *req_trim_dup(const char *s, size_t n)
 {
-	while (n && is_space((unsigned char)*s))
+	while (n && ascii_isspace((unsigned char)*s))
 		s++, n--;
-	while (n && is_space((unsigned char)s[n - 1]))
+	while (n && ascii_isspace((unsigned char)s[n - 1]))
 		n--;
 	return xstrndup(s, n);
 }
@@ -49,21 +49,6 @@ int req_ferr(const struct req_file *f, struct err *err, unsigned line, unsigned 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return err_set(err, "%s:%u:%u: %s", f->path, line, col, msg);
-}
-
-/* A short, printable excerpt of untrusted text for error messages. */
-void req_excerpt(char *out, size_t outlen, const char *s, size_t n)
-{
-	size_t i, o = 0;
-	for (i = 0; i < n && o + 4 < outlen; i++) {
-		unsigned char c = (unsigned char)s[i];
-		out[o++] = (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
-	}
-	if (i < n && o + 4 <= outlen) {
-		memcpy(out + o, "...", 3);
-		o += 3;
-	}
-	out[o] = '\0';
 }
 
 /* ---------- names, variants, wheel file names ---------- */
@@ -90,15 +75,15 @@ void req_normalize_name(const char *name, size_t len, struct strbuf *out)
 static char *variant_of_label(const char *s, size_t n)
 {
 	size_t i;
-	if (n >= 3 && !strncmp(s, "cu", 2) && is_digit((unsigned char)s[2])) {
-		for (i = 2; i < n && is_digit((unsigned char)s[i]); i++)
+	if (n >= 3 && !strncmp(s, "cu", 2) && ascii_isdigit((unsigned char)s[2])) {
+		for (i = 2; i < n && ascii_isdigit((unsigned char)s[i]); i++)
 			;
 		return xstrndup(s, i);
 	}
 	if (n >= 3 && !strncmp(s, "cpu", 3) && (n == 3 || s[3] == '.' || s[3] == '-' || s[3] == '_'))
 		return xstrdup("cpu");
-	if (n >= 5 && !strncmp(s, "rocm", 4) && is_digit((unsigned char)s[4])) {
-		for (i = 4; i < n && (is_digit((unsigned char)s[i]) || s[i] == '.'); i++)
+	if (n >= 5 && !strncmp(s, "rocm", 4) && ascii_isdigit((unsigned char)s[4])) {
+		for (i = 4; i < n && (ascii_isdigit((unsigned char)s[i]) || s[i] == '.'); i++)
 			;
 		return xstrndup(s, i);
 	}
@@ -186,7 +171,7 @@ int wheel_name_parse(struct wheel_name *w, const char *s, struct err *err)
 	}
 	if (fn.len < 5 || str_icmp(fn.buf + fn.len - 4, ".whl") || strlen(fn.buf) != fn.len) {
 		char ex[80];
-		req_excerpt(ex, sizeof(ex), strbuf_str(&fn), fn.len);
+		text_excerpt(strbuf_str(&fn), fn.len, sizeof(ex) - 4, ex, sizeof(ex));
 		strbuf_release(&fn);
 		return err_set(err, "'%s' is not a wheel file name (NAME-VERSION-PYTHON-ABI-PLATFORM.whl)", ex);
 	}
@@ -207,7 +192,7 @@ int wheel_name_parse(struct wheel_name *w, const char *s, struct err *err)
 		char ex[80];
 		for (k = 0; k < np; k++)
 			free(parts[k]);
-		req_excerpt(ex, sizeof(ex), fn.buf, fn.len);
+		text_excerpt(fn.buf, fn.len, sizeof(ex) - 4, ex, sizeof(ex));
 		strbuf_release(&fn);
 		return err_set(err, "'%s.whl' is not a wheel file name (NAME-VERSION-PYTHON-ABI-PLATFORM.whl)", ex);
 	}
@@ -304,7 +289,7 @@ static int is_url(const char *s)
 	size_t i = 0;
 	if (!strncmp(s, "file:", 5))
 		return 1;
-	while (is_alnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
+	while (ascii_isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.')
 		i++;
 	return i > 0 && !strncmp(s + i, "://", 3);
 }
@@ -328,10 +313,10 @@ static int is_path_like(const char *s, size_t n)
 static int valid_name_span(const char *s, size_t n)
 {
 	size_t i;
-	if (!n || !is_alnum((unsigned char)s[0]) || !is_alnum((unsigned char)s[n - 1]))
+	if (!n || !ascii_isalnum((unsigned char)s[0]) || !ascii_isalnum((unsigned char)s[n - 1]))
 		return 0;
 	for (i = 0; i < n; i++)
-		if (!is_alnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+		if (!ascii_isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
 			return 0;
 	return 1;
 }
@@ -386,7 +371,7 @@ size_t req_check_specifier(const char *s, size_t n)
 	size_t i = 0;
 	while (i < n) {
 		size_t start, v;
-		while (i < n && is_space((unsigned char)s[i]))
+		while (i < n && ascii_isspace((unsigned char)s[i]))
 			i++;
 		start = i;
 		if (i < n && strchr("<>=!~", s[i])) {
@@ -401,14 +386,14 @@ size_t req_check_specifier(const char *s, size_t n)
 		} else {
 			return start;
 		}
-		while (i < n && is_space((unsigned char)s[i]))
+		while (i < n && ascii_isspace((unsigned char)s[i]))
 			i++;
 		v = i;
-		while (i < n && (is_alnum((unsigned char)s[i]) || strchr(".*+!_-", s[i])))
+		while (i < n && (ascii_isalnum((unsigned char)s[i]) || strchr(".*+!_-", s[i])))
 			i++;
 		if (i == v)
 			return start;
-		while (i < n && is_space((unsigned char)s[i]))
+		while (i < n && ascii_isspace((unsigned char)s[i]))
 			i++;
 		if (i < n && s[i] != ',')
 			return start;
@@ -423,7 +408,7 @@ char *req_strip_spaces(const char *s, size_t n)
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 	for (i = 0; i < n; i++)
-		if (!is_space((unsigned char)s[i]))
+		if (!ascii_isspace((unsigned char)s[i]))
 			strbuf_addch(&sb, s[i]);
 	return strbuf_detach(&sb);
 }
@@ -490,7 +475,7 @@ struct pep508 {
 
 static void pep508_skip_spaces(struct pep508 *q)
 {
-	while (q->i < q->len && is_space((unsigned char)q->s[q->i]))
+	while (q->i < q->len && ascii_isspace((unsigned char)q->s[q->i]))
 		q->i++;
 }
 
@@ -503,7 +488,7 @@ static int pep508_text(struct pep508 *q, const char *s0, size_t n)
 	if (strlen(q->s) != n)
 		return req_ctx_err(q->r, strlen(q->s), "NUL byte in a requirement");
 	pep508_skip_spaces(q);
-	while (q->len > q->i && is_space((unsigned char)q->s[q->len - 1]))
+	while (q->len > q->i && ascii_isspace((unsigned char)q->s[q->len - 1]))
 		q->len--;
 	q->s[q->len] = '\0';
 	if (q->i == q->len)
@@ -533,7 +518,7 @@ static int pep508_url(struct pep508 *q, int egg_name)
 	size_t u = q->i, ue = q->i;
 	char *url;
 	int rc;
-	while (ue < q->len && !is_space((unsigned char)q->s[ue]))
+	while (ue < q->len && !ascii_isspace((unsigned char)q->s[ue]))
 		ue++;
 	if (u == ue)
 		return req_ctx_err(q->r, q->i, "expected a URL after '@'");
@@ -558,7 +543,7 @@ static int pep508_after_url(struct pep508 *q)
 	char ex[120];
 	pep508_skip_spaces(q);
 	if (q->i < q->len && q->s[q->i] != ';') {
-		req_excerpt(ex, sizeof(ex), q->s + q->i, q->len - q->i);
+		text_excerpt(q->s + q->i, q->len - q->i, sizeof(ex) - 4, ex, sizeof(ex));
 		return req_ctx_err(q->r, q->i, "unexpected '%s' after the URL (markers go after ' ; ')", ex);
 	}
 	return 0;
@@ -579,11 +564,11 @@ static int pep508_name(struct pep508 *q)
 	size_t start = q->i;
 	struct strbuf nb = STRBUF_INIT;
 	char ex[120];
-	while (q->i < q->len && (is_alnum((unsigned char)q->s[q->i]) || q->s[q->i] == '-' || q->s[q->i] == '_' ||
+	while (q->i < q->len && (ascii_isalnum((unsigned char)q->s[q->i]) || q->s[q->i] == '-' || q->s[q->i] == '_' ||
 				 q->s[q->i] == '.'))
 		q->i++;
 	if (!valid_name_span(q->s + start, q->i - start)) {
-		req_excerpt(ex, sizeof(ex), q->s + start, q->len - start);
+		text_excerpt(q->s + start, q->len - start, sizeof(ex) - 4, ex, sizeof(ex));
 		return req_ctx_err(q->r, start, "expected a package name at '%s'", ex);
 	}
 	{
@@ -645,10 +630,10 @@ static int pep508_bad_specifier(struct pep508 *q, size_t a, size_t bad)
 	const char *s = q->s;
 	size_t bl = strcspn(s + a + bad, ",;)");
 	char ex[120];
-	while (bl && is_space((unsigned char)s[a + bad + bl - 1]))
+	while (bl && ascii_isspace((unsigned char)s[a + bad + bl - 1]))
 		bl--;
-	req_excerpt(ex, sizeof(ex), s + a + bad, bl);
-	if (is_digit((unsigned char)s[a + bad]))
+	text_excerpt(s + a + bad, bl, sizeof(ex) - 4, ex, sizeof(ex));
+	if (ascii_isdigit((unsigned char)s[a + bad]))
 		return req_ctx_err(q->r, a + bad,
 				   "invalid version specifier '%s' (an operator such as == or >= must come first)", ex);
 	return req_ctx_err(q->r, a + bad, "invalid version specifier '%s' (expected e.g. ==2.4.0 or >=2.4,<2.6)", ex);
@@ -665,12 +650,12 @@ static int pep508_pep440(struct pep508 *q, size_t a, size_t e)
 	if (!req_pep440_check(p->spec, why, sizeof(why), &bad_col))
 		return 0;
 	/* bad_col counts the specifier without its spaces: find that character in s */
-	while (k < e && (seen < bad_col || is_space((unsigned char)q->s[k]))) {
-		if (!is_space((unsigned char)q->s[k]))
+	while (k < e && (seen < bad_col || ascii_isspace((unsigned char)q->s[k]))) {
+		if (!ascii_isspace((unsigned char)q->s[k]))
 			seen++;
 		k++;
 	}
-	req_excerpt(ex, sizeof(ex), p->spec, strlen(p->spec));
+	text_excerpt(p->spec, strlen(p->spec), sizeof(ex) - 4, ex, sizeof(ex));
 	return req_ctx_err(q->r, k, "invalid version specifier '%s': %s", ex, why);
 }
 
@@ -705,7 +690,7 @@ static int pep508_specifier(struct pep508 *q)
 	req_derive_from_spec(p);
 	pep508_skip_spaces(q);
 	if (q->i < q->len && q->s[q->i] != ';') {
-		req_excerpt(ex, sizeof(ex), q->s + q->i, q->len - q->i);
+		text_excerpt(q->s + q->i, q->len - q->i, sizeof(ex) - 4, ex, sizeof(ex));
 		return req_ctx_err(q->r, q->i, "unexpected '%s' after the version specifier", ex);
 	}
 	return 0;
@@ -733,7 +718,7 @@ static int pep508_markers(struct pep508 *q)
 		return req_ctx_err(q->r, q->i, "empty environment marker after ';'");
 	q->p->markers = xstrdup(q->s + q->i);
 	if (req_markers_on_windows(q->p->markers) == -2) {
-		req_excerpt(ex, sizeof(ex), q->s + q->i, q->len - q->i);
+		text_excerpt(q->s + q->i, q->len - q->i, sizeof(ex) - 4, ex, sizeof(ex));
 		return req_ctx_err(q->r, q->i, "invalid environment marker '%s'", ex);
 	}
 	return 0;

@@ -20,22 +20,7 @@
 #include "err.h"
 #include "requirements.h"
 #include "strbuf.h"
-
-/* ASCII character classes: file bytes are never run through the C locale. */
-static inline int is_alnum(int c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-static inline int is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline int is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
+#include "text.h" /* ASCII classes, text_excerpt for error messages */
 
 /* A copy of s[0..n) without leading and trailing whitespace. Caller frees. */
 char *req_trim_dup(const char *s, size_t n);
@@ -44,8 +29,6 @@ const char *req_basename(const char *path);
 /* Sets err to "PATH:LINE:COL: message" for file f; returns -1. */
 int req_ferr(const struct req_file *f, struct err *err, unsigned line, unsigned col, const char *fmt, ...)
 	ERR_PRINTF(5, 6);
-/* A short, printable excerpt of untrusted text s[0..n) for error messages, into out. */
-void req_excerpt(char *out, size_t outlen, const char *s, size_t n);
 
 /* Appends an empty pin at (line, col); NULL with err set past REQ_MAX_PINS. */
 struct pin *req_add_pin(struct req_file *f, unsigned line, unsigned col, enum pin_source src,

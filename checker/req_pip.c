@@ -23,12 +23,12 @@ static size_t tokenize(const char *s, size_t n, struct tok *t, size_t max)
 {
 	size_t i = 0, k = 0;
 	while (i < n && k < max) {
-		while (i < n && is_space((unsigned char)s[i]))
+		while (i < n && ascii_isspace((unsigned char)s[i]))
 			i++;
 		if (i == n)
 			break;
 		t[k].off = i;
-		while (i < n && !is_space((unsigned char)s[i]))
+		while (i < n && !ascii_isspace((unsigned char)s[i]))
 			i++;
 		t[k].len = i - t[k].off;
 		k++;
@@ -127,7 +127,7 @@ static int parse_option_line(struct req_file *f, const struct req_ctx *r, const 
 			   (wl == 16 && !strncmp(w, "--require-hashes", 16))) {
 			/* flags that do not change which torch is pinned */
 		} else {
-			req_excerpt(ex, sizeof(ex), w, wl);
+			text_excerpt(w, wl, sizeof(ex) - 4, ex, sizeof(ex));
 			return req_ctx_err(r, at, "unknown option '%s' in a requirements file", ex);
 		}
 #undef VALUE_OPT
@@ -147,7 +147,7 @@ static int parse_req_line(struct req_file *f, const struct req_ctx *r, const cha
 	char ex[120];
 	size_t lead = 0;
 
-	while (lead < n && is_space((unsigned char)s[lead]))
+	while (lead < n && ascii_isspace((unsigned char)s[lead]))
 		lead++;
 	if (lead == n)
 		return 0;
@@ -188,7 +188,7 @@ static int parse_req_line(struct req_file *f, const struct req_ctx *r, const cha
 			continue;
 		if (m < 0)
 			return req_ctx_err(r, at, "option %.*s needs a value", (int)wl, w);
-		req_excerpt(ex, sizeof(ex), w, wl);
+		text_excerpt(w, wl, sizeof(ex) - 4, ex, sizeof(ex));
 		return req_ctx_err(r, at, "unknown per-requirement option '%s' (pip allows --hash, --config-settings, --global-option)", ex);
 	}
 	return 0;
@@ -199,8 +199,8 @@ static size_t strip_comment(const char *s, size_t n)
 {
 	size_t i;
 	for (i = 0; i < n; i++) {
-		if (s[i] == '#' && (i == 0 || is_space((unsigned char)s[i - 1]))) {
-			while (i && is_space((unsigned char)s[i - 1]))
+		if (s[i] == '#' && (i == 0 || ascii_isspace((unsigned char)s[i - 1]))) {
+			while (i && ascii_isspace((unsigned char)s[i - 1]))
 				i--;
 			return i;
 		}
@@ -211,7 +211,7 @@ static size_t strip_comment(const char *s, size_t n)
 static int is_comment_line(const char *s, size_t n)
 {
 	size_t i = 0;
-	while (i < n && is_space((unsigned char)s[i]))
+	while (i < n && ascii_isspace((unsigned char)s[i]))
 		i++;
 	return i < n && s[i] == '#';
 }

@@ -19,7 +19,7 @@ static int release_parts(const char *v, long *parts, int max)
 	while (*v) {
 		long x = 0;
 		int digits = 0;
-		while (is_digit((unsigned char)*v)) {
+		while (ascii_isdigit((unsigned char)*v)) {
 			if (x > 100000000)
 				return -1;
 			x = x * 10 + (*v - '0');
@@ -75,7 +75,7 @@ static int poetry_clause(struct strbuf *out, const char *c)
 		strbuf_adds(out, c);
 		return 0;
 	}
-	if (is_digit((unsigned char)c[0])) {
+	if (ascii_isdigit((unsigned char)c[0])) {
 		strbuf_addf(out, "==%s", c);
 		return 0;
 	}
@@ -91,13 +91,13 @@ char *req_poetry_to_pep440(const char *spec)
 	while (*p) {
 		char clause[256];
 		size_t n = 0;
-		while (*p == ',' || is_space((unsigned char)*p))
+		while (*p == ',' || ascii_isspace((unsigned char)*p))
 			p++;
 		if (!*p)
 			break;
 		/* A clause ends at ',' or at a space that is not between an operator and its version. */
 		while (*p && *p != ',' && n + 1 < sizeof(clause)) {
-			if (is_space((unsigned char)*p)) {
+			if (ascii_isspace((unsigned char)*p)) {
 				if (n && strchr("<>=!~^", clause[n - 1])) {
 					p++;
 					continue;

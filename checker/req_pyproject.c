@@ -75,7 +75,7 @@ static int parse_uv(struct req_file *f, const struct toml *uv, struct err *err)
 			}
 		}
 		for (j = 0; iname && j < f->n_pins; j++)
-			if (!strcmp(f->pins[j].name, nb.buf ? nb.buf : ""))
+			if (!strcmp(f->pins[j].name, nb.buf))
 				req_set_index(&f->pins[j], req_toml_index_by_name(index, iname));
 		strbuf_release(&nb);
 	}

@@ -28,7 +28,7 @@ static int setup_cfg_value(struct req_file *f, const char *group, const char *bu
 			char *t = req_trim_dup(part, strlen(part));
 			if (t[0]) {
 				size_t lead = 0;
-				while (is_space((unsigned char)part[lead]))
+				while (ascii_isspace((unsigned char)part[lead]))
 					lead++;
 				if (req_parse_string(f, t, line, col + (unsigned)(a + lead), PIN_SRC_SETUP_CFG, group,
 						     NULL, err)) {
@@ -49,7 +49,7 @@ static int setup_cfg_value(struct req_file *f, const char *group, const char *bu
 		size_t n = strcspn(s, "\n");
 		char *t;
 		size_t lead = 0;
-		while (lead < n && is_space((unsigned char)s[lead]))
+		while (lead < n && ascii_isspace((unsigned char)s[lead]))
 			lead++;
 		if (lead == n || s[lead] == '#' || s[lead] == ';')
 			continue;
@@ -78,10 +78,10 @@ static int setup_cfg_files(struct req_file *f, const char *list, unsigned line, 
 	while (i < n && !rc) {
 		size_t a, e;
 		char *t;
-		while (i < n && (is_space((unsigned char)list[i]) || list[i] == ','))
+		while (i < n && (ascii_isspace((unsigned char)list[i]) || list[i] == ','))
 			i++;
 		a = i;
-		while (i < n && list[i] != ',' && !is_space((unsigned char)list[i]))
+		while (i < n && list[i] != ',' && !ascii_isspace((unsigned char)list[i]))
 			i++;
 		e = i;
 		if (e == a)
@@ -109,9 +109,9 @@ static size_t setup_cfg_continuations(char *buf, size_t len, size_t next, unsign
 		int blank = 1;
 		size_t q;
 		for (q = 0; q < tl; q++)
-			if (!is_space((unsigned char)t[q]))
+			if (!ascii_isspace((unsigned char)t[q]))
 				blank = 0;
-		if (!blank && !is_space((unsigned char)t[0]))
+		if (!blank && !ascii_isspace((unsigned char)t[0]))
 			break;
 		if (tl && buf[e2 - 1] == '\r')
 			buf[e2 - 1] = '\0';
@@ -167,7 +167,7 @@ static int setup_cfg_key(struct req_file *f, const char *section, char *buf, siz
 	int rc = 0;
 	if (!s[k])
 		return req_ferr(f, err, *line, 1, "expected 'key = value' in [%s]", section);
-	while (ke && is_space((unsigned char)s[ke - 1]))
+	while (ke && ascii_isspace((unsigned char)s[ke - 1]))
 		ke--;
 	key = xstrndup(s, ke);
 	vs = k + 1;
@@ -205,7 +205,7 @@ int req_parse_setup_cfg(struct req_file *f, const char *buf0, size_t len, struct
 				rc = req_ferr(f, err, line, 1, "section header without ']'");
 			else
 				snprintf(section, sizeof(section), "%.*s", (int)(close - s - 1), s + 1);
-		} else if (s[0] && !is_space((unsigned char)s[0]) && s[0] != '#' && s[0] != ';' &&
+		} else if (s[0] && !ascii_isspace((unsigned char)s[0]) && s[0] != '#' && s[0] != ';' &&
 			   (!strcmp(section, "options") || !strcmp(section, "options.extras_require"))) {
 			rc = setup_cfg_key(f, section, buf, len, s, eol < len ? eol + 1 : len, &line, &pos, err);
 			line++; /* past the key's own line (continuations were counted) */

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "text.h"
+#include "utf.h"
 
 struct tp {
 	const char *buf;
@@ -218,27 +220,7 @@ static int expect_eol(struct tp *p, const char *after)
 
 static int is_bare(int c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-	       c == '-';
-}
-
-static void add_utf8(struct strbuf *sb, uint32_t cp)
-{
-	if (cp < 0x80) {
-		strbuf_addch(sb, (int)cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, 0xc0 | (int)(cp >> 6));
-		strbuf_addch(sb, 0x80 | (int)(cp & 0x3f));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, 0xe0 | (int)(cp >> 12));
-		strbuf_addch(sb, 0x80 | (int)((cp >> 6) & 0x3f));
-		strbuf_addch(sb, 0x80 | (int)(cp & 0x3f));
-	} else {
-		strbuf_addch(sb, 0xf0 | (int)(cp >> 18));
-		strbuf_addch(sb, 0x80 | (int)((cp >> 12) & 0x3f));
-		strbuf_addch(sb, 0x80 | (int)((cp >> 6) & 0x3f));
-		strbuf_addch(sb, 0x80 | (int)(cp & 0x3f));
-	}
+	return ascii_isalnum(c) || c == '_' || c == '-';
 }
 
 static int parse_escape(struct tp *p, struct strbuf *sb)
@@ -272,7 +254,7 @@ static int parse_escape(struct tp *p, struct strbuf *sb)
 	if (n) {
 		if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 			return tp_error(p, line, col, "escape is not a Unicode scalar value");
-		add_utf8(sb, cp);
+		utf8_put(sb, cp);
 	}
 	return 0;
 }
