@@ -7,171 +7,47 @@
  * `=1.17` is fuzzy 1.17.*, `==` exact; `channel::name`; a build string after
  * the version. The CUDA variant of pytorch comes from its build string
  * (cuda12.1, cpu) or from pytorch-cuda=12.1 / cpuonly in the same file.
- * YAML is read with libyaml into a small bounded tree (no aliases).
+ * YAML is read by the one YAML tree reader (util/yamltree.h), with a pin
+ * file's bounds.
  */
 #include "req_conda.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "req_pep508.h"
 #include "req_pip.h"
+#include "yamltree.h"
 
-#define YAML_MAX_NODES 200000
-#define YAML_MAX_DEPTH 64
-
-enum ynode_type { Y_SCALAR, Y_SEQ, Y_MAP };
-
-struct ynode {
-	enum ynode_type type;
-	unsigned line, col;
-	char *str;
-	struct ynode **kids; /* maps: key, value, key, value... */
-	size_t n, alloc;
+/*
+ * The one YAML tree reader (util/yamltree.h), with a pin file's bounds: the
+ * caller caps the file at REQ_MAX_FILE_SIZE; anchors and tags are ignored,
+ * aliases refused, a second document ends the environment; a "\0" escape is
+ * refused rather than cut.
+ */
+static const struct ytree_opts conda_yaml = {
+	64, 200000, REQ_MAX_FILE_SIZE, 200000, "a pin file", "a pin file", NULL, YT_REFUSE_NUL,
 };
 
-static void ynode_free(struct ynode *y)
+/* A node's column as pins and errors give it: a quoted scalar's is its first character inside the quotes. */
+static unsigned ycol(const struct ynode *y)
 {
-	size_t i;
-	if (!y)
-		return;
-	for (i = 0; i < y->n; i++)
-		ynode_free(y->kids[i]);
-	free(y->kids);
-	free(y->str);
-	free(y);
+	return y->col + (y->kind == Y_SCALAR && y->quoted == 1);
 }
 
-struct yb {
-	yaml_parser_t parser;
-	struct req_file *f;
-	struct err *err;
-	size_t nodes;
-};
-
-static int yb_error(struct yb *b)
-{
-	const yaml_parser_t *ps = &b->parser;
-	return req_ferr(b->f, b->err, (unsigned)ps->problem_mark.line + 1, (unsigned)ps->problem_mark.column + 1,
-			"YAML: %s%s%s", ps->problem ? ps->problem : "syntax error", ps->context ? " " : "",
-			ps->context ? ps->context : "");
-}
-
-/* Builds the node that starts with event ev (already parsed). */
-static int yb_node(struct yb *b, yaml_event_t *ev, int depth, struct ynode **out)
-{
-	struct ynode *y;
-	unsigned line = (unsigned)ev->start_mark.line + 1, col = (unsigned)ev->start_mark.column + 1;
-
-	if (ev->type == YAML_ALIAS_EVENT)
-		return req_ferr(b->f, b->err, line, col, "YAML aliases are not supported in a pin file");
-	if (depth > YAML_MAX_DEPTH)
-		return req_ferr(b->f, b->err, line, col, "YAML nested deeper than %d levels", YAML_MAX_DEPTH);
-	if (++b->nodes > YAML_MAX_NODES)
-		return req_ferr(b->f, b->err, line, col, "more than %d YAML nodes", YAML_MAX_NODES);
-	y = xcalloc(1, sizeof(*y));
-	y->line = line;
-	y->col = col;
-	if (ev->type == YAML_SCALAR_EVENT) {
-		y->type = Y_SCALAR;
-		y->str = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
-		if (strlen(y->str) != ev->data.scalar.length) {
-			ynode_free(y);
-			return req_ferr(b->f, b->err, line, col, "NUL character in a YAML scalar");
-		}
-		/* Quoted scalars: point at the first character inside the quotes. */
-		if (ev->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-		    ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE)
-			y->col++;
-		*out = y;
-		return 0;
-	}
-	if (ev->type != YAML_SEQUENCE_START_EVENT && ev->type != YAML_MAPPING_START_EVENT) {
-		ynode_free(y);
-		return req_ferr(b->f, b->err, line, col, "unexpected YAML event");
-	}
-	y->type = ev->type == YAML_SEQUENCE_START_EVENT ? Y_SEQ : Y_MAP;
-	for (;;) {
-		yaml_event_t e;
-		struct ynode *kid;
-		if (!yaml_parser_parse(&b->parser, &e)) {
-			ynode_free(y);
-			return yb_error(b);
-		}
-		if (e.type == YAML_SEQUENCE_END_EVENT || e.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&e);
-			break;
-		}
-		if (yb_node(b, &e, depth + 1, &kid)) {
-			yaml_event_delete(&e);
-			ynode_free(y);
-			return -1;
-		}
-		yaml_event_delete(&e);
-		ALLOC_GROW(y->kids, y->n + 1, y->alloc);
-		y->kids[y->n++] = kid;
-	}
-	*out = y;
-	return 0;
-}
-
+/* The first document of buf[0..len) (*root NULL: an empty file). */
 static int yaml_load(struct req_file *f, const char *buf, size_t len, struct ynode **root, struct err *err)
 {
-	struct yb b;
-	int rc = 0, done = 0;
-	memset(&b, 0, sizeof(b));
-	b.f = f;
-	b.err = err;
+	struct ytree_error ye;
+	long start = ytree_check_bytes((const unsigned char *)buf, len, &ye);
+	int empty = 0;
 	*root = NULL;
-	if (!yaml_parser_initialize(&b.parser))
-		return err_set(err, "%s: cannot initialise the YAML parser", f->path);
-	yaml_parser_set_input_string(&b.parser, (const unsigned char *)buf, len);
-	while (!done) {
-		yaml_event_t e;
-		if (!yaml_parser_parse(&b.parser, &e)) {
-			rc = yb_error(&b);
-			break;
-		}
-		switch (e.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_SCALAR_EVENT:
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-		case YAML_ALIAS_EVENT:
-			if (*root) {
-				/* A second document: only the first one is an environment. */
-				done = 1;
-				break;
-			}
-			rc = yb_node(&b, &e, 0, root);
-			if (rc)
-				done = 1;
-			break;
-		default:
-			break;
-		}
-		yaml_event_delete(&e);
-	}
-	yaml_parser_delete(&b.parser);
-	if (rc) {
-		ynode_free(*root);
-		*root = NULL;
-	}
-	return rc;
-}
-
-static const struct ynode *ymap_get(const struct ynode *m, const char *key)
-{
-	size_t i;
-	if (!m || m->type != Y_MAP)
-		return NULL;
-	for (i = 0; i + 1 < m->n; i += 2)
-		if (m->kids[i]->type == Y_SCALAR && !strcmp(m->kids[i]->str, key))
-			return m->kids[i + 1];
-	return NULL;
+	if (start < 0)
+		return req_ferr(f, err, ye.line, ye.col, "%s", ye.msg);
+	*root = ytree_parse((const unsigned char *)buf + start, len - (size_t)start, &conda_yaml, &empty, &ye);
+	if (!*root && !empty)
+		return req_ferr(f, err, ye.line, ye.col, "%s", ye.msg);
+	return 0;
 }
 
 /* cuda12.1 / cuda121 / cuda_12.1 in a build string -> cu121; "cpu" -> cpu. */
@@ -203,7 +79,7 @@ static char *variant_of_build(const char *b)
 /* The pin of a match spec, with its channel and name; *rest: what follows the name. NULL with err on error. */
 static struct pin *conda_pin(struct req_file *f, const struct ynode *y, const char **rest, struct err *err)
 {
-	const char *s = y->str, *name, *cc = strstr(s, "::");
+	const char *s = y->s, *name, *cc = strstr(s, "::");
 	struct strbuf nb = STRBUF_INIT;
 	struct pin *p;
 	size_t nl = 0, lead = 0;
@@ -211,7 +87,7 @@ static struct pin *conda_pin(struct req_file *f, const struct ynode *y, const ch
 
 	while (ascii_isspace((unsigned char)s[lead]))
 		lead++;
-	p = req_add_pin(f, y->line, y->col + (unsigned)lead, PIN_SRC_CONDA, err);
+	p = req_add_pin(f, y->line, ycol(y) + (unsigned)lead, PIN_SRC_CONDA, err);
 	if (!p)
 		return NULL;
 	p->raw = req_trim_dup(s, strlen(s));
@@ -224,7 +100,7 @@ static struct pin *conda_pin(struct req_file *f, const struct ynode *y, const ch
 		nl++;
 	if (!nl) {
 		text_excerpt(s, strlen(s), sizeof(ex) - 4, ex, sizeof(ex));
-		req_ferr(f, err, y->line, y->col, "expected a conda package name in '%s'", ex);
+		req_ferr(f, err, y->line, ycol(y), "expected a conda package name in '%s'", ex);
 		return NULL;
 	}
 	req_normalize_name(name, nl, &nb);
@@ -234,7 +110,7 @@ static struct pin *conda_pin(struct req_file *f, const struct ynode *y, const ch
 		(*rest)++;
 	if (**rest == '[') {
 		text_excerpt(s, strlen(s), sizeof(ex) - 4, ex, sizeof(ex));
-		req_ferr(f, err, y->line, y->col, "conda bracket specs are not supported: '%s'", ex);
+		req_ferr(f, err, y->line, ycol(y), "conda bracket specs are not supported: '%s'", ex);
 		return NULL;
 	}
 	return p;
@@ -318,7 +194,7 @@ static int parse_conda_spec(struct req_file *f, const struct ynode *y, struct er
 	if (rest[0] == '=' && rest[1] != '=') {
 		if (conda_fuzzy(p, rest, &build)) {
 			free(build);
-			return req_ferr(f, err, y->line, y->col, "expected a version after '=' in '%s'", p->raw);
+			return req_ferr(f, err, y->line, ycol(y), "expected a version after '=' in '%s'", p->raw);
 		}
 	} else if (rest[0] == '=') {
 		conda_exact(p, rest, &build);
@@ -327,8 +203,8 @@ static int parse_conda_spec(struct req_file *f, const struct ynode *y, struct er
 	} else if (ascii_isdigit((unsigned char)rest[0]) || rest[0] == '*') {
 		conda_bare(p, rest, &build);
 	} else {
-		text_excerpt(y->str, strlen(y->str), sizeof(ex) - 4, ex, sizeof(ex));
-		return req_ferr(f, err, y->line, y->col, "cannot read the conda spec '%s'", ex);
+		text_excerpt(y->s, strlen(y->s), sizeof(ex) - 4, ex, sizeof(ex));
+		return req_ferr(f, err, y->line, ycol(y), "cannot read the conda spec '%s'", ex);
 	}
 	if (p->pep440) {
 		char why[ERR_MSG_MAX];
@@ -351,28 +227,28 @@ static int parse_conda_spec(struct req_file *f, const struct ynode *y, struct er
 /* channels: [...], in file order. */
 static void conda_channels(struct req_file *f, const struct ynode *root)
 {
-	const struct ynode *ch = ymap_get(root, "channels");
+	const struct ynode *ch = ynode_get(root, "channels");
 	size_t i;
-	if (ch && ch->type == Y_SEQ)
+	if (ch && ch->kind == Y_SEQ)
 		for (i = 0; i < ch->n; i++)
-			if (ch->kids[i]->type == Y_SCALAR)
-				strlist_push(&f->indexes, ch->kids[i]->str);
+			if (ch->kid[i]->kind == Y_SCALAR)
+				strlist_push(&f->indexes, ch->kid[i]->s);
 }
 
 /* A `- pip: [...]` entry: each string is a requirements-file line. */
 static int conda_pip_list(struct req_file *f, const struct ynode *d, struct err *err)
 {
-	const struct ynode *pip = ymap_get(d, "pip");
+	const struct ynode *pip = ynode_get(d, "pip");
 	size_t j;
-	if (d->type != Y_MAP || !pip || d->n != 2)
-		return req_ferr(f, err, d->line, d->col, "a dependencies entry must be a package spec or '- pip: [...]'");
-	if (pip->type != Y_SEQ)
-		return req_ferr(f, err, pip->line, pip->col, "pip: must be a list of requirements");
+	if (d->kind != Y_MAP || !pip || d->n != 2)
+		return req_ferr(f, err, d->line, ycol(d), "a dependencies entry must be a package spec or '- pip: [...]'");
+	if (pip->kind != Y_SEQ)
+		return req_ferr(f, err, pip->line, ycol(pip), "pip: must be a list of requirements");
 	for (j = 0; j < pip->n; j++) {
-		const struct ynode *q = pip->kids[j];
-		if (q->type != Y_SCALAR)
-			return req_ferr(f, err, q->line, q->col, "pip: entries must be requirement strings");
-		if (req_parse_pip(f, q->str, strlen(q->str), q->line, q->col, PIN_SRC_CONDA_PIP, err))
+		const struct ynode *q = pip->kid[j];
+		if (q->kind != Y_SCALAR)
+			return req_ferr(f, err, q->line, ycol(q), "pip: entries must be requirement strings");
+		if (req_parse_pip(f, q->s, strlen(q->s), q->line, ycol(q), PIN_SRC_CONDA_PIP, err))
 			return -1;
 	}
 	return 0;
@@ -381,15 +257,15 @@ static int conda_pip_list(struct req_file *f, const struct ynode *d, struct err 
 /* dependencies: [...]: match specs and `- pip:` lists. */
 static int conda_dependencies(struct req_file *f, const struct ynode *root, struct err *err)
 {
-	const struct ynode *deps = ymap_get(root, "dependencies");
+	const struct ynode *deps = ynode_get(root, "dependencies");
 	size_t i;
-	if (!deps || (deps->type == Y_SCALAR && !deps->str[0]))
+	if (!deps || (deps->kind == Y_SCALAR && !deps->s[0]))
 		return 0;
-	if (deps->type != Y_SEQ)
-		return req_ferr(f, err, deps->line, deps->col, "dependencies must be a list");
+	if (deps->kind != Y_SEQ)
+		return req_ferr(f, err, deps->line, ycol(deps), "dependencies must be a list");
 	for (i = 0; i < deps->n; i++) {
-		const struct ynode *d = deps->kids[i];
-		if (d->type == Y_SCALAR ? parse_conda_spec(f, d, err) : conda_pip_list(f, d, err))
+		const struct ynode *d = deps->kid[i];
+		if (d->kind == Y_SCALAR ? parse_conda_spec(f, d, err) : conda_pip_list(f, d, err))
 			return -1;
 	}
 	return 0;
@@ -439,12 +315,12 @@ int req_parse_conda(struct req_file *f, const char *buf, size_t len, struct err 
 
 	if (yaml_load(f, buf, len, &root, err))
 		return -1;
-	if (!root || (root->type == Y_SCALAR && !root->str[0])) {
+	if (!root || (root->kind == Y_SCALAR && !root->s[0])) {
 		ynode_free(root);
 		return 0;
 	}
-	if (root->type != Y_MAP)
-		rc = req_ferr(f, err, root->line, root->col,
+	if (root->kind != Y_MAP)
+		rc = req_ferr(f, err, root->line, ycol(root),
 			      "an environment file must be a mapping (name, channels, dependencies)");
 	if (!rc) {
 		conda_channels(f, root);

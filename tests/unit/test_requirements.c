@@ -515,7 +515,11 @@ static void test_conda_environment(void)
 static void test_conda_errors(void)
 {
 	CHECK_INT(parse("environment.yml", "dependencies:\n  - &a pytorch\n  - *a\n"), -1);
-	CHECK_STR(E.msg, "environment.yml:3:5: YAML aliases are not supported in a pin file");
+	CHECK_STR(E.msg, "environment.yml:3:5: aliases (*a) are not allowed in a pin file; write the value out");
+	CHECK_INT(parse("environment.yml", "dependencies:\n  - \"pytorch\\0=2.4\"\n"), -1);
+	CHECK_STR(E.msg, "environment.yml:2:5: NUL characters (\\0) are not allowed in a pin file");
+	CHECK_INT(parse("environment.yml", "dependencies:\n  - pytorch\xff\n"), -1);
+	CHECK_HAS(E.msg, "environment.yml:2:12: ");
 	CHECK_INT(parse("environment.yml", "dependencies: pytorch\n"), -1);
 	CHECK_STR(E.msg, "environment.yml:1:15: dependencies must be a list");
 	CHECK_INT(parse("environment.yml", "dependencies:\n  - conda: [x]\n"), -1);
@@ -525,7 +529,8 @@ static void test_conda_errors(void)
 	CHECK_INT(parse("environment.yml", "dependencies:\n  - pip:\n    - torch===\n"), -1);
 	CHECK_STR(E.msg, "environment.yml:3:12: invalid version specifier '===' (expected e.g. ==2.4.0 or >=2.4,<2.6)");
 	CHECK_INT(parse("environment.yml", "dependencies: [a\n"), -1);
-	CHECK_HAS(E.msg, "environment.yml:2:1: YAML: did not find expected ',' or ']'");
+	CHECK_STR(E.msg, "environment.yml:2:1: invalid YAML: did not find expected ',' or ']' (while parsing a flow "
+			 "sequence at line 1)");
 	CHECK_INT(parse("environment.yml", "- just a list\n"), -1);
 	CHECK_STR(E.msg, "environment.yml:1:1: an environment file must be a mapping (name, channels, dependencies)");
 	CHECK_INT(parse("environment.yml", ""), 0);
