@@ -537,16 +537,22 @@ static int pep508_url(struct pep508 *q, int egg_name)
 	return rc;
 }
 
-/* After a URL only markers may follow: the ';' belongs to the URL unless a space comes first. */
-static int pep508_after_url(struct pep508 *q)
+/* After `what` only "; markers" (or the end) may follow. */
+static int pep508_only_markers_after(struct pep508 *q, const char *what)
 {
 	char ex[120];
 	pep508_skip_spaces(q);
 	if (q->i < q->len && q->s[q->i] != ';') {
 		text_excerpt(q->s + q->i, q->len - q->i, sizeof(ex) - 4, ex, sizeof(ex));
-		return req_ctx_err(q->r, q->i, "unexpected '%s' after the URL (markers go after ' ; ')", ex);
+		return req_ctx_err(q->r, q->i, "unexpected '%s' after %s", ex, what);
 	}
 	return 0;
+}
+
+/* After a URL: the ';' belongs to the URL unless a space comes first. */
+static int pep508_after_url(struct pep508 *q)
+{
+	return pep508_only_markers_after(q, "the URL (markers go after ' ; ')");
 }
 
 /* pip: a bare URL or path (named by its #egg= fragment or its wheel file name). */
@@ -664,7 +670,6 @@ static int pep508_specifier(struct pep508 *q)
 {
 	struct pin *p = q->p;
 	size_t a = q->i, e, bad;
-	char ex[120];
 	if (q->s[q->i] == '(') {
 		a = q->i + 1;
 		for (e = a; e < q->len && q->s[e] != ')'; e++)
@@ -688,12 +693,7 @@ static int pep508_specifier(struct pep508 *q)
 		return -1;
 	}
 	req_derive_from_spec(p);
-	pep508_skip_spaces(q);
-	if (q->i < q->len && q->s[q->i] != ';') {
-		text_excerpt(q->s + q->i, q->len - q->i, sizeof(ex) - 4, ex, sizeof(ex));
-		return req_ctx_err(q->r, q->i, "unexpected '%s' after the version specifier", ex);
-	}
-	return 0;
+	return pep508_only_markers_after(q, "the version specifier");
 }
 
 /* What follows the name and extras: "@ URL", a specifier, or nothing. */
