@@ -7,10 +7,10 @@
  * vc_redist.{x64,x86,arm64}.exe are 32-bit bundles, so on a 64-bit Windows
  * they write under WOW6432Node, but tools and images differ. When both views
  * hold a key the newer version is reported and the other one noted.
- * `Installed` is commonly present; when absent, a key with a Version counts
- * as installed. Everything goes through one lookup function
- * (inv_reg_get_fn), so the reader runs on a view, on an offline registry
- * without a tree, or on a test's table.
+ * `Installed` is commonly present (our reading, undocumented); when absent,
+ * a key with a Version counts as installed. Everything goes through one
+ * lookup function (inv_reg_get_fn), so the reader runs on a view, on an
+ * offline registry without a tree, or on a test's table.
  */
 #include "inventory.h"
 
