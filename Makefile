@@ -3,11 +3,14 @@
 #   make              build ./torch-dll-check (and ./torch-dll-check-git)
 #   make test         build with -Werror, plus an ASan+UBSan build, and run the whole suite
 #   make demo         the main job: check a generated Windows runner tree
+#   make docs         regenerate docs/cli.md from the commands' option tables
 #   make setup        install what building and testing need (Debian; root)
 #   make fuzz         run the libFuzzer targets (clang); FUZZ_SECONDS=600 per target
 #   make bench        speed and memory against other PE readers
 #   make dist         release assets and SHA-256 sums in dist/
 #   make win          cross-build torch-dll-check.exe with mingw-w64 (deps cross-built, cached)
+#   make wheels-survey  measure every torch win_amd64 wheel PyPI serves (not in CI; ~8 GB
+#                     fetched) into matrix/evidence/torch-win_amd64.txt
 #
 # V=1 shows full commands. CFLAGS/LDFLAGS are yours; the project's flags live
 # in TDC_CFLAGS. CI=true or DEVELOPER=1 turns warnings into errors.
@@ -27,7 +30,7 @@ WARNINGS += -Werror
 endif
 
 TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARNINGS) -MMD -MP \
-	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
+	     -Ichecker -Ichecker/util -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
 GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
@@ -40,11 +43,15 @@ else
 Q = @
 endif
 
-# Modules that need libgit2 are kept out of the main program, so that the
-# commands that never touch git do not pay libgit2's start-up cost.
-GIT_SRCS = $(wildcard checker/git_*.c)
-MAIN_SRCS = checker/main.c
-LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c))
+# The library is checker/*.c, with checker/util/ for the small general-purpose
+# modules every other one uses; the command-line layer is checker/cli/ (the
+# commands, and the mains of the two programs). The sources that need libgit2
+# are named here, one by one: they make up torch-dll-check-git alone, so that
+# the commands that never touch git do not pay libgit2's start-up cost.
+GIT_SRCS = checker/cli/git_main.c checker/git_repo.c
+MAIN_SRCS = checker/cli/main.c
+UTIL_SRCS = $(wildcard checker/util/*.c)
+LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c checker/cli/*.c)) $(UTIL_SRCS)
 GEN_SRCS = build/gen/matrix_embed.c
 
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
@@ -56,7 +63,7 @@ objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 REL_LIB = build/rel/libtdc.a
 ASAN_LIB = build/asan/libtdc.a
 
-.PHONY: all test unit-build demo setup fuzz bench dist win clean lint
+.PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey
 all: torch-dll-check torch-dll-check-git
 
 build/gen/matrix_embed.c: matrix/torch.yml checker/embed.sh
@@ -66,12 +73,12 @@ build/gen/matrix_embed.c: matrix/torch.yml checker/embed.sh
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter checker/git_%,$<),$(GIT_CFLAGS)) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS),$<),$(GIT_CFLAGS)) $(CFLAGS) -c -o $@ $<
 
 build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC ASAN $<")
-	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter checker/git_%,$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS),$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
 
 $(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS))
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -85,13 +92,13 @@ torch-dll-check: $(call objs,rel,$(MAIN_SRCS)) $(REL_LIB)
 
 torch-dll-check-git: $(call objs,rel,$(GIT_SRCS)) $(REL_LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(if $(GIT_SRCS),$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS),true)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
 
 build/asan/torch-dll-check: $(call objs,asan,$(MAIN_SRCS)) $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
 
 build/asan/torch-dll-check-git: $(call objs,asan,$(GIT_SRCS)) $(ASAN_LIB)
-	$(Q)$(if $(GIT_SRCS),$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS),true)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
 
 # Unit tests link the sanitizer build of the library.
 build/asan/tests/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB)
@@ -113,6 +120,9 @@ test:
 
 demo: all
 	$(Q)bash tests/lib/demo.sh
+
+docs: torch-dll-check
+	$(Q)./torch-dll-check --help-markdown > docs/cli.md.tmp && mv docs/cli.md.tmp docs/cli.md
 
 setup:
 	$(Q)bash .ci/deps
@@ -136,6 +146,14 @@ lint:
 clean:
 	rm -rf build dist torch-dll-check torch-dll-check-git torch-dll-check.exe torch-dll-check-git.exe
 
-.SECONDARY:
+# The unit tests' and replay drivers' objects are intermediate (pattern rules):
+# keep them. Only these: a bare `.SECONDARY:` would also stop a header that
+# was moved or deleted (an empty rule from -MP) from rebuilding what used it.
+.SECONDARY: $(patsubst %.c,build/asan/%.o,$(UNIT_SRCS) $(FUZZ_SRCS) tests/fuzz/replay.c)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The matrix's evidence: one line per torch win_amd64 wheel (tests/wheels/survey.sh).
+wheels-survey: torch-dll-check
+	WHEELS_SURVEY_DROP=1 bash tests/wheels/survey.sh > matrix/evidence/torch-win_amd64.txt.tmp
+	mv matrix/evidence/torch-win_amd64.txt.tmp matrix/evidence/torch-win_amd64.txt

@@ -47,8 +47,14 @@ verdict "dependency only as 32-bit → 193 (c000007b propagates)" \
 verdict "wrong-machine candidate skipped, x64 copy found later" '[0,"loads",null,null,[]]' \
 	'C:\c\arch\top64.dll' --add-dll-dir 'C:\c\arch\x64dir'
 verdict "x86 process: KnownDLL from SysWOW64" '[0,"loads",null,null,[]]' 'C:\c\arch\t32.dll' --machine x86
-verdict "empty DLL by full path → 193" '[193,"unreadable","empty.dll",null,["empty.dll"]]' 'C:\c\bad\empty.dll'
-verdict "text file as DLL → 193" '[193,"unreadable","text.dll",null,["text.dll"]]' 'C:\c\bad\text.dll'
+# FILE itself not a PE image: unusable input (exit 2, as `pe` says), not a verdict
+err=$("$B" deps --root "$R" --json 'C:\c\bad\empty.dll' 2>&1 >/dev/null)
+check_eq "empty DLL as FILE → input error, exit 2" "2 torch-dll-check: deps: C:\c\bad\empty.dll: empty file (0 bytes)" \
+	"$("$B" deps --root "$R" 'C:\c\bad\empty.dll' >/dev/null 2>&1; echo $?) $err"
+err=$("$B" deps --root "$R" 'C:\c\bad\text.dll' 2>&1 >/dev/null)
+check_eq "text file as FILE → input error, exit 2" \
+	"2 torch-dll-check: deps: C:\c\bad\text.dll: not a PE file (no MZ signature)" \
+	"$("$B" deps --root "$R" 'C:\c\bad\text.dll' >/dev/null 2>&1; echo $?) $err"
 verdict "empty dependency → 193 unreadable" '[193,"unreadable","hollow.dll",null,["uses_hollow.dll","hollow.dll"]]' \
 	'C:\c\bad\uses_hollow.dll'
 verdict "import cycle loads" '[0,"loads",null,null,[]]' 'C:\c\cyc\cyc_a.dll'
@@ -122,6 +128,7 @@ want='NAME NOT FOUND application dir    C:\c\pth\onpath.dll  <- pth.dll
 NAME NOT FOUND System32           C:\Windows\System32\onpath.dll  <- pth.dll
 NAME NOT FOUND 16-bit system dir  C:\Windows\System\onpath.dll  <- pth.dll
 NAME NOT FOUND Windows dir        C:\Windows\onpath.dll  <- pth.dll
+NOTE           current dir        .\onpath.dll  (not searched: the process'"'"'s current directory is not known)  <- pth.dll
 NAME NOT FOUND PATH               C:\x\onpath.dll  <- pth.dll
 SUCCESS        PATH               C:\c\pathdir\onpath.dll  <- pth.dll'
 check_eq "standard search order, in order" "$want" "$got"

@@ -1,0 +1,328 @@
+/*
+ * cmd_check: `torch-dll-check check` — will `import torch` load on this
+ * machine, and if not, what exactly must be installed?
+ *
+ * For each torch install (one given with --torch / --site-packages /
+ * --python, or every one under --scan DIR): run torch's procedure
+ * (torchload.c), add its loader results to the report (result.c), then
+ * judge it against its matrix row (policy.c) with the machine's inventory
+ * (inventory.c). The report (docs/report-json.md) carries the inventory,
+ * the matrix files and, per install, its row; report_run renders it (text
+ * a person reads in ten seconds, JSON, GitHub, SARIF).
+ *
+ * Exit status: 0 pass, 1 findings at or above --fail-on, 2 usage/input error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "confirm.h"
+#include "inventory.h"
+#include "matrix.h"
+#include "policy.h"
+#include "registry.h"
+#include "report.h"
+#include "result.h"
+#include "torchload.h"
+#include "view.h"
+
+/* One install: the loader's run, its results, then the matrix row's verdict. */
+static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
+			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
+{
+	struct torch_run *run = NULL;
+	struct policy_input pin;
+	cJSON *inst;
+	int r;
+	if (torch_run(&run, v, in, e))
+		return -1;
+	if (!cJSON_GetObjectItem(report->doc, "machine") ||
+	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
+		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
+	inst = result_add_install(report, v, run, NULL);
+	pin.matrix = m;
+	pin.inv = inv;
+	pin.install = install;
+	pin.run = run;
+	r = policy_evaluate(&report->findings, inst, v, &pin, e);
+	torch_run_free(run);
+	return r;
+}
+
+static const struct inv_install *find_install(const struct inventory *inv, const char *torch_dir)
+{
+	size_t i;
+	for (i = 0; i < inv->ninstalls; i++)
+		if (!str_icmp(inv->installs[i].torch_dir, torch_dir))
+			return &inv->installs[i];
+	return NULL;
+}
+
+/* ---- the command ---- */
+
+struct check_opts {
+	const char *torch, *sitepk, *python, *userbase, *scan;
+	int depth;
+	uint16_t machine; /* 0: python.exe's, else x64 */
+	struct strlist matrices;
+	struct view_opts vo;
+	struct report_opts ro;
+	struct confirm_opts co;
+};
+
+static const struct cli_opt check_opts_table[] = {
+	CLI_OPT("--torch", "DIR", "the torch package folder (...\\site-packages\\torch)",
+		cli_set_str, struct check_opts, torch),
+	CLI_OPT("--site-packages", "DIR", "a site-packages folder holding torch",
+		cli_set_str, struct check_opts, sitepk),
+	CLI_OPT("--python", "PATH", "python.exe of the environment (venv and conda layouts understood)",
+		cli_set_str, struct check_opts, python),
+	CLI_OPT("--scan", "DIR", "every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
+		"python and dll_paths",
+		cli_set_str, struct check_opts, scan),
+	CLI_OPT("--depth", "N", "how many folders deep --scan looks (1 to 64, default 8)",
+		cmd_set_scan_depth, struct check_opts, depth),
+	CLI_GROUP(view_cli_opts, struct check_opts, vo),
+	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable; matrix/README.md)",
+		cli_push, struct check_opts, matrices),
+	CLI_OPT("--userbase", "DIR", "the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)",
+		cli_set_str, struct check_opts, userbase),
+	CLI_OPT("--machine", CLI_MACHINE_ARG, "the process architecture (default: python.exe's, else x64)",
+		cli_set_machine, struct check_opts, machine),
+	CLI_GROUP(report_cli_opts, struct check_opts, ro),
+	CLI_GROUP(confirm_cli_opts, struct check_opts, co),
+	CLI_END,
+};
+
+const struct cli_cmd check_cli = {
+	.name = "check",
+	.summary = "will torch load on this machine? (findings, exit 1 on failure)",
+	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --scan DIR) [options]",
+	.opts = check_opts_table,
+	.notes = "Paths are Windows paths (C:\\...) or host paths under --root.",
+	.exit_status = "0 pass, 1 findings (errors, or warnings with --fail-on warning), 2 usage or input error.",
+	.max_operands = 0,
+};
+
+/* The install options: one of them, and --scan alone. */
+static int check_combination(const struct check_opts *o)
+{
+	if (!o->torch && !o->sitepk && !o->python && !o->scan) {
+		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH or --scan DIR");
+		return -1;
+	}
+	if (o->scan && (o->torch || o->sitepk)) {
+		cli_error(&check_cli, "--scan checks every install it finds; it does not combine with --torch or "
+				      "--site-packages");
+		return -1;
+	}
+	return 0;
+}
+
+/* The matrix: the embedded default, then each --matrix file. */
+static int load_matrix(const struct check_opts *o, struct matrix *m)
+{
+	struct err e;
+	size_t k;
+	err_clear(&e);
+	if (matrix_load_default(m, NULL, &e)) {
+		cmd_usage_error("check: the embedded matrix: %s", e.msg);
+		return -1;
+	}
+	for (k = 0; k < o->matrices.n; k++) {
+		if (matrix_load_file(m, o->matrices.v[k], NULL, &e)) {
+			cmd_usage_error("check: %s (run `torch-dll-check matrix lint %s` for every error)", e.msg,
+					o->matrices.v[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Where torch is, as Windows paths on the view (the caller frees them). */
+struct check_paths {
+	char *torch, *python, *userbase, *scan;
+};
+
+/* python.exe's environment: <dir>\Lib\site-packages, or <venv>\Lib\site-packages for Scripts\ */
+static char *torch_of_python(struct view *v, const char *wpython)
+{
+	char *dir = winpath_dirname(wpython);
+	char *t = xasprintf("%s\\Lib\\site-packages\\torch", dir);
+	if (!view_is_dir(v, t) && !str_icmp(winpath_basename(dir), "Scripts")) {
+		char *up = winpath_dirname(dir);
+		free(t);
+		t = xasprintf("%s\\Lib\\site-packages\\torch", up);
+		free(up);
+	}
+	free(dir);
+	return t;
+}
+
+/* Errors name the path as the user gave it (a host path stays a host path). */
+static int resolve_paths(const struct check_opts *o, struct view *v, struct check_paths *p)
+{
+	if (o->python && !(p->python = cmd_winpath(v, o->python)))
+		return -1;
+	if (o->userbase && !(p->userbase = cmd_winpath(v, o->userbase)))
+		return -1;
+	if (p->python && !view_is_file(v, p->python)) {
+		cmd_usage_error("check: --python %s: no such file", o->python);
+		return -1;
+	}
+	if (o->scan)
+		return (p->scan = cmd_winpath(v, o->scan)) ? 0 : -1;
+	if (o->torch) {
+		if (!(p->torch = cmd_winpath(v, o->torch)))
+			return -1;
+	} else if (o->sitepk) {
+		char *w = cmd_winpath(v, o->sitepk);
+		if (!w)
+			return -1;
+		p->torch = winpath_join(w, "torch");
+		free(w);
+	} else {
+		p->torch = torch_of_python(v, p->python);
+	}
+	if (!view_is_dir(v, p->torch)) {
+		if (o->torch)
+			cmd_usage_error("check: --torch %s: no such directory", o->torch);
+		else if (o->sitepk)
+			cmd_usage_error("check: --site-packages %s: no torch folder in it", o->sitepk);
+		else
+			cmd_usage_error("check: --python %s: no torch in its environment (%s)", o->python, p->torch);
+		return -1;
+	}
+	return 0;
+}
+
+/* The inventory: redistributables, the installs, their runtime DLLs. */
+static int take_inventory(const struct check_opts *o, struct view *v, const struct check_paths *p,
+			  struct inventory *inv)
+{
+	struct err e;
+	err_clear(&e);
+	if (o->scan) {
+		if ((view_has_registry(v) && inventory_redist_view(inv, v, &e)) ||
+		    inventory_scan(inv, v, p->scan, o->depth, &e) || inventory_runtime_dlls(inv, v, &e)) {
+			cmd_usage_error("check: %s", e.msg);
+			return -1;
+		}
+		if (!inv->ninstalls) {
+			cmd_usage_error("check: no torch install under %s (looked %d folders deep)", o->scan, o->depth);
+			return -1;
+		}
+		return 0;
+	}
+	if (!inventory_collect(inv, v, p->torch, p->python, &e))
+		return 0;
+	/* not a torch the inventory understands (no __init__.py, ...): the loader still runs */
+	inventory_release(inv);
+	inventory_init(inv);
+	err_clear(&e);
+	if ((view_has_registry(v) && inventory_redist_view(inv, v, &e)) || inventory_runtime_dlls(inv, v, &e)) {
+		cmd_usage_error("check: %s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The report before any install: the machine, the matrix files. */
+static void start_report(struct result *report, struct view *v, const struct matrix *m)
+{
+	cJSON *mj, *files;
+	size_t k;
+	result_init(report, v, NULL);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema", cJSON_CreateNull());
+	mj = cJSON_CreateObject();
+	files = cJSON_AddArrayToObject(mj, "sources");
+	for (k = 0; k < m->files.n; k++)
+		cJSON_AddItemToArray(files, cJSON_CreateString(m->files.v[k]));
+	cJSON_AddItemToObject(report->doc, "matrix", mj);
+}
+
+/* Every install: the one given, or each --scan found with its own python. */
+static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
+			  const struct matrix *m, const struct inventory *inv)
+{
+	struct torch_inputs in;
+	struct err e;
+	size_t k;
+	memset(&in, 0, sizeof(in));
+	err_clear(&e);
+	in.machine = o->machine;
+	in.python_exe = p->python;
+	in.userbase = p->userbase;
+	if (!o->scan) {
+		in.torch_dir = p->torch;
+		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &e))
+			goto fail;
+		return 0;
+	}
+	for (k = 0; k < inv->ninstalls; k++) {
+		struct torch_inputs one = in;
+		one.torch_dir = inv->installs[k].torch_dir;
+		one.python_exe = inv->installs[k].python;
+		if (check_install(report, v, m, inv, &inv->installs[k], &one, &e))
+			goto fail;
+	}
+	return 0;
+fail:
+	cmd_usage_error("check: %s", e.msg);
+	return -1;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_opts o;
+	struct check_paths p;
+	struct cli_args args;
+	struct view *v = NULL;
+	struct registry *reg = NULL;
+	struct inventory inv;
+	struct matrix m;
+	struct result report = RESULT_INIT;
+	int r, rc = EXIT_USAGE;
+
+	memset(&o, 0, sizeof(o));
+	memset(&p, 0, sizeof(p));
+	o.depth = 8;
+	view_opts_init(&o.vo);
+	report_opts_init(&o.ro);
+	confirm_opts_init(&o.co);
+	inventory_init(&inv);
+	matrix_init(&m);
+	r = cli_parse(&check_cli, argc, argv, &o, &args);
+	cli_args_release(&args);
+	if (r) {
+		rc = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+		goto out;
+	}
+	if (check_combination(&o) || load_matrix(&o, &m) || view_opts_open(&o.vo, "check", &reg, &v) ||
+	    resolve_paths(&o, v, &p) || take_inventory(&o, v, &p, &inv))
+		goto out;
+	start_report(&report, v, &m);
+	if (check_installs(&report, v, &o, &p, &m, &inv))
+		goto out;
+	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
+	if (cmd_confirm_installs(&report, &o.co))
+		goto out;
+	result_finish(&report);
+	rc = report_run(report.doc, &o.ro);
+out:
+	result_release(&report);
+	inventory_release(&inv);
+	matrix_release(&m);
+	registry_free(reg);
+	view_free(v);
+	free(p.torch);
+	free(p.python);
+	free(p.userbase);
+	free(p.scan);
+	view_opts_release(&o.vo);
+	strlist_release(&o.matrices);
+	return rc;
+}

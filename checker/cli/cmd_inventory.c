@@ -1,0 +1,303 @@
+/*
+ * cmd_inventory: `torch-dll-check inventory` prints what the machine has —
+ * VC++ redistributables, runtime DLLs with versions, torch installs — as
+ * compact tables or as the report's `inventory` object (--json).
+ *
+ * Without --root on Linux and with only --registry, no tree is looked at:
+ * the registry file alone answers the redistributable part. With --root at
+ * a Wine prefix's drive_c, the view finds ../system.reg by itself.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "out.h"
+#include "inventory.h"
+#include "os.h"
+#include "pe.h"
+#include "registry.h"
+#include "view.h"
+
+static const char *type_name(unsigned t)
+{
+	static const char *const names[] = { "REG_NONE", "REG_SZ", "REG_EXPAND_SZ", "REG_BINARY", "REG_DWORD",
+					     "REG_DWORD_BIG_ENDIAN", "REG_LINK", "REG_MULTI_SZ", "REG_RESOURCE_LIST",
+					     "REG_FULL_RESOURCE_DESCRIPTOR", "REG_RESOURCE_REQUIREMENTS_LIST",
+					     "REG_QWORD" };
+	return t < sizeof(names) / sizeof(names[0]) ? names[t] : "REG_0x?";
+}
+
+/* --query: every value of one key, one line each; newlines in text shown as \n. */
+static int query_key(const struct registry *reg, const char *key, int regview)
+{
+	struct strlist names = STRLIST_INIT;
+	struct err e;
+	size_t i;
+	int r = registry_values(reg, key, regview, &names, &e);
+	if (r < 0)
+		return cmd_usage_error("inventory: %s", e.msg);
+	if (r == 1) {
+		cmd_errorf("torch-dll-check: inventory: %s: no such key in the %d-bit view of %s", key, regview,
+			   registry_describe(reg));
+		return EXIT_FINDINGS;
+	}
+	for (i = 0; i < names.n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		const unsigned char *data;
+		unsigned type;
+		size_t len;
+		if (registry_get_raw(reg, key, names.v[i], regview, &type, &data, &len, &e))
+			continue;
+		registry_format(&sb, type, data, len);
+		/* a REG_MULTI_SZ's strings are joined with LF: shown as \n, like every control (out.h) */
+		out_printf("%s %s %s\n", names.v[i][0] ? names.v[i] : "@", type < 12 ? type_name(type) : "REG_?",
+			   sb.buf);
+		strbuf_release(&sb);
+	}
+	strlist_release(&names);
+	return EXIT_PASS;
+}
+
+static const char *yesno(int b)
+{
+	return b ? "yes" : "no";
+}
+
+static void print_notes(const struct strlist *l, const char *indent)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		out_printf("%snote: %s\n", indent, l->v[i]);
+}
+
+/* `looked`: some install option was given (else none were looked for: say how to). */
+static void print_text(const struct inventory *inv, int have_tree, int looked)
+{
+	size_t i, j;
+	if (inv->redist_read) {
+		out_printf("VC++ 2015-2022 redistributable (registry: %s)\n", inv->redist_source);
+		out_printf("  %-6s %-9s %-15s %-17s %-4s %s\n", "arch", "installed", "version", "as stored", "view", "key");
+		for (i = 0; i < 3; i++) {
+			const struct inv_redist *r = &inv->redist[i];
+			if (!r->found) {
+				out_printf("  %-6s %-9s %s\n", r->arch, "no", "-");
+				continue;
+			}
+			out_printf("  %-6s %-9s %-15s %-17s %-4d %s\n", r->arch, yesno(r->installed),
+			       r->version ? r->version : "?", r->version_raw ? r->version_raw : "-", r->view, r->key);
+			print_notes(&r->notes, "         ");
+		}
+	} else {
+		out_printf("VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c)\n");
+	}
+	if (have_tree) {
+		out_printf("\nRuntime DLLs\n");
+		if (!inv->ndlls)
+			out_printf("  none found\n");
+		else
+			out_printf("  %-26s %-12s %-7s %-19s %s\n", "name", "where", "machine", "file version", "path");
+		for (i = 0; i < inv->ndlls; i++) {
+			const struct inv_dll *d = &inv->dlls[i];
+			char *ver = d->has_version ? inventory_version_str(d->ver) : NULL;
+			out_printf("  %-26s %-12s %-7s %-19s %s\n", d->name, d->where,
+			       d->machine ? pe_machine_name(d->machine) : "?",
+			       ver ? ver : d->error ? "unreadable" : "no version resource", d->path);
+			if (d->error)
+				out_printf("      error: %s\n", d->error);
+			free(ver);
+		}
+	}
+	if (inv->ninstalls || have_tree) {
+		out_printf("\ntorch installs (%zu)\n", inv->ninstalls);
+		if (!inv->ninstalls && !looked)
+			out_printf("  none looked for: give --scan DIR (e.g. --scan 'C:\\'), --python PATH,\n"
+				   "  --site-packages DIR or --torch DIR\n");
+		for (i = 0; i < inv->ninstalls; i++) {
+			const struct inv_install *in = &inv->installs[i];
+			out_printf("  %s\n", in->torch_dir);
+			out_printf("    torch   %s", in->version ? in->version : "? (no version.py)");
+			if (in->metadata_version && (!in->version || strcmp(in->metadata_version, in->version)))
+				out_printf(" (METADATA: %s)", in->metadata_version);
+			out_printf(", variant %s", in->variant);
+			if (in->cuda)
+				out_printf(", CUDA %s", in->cuda);
+			out_printf(", %s, %s\n", in->arch ? in->arch : "arch ?", in->pyd_tag ? in->pyd_tag : "no _C.pyd");
+			out_printf("    python  %s (%s%s%s)\n", in->python ? in->python : "not found",
+			       in->python_version ? in->python_version : "version ?", ", ", in->kind);
+			if (in->base_python_dir)
+				out_printf("    base    %s\n", in->base_python_dir);
+			if (in->cuda_dlls.n) {
+				out_printf("    CUDA    ");
+				for (j = 0; j < in->cuda_dlls.n; j++)
+					out_printf("%s%s", j ? ", " : "", in->cuda_dlls.v[j]);
+				out_printf("\n");
+			}
+			print_notes(&in->notes, "    ");
+		}
+	}
+	if (inv->notes.n)
+		out_printf("\n");
+	print_notes(&inv->notes, "");
+}
+
+struct inventory_opts {
+	struct strlist pythons, sitepks, torches, scans;
+	int depth, regview, json;
+	const char *query;
+	struct view_opts vo;
+};
+
+static int set_regview(void *dst, const char *val, struct strbuf *why)
+{
+	if (strcmp(val, "32") && strcmp(val, "64")) {
+		strbuf_adds(why, "expected 32 or 64");
+		return -1;
+	}
+	*(int *)dst = atoi(val);
+	return 0;
+}
+
+static const struct cli_opt inventory_opts_table[] = {
+	CLI_GROUP(view_cli_opts, struct inventory_opts, vo),
+	CLI_OPT("--python", "PATH", "python.exe (or its folder): its site-packages, venv base, user site\n"
+		"(repeatable)", cli_push, struct inventory_opts, pythons),
+	CLI_OPT("--site-packages", "DIR", "a site-packages folder holding torch (repeatable)",
+		cli_push, struct inventory_opts, sitepks),
+	CLI_OPT("--torch", "DIR", "a torch package folder (repeatable)", cli_push, struct inventory_opts, torches),
+	CLI_OPT("--scan", "DIR", "every torch install under DIR (repeatable)", cli_push, struct inventory_opts, scans),
+	CLI_OPT("--depth", "N", "how many folders deep --scan looks (1 to 64, default 8)",
+		cmd_set_scan_depth, struct inventory_opts, depth),
+	CLI_OPT("--json", NULL, "the report's `inventory` object (docs/report-json.md)",
+		cli_set_flag, struct inventory_opts, json),
+	CLI_OPT("--query", "KEY", "print the values of one HKLM key of the --registry files as the checker\n"
+		"reads them (type, then text), and nothing else",
+		cli_set_str, struct inventory_opts, query),
+	CLI_OPT("--view", "32|64", "the registry view --query reads (default 64)",
+		set_regview, struct inventory_opts, regview),
+	CLI_END,
+};
+
+const struct cli_cmd inventory_cli = {
+	.name = "inventory",
+	.summary = "redistributables, runtime DLLs and torch installs found",
+	.opts = inventory_opts_table,
+	.notes = "Torch installs are looked for only where an install option says (--scan, --python,\n"
+		 "--site-packages, --torch). Without --root on Linux and with only --registry, no tree\n"
+		 "is looked at: the registry file alone answers the redistributable part.",
+	.exit_status = "0 listed, 1 --query: no such key, 2 usage or input error.",
+	.max_operands = 0,
+};
+
+int cmd_inventory(int argc, char **argv)
+{
+	struct inventory_opts o;
+	struct cli_args args;
+	struct inventory inv;
+	struct registry *reg = NULL;
+	struct view *v = NULL;
+	int rc = EXIT_USAGE, r, looked;
+	struct err e;
+	size_t k;
+
+	inventory_init(&inv);
+	err_clear(&e);
+	memset(&o, 0, sizeof(o));
+	o.depth = 8;
+	o.regview = 64;
+	view_opts_init(&o.vo);
+	r = cli_parse(&inventory_cli, argc, argv, &o, &args);
+	cli_args_release(&args);
+	if (r) {
+		rc = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+		goto out;
+	}
+	looked = o.pythons.n || o.sitepks.n || o.torches.n || o.scans.n;
+
+	/* the registry files, merged in order */
+	if (view_opts_registry(&o.vo, "inventory", &reg))
+		goto out;
+
+	if (o.query) {
+		if (!reg) {
+			cli_error(&inventory_cli, "--query needs --registry FILE");
+			goto out;
+		}
+		rc = query_key(reg, o.query, o.regview);
+		goto out;
+	}
+
+	/* a tree (or the live machine) unless only a registry file was given on a non-Windows host */
+	if (o.vo.root || os_is_windows() || looked || !reg) {
+		if (view_opts_open(&o.vo, "inventory", &reg, &v))
+			goto out;
+	}
+
+	if (v && view_has_registry(v)) {
+		if (inventory_redist_view(&inv, v, &e)) {
+			cmd_usage_error("inventory: %s", e.msg);
+			goto out;
+		}
+	} else if (reg) {
+		if (inventory_redist_registry(&inv, reg, &e)) {
+			cmd_usage_error("inventory: %s", e.msg);
+			goto out;
+		}
+	}
+
+#define EACH(list, call)                                                                               \
+	for (k = 0; k < (list).n; k++) {                                                               \
+		char *w = cmd_winpath(v, (list).v[k]);                                                 \
+		int r_;                                                                                \
+		if (!w)                                                                                \
+			goto out;                                                                      \
+		r_ = call;                                                                             \
+		free(w);                                                                               \
+		if (r_) {                                                                              \
+			cmd_usage_error("inventory: %s", e.msg);                                       \
+			goto out;                                                                      \
+		}                                                                                      \
+	}
+	EACH(o.pythons, inventory_from_python(&inv, v, w, &e))
+	EACH(o.sitepks, inventory_from_site_packages(&inv, v, w, &e))
+	EACH(o.torches, inventory_from_torch(&inv, v, w, &e))
+	EACH(o.scans, inventory_scan(&inv, v, w, o.depth, &e))
+#undef EACH
+
+	if (v && inventory_runtime_dlls(&inv, v, &e)) {
+		cmd_usage_error("inventory: %s", e.msg);
+		goto out;
+	}
+
+	if (o.json) {
+		cJSON *doc = cJSON_CreateObject(), *tool, *m;
+		cJSON_AddStringToObject(doc, "schema", "torch-dll-check/inventory/v1");
+		tool = cJSON_AddObjectToObject(doc, "tool");
+		cJSON_AddStringToObject(tool, "name", "torch-dll-check");
+		cJSON_AddStringToObject(tool, "version", TDC_VERSION);
+		m = cJSON_AddObjectToObject(doc, "machine");
+		cJSON_AddStringToObject(m, "source", !v ? "registry-only" : view_is_live(v) ? "live" : "offline");
+		if (v && view_root(v))
+			cJSON_AddStringToObject(m, "root", view_root(v));
+		else
+			cJSON_AddNullToObject(m, "root");
+		cJSON_AddItemToObject(doc, "inventory", inventory_to_json(&inv, v));
+		out_json(doc);
+		cJSON_Delete(doc);
+	} else {
+		print_text(&inv, v != NULL, looked);
+	}
+	rc = EXIT_PASS;
+out:
+	inventory_release(&inv);
+	registry_free(reg);
+	view_free(v);
+	view_opts_release(&o.vo);
+	strlist_release(&o.pythons);
+	strlist_release(&o.sitepks);
+	strlist_release(&o.torches);
+	strlist_release(&o.scans);
+	return rc;
+}

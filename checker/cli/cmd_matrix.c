@@ -1,0 +1,419 @@
+/*
+ * cmd_matrix: `torch-dll-check matrix lint|show|select|derive`.
+ *
+ *   matrix lint [FILE...]      lint each FILE as a layer over the embedded default
+ *                              (in order, as --matrix would apply them); with no
+ *                              FILE, the embedded default. Errors as
+ *                              "file:line:col: message", then the count, all
+ *                              on stdout (the lint's output); exit 2 on any.
+ *   matrix show [--json]       the effective matrix (default + --matrix layers)
+ *   matrix select VERSION [--variant V] [--arch A] [--json]
+ *                              the row `check` would use; exit 1 if none covers it
+ *   matrix derive [--json] DIR...
+ *                              measure a row's facts from a torch install or an
+ *                              unpacked wheel (derive.h): toolset, runtime DLLs,
+ *                              OpenMP runtimes and who imports them
+ * `show` and `select` take `--matrix FILE` (repeatable) and `--no-default`.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "derive.h"
+#include "out.h"
+#include "matrix.h"
+#include "pe.h"
+
+static void print_diags(const struct matrix_diags *d)
+{
+	size_t i;
+	for (i = 0; i < d->n; i++)
+		out_printf("%s:%u:%u: %s\n", d->v[i].file, d->v[i].line, d->v[i].col, d->v[i].msg);
+	if (d->dropped)
+		out_printf("(%zu more errors not shown)\n", d->dropped);
+}
+
+const struct cli_cmd matrix_lint_cli = {
+	.name = "matrix lint",
+	.summary = "check matrix files (each layered over the embedded default, in order)",
+	.operands = "[FILE...]",
+	.max_operands = -1,
+	.notes = "Each FILE is layered over the embedded default in order, as --matrix would apply\n"
+		 "them; with no FILE, the embedded default alone is checked. Errors as\n"
+		 "FILE:LINE:COL: message, then their count, all on stdout.",
+	.exit_status = "0 clean, 2 errors (or bad usage).",
+};
+
+int cmd_matrix_lint(int argc, char **argv)
+{
+	struct matrix m;
+	struct matrix_diags d = MATRIX_DIAGS_INIT;
+	struct cli_args args;
+	struct err e;
+	int i, bad = 0, r;
+	size_t nerr;
+
+	r = cli_parse(&matrix_lint_cli, argc, argv, NULL, &args);
+	if (r) {
+		cli_args_release(&args);
+		return r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+	}
+	matrix_init(&m);
+	err_clear(&e);
+	if (matrix_load_default(&m, &d, &e) < 0)
+		bad = 1;
+	for (i = 0; i < args.n; i++)
+		if (matrix_load_file(&m, args.v[i], &d, &e) < 0)
+			bad = 1;
+	print_diags(&d);
+	nerr = d.n + d.dropped;
+	if (bad)
+		out_printf("matrix lint: %zu error%s\n", nerr, nerr == 1 ? "" : "s");
+	else
+		out_printf("matrix lint: %d file%s OK (%zu rows in effect)\n", args.n ? args.n : 1,
+			   (args.n ? args.n : 1) == 1 ? "" : "s", m.nrows);
+	matrix_release(&m);
+	matrix_diags_release(&d);
+	cli_args_release(&args);
+	return bad ? EXIT_USAGE : EXIT_PASS;
+}
+
+/* Options shared by show and select. */
+struct opts {
+	int json, no_default;
+	const char *variant, *arch;
+	struct strlist files;
+};
+
+#define LAYER_OPTS                                                                                     \
+	CLI_OPT("--matrix", "FILE", "a matrix file layered over the default (repeatable, in order)",   \
+		cli_push, struct opts, files),                                                         \
+	CLI_OPT("--no-default", NULL, "leave the embedded default out: only the --matrix files",       \
+		cli_set_flag, struct opts, no_default),                                                \
+	CLI_OPT("--json", NULL, "print JSON", cli_set_flag, struct opts, json)
+
+static const struct cli_opt show_opts[] = {
+	LAYER_OPTS,
+	CLI_END,
+};
+
+static const struct cli_opt select_opts[] = {
+	CLI_OPT("--variant", "V", "the torch variant (cpu, cu121, ...; default: from VERSION's +local part)",
+		cli_set_str, struct opts, variant),
+	CLI_OPT("--arch", "x64|x86|arm64", "the architecture of the install (default: unknown, so only rows\n"
+		"without `arch` match)",
+		cli_set_str, struct opts, arch),
+	LAYER_OPTS,
+	CLI_END,
+};
+
+const struct cli_cmd matrix_show_cli = {
+	.name = "matrix show",
+	.summary = "print the effective matrix (the embedded default, then each --matrix FILE)",
+	.opts = show_opts,
+	.exit_status = "0 shown, 2 the matrix has errors (or bad usage).",
+	.max_operands = 0,
+};
+
+const struct cli_cmd matrix_select_cli = {
+	.name = "matrix select",
+	.summary = "print the matrix row `check` would use for a torch version (e.g. 2.4.0+cu121)",
+	.operands = "VERSION",
+	.min_operands = 1,
+	.max_operands = 1,
+	.opts = select_opts,
+	.exit_status = "0 a row covers VERSION, 1 none does, 2 bad VERSION, a matrix with errors or bad usage.",
+};
+
+/* Parses into *o; returns -1 to exit with *status (0 after --help), else 0. */
+static int parse_opts(const struct cli_cmd *c, int argc, char **argv, struct opts *o, struct cli_args *args,
+		      int *status)
+{
+	int r;
+	memset(o, 0, sizeof(*o));
+	r = cli_parse(c, argc, argv, o, args);
+	if (!r)
+		return 0;
+	*status = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+	return -1;
+}
+
+static void release_opts(struct opts *o, struct cli_args *args)
+{
+	strlist_release(&o->files);
+	cli_args_release(args);
+}
+
+/* Loads the default (unless --no-default) and each --matrix file; prints errors. */
+static int load_layers(struct matrix *m, const struct opts *o)
+{
+	struct matrix_diags d = MATRIX_DIAGS_INIT;
+	struct err e;
+	size_t i;
+	int bad = 0;
+	err_clear(&e);
+	if (!o->no_default && matrix_load_default(m, &d, &e) < 0)
+		bad = 1;
+	for (i = 0; i < o->files.n; i++)
+		if (matrix_load_file(m, o->files.v[i], &d, &e) < 0)
+			bad = 1;
+	if (bad) {
+		size_t k;
+		for (k = 0; k < d.n; k++)
+			cmd_errorf("%s:%u:%u: %s", d.v[k].file, d.v[k].line, d.v[k].col, d.v[k].msg);
+		fprintf(stderr, "torch-dll-check: the matrix has errors (run 'torch-dll-check matrix lint FILE')\n");
+	}
+	matrix_diags_release(&d);
+	return bad ? -1 : 0;
+}
+
+static void print_json(cJSON *o)
+{
+	out_json(o);
+	cJSON_Delete(o);
+}
+
+static void print_list(const char *label, const struct strlist *l)
+{
+	size_t i;
+	if (!l->n)
+		return;
+	out_printf("  %s:", label);
+	for (i = 0; i < l->n; i++)
+		out_printf(" %s", l->v[i]);
+	out_printf("\n");
+}
+
+static void print_row(const struct matrix_row *r)
+{
+	size_t i;
+	int k;
+	out_printf("%s  torch %s", r->id, r->torch_text ? r->torch_text : "");
+	if (r->variants.n) {
+		out_printf("  variant");
+		for (i = 0; i < r->variants.n; i++)
+			out_printf("%s%s", i ? "," : " ", r->variants.v[i]);
+	}
+	if (r->arch_mask) {
+		out_printf("  arch");
+		for (k = 0, i = 0; k < MATRIX_NARCH; k++)
+			if (r->arch_mask & (1u << k))
+				out_printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
+	}
+	out_printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
+	if (r->note)
+		out_printf("  note: %s\n", r->note);
+	for (k = 0; k < MATRIX_NARCH; k++)
+		if (r->vc_redist[k].set)
+			out_printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
+	for (i = 0; i < r->ndlls; i++) {
+		const struct matrix_dll *d = &r->dlls[i];
+		out_printf("  dll %s", d->name);
+		if (d->min.set)
+			out_printf(" >= %s", d->min.text);
+		out_printf(" (%s", matrix_where_name(d->where));
+		for (k = 0; k < MATRIX_NARCH; k++)
+			if (d->arch_mask & (1u << k))
+				out_printf(", %s", matrix_arch_name(k));
+		out_printf(", %s): %s\n", matrix_status_name(d->status), d->why);
+	}
+	for (i = 0; i < r->nopenmp; i++) {
+		const struct matrix_openmp *d = &r->openmp[i];
+		out_printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
+		       d->redistributable ? "in the VC++ redistributable" : "not in the VC++ redistributable",
+		       matrix_status_name(d->status), d->provider ? ": " : "", d->provider ? d->provider : "");
+	}
+	for (i = 0; i < r->nissues; i++) {
+		const struct matrix_issue *d = &r->issues[i];
+		out_printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
+		       d->symptom, d->cause, d->fix);
+		print_list("  sources", &d->sources);
+	}
+	print_list("sources", &r->sources);
+}
+
+int cmd_matrix_show(int argc, char **argv)
+{
+	struct opts o;
+	struct cli_args args;
+	struct matrix m;
+	int status;
+	size_t i;
+	if (parse_opts(&matrix_show_cli, argc, argv, &o, &args, &status)) {
+		release_opts(&o, &args);
+		return status;
+	}
+	matrix_init(&m);
+	if (load_layers(&m, &o) < 0) {
+		matrix_release(&m);
+		release_opts(&o, &args);
+		return EXIT_USAGE;
+	}
+	if (o.json) {
+		cJSON *root = cJSON_CreateObject(), *rows, *files = cJSON_CreateArray();
+		cJSON_AddNumberToObject(root, "schema", MATRIX_SCHEMA);
+		cJSON_AddItemToObject(root, "files", files);
+		for (i = 0; i < m.files.n; i++)
+			cJSON_AddItemToArray(files, cJSON_CreateString(m.files.v[i]));
+		rows = cJSON_AddArrayToObject(root, "rows");
+		for (i = 0; i < m.nrows; i++)
+			cJSON_AddItemToArray(rows, matrix_row_json(m.rows[i], 1));
+		print_json(root);
+	} else {
+		out_printf("matrix: %zu rows from", m.nrows);
+		for (i = 0; i < m.files.n; i++)
+			out_printf("%s %s", i ? "," : "", m.files.v[i]);
+		out_printf("\n\n");
+		for (i = 0; i < m.nrows; i++) {
+			print_row(m.rows[i]);
+			out_printf("\n");
+		}
+	}
+	matrix_release(&m);
+	release_opts(&o, &args);
+	return EXIT_PASS;
+}
+
+int cmd_matrix_select(int argc, char **argv)
+{
+	struct opts o;
+	struct cli_args args;
+	struct matrix m;
+	struct pep440 v;
+	struct err e;
+	const struct matrix_row *row = NULL;
+	const char *version;
+	int r, status = EXIT_PASS;
+	if (parse_opts(&matrix_select_cli, argc, argv, &o, &args, &status)) {
+		release_opts(&o, &args);
+		return status;
+	}
+	version = args.v[0];
+	err_clear(&e);
+	if (pep440_parse(&v, version, &e) < 0) {
+		release_opts(&o, &args);
+		return cmd_usage_error("%s", e.msg);
+	}
+	matrix_init(&m);
+	if (load_layers(&m, &o) < 0) {
+		matrix_release(&m);
+		release_opts(&o, &args);
+		return EXIT_USAGE;
+	}
+	r = matrix_select(&m, &v, version, o.variant, o.arch, &row, &e);
+	if (r < 0) {
+		status = cmd_usage_error("%s", e.msg);
+	} else if (r > 0) {
+		cmd_errorf("torch-dll-check: %s", e.msg);
+		if (o.json) {
+			cJSON *root = cJSON_CreateObject();
+			cJSON_AddNullToObject(root, "row");
+			cJSON_AddStringToObject(root, "error", e.msg);
+			print_json(root);
+		}
+		status = EXIT_FINDINGS;
+	} else if (o.json) {
+		cJSON *root = cJSON_CreateObject();
+		cJSON_AddItemToObject(root, "row", matrix_row_json(row, 1));
+		print_json(root);
+	} else {
+		print_row(row);
+	}
+	matrix_release(&m);
+	release_opts(&o, &args);
+	return status;
+}
+
+static void print_derive(const struct derive *d)
+{
+	size_t i, k;
+	out_printf("torch %s  (%s)\n", d->version ? d->version : "(no version.py)", d->torch_dir);
+	if (d->toolset_from)
+		out_printf("  toolset %u.%u (newest linker, %s): VC++ redistributable >= %u.%u\n", d->toolset_major,
+		       d->toolset_minor, d->toolset_from, d->toolset_major, d->toolset_minor);
+	else
+		out_printf("  toolset: no binary imports the VC++ runtime\n");
+	out_printf("  vcruntime140_1.dll: %s\n", d->vcruntime140_1 ? "imported" : "not imported");
+	out_printf("  runtime DLLs:");
+	for (i = 0; i < d->runtime.n; i++)
+		out_printf(" %s", d->runtime.v[i]);
+	out_printf("%s\n", d->runtime.n ? "" : " none");
+	for (i = 0; i < d->nopenmp; i++) {
+		out_printf("  openmp %s (%s) imported by", d->openmp[i].dll,
+		       d->openmp[i].bundled ? "bundled in torch\\lib" : "not in torch\\lib");
+		for (k = 0; k < d->openmp[i].importers.n; k++)
+			out_printf(" %s", d->openmp[i].importers.v[k]);
+		out_printf("\n");
+	}
+	if (!d->nopenmp)
+		out_printf("  openmp: none imported\n");
+	for (i = 0; i < d->nbins; i++) {
+		const struct derive_binary *b = &d->bins[i];
+		out_printf("  %-40s %-6s linker %u.%u", b->name, pe_machine_name(b->machine), b->linker_major,
+		       b->linker_minor);
+		for (k = 0; k < b->runtime.n; k++)
+			out_printf(" %s", b->runtime.v[k]);
+		for (k = 0; k < b->openmp.n; k++)
+			out_printf(" %s", b->openmp.v[k]);
+		out_printf("\n");
+	}
+}
+
+struct derive_opts {
+	int json;
+};
+
+static const struct cli_opt derive_opts[] = {
+	CLI_OPT("--json", NULL, "print JSON: one object per DIR, in an array", cli_set_flag, struct derive_opts, json),
+	CLI_END,
+};
+
+const struct cli_cmd matrix_derive_cli = {
+	.name = "matrix derive",
+	.summary = "measure what a matrix row needs from a torch install or an unpacked wheel",
+	.operands = "DIR...",
+	.min_operands = 1,
+	.max_operands = -1,
+	.opts = derive_opts,
+	.notes = "DIR holds torch\\lib, or is torch's folder. Reports the toolset (the newest linker\n"
+		 "among the binaries: the VC++ redistributable it needs), the runtime DLLs and the\n"
+		 "OpenMP DLLs imported, binary by binary.",
+	.exit_status = "0 measured, 2 a DIR could not be read (or bad usage).",
+};
+
+int cmd_matrix_derive(int argc, char **argv)
+{
+	struct derive_opts o;
+	struct cli_args args;
+	int i, r, status = EXIT_PASS;
+	cJSON *all = NULL;
+	memset(&o, 0, sizeof(o));
+	r = cli_parse(&matrix_derive_cli, argc, argv, &o, &args);
+	if (r) {
+		cli_args_release(&args);
+		return r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+	}
+	if (o.json)
+		all = cJSON_CreateArray();
+	for (i = 0; i < args.n; i++) {
+		struct derive d;
+		struct err e;
+		derive_init(&d);
+		err_clear(&e);
+		if (derive_dir(&d, args.v[i], &e) < 0) {
+			cmd_errorf("torch-dll-check: %s", e.msg);
+			status = EXIT_USAGE;
+		} else if (o.json) {
+			cJSON_AddItemToArray(all, derive_to_json(&d));
+		} else {
+			print_derive(&d);
+		}
+		derive_release(&d);
+	}
+	if (o.json)
+		print_json(all);
+	cli_args_release(&args);
+	return status;
+}

@@ -1,0 +1,62 @@
+/*
+ * cmd_pins: `torch-dll-check pins ...` runs `torch-dll-check-git pins ...`,
+ * the program installed next to this one. Reading git objects needs libgit2,
+ * whose start-up (~7 ms, ~8 MiB) the commands that never touch git should not
+ * pay, so it lives in its own executable; users still see one tool. Its
+ * description (pins_cli) lives here, so that this program's help and
+ * docs/cli.md show it; git_main.c parses with the same table.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "os.h"
+
+static const struct cli_opt pins_opts_table[] = {
+	CLI_OPT("--repo", "DIR", "the repository (default: the current folder or a parent)",
+		cli_set_str, struct pins_opts, repo),
+	CLI_OPT("--rev", "REV", "one revision (default HEAD)", cli_set_str, struct pins_opts, rev),
+	CLI_OPT("--base", "REV", "compare with this revision: the torch pins added, changed or removed",
+		cli_set_str, struct pins_opts, base),
+	CLI_OPT("--head", "REV", "the other side of --base (default HEAD)", cli_set_str, struct pins_opts, head),
+	CLI_OPT("--github-event", "FILE", "base and head from a pull request event payload ($GITHUB_EVENT_PATH)",
+		cli_set_str, struct pins_opts, event),
+	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable), for the runner rows",
+		cli_push, struct pins_opts, matrices),
+	CLI_OPT("--all", NULL, "every package, not only torch", cli_set_flag, struct pins_opts, all),
+	CLI_OPT("--json", NULL, "print JSON (schema torch-dll-check/pins/v1, docs/pins-json.md)",
+		cli_set_flag, struct pins_opts, json),
+	CLI_END,
+};
+
+const struct cli_cmd pins_cli = {
+	.name = "pins",
+	.summary = "which torch a repository revision pins (requirements files, via git)",
+	.synopsis = "[--repo DIR] [--rev REV | --base REV [--head REV] | --github-event FILE] [options]",
+	.opts = pins_opts_table,
+	.notes = "Reads requirements*.txt, constraints*.txt, pyproject.toml, environment.yml, setup.cfg,\n"
+		 "Pipfile, uv.lock, poetry.lock and pdm.lock from git objects. With a base, also what\n"
+		 "changed, at the head's line. A pull request job (GITHUB_EVENT_NAME=pull_request*)\n"
+		 "compares the PR's base and head by default. Runs torch-dll-check-git, installed\n"
+		 "next to torch-dll-check.",
+	.exit_status = "0 done, 2 usage or input error (not a repository, a bad revision, a pin file that does not parse).",
+	.max_operands = 0,
+};
+
+int cmd_pins(int argc, char **argv)
+{
+	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
+	struct err err;
+	int i, status = EXIT_USAGE;
+
+	/* argv[0] is "pins": the sibling gets {path, "pins", options..., NULL}. */
+	for (i = 0; i < argc; i++)
+		args[i + 1] = argv[i];
+	err_clear(&err);
+	if (os_exec_sibling("torch-dll-check-git", args, &status, &err) < 0) {
+		free(args);
+		return cmd_usage_error("%s", err.msg);
+	}
+	free(args);
+	return status;
+}
