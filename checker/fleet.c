@@ -9,6 +9,7 @@
 
 #include "drift.h"
 #include "report.h"
+#include "text.h"
 
 static const char *str_of(const cJSON *obj, const char *key)
 {
@@ -212,7 +213,7 @@ void fleet_text(struct strbuf *out, const struct fleet *f)
 	for (size_t r = 0; r < f->n; r++)
 		for (int i = 0; i < NCOLS - 1; i++) {
 			strbuf_reset(&esc);
-			report_esc_line(&esc, cell(&f->rows[r], i));
+			text_esc_line(&esc, cell(&f->rows[r], i));
 			if (esc.len > w[i])
 				w[i] = esc.len;
 		}
@@ -221,7 +222,7 @@ void fleet_text(struct strbuf *out, const struct fleet *f)
 	for (size_t r = 0; r < f->n; r++)
 		for (int i = 0; i < NCOLS; i++) {
 			strbuf_reset(&esc);
-			report_esc_line(&esc, cell(&f->rows[r], i));
+			text_esc_line(&esc, cell(&f->rows[r], i));
 			strbuf_addf(out, i < NCOLS - 1 ? "%-*s  " : "%-*s\n", (int)(i < NCOLS - 1 ? w[i] : 0),
 				    strbuf_str(&esc));
 		}

@@ -12,14 +12,14 @@
 
 static const struct cli_opt audit_opts_table[] = {
 	CLI_OPT("--history", "DIR",
-		"the git repository that keeps the snapshots, bare or not (default: $GITHUB_WORKSPACE,\n"
-		"else the current folder)",
+		"the git repository keeping the snapshots, bare or not\n"
+		"(default: $GITHUB_WORKSPACE, else the current folder)",
 		cli_set_str, struct audit_opts, history),
 	CLI_OPT("--runner", "NAME", "the runner's name (default: $RUNNER_NAME); one ref per runner",
 		cli_set_str, struct audit_opts, runner),
 	CLI_OPT("--report", "FILE",
-		"a saved `check --json FILE` report (or `inventory --json` output) instead of running\n"
-		"the check",
+		"a saved `check --json FILE` report (or `inventory --json`)\n"
+		"instead of running the check",
 		cli_set_str, struct audit_opts, report),
 	CLI_OPT("--json", "FILE", "write the audit (snapshot, parent, drift) as JSON to FILE", cli_set_str,
 		struct audit_opts, json),
@@ -28,7 +28,7 @@ static const struct cli_opt audit_opts_table[] = {
 	CLI_OPT("--summary", "FILE", "append the drift as Markdown (e.g. $GITHUB_STEP_SUMMARY)", cli_set_str,
 		struct audit_opts, summary),
 	CLI_OPT("--fail-on", "error|warning|note|never",
-		"exit 1 when drift at or above this severity is found (default error)", cli_set_str,
+		"exit 1 on drift at or above this severity (default error)", cli_set_str,
 		struct audit_opts, fail_on),
 	CLI_OPT_HIDDEN("--date", "EPOCH", cli_set_str, struct audit_opts, date),
 	CLI_END,
@@ -42,7 +42,8 @@ const struct cli_cmd audit_cli = {
 	.min_operands = 0,
 	.max_operands = -1,
 	.opts = audit_opts_table,
-	.notes = "Without --report, runs `torch-dll-check check --json` with CHECK-OPTIONS (e.g. -- --scan 'C:\\');\n"
+	.notes = "Without --report, runs `torch-dll-check check --format json` with CHECK-OPTIONS\n"
+		 "(e.g. -- --scan 'C:\\');\n"
 		 "when `inventory` with the same options finds no torch install, the snapshot is the\n"
 		 "inventory alone. The snapshot is written as a commit on refs/torch-dll-check/<runner>\n"
 		 "straight into the repository's object database (no worktree, no index, no git program),\n"

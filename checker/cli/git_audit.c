@@ -21,18 +21,15 @@
 #include "fleet.h"
 #include "git_history.h"
 #include "os.h"
+#include "jsonout.h"
+#include "out.h"
 #include "report.h"
+#include "text.h"
 
 #define SNAPSHOT_MAX (256u << 20)
 #define CHECK_TIMEOUT_MS (30u * 60u * 1000u)
 #define SUMMARY_MAX (1u << 20)
 #define ANNOTATIONS_PER_LEVEL 10
-
-static int gha(void)
-{
-	const char *v = os_getenv("GITHUB_ACTIONS");
-	return v && !strcmp(v, "true");
-}
 
 static const char *history_dir(const char *given)
 {
@@ -40,32 +37,10 @@ static const char *history_dir(const char *given)
 	return given ? given : ws && *ws ? ws : ".";
 }
 
-/* Prints `text` to stdout: as is in a terminal, inside stop-commands under Actions. */
+/* Text whose every untrusted field its builder escaped: under the stop-commands guard. */
 static int put_guarded(const char *text)
 {
-	struct strbuf out = STRBUF_INIT;
-	struct err e;
-	err_clear(&e);
-	if (!gha()) {
-		fputs(text, stdout);
-		return 0;
-	}
-	for (int tries = 0; tries < 4; tries++) {
-		unsigned char rnd[16];
-		char token[33];
-		if (os_random(rnd, sizeof(rnd), &e) < 0)
-			return cmd_usage_error("cannot guard the output against workflow commands: %s", e.msg), -1;
-		for (size_t k = 0; k < sizeof(rnd); k++)
-			snprintf(token + 2 * k, 3, "%02x", rnd[k]);
-		strbuf_reset(&out);
-		if (report_github_raw(&out, text, token, &e) == 0) {
-			fputs(out.buf, stdout);
-			strbuf_release(&out);
-			return 0;
-		}
-	}
-	strbuf_release(&out);
-	return cmd_usage_error("cannot guard the output against workflow commands"), -1;
+	return out_text(text, strlen(text)) < 0 ? -1 : 0;
 }
 
 /* ---- running the check ---------------------------------------------------- */
@@ -249,7 +224,7 @@ static void drift_text(struct strbuf *out, const char *runner, const struct hist
 	size_t e, wn, n;
 	drift_counts(&ctx->drift, &e, &wn, &n);
 	strbuf_adds(out, "audit: runner ");
-	report_esc_line(out, runner);
+	text_esc_line(out, runner);
 	strbuf_addf(out, ": snapshot %.12s written (status %s", w->sha, snapshot_status(ctx->report));
 	if (w->attempts > 1)
 		strbuf_addf(out, "; %u compare-and-swap attempts", w->attempts);
@@ -260,14 +235,14 @@ static void drift_text(struct strbuf *out, const char *runner, const struct hist
 	}
 	if (ctx->problem[0]) {
 		strbuf_adds(out, "drift: not compared: ");
-		report_esc_line(out, ctx->problem);
+		text_esc_line(out, ctx->problem);
 		strbuf_addch(out, '\n');
 		return;
 	}
 	strbuf_addf(out, "drift since %.12s: %zu error(s), %zu warning(s), %zu note(s)\n", w->parent, e, wn, n);
 	for (size_t i = 0; i < ctx->drift.n; i++) {
 		strbuf_addf(out, "  %-8s ", drift_severity_name(ctx->drift.v[i].severity));
-		report_esc_line(out, ctx->drift.v[i].title);
+		text_esc_line(out, ctx->drift.v[i].title);
 		strbuf_addch(out, '\n');
 	}
 }
@@ -336,7 +311,7 @@ static int write_audit_json(const char *path, const char *runner, const char *di
 {
 	cJSON *doc = cJSON_CreateObject(), *drift = drift_to_json(&ctx->drift);
 	struct strbuf ref = STRBUF_INIT;
-	char *text;
+	struct strbuf text = STRBUF_INIT;
 	int rc;
 	history_ref_name(runner, &ref, err);
 	cJSON_AddStringToObject(doc, "schema", "torch-dll-check/audit/v1");
@@ -356,13 +331,12 @@ static int write_audit_json(const char *path, const char *runner, const char *di
 	else
 		cJSON_AddNullToObject(doc, "problem");
 	cJSON_AddItemToObject(doc, "drift", drift);
-	text = cJSON_Print(doc);
+	json_print(&text, doc, 1);
+	strbuf_addch(&text, '\n');
 	cJSON_Delete(doc);
 	strbuf_release(&ref);
-	if (!text)
-		return err_set(err, "out of memory");
-	rc = os_write_file_atomic(path, text, strlen(text), err);
-	free(text);
+	rc = os_write_file_atomic(path, text.buf, text.len, err);
+	strbuf_release(&text);
 	return rc;
 }
 
@@ -404,7 +378,7 @@ int cmd_git_audit(int argc, char **argv)
 		return r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 	}
 	runner = o.runner ? o.runner : os_getenv("RUNNER_NAME");
-	format = o.format ? o.format : gha() ? "github" : "text";
+	format = o.format ? o.format : out_in_actions() ? "github" : "text";
 	if (!runner || !*runner) {
 		rc = cli_error(&audit_cli, "no runner name: give --runner NAME (or set RUNNER_NAME)");
 		goto out;
@@ -456,7 +430,7 @@ int cmd_git_audit(int argc, char **argv)
 	if (!strcmp(format, "github")) {
 		strbuf_reset(&out);
 		drift_annotations(&out, runner, &ctx);
-		fputs(strbuf_str(&out), stdout);
+		out_commands(out.buf, out.len);
 	}
 	if (o.summary) {
 		strbuf_reset(&out);
@@ -548,7 +522,7 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 		cJSON_AddItemToArray(tl->json, o);
 	} else {
 		if (tl->with_runner) {
-			report_esc_line(&tl->text, runner);
+			text_esc_line(&tl->text, runner);
 			strbuf_adds(&tl->text, "  ");
 		}
 		strbuf_addf(&tl->text, "%s  %-5s  %.12s  ", date, st, e->sha);
@@ -566,7 +540,7 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 			strbuf_addf(&tl->text, "%ld error(s), %ld warning(s), %ld note(s)", errors, warnings, notes);
 			if (cJSON_IsString(t)) {
 				strbuf_adds(&tl->text, ": ");
-				report_esc_line(&tl->text, t->valuestring);
+				text_esc_line(&tl->text, t->valuestring);
 			}
 		}
 		strbuf_addch(&tl->text, '\n');
@@ -630,18 +604,13 @@ int cmd_git_history(int argc, char **argv)
 	}
 	if (tl.json) {
 		cJSON *doc = cJSON_CreateObject();
-		char *text;
 		cJSON_AddStringToObject(doc, "schema", "torch-dll-check/history/v1");
 		if (!tl.with_runner)
 			cJSON_AddStringToObject(doc, "runner", runner);
 		cJSON_AddItemToObject(doc, "snapshots", tl.json);
 		tl.json = NULL;
-		text = cJSON_Print(doc);
+		out_json(doc);
 		cJSON_Delete(doc);
-		if (text) {
-			puts(text);
-			free(text);
-		}
 	} else {
 		if (!tl.text.len)
 			strbuf_adds(&tl.text, "no snapshots\n");
@@ -761,12 +730,8 @@ int cmd_git_fleet(int argc, char **argv)
 	fleet_sort(&f);
 	if (!strcmp(format, "json")) {
 		cJSON *doc = fleet_json(&f);
-		char *s = cJSON_Print(doc);
+		out_json(doc);
 		cJSON_Delete(doc);
-		if (s) {
-			puts(s);
-			free(s);
-		}
 	} else if (!strcmp(format, "markdown")) {
 		fleet_markdown(&out, &f, 0);
 		if (put_guarded(out.buf) < 0)

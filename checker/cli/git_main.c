@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_audit.h"
 #include "git_repo.h"
 #include "github_event.h"
 #include "matrix.h"
@@ -586,21 +587,31 @@ int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fprintf(argc < 2 ? stderr : stdout,
-			"usage: torch-dll-check-git pins [options]   (also run as 'torch-dll-check pins')\n"
-			"Try 'torch-dll-check pins --help'.\n");
+			"usage: torch-dll-check-git pins|audit|history|fleet [options]   (also run as 'torch-dll-check <command>')\n"
+			"Try 'torch-dll-check <command> --help'.\n");
 		return argc < 2 ? EXIT_USAGE : EXIT_PASS;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("torch-dll-check-git %s\n", TDC_VERSION);
 		return EXIT_PASS;
 	}
-	if (!strcmp(argv[1], "pins")) {
-		struct err e;
-		int rc = cmd_git_pins(argc - 1, argv + 1);
-		err_clear(&e);
-		if (out_finish(&e))
-			return cmd_usage_error("%s", e.msg);
-		return rc;
+	{
+		static const struct {
+			const char *name;
+			int (*fn)(int, char **);
+		} cmds[] = { { "pins", cmd_git_pins },
+			     { "audit", cmd_git_audit },
+			     { "history", cmd_git_history },
+			     { "fleet", cmd_git_fleet } };
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (!strcmp(argv[1], cmds[i].name)) {
+				struct err e;
+				int rc = cmds[i].fn(argc - 1, argv + 1);
+				err_clear(&e);
+				if (out_finish(&e))
+					return cmd_usage_error("%s", e.msg);
+				return rc;
+			}
 	}
-	return cmd_usage_error("unknown command '%s' for torch-dll-check-git (only 'pins')", argv[1]);
+	return cmd_usage_error("unknown command '%s' for torch-dll-check-git (pins, audit, history, fleet)", argv[1]);
 }

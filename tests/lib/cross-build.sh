@@ -103,7 +103,7 @@ cflags=(-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DYAML_DECLARE_
 	-Ichecker -Ichecker/util -I"$prefix/include")
 srcs=()
 for f in checker/*.c checker/cli/*.c checker/util/*.c; do
-	case "$f" in checker/git_*.c | checker/cli/git_main.c) ;; *) srcs+=("$f") ;; esac
+	case "$f" in checker/git_*.c | checker/cli/git_*.c) ;; *) srcs+=("$f") ;; esac
 done
 $HOST-gcc "${cflags[@]}" -o "$repo/torch-dll-check.exe" "${srcs[@]}" "$out/gen/matrix_embed.c" \
 	-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32
