@@ -17,7 +17,8 @@ PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 
-CORE_PKGS = yaml-0.1 libcjson
+# libhivex reads regf registry hives (checker/hive.c); the mingw build has none
+CORE_PKGS = yaml-0.1 libcjson hivex
 GIT_PKGS = libgit2
 
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wstrict-prototypes \
@@ -26,7 +27,7 @@ ifneq ($(filter true 1,$(CI) $(DEVELOPER)),)
 WARNINGS += -Werror
 endif
 
-TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARNINGS) -MMD -MP \
+TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX $(WARNINGS) -MMD -MP \
 	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))

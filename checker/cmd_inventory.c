@@ -215,6 +215,7 @@ int cmd_inventory(int argc, char **argv)
 	}
 
 	/* the registry files, merged in order */
+	vo.also_keep = query;
 	if (view_opts_registry(&vo, "inventory", &reg))
 		goto out;
 

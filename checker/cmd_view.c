@@ -71,9 +71,17 @@ int view_opts_registry(const struct view_opts *o, const char *cmd, struct regist
 	struct err e;
 	size_t k;
 	err_clear(&e);
+	if (!o->registries.n)
+		return 0;
+	/* only what a check reads is kept (and the key --query asks for) */
+	*reg = registry_new();
+	view_registry_scope(*reg);
+	if (o->also_keep)
+		registry_keep(*reg, o->also_keep);
 	for (k = 0; k < o->registries.n; k++) {
-		if (k == 0 ? registry_load(reg, o->registries.v[k], &e)
-			   : registry_load_more(*reg, o->registries.v[k], &e)) {
+		if (registry_load_more(*reg, o->registries.v[k], &e)) {
+			registry_free(*reg);
+			*reg = NULL;
 			cmd_usage_error("%s: %s", cmd, e.msg);
 			return -1;
 		}

@@ -406,8 +406,18 @@ static void test_utf16_errors(void)
 	CHECK_STR(err.msg, "u.reg:1: unpaired UTF-16 surrogate 0xdc00");
 	CHECK_INT(registry_parse(&reg, odd, sizeof(odd) - 1, "u.reg", &err), -1);
 	CHECK_STR(err.msg, "u.reg: UTF-16 text with an odd number of bytes (5): truncated?");
+	/* the header line is checked first: a bad second line after a bad first names line 1 */
 	CHECK_INT(registry_parse(&reg, hi_end, sizeof(hi_end) - 1, "u.reg", &err), -1);
-	CHECK_STR(err.msg, "u.reg:2: unpaired UTF-16 surrogate 0xd83d");
+	CHECK_STR(err.msg, "u.reg:1: not a registry file: expected \"Windows Registry Editor Version 5.00\", "
+			   "\"REGEDIT4\" or \"WINE REGISTRY Version 2\"");
+	{
+		struct strbuf sb = STRBUF_INIT;
+		to_utf16(&sb, HDR);
+		strbuf_add(&sb, "\x3d\xd8", 2);
+		CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "u.reg", &err), -1);
+		CHECK_STR(err.msg, "u.reg:3: unpaired UTF-16 surrogate 0xd83d");
+		strbuf_release(&sb);
+	}
 	CHECK(reg == NULL);
 }
 
