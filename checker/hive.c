@@ -157,7 +157,7 @@ int hive_check_base(const unsigned char *data, size_t len, const char *path, str
 			"the image once and shut it down cleanly, then check again",
 			name, why.buf, logs.len ? "they wait in the transaction logs, replayed at the next boot: "
 						: "no transaction log (.LOG1, .LOG2) lies next to it, so they are lost",
-			logs.buf);
+			strbuf_str(&logs));
 		strbuf_release(&logs);
 		strbuf_release(&why);
 		return -1;
