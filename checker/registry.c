@@ -432,7 +432,7 @@ struct parser {
 #define REG_MAX_KEYS REG_MAX_KEYS_ALL
 #define REG_MAX_DELETES 10000            /* [-KEY] lines, each one walks every key */
 #define REG_MAX_DELETE_WORK 100000000ull /* keys visited by all [-KEY] lines together */
-#define REG_DROP_CHUNK ((size_t)4 << 20) /* pages given back in steps of this many bytes */
+#define REG_DROP_CHUNK ((size_t)1 << 20) /* pages given back in steps of this many bytes */
 
 static int perr(struct parser *ps, const char *fmt, ...) ERR_PRINTF(2, 3);
 static int perr(struct parser *ps, const char *fmt, ...)
