@@ -185,7 +185,7 @@ if source tests/oracle/wine.sh 2>/dev/null && wp=$(wine_prefix_ensure 2>/dev/nul
 	cp "$wp/system.reg" "$pfx/system.reg"
 	read -ra pargs <<<"${cargs[*]//$root/$pfx/drive_c}"
 	read -r pw pc pr _ <<<"$(measure "$BIN" check "${pargs[@]}")"
-fi"
+fi
 echo "Best of $BENCH_RUNS warm runs (bench/lib.sh), $(bench_load)."
 echo "check exit status: $rc ($([ $rc -eq 0 ] && echo everything loads || echo findings))."
 echo

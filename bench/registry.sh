@@ -6,13 +6,11 @@
 #     of 500 MB, read by `inventory --registry FILE`: time proportional to the
 #     size (the 500 MB read at most 12 times the 50 MB one, in CPU time) and
 #     memory independent of it (peak RSS at most 1 MiB apart).
-#  2. `check` inside a full Wine prefix: bench/check.sh's torch-sized tree as
-#     the prefix's drive_c next to the system.reg `wineboot` writes (about
-#     1.6 MB, tests/oracle/wine.sh builds the prefix once): peak RSS within
-#     4 MiB of `--version`'s and less CPU than llvm-readobj listing the
-#     same torch files' imports and exports (bench/check.sh measures that;
-#     BENCH_PREFIX_CHECK=0 leaves it out, as bench/run.sh does when
-#     check.sh already ran it).
+#  2. (in bench/check.sh, next to the tree it builds) `check` inside a full
+#     Wine prefix: the torch-sized tree as the prefix's drive_c next to the
+#     system.reg `wineboot` writes (about 1.6 MB; tests/oracle/wine.sh builds
+#     the prefix once): peak RSS within 4 MiB of `--version`'s and less CPU
+#     than llvm-readobj listing the same torch files' imports and exports.
 # The exports are cached in $TDC_CACHE/fixtures (tests/lib/fixtures.sh).
 # Exit 1 if a target fails.
 set -uo pipefail

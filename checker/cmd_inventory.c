@@ -26,9 +26,10 @@ static const char inventory_usage[] =
 	"                                 [--scan DIR [--depth N]] [--json]\n"
 	"\n"
 	"  --root DIR           a Windows tree (DIR stands for C:\\); a Wine prefix's drive_c\n"
-	"                       brings its ../system.reg along\n"
-	"  --registry FILE      an offline HKLM: `reg export` file (UTF-16LE or UTF-8) or Wine\n"
-	"                       system.reg; repeat to merge (e.g. the WOW6432Node export)\n"
+	"                       brings its ../system.reg along, a Windows disk its hives\n"
+	"  --registry FILE      an offline HKLM: `reg export` file (UTF-16LE or UTF-8), Wine\n"
+	"                       system.reg or regf hive (SOFTWARE, SYSTEM); repeat to merge;\n"
+	"                       replaces the registry --root finds\n"
 	"  --python PATH        python.exe (or its folder): its site-packages, venv base, user site\n"
 	"  --site-packages DIR  --torch DIR   one install\n"
 	"  --scan DIR           every torch install under DIR (at most --depth folders deep, 8)\n"
@@ -111,7 +112,7 @@ static void print_text(const struct inventory *inv, int have_tree)
 			print_notes(&r->notes, "         ");
 		}
 	} else {
-		printf("VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c)\n");
+		printf("VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c or Windows disk)\n");
 	}
 	if (have_tree) {
 		printf("\nRuntime DLLs\n");
