@@ -21,7 +21,11 @@
  *
  * libhivex walks untrusted cells; a hive with a loop in its key tree would
  * make a naive walk endless, so the walk is bounded in depth (512, as
- * Windows) and in keys visited.
+ * Windows) and in keys visited. Only the keys on the way to a kept subtree
+ * are listed (never, say, SOFTWARE\Classes, which may have more subkeys
+ * than libhivex accepts under one key). libhivex maps the file and checks
+ * every hive bin when it opens it, so a hive's pages are all touched once:
+ * unlike a text file, a hive costs its size in (clean, file-backed) memory.
  */
 #include "hive.h"
 
@@ -195,11 +199,12 @@ struct walk {
 	struct err *err;
 };
 
+/* libhivex refused a read: a corrupt hive, or one past libhivex's own limits (values of 1 MB, ...) */
 static int hive_fail(struct walk *w, const char *key, const char *what)
 {
 	int e = errno;
-	return err_set(w->err, "%s: corrupt hive at %s: %s%s%s", w->name, key[0] ? key : "its root key", what,
-		       e ? ": " : "", e ? strerror(e) : "");
+	return err_set(w->err, "%s: corrupt hive, or past libhivex's limits: at %s: %s%s%s", w->name,
+		       key[0] ? key : "its root key", what, e ? ": " : "", e ? strerror(e) : "");
 }
 
 static int copy_values(struct walk *w, hive_node_h node, const char *path)
