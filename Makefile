@@ -106,10 +106,14 @@ build/asan/tests/fuzz/replay_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/
 build/asan/tests/fuzz/mutate_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/mutate.o $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
 
+# Prints all a registry file holds, for key-by-key comparisons (tests/inventory/test_hives.sh).
+build/asan/tests/inventory/regdump: build/asan/tests/inventory/regdump.o $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+
 UNIT_BINS = $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
 REPLAY_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/asan/tests/fuzz/replay_%,$(FUZZ_SRCS))
 
-unit-build: $(UNIT_BINS) $(REPLAY_BINS) build/asan/tests/fuzz/mutate_hive build/asan/torch-dll-check build/asan/torch-dll-check-git
+unit-build: $(UNIT_BINS) $(REPLAY_BINS) build/asan/tests/fuzz/mutate_hive build/asan/tests/inventory/regdump build/asan/torch-dll-check build/asan/torch-dll-check-git
 
 # The suite: strict warnings for both builds, then tests/run prints "N passed, N failed".
 test:

@@ -179,6 +179,39 @@ check_eq "KnownDLLs through CurrentControlSet come from Select\\Current's contro
 check_eq "a value too big for one cell (20000 bytes) reads whole" 60000 \
 	"$("$bin" inventory --registry "$SW" --query 'SOFTWARE\NVIDIA Corporation\GPU Computing Toolkit\CUDA\v12.4' | sed -n 's/^Blob REG_BINARY //p' | wc -c)"
 
+# --- a real registry: Wine's whole HKLM (its system.reg) as two hives ---------
+# regdump (tests/inventory/regdump.c) writes each top key of the system.reg as
+# a regedit file of raw hex(N) values, hivexregedit makes a hive of it, and
+# regdump lists every key and value of both: the lists must be the same.
+regdump=build/asan/tests/inventory/regdump
+if [ -x "$regdump" ] && source "$here/../oracle/wine.sh" && wp=$(wine_prefix_ensure) && [ -f "$wp/system.reg" ]; then
+	# a copy: the shared prefix's wineserver may rewrite its system.reg while we read
+	cp "$wp/system.reg" "$tmp/wine-system.reg"
+	"$regdump" "$tmp/wine-system.reg" | sed 's/^\[Software\([]\\]\)/[SOFTWARE\1/; s/^\[System\([]\\]\)/[SYSTEM\1/' >"$tmp/wine-text.txt"
+	for top in SOFTWARE SYSTEM; do
+		mkdir -p "$tmp/wine/$top"
+		hv=$tmp/wine/$top/$top
+		if "$regdump" --reg "$top" "$tmp/wine-system.reg" >"$tmp/wine/$top.reg" &&
+			make_hive "$tmp/wine/$top.reg" "$hv" "$top" && "$regdump" "$hv" >"$tmp/wine/$top.txt"; then
+			awk -v t="$top" '/^\[/ { keep = index($0, "[" t "]") == 1 || index($0, "[" t "\\") == 1 } keep' \
+				"$tmp/wine-text.txt" >"$tmp/wine/$top.want"
+			nk=$(grep -c '^\[' "$tmp/wine/$top.want")
+			nv=$(grep -c '^  ' "$tmp/wine/$top.want")
+			if [ "$nk" -gt 100 ] && diff "$tmp/wine/$top.want" "$tmp/wine/$top.txt" >"$tmp/wine/$top.diff"; then
+				ok "Wine's real HKLM\\$top: the hive and system.reg hold the same $nk keys and $nv values"
+			else
+				not_ok "Wine's real HKLM\\$top: the hive and system.reg hold the same keys and values ($nk keys)"
+				head -20 "$tmp/wine/$top.diff" | sed 's/^/#   /'
+			fi
+		else
+			not_ok "Wine's real HKLM\\$top as a hive (regdump or hivexregedit failed)"
+			sed 's/^/#   /' "$tmp/merge.log" | head -10
+		fi
+	done
+else
+	skip "Wine's real HKLM as hives" "no Wine prefix (tests/oracle/wine.sh) or $regdump not built"
+fi
+
 # --- the inventory: the same answers from the hive, the export, the disk -----
 inv() { "$bin" inventory --json "$@" 2>&1 | jq -S '.inventory.redistributables' 2>&1; }
 a=$(inv --registry "$SW")
