@@ -1,9 +1,13 @@
 /*
  * registry: an offline copy of HKEY_LOCAL_MACHINE (see registry.h).
  *
- * Two text formats, both parsed whole and up front, line by line, with every
- * line checked; a line we do not understand is an error naming the file, the
- * line and what was expected there, never a silently skipped key:
+ * Two text formats, both read up front as a stream of lines, with every line
+ * checked; a line we do not understand is an error naming the file, the line
+ * and what was expected there, never a silently skipped key. Only the keys
+ * inside the subtrees asked for (registry_keep) are stored; the others are
+ * checked and dropped, and a mapped file's pages are given back as the
+ * reader moves on, so memory follows what is kept, not the file's size
+ * (a full Wine prefix or a `reg export HKLM` of hundreds of MB):
  *
  *   - `reg export` / regedit files: "Windows Registry Editor Version 5.00"
  *     (reg.exe writes UTF-16LE with a BOM; UTF-8 is accepted too) or
@@ -40,6 +44,9 @@
  *     64-bit view instead (registry_load_more merges several files).
  *   - Keys under other roots (HKEY_CURRENT_USER, ...) are checked but not
  *     kept: we model HKLM only.
+ *
+ * A third format, regf hives, is read by hive.c through libhivex and lands
+ * in the same key table (registry_put).
  */
 #include "registry.h"
 
