@@ -302,7 +302,10 @@ static void put_utf8(struct strbuf *sb, uint32_t cp)
 {
 	char b[4];
 	if (cp < 0x80) {
-		strbuf_addch(sb, (int)cp);
+		if (sb->len + 1 >= sb->alloc)
+			strbuf_grow(sb, 64);
+		sb->buf[sb->len++] = (char)cp;
+		sb->buf[sb->len] = '\0';
 	} else if (cp < 0x800) {
 		b[0] = (char)(0xc0 | (cp >> 6));
 		b[1] = (char)(0x80 | (cp & 0x3f));
@@ -321,12 +324,14 @@ static void put_utf8(struct strbuf *sb, uint32_t cp)
 	}
 }
 
+/* Called for every character of every string read: written in place, no call per unit. */
 static void put_u16(struct strbuf *sb, uint16_t u)
 {
-	char b[2];
-	b[0] = (char)(u & 0xff);
-	b[1] = (char)(u >> 8);
-	strbuf_add(sb, b, 2);
+	if (sb->len + 2 >= sb->alloc)
+		strbuf_grow(sb, 64);
+	sb->buf[sb->len++] = (char)(u & 0xff);
+	sb->buf[sb->len++] = (char)(u >> 8);
+	sb->buf[sb->len] = '\0';
 }
 
 static void put_cp_utf16(struct strbuf *sb, uint32_t cp)
@@ -478,11 +483,13 @@ static int decode_utf16_line(struct parser *ps, const unsigned char *p, size_t l
 	size_t off;
 	uint16_t u, u2;
 	strbuf_reset(&ps->line);
+	/* room for the whole line (a code unit is at most 3 UTF-8 bytes): ASCII is stored directly */
+	strbuf_grow(&ps->line, len / 2 * 3);
 	for (off = 0; span_u16(s, off, &u) == 0; off += 2) {
 		if (u == 0)
 			return perr(ps, "NUL character in the text");
 		if (u < 0x80) {
-			strbuf_addch(&ps->line, (int)u);
+			ps->line.buf[ps->line.len++] = (char)u;
 		} else if (u >= 0xd800 && u <= 0xdbff) {
 			if (span_u16(s, off + 2, &u2) || u2 < 0xdc00 || u2 > 0xdfff)
 				return perr(ps, "unpaired UTF-16 surrogate 0x%04x", u);
@@ -494,6 +501,7 @@ static int decode_utf16_line(struct parser *ps, const unsigned char *p, size_t l
 			put_utf8(&ps->line, u);
 		}
 	}
+	ps->line.buf[ps->line.len] = '\0';
 	return 0;
 }
 
@@ -857,7 +865,10 @@ static int parse_hex_list(struct parser *ps, struct cur *c, const char *what, st
 				    c->i + 1, excerpt(c, buf, sizeof(buf)));
 		if (out->len >= REG_MAX_DATA)
 			return perr(ps, "%s: longer than %zu bytes", what, REG_MAX_DATA);
-		strbuf_addch(out, (int)v);
+		if (out->len + 1 >= out->alloc)
+			strbuf_grow(out, 256);
+		out->buf[out->len++] = (char)v; /* hex lists are most of an export: no call per byte */
+		out->buf[out->len] = '\0';
 		skip_ws(c);
 		if (c->i < c->n && c->s[c->i] == ',') {
 			c->i++;
