@@ -302,10 +302,7 @@ static void put_utf8(struct strbuf *sb, uint32_t cp)
 {
 	char b[4];
 	if (cp < 0x80) {
-		if (sb->len + 1 >= sb->alloc)
-			strbuf_grow(sb, 64);
-		sb->buf[sb->len++] = (char)cp;
-		sb->buf[sb->len] = '\0';
+		strbuf_addch(sb, (int)cp);
 	} else if (cp < 0x800) {
 		b[0] = (char)(0xc0 | (cp >> 6));
 		b[1] = (char)(0x80 | (cp & 0x3f));
