@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "confirm.h"
 #include "os.h"
+#include "result.h"
 
 static const char helper_usage[] =
 	"usage: torch-dll-check confirm-helper --torch DIR [--dll-path DIR]... [--pyd PATH]...\n"
@@ -130,7 +131,7 @@ int confirm_opts_parse(struct confirm_opts *o, int argc, char **argv, int *i)
 	return 0;
 }
 
-int cmd_confirm_installs(cJSON *report, const struct confirm_opts *o)
+int cmd_confirm_installs(struct result *report, const struct confirm_opts *o)
 {
 	cJSON *inst;
 	struct err e;
@@ -139,16 +140,16 @@ int cmd_confirm_installs(cJSON *report, const struct confirm_opts *o)
 		return 0;
 	/* the binaries' paths must be real ones: an offline tree (--root) cannot be loaded */
 	src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(report, "machine"), "source"));
+		cJSON_GetObjectItemCaseSensitive(report->doc, "machine"), "source"));
 	if (!src || strcmp(src, "live")) {
 		cmd_usage_error("check: --confirm and --confirm-import confirm the live machine; "
 				"they cannot be combined with --root");
 		return -1;
 	}
 	err_clear(&e);
-	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(report, "installs"))
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(report->doc, "installs"))
 	{
-		if (confirm_run(report, inst, o, &e)) {
+		if (confirm_run(&report->findings, inst, o, &e)) {
 			cmd_usage_error("check: %s", e.msg);
 			return -1;
 		}

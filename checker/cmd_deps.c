@@ -318,7 +318,7 @@ int cmd_deps(int argc, char **argv)
 		w = cJSON_AddArrayToObject(o, "warnings");
 		for (k = 0; k < res.nwarnings; k++) {
 			cJSON *x = cJSON_CreateObject();
-			cJSON_AddStringToObject(x, "rule", "delay-load-missing");
+			cJSON_AddStringToObject(x, "rule", rule_get(RULE_DELAY_LOAD_MISSING)->id);
 			cJSON_AddStringToObject(x, "dll", res.warnings[k].node->name);
 			if (res.warnings[k].symbol)
 				cJSON_AddStringToObject(x, "symbol", res.warnings[k].symbol);

@@ -684,6 +684,24 @@ static int get_bool(struct lint *L, const struct ynode *map, const char *key)
 	return -2;
 }
 
+/* A Windows error code (1..65535: a Win32 error, what [WinError N] shows); 0 when absent or bad (reported). */
+static int get_winerror(struct lint *L, const struct ynode *map, const char *key)
+{
+	const struct ynode *v = map_get(map, key);
+	unsigned long n = 0;
+	size_t i;
+	if (!v)
+		return 0;
+	if (v->kind == Y_SCALAR && !v->quoted && v->len > 0 && v->len <= 5) {
+		for (i = 0; i < v->len && v->s[i] >= '0' && v->s[i] <= '9'; i++)
+			n = n * 10 + (unsigned long)(v->s[i] - '0');
+		if (i == v->len && n >= 1 && n <= 65535)
+			return (int)n;
+	}
+	lint_error(L, v->line, v->col, "`%s` must be a Windows error code, a number such as 1114", key);
+	return 0;
+}
+
 static const char *const status_names[] = { "sourced", "inferred", NULL };
 static const char *const where_names[] = { "either", "system", "bundled", NULL };
 static const char *const arch_names[] = { "x64", "x86", "arm64", NULL };
@@ -856,7 +874,8 @@ static const char *const row_keys[] = { "id",      "torch",        "variant", "a
 					"known_issues", "merge", NULL };
 enum { RK_ID, RK_TORCH, RK_VARIANT, RK_ARCH, RK_STATUS, RK_SOURCES, RK_NOTE, RK_VC, RK_DLLS, RK_OPENMP, RK_ISSUES, RK_MERGE };
 
-static const char *const dll_keys[] = { "name", "min_version", "where", "arch", "why", "status", "sources", NULL };
+static const char *const dll_keys[] = { "name", "min_version", "where", "arch", "why", "winerror", "status", "sources",
+					NULL };
 static const char *const omp_keys[] = { "dll", "where", "redistributable", "arch", "provider", "fix", "why",
 					"status", "sources", NULL };
 static const char *const issue_keys[] = { "id", "symptom", "cause", "fix", "status", "sources", "applies_when", NULL };
@@ -968,6 +987,10 @@ static void parse_dlls(struct lint *L, const struct ynode *row, struct matrix_ro
 		d->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
 		d->arch_mask = get_arch(L, m, "arch");
 		d->why = get_str(L, m, "why", what, "a sentence saying why torch needs it", 1);
+		d->winerror = get_winerror(L, m, "winerror");
+		if (d->winerror && !d->min.set)
+			lint_error(L, m->line, m->col, "%s has `winerror` but no `min_version` (the error is for a copy "
+				   "older than it)", what);
 		e = get_enum(L, m, "status", what, status_names, 0);
 		d->status = e >= 0 ? (enum matrix_status)e : r->status;
 		get_sources(L, m, &d->sources);
@@ -1939,6 +1962,8 @@ cJSON *matrix_row_json(const struct matrix_row *r, int full)
 		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
 		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
 		cJSON_AddStringToObject(x, "why", d->why);
+		if (d->winerror)
+			cJSON_AddNumberToObject(x, "winerror", d->winerror);
 		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
 		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
 		cJSON_AddItemToArray(a, x);

@@ -70,6 +70,7 @@ struct matrix_dll {
 	enum matrix_where where;
 	unsigned arch_mask;     /* 1 << enum matrix_arch; 0 = every architecture */
 	char *why;
+	int winerror;           /* what import torch raises when the copy loaded is below min (1114), or 0 */
 	enum matrix_status status;
 	struct strlist sources; /* empty: see the row's sources */
 	struct matrix_pos pos;

@@ -26,10 +26,11 @@
 #include <cjson/cJSON.h>
 
 #include "err.h"
+#include "rules.h"
 #include "strbuf.h"
 
 #define REPORT_SCHEMA "torch-dll-check/report/v1"
-#define REPORT_HOMEPAGE "https://github.com/torch-dll-check/torch-dll-check"
+#define REPORT_HOMEPAGE RULES_HOMEPAGE
 
 /* GitHub shows at most this many annotations of each kind per step. */
 #define REPORT_ANNOTATIONS_PER_KIND 10
@@ -39,8 +40,6 @@
 #define REPORT_SUMMARY_MAX (1024 * 1024)
 /* Largest report document `report --in` accepts. */
 #define REPORT_INPUT_MAX (64u << 20)
-
-enum report_severity { SEV_NOTE = 0, SEV_WARNING = 1, SEV_ERROR = 2 };
 
 enum report_format { REPORT_FMT_AUTO = 0, REPORT_FMT_TEXT, REPORT_FMT_JSON, REPORT_FMT_GITHUB, REPORT_FMT_SARIF };
 
@@ -65,14 +64,14 @@ void report_opts_init(struct report_opts *o);
  * A finding with the keys the renderers sort and count by. `f` is borrowed
  * from the document. Rank order: severity (error, warning, note), then
  * findings about a torch binary that fails to load (in load order), then the
- * rule's importance (docs/report-json.md's table order), then document order.
+ * rule's importance (rules.def's order), then document order.
  */
 struct report_item {
 	const cJSON *f;
 	enum report_severity sev;
 	int failing_binary; /* 1 when `binary` is a torch binary whose winerror != 0 */
 	int binary_order;   /* that binary's position in torch's load order, else INT_MAX */
-	int rule_rank;      /* index in the rule table; unknown rules sort last */
+	int rule_rank;      /* enum rule_id; unknown rules sort last */
 	size_t index;       /* position in the document */
 };
 
@@ -96,19 +95,6 @@ const char *report_status(const struct report_view *v);
 
 /* 0 pass, 1 when a finding reaches `fail_on` (cmd.h's EXIT_* values). */
 int report_exit_status(const struct report_view *v, enum report_fail_on fail_on);
-
-/* The rule table: stable ids (SARIF ruleId), default level and help text. */
-struct report_rule {
-	const char *id;
-	const char *name;     /* PascalCase, for SARIF */
-	const char *level;    /* SARIF default level */
-	const char *short_desc;
-	const char *full_desc;
-	const char *help;
-};
-extern const struct report_rule report_rules[];
-extern const size_t report_rules_n;
-int report_rule_index(const char *id); /* -1 if unknown */
 
 /* Parsing the option words; 0 ok, -1 unknown word. */
 int report_format_parse(const char *s, enum report_format *out);

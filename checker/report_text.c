@@ -83,8 +83,8 @@ static void probes(struct strbuf *out, const struct style *st, const cJSON *f)
  */
 static int loader_rule(const char *r)
 {
-	return r && (!strcmp(r, "missing-dll") || !strcmp(r, "missing-entry-point") || !strcmp(r, "missing-ordinal") ||
-		     !strcmp(r, "bad-arch") || !strcmp(r, "unreadable"));
+	enum rule_id id;
+	return !rule_find(r, &id) && rule_get(id)->source == RULE_SRC_LOAD_FAILURE;
 }
 
 static int same_str(const char *a, const char *b)

@@ -53,6 +53,28 @@ typo.yml:17:12: unknown architecture `amd64`; write `x64`
 typo.yml:18:15: unknown variant `cuda`; expected cpu, xpu, cuXYZ (cu121), rocmX.Y (rocm6.1) or a pattern such as cu* or rocm6.*
 typo.yml:19:5: unknown key `statsu` in a row; did you mean `status`?'
 
+# winerror: the error a too-old copy gives (needs min_version; a number)
+cat >winerror.yml <<'EOF'
+schema: 1
+rows:
+  - id: org-2.9
+    torch: ">=2.9"
+    status: inferred
+    runtime_dlls:
+      - {name: msvcp140.dll, min_version: "14.40", why: test, winerror: 1114}
+      - {name: vcruntime140.dll, why: test, winerror: 1114}
+      - {name: concrt140.dll, min_version: "14.40", why: test, winerror: "1114"}
+      - {name: vcomp140.dll, min_version: "14.40", why: test, winerror: 70000}
+EOF
+lint_case winerror 2 'winerror.yml:8:9: runtime_dlls entry `vcruntime140.dll` has `winerror` but no `min_version` (the error is for a copy older than it)
+winerror.yml:9:74: `winerror` must be a Windows error code, a number such as 1114
+winerror.yml:10:73: `winerror` must be a Windows error code, a number such as 1114'
+grep -v 'vcruntime140.dll, why\|concrt140\|vcomp140' winerror.yml >winerror-ok.yml
+lint_case winerror-ok 0 ''
+check_eq "winerror: shown in the row" 1114 \
+	"$("$bin" matrix show --no-default --matrix winerror-ok.yml --json 2>/dev/null |
+		jq '[.. | objects | select(.name? == "msvcp140.dll") | .winerror] | first')"
+
 printf 'schema: 1\nrows:\n  - id: x\n    vc_redist: {x64: "14.40"}\n  - just text\n  - id: y\n    torch: "==1.0"\n    status: maybe\n    runtime_dlls:\n      - name: msvcp140\n        where: sytem\n      - 7\n    openmp: {dll: a.dll}\n    known_issues:\n      - id: k\n        symptom: s\n        status: sourced\n        applies_when: {imports: [x.so], when: 1}\n' >missing.yml
 lint_case missing 2 'missing.yml:3:5: row `x` is missing `torch` (a version specifier such as ">=2.4.1,<2.7")
 missing.yml:3:5: row `x` is missing `status` (one of `sourced`, `inferred`)

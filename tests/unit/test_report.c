@@ -412,8 +412,8 @@ static void test_sarif_rules_and_anchoring(void)
 	CHECK_STR(report_str(s, "version"), "2.1.0");
 	run = cJSON_GetArrayItem(cJSON_GetObjectItem(s, "runs"), 0);
 	rules = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "tool"), "driver"), "rules");
-	CHECK_INT(cJSON_GetArraySize(rules), (int)report_rules_n + 1);
-	CHECK_STR(report_str(cJSON_GetArrayItem(rules, (int)report_rules_n), "id"), "future-rule");
+	CHECK_INT(cJSON_GetArraySize(rules), (int)RULE_COUNT + 1);
+	CHECK_STR(report_str(cJSON_GetArrayItem(rules, (int)RULE_COUNT), "id"), "future-rule");
 	res = cJSON_GetObjectItem(run, "results");
 	CHECK_INT(cJSON_GetArraySize(res), 4);
 	CHECK(json_has(cJSON_GetArrayItem(res, 0), "\"uri\":\"requirements.txt\""));
