@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "confirm.h"
+#include "jsonout.h"
 #include "os.h"
 #include "result.h"
 
@@ -26,9 +27,12 @@ static const char helper_usage[] =
 
 static void print_line(const char *line, void *ctx)
 {
+	struct strbuf sb = STRBUF_INIT;
 	(void)ctx;
-	fputs(line, stdout);
-	fputc('\n', stdout);
+	json_safe_append(&sb, line, strlen(line)); /* like every JSON we print (jsonout.h) */
+	strbuf_addch(&sb, '\n');
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
 	fflush(stdout); /* a crash in the next DllMain must not lose this line */
 }
 

@@ -48,7 +48,7 @@ const char *policy_redist_url(const char *arch)
 
 static enum report_severity sev_of(enum matrix_status s)
 {
-	return s == MATRIX_SOURCED ? SEV_ERROR : SEV_WARNING;
+	return s == MATRIX_INFERRED ? SEV_WARNING : SEV_ERROR; /* sourced and measured are facts */
 }
 
 /* A finding about this install, with the row that judged it. `severity`: as for finding_add. */
@@ -527,6 +527,39 @@ static void known_issues(struct pol *p)
 	}
 }
 
+/*
+ * A torch newer than every wheel the matrix was measured on is still judged
+ * by the row that covers it (the newest rows are open-ended), but its
+ * binaries may need more: say so, naming the newest measured release.
+ */
+static void newer_than_measured(struct pol *p, const struct pep440 *ver)
+{
+	struct pep440 newest, v = *ver;
+	char *title, *msg, *nv;
+	size_t i;
+	struct strbuf sb;
+	if (!matrix_newest_measured(p->in->matrix, &newest))
+		return;
+	v.local[0] = '\0';
+	if (pep440_cmp(&v, &newest) <= 0)
+		return;
+	strbuf_init(&sb);
+	for (i = 0; i < newest.nrelease; i++)
+		strbuf_addf(&sb, "%s%llu", i ? "." : "", (unsigned long long)newest.release[i]);
+	nv = strbuf_detach(&sb);
+	title = xasprintf("torch %s is newer than the newest wheel the matrix was measured on (%s)", p->version, nv);
+	msg = xasprintf("Matrix row %s (%s:%u) covers torch %s, but its runtime needs were measured on wheels up "
+			"to torch %s; a newer torch may need a newer toolset or more runtime DLLs. The loader's "
+			"findings still come from this install's real binaries.",
+			p->row->id, matrix_row_file(p->row), p->row->pos.line, p->version, nv);
+	add(p, RULE_TORCH_NEWER_THAN_MEASURED, SEV_DEFAULT,
+	    (struct finding_spec){ .title = title, .message = msg,
+				   .fix = "nothing to do; an updated torch-dll-check carries rows measured on newer wheels" });
+	free(title);
+	free(msg);
+	free(nv);
+}
+
 int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, const struct policy_input *in,
 		    struct err *err)
 {
@@ -574,6 +607,8 @@ int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, c
 		else if (r < 0)
 			return err_set(err, "%s", e.msg);
 	}
+	if (p.row)
+		newer_than_measured(&p, &ver);
 	if (p.row && install_json) {
 		cJSON *ref = matrix_row_json(p.row, 0);
 		cJSON_ReplaceItemInObject(install_json, "matrix_row", ref);

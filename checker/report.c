@@ -10,6 +10,7 @@
  * hand-edited or newer v1 document degrades to less detail, never to a crash.
  */
 #include "report.h"
+#include "text.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -220,45 +221,6 @@ int report_anchor_in_repo(const char *file)
 
 /* ---- escaping ---- */
 
-static const char zwsp[] = "\xe2\x80\x8b"; /* U+200B ZERO WIDTH SPACE */
-
-/* Control characters (C0, DEL; C1 as UTF-8 C2 80..9F) as visible escapes; returns bytes consumed, 0 if none. */
-static size_t put_control(struct strbuf *out, const unsigned char *s)
-{
-	if (*s < 0x20 || *s == 0x7f) {
-		switch (*s) {
-		case '\n': strbuf_adds(out, "\\n"); break;
-		case '\r': strbuf_adds(out, "\\r"); break;
-		case '\t': strbuf_adds(out, "\\t"); break;
-		default: strbuf_addf(out, "\\x%02x", *s); break;
-		}
-		return 1;
-	}
-	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) {
-		strbuf_addf(out, "\\u%04x", s[1]);
-		return 2;
-	}
-	return 0;
-}
-
-void report_esc_line(struct strbuf *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	while (*s) {
-		size_t n = put_control(out, s);
-		if (n) {
-			s += n;
-			continue;
-		}
-		strbuf_addch(out, *s);
-		if (s[0] == ':' && s[1] == ':')
-			strbuf_adds(out, zwsp);
-		else if (s[0] == '#' && s[1] == '#' && s[2] == '[')
-			strbuf_adds(out, zwsp);
-		s++;
-	}
-}
-
 void report_esc_gh_data(struct strbuf *out, const char *s)
 {
 	for (; s && *s; s++) {
@@ -285,47 +247,52 @@ void report_esc_gh_prop(struct strbuf *out, const char *s)
 	}
 }
 
-void report_esc_md(struct strbuf *out, const char *str)
+/*
+ * Runs of bytes the format itself handles (`special`) are written by `one`;
+ * everything between goes through text_esc, so controls, C1, bidi marks
+ * and invalid UTF-8 are shown exactly as in a terminal line.
+ */
+static void esc_with(struct strbuf *out, const char *str, const char *special, void (*one)(struct strbuf *, int))
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	const char *s = str ? str : "";
 	while (*s) {
-		size_t n;
-		if (*s == '\n' || *s == '\r') {
-			strbuf_addch(out, ' ');
-			s++;
-			continue;
-		}
-		n = put_control(out, s);
-		if (n) {
-			s += n;
-			continue;
-		}
-		if (*s < 0x80 && strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", *s))
-			strbuf_addch(out, '\\');
-		strbuf_addch(out, *s);
-		s++;
+		size_t n = strcspn(s, special);
+		text_esc(out, s, n, 0);
+		s += n;
+		if (*s)
+			one(out, (unsigned char)*s++);
 	}
 }
 
-void report_esc_html(struct strbuf *out, const char *str)
+static void md_one(struct strbuf *out, int c)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	while (*s) {
-		size_t n = put_control(out, s);
-		if (n) {
-			s += n;
-			continue;
-		}
-		switch (*s) {
-		case '&': strbuf_adds(out, "&amp;"); break;
-		case '<': strbuf_adds(out, "&lt;"); break;
-		case '>': strbuf_adds(out, "&gt;"); break;
-		case '"': strbuf_adds(out, "&quot;"); break;
-		case '\'': strbuf_adds(out, "&#39;"); break;
-		default: strbuf_addch(out, *s); break;
-		}
-		s++;
+	if (c == '\n' || c == '\r') {
+		strbuf_addch(out, ' ');
+		return;
 	}
+	strbuf_addch(out, '\\');
+	strbuf_addch(out, c);
+}
+
+void report_esc_md(struct strbuf *out, const char *s)
+{
+	esc_with(out, s, "\n\r!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", md_one);
+}
+
+static void html_one(struct strbuf *out, int c)
+{
+	switch (c) {
+	case '&': strbuf_adds(out, "&amp;"); break;
+	case '<': strbuf_adds(out, "&lt;"); break;
+	case '>': strbuf_adds(out, "&gt;"); break;
+	case '"': strbuf_adds(out, "&quot;"); break;
+	default: strbuf_adds(out, "&#39;"); break;
+	}
+}
+
+void report_esc_html(struct strbuf *out, const char *s)
+{
+	esc_with(out, s, "&<>\"'", html_one);
 }
 
 void report_esc_uri(struct strbuf *out, const char *path)
@@ -334,7 +301,7 @@ void report_esc_uri(struct strbuf *out, const char *path)
 	for (; *s; s++) {
 		if (*s == '\\')
 			strbuf_addch(out, '/');
-		else if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		else if (ascii_isalnum(*s) ||
 			 strchr("-._~/", *s))
 			strbuf_addch(out, *s);
 		else

@@ -28,6 +28,7 @@
 #include "err.h"
 #include "rules.h"
 #include "strbuf.h"
+#include "text.h"
 
 #define REPORT_SCHEMA "torch-dll-check/report/v1"
 #define REPORT_HOMEPAGE RULES_HOMEPAGE
@@ -114,12 +115,10 @@ int report_anchor_in_repo(const char *file);
 /* ---- escaping (one function per output syntax) ---- */
 
 /*
- * Untrusted text for a human-readable log or terminal line: control
- * characters (C0, DEL, C1) become visible escapes (\n, \r, \t, \x1b, \u009b),
- * and the workflow-command triggers "::" and "##[" are broken up with a
- * zero-width space (U+200B), so no line can start a command.
+ * Untrusted text for a human-readable line (a terminal, a log) is
+ * text_esc_line's (text.h): controls, C1, bidi marks and invalid UTF-8
+ * shown as visible escapes, "::" and "##[" broken visibly.
  */
-void report_esc_line(struct strbuf *out, const char *s);
 
 /* Annotation data, exactly as the toolkit's escapeData: % → %25, CR → %0D, LF → %0A. */
 void report_esc_gh_data(struct strbuf *out, const char *s);
@@ -128,10 +127,10 @@ void report_esc_gh_data(struct strbuf *out, const char *s);
 void report_esc_gh_prop(struct strbuf *out, const char *s);
 
 /* Inline Markdown (tables, headings): every ASCII punctuation backslash-escaped,
- * line breaks to spaces, control characters visible. */
+ * line breaks to spaces, the rest as text_esc (controls, C1, bidi visible). */
 void report_esc_md(struct strbuf *out, const char *s);
 
-/* Text inside HTML (<pre>, <summary>): & < > " ' as entities, controls visible. */
+/* Text inside HTML (<pre>, <summary>): & < > " ' as entities, the rest as text_esc. */
 void report_esc_html(struct strbuf *out, const char *s);
 
 /* A repository-relative path as a SARIF artifactLocation.uri (forward slashes, %-encoded). */
@@ -154,13 +153,6 @@ struct report_github_stats {
  * needed). `file`/`line`/`col` only for anchors inside the repository.
  */
 void report_github(struct strbuf *out, const struct report_view *v, struct report_github_stats *st);
-
-/*
- * Wraps `text` in ::stop-commands::TOKEN … ::TOKEN:: so that nothing inside
- * is processed as a workflow command. `token` must be unpredictable
- * (os_random); returns -1 if the text contains it (the caller draws again).
- */
-int report_github_raw(struct strbuf *out, const char *text, const char *token, struct err *err);
 
 /*
  * The job summary (Markdown + a little HTML). At most `max` bytes: sections

@@ -21,6 +21,7 @@
  * although several results share one anchor line.
  */
 #include "report.h"
+#include "jsonout.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -181,7 +182,6 @@ void report_sarif(struct strbuf *out, const struct report_view *v, const char *f
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(v->doc, "tool");
 	struct strlist extra = STRLIST_INIT;
 	size_t i, j, dummy = 0;
-	char *s;
 
 	if (!unanchored)
 		unanchored = &dummy;
@@ -227,10 +227,8 @@ void report_sarif(struct strbuf *out, const struct report_view *v, const char *f
 					idx = (int)(RULE_COUNT + j);
 		cJSON_AddItemToArray(results, result(v, &v->items[i], idx, fallback_anchor, unanchored));
 	}
-	s = cJSON_Print(root);
-	strbuf_adds(out, s);
+	json_print(out, root, 1);
 	strbuf_addch(out, '\n');
-	cJSON_free(s);
 	cJSON_Delete(root);
 	strlist_release(&extra);
 }

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "strbuf.h"
+#include "version.h"
 
 static int strlist_has(const struct strlist *l, const char *s)
 {
@@ -28,20 +29,19 @@ static cJSON *str_or_null(const char *s)
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+/* Loader versions are "a.b.c.d" as pe.c formats them; anything unparsable counts as 0.0.0.0. */
+static void file_version(struct winver *v, const char *s)
+{
+	if (!s || winver_parse(v, s, NULL) < 0)
+		memset(v, 0, sizeof(*v));
+}
+
 int result_version_cmp(const char *a, const char *b)
 {
-	int i;
-	for (i = 0; i < 4; i++) {
-		unsigned long x = a ? strtoul(a, (char **)&a, 10) : 0;
-		unsigned long y = b ? strtoul(b, (char **)&b, 10) : 0;
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (a && *a == '.')
-			a++;
-		if (b && *b == '.')
-			b++;
-	}
-	return 0;
+	struct winver x, y;
+	file_version(&x, a);
+	file_version(&y, b);
+	return winver_cmp(&x, &y); /* the one comparison of Windows file versions (version.h) */
 }
 
 cJSON *result_machine_json(struct view *v, const struct loader *ld)
