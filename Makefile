@@ -20,7 +20,9 @@ PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 
-CORE_PKGS = yaml-0.1 libcjson
+# libhivex reads regf registry hives (checker/hive.c); the mingw build has none
+CORE_PKGS = yaml-0.1 libcjson hivex
+# zlib: git_history checks loose objects before libgit2 reads them
 GIT_PKGS = libgit2 zlib
 
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wstrict-prototypes \
@@ -29,7 +31,7 @@ ifneq ($(filter true 1,$(CI) $(DEVELOPER)),)
 WARNINGS += -Werror
 endif
 
-TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARNINGS) -MMD -MP \
+TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX $(WARNINGS) -MMD -MP \
 	     -Ichecker -Ichecker/util -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
@@ -108,10 +110,18 @@ build/asan/tests/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB)
 build/asan/tests/fuzz/replay_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/replay.o $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
 
+# A fuzz target fed every truncation and random byte flips of a fixture (tests/fuzz/mutate.c).
+build/asan/tests/fuzz/mutate_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/mutate.o $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+
+# Prints all a registry file holds, for key-by-key comparisons (tests/inventory/test_hives.sh).
+build/asan/tests/inventory/regdump: build/asan/tests/inventory/regdump.o $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+
 UNIT_BINS = $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
 REPLAY_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/asan/tests/fuzz/replay_%,$(FUZZ_SRCS))
 
-unit-build: $(UNIT_BINS) $(REPLAY_BINS) build/asan/torch-dll-check build/asan/torch-dll-check-git
+unit-build: $(UNIT_BINS) $(REPLAY_BINS) build/asan/tests/fuzz/mutate_hive build/asan/tests/inventory/regdump build/asan/torch-dll-check build/asan/torch-dll-check-git
 
 # The suite: strict warnings for both builds, then tests/run prints "N passed, N failed".
 test:

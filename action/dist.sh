@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # action/dist.sh (`make dist`): the release assets and their SHA-256 sums.
 #
-#   dist/torch-dll-check-<version>-linux-x64         libyaml linked in statically;
-#                                                    needs glibc and libcjson1
+#   dist/torch-dll-check-<version>-linux-x64         libyaml and libhivex linked in
+#                                                    statically; needs glibc and libcjson1
 #   dist/torch-dll-check-<version>-windows-x64.exe   when the mingw cross-build
 #                                                    (tests/lib/cross-build.sh,
 #                                                    `make win`) exists and works;
@@ -37,6 +37,13 @@ if [ -f "$yaml_a" ]; then
 else
 	libs="$(pkg-config --libs yaml-0.1) $libs"
 	echo "dist: no libyaml.a: the Linux binary links libyaml dynamically" >&2
+fi
+hivex_a=$(pkg-config --variable=libdir hivex)/libhivex.a
+if [ -f "$hivex_a" ]; then
+	libs="$hivex_a $libs"
+else
+	libs="$(pkg-config --libs hivex) $libs"
+	echo "dist: no libhivex.a: the Linux binary links libhivex dynamically" >&2
 fi
 make -s -C "$work" CFLAGS="-O2 -g0" CORE_LIBS="$libs" torch-dll-check >&2
 linux=torch-dll-check-$version-linux-x64

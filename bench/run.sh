@@ -124,6 +124,11 @@ if [ "${BENCH_CHECK:-1}" != 0 ]; then
 	echo
 	bash bench/check.sh | sed 's/^# /## /' || status=1
 fi
+# Issue 15's rows: reg exports of 50 and 500 MB (BENCH_REGISTRY=0 leaves them out).
+if [ "${BENCH_REGISTRY:-1}" != 0 ]; then
+	echo
+	bash bench/registry.sh | sed 's/^# /## /' || status=1
+fi
 # Issue 8's rows: peers on real PyPI wheels and check on the largest one in a
 # full Wine prefix (BENCH_WHEELS=0 leaves them out: ~700 MB of wheels).
 if [ "${BENCH_WHEELS:-1}" != 0 ]; then

@@ -1,9 +1,13 @@
 /*
  * registry: an offline copy of HKEY_LOCAL_MACHINE (see registry.h).
  *
- * Two text formats, both parsed whole and up front, line by line, with every
- * line checked; a line we do not understand is an error naming the file, the
- * line and what was expected there, never a silently skipped key:
+ * Two text formats, both read up front as a stream of lines, with every line
+ * checked; a line we do not understand is an error naming the file, the line
+ * and what was expected there, never a silently skipped key. Only the keys
+ * inside the subtrees asked for (registry_keep) are stored; the others are
+ * checked and dropped, and a mapped file's pages are given back as the
+ * reader moves on, so memory follows what is kept, not the file's size
+ * (a full Wine prefix or a `reg export HKLM` of hundreds of MB):
  *
  *   - `reg export` / regedit files: "Windows Registry Editor Version 5.00"
  *     (reg.exe writes UTF-16LE with a BOM; UTF-8 is accepted too) or
@@ -40,6 +44,9 @@
  *     64-bit view instead (registry_load_more merges several files).
  *   - Keys under other roots (HKEY_CURRENT_USER, ...) are checked but not
  *     kept: we model HKLM only.
+ *
+ * A third format, regf hives, is read by hive.c through libhivex and lands
+ * in the same key table (registry_put).
  */
 #include "registry.h"
 
@@ -49,10 +56,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hive.h"
 #include "os.h"
 #include "span.h"
 #include "text.h"
 #include "utf.h"
+
+#define REG_MAX_PATH_BYTES 32767 /* bytes in a key path */
+#define REG_MAX_KEYS_ALL 4000000
 
 struct reg_value {
 	char *name;             /* UTF-8; "" for the default value (@) */
@@ -81,6 +92,7 @@ struct registry {
 	size_t ndeletes;
 	unsigned long long delete_work;
 	int arch32;             /* Wine prefix with #arch=win32: a single view */
+	struct strlist keep;    /* folded subtrees kept (registry_keep); none: everything */
 	struct strbuf desc;
 };
 
@@ -227,8 +239,63 @@ void registry_free(struct registry *reg)
 	}
 	free(reg->keys);
 	free(reg->table);
+	strlist_release(&reg->keep);
 	strbuf_release(&reg->desc);
 	free(reg);
+}
+
+/* ---------- the subtrees kept ---------- */
+
+static char *lookup_path(const struct registry *reg, const char *key, int regview);
+
+void registry_keep(struct registry *reg, const char *subtree)
+{
+	char *f = lookup_path(reg, subtree, 64);
+	/* a SOFTWARE key is read in both views: keep its WOW6432Node twin too */
+	if (!strncmp(f, "software\\", 9) && strncmp(f, "software\\wow6432node", 20))
+		strlist_push_owned(&reg->keep, xasprintf("software\\wow6432node%s", f + 8));
+	strlist_push_owned(&reg->keep, f);
+}
+
+int registry_scope(const struct registry *reg, const char *path)
+{
+	char *f = lookup_path(reg, path, 64);
+	size_t n = strlen(f), i;
+	int r = reg->keep.n ? REGISTRY_SKIP : REGISTRY_KEEP;
+	for (i = 0; i < reg->keep.n && r != REGISTRY_KEEP; i++) {
+		const char *k = reg->keep.v[i];
+		size_t kn = strlen(k);
+		if (!kn || (n >= kn && !memcmp(f, k, kn) && (f[kn] == '\0' || f[kn] == '\\')))
+			r = REGISTRY_KEEP;
+		else if (!n || (kn > n && !memcmp(f, k, n) && k[n] == '\\'))
+			r = REGISTRY_DESCEND;
+	}
+	free(f);
+	return r;
+}
+
+int registry_put(struct registry *reg, const char *key, const char *value, unsigned type,
+		 const void *data, size_t len, struct err *err)
+{
+	struct reg_key *k;
+	unsigned char *copy;
+	if (strlen(key) > REG_MAX_PATH_BYTES)
+		return err_set(err, "key path longer than %d bytes", REG_MAX_PATH_BYTES);
+	if (reg->nkeys >= REG_MAX_KEYS_ALL && !key_find(reg, key))
+		return err_set(err, "more than %d keys", REG_MAX_KEYS_ALL);
+	k = key_get(reg, key);
+	if (!value)
+		return 0;
+	copy = xmalloc(len ? len : 1);
+	if (len)
+		memcpy(copy, data, len);
+	key_add_value(k, value, type, copy, len);
+	return 0;
+}
+
+void registry_describe_add(struct registry *reg, const char *what)
+{
+	strbuf_addf(&reg->desc, "%s%s", reg->desc.len ? " + " : "", what);
 }
 
 /* UTF-8 and UTF-16: utf.h. */
@@ -239,38 +306,52 @@ static size_t utf16_to_utf8(struct strbuf *out, const unsigned char *p, size_t l
 	return utf16le_to_utf8(out, p, len, stop_at_nul ? UTF16_STOP_AT_NUL : 0, NULL);
 }
 
+/* Called for every character of every string read: written in place, no call per unit. */
 static void put_u16(struct strbuf *sb, uint16_t u)
 {
-	char b[2];
-	b[0] = (char)(u & 0xff);
-	b[1] = (char)(u >> 8);
-	strbuf_add(sb, b, 2);
+	if (sb->len + 2 >= sb->alloc)
+		strbuf_grow(sb, 64);
+	sb->buf[sb->len++] = (char)(u & 0xff);
+	sb->buf[sb->len++] = (char)(u >> 8);
+	sb->buf[sb->len] = '\0';
 }
 
 /* ---------- reading the file as lines ---------- */
 
 enum reg_dialect { DIALECT_REGFILE, DIALECT_WINE };
+enum reg_encoding { ENC_UTF8, ENC_UTF16LE };
 
+/*
+ * The file is read as a stream of lines: only the current line is decoded
+ * (UTF-16LE → UTF-8 into `line`; UTF-8 is checked in place), and the pages of
+ * a mapped file already read are given back to the OS as the parser moves on,
+ * so memory does not grow with the file, only with what is kept.
+ */
 struct parser {
 	struct registry *reg;
 	const char *name;       /* for messages */
-	const char *text;       /* UTF-8, validated, no NUL */
-	size_t len, pos;
-	unsigned long line;     /* number of the line last read (1-based) */
+	const unsigned char *raw; /* the file's bytes */
+	size_t len, pos;        /* pos: the start of the next line in raw */
+	enum reg_encoding enc;
+	struct strbuf line;     /* the current line in UTF-8 (UTF-16 input) */
+	int mapped;             /* raw is a mapping whose read pages may be dropped */
+	size_t dropped;         /* raw[0, dropped) already given back */
+	unsigned long line_no;  /* number of the line last read (1-based) */
 	enum reg_dialect dialect;
 	int ansi;               /* REGEDIT4 */
 	struct reg_key *key;    /* the current [key], NULL before the first */
-	int other_root;         /* the current key is outside HKLM: check, do not store */
+	int other_root;         /* the current key is not kept: check, do not store */
 	struct err *err;
 };
 
-#define REG_MAX_FILE ((size_t)256 << 20)
 #define REG_MAX_DATA ((size_t)16 << 20) /* bytes in one value */
+#define REG_MAX_LINE ((size_t)64 << 20)  /* bytes in one line (a value of 16 MiB in hex fits) */
 #define REG_MAX_NAME 16383               /* characters in a value name, as Windows */
-#define REG_MAX_PATH 32767               /* bytes in a key path */
-#define REG_MAX_KEYS 4000000
+#define REG_MAX_PATH REG_MAX_PATH_BYTES
+#define REG_MAX_KEYS REG_MAX_KEYS_ALL
 #define REG_MAX_DELETES 10000            /* [-KEY] lines, each one walks every key */
 #define REG_MAX_DELETE_WORK 100000000ull /* keys visited by all [-KEY] lines together */
+#define REG_DROP_CHUNK ((size_t)1 << 20) /* pages given back in steps of this many bytes */
 
 static int perr(struct parser *ps, const char *fmt, ...) ERR_PRINTF(2, 3);
 static int perr(struct parser *ps, const char *fmt, ...)
@@ -280,27 +361,107 @@ static int perr(struct parser *ps, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	err_set(ps->err, "%s:%lu: %s", ps->name, ps->line, sb.buf);
+	err_set(ps->err, "%s:%lu: %s", ps->name, ps->line_no, sb.buf);
 	strbuf_release(&sb);
 	return -1;
 }
 
-/* The next physical line without its CR LF; 0 at the end of the text. */
+/* Checks one line of UTF-8 text: valid, no NUL. */
+static int check_utf8_line(struct parser *ps, const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		if (s[i] && s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (!s[i])
+			return perr(ps, "NUL byte in a text file (a UTF-16 file without its BOM?)");
+		if (utf8_next(s, n, &i) < 0)
+			return perr(ps, "invalid UTF-8 (reg export files are UTF-16LE with a BOM or UTF-8)");
+	}
+	return 0;
+}
+
+/* One line of UTF-16LE code units → ps->line in UTF-8. */
+static int decode_utf16_line(struct parser *ps, const unsigned char *p, size_t len)
+{
+	struct span s = span_make(p, len);
+	size_t off;
+	uint16_t u, u2;
+	strbuf_reset(&ps->line);
+	/* room for the whole line (a code unit is at most 3 UTF-8 bytes): ASCII is stored directly */
+	strbuf_grow(&ps->line, len / 2 * 3);
+	for (off = 0; span_u16(s, off, &u) == 0; off += 2) {
+		if (u == 0)
+			return perr(ps, "NUL character in the text");
+		if (u < 0x80) {
+			ps->line.buf[ps->line.len++] = (char)u;
+		} else if (u >= 0xd800 && u <= 0xdbff) {
+			if (span_u16(s, off + 2, &u2) || u2 < 0xdc00 || u2 > 0xdfff)
+				return perr(ps, "unpaired UTF-16 surrogate 0x%04x", u);
+			utf8_put(&ps->line, 0x10000 + (((uint32_t)u - 0xd800) << 10) + (u2 - 0xdc00));
+			off += 2;
+		} else if (u >= 0xdc00 && u <= 0xdfff) {
+			return perr(ps, "unpaired UTF-16 surrogate 0x%04x", u);
+		} else {
+			utf8_put(&ps->line, u);
+		}
+	}
+	ps->line.buf[ps->line.len] = '\0';
+	return 0;
+}
+
+/* Gives the pages of a mapped file that lie wholly before `upto` back to the OS. */
+static void drop_read_pages(struct parser *ps, size_t upto)
+{
+	size_t n;
+	if (!ps->mapped || upto < ps->dropped || upto - ps->dropped < REG_DROP_CHUNK)
+		return;
+	n = (upto - ps->dropped) / REG_DROP_CHUNK * REG_DROP_CHUNK;
+	os_drop_pages(ps->raw + ps->dropped, n);
+	ps->dropped += n;
+}
+
+/*
+ * The next physical line, decoded and checked, without its CR LF: 1; 0 at the
+ * end of the text; -1 (error set, naming the line) for a bad one.
+ */
 static int next_line(struct parser *ps, const char **line, size_t *n)
 {
-	const char *p, *nl;
-	size_t rest;
+	const unsigned char *p;
+	size_t rest, len;
 	if (ps->pos >= ps->len)
 		return 0;
-	p = ps->text + ps->pos;
+	p = ps->raw + ps->pos;
 	rest = ps->len - ps->pos;
-	nl = memchr(p, '\n', rest);
-	*n = nl ? (size_t)(nl - p) : rest;
-	ps->pos += nl ? *n + 1 : *n;
-	if (*n && p[*n - 1] == '\r')
-		(*n)--;
-	*line = p;
-	ps->line++;
+	ps->line_no++;
+	if (ps->enc == ENC_UTF8) {
+		const unsigned char *nl = memchr(p, '\n', rest);
+		len = nl ? (size_t)(nl - p) : rest;
+		ps->pos += nl ? len + 1 : len;
+		if (len > REG_MAX_LINE)
+			return perr(ps, "line longer than %zu bytes", REG_MAX_LINE);
+		if (check_utf8_line(ps, p, len))
+			return -1;
+		*line = (const char *)p;
+	} else {
+		size_t k;
+		for (k = 0; k + 1 < rest && !(p[k] == '\n' && p[k + 1] == 0); k += 2)
+			;
+		len = k < rest ? k : rest;
+		ps->pos += k + 1 < rest ? len + 2 : rest;
+		if (len > 2 * REG_MAX_LINE)
+			return perr(ps, "line longer than %zu bytes", 2 * REG_MAX_LINE);
+		if (decode_utf16_line(ps, p, len))
+			return -1;
+		*line = ps->line.buf;
+		len = ps->line.len;
+	}
+	drop_read_pages(ps, ps->pos);
+	if (len && (*line)[len - 1] == '\r')
+		len--;
+	*n = len;
 	return 1;
 }
 
@@ -497,6 +658,12 @@ static int set_key(struct parser *ps, const char *path, int del)
 		ps->other_root = 1;
 		return 0;
 	}
+	if (registry_scope(ps->reg, path) != REGISTRY_KEEP) {
+		/* outside the subtrees asked for: its lines are still checked, not stored */
+		ps->key = NULL;
+		ps->other_root = 1;
+		return 0;
+	}
 	if (ps->reg->nkeys >= REG_MAX_KEYS && !key_find(ps->reg, path))
 		return perr(ps, "more than %d keys", REG_MAX_KEYS);
 	ps->key = key_get(ps->reg, path);
@@ -579,7 +746,10 @@ static int parse_hex_list(struct parser *ps, struct cur *c, const char *what, st
 			if (!at_end(c))
 				return perr(ps, "%s: expected the end of the line after '\\', found \"%s\"", what,
 					    excerpt(c, buf, sizeof(buf)));
-			if (!next_line(ps, &line, &n))
+			int more = next_line(ps, &line, &n);
+			if (more < 0)
+				return -1;
+			if (!more)
 				return perr(ps, "%s: expected a continuation line after '\\', found the end of the file",
 					    what);
 			c->s = line;
@@ -592,7 +762,10 @@ static int parse_hex_list(struct parser *ps, struct cur *c, const char *what, st
 				    c->i + 1, excerpt(c, buf, sizeof(buf)));
 		if (out->len >= REG_MAX_DATA)
 			return perr(ps, "%s: longer than %zu bytes", what, REG_MAX_DATA);
-		strbuf_addch(out, (int)v);
+		if (out->len + 1 >= out->alloc)
+			strbuf_grow(out, 256);
+		out->buf[out->len++] = (char)v; /* hex lists are most of an export: no call per byte */
+		out->buf[out->len] = '\0';
 		skip_ws(c);
 		if (c->i < c->n && c->s[c->i] == ',') {
 			c->i++;
@@ -730,7 +903,8 @@ static int parse_lines(struct parser *ps)
 {
 	const char *line;
 	size_t n;
-	while (next_line(ps, &line, &n)) {
+	int more;
+	while ((more = next_line(ps, &line, &n)) > 0) {
 		struct cur c = { line, n, 0 };
 		char buf[48];
 		skip_ws(&c);
@@ -753,150 +927,132 @@ static int parse_lines(struct parser *ps)
 				    excerpt(&c, buf, sizeof(buf)));
 		}
 	}
-	return 0;
+	return more;
 }
 
-/* Checks that a UTF-8 text is valid and holds no NUL; names the line otherwise. */
-static int check_utf8(const char *text, size_t len, const char *name, struct err *err)
+/* The encoding from the first bytes: where the text starts, or -1 (error set). */
+static int detect_encoding(struct parser *ps, const unsigned char *p, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)text;
-	unsigned long line = 1;
-	size_t i = 0;
-	while (i < len) {
-		if (s[i] == '\n')
-			line++;
-		if (s[i] == 0)
-			return err_set(err, "%s:%lu: NUL byte in a text file (a UTF-16 file without its BOM?)", name,
-				       line);
-		if (utf8_next(s, len, &i) < 0)
-			return err_set(err, "%s:%lu: invalid UTF-8 (reg export files are UTF-16LE with a BOM or UTF-8)",
-				       name, line);
-	}
-	return 0;
-}
-
-/* UTF-16LE (after the BOM) → UTF-8, naming the line of a NUL or an unpaired surrogate. */
-static int decode_utf16(struct strbuf *out, const unsigned char *p, size_t len, const char *name,
-			struct err *err)
-{
-	size_t nul_at, bad_at, stop, k;
-	unsigned long line = 1;
-	for (nul_at = 0; nul_at + 1 < len && (p[nul_at] || p[nul_at + 1]); nul_at += 2)
-		;
-	if (nul_at + 1 >= len)
-		nul_at = len;
-	if (!utf16le_to_utf8(out, p, nul_at, 0, &bad_at) && nul_at == len)
-		return 0;
-	stop = bad_at < nul_at ? bad_at : nul_at;
-	for (k = 0; k + 1 < stop; k += 2)
-		if (p[k] == '\n' && !p[k + 1])
-			line++;
-	if (stop == nul_at)
-		return err_set(err, "%s:%lu: NUL character in the text", name, line);
-	return err_set(err, "%s:%lu: unpaired UTF-16 surrogate 0x%04x", name, line,
-		       (unsigned)(p[stop] | (p[stop + 1] << 8)));
-}
-
-static int parse_into(struct registry *reg, const void *data, size_t len, const char *name,
-		      struct err *err)
-{
-	const unsigned char *p = data;
-	struct strbuf text = STRBUF_INIT;
-	struct parser ps;
-	const char *first;
-	size_t n;
-	int r = -1;
-
-	memset(&ps, 0, sizeof(ps));
-	if (len > REG_MAX_FILE)
-		return err_set(err, "%s: larger than %zu bytes", name, REG_MAX_FILE);
-	if (len >= 2 && ((p[0] == 0xff && p[1] == 0xfe) || (p[0] && !p[1])) && len % 2) {
-		err_set(err, "%s: UTF-16 text with an odd number of bytes (%zu): truncated?", name, len);
-		goto out;
-	}
+	if (len >= 2 && ((p[0] == 0xff && p[1] == 0xfe) || (p[0] && !p[1])) && len % 2)
+		return err_set(ps->err, "%s: UTF-16 text with an odd number of bytes (%zu): truncated?", ps->name,
+			       len);
 	if (len >= 2 && p[0] == 0xff && p[1] == 0xfe) {
-		if (decode_utf16(&text, p + 2, len - 2, name, err))
-			goto out;
+		ps->enc = ENC_UTF16LE;
+		ps->pos = 2;
 	} else if (len >= 2 && p[0] == 0xfe && p[1] == 0xff) {
-		err_set(err, "%s: UTF-16 big-endian is not a reg export format (reg.exe writes UTF-16LE)", name);
-		goto out;
+		return err_set(ps->err, "%s: UTF-16 big-endian is not a reg export format (reg.exe writes UTF-16LE)",
+			       ps->name);
 	} else if (len >= 2 && p[0] && !p[1]) {
-		/* UTF-16LE without a BOM: "W\0i\0..." */
-		if (decode_utf16(&text, p, len, name, err))
-			goto out;
-	} else {
-		if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) {
-			p += 3;
-			len -= 3;
-		}
-		if (check_utf8((const char *)p, len, name, err))
-			goto out;
-		strbuf_add(&text, p, len);
+		ps->enc = ENC_UTF16LE; /* UTF-16LE without a BOM: "W\0i\0..." */
+	} else if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) {
+		ps->pos = 3;
 	}
+	return 0;
+}
 
-	ps.reg = reg;
-	ps.name = name;
-	ps.text = text.buf;
-	ps.len = text.len;
-	ps.err = err;
-	if (!next_line(&ps, &first, &n)) {
-		err_set(err, "%s: empty file: expected a registry file", name);
-		goto out;
-	}
+/* The first line names the format; a Wine file must be HKLM's (system.reg). */
+static int read_header(struct parser *ps)
+{
+	struct registry *reg = ps->reg;
+	const char *first;
+	size_t n, start = ps->pos;
+	int r = next_line(ps, &first, &n);
+	if (r < 0)
+		return -1;
+	if (!r)
+		return err_set(ps->err, "%s: empty file: expected a registry file", ps->name);
 	while (n && (first[n - 1] == ' ' || first[n - 1] == '\t'))
 		n--;
 	if (n == 36 && !memcmp(first, "Windows Registry Editor Version 5.00", 36)) {
-		ps.dialect = DIALECT_REGFILE;
-		strbuf_addf(&reg->desc, "%sreg export %s", reg->desc.len ? " + " : "", name);
+		ps->dialect = DIALECT_REGFILE;
+		strbuf_addf(&reg->desc, "%sreg export %s", reg->desc.len ? " + " : "", ps->name);
 	} else if (n == 8 && !memcmp(first, "REGEDIT4", 8)) {
-		ps.dialect = DIALECT_REGFILE;
-		ps.ansi = 1;
-		strbuf_addf(&reg->desc, "%sREGEDIT4 file %s", reg->desc.len ? " + " : "", name);
+		ps->dialect = DIALECT_REGFILE;
+		ps->ansi = 1;
+		strbuf_addf(&reg->desc, "%sREGEDIT4 file %s", reg->desc.len ? " + " : "", ps->name);
 	} else if (n == 23 && !memcmp(first, "WINE REGISTRY Version 2", 23)) {
 		const char *l2;
 		size_t n2;
-		ps.dialect = DIALECT_WINE;
+		ps->dialect = DIALECT_WINE;
 		/* user.reg says ";; All keys relative to REGISTRY\\User\\S-1-5-..." */
-		if (next_line(&ps, &l2, &n2) && n2 > 24 && !memcmp(l2, ";; All keys relative to ", 24) &&
-		    strncmp(l2 + 24, "REGISTRY\\\\Machine", n2 - 24 < 17 ? n2 - 24 : 17)) {
-			err_set(err, "%s:2: keys relative to %.*s: not HKEY_LOCAL_MACHINE (use the prefix's system.reg)",
-				name, (int)(n2 - 24 > 200 ? 200 : n2 - 24), l2 + 24);
-			goto out;
-		}
-		ps.pos = 0;
-		ps.line = 0;
-		next_line(&ps, &first, &n);
-		strbuf_addf(&reg->desc, "%swine system.reg %s", reg->desc.len ? " + " : "", name);
+		r = next_line(ps, &l2, &n2);
+		if (r < 0)
+			return -1;
+		if (r && n2 > 24 && !memcmp(l2, ";; All keys relative to ", 24) &&
+		    strncmp(l2 + 24, "REGISTRY\\\\Machine", n2 - 24 < 17 ? n2 - 24 : 17))
+			return err_set(ps->err,
+				       "%s:2: keys relative to %.*s: not HKEY_LOCAL_MACHINE (use the prefix's system.reg)",
+				       ps->name, (int)(n2 - 24 > 200 ? 200 : n2 - 24), l2 + 24);
+		/* read line 2 again as an ordinary line */
+		ps->pos = start;
+		ps->line_no = 0;
+		next_line(ps, &first, &n);
+		strbuf_addf(&reg->desc, "%swine system.reg %s", reg->desc.len ? " + " : "", ps->name);
 	} else {
-		err_set(err, "%s:1: not a registry file: expected \"Windows Registry Editor Version 5.00\", "
-			     "\"REGEDIT4\" or \"WINE REGISTRY Version 2\"", name);
-		goto out;
+		return err_set(ps->err,
+			       "%s:1: not a registry file: expected \"Windows Registry Editor Version 5.00\", "
+			       "\"REGEDIT4\" or \"WINE REGISTRY Version 2\"",
+			       ps->name);
 	}
-	r = parse_lines(&ps);
-out:
-	strbuf_release(&text);
-	return r;
+	return 0;
+}
+
+static int parse_into(struct registry *reg, const void *data, size_t len, const char *name, int mapped,
+		      struct err *err)
+{
+	struct parser ps;
+	int r;
+	memset(&ps, 0, sizeof(ps));
+	strbuf_init(&ps.line);
+	ps.reg = reg;
+	ps.name = name;
+	ps.raw = data;
+	ps.len = len;
+	ps.mapped = mapped;
+	ps.err = err;
+	r = detect_encoding(&ps, ps.raw, len);
+	if (!r)
+		r = read_header(&ps);
+	if (!r)
+		r = parse_lines(&ps);
+	strbuf_release(&ps.line);
+	return r < 0 ? -1 : 0;
+}
+
+int registry_is_hive(const void *data, size_t len)
+{
+	return len >= 4 && !memcmp(data, "regf", 4);
 }
 
 int registry_parse_more(struct registry *reg, const void *data, size_t len, const char *name,
 			struct err *err)
 {
-	return parse_into(reg, data, len, name, err);
+	if (registry_is_hive(data, len)) {
+		if (hive_check_base(data, len, NULL, err))
+			return err_prefix(err, "%s: ", name);
+		return err_set(err, "%s: a regf hive: hives are read from their file (registry_load)", name);
+	}
+	return parse_into(reg, data, len, name, 0, err);
 }
 
 int registry_load_more(struct registry *reg, const char *path, struct err *err)
 {
-	struct strbuf sb = STRBUF_INIT;
-	int r = -1;
-	if (!os_read_file(path, REG_MAX_FILE, &sb, err))
-		r = parse_into(reg, sb.buf, sb.len, path, err);
-	strbuf_release(&sb);
+	struct os_map m;
+	int r;
+	if (os_map_file(&m, path, err))
+		return -1;
+	if (registry_is_hive(m.data, m.size))
+		r = hive_load(reg, path, &m, err);
+	else
+		r = parse_into(reg, m.data, m.size, path, 1, err);
+	os_unmap(&m);
 	return r;
 }
 
-static struct registry *registry_new(void)
+struct registry *registry_new(void)
 {
 	struct registry *reg = xcalloc(1, sizeof(*reg));
+	strlist_init(&reg->keep);
 	strbuf_init(&reg->desc);
 	return reg;
 }
@@ -906,7 +1062,7 @@ int registry_parse(struct registry **out, const void *data, size_t len, const ch
 {
 	struct registry *reg = registry_new();
 	*out = NULL;
-	if (parse_into(reg, data, len, name, err)) {
+	if (registry_parse_more(reg, data, len, name, err)) {
 		registry_free(reg);
 		return -1;
 	}

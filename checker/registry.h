@@ -1,11 +1,15 @@
 /*
  * registry: an offline copy of HKEY_LOCAL_MACHINE, read from
  *   - a `reg export` file ("Windows Registry Editor Version 5.00", UTF-16LE
- *     with a BOM as reg.exe writes it, or UTF-8/ASCII), or
+ *     with a BOM as reg.exe writes it, or UTF-8/ASCII),
  *   - a Wine prefix's system.reg ("WINE REGISTRY Version 2", text, keys
- *     relative to HKLM, strings with \\ and \xNNNN escapes).
- * Both are parsed completely up front with every line checked; a bad file is
- * an error naming its line. Keys and value names compare case-insensitively.
+ *     relative to HKLM, strings with \\ and \xNNNN escapes), or
+ *   - a regf hive file (Windows\System32\config\SOFTWARE or SYSTEM), read
+ *     through libhivex (hive.h).
+ * Text files are read up front as a stream, every line checked (a bad file
+ * is an error naming its line), keeping only the subtrees asked for with
+ * registry_keep: memory grows with what is kept, not with the file. Keys and
+ * value names compare case-insensitively.
  *
  * Keys are given relative to HKLM ("SOFTWARE\\Microsoft\\VisualStudio\\
  * 14.0\\VC\\Runtimes\\x64"). `regview` 32 reads the 32-bit view, i.e.
@@ -21,10 +25,27 @@
 
 struct registry;
 
+/* An empty registry that keeps everything until registry_keep narrows it. */
+struct registry *registry_new(void);
+
+/*
+ * Keep only the keys at or below `subtree` (relative to HKLM, any case; a
+ * SOFTWARE key keeps its WOW6432Node twin too, for the 32-bit view). Call it
+ * before loading; several calls add up; none keeps everything. Lookups of
+ * keys outside every kept subtree answer "absent".
+ */
+void registry_keep(struct registry *reg, const char *subtree);
+
+/* Whether a key (relative to HKLM) is kept, lies above a kept subtree, or neither. */
+enum { REGISTRY_SKIP = 0, REGISTRY_DESCEND = 1, REGISTRY_KEEP = 2 };
+int registry_scope(const struct registry *reg, const char *key);
+
 /*
  * Errors name the file and line and say what was expected there:
  * "out.reg:7: value \"Major\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"".
- * Caps: 256 MiB per file, 16 MiB per value, 4 million keys.
+ * Files of any size are read (a mapped file's pages are given back as it is
+ * read); caps: 64 MiB per line, 16 MiB per value, 4 million kept keys.
+ * A file starting with "regf" is a hive (hive.h).
  */
 int registry_load(struct registry **out, const char *path, struct err *err);
 int registry_parse(struct registry **out, const void *data, size_t len, const char *name,
@@ -69,5 +90,17 @@ int registry_values(const struct registry *reg, const char *key, int regview, st
 
 /* "reg export" or "wine system.reg", and the file it came from. */
 const char *registry_describe(const struct registry *reg);
+
+/* Whether bytes start like a regf hive ("regf"). */
+int registry_is_hive(const void *data, size_t len);
+
+/*
+ * For readers of other formats (hive.c): adds `key` (relative to HKLM) and,
+ * unless value is NULL, one value (raw bytes as Windows stores them; copied).
+ * The caller checks registry_scope first. Appends `what` to the description.
+ */
+int registry_put(struct registry *reg, const char *key, const char *value, unsigned type,
+		 const void *data, size_t len, struct err *err);
+void registry_describe_add(struct registry *reg, const char *what);
 
 #endif

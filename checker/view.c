@@ -236,8 +236,7 @@ int view_open_root(struct view **out, const char *root_dir, struct err *err)
 	n = strlen(v->root);
 	while (n > 1 && v->root[n - 1] == '/')
 		v->root[--n] = '\0';
-	view_autoload_registry(v);
-	*out = v;
+	*out = v; /* the registry under the root is looked for when first asked (view_autoload_registry) */
 	return 0;
 }
 
@@ -620,27 +619,101 @@ const char *view_syswow64(const struct view *v)
 
 /* ---- registry -------------------------------------------------------------- */
 
+/*
+ * The registry subtrees a check reads, and the only ones kept from a registry
+ * file (registry_keep): the VC++ runtimes (inventory.c, INV_REDIST_KEY), PEP
+ * 514 Python installs, CUDA toolkits, and Session Manager (loader.c's
+ * KnownDLLs, the machine's environment, API set extensions). SOFTWARE keys
+ * come in both views. A reader of another key must add it here.
+ */
+static const char *const checked_subtrees[] = {
+	"SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes",
+	"SOFTWARE\\Python",
+	"SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit",
+	"SYSTEM\\CurrentControlSet\\Control\\Session Manager",
+};
+
+void view_registry_scope(struct registry *reg)
+{
+	size_t i;
+	for (i = 0; i < sizeof(checked_subtrees) / sizeof(checked_subtrees[0]); i++)
+		registry_keep(reg, checked_subtrees[i]);
+}
+
+/* Loads one registry file into *reg (created with the checked scope); 0, or -1 with source set. */
+static int autoload_file(struct view *v, struct registry **reg, const char *path)
+{
+	struct err e;
+	err_clear(&e);
+	if (!*reg) {
+		*reg = registry_new();
+		view_registry_scope(*reg);
+	}
+	if (registry_load_more(*reg, path, &e) == 0)
+		return 0;
+	registry_free(*reg);
+	*reg = NULL;
+	free(v->reg_source);
+	v->reg_source = xasprintf("none (%s)", e.msg);
+	return -1;
+}
+
+/*
+ * An offline root's own registry, looked for once, when first asked: a Wine
+ * prefix's <root>/../system.reg, else the hives of a Windows disk,
+ * <root>\Windows\System32\config\SOFTWARE and SYSTEM. Not looked for at all
+ * when a registry was attached first (--registry replaces it).
+ */
 static void view_autoload_registry(struct view *v)
 {
 	/* the parent by text, not "..": a drive_c that is a symbolic link still finds its prefix */
 	char *slash = strrchr(v->root, '/');
 	char *parent = slash && slash != v->root ? xstrndup(v->root, (size_t)(slash - v->root)) : xstrdup("/");
 	char *p = host_join(parent, "system.reg");
+	struct registry *reg = NULL;
 	struct os_stat st;
+	static const char *const hives[] = { "SOFTWARE", "SYSTEM" };
+	size_t i;
+	v->reg_tried = 1;
 	free(parent);
 	os_stat(p, &st);
 	if (st.type == OS_FILE) {
-		struct registry *reg = NULL;
-		struct err e;
-		err_clear(&e);
-		if (registry_load(&reg, p, &e) == 0) {
+		if (autoload_file(v, &reg, p) == 0) {
 			v->reg = reg;
 			v->reg_source = xasprintf("wine system.reg at %s", p);
-		} else {
-			v->reg_source = xasprintf("none (%s)", e.msg);
 		}
+		free(p);
+		return;
 	}
 	free(p);
+	for (i = 0; i < 2; i++) {
+		char *win;
+		if (!view_find_file(v, "C:\\Windows\\System32\\config", hives[i], &win))
+			continue;
+		p = view_host_path(v, win);
+		free(win);
+		if (!p)
+			continue;
+		if (autoload_file(v, &reg, p)) {
+			free(p);
+			return;
+		}
+		free(p);
+	}
+	if (reg) {
+		v->reg = reg;
+		free(v->reg_source);
+		v->reg_source = xasprintf("%s under --root", registry_describe(reg));
+	}
+}
+
+/* The lazily found registry of an offline view (logically const: found once). */
+static struct registry *view_registry(const struct view *cv)
+{
+	struct view *v = (struct view *)cv;
+	if (!v->live && !v->reg && !v->reg_tried)
+		view_autoload_registry(v);
+	return v->reg;
 }
 
 void view_attach_registry(struct view *v, struct registry *reg)
@@ -648,6 +721,7 @@ void view_attach_registry(struct view *v, struct registry *reg)
 	if (v->reg)
 		registry_free(v->reg);
 	v->reg = reg;
+	v->reg_tried = 1;
 	free(v->reg_source);
 	v->reg_source = xstrdup(reg ? registry_describe(reg) : "none");
 }
@@ -657,7 +731,7 @@ int view_reg_get(struct view *v, const char *subkey, const char *value, int regv
 {
 	if (v->live)
 		return os_reg_get(subkey, value, regview, out, err);
-	if (!v->reg)
+	if (!view_registry(v))
 		return 1;
 	return registry_get(v->reg, subkey, value, regview, out, err);
 }
@@ -666,7 +740,7 @@ int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct str
 {
 	if (v->live)
 		return os_reg_subkeys(subkey, regview, out, err);
-	if (!v->reg)
+	if (!view_registry(v))
 		return 1;
 	return registry_subkeys(v->reg, subkey, regview, out, err);
 }
@@ -675,17 +749,18 @@ int view_reg_values(struct view *v, const char *subkey, int regview, struct strl
 {
 	if (v->live)
 		return err_set(err, "listing registry values is not supported on the live registry");
-	if (!v->reg)
+	if (!view_registry(v))
 		return 1;
 	return registry_values(v->reg, subkey, regview, out, err);
 }
 
 const char *view_registry_source(const struct view *v)
 {
+	view_registry(v);
 	return v->reg_source ? v->reg_source : "none";
 }
 
 int view_has_registry(const struct view *v)
 {
-	return v->live || v->reg != NULL;
+	return v->live || view_registry(v) != NULL;
 }

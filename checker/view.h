@@ -86,11 +86,16 @@ const char *view_syswow64(const struct view *v);
 
 /*
  * The registry: offline views read the registry attached with
- * view_attach_registry (or found at <root>/../system.reg for a Wine prefix);
+ * view_attach_registry, or else the one found under the root when first
+ * asked: <root>/../system.reg for a Wine prefix's drive_c, else the hives
+ * <root>/Windows/System32/config/SOFTWARE and SYSTEM of a Windows disk;
  * live views read HKLM through os.h. `regview` is 64 or 32. Returns 0 found,
  * 1 absent, -1 error.
  */
 void view_attach_registry(struct view *v, struct registry *reg); /* the view takes ownership */
+
+/* Narrows a new registry to the subtrees a check reads (registry_keep), before loading it. */
+void view_registry_scope(struct registry *reg);
 int view_reg_get(struct view *v, const char *subkey, const char *value, int regview, struct strbuf *out,
 		 struct err *err);
 int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err);

@@ -112,6 +112,7 @@ struct view_opts {
 	struct strlist registries;
 	struct strlist envs;
 	int unreadable_registry_ok;
+	const char *also_keep;  /* a registry key kept besides those a check reads (inventory --query) */
 };
 void view_opts_init(struct view_opts *o);
 void view_opts_release(struct view_opts *o);

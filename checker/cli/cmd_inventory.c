@@ -91,7 +91,7 @@ static void print_text(const struct inventory *inv, int have_tree, int looked)
 			print_notes(&r->notes, "         ");
 		}
 	} else {
-		out_printf("VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c)\n");
+		out_printf("VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c or Windows disk)\n");
 	}
 	if (have_tree) {
 		out_printf("\nRuntime DLLs\n");
@@ -217,6 +217,7 @@ int cmd_inventory(int argc, char **argv)
 	looked = o.pythons.n || o.sitepks.n || o.torches.n || o.scans.n;
 
 	/* the registry files, merged in order */
+	o.vo.also_keep = o.query;
 	if (view_opts_registry(&o.vo, "inventory", &reg))
 		goto out;
 

@@ -55,10 +55,12 @@ void view_opts_release(struct view_opts *o)
 
 const struct cli_opt view_cli_opts[] = {
 	CLI_OPT("--root", "DIR", "a host directory standing for C:\\ (default: the live machine on Windows,\n"
-		"/ elsewhere); a Wine prefix's drive_c brings its ../system.reg along",
+		"/ elsewhere); a Wine prefix's drive_c brings its ../system.reg along, a\n"
+		"mounted Windows disk its hives Windows\\System32\\config\\SOFTWARE and SYSTEM",
 		cli_set_str, struct view_opts, root),
-	CLI_OPT("--registry", "FILE", "the machine's HKLM: a `reg export` file (UTF-16LE or UTF-8) or a Wine\n"
-		"system.reg; repeat to merge (e.g. a WOW6432Node export)",
+	CLI_OPT("--registry", "FILE", "the machine's HKLM: a `reg export` file (UTF-16LE or UTF-8), a Wine\n"
+		"system.reg or a regf hive (SOFTWARE, SYSTEM); repeat to merge (e.g. a\n"
+		"WOW6432Node export); replaces the registry --root finds",
 		cli_push, struct view_opts, registries),
 	CLI_OPT("--env", "NAME=VALUE", "an environment variable of the checked machine (PATH, APPDATA,\n"
 		"CUDA_PATH_V12_1, ...; repeatable)",
@@ -83,9 +85,17 @@ int view_opts_registry(const struct view_opts *o, const char *cmd, struct regist
 	struct err e;
 	size_t k;
 	err_clear(&e);
+	if (!o->registries.n)
+		return 0;
+	/* only what a check reads is kept (and the key --query asks for) */
+	*reg = registry_new();
+	view_registry_scope(*reg);
+	if (o->also_keep)
+		registry_keep(*reg, o->also_keep);
 	for (k = 0; k < o->registries.n; k++) {
-		if (k == 0 ? registry_load(reg, o->registries.v[k], &e)
-			   : registry_load_more(*reg, o->registries.v[k], &e)) {
+		if (registry_load_more(*reg, o->registries.v[k], &e)) {
+			registry_free(*reg);
+			*reg = NULL;
 			cmd_usage_error("%s: %s", cmd, e.msg);
 			return -1;
 		}

@@ -25,10 +25,10 @@ for f in checker/*.c checker/util/*.c; do
 	srcs+=("$f")
 done
 srcs+=(build/gen/matrix_embed.c)
-cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Ichecker -Ichecker/util -Ibuild/gen
+cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX -g -O1 -Ichecker -Ichecker/util -Ibuild/gen
 	"-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all -fno-omit-frame-pointer)
-read -r -a pkg_cflags <<<"$(pkg-config --cflags yaml-0.1 libcjson)"
-read -r -a pkg_libs <<<"$(pkg-config --libs yaml-0.1 libcjson)"
+read -r -a pkg_cflags <<<"$(pkg-config --cflags yaml-0.1 libcjson hivex)"
+read -r -a pkg_libs <<<"$(pkg-config --libs yaml-0.1 libcjson hivex)"
 
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

@@ -201,7 +201,7 @@ check_eq "--site-packages and --torch of the same install: listed once" 1 "$(J "
 "$bin" inventory --root "$root" --python 'C:\miniconda3\envs\ml\python.exe' >"$t/conda.txt" 2>&1
 check_eq "text: the torch line" "    torch   2.3.1 (METADATA: 2.3.0), variant cpu, x64, cp310" "$(grep '^    torch ' "$t/conda.txt")"
 check_eq "text: no registry is said, not guessed" \
-	"VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c)" "$(head -1 "$t/conda.txt")"
+	"VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c or Windows disk)" "$(head -1 "$t/conda.txt")"
 
 # wrong starting points: exit 2 with a message naming the path
 check_status "--torch on a folder that is not torch: exit 2" 2 "$bin" inventory --root "$root" --torch 'C:\Python311'

@@ -406,8 +406,18 @@ static void test_utf16_errors(void)
 	CHECK_STR(err.msg, "u.reg:1: unpaired UTF-16 surrogate 0xdc00");
 	CHECK_INT(registry_parse(&reg, odd, sizeof(odd) - 1, "u.reg", &err), -1);
 	CHECK_STR(err.msg, "u.reg: UTF-16 text with an odd number of bytes (5): truncated?");
+	/* the header line is checked first: a bad second line after a bad first names line 1 */
 	CHECK_INT(registry_parse(&reg, hi_end, sizeof(hi_end) - 1, "u.reg", &err), -1);
-	CHECK_STR(err.msg, "u.reg:2: unpaired UTF-16 surrogate 0xd83d");
+	CHECK_STR(err.msg, "u.reg:1: not a registry file: expected \"Windows Registry Editor Version 5.00\", "
+			   "\"REGEDIT4\" or \"WINE REGISTRY Version 2\"");
+	{
+		struct strbuf sb = STRBUF_INIT;
+		to_utf16(&sb, HDR);
+		strbuf_add(&sb, "\x3d\xd8", 2);
+		CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "u.reg", &err), -1);
+		CHECK_STR(err.msg, "u.reg:3: unpaired UTF-16 surrogate 0xd83d");
+		strbuf_release(&sb);
+	}
 	CHECK(reg == NULL);
 }
 
@@ -453,6 +463,65 @@ static void test_caps(void)
 	registry_free(reg);
 }
 
+/* registry_keep: only the subtrees asked for are stored, every line is still checked. */
+static void test_keep(void)
+{
+	static const char text[] = HDR
+		"[HKEY_LOCAL_MACHINE\\SOFTWARE\\Classes\\.py]\n@=\"Python.File\"\n\n"
+		"[HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64]\n"
+		"\"Version\"=\"v14.40.33810.00\"\n\n"
+		"[HKEY_LOCAL_MACHINE\\SOFTWARE\\WOW6432Node\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x86]\n"
+		"\"Version\"=\"v14.38.33130.00\"\n\n"
+		"[HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\RuntimesX]\n\"a\"=\"b\"\n";
+	struct registry *reg = registry_new();
+	struct strlist l = STRLIST_INIT;
+	struct err err;
+	err_clear(&err);
+	registry_keep(reg, "HKLM\\Software\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes");
+	CHECK_INT(registry_scope(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64"), REGISTRY_KEEP);
+	CHECK_INT(registry_scope(reg, "software\\wow6432node\\microsoft\\visualstudio\\14.0\\vc\\runtimes"),
+		  REGISTRY_KEEP);
+	CHECK_INT(registry_scope(reg, "SOFTWARE\\Microsoft"), REGISTRY_DESCEND);
+	CHECK_INT(registry_scope(reg, ""), REGISTRY_DESCEND);
+	CHECK_INT(registry_scope(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\RuntimesX"), REGISTRY_SKIP);
+	CHECK_INT(registry_scope(reg, "SYSTEM"), REGISTRY_SKIP);
+	CHECK_INT(registry_parse_more(reg, text, strlen(text), "t.reg", &err), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_STR(get(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64", "Version", 64),
+		  "v14.40.33810.00");
+	CHECK_STR(get(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x86", "Version", 32),
+		  "v14.38.33130.00");
+	CHECK_STR(get(reg, "SOFTWARE\\Classes\\.py", "", 64), "<absent>");
+	CHECK_STR(get(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\RuntimesX", "a", 64), "<absent>");
+	CHECK_INT(registry_subkeys(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes", 64, &l, &err), 0);
+	CHECK_INT((int)l.n, 1);
+	strlist_release(&l);
+	/* [-KEY] of an ancestor still deletes what was kept below it */
+	{
+		static const char del[] = HDR "[-HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft]\n";
+		CHECK_INT(registry_parse_more(reg, del, strlen(del), "d.reg", &err), 0);
+		CHECK_STR(get(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64", "Version", 64),
+			  "<absent>");
+	}
+	/* a bad line in a key that is not kept is still an error naming its line */
+	{
+		static const char bad[] = HDR "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Classes\\.py]\n\"x\"=dword:zz\n";
+		CHECK_INT(registry_parse_more(reg, bad, strlen(bad), "b.reg", &err), -1);
+		CHECK_STR(err.msg, "b.reg:4: value \"x\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"");
+	}
+	registry_free(reg);
+}
+
+/* A hive given as bytes: the base block is checked, hives are read from files. */
+static void test_hive_bytes(void)
+{
+	struct registry *reg = NULL;
+	struct err err;
+	CHECK_INT(registry_parse(&reg, "regf\1\0\0\0", 8, "h", &err), -1);
+	CHECK_STR(err.msg, "h: hive: truncated regf hive: 8 bytes, its base block alone takes 4096");
+	CHECK(reg == NULL);
+}
+
 static void test_load_missing_file(void)
 {
 	struct registry *reg = NULL;
@@ -476,5 +545,7 @@ int main(void)
 	RUN(test_regedit4_and_bomless_utf16);
 	RUN(test_caps);
 	RUN(test_load_missing_file);
+	RUN(test_keep);
+	RUN(test_hive_bytes);
 	return HARNESS_EXIT();
 }
