@@ -118,12 +118,79 @@ struct ldr_image {
 	int err_code;         /* PE_ERR_* */
 	char *err_msg;
 	char *version;
+	int hot; /* touched since the last loader_trim */
 };
 
 struct ldr_module {
 	char *base; /* base name as it exists */
 	char *path; /* Windows path */
 };
+
+/*
+ * A small map from case-insensitive names (Windows compares file names
+ * that way) to a value: the loaded-module list, the modules one load
+ * mapped and the forwarder targets are looked up through these, so that no
+ * lookup walks a list (a list walk per import made long runs quadratic).
+ * The first value put for a key stays, as the first match of a walk would.
+ */
+struct imap_ent {
+	char *key; /* NULL: empty slot */
+	uintptr_t val;
+};
+
+struct imap {
+	struct imap_ent *v;
+	size_t n, cap;
+};
+
+static size_t ikey_hash(const char *k);
+
+static struct imap_ent *imap_slot(const struct imap *m, const char *key)
+{
+	size_t mask = m->cap - 1, h;
+	for (h = ikey_hash(key) & mask; m->v[h].key; h = (h + 1) & mask)
+		if (!str_icmp(m->v[h].key, key))
+			break;
+	return &m->v[h];
+}
+
+/* The value for key, or 0 with *found = 0. */
+static uintptr_t imap_get(const struct imap *m, const char *key, int *found)
+{
+	struct imap_ent *e = m->cap ? imap_slot(m, key) : NULL;
+	*found = e && e->key;
+	return *found ? e->val : 0;
+}
+
+static void imap_put(struct imap *m, const char *key, uintptr_t val)
+{
+	struct imap_ent *e;
+	if ((m->n + 1) * 2 > m->cap) {
+		struct imap old = *m;
+		size_t i;
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->v = xcalloc(m->cap, sizeof(*m->v));
+		for (i = 0; i < old.cap; i++)
+			if (old.v[i].key)
+				*imap_slot(m, old.v[i].key) = old.v[i];
+		free(old.v);
+	}
+	e = imap_slot(m, key);
+	if (e->key)
+		return;
+	e->key = xstrdup(key);
+	e->val = val;
+	m->n++;
+}
+
+static void imap_release(struct imap *m)
+{
+	size_t i;
+	for (i = 0; i < m->cap; i++)
+		free(m->v[i].key);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
 
 struct loader {
 	struct view *view;
@@ -139,10 +206,13 @@ struct loader {
 	int no_system;
 	struct ldr_module *mods;
 	size_t nmods, amods;
+	struct imap mods_by_base, mods_by_path; /* index + 1 into mods[] */
 	struct ldr_image **images;
 	size_t nimages, aimages;
 	size_t *image_index; /* open addressing over images[]: index + 1, 0 = empty */
 	size_t image_index_cap;
+	struct ldr_image **hot; /* images touched since the last loader_trim */
+	size_t nhot, ahot;
 };
 
 /* Windows 10/11 x64 HKLM\...\Session Manager\KnownDLLs values (plus ntdll, always known). */
@@ -313,6 +383,9 @@ void loader_free(struct loader *ld)
 	}
 	free(ld->images);
 	free(ld->image_index);
+	free(ld->hot);
+	imap_release(&ld->mods_by_base);
+	imap_release(&ld->mods_by_path);
 	free(ld);
 }
 
@@ -377,6 +450,17 @@ static void image_index_put(struct loader *ld, size_t i)
 	ld->image_index[h] = i + 1;
 }
 
+/* Remembers that im's pages may be resident again (for loader_trim). */
+static struct ldr_image *image_touch(struct loader *ld, struct ldr_image *im)
+{
+	if (!im->hot) {
+		im->hot = 1;
+		ALLOC_GROW(ld->hot, ld->nhot + 1, ld->ahot);
+		ld->hot[ld->nhot++] = im;
+	}
+	return im;
+}
+
 /* The parsed image of a Windows path, opened once per loader (cached even when it fails). */
 static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 {
@@ -387,7 +471,7 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 		size_t m = ld->image_index_cap - 1, h;
 		for (h = ikey_hash(win_path) & m; ld->image_index[h]; h = (h + 1) & m)
 			if (!str_icmp(ld->images[ld->image_index[h] - 1]->win, win_path))
-				return ld->images[ld->image_index[h] - 1];
+				return image_touch(ld, ld->images[ld->image_index[h] - 1]);
 	}
 	im = xcalloc(1, sizeof(*im));
 	im->win = xstrdup(win_path);
@@ -421,7 +505,7 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 	} else {
 		image_index_put(ld, ld->nimages - 1);
 	}
-	return im;
+	return image_touch(ld, im);
 }
 
 const char *loader_file_version(struct loader *ld, const char *win_path)
@@ -515,28 +599,33 @@ struct load_ctx {
 	const char *top_dir;        /* directory of the DLL given to LoadLibraryExW */
 	struct ldr_module *newmods; /* mapped by this load, in order */
 	size_t nnew, anew;
-	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
+	struct imap new_by_base;    /* index + 1 into newmods[] */
+	struct imap delay_seen;     /* delay-loaded module paths already expanded */
+	struct imap forwarders;     /* "<module node>|<target DLL>" -> the forwarder's node */
 	char *fwd_keys[LDR_MAX_FORWARD + 1]; /* "path|symbol" per forwarding level: loop guard */
 };
 
 static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
 {
-	size_t i;
-	for (i = 0; i < ld->nmods; i++)
-		if (!str_icmp(ld->mods[i].base, base))
-			return ld->mods[i].path;
-	for (i = 0; c && i < c->nnew; i++)
-		if (!str_icmp(c->newmods[i].base, base))
-			return c->newmods[i].path;
+	int found;
+	uintptr_t i = imap_get(&ld->mods_by_base, base, &found);
+	if (found)
+		return ld->mods[i - 1].path;
+	if (c && (i = imap_get(&c->new_by_base, base, &found), found))
+		return c->newmods[i - 1].path;
 	return NULL;
 }
 
 void loader_trim(struct loader *ld)
 {
+	/* only what was touched since the last trim: the rest is dropped already (a walk of every image per load was quadratic) */
 	size_t i;
-	for (i = 0; i < ld->nimages; i++)
-		if (ld->images[i]->img)
-			os_drop_pages(ld->images[i]->img->file.p, ld->images[i]->img->file.len);
+	for (i = 0; i < ld->nhot; i++) {
+		if (ld->hot[i]->img)
+			os_drop_pages(ld->hot[i]->img->file.p, ld->hot[i]->img->file.len);
+		ld->hot[i]->hot = 0;
+	}
+	ld->nhot = 0;
 }
 
 int loader_is_loaded(const struct loader *ld, const char *base)
@@ -546,11 +635,9 @@ int loader_is_loaded(const struct loader *ld, const char *base)
 
 static int loaded_before(const struct loader *ld, const char *base)
 {
-	size_t i;
-	for (i = 0; i < ld->nmods; i++)
-		if (!str_icmp(ld->mods[i].base, base))
-			return 1;
-	return 0;
+	int found;
+	imap_get(&ld->mods_by_base, base, &found);
+	return found;
 }
 
 /* The search directories for `flags`, in order, with the step name of each. */
@@ -692,19 +779,19 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 	if (im->version)
 		node->version = xstrdup(im->version);
 	if (node->delay) {
-		size_t i;
-		for (i = 0; i < c->delay_seen.n; i++) {
-			if (!str_icmp(c->delay_seen.v[i], path)) {
-				node->dup = 1;
-				return;
-			}
+		int found;
+		imap_get(&c->delay_seen, path, &found);
+		if (found) {
+			node->dup = 1;
+			return;
 		}
-		strlist_push(&c->delay_seen, path);
+		imap_put(&c->delay_seen, path, 1);
 	} else {
 		ALLOC_GROW(c->newmods, c->nnew + 1, c->anew);
 		c->newmods[c->nnew].base = xstrdup(winpath_basename(path));
 		c->newmods[c->nnew].path = xstrdup(path);
 		c->nnew++;
+		imap_put(&c->new_by_base, c->newmods[c->nnew - 1].base, c->nnew);
 	}
 	expand(c, node, flags, depth);
 }
@@ -922,10 +1009,9 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	}
 	if (ex.forwarder) {
 		const char *dot = strrchr(ex.forwarder, '.');
-		char *dll, *target, *key;
+		char *dll, *target, *key, *fkey;
 		struct ldr_node *fw;
-		size_t k;
-		int loop = level >= LDR_MAX_FORWARD, lv, ret;
+		int loop = level >= LDR_MAX_FORWARD, lv, ret, found;
 		key = xasprintf("%s|%s", exp_node->path, by_ordinal ? "#" : fname);
 		if (by_ordinal) {
 			free(key);
@@ -948,13 +1034,12 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 		target = str_iendswith(dll, ".dll") ? xstrdup(dll) : xasprintf("%s.dll", dll);
 		free(dll);
 		/* reuse a forwarder node for the same DLL under this module */
-		fw = NULL;
-		for (k = 0; k < exp_node->nkids; k++)
-			if (exp_node->kids[k]->forwarder && !str_icmp(exp_node->kids[k]->name, target))
-				fw = exp_node->kids[k];
+		fkey = xasprintf("%p|%s", (void *)exp_node, target);
+		fw = (struct ldr_node *)imap_get(&c->forwarders, fkey, &found);
 		if (!fw) {
 			char *dir = winpath_dirname(exp_node->path);
 			fw = node_new(target, exp_node);
+			imap_put(&c->forwarders, fkey, (uintptr_t)fw);
 			fw->forwarder = 1;
 			fw->delay = exp_node->delay;
 			resolve(c, fw, exp_node->path, c->res->flags, c->ld->dld_mode == LDR_DLD_TOP ?
@@ -965,6 +1050,7 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 				snap_node(c, fw);
 		}
 		free(target);
+		free(fkey);
 		if (!fw->path || fw->outcome != LDR_LOADS) {
 			ret = 0; /* reported by resolve */
 		} else {
@@ -1048,20 +1134,19 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 		char *dir = winpath_dirname(norm);
 		const char *base = winpath_basename(norm);
 		char *p = NULL;
-		int wrong = 0;
+		int wrong = 0, seen;
 		c.top_dir = dir;
 		/* the same full path loaded before: the loader hands back that module */
-		for (i = 0; i < ld->nmods; i++) {
-			if (!str_icmp(ld->mods[i].path, norm)) {
-				probe_add(root, norm, "loaded-module list", "found");
-				root->path = xstrdup(ld->mods[i].path);
-				root->via = "loaded-module list";
-				root->preloaded = 1;
-				root->dup = 1;
-				free(dir);
-				free(norm);
-				return 0;
-			}
+		i = (size_t)imap_get(&ld->mods_by_path, norm, &seen);
+		if (seen) {
+			probe_add(root, norm, "loaded-module list", "found");
+			root->path = xstrdup(ld->mods[i - 1].path);
+			root->via = "loaded-module list";
+			root->preloaded = 1;
+			root->dup = 1;
+			free(dir);
+			free(norm);
+			return 0;
 		}
 		if (!view_find_file(ld->view, dir, base, &p)) {
 			probe_add(root, norm, "full path", "not found");
@@ -1099,13 +1184,17 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 		if (!res->winerror) {
 			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
 			ld->mods[ld->nmods++] = c.newmods[i];
+			imap_put(&ld->mods_by_base, c.newmods[i].base, ld->nmods);
+			imap_put(&ld->mods_by_path, c.newmods[i].path, ld->nmods);
 		} else {
 			free(c.newmods[i].base);
 			free(c.newmods[i].path);
 		}
 	}
 	free(c.newmods);
-	strlist_release(&c.delay_seen);
+	imap_release(&c.new_by_base);
+	imap_release(&c.delay_seen);
+	imap_release(&c.forwarders);
 	free(norm);
 	return 0;
 }
