@@ -330,6 +330,45 @@ char *os_abspath(const char *path)
 	return xasprintf("%s/%s", cwd, path);
 }
 
+char *os_absolute(const char *path)
+{
+	char cwd[4096];
+	struct strbuf in = STRBUF_INIT, out = STRBUF_INIT;
+	const char *p;
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return NULL;
+		strbuf_addf(&in, "%s/%s", cwd, path);
+	} else {
+		strbuf_adds(&in, path);
+	}
+	/* fold the components: "." dropped, ".." removes the previous one (never above "/") */
+	for (p = in.buf; *p;) {
+		size_t n;
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (out.len && out.buf[out.len - 1] != '/')
+				out.len--;
+			if (out.len)
+				out.len--;
+			if (out.buf)
+				out.buf[out.len] = '\0';
+		} else if (!(n == 1 && p[0] == '.')) {
+			strbuf_addch(&out, '/');
+			strbuf_add(&out, p, n);
+		}
+		p += n;
+	}
+	if (!out.len)
+		strbuf_addch(&out, '/');
+	strbuf_release(&in);
+	return strbuf_detach(&out);
+}
+
 char os_sep(void)
 {
 	return '/';

@@ -356,6 +356,11 @@ char *os_abspath(const char *path)
 	return res;
 }
 
+char *os_absolute(const char *path)
+{
+	return os_abspath(path); /* GetFullPathNameW works by text: links are not resolved */
+}
+
 char os_sep(void)
 {
 	return '\\';

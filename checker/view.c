@@ -185,6 +185,45 @@ static char *upcase_key(const char *s)
 
 /* ---- Windows path helpers ---------------------------------------------- */
 
+/*
+ * "." and ".." components of a drive path folded as Windows folds them
+ * (GetFullPathNameW, which every path given to CreateFileW or LoadLibraryExW
+ * goes through): ".." at X:\ stays at X:\. So "C:\..\..\tmp" is C:\tmp,
+ * inside the tree, and no host path built from a Windows path climbs out of
+ * --root. Takes and returns an already normalised path (frees it).
+ */
+static char *fold_dots(char *norm)
+{
+	char *out;
+	const char *p;
+	size_t len, keep;
+	if (!(norm[0] && norm[1] == ':' && norm[2] == '\\') || !strstr(norm, "\\."))
+		return norm;
+	out = xmalloc(strlen(norm) + 1);
+	memcpy(out, norm, 3);
+	len = keep = 3;
+	for (p = norm + 3; *p;) {
+		size_t n = strcspn(p, "\\");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > keep && out[len - 1] != '\\')
+				len--;
+			if (len > keep)
+				len--;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			if (len > keep)
+				out[len++] = '\\';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	out[len] = '\0';
+	free(norm);
+	return out;
+}
+
 char *winpath_normalize(const char *path)
 {
 	size_t n = strlen(path), len = 0;
@@ -211,7 +250,7 @@ char *winpath_normalize(const char *path)
 	out[len] = '\0';
 	if (len >= 2 && out[1] == ':' && out[0] >= 'a' && out[0] <= 'z')
 		out[0] = (char)(out[0] - 32);
-	return out;
+	return fold_dots(out);
 }
 
 char *winpath_join(const char *dir, const char *name)
@@ -261,7 +300,10 @@ int view_open_root(struct view **out, const char *root_dir, struct err *err)
 	if (st.type != OS_DIR)
 		return err_set(err, "--root %s: not a directory", root_dir);
 	v = xcalloc(1, sizeof(*v));
-	v->root = xstrdup(root_dir);
+	/* resolved once, here: a relative --root drive_c must find drive_c/../system.reg, not /system.reg */
+	v->root = os_absolute(root_dir);
+	if (!v->root)
+		v->root = xstrdup(root_dir);
 	n = strlen(v->root);
 	while (n > 1 && v->root[n - 1] == '/')
 		v->root[--n] = '\0';

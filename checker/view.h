@@ -100,7 +100,7 @@ const char *view_registry_source(const struct view *v);
 char *winpath_join(const char *dir, const char *name);
 char *winpath_dirname(const char *path);
 const char *winpath_basename(const char *path); /* points into path */
-char *winpath_normalize(const char *path);      /* '/' → '\\', no duplicate or trailing separators */
+char *winpath_normalize(const char *path);      /* '/' → '\\', no duplicate or trailing separators; X:\ paths fold "." and ".." (not above X:\) */
 int winpath_is_absolute(const char *path);      /* "X:\\..." or "\\\\server\\..." */
 
 /* NTFS collation of two UTF-8 names (upcased UTF-16 code units): <0, 0, >0. */
