@@ -287,6 +287,12 @@ int cmd_deps(int argc, char **argv)
 		goto out;
 	}
 	loader_load(ld, winfile, (unsigned)flags, &res, NULL);
+	if (loader_host_error(ld) || view_host_error(v)) {
+		/* a file or folder the host would not let us read has no Windows verdict */
+		cmd_usage_error("deps: cannot read the tree: %s",
+				loader_host_error(ld) ? loader_host_error(ld) : view_host_error(v));
+		goto out;
+	}
 
 	if (json) {
 		cJSON *o = cJSON_CreateObject(), *w;

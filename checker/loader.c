@@ -213,6 +213,7 @@ struct loader {
 	size_t image_index_cap;
 	struct ldr_image **hot; /* images touched since the last loader_trim */
 	size_t nhot, ahot;
+	char *host_error; /* the first file the host would not let us read */
 };
 
 /* Windows 10/11 x64 HKLM\...\Session Manager\KnownDLLs values (plus ntdll, always known). */
@@ -384,6 +385,7 @@ void loader_free(struct loader *ld)
 	free(ld->images);
 	free(ld->image_index);
 	free(ld->hot);
+	free(ld->host_error);
 	imap_release(&ld->mods_by_base);
 	imap_release(&ld->mods_by_path);
 	free(ld);
@@ -490,6 +492,9 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 		im->img = NULL;
 		im->err_code = e.code ? e.code : PE_ERR_CORRUPT;
 		im->err_msg = xstrdup(e.msg);
+		/* the host's error (EACCES, EIO), not a Windows verdict on the file */
+		if (im->err_code == PE_ERR_IO && !ld->host_error)
+			ld->host_error = xstrdup(e.msg);
 	} else if (im->img->version.present && im->img->version.has_fixed) {
 		const uint16_t *f = im->img->version.file;
 		im->version = xasprintf("%u.%u.%u.%u", f[0], f[1], f[2], f[3]);
@@ -614,6 +619,11 @@ static const char *find_loaded(const struct loader *ld, const struct load_ctx *c
 	if (c && (i = imap_get(&c->new_by_base, base, &found), found))
 		return c->newmods[i - 1].path;
 	return NULL;
+}
+
+const char *loader_host_error(const struct loader *ld)
+{
+	return ld->host_error;
 }
 
 void loader_trim(struct loader *ld)

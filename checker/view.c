@@ -55,6 +55,7 @@ struct view {
 	size_t nenv, aenv;
 	struct registry *reg;
 	char *reg_source;
+	char *host_error; /* view_host_error */
 	int reg_tried;
 };
 
@@ -347,12 +348,18 @@ void view_free(struct view *v)
 		registry_free(v->reg);
 	free(v->reg_source);
 	free(v->root);
+	free(v->host_error);
 	free(v);
 }
 
 int view_is_live(const struct view *v)
 {
 	return v->live;
+}
+
+const char *view_host_error(const struct view *v)
+{
+	return v->host_error;
 }
 
 const char *view_root(const struct view *v)
@@ -471,8 +478,12 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 		key = NULL;
 		dc->host = host;
 		if (host) {
-			if (os_list_dir(host, &dc->names, NULL) == 0 && dc->names.n > 1)
+			struct err e;
+			err_clear(&e);
+			if (os_list_dir(host, &dc->names, &e) == 0 && dc->names.n > 1)
 				qsort(dc->names.v, dc->names.n, sizeof(char *), ntfs_qsort_cmp);
+			else if (e.msg[0] && !v->host_error)
+				v->host_error = xstrdup(e.msg); /* an unreadable folder is not an empty one */
 			dc->isdir = xcalloc(dc->names.n ? dc->names.n : 1, 1);
 		}
 		dir_index_grow(v);

@@ -38,6 +38,13 @@ void view_free(struct view *v);
 
 int view_is_live(const struct view *v);
 
+/*
+ * The first folder of the tree the host would not let us list (offline), as
+ * "cannot list PATH: reason", or NULL. Its contents are unknown, not absent:
+ * callers report the run as an input error instead of a verdict.
+ */
+const char *view_host_error(const struct view *v);
+
 /* The host directory standing for C:\ (offline), or NULL (live). */
 const char *view_root(const struct view *v);
 
