@@ -121,4 +121,9 @@ if [ "${BENCH_CHECK:-1}" != 0 ]; then
 	echo
 	bash bench/check.sh | sed 's/^# /## /' || status=1
 fi
+# Issue 9's rows: inputs that were quadratic (BENCH_SCALE=0 leaves them out).
+if [ "${BENCH_SCALE:-1}" != 0 ]; then
+	echo
+	bash bench/scale.sh | sed 's/^# /## /' || status=1
+fi
 exit $status

@@ -36,7 +36,7 @@ mkdir -p "$tmp/outside/Library/bin" "$tmp/root/venv/Lib/site-packages/torch/lib"
 echo "__version__ = '2.5.1+cpu'" >"$tmp/root/venv/Lib/site-packages/torch/version.py"
 : >"$tmp/root/venv/Scripts/python.exe"
 ups=$(printf '%s' "$tmp" | tr -cd / | sed 's|/|..\\|g')
-printf 'home = C:\\%s%s\\outside\nversion = 3.11.4\n' "$ups" "$(printf '%s' "${tmp#/}" | tr / '\\')" >"$tmp/root/venv/pyvenv.cfg"
+printf 'home = C:\\%s%s\\outside\nversion = 3.11.4\n' "$ups" "$(printf '%s' "${tmp#/}" | tr / "\\\\")" >"$tmp/root/venv/pyvenv.cfg"
 "$BIN" check --torch 'C:\venv\Lib\site-packages\torch' --root "$tmp/root" --format json >"$tmp/r.json" 2>"$tmp/err"
 paths=$(python3 -c "import json; print(json.load(open('$tmp/r.json'))['installs'][0]['dll_paths'])" 2>&1)
 if grep -q outside <<<"$paths"; then
