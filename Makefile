@@ -8,6 +8,8 @@
 #   make bench        speed and memory against other PE readers
 #   make dist         release assets and SHA-256 sums in dist/
 #   make win          cross-build torch-dll-check.exe with mingw-w64 (deps cross-built, cached)
+#   make wheels-survey  measure every torch win_amd64 wheel PyPI serves (not in CI; ~8 GB
+#                     fetched) into matrix/evidence/torch-win_amd64.txt
 #
 # V=1 shows full commands. CFLAGS/LDFLAGS are yours; the project's flags live
 # in TDC_CFLAGS. CI=true or DEVELOPER=1 turns warnings into errors.
@@ -27,7 +29,7 @@ WARNINGS += -Werror
 endif
 
 TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(WARNINGS) -MMD -MP \
-	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
+	     -Ichecker -Ichecker/util -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
 GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
@@ -44,7 +46,9 @@ endif
 # commands that never touch git do not pay libgit2's start-up cost.
 GIT_SRCS = $(wildcard checker/git_*.c)
 MAIN_SRCS = checker/main.c
-LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c))
+# checker/util/: the small general-purpose modules every other one uses.
+UTIL_SRCS = $(wildcard checker/util/*.c)
+LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c)) $(UTIL_SRCS)
 GEN_SRCS = build/gen/matrix_embed.c
 
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
@@ -56,7 +60,7 @@ objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 REL_LIB = build/rel/libtdc.a
 ASAN_LIB = build/asan/libtdc.a
 
-.PHONY: all test unit-build demo setup fuzz bench dist win clean lint
+.PHONY: all test unit-build demo setup fuzz bench dist win clean lint wheels-survey
 all: torch-dll-check torch-dll-check-git
 
 build/gen/matrix_embed.c: matrix/torch.yml checker/embed.sh
@@ -139,3 +143,8 @@ clean:
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The matrix's evidence: one line per torch win_amd64 wheel (tests/wheels/survey.sh).
+wheels-survey: torch-dll-check
+	WHEELS_SURVEY_DROP=1 bash tests/wheels/survey.sh > matrix/evidence/torch-win_amd64.txt.tmp
+	mv matrix/evidence/torch-win_amd64.txt.tmp matrix/evidence/torch-win_amd64.txt

@@ -16,7 +16,10 @@
 # Then the memory claim of issue 2: peak RSS of `pe --json` on the 1 GiB file
 # minus that on a 10 KiB DLL must be at most 1 MiB; and the process baseline
 # (`torch-dll-check --version`). Then bench/check.sh (issue 3: `check` over a
-# torch-sized tree; BENCH_CHECK=0 skips it). Output: Markdown on stdout.
+# torch-sized tree; BENCH_CHECK=0 skips it), then bench/wheels.sh (issue 8:
+# delvewheel and pefile side by side with check on real torch wheels, and
+# check on the largest real wheel in a full Wine prefix; BENCH_WHEELS=0 skips
+# it). Output: Markdown on stdout.
 # Exit 1 if a memory or speed target fails. Machine-specific: do not commit
 # results (one sample run lives in bench/README.md).
 set -uo pipefail
@@ -120,6 +123,12 @@ fi
 if [ "${BENCH_CHECK:-1}" != 0 ]; then
 	echo
 	bash bench/check.sh | sed 's/^# /## /' || status=1
+fi
+# Issue 8's rows: peers on real PyPI wheels and check on the largest one in a
+# full Wine prefix (BENCH_WHEELS=0 leaves them out: ~700 MB of wheels).
+if [ "${BENCH_WHEELS:-1}" != 0 ]; then
+	echo
+	bash bench/wheels.sh | sed 's/^# /## /; s/^## \(Peers\|check on\)/### \1/' || status=1
 fi
 # Issue 9's rows: inputs that were quadratic (BENCH_SCALE=0 leaves them out).
 if [ "${BENCH_SCALE:-1}" != 0 ]; then

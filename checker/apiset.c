@@ -37,6 +37,8 @@
 #include "pe.h"
 #include "span.h"
 #include "strbuf.h"
+#include "utf.h"
+#include "text.h"
 
 struct apiset_value {
 	char *importer; /* NULL for the default */
@@ -57,33 +59,17 @@ struct apiset {
 	size_t n;
 };
 
-static int lc(int c)
-{
-	return c >= 'A' && c <= 'Z' ? c + 32 : c;
-}
-
-/* UTF-16LE → UTF-8, lower-cased (ASCII), from span bytes [off, off+len). */
+/* UTF-16LE → UTF-8 (utf.h), lower-cased (ASCII), from span bytes [off, off+len). */
 static int utf16_str(struct span s, uint32_t off, uint32_t len, char **out)
 {
 	struct strbuf sb = STRBUF_INIT;
-	uint32_t i;
+	size_t i;
 	if (len % 2 || !span_has(s, off, len))
 		return -1;
-	for (i = 0; i < len; i += 2) {
-		uint16_t u = 0;
-		span_u16(s, off + i, &u);
-		if (u < 0x80) {
-			strbuf_addch(&sb, lc(u));
-		} else if (u < 0x800) {
-			strbuf_addch(&sb, 0xc0 | (u >> 6));
-			strbuf_addch(&sb, 0x80 | (u & 0x3f));
-		} else {
-			strbuf_addch(&sb, 0xe0 | (u >> 12));
-			strbuf_addch(&sb, 0x80 | ((u >> 6) & 0x3f));
-			strbuf_addch(&sb, 0x80 | (u & 0x3f));
-		}
-	}
-	*out = sb.buf ? strbuf_detach(&sb) : xstrdup("");
+	utf16le_to_utf8(&sb, s.p + off, len, 0, NULL);
+	for (i = 0; i < sb.len; i++)
+		sb.buf[i] = (char)ascii_tolower((unsigned char)sb.buf[i]);
+	*out = strbuf_detach(&sb);
 	return 0;
 }
 
@@ -92,7 +78,7 @@ static int prefix_cmp(const char *a, size_t n, const char *b, size_t m)
 {
 	size_t i;
 	for (i = 0; i < n && i < m; i++) {
-		int ca = lc((unsigned char)a[i]), cb = lc((unsigned char)b[i]);
+		int ca = ascii_tolower((unsigned char)a[i]), cb = ascii_tolower((unsigned char)b[i]);
 		if (ca != cb)
 			return ca - cb;
 	}

@@ -23,7 +23,7 @@ static void say_escaped(const char *prefix, const char *fmt, va_list ap)
 	 * so they can never act as a GitHub workflow command or a terminal escape.
 	 */
 	strbuf_adds(&out, prefix);
-	report_esc_line(&out, msg.buf);
+	text_esc_line(&out, msg.buf);
 	strbuf_addch(&out, '\n');
 	fputs(out.buf, stderr);
 	strbuf_release(&msg);

@@ -49,9 +49,10 @@ int report_run(const struct cJSON *doc, const struct report_opts *o);
  * (before result_finish), -1 after printing an error.
  */
 struct confirm_opts;
+struct result;
 int cmd_confirm_helper(int argc, char **argv);
 int confirm_opts_parse(struct confirm_opts *o, int argc, char **argv, int *i);
-int cmd_confirm_installs(struct cJSON *report, const struct confirm_opts *o);
+int cmd_confirm_installs(struct result *report, const struct confirm_opts *o);
 
 /* Prints "torch-dll-check: <msg>" to stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);

@@ -57,7 +57,7 @@ static const char check_usage[] =
 	"Exit status: 0 pass, 1 findings (errors, or warnings with --fail-on warning), 2 usage or input error.\n";
 
 /* One install: the loader's run, its results, then the matrix row's verdict. */
-static int check_install(cJSON *report, struct view *v, const struct matrix *m, const struct inventory *inv,
+static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
 			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
 {
 	struct torch_run *run = NULL;
@@ -73,18 +73,15 @@ static int check_install(cJSON *report, struct view *v, const struct matrix *m, 
 		torch_run_free(run);
 		return -1;
 	}
-	if (!cJSON_GetObjectItem(report, "machine") ||
-	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report, "machine"), "api_set_schema"))) {
-		cJSON *fresh = result_new(v, run->ld);
-		cJSON_ReplaceItemInObject(report, "machine", cJSON_DetachItemFromObject(fresh, "machine"));
-		cJSON_Delete(fresh);
-	}
+	if (!cJSON_GetObjectItem(report->doc, "machine") ||
+	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
+		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
 	inst = result_add_install(report, v, run, NULL);
 	pin.matrix = m;
 	pin.inv = inv;
 	pin.install = install;
 	pin.run = run;
-	r = policy_evaluate(report, inst, v, &pin, e);
+	r = policy_evaluate(&report->findings, inst, v, &pin, e);
 	torch_run_free(run);
 	return r;
 }
@@ -125,7 +122,7 @@ int cmd_check(int argc, char **argv)
 	struct matrix m;
 	struct registry *reg = NULL;
 	char *wtorch = NULL, *wpython = NULL, *wuser = NULL, *wscan = NULL;
-	cJSON *report = NULL;
+	struct result report = RESULT_INIT;
 	struct err e;
 	struct view_opts vo;
 	size_t k;
@@ -270,13 +267,13 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 
-	report = result_new(v, NULL);
-	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report, "machine"), "api_set_schema", cJSON_CreateNull());
+	result_init(&report, v, NULL);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report.doc, "machine"), "api_set_schema", cJSON_CreateNull());
 	{
 		cJSON *mj = cJSON_CreateObject(), *files = cJSON_AddArrayToObject(mj, "sources");
 		for (k = 0; k < m.files.n; k++)
 			cJSON_AddItemToArray(files, cJSON_CreateString(m.files.v[k]));
-		cJSON_AddItemToObject(report, "matrix", mj);
+		cJSON_AddItemToObject(report.doc, "matrix", mj);
 	}
 	in.python_exe = wpython;
 	in.userbase = wuser;
@@ -285,25 +282,25 @@ int cmd_check(int argc, char **argv)
 			struct torch_inputs one = in;
 			one.torch_dir = inv.installs[k].torch_dir;
 			one.python_exe = inv.installs[k].python;
-			if (check_install(report, v, &m, &inv, &inv.installs[k], &one, &e)) {
+			if (check_install(&report, v, &m, &inv, &inv.installs[k], &one, &e)) {
 				cmd_usage_error("check: %s", e.msg);
 				goto out;
 			}
 		}
 	} else {
 		in.torch_dir = wtorch;
-		if (check_install(report, v, &m, &inv, find_install(&inv, wtorch), &in, &e)) {
+		if (check_install(&report, v, &m, &inv, find_install(&inv, wtorch), &in, &e)) {
 			cmd_usage_error("check: %s", e.msg);
 			goto out;
 		}
 	}
-	cJSON_AddItemToObject(report, "inventory", inventory_to_json(&inv, v));
-	if (cmd_confirm_installs(report, &co))
+	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
+	if (cmd_confirm_installs(&report, &co))
 		goto out;
-	result_finish(report);
-	rc = report_run(report, &ro);
+	result_finish(&report);
+	rc = report_run(report.doc, &ro);
 out:
-	cJSON_Delete(report);
+	result_release(&report);
 	inventory_release(&inv);
 	matrix_release(&m);
 	registry_free(reg);

@@ -13,7 +13,9 @@
 
 #include "cmd.h"
 #include "confirm.h"
+#include "jsonout.h"
 #include "os.h"
+#include "result.h"
 
 static const char helper_usage[] =
 	"usage: torch-dll-check confirm-helper --torch DIR [--dll-path DIR]... [--pyd PATH]...\n"
@@ -25,9 +27,12 @@ static const char helper_usage[] =
 
 static void print_line(const char *line, void *ctx)
 {
+	struct strbuf sb = STRBUF_INIT;
 	(void)ctx;
-	fputs(line, stdout);
-	fputc('\n', stdout);
+	json_safe_append(&sb, line, strlen(line)); /* like every JSON we print (jsonout.h) */
+	strbuf_addch(&sb, '\n');
+	fwrite(sb.buf, 1, sb.len, stdout);
+	strbuf_release(&sb);
 	fflush(stdout); /* a crash in the next DllMain must not lose this line */
 }
 
@@ -130,7 +135,7 @@ int confirm_opts_parse(struct confirm_opts *o, int argc, char **argv, int *i)
 	return 0;
 }
 
-int cmd_confirm_installs(cJSON *report, const struct confirm_opts *o)
+int cmd_confirm_installs(struct result *report, const struct confirm_opts *o)
 {
 	cJSON *inst;
 	struct err e;
@@ -139,16 +144,16 @@ int cmd_confirm_installs(cJSON *report, const struct confirm_opts *o)
 		return 0;
 	/* the binaries' paths must be real ones: an offline tree (--root) cannot be loaded */
 	src = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(report, "machine"), "source"));
+		cJSON_GetObjectItemCaseSensitive(report->doc, "machine"), "source"));
 	if (!src || strcmp(src, "live")) {
 		cmd_usage_error("check: --confirm and --confirm-import confirm the live machine; "
 				"they cannot be combined with --root");
 		return -1;
 	}
 	err_clear(&e);
-	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(report, "installs"))
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(report->doc, "installs"))
 	{
-		if (confirm_run(report, inst, o, &e)) {
+		if (confirm_run(&report->findings, inst, o, &e)) {
 			cmd_usage_error("check: %s", e.msg);
 			return -1;
 		}

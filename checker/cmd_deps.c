@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "out.h"
 #include "loader.h"
 #include "result.h"
 #include "torchload.h"
@@ -61,13 +62,13 @@ static void print_trace(const struct ldr_node *n)
 	size_t i;
 	for (i = 0; i < n->nprobes; i++) {
 		const struct ldr_probe *p = &n->probes[i];
-		printf("%-14s %-18s %s", probe_code(p->result), p->step, p->path);
+		out_printf("%-14s %-18s %s", probe_code(p->result), p->step, p->path);
 		if (strcmp(p->result, "found") && strcmp(p->result, "not found"))
-			printf("  (%s)", p->result);
+			out_printf("  (%s)", p->result);
 		if (n->parent)
-			printf("  <- %s%s", winpath_basename(n->parent->path ? n->parent->path : n->parent->name),
+			out_printf("  <- %s%s", winpath_basename(n->parent->path ? n->parent->path : n->parent->name),
 			       n->delay ? " [delay]" : n->forwarder ? " [forwarder]" : "");
-		putchar('\n');
+		out_printf("\n");
 	}
 	for (i = 0; i < n->nkids; i++)
 		print_trace(n->kids[i]);
@@ -76,41 +77,41 @@ static void print_trace(const struct ldr_node *n)
 static void print_tree(const struct ldr_node *n, int depth)
 {
 	size_t i;
-	printf("%*s%s", depth * 2, "", n->parent ? n->name : winpath_basename(n->name));
+	out_printf("%*s%s", depth * 2, "", n->parent ? n->name : winpath_basename(n->name));
 	if (n->apiset_host)
-		printf(" -> %s", n->apiset_host);
+		out_printf(" -> %s", n->apiset_host);
 	if (n->delay && (!n->parent || !n->parent->delay))
-		printf(" [delay]");
+		out_printf(" [delay]");
 	if (n->forwarder)
-		printf(" [forwarder]");
+		out_printf(" [forwarder]");
 	if (n->path)
-		printf("  %s", n->path);
+		out_printf("  %s", n->path);
 	if (n->machine)
-		printf("  %s", pe_machine_name(n->machine));
+		out_printf("  %s", pe_machine_name(n->machine));
 	if (n->version)
-		printf(" %s", n->version);
+		out_printf(" %s", n->version);
 	if (n->via)
-		printf("  [%s]", n->via);
+		out_printf("  [%s]", n->via);
 	if (n->assumed)
-		printf("  (assumed present)");
+		out_printf("  (assumed present)");
 	else if (n->preloaded)
-		printf("  (already loaded)");
+		out_printf("  (already loaded)");
 	else if (n->dup && n->parent)
-		printf("  (see above)");
+		out_printf("  (see above)");
 	if (n->outcome == LDR_MISSING_DLL)
-		printf("  NOT FOUND");
+		out_printf("  NOT FOUND");
 	else if (n->outcome != LDR_LOADS)
-		printf("  %s", ldr_outcome_name(n->outcome));
+		out_printf("  %s", ldr_outcome_name(n->outcome));
 	if (n->missing.n) {
-		printf("  missing:");
+		out_printf("  missing:");
 		for (i = 0; i < n->missing.n; i++)
-			printf(" %s", n->missing.v[i]);
+			out_printf(" %s", n->missing.v[i]);
 	}
 	if (n->detail && n->outcome != LDR_LOADS)
-		printf("  (%s)", n->detail);
-	putchar('\n');
+		out_printf("  (%s)", n->detail);
+	out_printf("\n");
 	for (i = 0; i < n->shadowed.n; i++)
-		printf("%*s  shadows %s\n", depth * 2, "", n->shadowed.v[i]);
+		out_printf("%*s  shadows %s\n", depth * 2, "", n->shadowed.v[i]);
 	for (i = 0; i < n->nkids; i++)
 		print_tree(n->kids[i], depth + 1);
 }
@@ -273,7 +274,7 @@ int cmd_deps(int argc, char **argv)
 			goto out;
 		loader_load(ld, w, (unsigned)flags, &pr, NULL);
 		if (pr.winerror && !json)
-			printf("note: --preload %s does not load (WinError %d)\n", w, pr.winerror);
+			out_printf("note: --preload %s does not load (WinError %d)\n", w, pr.winerror);
 		ldr_result_release(&pr);
 		free(w);
 	}
@@ -296,7 +297,7 @@ int cmd_deps(int argc, char **argv)
 
 	if (json) {
 		cJSON *o = cJSON_CreateObject(), *w;
-		char fl[16], *s;
+		char fl[16];
 		snprintf(fl, sizeof(fl), "0x%lx", flags);
 		cJSON_AddStringToObject(o, "schema", "torch-dll-check/deps/v1");
 		cJSON_AddStringToObject(o, "file", winfile);
@@ -324,7 +325,7 @@ int cmd_deps(int argc, char **argv)
 		w = cJSON_AddArrayToObject(o, "warnings");
 		for (k = 0; k < res.nwarnings; k++) {
 			cJSON *x = cJSON_CreateObject();
-			cJSON_AddStringToObject(x, "rule", "delay-load-missing");
+			cJSON_AddStringToObject(x, "rule", rule_get(RULE_DELAY_LOAD_MISSING)->id);
 			cJSON_AddStringToObject(x, "dll", res.warnings[k].node->name);
 			if (res.warnings[k].symbol)
 				cJSON_AddStringToObject(x, "symbol", res.warnings[k].symbol);
@@ -333,40 +334,38 @@ int cmd_deps(int argc, char **argv)
 			cJSON_AddItemToArray(w, x);
 		}
 		cJSON_AddItemToObject(o, "tree", node_json(res.root));
-		s = cJSON_Print(o);
-		puts(s);
-		free(s);
+		out_json(o);
 		cJSON_Delete(o);
 	} else {
 		if (trace) {
 			print_trace(res.root);
-			putchar('\n');
+			out_printf("\n");
 		}
 		print_tree(res.root, 0);
-		putchar('\n');
+		out_printf("\n");
 		if (!res.winerror) {
-			printf("loads: LoadLibraryExW(flags 0x%lx) succeeds", flags);
+			out_printf("loads: LoadLibraryExW(flags 0x%lx) succeeds", flags);
 		} else {
 			struct strlist ch = STRLIST_INIT;
 			ldr_node_chain(res.leaf, &ch);
-			printf("fails: WinError %d (%s) %s", res.winerror, ldr_outcome_name(res.outcome),
+			out_printf("fails: WinError %d (%s) %s", res.winerror, ldr_outcome_name(res.outcome),
 			       winerror_text(res.winerror));
-			printf("\n  leaf: %s", ch.n ? ch.v[ch.n - 1] : res.leaf->name);
+			out_printf("\n  leaf: %s", ch.n ? ch.v[ch.n - 1] : res.leaf->name);
 			if (res.symbol)
-				printf("  symbol: %s", res.symbol);
-			printf("\n  chain:");
+				out_printf("  symbol: %s", res.symbol);
+			out_printf("\n  chain:");
 			for (k = 0; k < ch.n; k++)
-				printf("%s%s", k ? " -> " : " ", ch.v[k]);
+				out_printf("%s%s", k ? " -> " : " ", ch.v[k]);
 			strlist_release(&ch);
 		}
-		putchar('\n');
+		out_printf("\n");
 		for (k = 0; k < res.nwarnings; k++)
-			printf("warning: delay-loaded %s%s%s %s (fails on first call, not at load)\n",
+			out_printf("warning: delay-loaded %s%s%s %s (fails on first call, not at load)\n",
 			       res.warnings[k].node->name, res.warnings[k].symbol ? " lacks " : "",
 			       res.warnings[k].symbol ? res.warnings[k].symbol : "",
 			       res.warnings[k].symbol ? "" : "is missing");
 		if (loader_apiset_is_fallback(ld))
-			printf("note: API sets resolved with the built-in fallback table (%s)\n",
+			out_printf("note: API sets resolved with the built-in fallback table (%s)\n",
 			       loader_apiset_source(ld));
 	}
 	rc = res.winerror ? EXIT_FINDINGS : EXIT_PASS;

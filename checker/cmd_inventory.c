@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "out.h"
 #include "inventory.h"
 #include "os.h"
 #include "pe.h"
@@ -64,18 +65,13 @@ static int query_key(const struct registry *reg, const char *key, int regview)
 		struct strbuf sb = STRBUF_INIT;
 		const unsigned char *data;
 		unsigned type;
-		size_t len, j;
+		size_t len;
 		if (registry_get_raw(reg, key, names.v[i], regview, &type, &data, &len, &e))
 			continue;
 		registry_format(&sb, type, data, len);
-		printf("%s %s ", names.v[i][0] ? names.v[i] : "@", type < 12 ? type_name(type) : "REG_?");
-		for (j = 0; j < sb.len; j++) {
-			if (sb.buf[j] == '\n')
-				fputs("\\n", stdout);
-			else
-				putchar(sb.buf[j]);
-		}
-		putchar('\n');
+		/* a REG_MULTI_SZ's strings are joined with LF: shown as \n, like every control (out.h) */
+		out_printf("%s %s %s\n", names.v[i][0] ? names.v[i] : "@", type < 12 ? type_name(type) : "REG_?",
+			   sb.buf);
 		strbuf_release(&sb);
 	}
 	strlist_release(&names);
@@ -91,72 +87,72 @@ static void print_notes(const struct strlist *l, const char *indent)
 {
 	size_t i;
 	for (i = 0; i < l->n; i++)
-		printf("%snote: %s\n", indent, l->v[i]);
+		out_printf("%snote: %s\n", indent, l->v[i]);
 }
 
 static void print_text(const struct inventory *inv, int have_tree)
 {
 	size_t i, j;
 	if (inv->redist_read) {
-		printf("VC++ 2015-2022 redistributable (registry: %s)\n", inv->redist_source);
-		printf("  %-6s %-9s %-15s %-17s %-4s %s\n", "arch", "installed", "version", "as stored", "view", "key");
+		out_printf("VC++ 2015-2022 redistributable (registry: %s)\n", inv->redist_source);
+		out_printf("  %-6s %-9s %-15s %-17s %-4s %s\n", "arch", "installed", "version", "as stored", "view", "key");
 		for (i = 0; i < 3; i++) {
 			const struct inv_redist *r = &inv->redist[i];
 			if (!r->found) {
-				printf("  %-6s %-9s %s\n", r->arch, "no", "-");
+				out_printf("  %-6s %-9s %s\n", r->arch, "no", "-");
 				continue;
 			}
-			printf("  %-6s %-9s %-15s %-17s %-4d %s\n", r->arch, yesno(r->installed),
+			out_printf("  %-6s %-9s %-15s %-17s %-4d %s\n", r->arch, yesno(r->installed),
 			       r->version ? r->version : "?", r->version_raw ? r->version_raw : "-", r->view, r->key);
 			print_notes(&r->notes, "         ");
 		}
 	} else {
-		printf("VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c)\n");
+		out_printf("VC++ 2015-2022 redistributable: no registry to read (give --registry FILE, or --root a Wine drive_c)\n");
 	}
 	if (have_tree) {
-		printf("\nRuntime DLLs\n");
+		out_printf("\nRuntime DLLs\n");
 		if (!inv->ndlls)
-			printf("  none found\n");
+			out_printf("  none found\n");
 		else
-			printf("  %-26s %-12s %-7s %-19s %s\n", "name", "where", "machine", "file version", "path");
+			out_printf("  %-26s %-12s %-7s %-19s %s\n", "name", "where", "machine", "file version", "path");
 		for (i = 0; i < inv->ndlls; i++) {
 			const struct inv_dll *d = &inv->dlls[i];
 			char *ver = d->has_version ? inventory_version_str(d->ver) : NULL;
-			printf("  %-26s %-12s %-7s %-19s %s\n", d->name, d->where,
+			out_printf("  %-26s %-12s %-7s %-19s %s\n", d->name, d->where,
 			       d->machine ? pe_machine_name(d->machine) : "?",
 			       ver ? ver : d->error ? "unreadable" : "no version resource", d->path);
 			if (d->error)
-				printf("      error: %s\n", d->error);
+				out_printf("      error: %s\n", d->error);
 			free(ver);
 		}
 	}
 	if (inv->ninstalls || have_tree) {
-		printf("\ntorch installs (%zu)\n", inv->ninstalls);
+		out_printf("\ntorch installs (%zu)\n", inv->ninstalls);
 		for (i = 0; i < inv->ninstalls; i++) {
 			const struct inv_install *in = &inv->installs[i];
-			printf("  %s\n", in->torch_dir);
-			printf("    torch   %s", in->version ? in->version : "? (no version.py)");
+			out_printf("  %s\n", in->torch_dir);
+			out_printf("    torch   %s", in->version ? in->version : "? (no version.py)");
 			if (in->metadata_version && (!in->version || strcmp(in->metadata_version, in->version)))
-				printf(" (METADATA: %s)", in->metadata_version);
-			printf(", variant %s", in->variant);
+				out_printf(" (METADATA: %s)", in->metadata_version);
+			out_printf(", variant %s", in->variant);
 			if (in->cuda)
-				printf(", CUDA %s", in->cuda);
-			printf(", %s, %s\n", in->arch ? in->arch : "arch ?", in->pyd_tag ? in->pyd_tag : "no _C.pyd");
-			printf("    python  %s (%s%s%s)\n", in->python ? in->python : "not found",
+				out_printf(", CUDA %s", in->cuda);
+			out_printf(", %s, %s\n", in->arch ? in->arch : "arch ?", in->pyd_tag ? in->pyd_tag : "no _C.pyd");
+			out_printf("    python  %s (%s%s%s)\n", in->python ? in->python : "not found",
 			       in->python_version ? in->python_version : "version ?", ", ", in->kind);
 			if (in->base_python_dir)
-				printf("    base    %s\n", in->base_python_dir);
+				out_printf("    base    %s\n", in->base_python_dir);
 			if (in->cuda_dlls.n) {
-				printf("    CUDA    ");
+				out_printf("    CUDA    ");
 				for (j = 0; j < in->cuda_dlls.n; j++)
-					printf("%s%s", j ? ", " : "", in->cuda_dlls.v[j]);
-				printf("\n");
+					out_printf("%s%s", j ? ", " : "", in->cuda_dlls.v[j]);
+				out_printf("\n");
 			}
 			print_notes(&in->notes, "    ");
 		}
 	}
 	if (inv->notes.n)
-		printf("\n");
+		out_printf("\n");
 	print_notes(&inv->notes, "");
 }
 
@@ -278,7 +274,6 @@ int cmd_inventory(int argc, char **argv)
 
 	if (json) {
 		cJSON *doc = cJSON_CreateObject(), *tool, *m;
-		char *s;
 		cJSON_AddStringToObject(doc, "schema", "torch-dll-check/inventory/v1");
 		tool = cJSON_AddObjectToObject(doc, "tool");
 		cJSON_AddStringToObject(tool, "name", "torch-dll-check");
@@ -290,9 +285,7 @@ int cmd_inventory(int argc, char **argv)
 		else
 			cJSON_AddNullToObject(m, "root");
 		cJSON_AddItemToObject(doc, "inventory", inventory_to_json(&inv, v));
-		s = cJSON_Print(doc);
-		puts(s);
-		free(s);
+		out_json(doc);
 		cJSON_Delete(doc);
 	} else {
 		print_text(&inv, v != NULL);

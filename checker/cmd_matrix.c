@@ -8,6 +8,10 @@
  *   matrix show [--json]       the effective matrix (default + --matrix layers)
  *   matrix select VERSION [--variant V] [--arch A] [--json]
  *                              the row `check` would use; exit 1 if none covers it
+ *   matrix derive [--json] DIR...
+ *                              measure a row's facts from a torch install or an
+ *                              unpacked wheel (derive.h): toolset, runtime DLLs,
+ *                              OpenMP runtimes and who imports them
  * `show` and `select` take `--matrix FILE` (repeatable) and `--no-default`.
  */
 #include <cjson/cJSON.h>
@@ -16,7 +20,10 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "derive.h"
+#include "out.h"
 #include "matrix.h"
+#include "pe.h"
 
 static void usage(FILE *f)
 {
@@ -24,20 +31,23 @@ static void usage(FILE *f)
 		   "       torch-dll-check matrix show [--json] [--matrix FILE]... [--no-default]\n"
 		   "       torch-dll-check matrix select VERSION [--variant V] [--arch x64|x86|arm64] [--json]\n"
 		   "                                     [--matrix FILE]... [--no-default]\n"
+		   "       torch-dll-check matrix derive [--json] DIR...\n"
 		   "\n"
 		   "lint    check matrix files (each layered over the built-in default, in order);\n"
 		   "        errors as file:line:col: message; exit 2 on errors\n"
 		   "show    print the effective matrix (built-in default, then each --matrix FILE)\n"
-		   "select  print the row used for a torch version (e.g. 2.4.0+cu121); exit 1 if none\n");
+		   "select  print the row used for a torch version (e.g. 2.4.0+cu121); exit 1 if none\n"
+		   "derive  measure what a row needs from a torch install or unpacked wheel (DIR holds\n"
+		   "        torch\\lib, or is torch's folder): toolset, runtime DLLs, OpenMP; exit 2 if unreadable\n");
 }
 
 static void print_diags(const struct matrix_diags *d)
 {
 	size_t i;
 	for (i = 0; i < d->n; i++)
-		printf("%s:%u:%u: %s\n", d->v[i].file, d->v[i].line, d->v[i].col, d->v[i].msg);
+		out_printf("%s:%u:%u: %s\n", d->v[i].file, d->v[i].line, d->v[i].col, d->v[i].msg);
 	if (d->dropped)
-		printf("(%zu more errors not shown)\n", d->dropped);
+		out_printf("(%zu more errors not shown)\n", d->dropped);
 }
 
 static int cmd_lint(int argc, char **argv)
@@ -170,11 +180,7 @@ static int load_layers(struct matrix *m, const struct opts *o)
 
 static void print_json(cJSON *o)
 {
-	char *s = cJSON_Print(o);
-	if (s) {
-		puts(s);
-		free(s);
-	}
+	out_json(o);
 	cJSON_Delete(o);
 }
 
@@ -183,54 +189,54 @@ static void print_list(const char *label, const struct strlist *l)
 	size_t i;
 	if (!l->n)
 		return;
-	printf("  %s:", label);
+	out_printf("  %s:", label);
 	for (i = 0; i < l->n; i++)
-		printf(" %s", l->v[i]);
-	putchar('\n');
+		out_printf(" %s", l->v[i]);
+	out_printf("\n");
 }
 
 static void print_row(const struct matrix_row *r)
 {
 	size_t i;
 	int k;
-	printf("%s  torch %s", r->id, r->torch_text ? r->torch_text : "");
+	out_printf("%s  torch %s", r->id, r->torch_text ? r->torch_text : "");
 	if (r->variants.n) {
-		printf("  variant");
+		out_printf("  variant");
 		for (i = 0; i < r->variants.n; i++)
-			printf("%s%s", i ? "," : " ", r->variants.v[i]);
+			out_printf("%s%s", i ? "," : " ", r->variants.v[i]);
 	}
 	if (r->arch_mask) {
-		printf("  arch");
+		out_printf("  arch");
 		for (k = 0, i = 0; k < MATRIX_NARCH; k++)
 			if (r->arch_mask & (1u << k))
-				printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
+				out_printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
 	}
-	printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
+	out_printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
 	if (r->note)
-		printf("  note: %s\n", r->note);
+		out_printf("  note: %s\n", r->note);
 	for (k = 0; k < MATRIX_NARCH; k++)
 		if (r->vc_redist[k].set)
-			printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
+			out_printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
 	for (i = 0; i < r->ndlls; i++) {
 		const struct matrix_dll *d = &r->dlls[i];
-		printf("  dll %s", d->name);
+		out_printf("  dll %s", d->name);
 		if (d->min.set)
-			printf(" >= %s", d->min.text);
-		printf(" (%s", matrix_where_name(d->where));
+			out_printf(" >= %s", d->min.text);
+		out_printf(" (%s", matrix_where_name(d->where));
 		for (k = 0; k < MATRIX_NARCH; k++)
 			if (d->arch_mask & (1u << k))
-				printf(", %s", matrix_arch_name(k));
-		printf(", %s): %s\n", matrix_status_name(d->status), d->why);
+				out_printf(", %s", matrix_arch_name(k));
+		out_printf(", %s): %s\n", matrix_status_name(d->status), d->why);
 	}
 	for (i = 0; i < r->nopenmp; i++) {
 		const struct matrix_openmp *d = &r->openmp[i];
-		printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
+		out_printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
 		       d->redistributable ? "in the VC++ redistributable" : "not in the VC++ redistributable",
 		       matrix_status_name(d->status), d->provider ? ": " : "", d->provider ? d->provider : "");
 	}
 	for (i = 0; i < r->nissues; i++) {
 		const struct matrix_issue *d = &r->issues[i];
-		printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
+		out_printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
 		       d->symptom, d->cause, d->fix);
 		print_list("  sources", &d->sources);
 	}
@@ -264,13 +270,13 @@ static int cmd_show(int argc, char **argv)
 			cJSON_AddItemToArray(rows, matrix_row_json(m.rows[i], 1));
 		print_json(root);
 	} else {
-		printf("matrix: %zu rows from", m.nrows);
+		out_printf("matrix: %zu rows from", m.nrows);
 		for (i = 0; i < m.files.n; i++)
-			printf("%s %s", i ? "," : "", m.files.v[i]);
-		printf("\n\n");
+			out_printf("%s %s", i ? "," : "", m.files.v[i]);
+		out_printf("\n\n");
 		for (i = 0; i < m.nrows; i++) {
 			print_row(m.rows[i]);
-			putchar('\n');
+			out_printf("\n");
 		}
 	}
 	matrix_release(&m);
@@ -325,6 +331,82 @@ static int cmd_select(int argc, char **argv)
 	return status;
 }
 
+static void print_derive(const struct derive *d)
+{
+	size_t i, k;
+	out_printf("torch %s  (%s)\n", d->version ? d->version : "(no version.py)", d->torch_dir);
+	if (d->toolset_from)
+		out_printf("  toolset %u.%u (newest linker, %s): VC++ redistributable >= %u.%u\n", d->toolset_major,
+		       d->toolset_minor, d->toolset_from, d->toolset_major, d->toolset_minor);
+	else
+		out_printf("  toolset: no binary imports the VC++ runtime\n");
+	out_printf("  vcruntime140_1.dll: %s\n", d->vcruntime140_1 ? "imported" : "not imported");
+	out_printf("  runtime DLLs:");
+	for (i = 0; i < d->runtime.n; i++)
+		out_printf(" %s", d->runtime.v[i]);
+	out_printf("%s\n", d->runtime.n ? "" : " none");
+	for (i = 0; i < d->nopenmp; i++) {
+		out_printf("  openmp %s (%s) imported by", d->openmp[i].dll,
+		       d->openmp[i].bundled ? "bundled in torch\\lib" : "not in torch\\lib");
+		for (k = 0; k < d->openmp[i].importers.n; k++)
+			out_printf(" %s", d->openmp[i].importers.v[k]);
+		out_printf("\n");
+	}
+	if (!d->nopenmp)
+		out_printf("  openmp: none imported\n");
+	for (i = 0; i < d->nbins; i++) {
+		const struct derive_binary *b = &d->bins[i];
+		out_printf("  %-40s %-6s linker %u.%u", b->name, pe_machine_name(b->machine), b->linker_major,
+		       b->linker_minor);
+		for (k = 0; k < b->runtime.n; k++)
+			out_printf(" %s", b->runtime.v[k]);
+		for (k = 0; k < b->openmp.n; k++)
+			out_printf(" %s", b->openmp.v[k]);
+		out_printf("\n");
+	}
+}
+
+static int cmd_derive(int argc, char **argv)
+{
+	int i, json = 0, ndirs = 0, status = EXIT_PASS;
+	cJSON *all = NULL;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return EXIT_PASS;
+		} else if (argv[i][0] == '-' && argv[i][1])
+			return cmd_usage_error("matrix derive: unknown option %s", argv[i]);
+		else
+			ndirs++;
+	}
+	if (!ndirs)
+		return cmd_usage_error("matrix derive: which torch install? (a folder holding torch\\lib)");
+	if (json)
+		all = cJSON_CreateArray();
+	for (i = 1; i < argc; i++) {
+		struct derive d;
+		struct err e;
+		if (argv[i][0] == '-' && argv[i][1])
+			continue;
+		derive_init(&d);
+		err_clear(&e);
+		if (derive_dir(&d, argv[i], &e) < 0) {
+			cmd_errorf("torch-dll-check: %s", e.msg);
+			status = EXIT_USAGE;
+		} else if (json) {
+			cJSON_AddItemToArray(all, derive_to_json(&d));
+		} else {
+			print_derive(&d);
+		}
+		derive_release(&d);
+	}
+	if (json)
+		print_json(all);
+	return status;
+}
+
 int cmd_matrix(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -337,5 +419,7 @@ int cmd_matrix(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "select"))
 		return cmd_select(argc - 1, argv + 1);
-	return cmd_usage_error("matrix: unknown subcommand '%s' (lint, show, select)", argv[1]);
+	if (!strcmp(argv[1], "derive"))
+		return cmd_derive(argc - 1, argv + 1);
+	return cmd_usage_error("matrix: unknown subcommand '%s' (lint, show, select, derive)", argv[1]);
 }

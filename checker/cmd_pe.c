@@ -8,13 +8,14 @@
  * in O(1) (it keeps the tail in child->prev; measured linear up to 400k
  * items), but a node per field costs: 150k exports as cJSON objects took
  * 0.19 s and 73 MB. So the two long lists (export entries, each DLL's
- * imported functions) are rendered as JSON text into a strbuf with our own
- * escaper and attached as raw cJSON items; the rest is ordinary cJSON.
+ * imported functions) are rendered as JSON text into a strbuf (json_quote,
+ * jsonout.h) and attached as raw cJSON items; the rest is ordinary cJSON.
  * Integers are added as raw number text, because cJSON prints every number
  * through "%1.15g" plus a re-parse check.
  *
- * Strings from the file are bytes, not necessarily UTF-8: invalid sequences
- * become U+FFFD in JSON so that every consumer can parse the output.
+ * Strings from the file are bytes, not necessarily UTF-8: every JSON text
+ * passes through jsonout.h, so invalid bytes become U+FFFD, controls and
+ * bidi marks \uXXXX escapes, and no line can be a workflow command.
  *
  * Output is streamed file by file (byte-identical to printing one cJSON tree).
  *
@@ -29,6 +30,8 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "jsonout.h"
+#include "out.h"
 #include "pe.h"
 #include "strbuf.h"
 
@@ -49,98 +52,9 @@ static void jnum(cJSON *o, const char *key, uint64_t v)
 	cJSON_AddRawToObject(o, key, b);
 }
 
-/* Length of a valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
-			return 0;
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-static cJSON *jstring(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	struct strbuf sb = STRBUF_INIT;
-	cJSON *item;
-	size_t n;
-
-	for (; *p; p += n) {
-		n = utf8_len(p);
-		if (!n)
-			break;
-	}
-	if (!*p)
-		return cJSON_CreateString(s);
-	strbuf_init(&sb);
-	for (p = (const unsigned char *)s; *p; p += n) {
-		n = utf8_len(p);
-		if (n) {
-			strbuf_add(&sb, p, n);
-		} else {
-			strbuf_adds(&sb, "\xef\xbf\xbd");
-			n = 1;
-		}
-	}
-	item = cJSON_CreateString(strbuf_str(&sb));
-	strbuf_release(&sb);
-	return item;
-}
-
 static void jstr(cJSON *o, const char *key, const char *s)
 {
-	cJSON_AddItemToObject(o, key, s ? jstring(s) : cJSON_CreateNull());
-}
-
-/*
- * A JSON string literal for s, escaped as cJSON escapes (quote, backslash,
- * control characters), with invalid UTF-8 replaced by U+FFFD. Used for the
- * long lists, which are rendered as text and attached as raw cJSON items.
- */
-static void json_escape(struct strbuf *sb, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s, *run;
-	size_t n;
-	strbuf_addch(sb, '"');
-	while (*p) {
-		/* Copy the longest run that needs no escaping in one go. */
-		for (run = p; *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\'; p++)
-			;
-		if (p > run)
-			strbuf_add(sb, run, (size_t)(p - run));
-		if (!*p)
-			break;
-		if (*p == '"' || *p == '\\') {
-			strbuf_addch(sb, '\\');
-			strbuf_addch(sb, *p);
-			n = 1;
-		} else if (*p < 0x20) {
-			strbuf_addf(sb, "\\u%04x", *p);
-			n = 1;
-		} else if ((n = utf8_len(p))) {
-			strbuf_add(sb, p, n);
-		} else {
-			strbuf_adds(sb, "\xef\xbf\xbd");
-			n = 1;
-		}
-		p += n;
-	}
-	strbuf_addch(sb, '"');
+	cJSON_AddItemToObject(o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
 }
 
 /* `"key":N` without printf: the export list calls this 300k times. */
@@ -182,7 +96,7 @@ static cJSON *json_imports(const struct pe_import_dll *dlls, size_t n)
 				strbuf_addch(&sb, '}');
 			} else {
 				strbuf_adds(&sb, "{\"name\":");
-				json_escape(&sb, f->name);
+				json_quote(&sb, f->name);
 				json_keynum(&sb, ",\"hint\":", f->hint);
 				strbuf_addch(&sb, '}');
 			}
@@ -260,11 +174,11 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 				json_keynum(&sb, "{\"ordinal\":", ex[i].ordinal);
 				if (ex[i].name) {
 					strbuf_adds(&sb, ",\"name\":");
-					json_escape(&sb, ex[i].name);
+					json_quote(&sb, ex[i].name);
 				}
 				if (ex[i].forwarder) {
 					strbuf_adds(&sb, ",\"forwarder\":");
-					json_escape(&sb, ex[i].forwarder);
+					json_quote(&sb, ex[i].forwarder);
 				} else {
 					json_keynum(&sb, ",\"rva\":", ex[i].rva);
 				}
@@ -332,15 +246,15 @@ static const char *subsystem_name(uint16_t s)
 static void text_imports(const char *title, const struct pe_import_dll *dlls, size_t n)
 {
 	size_t i, j;
-	printf("  %s (%zu DLL%s)%s\n", title, n, n == 1 ? "" : "s", n ? ":" : "");
+	out_printf("  %s (%zu DLL%s)%s\n", title, n, n == 1 ? "" : "s", n ? ":" : "");
 	for (i = 0; i < n; i++) {
-		printf("    %s (%zu function%s)\n", dlls[i].dll, dlls[i].nfuncs, dlls[i].nfuncs == 1 ? "" : "s");
+		out_printf("    %s (%zu function%s)\n", dlls[i].dll, dlls[i].nfuncs, dlls[i].nfuncs == 1 ? "" : "s");
 		for (j = 0; j < dlls[i].nfuncs; j++) {
 			const struct pe_import_func *f = &dlls[i].funcs[j];
 			if (f->by_ordinal)
-				printf("      #%u\n", f->ordinal);
+				out_printf("      #%u\n", f->ordinal);
 			else
-				printf("      %s (hint %u)\n", f->name, f->hint);
+				out_printf("      %s (hint %u)\n", f->name, f->hint);
 		}
 	}
 }
@@ -350,18 +264,18 @@ static int text_image(struct pe_image *img, int want_exports, struct err *err)
 	size_t i;
 	char buf[64];
 
-	printf("%s\n", img->path);
-	printf("  machine:     %s (0x%04x), %s%s\n", pe_machine_name(img->machine), img->machine,
+	out_printf("%s\n", img->path);
+	out_printf("  machine:     %s (0x%04x), %s%s\n", pe_machine_name(img->machine), img->machine,
 	       img->pe32plus ? "PE32+" : "PE32", img->characteristics & 0x2000 ? ", DLL" : "");
-	printf("  linker:      %u.%02u\n", img->linker_major, img->linker_minor);
-	printf("  subsystem:   %u (%s)\n", img->subsystem, subsystem_name(img->subsystem));
-	printf("  image base:  0x%" PRIx64 "\n", img->image_base);
-	printf("  flags:       characteristics 0x%04x, DLL characteristics 0x%04x\n", img->characteristics,
+	out_printf("  linker:      %u.%02u\n", img->linker_major, img->linker_minor);
+	out_printf("  subsystem:   %u (%s)\n", img->subsystem, subsystem_name(img->subsystem));
+	out_printf("  image base:  0x%" PRIx64 "\n", img->image_base);
+	out_printf("  flags:       characteristics 0x%04x, DLL characteristics 0x%04x\n", img->characteristics,
 	       img->dll_characteristics);
-	printf("  sections (%zu):\n", img->nsections);
+	out_printf("  sections (%zu):\n", img->nsections);
 	for (i = 0; i < img->nsections; i++) {
 		const struct pe_section *s = &img->sections[i];
-		printf("    %-8s vaddr 0x%08x vsize 0x%08x raw 0x%08x+0x%08x\n", s->name, s->vaddr, s->vsize, s->raw_off,
+		out_printf("    %-8s vaddr 0x%08x vsize 0x%08x raw 0x%08x+0x%08x\n", s->name, s->vaddr, s->vsize, s->raw_off,
 		       s->raw_size);
 	}
 	text_imports("imports", img->imports, img->nimports);
@@ -370,53 +284,53 @@ static int text_image(struct pe_image *img, int want_exports, struct err *err)
 		const struct pe_export *ex;
 		size_t n, used = 0;
 		if (!img->has_exports) {
-			printf("  exports:     none\n");
+			out_printf("  exports:     none\n");
 		} else {
 			if (pe_exports(img, &ex, &n, err))
 				return -1;
 			for (i = 0; i < n; i++)
 				used += ex[i].rva || ex[i].name;
-			printf("  exports (%s, ordinal base %u, %zu used of %zu slots):\n",
+			out_printf("  exports (%s, ordinal base %u, %zu used of %zu slots):\n",
 			       img->export_dll_name ? img->export_dll_name : "no DLL name", img->export_base, used, n);
 			for (i = 0; i < n; i++) {
 				if (!ex[i].rva && !ex[i].name)
 					continue;
-				printf("    %6u %s", ex[i].ordinal, ex[i].name ? ex[i].name : "(ordinal only)");
+				out_printf("    %6u %s", ex[i].ordinal, ex[i].name ? ex[i].name : "(ordinal only)");
 				if (ex[i].forwarder)
-					printf(" -> %s\n", ex[i].forwarder);
+					out_printf(" -> %s\n", ex[i].forwarder);
 				else
-					printf(" at 0x%x\n", ex[i].rva);
+					out_printf(" at 0x%x\n", ex[i].rva);
 			}
 		}
 	}
 	if (img->has_dependent_load_flags)
-		printf("  dependent load flags: 0x%04x\n", img->dependent_load_flags);
+		out_printf("  dependent load flags: 0x%04x\n", img->dependent_load_flags);
 	else
-		printf("  dependent load flags: none (load config absent or too old)\n");
+		out_printf("  dependent load flags: none (load config absent or too old)\n");
 	if (img->version.present) {
 		const struct pe_version *v = &img->version;
 		if (v->has_fixed) {
 			version_text(buf, sizeof(buf), v->file);
-			printf("  version:     file %s", buf);
+			out_printf("  version:     file %s", buf);
 			version_text(buf, sizeof(buf), v->product);
-			printf(", product %s\n", buf);
+			out_printf(", product %s\n", buf);
 		} else {
-			printf("  version:     (no fixed file info)\n");
+			out_printf("  version:     (no fixed file info)\n");
 		}
 		if (v->file_version_str)
-			printf("    FileVersion:      %s\n", v->file_version_str);
+			out_printf("    FileVersion:      %s\n", v->file_version_str);
 		if (v->product_version_str)
-			printf("    ProductVersion:   %s\n", v->product_version_str);
+			out_printf("    ProductVersion:   %s\n", v->product_version_str);
 		if (v->product_name)
-			printf("    ProductName:      %s\n", v->product_name);
+			out_printf("    ProductName:      %s\n", v->product_name);
 		if (v->company_name)
-			printf("    CompanyName:      %s\n", v->company_name);
+			out_printf("    CompanyName:      %s\n", v->company_name);
 		if (v->original_filename)
-			printf("    OriginalFilename: %s\n", v->original_filename);
+			out_printf("    OriginalFilename: %s\n", v->original_filename);
 	} else {
-		printf("  version:     none\n");
+		out_printf("  version:     none\n");
 	}
-	printf("  overlay:     %" PRIu64 " bytes\n", img->overlay_size);
+	out_printf("  overlay:     %" PRIu64 " bytes\n", img->overlay_size);
 	return 0;
 }
 
@@ -480,7 +394,7 @@ int cmd_pe(int argc, char **argv)
 			} else {
 				if (text_image(img, want_exports, &err)) {
 					bad = 1;
-					printf("  error:       %s\n", strip_path(err.msg, path));
+					out_printf("  error:       %s\n", strip_path(err.msg, path));
 				}
 			}
 		}
@@ -495,17 +409,16 @@ int cmd_pe(int argc, char **argv)
 		}
 		pe_close(img);
 		if (json) {
-			char *text = cJSON_PrintUnformatted(fo);
-			cJSON_Delete(fo);
-			if (!text)
-				return cmd_usage_error("pe: out of memory printing JSON");
+			struct strbuf text = STRBUF_INIT;
 			if (!first_out)
-				putchar(',');
+				strbuf_addch(&text, ',');
+			json_print(&text, fo, 0); /* escaped: jsonout.h */
+			cJSON_Delete(fo);
 			first_out = 0;
-			fputs(text, stdout);
-			free(text);
+			fwrite(text.buf, 1, text.len, stdout);
+			strbuf_release(&text);
 		} else if (i + 1 < argc) {
-			putchar('\n');
+			out_printf("\n");
 		}
 	}
 	if (json)

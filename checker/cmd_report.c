@@ -16,10 +16,11 @@
  *                                     workflow file, from GITHUB_WORKFLOW_REF)
  *   --fail-on error|warning|never     exit 1 threshold (default error)
  *
- * In github format stdout carries the annotations, then the whole text
- * report inside ::stop-commands::TOKEN … ::TOKEN:: (TOKEN from os_random),
- * so no line of it can act as a workflow command even if an escaping rule
- * were missed. Messages to stderr pass through report_esc_line.
+ * Under GITHUB_ACTIONS=true (out.h) the text report goes inside the
+ * stop-commands guard — in github format after the annotations — so no line
+ * of it can act as a workflow command even if an escaping rule were missed;
+ * JSON and SARIF are escaped by jsonout.h instead, and stay valid JSON.
+ * Messages to stderr pass through text_esc_line (text.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,13 +28,15 @@
 
 #include "cmd.h"
 #include "os.h"
+#include "jsonout.h"
+#include "out.h"
 #include "report.h"
 
 static void say(const char *prefix, const char *msg)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "torch-dll-check: %s", prefix);
-	report_esc_line(&sb, msg);
+	text_esc_line(&sb, msg);
 	strbuf_addch(&sb, '\n');
 	fputs(sb.buf, stderr);
 	strbuf_release(&sb);
@@ -61,9 +64,11 @@ int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i)
 		}
 		return 1;
 	}
-	/* `--json` alone (last, or before another option) prints the JSON: `check --json`. */
+	/* `--json` alone (last, or before another option) or `--json -` prints the JSON: `check --json`. */
 	if (!strcmp(argv[*i], "--json") && (*i + 1 >= argc || argv[*i + 1][0] == '-')) {
 		o->format = REPORT_FMT_JSON;
+		if (*i + 1 < argc && !strcmp(argv[*i + 1], "-"))
+			*i += 1;
 		return 1;
 	}
 	if ((r = arg_value(argc, argv, i, "--json", &o->json_path)) != 0)
@@ -76,18 +81,6 @@ int report_opts_parse(struct report_opts *o, int argc, char **argv, int *i)
 		return r;
 	if ((r = arg_value(argc, argv, i, "--sarif-anchor", &o->sarif_anchor)) != 0)
 		return r;
-	return 0;
-}
-
-/* 32 lowercase hex digits from os_random. */
-static int random_hex(char out[33], struct err *err)
-{
-	unsigned char b[16];
-	size_t i;
-	if (os_random(b, sizeof(b), err))
-		return -1;
-	for (i = 0; i < sizeof(b); i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
 	return 0;
 }
 
@@ -128,7 +121,7 @@ static int write_out(int (*put)(const char *, const void *, size_t, struct err *
 		     const struct strbuf *sb, const char *what)
 {
 	struct err err = { { 0 }, 0 };
-	if (put(path, sb->buf ? sb->buf : "", sb->len, &err)) {
+	if (put(path, sb->buf, sb->len, &err)) {
 		struct strbuf m = STRBUF_INIT;
 		strbuf_addf(&m, "%s: %s", what, err.msg);
 		say("", m.buf);
@@ -174,10 +167,8 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 		o.sarif_anchor = wf = workflow_file();
 
 	if (o.json_path && *o.json_path) {
-		char *s = cJSON_Print(doc);
-		strbuf_adds(&sb, s ? s : "");
+		json_print(&sb, doc, 1);
 		strbuf_addch(&sb, '\n');
-		cJSON_free(s);
 		failed |= write_whole(o.json_path, &sb, "--json");
 		strbuf_reset(&sb);
 	}
@@ -199,7 +190,7 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 		char delim[64];
 		char hex[33];
 		const char *rp = o.json_path && *o.json_path ? o.json_path : o.input_path;
-		if (random_hex(hex, &err)) {
+		if (out_random_hex(hex, &err)) {
 			say("", err.msg);
 			failed = 1;
 		} else {
@@ -228,41 +219,30 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 		strbuf_reset(&sb);
 	}
 
-	switch (o.format) {
-	case REPORT_FMT_JSON: {
-		char *s = cJSON_Print(doc);
-		strbuf_adds(&sb, s ? s : "");
-		strbuf_addch(&sb, '\n');
-		cJSON_free(s);
-		break;
+	if (o.format == REPORT_FMT_GITHUB) {
+		/* the annotations are our workflow commands: before the guard */
+		report_github(&sb, &v, NULL);
+		out_commands(sb.buf, sb.len);
+		strbuf_reset(&sb);
 	}
+	switch (o.format) {
+	case REPORT_FMT_JSON:
+		json_print(&sb, doc, 1); /* escaped (jsonout.h): valid JSON, no guard */
+		strbuf_addch(&sb, '\n');
+		fwrite(sb.buf, 1, sb.len, stdout);
+		break;
 	case REPORT_FMT_SARIF:
 		report_sarif(&sb, &v, o.sarif_anchor, NULL);
+		fwrite(sb.buf, 1, sb.len, stdout);
 		break;
-	case REPORT_FMT_GITHUB: {
-		struct strbuf text = STRBUF_INIT;
-		char token[33];
-		int tries;
-		report_github(&sb, &v, NULL);
-		report_text(&text, &v, 0);
-		for (tries = 0; tries < 4; tries++) {
-			err_clear(&err);
-			if (random_hex(token, &err) < 0 || !report_github_raw(&sb, text.buf, token, &err))
-				break;
-		}
-		if (err.msg[0]) {
-			say("", err.msg);
-			failed = 1;
-		}
-		strbuf_release(&text);
-		break;
-	}
+	case REPORT_FMT_GITHUB: /* after the annotations: the text report, inside the guard */
 	case REPORT_FMT_TEXT:
 	default:
-		report_text(&sb, &v, want_color(&o));
+		report_text(&sb, &v, o.format == REPORT_FMT_GITHUB ? 0 : want_color(&o));
+		if (out_text(sb.buf, sb.len))
+			failed = 1; /* main says why (out_finish) */
 		break;
 	}
-	fwrite(sb.buf ? sb.buf : "", 1, sb.len, stdout);
 	fflush(stdout);
 
 	rc = failed ? EXIT_USAGE : report_exit_status(&v, o.fail_on);
@@ -332,7 +312,7 @@ int cmd_report(int argc, char **argv)
 		strbuf_release(&in);
 		return EXIT_USAGE;
 	}
-	doc = cJSON_ParseWithLengthOpts(in.buf ? in.buf : "", in.len, &end, 0);
+	doc = cJSON_ParseWithLengthOpts(in.buf, in.len, &end, 0);
 	if (doc && (trail = json_trailing(in.buf, in.len, end)) < in.len) {
 		/* a report followed by more bytes is not the report that was written */
 		struct strbuf m = STRBUF_INIT;

@@ -54,7 +54,6 @@
 
 #include "confirm.h"
 #include "os.h"
-#include "result.h"
 #include "view.h"
 
 #define FLAGS_TORCH 0x1100u /* LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS */
@@ -221,21 +220,18 @@ static int jnum(const cJSON *o, const char *k, double *out)
 }
 
 /* `predicted` / `real`: the two WinError values (-1 = none: a crash, a hang, not loaded). */
-static void mismatch(cJSON *report, cJSON *install, const char *binary, int predicted, int real,
+static void mismatch(struct findings *found, cJSON *install, const char *binary, int predicted, int real,
 		     const char *title, const char *message)
 {
-	cJSON *f = result_add_finding(report, "prediction-mismatch", "warning", real > 0 ? real : 0, title, message,
-				      "the live result is what this machine does: trust it, and please report the "
-				      "disagreement with this JSON report so that the checker's model can be fixed",
-				      jstr(install, "torch_dir"), binary, NULL, NULL, NULL);
-	if (predicted >= 0)
-		cJSON_AddNumberToObject(f, "predicted_winerror", predicted);
-	else
-		cJSON_AddNullToObject(f, "predicted_winerror");
-	if (real >= 0)
-		cJSON_AddNumberToObject(f, "real_winerror", real);
-	else
-		cJSON_AddNullToObject(f, "real_winerror");
+	struct finding *f = finding_add(
+		found, RULE_PREDICTION_MISMATCH, SEV_DEFAULT,
+		&(struct finding_spec){ .winerror = real > 0 ? real : 0, .title = title, .message = message,
+					.fix = "the live result is what this machine does: trust it, and please report "
+					       "the disagreement with this JSON report so that the checker's model can "
+					       "be fixed",
+					.install = jstr(install, "torch_dir"), .binary = binary });
+	f->predicted_winerror = predicted >= 0 ? predicted : -1;
+	f->real_winerror = real >= 0 ? real : -1;
 }
 
 static void set_confirmed(cJSON *bin, const cJSON *res, int agrees, const char *note)
@@ -287,7 +283,7 @@ static char *fmt_status(long long code)
 	return xasprintf("%lld", code);
 }
 
-void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out, long long exit_code,
+void confirm_apply_helper_output(struct findings *found, cJSON *install, const char *out, long long exit_code,
 				 int timed_out, unsigned timeout_ms)
 {
 	cJSON *results = cJSON_CreateArray(), *b, *r, *summary;
@@ -353,7 +349,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 					"LoadLibraryExW in a helper process on this machine returned %d (stage %s).",
 					jstr(b, "outcome") ? jstr(b, "outcome") : "?", (int)pred, pstage ? pstage : "?",
 					path, (int)real, rstage ? rstage : "?");
-				mismatch(report, install, path, (int)pred, (int)real, title, msg);
+				mismatch(found, install, path, (int)pred, (int)real, title, msg);
 				nmis++;
 				free(title);
 				free(msg);
@@ -366,7 +362,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 			char *title = xasprintf("%s: predicted WinError %d, the real load %s", winpath_basename(path),
 						(int)pred, timed_out ? "did not finish" : "crashed the process");
 			set_confirmed(b, NULL, 0, note);
-			mismatch(report, install, path, (int)pred, -1, title, note);
+			mismatch(found, install, path, (int)pred, -1, title, note);
 			nmis++;
 			free(note);
 			free(title);
@@ -376,7 +372,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 			char *title = xasprintf("%s: predicted WinError %d, but the real procedure never loads it",
 						winpath_basename(path), (int)pred);
 			set_confirmed(b, NULL, 0, "the real procedure did not load this binary");
-			mismatch(report, install, path, (int)pred, -1, title,
+			mismatch(found, install, path, (int)pred, -1, title,
 				 "The helper performed torch's procedure and never reached this binary: the real "
 				 "directory listing or extension list differs from the prediction.");
 			nmis++;
@@ -398,7 +394,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 		if ((int)real != (int)pred) {
 			char *title = xasprintf("torch's runtime probe of %s: predicted WinError %d, the real loader gave %d",
 						name, (int)pred, (int)real);
-			mismatch(report, install, NULL, (int)pred, (int)real, title,
+			mismatch(found, install, NULL, (int)pred, (int)real, title,
 				 "ctypes.CDLL's LoadLibraryExW(name, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) in the helper "
 				 "disagrees with the prediction.");
 			nmis++;
@@ -418,7 +414,7 @@ void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out,
 					  winpath_basename(jstr(r, "path")), (int)real);
 			msg = xasprintf("The helper loaded %s (stage %s, error %d); the checker's report has no such "
 					"binary.", jstr(r, "path"), jstr(r, "stage") ? jstr(r, "stage") : "?", (int)real);
-			mismatch(report, install, jstr(r, "path"), -1, (int)real, title, msg);
+			mismatch(found, install, jstr(r, "path"), -1, (int)real, title, msg);
 			nmis++;
 			free(title);
 			free(msg);
@@ -460,7 +456,7 @@ static int parse_winerror(const char *text)
 	return p ? atoi(p + 10) : 0;
 }
 
-void confirm_apply_import_output(cJSON *report, cJSON *install, const char *python, const char *errout,
+void confirm_apply_import_output(struct findings *found, cJSON *install, const char *python, const char *errout,
 				 long long exit_code, int timed_out, unsigned timeout_ms)
 {
 	cJSON *ic = cJSON_CreateObject(), *ie = cJSON_GetObjectItemCaseSensitive(install, "import_error");
@@ -499,7 +495,7 @@ void confirm_apply_import_output(cJSON *report, cJSON *install, const char *pyth
 					pred_fail ? "a failure" : "success",
 					timed_out ? "hung" : real_fail ? "failed" : "succeeded");
 		char *msg = xasprintf("Predicted: %s. `%s -c \"import torch\"` %s.", pred, python, real);
-		mismatch(report, install, NULL, pred_fail ? (int)pred_we : 0, real_fail ? (real_we ? real_we : -1) : 0,
+		mismatch(found, install, NULL, pred_fail ? (int)pred_we : 0, real_fail ? (real_we ? real_we : -1) : 0,
 			 title, msg);
 		free(pred);
 		free(real);
@@ -511,7 +507,7 @@ void confirm_apply_import_output(cJSON *report, cJSON *install, const char *pyth
 
 /* ---- the parent: running the children -------------------------------------- */
 
-int confirm_run(cJSON *report, cJSON *install, const struct confirm_opts *o, struct err *err)
+int confirm_run(struct findings *found, cJSON *install, const struct confirm_opts *o, struct err *err)
 {
 	const char *torch_dir = jstr(install, "torch_dir");
 	struct strbuf out = STRBUF_INIT, errb = STRBUF_INIT;
@@ -567,7 +563,7 @@ int confirm_run(cJSON *report, cJSON *install, const struct confirm_opts *o, str
 			strbuf_release(&errb);
 			return -1;
 		}
-		confirm_apply_helper_output(report, install, strbuf_str(&out), code, rc == 1, o->timeout_ms);
+		confirm_apply_helper_output(found, install, strbuf_str(&out), code, rc == 1, o->timeout_ms);
 		strbuf_reset(&out);
 		strbuf_reset(&errb);
 	}
@@ -589,7 +585,7 @@ int confirm_run(cJSON *report, cJSON *install, const struct confirm_opts *o, str
 				strbuf_release(&errb);
 				return err_prefix(err, "--confirm-import: ");
 			}
-			confirm_apply_import_output(report, install, python, strbuf_str(&errb), code, rc == 1,
+			confirm_apply_import_output(found, install, python, strbuf_str(&errb), code, rc == 1,
 						    o->timeout_ms);
 		}
 	}

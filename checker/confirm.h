@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "err.h"
+#include "finding.h"
 #include "strbuf.h"
 
 #define CONFIRM_DEFAULT_TIMEOUT_MS 120000u
@@ -60,24 +61,24 @@ struct confirm_opts {
 void confirm_opts_init(struct confirm_opts *o);
 
 /*
- * Confirms one install of `report` (an element of installs[]): adds
+ * Confirms one install of the report (an element of installs[]): adds
  * `confirmed` to each binary (and to vc_runtime_probe entries), and
  * `import_check` to the install when asked, and a `prediction-mismatch`
- * finding to the report for every disagreement. Call before
+ * finding to `found` for every disagreement. Call before
  * result_finish(). -1 with `err` only when a child cannot be started at all;
  * a helper that crashes or times out is a result, recorded in the report.
  */
-int confirm_run(cJSON *report, cJSON *install, const struct confirm_opts *o, struct err *err);
+int confirm_run(struct findings *found, cJSON *install, const struct confirm_opts *o, struct err *err);
 
 /*
  * The comparison alone, on the helper's output (for tests): `out` is its
  * stdout, `exit_code` its status, `timed_out` whether it was killed.
  */
-void confirm_apply_helper_output(cJSON *report, cJSON *install, const char *out, long long exit_code,
+void confirm_apply_helper_output(struct findings *found, cJSON *install, const char *out, long long exit_code,
 				 int timed_out, unsigned timeout_ms);
 
 /* The same for the import check: stderr of `python -c "import torch"` and its status. */
-void confirm_apply_import_output(cJSON *report, cJSON *install, const char *python, const char *errout,
+void confirm_apply_import_output(struct findings *found, cJSON *install, const char *python, const char *errout,
 				 long long exit_code, int timed_out, unsigned timeout_ms);
 
 #endif

@@ -13,10 +13,10 @@
  * $GITHUB_EVENT_PATH; anything else reads HEAD. JSON: docs/pins-json.md.
  *
  * Everything printed from the repository (paths, requirement text) is
- * untrusted: control characters are replaced, and under GitHub Actions the
- * text output is wrapped in ::stop-commands:: so it cannot issue workflow
- * commands (FACTS §7). After that block, a PR's torch pin changes become
- * ::notice annotations at their head file:line:col.
+ * untrusted: it goes through text.h's escaper, and under GitHub Actions the
+ * text output is inside the stop-commands guard (out.h; --json is
+ * escaped by jsonout.h instead). After the guard, a PR's torch pin changes
+ * become ::notice annotations at their head file:line:col.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -29,7 +29,10 @@
 #include "matrix.h"
 #include "os.h"
 #include "pins.h"
+#include "jsonout.h"
 #include "report.h"
+#include "text.h"
+#include "out.h"
 
 #define PINS_SCHEMA "torch-dll-check/pins/v1"
 
@@ -41,28 +44,11 @@ struct side {
 	int loaded;
 };
 
-/*
- * Untrusted text for a terminal or a CI log: control characters become '?'
- * (a path may hold a newline), and the legacy "##[" workflow-command form,
- * which the Actions runner honours anywhere in a line, is broken up.
- */
-static void put_safe(FILE *f, const char *s)
-{
-	size_t hashes = 0;
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '[' && hashes >= 2)
-			fputc('\\', f);
-		hashes = c == '#' ? hashes + 1 : 0;
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
-	}
-}
-
 /* "FILE:LINE:COL" of a pin, safely. */
 static void put_at(const struct pin *p)
 {
-	put_safe(stdout, p->file);
-	printf(":%u:%u", p->line, p->col);
+	out_printf("%s", p->file);
+	out_printf(":%u:%u", p->line, p->col);
 }
 
 /* Errors carry repository text too (paths, excerpts): cmd_usage_error escapes them (report.h). */
@@ -73,53 +59,53 @@ static int fail(const struct err *err)
 
 static void put_pin_line(const struct pin *p)
 {
-	printf("  ");
+	out_printf("  ");
 	put_at(p);
-	printf("  ");
-	put_safe(stdout, p->raw);
-	printf("\n      %s", pin_source_name(p->source));
+	out_printf("  ");
+	out_printf("%s", p->raw);
+	out_printf("\n      %s", pin_source_name(p->source));
 	if (p->group) {
-		printf(" [");
-		put_safe(stdout, p->group);
-		printf("]");
+		out_printf(" [");
+		out_printf("%s", p->group);
+		out_printf("]");
 	}
 	if (p->version) {
-		printf(", version ");
-		put_safe(stdout, p->version);
+		out_printf(", version ");
+		out_printf("%s", p->version);
 	} else if (p->pep440) {
-		printf(", allows ");
-		put_safe(stdout, p->pep440);
+		out_printf(", allows ");
+		out_printf("%s", p->pep440);
 	} else if (p->form == PIN_FORM_NAME) {
-		printf(", any version");
+		out_printf(", any version");
 	}
 	if (p->variant) {
-		printf(", variant ");
-		put_safe(stdout, p->variant);
-		printf(" (from %s)", p->variant_from);
+		out_printf(", variant ");
+		out_printf("%s", p->variant);
+		out_printf(" (from %s)", p->variant_from);
 	}
 	if (p->platform_tag) {
-		printf(", wheel ");
-		put_safe(stdout, p->python_tag);
-		printf("-");
-		put_safe(stdout, p->platform_tag);
+		out_printf(", wheel ");
+		out_printf("%s", p->python_tag);
+		out_printf("-");
+		out_printf("%s", p->platform_tag);
 	}
 	if (p->markers) {
 		int w = req_markers_on_windows(p->markers);
-		printf(", %s on Windows", w == 1 ? "applies" : w == 0 ? "does not apply" : "may apply");
+		out_printf(", %s on Windows", w == 1 ? "applies" : w == 0 ? "does not apply" : "may apply");
 	}
-	printf("\n");
+	out_printf("\n");
 }
 
 static void print_side(const char *label, const struct side *s, int all)
 {
 	size_t i, j, shown = 0;
-	printf("%s %.12s", label, s->sha);
+	out_printf("%s %.12s", label, s->sha);
 	if (s->subject.len) {
-		printf(" (");
-		put_safe(stdout, s->subject.buf);
-		printf(")");
+		out_printf(" (");
+		out_printf("%s", s->subject.buf);
+		out_printf(")");
 	}
-	printf(": %zu pin file%s, %zu torch pin%s\n", s->ps.n, s->ps.n == 1 ? "" : "s", pinset_count_torch(&s->ps),
+	out_printf(": %zu pin file%s, %zu torch pin%s\n", s->ps.n, s->ps.n == 1 ? "" : "s", pinset_count_torch(&s->ps),
 	       pinset_count_torch(&s->ps) == 1 ? "" : "s");
 	for (i = 0; i < s->ps.n; i++) {
 		const struct req_file *f = &s->ps.files[i];
@@ -133,37 +119,37 @@ static void print_side(const char *label, const struct side *s, int all)
 			const struct req_include *inc = &f->inc[j];
 			if (inc->resolved && !inc->missing)
 				continue;
-			printf("  ");
-			put_safe(stdout, f->path);
-			printf(":%u:%u  note: %s ", inc->line, inc->col, inc->constraint ? "-c" : "-r");
-			put_safe(stdout, inc->target);
-			printf(" %s\n", inc->resolved ? "is not in this commit" : "is outside the repository (not read)");
+			out_printf("  ");
+			out_printf("%s", f->path);
+			out_printf(":%u:%u  note: %s ", inc->line, inc->col, inc->constraint ? "-c" : "-r");
+			out_printf("%s", inc->target);
+			out_printf(" %s\n", inc->resolved ? "is not in this commit" : "is outside the repository (not read)");
 		}
 	}
 	if (!shown)
-		printf("  (no %spins)\n", all ? "" : "torch ");
+		out_printf("  (no %spins)\n", all ? "" : "torch ");
 }
 
 static void print_changes(const struct pin_changes *c)
 {
 	size_t i;
 	if (!c->n) {
-		printf("torch pins: no change\n");
+		out_printf("torch pins: no change\n");
 		return;
 	}
-	printf("torch pins changed:\n");
+	out_printf("torch pins changed:\n");
 	for (i = 0; i < c->n; i++) {
 		const struct pin_change *ch = &c->v[i];
 		const struct pin *at = ch->head ? ch->head : ch->base;
-		printf("  %-8s ", pin_change_name(ch->kind));
+		out_printf("  %-8s ", pin_change_name(ch->kind));
 		put_at(at);
-		printf("%s  ", ch->head ? "" : " (base)");
+		out_printf("%s  ", ch->head ? "" : " (base)");
 		if (ch->kind == PIN_CHANGED) {
-			put_safe(stdout, ch->base->raw);
-			printf("  ->  ");
+			out_printf("%s", ch->base->raw);
+			out_printf("  ->  ");
 		}
-		put_safe(stdout, at->raw);
-		printf("\n");
+		out_printf("%s", at->raw);
+		out_printf("\n");
 	}
 }
 
@@ -201,36 +187,39 @@ static void print_targets(const struct pinset *ps)
 	size_t n = pinset_torch_targets(ps, &t), i, j;
 	if (!n)
 		return;
-	printf("for the Windows runners (one decision per file; matrix rows to satisfy):\n");
+	out_printf("for the Windows runners (one decision per file; matrix rows to satisfy):\n");
 	for (i = 0; i < n; i++) {
 		struct pin_probes pr = { NULL, 0, 0 };
 		struct err e;
-		printf("  ");
-		put_safe(stdout, t[i].file);
-		printf(":%u  torch ", t[i].pin->line);
+		out_printf("  ");
+		out_printf("%s", t[i].file);
+		out_printf(":%u  torch ", t[i].pin->line);
 		if (t[i].version)
-			put_safe(stdout, t[i].version);
+			out_printf("%s", t[i].version);
 		else if (t[i].specifier)
-			put_safe(stdout, t[i].specifier);
+			out_printf("%s", t[i].specifier);
 		else
-			printf("(any version)");
-		printf(", %s", t[i].variant ? t[i].variant : "default build");
-		printf(", %s\n", t[i].on_windows == 1 ? "installs on Windows" :
+			out_printf("(any version)");
+		out_printf(", ");
+		out_printf("%s", t[i].variant ? t[i].variant : "default build");
+		out_printf(", %s\n", t[i].on_windows == 1 ? "installs on Windows" :
 				 t[i].on_windows == 0 ? "not for Windows" : "on Windows depends on markers");
 		if (t[i].on_windows == 0 || !default_matrix())
 			continue;
 		if (pins_target_probes(default_matrix(), &t[i], "x64", &pr, &e) < 0) {
-			printf("      matrix: ");
-			put_safe(stdout, e.msg);
-			printf("\n");
+			out_printf("      matrix: ");
+			out_printf("%s", e.msg);
+			out_printf("\n");
 		}
 		for (j = 0; j < pr.n; j++) {
-			printf("      %s -> ", pr.v[j].version);
+			out_printf("      ");
+			out_printf("%s", pr.v[j].version);
+			out_printf(" -> ");
 			if (pr.v[j].row)
-				put_safe(stdout, pr.v[j].row->id);
+				out_printf("%s", pr.v[j].row->id);
 			else
-				printf("no matrix row covers it");
-			printf("\n");
+				out_printf("no matrix row covers it");
+			out_printf("\n");
 		}
 		pin_probes_release(&pr);
 	}
@@ -253,8 +242,11 @@ static void print_annotations(const struct pin_changes *c)
 		struct strbuf line = STRBUF_INIT, msg = STRBUF_INIT, title = STRBUF_INIT;
 		struct torch_target t;
 		if (shown == REPORT_ANNOTATIONS_PER_KIND - 1 && c->n - i > 1) {
-			printf("::notice title=torch pins::%zu more torch pin changes: see the job log or --json\n",
-			       c->n - i);
+			struct strbuf more = STRBUF_INIT;
+			strbuf_addf(&more, "::notice title=torch pins::%zu more torch pin changes: see the job log or --json\n",
+				    c->n - i);
+			out_commands(more.buf, more.len);
+			strbuf_release(&more);
 			break;
 		}
 		strbuf_addf(&title, "torch pin %s", pin_change_name(ch->kind));
@@ -289,7 +281,8 @@ static void print_annotations(const struct pin_changes *c)
 		report_esc_gh_prop(&line, title.buf);
 		strbuf_adds(&line, "::");
 		report_esc_gh_data(&line, msg.buf);
-		puts(line.buf);
+		strbuf_addch(&line, '\n');
+		out_commands(line.buf, line.len);
 		strbuf_release(&line);
 		strbuf_release(&msg);
 		strbuf_release(&title);
@@ -299,52 +292,13 @@ static void print_annotations(const struct pin_changes *c)
 
 /* ---------- JSON ---------- */
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if s does not start one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	unsigned cp;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* JSON must be UTF-8: repository bytes that are not become U+FFFD. */
+/* A string member, or null (JSON safety is json_print's: jsonout.h). */
 static void add_str(cJSON *o, const char *k, const char *v)
 {
-	struct strbuf sb = STRBUF_INIT;
-	const unsigned char *p = (const unsigned char *)v;
-	if (!v) {
+	if (v)
+		cJSON_AddStringToObject(o, k, v);
+	else
 		cJSON_AddNullToObject(o, k);
-		return;
-	}
-	while (*p) {
-		size_t n = utf8_len(p);
-		if (n) {
-			strbuf_add(&sb, p, n);
-			p += n;
-		} else {
-			strbuf_adds(&sb, "\xef\xbf\xbd");
-			p++;
-		}
-	}
-	cJSON_AddStringToObject(o, k, strbuf_str(&sb));
-	strbuf_release(&sb);
 }
 
 static cJSON *pin_json(const struct pin *p)
@@ -432,7 +386,7 @@ static int print_json(const char *repo, const struct side *head, const struct si
 	cJSON *root = cJSON_CreateObject(), *tool = cJSON_CreateObject(), *changes, *targets;
 	struct torch_target *t;
 	size_t i, n;
-	char *text;
+	struct strbuf text = STRBUF_INIT;
 
 	cJSON_AddStringToObject(root, "schema", PINS_SCHEMA);
 	cJSON_AddStringToObject(tool, "name", "torch-dll-check");
@@ -499,13 +453,13 @@ static int print_json(const char *repo, const struct side *head, const struct si
 	}
 	free(t);
 	cJSON_AddItemToObject(root, "targets", targets);
-	text = cJSON_Print(root);
+	json_print(&text, root, 1);
 	cJSON_Delete(root);
-	if (!text)
+	if (!text.len)
 		return cmd_usage_error("cannot build the JSON output");
-	fputs(text, stdout);
-	fputc('\n', stdout);
-	free(text);
+	strbuf_addch(&text, '\n');
+	fputs(text.buf, stdout);
+	strbuf_release(&text);
 	return EXIT_PASS;
 }
 
@@ -547,7 +501,6 @@ static int cmd_git_pins(int argc, char **argv)
 	struct git_repo *repo = NULL;
 	struct pin_changes changes = { NULL, 0, 0 };
 	struct err err;
-	char stop_token[33] = "";
 	struct strlist layers = STRLIST_INIT;
 
 	for (i = 1; i < argc; i++) {
@@ -649,14 +602,10 @@ static int cmd_git_pins(int argc, char **argv)
 		rc = print_json(git_repo_path(repo), &head, diff ? &base : NULL, diff ? &changes : NULL, all);
 		goto out;
 	}
-	/* Repository text must not become workflow commands in an Actions log. */
-	if (os_getenv("GITHUB_ACTIONS") && !strcmp(os_getenv("GITHUB_ACTIONS"), "true")) {
-		unsigned char rnd[16];
-		if (os_random(rnd, sizeof(rnd), &err) == 0) {
-			for (i = 0; i < 16; i++)
-				snprintf(stop_token + 2 * i, 3, "%02x", rnd[i]);
-			printf("::stop-commands::%s\n", stop_token);
-		}
+	/* Repository text must not become workflow commands in an Actions log (out.h). */
+	if (out_guard_begin(&err)) {
+		rc = EXIT_USAGE; /* main says why (out_finish) */
+		goto out;
 	}
 	print_side("head", &head, all);
 	if (diff) {
@@ -664,11 +613,9 @@ static int cmd_git_pins(int argc, char **argv)
 		print_changes(&changes);
 	}
 	print_targets(&head.ps);
-	if (stop_token[0]) {
-		printf("::%s::\n", stop_token);
-		if (diff)
-			print_annotations(&changes);
-	}
+	out_guard_end();
+	if (diff && out_in_actions())
+		print_annotations(&changes);
 out:
 	pin_changes_release(&changes);
 	pinset_release(&head.ps);
@@ -694,8 +641,13 @@ int main(int argc, char **argv)
 		printf("torch-dll-check-git %s\n", TDC_VERSION);
 		return EXIT_PASS;
 	}
-	if (!strcmp(argv[1], "pins"))
-		return cmd_git_pins(argc - 1, argv + 1);
-	fprintf(stderr, "torch-dll-check-git: unknown command '%s' (only 'pins')\n", argv[1]);
-	return EXIT_USAGE;
+	if (!strcmp(argv[1], "pins")) {
+		struct err e;
+		int rc = cmd_git_pins(argc - 1, argv + 1);
+		err_clear(&e);
+		if (out_finish(&e))
+			return cmd_usage_error("%s", e.msg);
+		return rc;
+	}
+	return cmd_usage_error("unknown command '%s' for torch-dll-check-git (only 'pins')", argv[1]);
 }

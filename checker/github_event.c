@@ -11,6 +11,7 @@
 
 #include "os.h"
 #include "strbuf.h"
+#include "text.h"
 
 static int get_sha(const cJSON *pr, const char *which, char out[41])
 {
@@ -21,7 +22,7 @@ static int get_sha(const cJSON *pr, const char *which, char out[41])
 		return -1;
 	for (i = 0; i < 40; i++) {
 		char c = sha->valuestring[i];
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+		if (!(ascii_isdigit(c) || (c >= 'a' && c <= 'f')))
 			return -1;
 	}
 	memcpy(out, sha->valuestring, 41);

@@ -33,7 +33,9 @@
 #include "os.h"
 #include "pe.h"
 #include "registry.h"
+#include "version.h"
 #include "view.h"
+#include "text.h"
 
 #define INV_MAX_TEXT ((size_t)1 << 20)  /* version.py, pyvenv.cfg, METADATA: read at most this */
 #define INV_MAX_VERSION 64              /* characters in a version string */
@@ -119,7 +121,7 @@ int inventory_parse_redist_version(const char *s, uint16_t ver[4])
 	for (;;) {
 		unsigned long v = 0;
 		int digits = 0;
-		while (*s >= '0' && *s <= '9') {
+		while (ascii_isdigit(*s)) {
 			v = v * 10 + (unsigned long)(*s++ - '0');
 			if (v > 65535)
 				return -1;
@@ -141,13 +143,14 @@ static char *ver_str(const uint16_t v[4])
 	return xasprintf("%u.%u.%u.%u", v[0], v[1], v[2], v[3]);
 }
 
+/* Through winver_cmp, the one comparison of Windows file versions (version.h). */
 static int ver_cmp(const uint16_t a[4], const uint16_t b[4])
 {
-	int i;
-	for (i = 0; i < 4; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
+	struct winver x, y;
+	memcpy(x.part, a, sizeof(x.part));
+	memcpy(y.part, b, sizeof(y.part));
+	x.nparts = y.nparts = 4;
+	return winver_cmp(&x, &y);
 }
 
 /* What one registry view holds for one architecture. */
@@ -327,7 +330,7 @@ static int valid_version(const char *s)
 		return 0;
 	for (i = 0; i < n; i++) {
 		char c = s[i];
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+		if (!(ascii_isalnum(c) || c == '.' ||
 		      c == '+' || c == '!' || c == '_' || c == '-'))
 			return 0;
 	}

@@ -3,13 +3,10 @@
  * that decides exit statuses; library code below never exits.
  *
  * In GitHub Actions every line a step prints, on stdout or stderr, is
- * scanned for workflow commands ("::cmd::" at a line start, the legacy
- * "##[cmd]" anywhere). `check` and `report` render GitHub output themselves
- * (annotations, then raw text inside stop-commands), and `pins` runs
- * torch-dll-check-git, which does the same. Every other command prints text
- * taken from the machine or the repository (DLL names, paths, YAML keys), so
- * main wraps its whole output in ::stop-commands::TOKEN ... ::TOKEN:: with an
- * unpredictable token: nothing it prints can act as a command.
+ * scanned for workflow commands. out.h is the one mechanism against that:
+ * a command's first text line begins the stop-commands guard, JSON is
+ * escaped instead, and main ends the guard (out_finish) when the command
+ * returns — or exits 2 when the guard could not be set up.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,24 +14,24 @@
 #include "cmd.h"
 #include "os.h"
 #include "report.h"
+#include "out.h"
 
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *help;
-	int speaks_github; /* guards its own output against workflow commands */
 };
 
 static const struct command commands[] = {
-	{ "check", cmd_check, "will torch load on this machine? (findings, exit 1 on failure)", 1 },
-	{ "deps", cmd_deps, "the dependency tree of one binary, as the loader resolves it", 0 },
-	{ "pe", cmd_pe, "headers, imports, exports and version of PE files", 0 },
-	{ "inventory", cmd_inventory, "redistributables, runtime DLLs and torch installs found", 0 },
-	{ "matrix", cmd_matrix, "lint or show the torch runtime matrix", 0 },
-	{ "pins", cmd_pins, "which torch a repository revision pins (requirements files, via git)", 1 },
-	{ "report", cmd_report, "render a saved JSON report: text, GitHub annotations/summary/outputs, SARIF", 1 },
+	{ "check", cmd_check, "will torch load on this machine? (findings, exit 1 on failure)" },
+	{ "deps", cmd_deps, "the dependency tree of one binary, as the loader resolves it" },
+	{ "pe", cmd_pe, "headers, imports, exports and version of PE files" },
+	{ "inventory", cmd_inventory, "redistributables, runtime DLLs and torch installs found" },
+	{ "matrix", cmd_matrix, "lint, show, select or derive the torch runtime matrix" },
+	{ "pins", cmd_pins, "which torch a repository revision pins (requirements files, via git)" },
+	{ "report", cmd_report, "render a saved JSON report: text, GitHub annotations/summary/outputs, SARIF" },
 	/* hidden: started by check --confirm; its JSON lines go to the parent's pipe, never to a log */
-	{ "confirm-helper", cmd_confirm_helper, NULL, 1 },
+	{ "confirm-helper", cmd_confirm_helper, NULL },
 };
 
 static void usage(FILE *f)
@@ -46,29 +43,6 @@ static void usage(FILE *f)
 			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'torch-dll-check <command> --help' describes a command's options.\n"
 		   "Exit status: 0 pass, 1 findings, 2 usage or input error.\n");
-}
-
-/* Runs a command whose output is raw text with workflow commands suspended. */
-static int run_guarded(const struct command *c, int argc, char **argv)
-{
-	unsigned char rnd[16];
-	char token[33];
-	struct err e;
-	size_t k;
-	int rc;
-	err_clear(&e);
-	if (os_random(rnd, sizeof(rnd), &e))
-		return cmd_usage_error("cannot guard the output against workflow commands: %s", e.msg);
-	for (k = 0; k < sizeof(rnd); k++)
-		snprintf(token + 2 * k, 3, "%02x", rnd[k]);
-	printf("::stop-commands::%s\n", token);
-	fflush(stdout);
-	rc = c->fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	printf("::%s::\n", token);
-	fflush(stdout);
-	return rc;
 }
 
 int main(int argc, char **argv)
@@ -89,10 +63,12 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
-			const char *gha = os_getenv("GITHUB_ACTIONS");
-			if (!commands[i].speaks_github && gha && !strcmp(gha, "true"))
-				return run_guarded(&commands[i], argc - 1, argv + 1);
-			return commands[i].fn(argc - 1, argv + 1);
+			struct err e;
+			int rc = commands[i].fn(argc - 1, argv + 1);
+			err_clear(&e);
+			if (out_finish(&e)) /* ends the guard its first text line began (out.h) */
+				return cmd_usage_error("%s", e.msg);
+			return rc;
 		}
 	cmd_usage_error("unknown command '%s'\n", argv[1]);
 	usage(stderr);

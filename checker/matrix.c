@@ -3,14 +3,10 @@
  *
  * Reading goes in three steps, each of which can only refuse, never crash:
  *   1. bytes: size cap, UTF-8 BOM skipped, UTF-16/32 and invalid UTF-8
- *      refused with the line and column of the first bad byte (libyaml
- *      would otherwise guess an encoding or fail without a useful place);
- *   2. tree: libyaml's event API (not its document loader, which expands
- *      nothing but also checks nothing) builds our own small tree with a
- *      1-based line and column on every node. Anchors, aliases (no alias
- *      bombs: there is nothing to expand), tags other than !!str, several
- *      documents, nesting deeper than 32 and more than 50000 nodes are
- *      refused at their position;
+ *      refused with the line and column of the first bad byte;
+ *   2. tree: the one YAML tree reader (util/yamltree.h), strictly: anchors,
+ *      aliases, tags other than !!str, several documents, nesting deeper
+ *      than 32 and more than 50000 nodes are refused at their position;
  *   3. schema: every key is checked against the schema of its mapping
  *      (unknown keys get the nearest valid one by edit distance), every
  *      value against its type, versions and specifiers with the column
@@ -25,11 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include <cjson/cJSON.h>
 
 #include "os.h"
+#include "text.h"
+#include "yamltree.h"
 
 #define YT_MAX_DEPTH 32
 #define YT_MAX_NODES 50000
@@ -83,312 +80,18 @@ void matrix_diags_release(struct matrix_diags *d)
 	d->n = d->alloc = d->dropped = 0;
 }
 
-/* A short, printable copy of a string for messages: control bytes as \xNN, at most 60 bytes. */
+/* A short, printable copy of a string for messages: text_excerpt (text.h), at most 60 bytes. */
 static const char *printable(const char *s, char *buf, size_t n)
 {
-	size_t i, o = 0;
-	for (i = 0; s[i] && o + 5 < n && i < 60; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	if (s[i] && o + 4 < n) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
+	return text_excerpt(s, strlen(s), 60, buf, n);
 }
 
-/* ---- step 1: bytes ---------------------------------------------------- */
+/* ---- steps 1 and 2: bytes and tree (yamltree.h) ---------------------- */
 
-/*
- * Checks the encoding. Returns the offset where YAML starts (after a UTF-8
- * BOM) or -1 after reporting the first problem.
- */
-static long check_bytes(struct lint *L, const unsigned char *p, size_t len)
-{
-	size_t i = 0, start = 0;
-	unsigned line = 1, col = 1;
-	if (len >= 4 && ((p[0] == 0 && p[1] == 0 && p[2] == 0xfe && p[3] == 0xff) ||
-			 (p[0] == 0xff && p[1] == 0xfe && p[2] == 0 && p[3] == 0))) {
-		lint_error(L, 1, 1, "the file is UTF-32; save it as UTF-8");
-		return -1;
-	}
-	if (len >= 2 && ((p[0] == 0xff && p[1] == 0xfe) || (p[0] == 0xfe && p[1] == 0xff))) {
-		lint_error(L, 1, 1, "the file is UTF-16 (it starts with a byte order mark); save it as UTF-8");
-		return -1;
-	}
-	if (len >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
-		start = i = 3;
-	while (i < len) {
-		unsigned c = p[i];
-		size_t n, k;
-		unsigned cp;
-		if (c == '\n' || (c == '\r' && (i + 1 >= len || p[i + 1] != '\n'))) {
-			line++; /* LF, CR LF or a lone CR: each is one line break for libyaml too */
-			col = 1;
-			i++;
-			continue;
-		}
-		if (c == 0) {
-			lint_error(L, line, col, "NUL byte: this is not a text file");
-			return -1;
-		}
-		if (c < 0x80) {
-			i++;
-			col++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			lint_error(L, line, col, "invalid UTF-8 (byte 0x%02x); save the file as UTF-8", c);
-			return -1;
-		}
-		for (k = 1; k <= n; k++) {
-			if (i + k >= len) {
-				lint_error(L, line, col, "invalid UTF-8 (truncated sequence at the end of the file)");
-				return -1;
-			}
-			if ((p[i + k] & 0xc0) != 0x80) {
-				lint_error(L, line, col,
-					   "invalid UTF-8 (byte 0x%02x is not followed by a continuation byte; Latin-1 or Windows-1252 text?); save the file as UTF-8",
-					   c);
-				return -1;
-			}
-			cp = (cp << 6) | (p[i + k] & 0x3f);
-		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff))) {
-			lint_error(L, line, col, "invalid UTF-8 (overlong or surrogate sequence); save the file as UTF-8");
-			return -1;
-		}
-		i += n + 1;
-		col++;
-	}
-	return (long)start;
-}
-
-/* ---- step 2: tree ----------------------------------------------------- */
-
-enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
-
-struct ynode {
-	enum ykind kind;
-	unsigned line, col;
-	int quoted;          /* 0 plain, 1 '...' or "...", 2 block (| or >) */
-	char *s;             /* scalar text, NUL-terminated */
-	size_t len;
-	struct ynode **kid;  /* sequence items; mapping: key, value, key, value, ... */
-	size_t n, alloc;
+static const struct ytree_opts matrix_yaml = {
+	YT_MAX_DEPTH, YT_MAX_NODES, YT_MAX_SCALAR, YT_MAX_KIDS, "a matrix", "a matrix file", "torch",
+	YT_REFUSE_ANCHORS | YT_REFUSE_TAGS | YT_ONE_DOCUMENT,
 };
-
-static void ynode_free(struct ynode *y)
-{
-	size_t i;
-	if (!y)
-		return;
-	for (i = 0; i < y->n; i++)
-		ynode_free(y->kid[i]);
-	free(y->kid);
-	free(y->s);
-	free(y);
-}
-
-static struct ynode *ynode_new(enum ykind kind, yaml_mark_t mark)
-{
-	struct ynode *y = xcalloc(1, sizeof(*y));
-	y->kind = kind;
-	y->line = (unsigned)mark.line + 1;
-	y->col = (unsigned)mark.column + 1;
-	return y;
-}
-
-/* Refuses anchors and tags (other than !!str) on a node event. */
-static int check_props(struct lint *L, yaml_mark_t m, const yaml_char_t *anchor, const yaml_char_t *tag)
-{
-	char buf[128];
-	if (anchor) {
-		lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-			   "anchors (&%s) are not allowed in a matrix; write the value out",
-			   printable((const char *)anchor, buf, sizeof(buf)));
-		return -1;
-	}
-	if (tag && strcmp((const char *)tag, "tag:yaml.org,2002:str")) {
-		const char *t = (const char *)tag;
-		if (t[0] == '!' && t[1] == '=')
-			lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-				   "\"!\" starts a YAML tag here; quote the specifier (torch: \"%s\")",
-				   printable(t, buf, sizeof(buf)));
-		else
-			lint_error(L, (unsigned)m.line + 1, (unsigned)m.column + 1,
-				   "YAML tags (%s) are not allowed in a matrix", printable(t, buf, sizeof(buf)));
-		return -1;
-	}
-	return 0;
-}
-
-static void syntax_error(struct lint *L, yaml_parser_t *p, const unsigned char *data, size_t len)
-{
-	const char *problem = p->problem ? p->problem : "unknown problem";
-	unsigned line = (unsigned)p->problem_mark.line + 1, col = (unsigned)p->problem_mark.column + 1;
-	const char *hint = "";
-	if (p->error == YAML_MEMORY_ERROR)
-		problem = "out of memory";
-	if (strstr(problem, "block scalar") || (p->context && strstr(p->context, "block scalar")))
-		hint = "; quote values that start with > or | (torch: \">=2.9\")";
-	else if (strstr(problem, "tab") || (p->problem_mark.index < len && data[p->problem_mark.index] == '\t'))
-		hint = "; indent with spaces, not tabs";
-	if (p->context)
-		lint_error(L, line, col, "invalid YAML: %s (%s at line %u)%s", problem, p->context,
-			   (unsigned)p->context_mark.line + 1, hint);
-	else
-		lint_error(L, line, col, "invalid YAML: %s%s", problem, hint);
-}
-
-/* Builds the tree of the one document in data, or NULL after reporting. *empty is set for a document with no node. */
-static struct ynode *ytree_parse(struct lint *L, const unsigned char *data, size_t len, int *empty)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	struct ynode *root = NULL, *stack[YT_MAX_DEPTH];
-	size_t depth = 0, nodes = 0;
-	int docs = 0, done = 0, failed = 0;
-
-	*empty = 0;
-	if (!yaml_parser_initialize(&p)) {
-		lint_error(L, 1, 1, "cannot initialise the YAML parser");
-		return NULL;
-	}
-	yaml_parser_set_input_string(&p, data, len);
-	while (!done && !failed) {
-		struct ynode *y = NULL;
-		if (!yaml_parser_parse(&p, &ev)) {
-			syntax_error(L, &p, data, len);
-			failed = 1;
-			break;
-		}
-		switch (ev.type) {
-		case YAML_DOCUMENT_START_EVENT:
-			if (++docs > 1) {
-				lint_error(L, (unsigned)ev.start_mark.line + 1, (unsigned)ev.start_mark.column + 1,
-					   "a matrix file holds one YAML document; remove this \"---\" and what follows");
-				failed = 1;
-			}
-			break;
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_ALIAS_EVENT:
-		{
-			char buf[128];
-			lint_error(L, (unsigned)ev.start_mark.line + 1, (unsigned)ev.start_mark.column + 1,
-				   "aliases (*%s) are not allowed in a matrix; write the value out",
-				   printable((const char *)ev.data.alias.anchor, buf, sizeof(buf)));
-		}
-			failed = 1;
-			break;
-		case YAML_SCALAR_EVENT:
-			if (check_props(L, ev.start_mark, ev.data.scalar.anchor, ev.data.scalar.tag) < 0) {
-				failed = 1;
-				break;
-			}
-			if (ev.data.scalar.length > YT_MAX_SCALAR) {
-				lint_error(L, (unsigned)ev.start_mark.line + 1, (unsigned)ev.start_mark.column + 1,
-					   "value longer than %d bytes", YT_MAX_SCALAR);
-				failed = 1;
-				break;
-			}
-			y = ynode_new(Y_SCALAR, ev.start_mark);
-			y->s = xstrndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
-			y->len = ev.data.scalar.length;
-			if (memchr(ev.data.scalar.value, '\0', ev.data.scalar.length))
-				y->len = strlen(y->s); /* "\0" escapes: cut there */
-			switch (ev.data.scalar.style) {
-			case YAML_SINGLE_QUOTED_SCALAR_STYLE:
-			case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
-				y->quoted = 1;
-				break;
-			case YAML_LITERAL_SCALAR_STYLE:
-			case YAML_FOLDED_SCALAR_STYLE:
-				y->quoted = 2;
-				break;
-			default:
-				y->quoted = 0;
-			}
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-			if (check_props(L, ev.start_mark, ev.data.sequence_start.anchor, ev.data.sequence_start.tag) < 0) {
-				failed = 1;
-				break;
-			}
-			y = ynode_new(Y_SEQ, ev.start_mark);
-			break;
-		case YAML_MAPPING_START_EVENT:
-			if (check_props(L, ev.start_mark, ev.data.mapping_start.anchor, ev.data.mapping_start.tag) < 0) {
-				failed = 1;
-				break;
-			}
-			y = ynode_new(Y_MAP, ev.start_mark);
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			if (depth)
-				depth--;
-			break;
-		default:
-			break;
-		}
-		if (y && !failed) {
-			if (++nodes > YT_MAX_NODES) {
-				lint_error(L, y->line, y->col, "more than %d YAML nodes", YT_MAX_NODES);
-				ynode_free(y);
-				failed = 1;
-			} else if (depth && stack[depth - 1]->n >= YT_MAX_KIDS) {
-				lint_error(L, y->line, y->col, "more than %d items in one %s", 
-					   stack[depth - 1]->kind == Y_MAP ? YT_MAX_KIDS / 2 : YT_MAX_KIDS,
-					   stack[depth - 1]->kind == Y_MAP ? "mapping" : "list");
-				ynode_free(y);
-				y = NULL;
-				failed = 1;
-			} else if (depth) {
-				struct ynode *parent = stack[depth - 1];
-				ALLOC_GROW(parent->kid, parent->n + 1, parent->alloc);
-				parent->kid[parent->n++] = y;
-			} else if (!root) {
-				root = y;
-			} else {
-				ynode_free(y); /* cannot happen in one document; be safe */
-			}
-			if (!failed && y && y->kind != Y_SCALAR) {
-				if (depth >= YT_MAX_DEPTH) {
-					lint_error(L, y->line, y->col, "nested deeper than %d levels", YT_MAX_DEPTH);
-					failed = 1;
-				} else {
-					stack[depth++] = y;
-				}
-			}
-		}
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&p);
-	if (failed) {
-		ynode_free(root);
-		return NULL;
-	}
-	if (!root)
-		*empty = 1;
-	return root;
-}
 
 /* ---- step 3: schema --------------------------------------------------- */
 
@@ -684,7 +387,25 @@ static int get_bool(struct lint *L, const struct ynode *map, const char *key)
 	return -2;
 }
 
-static const char *const status_names[] = { "sourced", "inferred", NULL };
+/* A Windows error code (1..65535: a Win32 error, what [WinError N] shows); 0 when absent or bad (reported). */
+static int get_winerror(struct lint *L, const struct ynode *map, const char *key)
+{
+	const struct ynode *v = map_get(map, key);
+	unsigned long n = 0;
+	size_t i;
+	if (!v)
+		return 0;
+	if (v->kind == Y_SCALAR && !v->quoted && v->len > 0 && v->len <= 5) {
+		for (i = 0; i < v->len && v->s[i] >= '0' && v->s[i] <= '9'; i++)
+			n = n * 10 + (unsigned long)(v->s[i] - '0');
+		if (i == v->len && n >= 1 && n <= 65535)
+			return (int)n;
+	}
+	lint_error(L, v->line, v->col, "`%s` must be a Windows error code, a number such as 1114", key);
+	return 0;
+}
+
+static const char *const status_names[] = { "sourced", "inferred", "measured", NULL };
 static const char *const where_names[] = { "either", "system", "bundled", NULL };
 static const char *const arch_names[] = { "x64", "x86", "arm64", NULL };
 
@@ -766,7 +487,7 @@ static int variant_pattern_ok(const char *p)
 	if (!*rest)
 		return 0;
 	for (; *rest; rest++)
-		if (!(*rest >= '0' && *rest <= '9') && *rest != '*' && *rest != '?' && (*rest != '.' || p[0] == 'c' || p[0] == 'C'))
+		if (!ascii_isdigit(*rest) && *rest != '*' && *rest != '?' && (*rest != '.' || p[0] == 'c' || p[0] == 'C'))
 			return 0;
 	return 1;
 }
@@ -803,6 +524,57 @@ static void get_sources(struct lint *L, const struct ynode *map, struct strlist 
 	}
 }
 
+/*
+ * evidence: the wheels a measured row was read from, "FILE sha256=HEX" with
+ * FILE a torch wheel name (its version is the torch measured) and HEX the
+ * 64-digit sha256 PyPI publishes for it.
+ */
+static void get_evidence(struct lint *L, const struct ynode *map, struct matrix_row *r)
+{
+	const struct ynode *list = get_list(L, map, "evidence", "wheel file names with their sha256", 1, &r->evidence);
+	size_t i, k;
+	char buf[128];
+	for (i = 0; i < r->evidence.n; i++) {
+		const char *s = r->evidence.v[i], *sp = strchr(s, ' '), *dash;
+		const struct ynode *it = list_item(list, i);
+		struct pep440 v;
+		int okhex = sp && !strncmp(sp, " sha256=", 8) && strlen(sp + 8) == 64;
+		for (k = 0; okhex && k < 64; k++)
+			okhex = hex_digit((unsigned char)sp[8 + k]) >= 0 && !(sp[8 + k] >= 'A' && sp[8 + k] <= 'F');
+		dash = !str_nicmp(s, "torch-", 6) ? strchr(s + 6, '-') : NULL;
+		if (!okhex || !dash || sp - s < 5 || str_nicmp(sp - 4, ".whl", 4)) {
+			lint_error(L, it->line, it->col,
+				   "evidence `%s` is not \"torch-VERSION-...whl sha256=<64 lower-case hex digits>\"",
+				   shown(it, buf, sizeof(buf)));
+			continue;
+		}
+		{
+			char *ver = xstrndup(s + 6, (size_t)(dash - (s + 6)));
+			if (pep440_parse(&v, ver, NULL) < 0)
+				lint_error(L, it->line, it->col, "evidence `%s`: `%s` is not a version",
+					   shown(it, buf, sizeof(buf)), ver);
+			else if (!r->measured_max.nrelease || pep440_cmp(&v, &r->measured_max) > 0)
+				r->measured_max = v;
+			free(ver);
+		}
+	}
+}
+
+int matrix_newest_measured(const struct matrix *m, struct pep440 *out)
+{
+	size_t i;
+	int found = 0;
+	for (i = 0; i < m->nrows; i++) {
+		const struct matrix_row *r = m->rows[i];
+		if (!r->evidence.n || !r->measured_max.nrelease)
+			continue;
+		if (!found || pep440_cmp(&r->measured_max, out) > 0)
+			*out = r->measured_max;
+		found = 1;
+	}
+	return found;
+}
+
 /* A minimum file version node (scalar) → *min. */
 static void parse_min(struct lint *L, const struct ynode *v, const char *what, struct matrix_min *min)
 {
@@ -828,7 +600,7 @@ static int id_ok(const char *s)
 		return 0;
 	for (i = 0; i < n; i++) {
 		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+		if (!(ascii_isalnum(c) || c == '.' || c == '-' ||
 		      c == '_'))
 			return 0;
 	}
@@ -853,10 +625,12 @@ static void check_dll_name(struct lint *L, const struct ynode *map, const char *
 /* The row-level keys, in the order of the bits in matrix_row.present. */
 static const char *const row_keys[] = { "id",      "torch",        "variant", "arch",         "status",
 					"sources", "note",         "vc_redist", "runtime_dlls", "openmp",
-					"known_issues", "merge", NULL };
-enum { RK_ID, RK_TORCH, RK_VARIANT, RK_ARCH, RK_STATUS, RK_SOURCES, RK_NOTE, RK_VC, RK_DLLS, RK_OPENMP, RK_ISSUES, RK_MERGE };
+					"known_issues", "merge", "evidence", NULL };
+enum { RK_ID, RK_TORCH, RK_VARIANT, RK_ARCH, RK_STATUS, RK_SOURCES, RK_NOTE, RK_VC, RK_DLLS, RK_OPENMP, RK_ISSUES, RK_MERGE,
+       RK_EVIDENCE };
 
-static const char *const dll_keys[] = { "name", "min_version", "where", "arch", "why", "status", "sources", NULL };
+static const char *const dll_keys[] = { "name", "min_version", "where", "arch", "why", "winerror", "status", "sources",
+					NULL };
 static const char *const omp_keys[] = { "dll", "where", "redistributable", "arch", "provider", "fix", "why",
 					"status", "sources", NULL };
 static const char *const issue_keys[] = { "id", "symptom", "cause", "fix", "status", "sources", "applies_when", NULL };
@@ -901,6 +675,7 @@ static void row_free(struct matrix_row *r)
 	pep440_spec_release(&r->torch);
 	strlist_release(&r->variants);
 	strlist_release(&r->sources);
+	strlist_release(&r->evidence);
 	free(r->note);
 	for (i = 0; i < MATRIX_NARCH; i++)
 		free(r->vc_redist[i].text);
@@ -968,6 +743,10 @@ static void parse_dlls(struct lint *L, const struct ynode *row, struct matrix_ro
 		d->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
 		d->arch_mask = get_arch(L, m, "arch");
 		d->why = get_str(L, m, "why", what, "a sentence saying why torch needs it", 1);
+		d->winerror = get_winerror(L, m, "winerror");
+		if (d->winerror && !d->min.set)
+			lint_error(L, m->line, m->col, "%s has `winerror` but no `min_version` (the error is for a copy "
+				   "older than it)", what);
 		e = get_enum(L, m, "status", what, status_names, 0);
 		d->status = e >= 0 ? (enum matrix_status)e : r->status;
 		get_sources(L, m, &d->sources);
@@ -1169,6 +948,9 @@ static struct matrix_row *parse_row(struct lint *L, const struct ynode *m, unsig
 	if (e == MATRIX_SOURCED && !r->sources.n)
 		lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources` (links to issues, PRs or docs)",
 			   what);
+	get_evidence(L, m, r);
+	if (e == MATRIX_MEASURED && !r->evidence.n)
+		lint_error(L, m->line, m->col, "%s is `status: measured` but has no `evidence` (the wheels measured)", what);
 	r->note = get_str(L, m, "note", what, "text", 0);
 	parse_vc_redist(L, m, r);
 	parse_dlls(L, m, r);
@@ -1473,6 +1255,14 @@ static struct matrix_row *merge_rows(struct matrix_row *old, struct matrix_row *
 		old->sources = nw->sources;
 		nw->sources = t;
 	}
+	if (nw->present & (1u << RK_EVIDENCE)) {
+		struct strlist t = old->evidence;
+		struct pep440 tv = old->measured_max;
+		old->evidence = nw->evidence;
+		old->measured_max = nw->measured_max;
+		nw->evidence = t;
+		nw->measured_max = tv;
+	}
 	if (nw->present & (1u << RK_NOTE)) {
 		char *t = old->note;
 		old->note = nw->note;
@@ -1549,6 +1339,7 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	struct strlist remove = STRLIST_INIT;
 	long start;
 	int empty;
+	struct ytree_error ye;
 	unsigned present, layer = (unsigned)m->files.n;
 	char buf[128];
 	size_t d0 = 0;
@@ -1563,12 +1354,16 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 		lint_error(&L, 1, 1, "the file is larger than %d bytes", MATRIX_MAX_BYTES);
 		return -1;
 	}
-	start = check_bytes(&L, data, len);
-	if (start < 0)
+	start = ytree_check_bytes(data, len, &ye);
+	if (start < 0) {
+		lint_error(&L, ye.line, ye.col, "%s", ye.msg);
 		return -1;
-	root = ytree_parse(&L, (const unsigned char *)data + start, len - (size_t)start, &empty);
+	}
+	root = ytree_parse((const unsigned char *)data + start, len - (size_t)start, &matrix_yaml, &empty, &ye);
 	if (!root) {
-		if (empty && !L.nerr)
+		if (!empty)
+			lint_error(&L, ye.line, ye.col, "%s", ye.msg);
+		else if (!L.nerr)
 			lint_error(&L, 1, 1, "empty file: expected a mapping with `schema: 1` and `rows`");
 		return -1;
 	}
@@ -1701,7 +1496,7 @@ int matrix_load_file(struct matrix *m, const char *path, struct matrix_diags *di
 		strbuf_release(&sb);
 		return -1;
 	}
-	r = matrix_load_buffer(m, path, sb.buf ? sb.buf : "", sb.len, diags, err);
+	r = matrix_load_buffer(m, path, sb.buf, sb.len, diags, err);
 	strbuf_release(&sb);
 	return r;
 }
@@ -1804,7 +1599,7 @@ int matrix_select(const struct matrix *m, const struct pep440 *torch, const char
 		pep440_public(&p, torch);
 		pep440_format(&p, &pub);
 		for (c = strbuf_str(&pub); *c && id.len < 48; c++)
-			strbuf_addch(&id, (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || *c == '.' ? *c : '-');
+			strbuf_addch(&id, ascii_isdigit(*c) || ascii_islower(*c) || *c == '.' ? *c : '-');
 		err_set(err,
 			"no matrix row covers torch %s (variant %s, arch %s); add a row to a file passed with --matrix, e.g. "
 			"`schema: 1` / `rows: [{id: my-torch-%s, torch: \"==%s\", status: inferred, vc_redist: {x64: \"14.40\"}}]` "
@@ -1925,6 +1720,7 @@ cJSON *matrix_row_json(const struct matrix_row *r, int full)
 	cJSON_AddItemToObject(o, "arch", arch_array(r->arch_mask));
 	cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
 	cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+	cJSON_AddItemToObject(o, "evidence", str_array(&r->evidence));
 	add_opt_str(o, "note", r->note);
 	vc = cJSON_AddObjectToObject(o, "vc_redist");
 	for (k = 0; k < MATRIX_NARCH; k++)
@@ -1939,6 +1735,8 @@ cJSON *matrix_row_json(const struct matrix_row *r, int full)
 		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
 		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
 		cJSON_AddStringToObject(x, "why", d->why);
+		if (d->winerror)
+			cJSON_AddNumberToObject(x, "winerror", d->winerror);
 		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
 		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
 		cJSON_AddItemToArray(a, x);

@@ -47,7 +47,12 @@ extern const size_t matrix_default_yaml_len;
 
 enum matrix_arch { MATRIX_X64 = 0, MATRIX_X86, MATRIX_ARM64, MATRIX_NARCH };
 enum matrix_where { MATRIX_EITHER = 0, MATRIX_SYSTEM, MATRIX_BUNDLED };
-enum matrix_status { MATRIX_SOURCED = 0, MATRIX_INFERRED };
+/*
+ * sourced: a linked source states it; inferred: our reading, to be confirmed;
+ * measured: read from the binaries of the wheels listed in the row's
+ * `evidence` (`matrix derive`, matrix/evidence/).
+ */
+enum matrix_status { MATRIX_SOURCED = 0, MATRIX_INFERRED, MATRIX_MEASURED };
 
 /* Where a value was written. `file` points into the matrix's file list. */
 struct matrix_pos {
@@ -70,6 +75,7 @@ struct matrix_dll {
 	enum matrix_where where;
 	unsigned arch_mask;     /* 1 << enum matrix_arch; 0 = every architecture */
 	char *why;
+	int winerror;           /* what import torch raises when the copy loaded is below min (1114), or 0 */
 	enum matrix_status status;
 	struct strlist sources; /* empty: see the row's sources */
 	struct matrix_pos pos;
@@ -118,6 +124,8 @@ struct matrix_row {
 	unsigned arch_mask;          /* 0 = any */
 	enum matrix_status status;
 	struct strlist sources;
+	struct strlist evidence;     /* "torch-2.4.0-cp311-cp311-win_amd64.whl sha256=<64 hex>" */
+	struct pep440 measured_max;  /* newest torch release in `evidence` (valid when evidence.n) */
 	char *note;                  /* or NULL */
 	struct matrix_min vc_redist[MATRIX_NARCH]; /* minimum redistributable per architecture */
 	struct matrix_dll *dlls;
@@ -221,5 +229,12 @@ const char *matrix_arch_name(int arch);        /* "x64", "x86", "arm64" */
 int matrix_arch_parse(const char *s);          /* enum matrix_arch or -1 */
 const char *matrix_where_name(enum matrix_where w);
 const char *matrix_status_name(enum matrix_status s);
+
+/*
+ * The newest torch release any row's `evidence` names (1, *out set), or 0
+ * when no row is measured: `check` says when it judges a newer torch by
+ * rows measured on older wheels.
+ */
+int matrix_newest_measured(const struct matrix *m, struct pep440 *out);
 
 #endif

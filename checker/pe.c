@@ -72,6 +72,7 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "utf.h"
 
 #define DIR_EXPORT 0
 #define DIR_IMPORT 1
@@ -824,44 +825,18 @@ static int res_dir(struct span rs, uint32_t off, uint32_t *n, struct err *err)
 	return 0;
 }
 
-/* Appends UTF-8 for UTF-16LE text at off until NUL or end (bytes). */
+/* Appends UTF-8 for UTF-16LE text at off until NUL or end (bytes), at most MAX_VERSION_STRING units. */
 static void utf16_to_utf8(struct span s, size_t off, size_t end, struct strbuf *out)
 {
-	size_t n = 0;
-	while (off + 2 <= end && n < MAX_VERSION_STRING) {
-		uint16_t c, c2;
-		uint32_t cp;
-		if (span_u16(s, off, &c) || !c)
-			break;
-		off += 2;
-		n++;
-		cp = c;
-		if (c >= 0xd800 && c <= 0xdbff) {
-			if (off + 2 <= end && !span_u16(s, off, &c2) && c2 >= 0xdc00 && c2 <= 0xdfff) {
-				cp = 0x10000 + (((uint32_t)c - 0xd800) << 10) + (c2 - 0xdc00);
-				off += 2;
-			} else {
-				cp = 0xfffd;
-			}
-		} else if (c >= 0xdc00 && c <= 0xdfff) {
-			cp = 0xfffd;
-		}
-		if (cp < 0x80) {
-			strbuf_addch(out, (int)cp);
-		} else if (cp < 0x800) {
-			strbuf_addch(out, (int)(0xc0 | (cp >> 6)));
-			strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
-		} else if (cp < 0x10000) {
-			strbuf_addch(out, (int)(0xe0 | (cp >> 12)));
-			strbuf_addch(out, (int)(0x80 | ((cp >> 6) & 0x3f)));
-			strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
-		} else {
-			strbuf_addch(out, (int)(0xf0 | (cp >> 18)));
-			strbuf_addch(out, (int)(0x80 | ((cp >> 12) & 0x3f)));
-			strbuf_addch(out, (int)(0x80 | ((cp >> 6) & 0x3f)));
-			strbuf_addch(out, (int)(0x80 | (cp & 0x3f)));
-		}
-	}
+	size_t n;
+	if (end > s.len)
+		end = s.len;
+	if (off >= end)
+		return;
+	n = end - off;
+	if (n > 2 * (size_t)MAX_VERSION_STRING)
+		n = 2 * (size_t)MAX_VERSION_STRING;
+	utf16le_to_utf8(out, s.p + off, n, UTF16_STOP_AT_NUL, NULL);
 }
 
 /* A VS_VERSIONINFO-style block: wLength, wValueLength, wType, szKey, padding, Value, padding, Children. */

@@ -32,7 +32,7 @@ static int load_one(struct pinset *ps, const char *path, enum req_kind kind, con
 	ALLOC_GROW(ps->files, ps->n + 1, ps->alloc);
 	f = &ps->files[ps->n++];
 	memset(f, 0, sizeof(*f));
-	r = req_file_parse(f, path, kind, buf.buf ? buf.buf : "", buf.len, err);
+	r = req_file_parse(f, path, kind, buf.buf, buf.len, err);
 	if (included_by)
 		f->included_by = xstrdup(included_by);
 	strbuf_release(&buf);

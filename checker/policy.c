@@ -22,12 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result.h"
 #include "strbuf.h"
 #include "version.h"
 
 struct pol {
-	cJSON *report, *inst;
+	struct findings *out;
+	cJSON *inst;
 	struct view *v;
 	const struct policy_input *in;
 	const struct torch_run *run;
@@ -46,24 +46,29 @@ const char *policy_redist_url(const char *arch)
 	return "https://aka.ms/vs/17/release/vc_redist.x64.exe";
 }
 
-static const char *sev_of(enum matrix_status s)
+static enum report_severity sev_of(enum matrix_status s)
 {
-	return s == MATRIX_SOURCED ? "error" : "warning";
+	return s == MATRIX_INFERRED ? SEV_WARNING : SEV_ERROR; /* sourced and measured are facts */
 }
 
-static cJSON *add(struct pol *p, const char *rule, const char *sev, int winerror, const char *title,
-		  const char *msg, const char *fix, const char *binary, const char *leaf, cJSON *chain,
-		  cJSON *probes)
+/* A finding about this install, with the row that judged it. `severity`: as for finding_add. */
+static struct finding *add(struct pol *p, enum rule_id rule, int severity, struct finding_spec spec)
 {
-	cJSON *f = result_add_finding(p->report, rule, sev, winerror, title, msg, fix, p->run->torch_dir, binary,
-				      leaf, chain, probes);
+	struct finding *f;
+	spec.install = p->run->torch_dir;
+	f = finding_add(p->out, rule, severity, &spec);
 	if (p->row) {
-		cJSON *m = cJSON_AddObjectToObject(f, "matrix");
-		cJSON_AddStringToObject(m, "row", p->row->id);
-		cJSON_AddStringToObject(m, "file", matrix_row_file(p->row));
-		cJSON_AddNumberToObject(m, "line", p->row->pos.line);
+		f->matrix.row = xstrdup(p->row->id);
+		f->matrix.file = xstrdup(matrix_row_file(p->row));
+		f->matrix.line = p->row->pos.line;
 	}
 	return f;
+}
+
+/* Whether f is about this install (Windows compares folder names without case). */
+static int ours(const struct pol *p, const struct finding *f)
+{
+	return f->install && !str_icmp(f->install, p->run->torch_dir);
 }
 
 /* ---- what the emulated process loaded ---- */
@@ -158,8 +163,9 @@ static void uncovered(struct pol *p, const char *why)
 				     "are unknown, so only the loader's findings apply.",
 				     (int)(semi - why), why)
 			 : xstrdup(why);
-	add(p, "torch-uncovered", "error", 0, title, msg, semi ? semi + 2 : "add a row for it to a --matrix file",
-	    NULL, NULL, NULL, NULL);
+	add(p, RULE_TORCH_UNCOVERED, SEV_ERROR,
+	    (struct finding_spec){ .title = title, .message = msg,
+				   .fix = semi ? semi + 2 : "add a row for it to a --matrix file" });
 	free(title);
 	free(msg);
 }
@@ -205,10 +211,11 @@ static void redist(struct pol *p)
 				      "installed is unknown (not missing); the runtime DLLs were still checked "
 				      "through the loader.",
 				      p->arch, min);
-		add(p, "unverified", "note", 0, "VC++ redistributable: unknown (no registry)", msg,
-		    "give --registry FILE (a `reg export` of HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\"
-		    "Runtimes, or a Wine system.reg), or --root a Wine prefix's drive_c",
-		    NULL, NULL, NULL, NULL);
+		add(p, RULE_UNVERIFIED, SEV_NOTE,
+		    (struct finding_spec){
+			    .title = "VC++ redistributable: unknown (no registry)", .message = msg,
+			    .fix = "give --registry FILE (a `reg export` of HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\"
+				   "14.0\\VC\\Runtimes, or a Wine system.reg), or --root a Wine prefix's drive_c" });
 		free(msg);
 		free(min);
 		return;
@@ -248,7 +255,8 @@ static void redist(struct pol *p)
 		free(tail);
 		fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", p->arch, min,
 				policy_redist_url(p->arch));
-		add(p, "redist-missing", unresolved ? "error" : "warning", 0, title, msg, fix, NULL, which, NULL, NULL);
+		add(p, RULE_REDIST_MISSING, unresolved ? SEV_ERROR : SEV_WARNING,
+		    (struct finding_spec){ .title = title, .message = msg, .fix = fix, .leaf = which });
 		free(title);
 		free(msg);
 		free(fix);
@@ -258,9 +266,10 @@ static void redist(struct pol *p)
 		char *msg = xasprintf("%s is installed but records no version the checker can read, so the minimum "
 				      "%s of matrix row %s cannot be checked.",
 				      r->key, p->row->vc_redist[p->aidx].text, p->row->id);
-		add(p, "unverified", "note", 0, "VC++ redistributable: version unknown", msg,
-		    "reinstall the VC++ 2015-2022 redistributable so its registry key is complete", NULL, NULL, NULL,
-		    NULL);
+		add(p, RULE_UNVERIFIED, SEV_NOTE,
+		    (struct finding_spec){
+			    .title = "VC++ redistributable: version unknown", .message = msg,
+			    .fix = "reinstall the VC++ 2015-2022 redistributable so its registry key is complete" });
 		free(msg);
 	} else if (p->row && p->aidx >= 0 && p->row->vc_redist[p->aidx].set && r->has_ver) {
 		const struct matrix_min *m = &p->row->vc_redist[p->aidx];
@@ -278,7 +287,8 @@ static void redist(struct pol *p)
 					      matrix_row_file(p->row), m->pos.line, m->text);
 			char *fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", p->arch, min,
 					      policy_redist_url(p->arch));
-			add(p, "redist-too-old", sev_of(p->row->status), 0, title, msg, fix, NULL, NULL, NULL, NULL);
+			add(p, RULE_REDIST_TOO_OLD, sev_of(p->row->status),
+			    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
 			free(title);
 			free(msg);
 			free(fix);
@@ -287,22 +297,16 @@ static void redist(struct pol *p)
 	free(min);
 }
 
-/* Removes the loader's shadowed-dll finding for `path` in this install (runtime-too-old says more). */
+/* Removes the loader's shadowed-dll finding about the copy at `path` in this install (runtime-too-old says more). */
 static void drop_shadow_finding(struct pol *p, const char *path)
 {
-	cJSON *fs = cJSON_GetObjectItem(p->report, "findings"), *f;
-	int i = 0;
-	cJSON_ArrayForEach(f, fs)
-	{
-		const char *rule = cJSON_GetStringValue(cJSON_GetObjectItem(f, "rule"));
-		const char *inst = cJSON_GetStringValue(cJSON_GetObjectItem(f, "install"));
-		const char *fix = cJSON_GetStringValue(cJSON_GetObjectItem(f, "fix"));
-		if (rule && !strcmp(rule, "shadowed-dll") && inst && !str_icmp(inst, p->run->torch_dir) && fix &&
-		    strstr(fix, path)) {
-			cJSON_DeleteItemFromArray(fs, i);
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		const struct finding *f = &p->out->v[i];
+		if (f->rule == RULE_SHADOWED_DLL && ours(p, f) && f->path && !str_icmp(f->path, path)) {
+			findings_remove(p->out, i);
 			return;
 		}
-		i++;
 	}
 }
 
@@ -328,8 +332,11 @@ static void runtime_dlls(struct pol *p)
 			msg = xasprintf("%s (%s) will be the one loaded, but it has no version resource (Wine's builtins "
 					"have none), so the minimum %s cannot be checked.",
 					n->path, where, d->min.text);
-			add(p, "unverified", "note", 0, title, msg, "nothing to do if this is a Wine prefix; on Windows "
-			    "every Microsoft runtime DLL carries its version", NULL, d->name, NULL, NULL);
+			add(p, RULE_UNVERIFIED, SEV_NOTE,
+			    (struct finding_spec){ .title = title, .message = msg,
+						   .fix = "nothing to do if this is a Wine prefix; on Windows every "
+							  "Microsoft runtime DLL carries its version",
+						   .leaf = d->name, .path = n->path });
 			free(title);
 			free(msg);
 			free(where);
@@ -375,11 +382,13 @@ static void runtime_dlls(struct pol *p)
 					d->name, n->path, n->version, p->arch, d->min.text, policy_redist_url(p->arch));
 		}
 		{
-			/* WinError 1114 is what a too-old msvcp140 gives torch >= 2.9: say so where the row says so */
-			int w1114 = d->why && strstr(d->why, "mutex") != NULL;
-			char *t2 = w1114 ? xasprintf("%s (WinError 1114 in DllMain)", title) : NULL;
-			add(p, "runtime-too-old", sev_of(d->status), w1114 ? 1114 : 0, t2 ? t2 : title, msg, fix, NULL,
-			    d->name, NULL, result_probes_json(n));
+			/* the row's `winerror`: what import torch raises with this copy (1114: its DllMain fails) */
+			char *t2 = d->winerror ? xasprintf("%s (WinError %d%s)", title, d->winerror,
+							   d->winerror == 1114 ? " in DllMain" : "")
+					       : NULL;
+			add(p, RULE_RUNTIME_TOO_OLD, sev_of(d->status),
+			    (struct finding_spec){ .winerror = d->winerror, .title = t2 ? t2 : title, .message = msg,
+						   .fix = fix, .leaf = d->name, .path = n->path, .probes = n });
 			free(t2);
 		}
 		free(title);
@@ -390,26 +399,26 @@ static void runtime_dlls(struct pol *p)
 	}
 }
 
-/* The loader's missing-dll findings with `leaf` in this install. */
+/*
+ * The loader's findings that `leaf` is missing (or lacks an export) in this
+ * install get the row's fix, and `extra` (the row's words) once.
+ */
 static void enrich_missing(struct pol *p, const char *leaf, const char *fix, const char *extra)
 {
-	cJSON *f;
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(p->report, "findings"))
-	{
-		const char *rule = cJSON_GetStringValue(cJSON_GetObjectItem(f, "rule"));
-		const char *inst = cJSON_GetStringValue(cJSON_GetObjectItem(f, "install"));
-		const char *l = cJSON_GetStringValue(cJSON_GetObjectItem(f, "leaf"));
-		const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
-		if (!rule || !inst || !l || str_icmp(inst, p->run->torch_dir) || str_icmp(l, leaf))
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		if (!ours(p, f) || !f->leaf || str_icmp(f->leaf, leaf))
 			continue;
-		if (strcmp(rule, "missing-dll") && strcmp(rule, "vc-runtime-probe") && strcmp(rule, "missing-entry-point"))
+		if (f->rule != RULE_MISSING_DLL && f->rule != RULE_VC_RUNTIME_PROBE && f->rule != RULE_MISSING_ENTRY_POINT)
 			continue;
 		if (fix)
-			cJSON_ReplaceItemInObject(f, "fix", cJSON_CreateString(fix));
-		if (extra && msg && !strstr(msg, extra)) {
-			char *m = xasprintf("%s %s", msg, extra);
-			cJSON_ReplaceItemInObject(f, "message", cJSON_CreateString(m));
-			free(m);
+			finding_set(&f->fix, fix);
+		if (extra && f->message && !f->matrix_noted) {
+			char *m = xasprintf("%s %s", f->message, extra);
+			free(f->message);
+			f->message = m;
+			f->matrix_noted = 1;
 		}
 	}
 }
@@ -445,8 +454,9 @@ static void openmp(struct pol *p)
 					      "problem (GitHub-hosted runners have Visual Studio).",
 					      p->version, o->dll, n->path,
 					      o->provider ? o->provider : "MSVC's LLVM OpenMP runtime");
-			add(p, "openmp-not-redistributable", "warning", 0, title, msg, fix, NULL, o->dll, NULL,
-			    result_probes_json(n));
+			add(p, RULE_OPENMP_NOT_REDISTRIBUTABLE, SEV_DEFAULT,
+			    (struct finding_spec){ .title = title, .message = msg, .fix = fix, .leaf = o->dll,
+						   .path = n->path, .probes = n });
 			free(title);
 			free(msg);
 		}
@@ -458,26 +468,21 @@ static void openmp(struct pol *p)
 static void enrich_vc(struct pol *p)
 {
 	const struct inventory *inv = p->in->inv;
-	cJSON *f;
 	char *min = min_text(p);
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(p->report, "findings"))
-	{
-		const char *rule = cJSON_GetStringValue(cJSON_GetObjectItem(f, "rule"));
-		const char *inst = cJSON_GetStringValue(cJSON_GetObjectItem(f, "install"));
-		const char *l = cJSON_GetStringValue(cJSON_GetObjectItem(f, "leaf"));
-		char *fix;
-		if (!rule || !inst || !l || str_icmp(inst, p->run->torch_dir) || !vc_runtime_name(l))
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		if (!ours(p, f) || !f->leaf || !vc_runtime_name(f->leaf))
 			continue;
-		if (strcmp(rule, "missing-dll") && strcmp(rule, "vc-runtime-probe"))
+		if (f->rule != RULE_MISSING_DLL && f->rule != RULE_VC_RUNTIME_PROBE)
 			continue;
-		fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)%s", p->arch, min,
-				policy_redist_url(p->arch),
-				inv->redist_read && !strcmp(p->arch, "x64") && inv->redist[1].installed &&
-						!inv->redist[0].installed
-					? ": the x86 one that is installed does not serve a 64-bit Python"
-					: "");
-		cJSON_ReplaceItemInObject(f, "fix", cJSON_CreateString(fix));
-		free(fix);
+		free(f->fix);
+		f->fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)%s", p->arch, min,
+				   policy_redist_url(p->arch),
+				   inv->redist_read && !strcmp(p->arch, "x64") && inv->redist[1].installed &&
+						   !inv->redist[0].installed
+					   ? ": the x86 one that is installed does not serve a 64-bit Python"
+					   : "");
 	}
 	free(min);
 }
@@ -485,15 +490,10 @@ static void enrich_vc(struct pol *p)
 /* Errors and warnings (loader's and ours) already reported for this install. */
 static int trouble(const struct pol *p)
 {
-	const cJSON *f;
+	size_t i;
 	int n = 0;
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(p->report, "findings"))
-	{
-		const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
-		const char *inst = cJSON_GetStringValue(cJSON_GetObjectItem(f, "install"));
-		if (sev && strcmp(sev, "note") && inst && !str_icmp(inst, p->run->torch_dir))
-			n++;
-	}
+	for (i = 0; i < p->out->n; i++)
+		n += p->out->v[i].severity != SEV_NOTE && ours(p, &p->out->v[i]);
 	return n;
 }
 
@@ -508,7 +508,6 @@ static void known_issues(struct pol *p)
 		struct strbuf msg = STRBUF_INIT, src = STRBUF_INIT;
 		char *title;
 		size_t k;
-		cJSON *f;
 		if (!matrix_issue_applies(is, p->variant, p->aidx, cb_imports, cb_unresolved, (void *)p->run))
 			continue;
 		/* an issue with no condition is only worth a note next to other trouble */
@@ -520,23 +519,55 @@ static void known_issues(struct pol *p)
 		if (src.len)
 			strbuf_addf(&msg, " Sources: %s", src.buf);
 		title = xasprintf("known issue of torch %s: %s", p->version, is->id);
-		f = add(p, "known-issue", conditional ? "warning" : "note", 0, title, msg.buf, is->fix, NULL, NULL, NULL,
-			NULL);
-		cJSON_AddStringToObject(f, "issue", is->id);
+		add(p, RULE_KNOWN_ISSUE, conditional ? SEV_WARNING : SEV_NOTE,
+		    (struct finding_spec){ .title = title, .message = msg.buf, .fix = is->fix, .issue = is->id });
 		free(title);
 		strbuf_release(&msg);
 		strbuf_release(&src);
 	}
 }
 
-int policy_evaluate(cJSON *report, cJSON *install_json, struct view *v, const struct policy_input *in,
+/*
+ * A torch newer than every wheel the matrix was measured on is still judged
+ * by the row that covers it (the newest rows are open-ended), but its
+ * binaries may need more: say so, naming the newest measured release.
+ */
+static void newer_than_measured(struct pol *p, const struct pep440 *ver)
+{
+	struct pep440 newest, v = *ver;
+	char *title, *msg, *nv;
+	size_t i;
+	struct strbuf sb;
+	if (!matrix_newest_measured(p->in->matrix, &newest))
+		return;
+	v.local[0] = '\0';
+	if (pep440_cmp(&v, &newest) <= 0)
+		return;
+	strbuf_init(&sb);
+	for (i = 0; i < newest.nrelease; i++)
+		strbuf_addf(&sb, "%s%llu", i ? "." : "", (unsigned long long)newest.release[i]);
+	nv = strbuf_detach(&sb);
+	title = xasprintf("torch %s is newer than the newest wheel the matrix was measured on (%s)", p->version, nv);
+	msg = xasprintf("Matrix row %s (%s:%u) covers torch %s, but its runtime needs were measured on wheels up "
+			"to torch %s; a newer torch may need a newer toolset or more runtime DLLs. The loader's "
+			"findings still come from this install's real binaries.",
+			p->row->id, matrix_row_file(p->row), p->row->pos.line, p->version, nv);
+	add(p, RULE_TORCH_NEWER_THAN_MEASURED, SEV_DEFAULT,
+	    (struct finding_spec){ .title = title, .message = msg,
+				   .fix = "nothing to do; an updated torch-dll-check carries rows measured on newer wheels" });
+	free(title);
+	free(msg);
+	free(nv);
+}
+
+int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, const struct policy_input *in,
 		    struct err *err)
 {
 	struct pol p;
 	struct pep440 ver;
 	struct err e;
 	memset(&p, 0, sizeof(p));
-	p.report = report;
+	p.out = out;
 	p.inst = install_json;
 	p.v = v;
 	p.in = in;
@@ -556,14 +587,17 @@ int policy_evaluate(cJSON *report, cJSON *install_json, struct view *v, const st
 	err_clear(&e);
 	if (!p.version) {
 		p.arch = p.arch ? p.arch : "x64";
-		add(&p, "torch-uncovered", "warning", 0, "torch version unknown: no matrix row can be chosen",
-		    "Neither torch\\version.py nor a torch dist-info METADATA gives a version, so the runtime "
-		    "requirements of this torch are unknown; only the loader's findings apply.",
-		    "reinstall torch with pip (the install is incomplete or was copied)", NULL, NULL, NULL, NULL);
+		add(&p, RULE_TORCH_UNCOVERED, SEV_WARNING,
+		    (struct finding_spec){
+			    .title = "torch version unknown: no matrix row can be chosen",
+			    .message = "Neither torch\\version.py nor a torch dist-info METADATA gives a version, so the "
+				       "runtime requirements of this torch are unknown; only the loader's findings apply.",
+			    .fix = "reinstall torch with pip (the install is incomplete or was copied)" });
 	} else if (pep440_parse(&ver, p.version, &e)) {
 		char *msg = xasprintf("%s: the matrix cannot place it.", e.msg);
-		add(&p, "torch-uncovered", "warning", 0, "torch version is not a PEP 440 version", msg,
-		    "reinstall torch with pip", NULL, NULL, NULL, NULL);
+		add(&p, RULE_TORCH_UNCOVERED, SEV_WARNING,
+		    (struct finding_spec){ .title = "torch version is not a PEP 440 version", .message = msg,
+					   .fix = "reinstall torch with pip" });
 		free(msg);
 	} else {
 		int r = matrix_select(in->matrix, &ver, p.version,
@@ -573,6 +607,8 @@ int policy_evaluate(cJSON *report, cJSON *install_json, struct view *v, const st
 		else if (r < 0)
 			return err_set(err, "%s", e.msg);
 	}
+	if (p.row)
+		newer_than_measured(&p, &ver);
 	if (p.row && install_json) {
 		cJSON *ref = matrix_row_json(p.row, 0);
 		cJSON_ReplaceItemInObject(install_json, "matrix_row", ref);

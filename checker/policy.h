@@ -4,8 +4,8 @@
  * The loader (torchload.c, result.c) says which torch binaries load; the
  * inventory (inventory.c) says what the machine has; the matrix (matrix.c)
  * says what this torch version needs. policy_evaluate() puts the three
- * together for one install and appends findings to the report document
- * (docs/report-json.md): torch-uncovered, redist-missing, redist-too-old,
+ * together for one install and adds findings (finding.h; rules.def):
+ * torch-uncovered, redist-missing, redist-too-old,
  * runtime-too-old, openmp-not-redistributable, known-issue and, for
  * requirements that cannot be checked (no registry, a DLL without a version
  * resource), `unverified` notes — unknown is never reported as missing.
@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "err.h"
+#include "finding.h"
 #include "inventory.h"
 #include "matrix.h"
 #include "torchload.h"
@@ -36,10 +37,12 @@ struct policy_input {
 /*
  * Evaluates one install. `install_json` is the installs[] object that
  * result_add_install() returned for `in->run`: its version, variant and
- * matrix_row are filled here. Findings go to report's findings[]. Returns
- * 0; -1 only for internal errors (err set).
+ * matrix_row are filled here. Findings are added to `out`, and the loader's
+ * findings about this install there get the row's fixes (or are dropped
+ * where a matrix finding says more). Returns 0; -1 only for internal errors
+ * (err set).
  */
-int policy_evaluate(cJSON *report, cJSON *install_json, struct view *v, const struct policy_input *in,
+int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, const struct policy_input *in,
 		    struct err *err);
 
 /* The download link of the VC++ 2015-2022 redistributable for "x64" / "x86" / "arm64". */

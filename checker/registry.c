@@ -51,6 +51,8 @@
 
 #include "os.h"
 #include "span.h"
+#include "text.h"
+#include "utf.h"
 
 struct reg_value {
 	char *name;             /* UTF-8; "" for the default value (@) */
@@ -229,29 +231,12 @@ void registry_free(struct registry *reg)
 	free(reg);
 }
 
-/* ---------- UTF-8 / UTF-16 ---------- */
+/* UTF-8 and UTF-16: utf.h. */
 
-static void put_utf8(struct strbuf *sb, uint32_t cp)
+/* UTF-16LE code units → UTF-8; returns the number of unpaired surrogates (each became U+FFFD). */
+static size_t utf16_to_utf8(struct strbuf *out, const unsigned char *p, size_t len, int stop_at_nul)
 {
-	char b[4];
-	if (cp < 0x80) {
-		strbuf_addch(sb, (int)cp);
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xc0 | (cp >> 6));
-		b[1] = (char)(0x80 | (cp & 0x3f));
-		strbuf_add(sb, b, 2);
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xe0 | (cp >> 12));
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (cp & 0x3f));
-		strbuf_add(sb, b, 3);
-	} else {
-		b[0] = (char)(0xf0 | (cp >> 18));
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[3] = (char)(0x80 | (cp & 0x3f));
-		strbuf_add(sb, b, 4);
-	}
+	return utf16le_to_utf8(out, p, len, stop_at_nul ? UTF16_STOP_AT_NUL : 0, NULL);
 }
 
 static void put_u16(struct strbuf *sb, uint16_t u)
@@ -260,81 +245,6 @@ static void put_u16(struct strbuf *sb, uint16_t u)
 	b[0] = (char)(u & 0xff);
 	b[1] = (char)(u >> 8);
 	strbuf_add(sb, b, 2);
-}
-
-static void put_cp_utf16(struct strbuf *sb, uint32_t cp)
-{
-	if (cp >= 0x10000) {
-		cp -= 0x10000;
-		put_u16(sb, (uint16_t)(0xd800 | (cp >> 10)));
-		put_u16(sb, (uint16_t)(0xdc00 | (cp & 0x3ff)));
-	} else {
-		put_u16(sb, (uint16_t)cp);
-	}
-}
-
-/*
- * One UTF-8 sequence at s[*i] (s has n bytes). Returns the code point and
- * advances *i, or -1 for an invalid sequence (overlong, surrogate, > U+10FFFF,
- * truncated).
- */
-static long utf8_next(const unsigned char *s, size_t n, size_t *i)
-{
-	unsigned char c = s[*i];
-	uint32_t cp, min;
-	size_t k, need;
-	if (c < 0x80) {
-		*i += 1;
-		return c;
-	}
-	if ((c & 0xe0) == 0xc0) {
-		need = 1, cp = c & 0x1f, min = 0x80;
-	} else if ((c & 0xf0) == 0xe0) {
-		need = 2, cp = c & 0x0f, min = 0x800;
-	} else if ((c & 0xf8) == 0xf0) {
-		need = 3, cp = c & 0x07, min = 0x10000;
-	} else {
-		return -1;
-	}
-	if (n - *i <= need)
-		return -1;
-	for (k = 1; k <= need; k++) {
-		unsigned char d = s[*i + k];
-		if ((d & 0xc0) != 0x80)
-			return -1;
-		cp = (cp << 6) | (d & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return -1;
-	*i += need + 1;
-	return (long)cp;
-}
-
-/*
- * UTF-16LE code units → UTF-8, up to the first NUL when stop_at_nul. An
- * unpaired surrogate becomes U+FFFD (registry data may hold one; a name we
- * print must still be valid UTF-8). Returns the number of unpaired surrogates.
- */
-static size_t utf16_to_utf8(struct strbuf *out, const unsigned char *p, size_t len, int stop_at_nul)
-{
-	struct span s = span_make(p, len);
-	size_t off, bad = 0;
-	uint16_t u, u2;
-	for (off = 0; span_u16(s, off, &u) == 0; off += 2) {
-		if (u == 0 && stop_at_nul)
-			break;
-		if (u >= 0xd800 && u <= 0xdbff && span_u16(s, off + 2, &u2) == 0 && u2 >= 0xdc00 &&
-		    u2 <= 0xdfff) {
-			put_utf8(out, 0x10000 + (((uint32_t)u - 0xd800) << 10) + (u2 - 0xdc00));
-			off += 2;
-		} else if (u >= 0xd800 && u <= 0xdfff) {
-			put_utf8(out, 0xfffd);
-			bad++;
-		} else {
-			put_utf8(out, u);
-		}
-	}
-	return bad;
 }
 
 /* ---------- reading the file as lines ---------- */
@@ -438,20 +348,10 @@ static int read_hex(struct cur *c, size_t max, uint32_t *out)
 	return 0;
 }
 
-/* A short, printable excerpt of the line from the cursor on, for messages. */
+/* A short, printable excerpt of the line from the cursor on, for messages (text.h). */
 static const char *excerpt(struct cur *c, char *buf, size_t size)
 {
-	size_t k = 0, i = c->i;
-	while (i < c->n && k + 4 < size) {
-		unsigned char ch = (unsigned char)c->s[i++];
-		buf[k++] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
-	}
-	if (i < c->n && k + 4 <= size) {
-		memcpy(buf + k, "...", 3);
-		k += 3;
-	}
-	buf[k] = '\0';
-	return buf;
+	return text_excerpt(c->s + c->i, c->n - c->i, size, buf, size);
 }
 
 /*
@@ -518,7 +418,7 @@ static int parse_escaped(struct parser *ps, struct cur *c, char term, const char
 			if (cp < 0)
 				return perr(ps, "%s: invalid UTF-8", what); /* validated before: defensive */
 			c->i = i;
-			put_cp_utf16(u16, (uint32_t)cp);
+			utf16le_put(u16, (uint32_t)cp);
 		}
 	}
 	return perr(ps, "%s: expected a closing '%c' before the end of the line", what, term);
@@ -875,31 +775,26 @@ static int check_utf8(const char *text, size_t len, const char *name, struct err
 	return 0;
 }
 
-/* UTF-16LE (after the BOM) → UTF-8, naming the line of a bad code unit. */
+/* UTF-16LE (after the BOM) → UTF-8, naming the line of a NUL or an unpaired surrogate. */
 static int decode_utf16(struct strbuf *out, const unsigned char *p, size_t len, const char *name,
 			struct err *err)
 {
-	struct span s = span_make(p, len);
+	size_t nul_at, bad_at, stop, k;
 	unsigned long line = 1;
-	size_t off;
-	uint16_t u, u2;
-	for (off = 0; span_u16(s, off, &u) == 0; off += 2) {
-		if (u == '\n')
+	for (nul_at = 0; nul_at + 1 < len && (p[nul_at] || p[nul_at + 1]); nul_at += 2)
+		;
+	if (nul_at + 1 >= len)
+		nul_at = len;
+	if (!utf16le_to_utf8(out, p, nul_at, 0, &bad_at) && nul_at == len)
+		return 0;
+	stop = bad_at < nul_at ? bad_at : nul_at;
+	for (k = 0; k + 1 < stop; k += 2)
+		if (p[k] == '\n' && !p[k + 1])
 			line++;
-		if (u == 0)
-			return err_set(err, "%s:%lu: NUL character in the text", name, line);
-		if (u >= 0xd800 && u <= 0xdbff) {
-			if (span_u16(s, off + 2, &u2) || u2 < 0xdc00 || u2 > 0xdfff)
-				return err_set(err, "%s:%lu: unpaired UTF-16 surrogate 0x%04x", name, line, u);
-			put_utf8(out, 0x10000 + (((uint32_t)u - 0xd800) << 10) + (u2 - 0xdc00));
-			off += 2;
-		} else if (u >= 0xdc00 && u <= 0xdfff) {
-			return err_set(err, "%s:%lu: unpaired UTF-16 surrogate 0x%04x", name, line, u);
-		} else {
-			put_utf8(out, u);
-		}
-	}
-	return 0;
+	if (stop == nul_at)
+		return err_set(err, "%s:%lu: NUL character in the text", name, line);
+	return err_set(err, "%s:%lu: unpaired UTF-16 surrogate 0x%04x", name, line,
+		       (unsigned)(p[stop] | (p[stop + 1] << 8)));
 }
 
 static int parse_into(struct registry *reg, const void *data, size_t len, const char *name,

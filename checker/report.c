@@ -1,7 +1,8 @@
 /*
- * report: the shared part of the renderers — reading and ranking the JSON
- * report document, the rule table, and one escaping function per output
- * syntax (see report.h for why each exists).
+ * report: the shared part of the renderers — reading the JSON report
+ * document and ranking its findings (by rules.def's order among others),
+ * and one escaping function per output syntax (see report.h for why each
+ * exists).
  *
  * The document is trusted for its shape only after report_view_init; its
  * strings are never trusted. Renderers read optional fields with
@@ -9,115 +10,11 @@
  * hand-edited or newer v1 document degrades to less detail, never to a crash.
  */
 #include "report.h"
+#include "text.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* docs/report-json.md's rule table, in order of importance (it ranks findings). */
-const struct report_rule report_rules[] = {
-	{ "missing-dll", "MissingDll", "error",
-	  "A DLL in the static import chain is found nowhere on the search path (WinError 126).",
-	  "Windows cannot find a DLL that a torch binary imports, directly or through another DLL. "
-	  "`import torch` fails with OSError [WinError 126] naming the torch DLL, never the missing leaf.",
-	  "Install or copy the missing DLL where torch's loader looks for it (torch\\lib, the Python "
-	  "environment's Library\\bin, or System32 for system components). The finding names the leaf, "
-	  "the chain to it and every place searched; its fix says which package provides it." },
-	{ "missing-entry-point", "MissingEntryPoint", "error",
-	  "A DLL was found but lacks an imported function (WinError 127).",
-	  "The DLL that the loader picks does not export a name that the importer needs: usually a stale "
-	  "or mixed set of DLLs (an older copy earlier on the search path).",
-	  "Remove or update the older DLL named in the finding, or reinstall the package that ships it "
-	  "so that all its DLLs come from one build." },
-	{ "missing-ordinal", "MissingOrdinal", "error",
-	  "A DLL was found but lacks an imported ordinal (WinError 182).",
-	  "The importer binds to an export by number and the DLL found does not have it. Seen with "
-	  "mismatched intel-openmp (libiomp5md.dll) builds.",
-	  "Use the DLL build the importer was linked against: reinstall intel-openmp/mkl to the versions "
-	  "torch expects, or remove the other copy found first." },
-	{ "bad-arch", "BadArchitecture", "error",
-	  "A binary, or the DLL that would be loaded, is for another architecture (WinError 193).",
-	  "A 32-bit DLL in a 64-bit process (or the reverse), or a file that is not a PE image where a "
-	  "DLL is expected.",
-	  "Install the x64 (or matching) build of the package, and remove the foreign-architecture copy "
-	  "from the search path." },
-	{ "unreadable", "UnreadableBinary", "error",
-	  "A file exists but is empty, not a PE file, corrupt or unreadable.",
-	  "The checker quarantined a file it could not parse: Windows would refuse it too (often an "
-	  "interrupted download or a 0-byte placeholder).",
-	  "Reinstall the package that owns the file." },
-	{ "redist-missing", "RedistMissing", "error",
-	  "No Visual C++ 2015-2022 redistributable is installed for the architecture.",
-	  "torch's DLLs need the Microsoft Visual C++ runtime (vcruntime140, msvcp140, ...).",
-	  "Install the latest Microsoft Visual C++ 2015-2022 Redistributable (x64): "
-	  "https://learn.microsoft.com/cpp/windows/latest-supported-vc-redist" },
-	{ "redist-too-old", "RedistTooOld", "error",
-	  "The installed Visual C++ redistributable is older than the torch version needs.",
-	  "The redistributable must be at least as new as the toolset torch was built with (the matrix "
-	  "row's minimum).",
-	  "Install the latest Microsoft Visual C++ 2015-2022 Redistributable for the architecture." },
-	{ "runtime-too-old", "RuntimeTooOld", "error",
-	  "The VC runtime DLL that will be loaded is older than the torch version needs.",
-	  "An old msvcp140.dll (or similar) wins the search, e.g. an app-local copy next to python.exe. "
-	  "torch 2.9+ with msvcp140 older than 14.40 fails with WinError 1114.",
-	  "Update the redistributable, and remove or update the old app-local copy named in the finding." },
-	{ "openmp-not-redistributable", "OpenMpNotRedistributable", "error",
-	  "libomp140 is needed but only present through Visual Studio / Build Tools.",
-	  "MSVC's LLVM OpenMP runtime (libomp140.x86_64.dll) is not part of the VC++ redistributable; "
-	  "machines without Visual Studio do not have it (pytorch/pytorch#131662).",
-	  "Use a torch build that does not import libomp140 (2.4.1 or later), or ship libomp140.x86_64.dll "
-	  "with the application." },
-	{ "torch-uncovered", "TorchUncovered", "error",
-	  "No matrix row covers this torch version.",
-	  "The runtime requirements of this torch version are unknown to the matrix in use.",
-	  "Add a row for this version to your matrix file (see matrix/torch.yml)." },
-	{ "known-issue", "KnownIssue", "warning",
-	  "A known issue of the matrix row applies.",
-	  "The matrix records a symptom, cause and fix for this torch version, with sources.",
-	  "Apply the fix given in the finding; the matrix row links the sources." },
-	{ "unverified", "Unverified", "note",
-	  "A requirement of the matrix row could not be checked on this machine.",
-	  "No registry was available to read the VC++ redistributable's version (unknown is not missing), "
-	  "or the runtime DLL that will be loaded has no version resource.",
-	  "Give --registry FILE (a reg export or a Wine system.reg) so the redistributable can be checked." },
-	{ "loads-via-path", "LoadsViaPath", "warning",
-	  "The DLL loads only through torch's PATH fallback: it depends on PATH.",
-	  "The first LoadLibraryExW (add_dll_directory directories only) fails and torch's retry with "
-	  "PATH succeeds: a different PATH (a service, another shell) breaks import torch.",
-	  "Put the DLL in torch\\lib or the environment's Library\\bin instead of relying on PATH." },
-	{ "delay-load-missing", "DelayLoadMissing", "warning",
-	  "A delay-loaded DLL or function is missing: it fails on first call, not at import.",
-	  "Delay imports are resolved when first used; the feature that uses them will crash with "
-	  "exception 0xC06D007E/0xC06D007F.",
-	  "Install the DLL if the feature is used; otherwise this can be accepted." },
-	{ "shadowed-dll", "ShadowedDll", "warning",
-	  "The same DLL exists at several places on the search path and an older one wins.",
-	  "Search order picks the first copy found; a newer copy later on the path is ignored.",
-	  "Remove or update the older copy named in the finding." },
-	{ "vc-runtime-probe", "VcRuntimeProbe", "warning",
-	  "torch's own probe for vcruntime140/msvcp140/vcruntime140_1 would print its warning.",
-	  "torch checks these DLLs with ctypes and prints 'Microsoft Visual C++ Redistributable is not "
-	  "installed' when one is missing.",
-	  "Install the latest Microsoft Visual C++ 2015-2022 Redistributable." },
-	{ "prediction-mismatch", "PredictionMismatch", "warning",
-	  "The real loader on this machine disagrees with the checker's prediction (check --confirm).",
-	  "torch-dll-check --confirm loaded the binary for real in a child process (or ran python -c "
-	  "\"import torch\") and got another result than its static emulation predicted.",
-	  "Trust the live result for this machine, and report the disagreement with the JSON report so "
-	  "that the checker's model can be fixed." },
-};
-const size_t report_rules_n = sizeof(report_rules) / sizeof(report_rules[0]);
-
-int report_rule_index(const char *id)
-{
-	size_t i;
-	if (!id)
-		return -1;
-	for (i = 0; i < report_rules_n; i++)
-		if (!strcmp(report_rules[i].id, id))
-			return (int)i;
-	return -1;
-}
 
 void report_opts_init(struct report_opts *o)
 {
@@ -169,21 +66,6 @@ long report_int(const cJSON *obj, const char *key, long def)
 	if (v->valuedouble > (double)LONG_MAX / 2 || v->valuedouble < -(double)LONG_MAX / 2)
 		return def;
 	return (long)v->valuedouble;
-}
-
-static int severity_parse(const char *s, enum report_severity *out)
-{
-	if (!s)
-		return -1;
-	if (!strcmp(s, "error"))
-		*out = SEV_ERROR;
-	else if (!strcmp(s, "warning"))
-		*out = SEV_WARNING;
-	else if (!strcmp(s, "note"))
-		*out = SEV_NOTE;
-	else
-		return -1;
-	return 0;
 }
 
 /*
@@ -313,9 +195,10 @@ int report_view_init(struct report_view *v, const cJSON *doc, struct err *err)
 		}
 		it.f = f;
 		it.index = v->n;
-		it.rule_rank = report_rule_index(rule);
-		if (it.rule_rank < 0)
-			it.rule_rank = INT_MAX;
+		{
+			enum rule_id id;
+			it.rule_rank = rule_find(rule, &id) ? INT_MAX : (int)id;
+		}
 		it.binary_order = INT_MAX;
 		b = find_binary(bins, nbin, report_str(f, "binary"));
 		if (b && report_int(b, "winerror", 0) != 0) {
@@ -389,45 +272,6 @@ int report_anchor_in_repo(const char *file)
 
 /* ---- escaping ---- */
 
-static const char zwsp[] = "\xe2\x80\x8b"; /* U+200B ZERO WIDTH SPACE */
-
-/* Control characters (C0, DEL; C1 as UTF-8 C2 80..9F) as visible escapes; returns bytes consumed, 0 if none. */
-static size_t put_control(struct strbuf *out, const unsigned char *s)
-{
-	if (*s < 0x20 || *s == 0x7f) {
-		switch (*s) {
-		case '\n': strbuf_adds(out, "\\n"); break;
-		case '\r': strbuf_adds(out, "\\r"); break;
-		case '\t': strbuf_adds(out, "\\t"); break;
-		default: strbuf_addf(out, "\\x%02x", *s); break;
-		}
-		return 1;
-	}
-	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) {
-		strbuf_addf(out, "\\u%04x", s[1]);
-		return 2;
-	}
-	return 0;
-}
-
-void report_esc_line(struct strbuf *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	while (*s) {
-		size_t n = put_control(out, s);
-		if (n) {
-			s += n;
-			continue;
-		}
-		strbuf_addch(out, *s);
-		if (s[0] == ':' && s[1] == ':')
-			strbuf_adds(out, zwsp);
-		else if (s[0] == '#' && s[1] == '#' && s[2] == '[')
-			strbuf_adds(out, zwsp);
-		s++;
-	}
-}
-
 void report_esc_gh_data(struct strbuf *out, const char *s)
 {
 	for (; s && *s; s++) {
@@ -454,47 +298,52 @@ void report_esc_gh_prop(struct strbuf *out, const char *s)
 	}
 }
 
-void report_esc_md(struct strbuf *out, const char *str)
+/*
+ * Runs of bytes the format itself handles (`special`) are written by `one`;
+ * everything between goes through text_esc, so controls, C1, bidi marks
+ * and invalid UTF-8 are shown exactly as in a terminal line.
+ */
+static void esc_with(struct strbuf *out, const char *str, const char *special, void (*one)(struct strbuf *, int))
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	const char *s = str ? str : "";
 	while (*s) {
-		size_t n;
-		if (*s == '\n' || *s == '\r') {
-			strbuf_addch(out, ' ');
-			s++;
-			continue;
-		}
-		n = put_control(out, s);
-		if (n) {
-			s += n;
-			continue;
-		}
-		if (*s < 0x80 && strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", *s))
-			strbuf_addch(out, '\\');
-		strbuf_addch(out, *s);
-		s++;
+		size_t n = strcspn(s, special);
+		text_esc(out, s, n, 0);
+		s += n;
+		if (*s)
+			one(out, (unsigned char)*s++);
 	}
 }
 
-void report_esc_html(struct strbuf *out, const char *str)
+static void md_one(struct strbuf *out, int c)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	while (*s) {
-		size_t n = put_control(out, s);
-		if (n) {
-			s += n;
-			continue;
-		}
-		switch (*s) {
-		case '&': strbuf_adds(out, "&amp;"); break;
-		case '<': strbuf_adds(out, "&lt;"); break;
-		case '>': strbuf_adds(out, "&gt;"); break;
-		case '"': strbuf_adds(out, "&quot;"); break;
-		case '\'': strbuf_adds(out, "&#39;"); break;
-		default: strbuf_addch(out, *s); break;
-		}
-		s++;
+	if (c == '\n' || c == '\r') {
+		strbuf_addch(out, ' ');
+		return;
 	}
+	strbuf_addch(out, '\\');
+	strbuf_addch(out, c);
+}
+
+void report_esc_md(struct strbuf *out, const char *s)
+{
+	esc_with(out, s, "\n\r!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", md_one);
+}
+
+static void html_one(struct strbuf *out, int c)
+{
+	switch (c) {
+	case '&': strbuf_adds(out, "&amp;"); break;
+	case '<': strbuf_adds(out, "&lt;"); break;
+	case '>': strbuf_adds(out, "&gt;"); break;
+	case '"': strbuf_adds(out, "&quot;"); break;
+	default: strbuf_adds(out, "&#39;"); break;
+	}
+}
+
+void report_esc_html(struct strbuf *out, const char *s)
+{
+	esc_with(out, s, "&<>\"'", html_one);
 }
 
 void report_esc_uri(struct strbuf *out, const char *path)
@@ -503,7 +352,7 @@ void report_esc_uri(struct strbuf *out, const char *path)
 	for (; *s; s++) {
 		if (*s == '\\')
 			strbuf_addch(out, '/');
-		else if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		else if (ascii_isalnum(*s) ||
 			 strchr("-._~/", *s))
 			strbuf_addch(out, *s);
 		else

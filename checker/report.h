@@ -26,10 +26,12 @@
 #include <cjson/cJSON.h>
 
 #include "err.h"
+#include "rules.h"
 #include "strbuf.h"
+#include "text.h"
 
 #define REPORT_SCHEMA "torch-dll-check/report/v1"
-#define REPORT_HOMEPAGE "https://github.com/torch-dll-check/torch-dll-check"
+#define REPORT_HOMEPAGE RULES_HOMEPAGE
 
 /* GitHub shows at most this many annotations of each kind per step. */
 #define REPORT_ANNOTATIONS_PER_KIND 10
@@ -39,8 +41,6 @@
 #define REPORT_SUMMARY_MAX (1024 * 1024)
 /* Largest report document `report --in` accepts. */
 #define REPORT_INPUT_MAX (64u << 20)
-
-enum report_severity { SEV_NOTE = 0, SEV_WARNING = 1, SEV_ERROR = 2 };
 
 enum report_format { REPORT_FMT_AUTO = 0, REPORT_FMT_TEXT, REPORT_FMT_JSON, REPORT_FMT_GITHUB, REPORT_FMT_SARIF };
 
@@ -65,14 +65,14 @@ void report_opts_init(struct report_opts *o);
  * A finding with the keys the renderers sort and count by. `f` is borrowed
  * from the document. Rank order: severity (error, warning, note), then
  * findings about a torch binary that fails to load (in load order), then the
- * rule's importance (docs/report-json.md's table order), then document order.
+ * rule's importance (rules.def's order), then document order.
  */
 struct report_item {
 	const cJSON *f;
 	enum report_severity sev;
 	int failing_binary; /* 1 when `binary` is a torch binary whose winerror != 0 */
 	int binary_order;   /* that binary's position in torch's load order, else INT_MAX */
-	int rule_rank;      /* index in the rule table; unknown rules sort last */
+	int rule_rank;      /* enum rule_id; unknown rules sort last */
 	size_t index;       /* position in the document */
 };
 
@@ -97,19 +97,6 @@ const char *report_status(const struct report_view *v);
 /* 0 pass, 1 when a finding reaches `fail_on` (cmd.h's EXIT_* values). */
 int report_exit_status(const struct report_view *v, enum report_fail_on fail_on);
 
-/* The rule table: stable ids (SARIF ruleId), default level and help text. */
-struct report_rule {
-	const char *id;
-	const char *name;     /* PascalCase, for SARIF */
-	const char *level;    /* SARIF default level */
-	const char *short_desc;
-	const char *full_desc;
-	const char *help;
-};
-extern const struct report_rule report_rules[];
-extern const size_t report_rules_n;
-int report_rule_index(const char *id); /* -1 if unknown */
-
 /* Parsing the option words; 0 ok, -1 unknown word. */
 int report_format_parse(const char *s, enum report_format *out);
 int report_fail_on_parse(const char *s, enum report_fail_on *out);
@@ -128,12 +115,10 @@ int report_anchor_in_repo(const char *file);
 /* ---- escaping (one function per output syntax) ---- */
 
 /*
- * Untrusted text for a human-readable log or terminal line: control
- * characters (C0, DEL, C1) become visible escapes (\n, \r, \t, \x1b, \u009b),
- * and the workflow-command triggers "::" and "##[" are broken up with a
- * zero-width space (U+200B), so no line can start a command.
+ * Untrusted text for a human-readable line (a terminal, a log) is
+ * text_esc_line's (text.h): controls, C1, bidi marks and invalid UTF-8
+ * shown as visible escapes, "::" and "##[" broken visibly.
  */
-void report_esc_line(struct strbuf *out, const char *s);
 
 /* Annotation data, exactly as the toolkit's escapeData: % → %25, CR → %0D, LF → %0A. */
 void report_esc_gh_data(struct strbuf *out, const char *s);
@@ -142,10 +127,10 @@ void report_esc_gh_data(struct strbuf *out, const char *s);
 void report_esc_gh_prop(struct strbuf *out, const char *s);
 
 /* Inline Markdown (tables, headings): every ASCII punctuation backslash-escaped,
- * line breaks to spaces, control characters visible. */
+ * line breaks to spaces, the rest as text_esc (controls, C1, bidi visible). */
 void report_esc_md(struct strbuf *out, const char *s);
 
-/* Text inside HTML (<pre>, <summary>): & < > " ' as entities, controls visible. */
+/* Text inside HTML (<pre>, <summary>): & < > " ' as entities, the rest as text_esc. */
 void report_esc_html(struct strbuf *out, const char *s);
 
 /* A repository-relative path as a SARIF artifactLocation.uri (forward slashes, %-encoded). */
@@ -168,13 +153,6 @@ struct report_github_stats {
  * needed). `file`/`line`/`col` only for anchors inside the repository.
  */
 void report_github(struct strbuf *out, const struct report_view *v, struct report_github_stats *st);
-
-/*
- * Wraps `text` in ::stop-commands::TOKEN … ::TOKEN:: so that nothing inside
- * is processed as a workflow command. `token` must be unpredictable
- * (os_random); returns -1 if the text contains it (the caller draws again).
- */
-int report_github_raw(struct strbuf *out, const char *text, const char *token, struct err *err);
 
 /*
  * The job summary (Markdown + a little HTML). At most `max` bytes: sections

@@ -1,6 +1,7 @@
 /*
  * report_github: workflow-command annotations (::error / ::warning /
- * ::notice) and the stop-commands wrapper for raw text.
+ * ::notice). The raw text that follows them goes inside the stop-commands
+ * guard (out.h).
  *
  * Limits (docs.github.com, "Workflow commands" and annotation limits): 10
  * errors, 10 warnings and 10 notices per step — a composite action is one
@@ -12,7 +13,7 @@
  * Escaping: message data as the toolkit's escapeData (% CR LF), property
  * values as escapeProperty (% CR LF : ,) — actions/toolkit
  * packages/core/src/command.ts. On top of that every untrusted field is first
- * made a safe single line by report_esc_line (controls visible, "::" and
+ * made a safe single line by text_esc_line (text.h) (controls visible, "::" and
  * "##[" broken), so the annotation text never carries a second command even
  * for a reader that ignored our escaping. `file=`/`line=`/`col=` are set only
  * for anchors inside the repository: GitHub links annotations only for
@@ -22,15 +23,15 @@
 
 #include <string.h>
 
+#include "utf.h"
+
 /* Cuts `sb` to at most `max` bytes on a UTF-8 boundary, marking the cut. */
 static void cut_utf8(struct strbuf *sb, size_t max)
 {
 	size_t n;
 	if (sb->len <= max)
 		return;
-	n = max - 3;
-	while (n && ((unsigned char)sb->buf[n] & 0xc0) == 0x80)
-		n--;
+	n = utf8_cut(sb->buf, max - 3);
 	sb->len = n;
 	sb->buf[n] = '\0';
 	strbuf_adds(sb, "...");
@@ -41,14 +42,14 @@ static void line_field(struct strbuf *msg, const char *label, const char *val)
 	if (!val || !*val)
 		return;
 	strbuf_addf(msg, "\n%s ", label);
-	report_esc_line(msg, val);
+	text_esc_line(msg, val);
 }
 
 /* The human message of one annotation (unescaped for GitHub yet). */
 static void message(struct strbuf *msg, const cJSON *f)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "chain"), *e;
-	report_esc_line(msg, report_str(f, "message") ? report_str(f, "message") : report_str(f, "title"));
+	text_esc_line(msg, report_str(f, "message") ? report_str(f, "message") : report_str(f, "title"));
 	line_field(msg, "Binary:", report_str(f, "binary"));
 	if (cJSON_IsArray(c) && cJSON_GetArraySize(c) > 0) {
 		int first = 1;
@@ -59,7 +60,7 @@ static void message(struct strbuf *msg, const cJSON *f)
 				continue;
 			if (!first)
 				strbuf_adds(msg, " -> ");
-			report_esc_line(msg, e->valuestring);
+			text_esc_line(msg, e->valuestring);
 			first = 0;
 		}
 	}
@@ -86,7 +87,7 @@ static void annotation(struct strbuf *out, const char *cmd, const cJSON *f)
 		strbuf_addch(out, ',');
 	}
 	/* The title is one line: esc_line, then the property escaping. */
-	report_esc_line(&tmp, title ? title : report_str(f, "rule"));
+	text_esc_line(&tmp, title ? title : report_str(f, "rule"));
 	cut_utf8(&tmp, 512);
 	strbuf_adds(out, "title=");
 	report_esc_gh_prop(out, tmp.buf);
@@ -128,23 +129,4 @@ void report_github(struct strbuf *out, const struct report_view *v, struct repor
 			    "JSON report.\n",
 			    st->omitted, st->omitted, left[SEV_ERROR], left[SEV_WARNING], left[SEV_NOTE]);
 	}
-}
-
-int report_github_raw(struct strbuf *out, const char *text, const char *token, struct err *err)
-{
-	size_t tl = strlen(token);
-	const char *p;
-	if (tl < 16)
-		return err_set(err, "stop-commands token too short");
-	for (p = token; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z')))
-			return err_set(err, "stop-commands token must be [0-9a-z]");
-	if (strstr(text, token))
-		return err_set(err, "the text contains the stop-commands token");
-	strbuf_addf(out, "::stop-commands::%s\n", token);
-	strbuf_adds(out, text);
-	if (out->len && out->buf[out->len - 1] != '\n')
-		strbuf_addch(out, '\n');
-	strbuf_addf(out, "::%s::\n", token);
-	return 0;
 }

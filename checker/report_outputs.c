@@ -41,7 +41,7 @@ int report_outputs(struct strbuf *out, const struct report_view *v, const char *
 	if (!rc)
 		rc |= add_output(&tmp, "report", report_path ? report_path : "", delim, err);
 	if (!rc)
-		strbuf_add(out, tmp.buf ? tmp.buf : "", tmp.len);
+		strbuf_add(out, tmp.buf, tmp.len);
 	strbuf_release(&tmp);
 	return rc ? -1 : 0;
 }

@@ -2,7 +2,7 @@
  * report_sarif: SARIF 2.1.0 for GitHub code scanning
  * (github/codeql-action/upload-sarif) and any other SARIF reader.
  *
- * One rule per finding kind (report_rules, plus any rule id a newer v1
+ * One rule per finding kind (rules.def, plus any rule id a newer v1
  * producer used that this build does not know), one result per finding.
  *
  * Locations. Code scanning rejects the WHOLE upload when a result has no
@@ -21,6 +21,7 @@
  * although several results share one anchor line.
  */
 #include "report.h"
+#include "jsonout.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ static cJSON *text_obj(const char *text)
 	return o;
 }
 
-static void add_rule(cJSON *rules, const struct report_rule *r)
+static void add_rule(cJSON *rules, const struct rule *r)
 {
 	cJSON *o = cJSON_CreateObject(), *cfg, *props, *tags;
 	struct strbuf md = STRBUF_INIT;
@@ -47,10 +48,12 @@ static void add_rule(cJSON *rules, const struct report_rule *r)
 	cJSON_AddItemToObject(o, "shortDescription", text_obj(r->short_desc));
 	cJSON_AddItemToObject(o, "fullDescription", text_obj(r->full_desc));
 	cJSON_AddItemToObject(o, "help", text_obj(r->help));
+	if (r->help_url)
+		cJSON_AddStringToObject(o, "helpUri", r->help_url);
 	strbuf_addf(&md, "**%s**\n\n%s\n\n**Fix:** %s", r->short_desc, r->full_desc, r->help);
 	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(o, "help"), "markdown", md.buf);
 	cfg = cJSON_AddObjectToObject(o, "defaultConfiguration");
-	cJSON_AddStringToObject(cfg, "level", r->level);
+	cJSON_AddStringToObject(cfg, "level", level_of(r->severity));
 	props = cJSON_AddObjectToObject(o, "properties");
 	tags = cJSON_AddArrayToObject(props, "tags");
 	cJSON_AddItemToArray(tags, cJSON_CreateString("windows"));
@@ -179,7 +182,6 @@ void report_sarif(struct strbuf *out, const struct report_view *v, const char *f
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(v->doc, "tool");
 	struct strlist extra = STRLIST_INIT;
 	size_t i, j, dummy = 0;
-	char *s;
 
 	if (!unanchored)
 		unanchored = &dummy;
@@ -195,19 +197,21 @@ void report_sarif(struct strbuf *out, const struct report_view *v, const char *f
 	cJSON_AddStringToObject(driver, "version", report_str(t, "version") ? report_str(t, "version") : "unknown");
 	cJSON_AddStringToObject(driver, "informationUri", REPORT_HOMEPAGE);
 	rules = cJSON_AddArrayToObject(driver, "rules");
-	for (i = 0; i < report_rules_n; i++)
-		add_rule(rules, &report_rules[i]);
+	for (i = 0; i < RULE_COUNT; i++)
+		add_rule(rules, rule_get((enum rule_id)i));
 	/* Rules this build does not know (a newer v1 producer): generic entries. */
 	for (i = 0; i < v->n; i++) {
 		const char *id = report_str(v->items[i].f, "rule");
-		if (report_rule_index(id) >= 0)
+		enum rule_id known;
+		if (!rule_find(id, &known))
 			continue;
 		for (j = 0; j < extra.n && strcmp(extra.v[j], id); j++)
 			;
 		if (j == extra.n) {
-			struct report_rule r = { id, "UnknownRule", "warning", "A finding kind unknown to this renderer.",
-						 "Produced by a newer torch-dll-check; see its documentation.",
-						 "See the finding's message and fix." };
+			struct rule r = { id, "UnknownRule", SEV_WARNING, RULE_SRC_LOADER,
+					  "A finding kind unknown to this renderer.",
+					  "Produced by a newer torch-dll-check; see its documentation.",
+					  "See the finding's message and fix.", NULL, "" };
 			strlist_push(&extra, id);
 			add_rule(rules, &r);
 		}
@@ -215,17 +219,16 @@ void report_sarif(struct strbuf *out, const struct report_view *v, const char *f
 	results = cJSON_AddArrayToObject(run, "results");
 	for (i = 0; i < v->n; i++) {
 		const char *id = report_str(v->items[i].f, "rule");
-		int idx = report_rule_index(id);
+		enum rule_id known;
+		int idx = rule_find(id, &known) ? -1 : (int)known;
 		if (idx < 0)
 			for (j = 0; j < extra.n; j++)
 				if (!strcmp(extra.v[j], id))
-					idx = (int)(report_rules_n + j);
+					idx = (int)(RULE_COUNT + j);
 		cJSON_AddItemToArray(results, result(v, &v->items[i], idx, fallback_anchor, unanchored));
 	}
-	s = cJSON_Print(root);
-	strbuf_adds(out, s);
+	json_print(out, root, 1);
 	strbuf_addch(out, '\n');
-	cJSON_free(s);
 	cJSON_Delete(root);
 	strlist_release(&extra);
 }

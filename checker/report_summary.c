@@ -46,7 +46,7 @@ static void dropped(struct sum *s, const char *section)
 static void add(struct sum *s, struct strbuf *chunk, const char *section, int is_finding)
 {
 	if (!s->full && s->out->len + chunk->len + NOTE_RESERVE <= s->max) {
-		strbuf_add(s->out, chunk->buf ? chunk->buf : "", chunk->len);
+		strbuf_add(s->out, chunk->buf, chunk->len);
 	} else {
 		s->full = 1;
 		if (is_finding)
@@ -65,7 +65,7 @@ static int url_ok(const char *u)
 	if (strlen(u) > 2000)
 		return 0;
 	for (p = u; *p; p++)
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		if (!(ascii_isalnum(*p) ||
 		      strchr("-._~:/?#@!$&*+,;=%", *p)))
 			return 0;
 	return 1;

@@ -3,7 +3,7 @@
  * reads in ten seconds (PASS/WARN/FAIL, the most important finding, the
  * counts); then every error with its evidence and its fix, then warnings,
  * then notes. Our own words are ASCII so a legacy Windows console code page
- * shows them; untrusted strings pass through report_esc_line, so a DLL name
+ * shows them; untrusted strings pass through text_esc_line (text.h), so a DLL name
  * cannot move the cursor, recolour the terminal or start a workflow command.
  *
  * Colour (ANSI SGR) only when the caller says so: cmd_report enables it for
@@ -29,7 +29,7 @@ static void field(struct strbuf *out, const struct style *st, const char *label,
 	if (!val || !*val)
 		return;
 	strbuf_addf(out, "      %s%-9s%s ", st->dim, label, st->off);
-	report_esc_line(out, val);
+	text_esc_line(out, val);
 	strbuf_addch(out, '\n');
 }
 
@@ -46,7 +46,7 @@ static void chain(struct strbuf *out, const struct style *st, const cJSON *f)
 			continue;
 		if (!first)
 			strbuf_adds(out, " -> ");
-		report_esc_line(out, e->valuestring);
+		text_esc_line(out, e->valuestring);
 		first = 0;
 	}
 	strbuf_addch(out, '\n');
@@ -66,11 +66,11 @@ static void probes(struct strbuf *out, const struct style *st, const cJSON *f)
 			break;
 		}
 		strbuf_adds(out, "        ");
-		report_esc_line(out, report_str(e, "path"));
+		text_esc_line(out, report_str(e, "path"));
 		strbuf_adds(out, "  (");
-		report_esc_line(out, report_str(e, "step"));
+		text_esc_line(out, report_str(e, "step"));
 		strbuf_adds(out, ": ");
-		report_esc_line(out, report_str(e, "result"));
+		text_esc_line(out, report_str(e, "result"));
 		strbuf_adds(out, ")\n");
 		shown++;
 	}
@@ -83,8 +83,8 @@ static void probes(struct strbuf *out, const struct style *st, const cJSON *f)
  */
 static int loader_rule(const char *r)
 {
-	return r && (!strcmp(r, "missing-dll") || !strcmp(r, "missing-entry-point") || !strcmp(r, "missing-ordinal") ||
-		     !strcmp(r, "bad-arch") || !strcmp(r, "unreadable"));
+	enum rule_id id;
+	return !rule_find(r, &id) && rule_get(id)->source == RULE_SRC_LOAD_FAILURE;
 }
 
 static int same_str(const char *a, const char *b)
@@ -176,7 +176,7 @@ static void finding_group(struct strbuf *out, const struct style *st, const stru
 		done[j] = 1;
 		if (n++)
 			strbuf_adds(&also, ", ");
-		report_esc_line(&also, base_name(report_str(v->items[j].f, "binary")));
+		text_esc_line(&also, base_name(report_str(v->items[j].f, "binary")));
 	}
 	if (n)
 		strbuf_addf(out, "      %s%-9s%s %s fail%s the same way (%zu more)\n", st->dim, "also:", st->off, also.buf,
@@ -191,15 +191,15 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	long we = report_int(f, "winerror", 0);
 	const char *title = report_str(f, "title");
 	strbuf_addf(out, "  %s%zu.%s %s", col, num, st->off, st->bold);
-	report_esc_line(out, title ? title : report_str(f, "rule"));
+	text_esc_line(out, title ? title : report_str(f, "rule"));
 	strbuf_addf(out, "%s  [", st->off);
-	report_esc_line(out, report_str(f, "rule"));
+	text_esc_line(out, report_str(f, "rule"));
 	if (we)
 		strbuf_addf(out, ", WinError %ld", we);
 	strbuf_adds(out, "]\n");
 	if (report_str(f, "message")) {
 		strbuf_adds(out, "      ");
-		report_esc_line(out, report_str(f, "message"));
+		text_esc_line(out, report_str(f, "message"));
 		strbuf_addch(out, '\n');
 	}
 	field(out, st, "binary:", report_str(f, "binary"));
@@ -208,7 +208,7 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	probes(out, st, f);
 	if (cJSON_IsObject(a) && report_str(a, "file")) {
 		strbuf_addf(out, "      %s%-9s%s ", st->dim, "at:", st->off);
-		report_esc_line(out, report_str(a, "file"));
+		text_esc_line(out, report_str(a, "file"));
 		if (report_int(a, "line", 0) > 0)
 			strbuf_addf(out, ":%ld", report_int(a, "line", 0));
 		strbuf_addch(out, '\n');
@@ -217,7 +217,7 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 		field(out, st, "install:", report_str(f, "install"));
 	if (report_str(f, "fix")) {
 		strbuf_addf(out, "      %s%-9s%s ", st->bold, "fix:", st->off);
-		report_esc_line(out, report_str(f, "fix"));
+		text_esc_line(out, report_str(f, "fix"));
 		strbuf_addch(out, '\n');
 	}
 }
@@ -236,7 +236,7 @@ static void what(struct strbuf *out, const struct report_view *v)
 	int n = cJSON_IsArray(inst) ? cJSON_GetArraySize(inst) : 0;
 	if (n == 1 && report_str(cJSON_GetArrayItem(inst, 0), "version")) {
 		strbuf_adds(out, "torch ");
-		report_esc_line(out, report_str(cJSON_GetArrayItem(inst, 0), "version"));
+		text_esc_line(out, report_str(cJSON_GetArrayItem(inst, 0), "version"));
 	} else if (n > 1) {
 		strbuf_addf(out, "%d torch installs", n);
 	} else if (n == 1) {
@@ -271,12 +271,12 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 		else
 			what(out, v);
 		strbuf_adds(out, " will not load: ");
-		report_esc_line(out, report_str(v->items[0].f, "title"));
+		text_esc_line(out, report_str(v->items[0].f, "title"));
 	} else if (v->count[SEV_WARNING]) {
 		strbuf_addf(out, "%sWARN%s ", st->yellow, st->off);
 		what(out, v);
 		strbuf_adds(out, " loads, but: ");
-		report_esc_line(out, report_str(v->items[0].f, "title"));
+		text_esc_line(out, report_str(v->items[0].f, "title"));
 	} else {
 		strbuf_addf(out, "%sPASS%s ", st->green, st->off);
 		what(out, v);
@@ -308,13 +308,13 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 				strbuf_adds(out, "  ");
 		}
 		strbuf_addf(out, "%storch%s ", st->dim, st->off);
-		report_esc_line(out, report_str(inst, "version") ? report_str(inst, "version") : "(version unknown)");
+		text_esc_line(out, report_str(inst, "version") ? report_str(inst, "version") : "(version unknown)");
 		strbuf_adds(out, " at ");
-		report_esc_line(out, report_str(inst, "torch_dir"));
+		text_esc_line(out, report_str(inst, "torch_dir"));
 		strbuf_addch(out, '\n');
 		if (cJSON_IsObject(ie) && report_str(ie, "text")) {
 			strbuf_addf(out, "  %simport torch raises:%s ", st->dim, st->off);
-			report_esc_line(out, report_str(ie, "text"));
+			text_esc_line(out, report_str(ie, "text"));
 			strbuf_addch(out, '\n');
 		}
 	}

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "strbuf.h"
+#include "version.h"
 
 static int strlist_has(const struct strlist *l, const char *s)
 {
@@ -28,41 +29,54 @@ static cJSON *str_or_null(const char *s)
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
-int result_version_cmp(const char *a, const char *b)
+/* Loader versions are "a.b.c.d" as pe.c formats them; anything unparsable counts as 0.0.0.0. */
+static void file_version(struct winver *v, const char *s)
 {
-	int i;
-	for (i = 0; i < 4; i++) {
-		unsigned long x = a ? strtoul(a, (char **)&a, 10) : 0;
-		unsigned long y = b ? strtoul(b, (char **)&b, 10) : 0;
-		if (x != y)
-			return x < y ? -1 : 1;
-		if (a && *a == '.')
-			a++;
-		if (b && *b == '.')
-			b++;
-	}
-	return 0;
+	if (!s || winver_parse(v, s, NULL) < 0)
+		memset(v, 0, sizeof(*v));
 }
 
-cJSON *result_new(struct view *v, const struct loader *ld)
+int result_version_cmp(const char *a, const char *b)
 {
-	cJSON *r = cJSON_CreateObject(), *tool, *m;
-	cJSON_AddStringToObject(r, "schema", "torch-dll-check/report/v1");
-	tool = cJSON_AddObjectToObject(r, "tool");
-	cJSON_AddStringToObject(tool, "name", "torch-dll-check");
-	cJSON_AddStringToObject(tool, "version", TDC_VERSION);
-	cJSON_AddStringToObject(r, "status", "pass");
-	cJSON_AddObjectToObject(r, "counts");
-	m = cJSON_AddObjectToObject(r, "machine");
+	struct winver x, y;
+	file_version(&x, a);
+	file_version(&y, b);
+	return winver_cmp(&x, &y); /* the one comparison of Windows file versions (version.h) */
+}
+
+cJSON *result_machine_json(struct view *v, const struct loader *ld)
+{
+	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "source", view_is_live(v) ? "live" : "offline");
 	cJSON_AddItemToObject(m, "root", str_or_null(view_root(v)));
 	cJSON_AddStringToObject(m, "arch", pe_machine_name(ld ? loader_machine(ld) : PE_MACHINE_AMD64));
 	cJSON_AddItemToObject(m, "api_set_schema", str_or_null(ld ? loader_apiset_source(ld) : NULL));
 	cJSON_AddItemToObject(m, "known_dlls", str_or_null(ld ? loader_known_dlls_source(ld) : NULL));
 	cJSON_AddStringToObject(m, "registry", view_registry_source(v));
+	return m;
+}
+
+void result_init(struct result *res, struct view *v, const struct loader *ld)
+{
+	cJSON *r = cJSON_CreateObject(), *tool;
+	cJSON_AddStringToObject(r, "schema", "torch-dll-check/report/v1");
+	tool = cJSON_AddObjectToObject(r, "tool");
+	cJSON_AddStringToObject(tool, "name", "torch-dll-check");
+	cJSON_AddStringToObject(tool, "version", TDC_VERSION);
+	cJSON_AddStringToObject(r, "status", "pass");
+	cJSON_AddObjectToObject(r, "counts");
+	cJSON_AddItemToObject(r, "machine", result_machine_json(v, ld));
 	cJSON_AddArrayToObject(r, "installs");
 	cJSON_AddArrayToObject(r, "findings");
-	return r;
+	res->doc = r;
+	res->findings = (struct findings)FINDINGS_INIT;
+}
+
+void result_release(struct result *r)
+{
+	cJSON_Delete(r->doc);
+	r->doc = NULL;
+	findings_release(&r->findings);
 }
 
 cJSON *result_probes_json(const struct ldr_node *node)
@@ -104,30 +118,6 @@ static char *chain_text(const struct ldr_node *node)
 	return strbuf_detach(&sb);
 }
 
-cJSON *result_add_finding(cJSON *report, const char *rule, const char *severity, int winerror, const char *title,
-			  const char *message, const char *fix, const char *install, const char *binary,
-			  const char *leaf, cJSON *chain, cJSON *probes)
-{
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddStringToObject(f, "rule", rule);
-	cJSON_AddStringToObject(f, "severity", severity);
-	if (winerror)
-		cJSON_AddNumberToObject(f, "winerror", winerror);
-	else
-		cJSON_AddNullToObject(f, "winerror");
-	cJSON_AddItemToObject(f, "title", str_or_null(title));
-	cJSON_AddItemToObject(f, "message", str_or_null(message));
-	cJSON_AddItemToObject(f, "fix", str_or_null(fix));
-	cJSON_AddItemToObject(f, "install", str_or_null(install));
-	cJSON_AddItemToObject(f, "binary", str_or_null(binary));
-	cJSON_AddItemToObject(f, "leaf", str_or_null(leaf));
-	cJSON_AddItemToObject(f, "chain", chain ? chain : cJSON_CreateArray());
-	cJSON_AddItemToObject(f, "probes", probes ? probes : cJSON_CreateArray());
-	cJSON_AddNullToObject(f, "anchor");
-	cJSON_AddItemToArray(cJSON_GetObjectItem(report, "findings"), f);
-	return f;
-}
-
 static int is_vc_runtime(const char *name)
 {
 	return str_istartswith(name, "vcruntime140") || str_istartswith(name, "msvcp140") ||
@@ -157,14 +147,29 @@ static const char *leaf_label(const struct ldr_node *leaf)
 }
 
 /* The finding for a binary that does not load. */
-static void binary_failure(cJSON *report, const struct torch_run *run, const struct torch_binary *b,
+/* The rule of a binary that fails to load with this outcome. */
+static enum rule_id failure_rule(enum ldr_outcome o)
+{
+	switch (o) {
+	case LDR_MISSING_ENTRY: return RULE_MISSING_ENTRY_POINT;
+	case LDR_MISSING_ORDINAL: return RULE_MISSING_ORDINAL;
+	case LDR_BAD_ARCH: return RULE_BAD_ARCH;
+	case LDR_UNREADABLE: return RULE_UNREADABLE;
+	case LDR_BAD_PARAM: return RULE_INVALID_PARAMETER;
+	case LDR_LOADS:
+	case LDR_MISSING_DLL:
+		break;
+	}
+	return RULE_MISSING_DLL;
+}
+
+static void binary_failure(struct findings *out, const struct torch_run *run, const struct torch_binary *b,
 			   const char *arch)
 {
 	const struct ldr_node *leaf = b->res.leaf;
 	const char *bin = winpath_basename(b->path);
 	const char *lname = leaf ? leaf_label(leaf) : bin;
 	char *title = NULL, *msg = NULL, *fix = NULL, *chain = leaf ? chain_text(leaf) : xstrdup(bin);
-	const char *rule = b->outcome;
 	switch (b->res.outcome) {
 	case LDR_MISSING_DLL:
 		title = xasprintf("%s cannot load: %s is missing", bin, lname);
@@ -203,8 +208,11 @@ static void binary_failure(cJSON *report, const struct torch_run *run, const str
 		fix = xstrdup("load it by full path");
 		break;
 	}
-	result_add_finding(report, rule, "error", b->winerror, title, msg, fix, run->torch_dir, b->path,
-			   leaf ? lname : NULL, chain_json(leaf), result_probes_json(leaf));
+	finding_add(out, failure_rule(b->res.outcome), SEV_DEFAULT,
+		    &(struct finding_spec){ .winerror = b->winerror, .title = title, .message = msg, .fix = fix,
+					    .install = run->torch_dir, .binary = b->path, .leaf = leaf ? lname : NULL,
+					    .symbol = b->res.symbol, .path = leaf ? leaf->path : NULL, .chain = leaf,
+					    .probes = leaf });
 	free(title);
 	free(msg);
 	free(fix);
@@ -221,7 +229,7 @@ static void collect_via_path(const struct ldr_node *n, struct strlist *out)
 		collect_via_path(n->kids[i], out);
 }
 
-static void collect_shadows(cJSON *report, struct loader *ld, const struct torch_run *run, const struct ldr_node *n,
+static void collect_shadows(struct findings *out, struct loader *ld, const struct torch_run *run, const struct ldr_node *n,
 			    struct strlist *seen)
 {
 	size_t i;
@@ -240,8 +248,10 @@ static void collect_shadows(cJSON *report, struct loader *ld, const struct torch
 						      n->shadowed.v[i], lv);
 				char *fix = xasprintf("remove or update %s: it shadows the newer %s", n->path,
 						      n->shadowed.v[i]);
-				result_add_finding(report, "shadowed-dll", "warning", 0, title, msg, fix, run->torch_dir,
-						   NULL, n->name, chain_json(n), result_probes_json(n));
+				finding_add(out, RULE_SHADOWED_DLL, SEV_DEFAULT,
+					    &(struct finding_spec){ .title = title, .message = msg, .fix = fix,
+								    .install = run->torch_dir, .leaf = n->name,
+								    .path = n->path, .chain = n, .probes = n });
 				free(title);
 				free(msg);
 				free(fix);
@@ -251,10 +261,10 @@ static void collect_shadows(cJSON *report, struct loader *ld, const struct torch
 		strlist_push(seen, n->path);
 	}
 	for (i = 0; i < n->nkids; i++)
-		collect_shadows(report, ld, run, n->kids[i], seen);
+		collect_shadows(out, ld, run, n->kids[i], seen);
 }
 
-static void delay_warnings(cJSON *report, const struct torch_run *run, const struct torch_binary *b,
+static void delay_warnings(struct findings *out, const struct torch_run *run, const struct torch_binary *b,
 			   struct strlist *seen)
 {
 	size_t i;
@@ -279,17 +289,21 @@ static void delay_warnings(cJSON *report, const struct torch_run *run, const str
 					"fails with exception 0xC06D007E.",
 					w->node->name);
 		}
-		result_add_finding(report, "delay-load-missing", "warning", 0, title, msg,
-				   "install the component that provides it if the feature that uses it is needed",
-				   run->torch_dir, b->path, w->node->name, chain_json(w->node),
-				   result_probes_json(w->node));
+		finding_add(out, RULE_DELAY_LOAD_MISSING, SEV_DEFAULT,
+			    &(struct finding_spec){ .title = title, .message = msg,
+						    .fix = "install the component that provides it if the feature "
+							   "that uses it is needed",
+						    .install = run->torch_dir, .binary = b->path, .leaf = w->node->name,
+						    .symbol = w->symbol, .path = w->node->path, .chain = w->node,
+						    .probes = w->node });
 		free(title);
 		free(msg);
 	}
 }
 
-cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run *run, cJSON *matrix_row)
+cJSON *result_add_install(struct result *res, struct view *v, const struct torch_run *run, cJSON *matrix_row)
 {
+	struct findings *out = &res->findings;
 	cJSON *inst = cJSON_CreateObject(), *arr, *bins;
 	const char *arch = pe_machine_name(loader_machine(run->ld));
 	char *host = view_host_path(v, run->torch_dir);
@@ -370,7 +384,7 @@ cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run 
 
 		if (b->winerror) {
 			failing++;
-			binary_failure(report, run, b, arch);
+			binary_failure(out, run, b, arch);
 		} else if (b->stage == TORCH_STAGE_PATH_FALLBACK) {
 			struct strlist via = STRLIST_INIT;
 			struct strbuf sb = STRBUF_INIT;
@@ -385,17 +399,18 @@ cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run 
 					"succeeds%s%s.",
 					fl ? leaf_label(fl) : "a dependency", via.n ? " finding " : "",
 					strbuf_str(&sb));
-			result_add_finding(report, "loads-via-path", "warning", 0, title, msg,
-					   "put the DLL in torch\\lib or one of torch's dll_paths folders so the load "
-					   "no longer depends on PATH",
-					   run->torch_dir, b->path, fl ? leaf_label(fl) : NULL, chain_json(fl),
-					   result_probes_json(fl));
+			finding_add(out, RULE_LOADS_VIA_PATH, SEV_DEFAULT,
+				    &(struct finding_spec){ .title = title, .message = msg,
+							    .fix = "put the DLL in torch\\lib or one of torch's dll_paths "
+								   "folders so the load no longer depends on PATH",
+							    .install = run->torch_dir, .binary = b->path,
+							    .leaf = fl ? leaf_label(fl) : NULL, .chain = fl, .probes = fl });
 			free(title);
 			free(msg);
 			strbuf_release(&sb);
 			strlist_release(&via);
 		}
-		delay_warnings(report, run, b, &dseen);
+		delay_warnings(out, run, b, &dseen);
 	}
 	if (run->vc_failed) {
 		for (i = 0; i < 3; i++) {
@@ -407,55 +422,54 @@ cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run 
 			fix = xasprintf("install the Microsoft Visual C++ 2015-2022 %s redistributable "
 					"(https://aka.ms/vs/17/release/vc_redist.%s.exe)",
 					arch, arch);
-			result_add_finding(report, "vc-runtime-probe", "warning", r->winerror, title,
-					   "import torch prints \"Microsoft Visual C++ Redistributable is not "
-					   "installed, this may lead to the DLL load failure.\"",
-					   fix, run->torch_dir, NULL, r->leaf ? leaf_label(r->leaf) : run->vc[i].name,
-					   chain_json(r->leaf), result_probes_json(r->leaf));
+			finding_add(out, RULE_VC_RUNTIME_PROBE, SEV_DEFAULT,
+				    &(struct finding_spec){
+					    .winerror = r->winerror, .title = title,
+					    .message = "import torch prints \"Microsoft Visual C++ Redistributable is not "
+						       "installed, this may lead to the DLL load failure.\"",
+					    .fix = fix, .install = run->torch_dir,
+					    .leaf = r->leaf ? leaf_label(r->leaf) : run->vc[i].name, .chain = r->leaf,
+					    .probes = r->leaf });
 			free(title);
 			free(fix);
 		}
 	}
 	/* shadowing anywhere the process resolved a DLL */
-	collect_shadows(report, run->ld, run, run->python_res.root, &seen);
+	collect_shadows(out, run->ld, run, run->python_res.root, &seen);
 	for (i = 0; i < 3; i++)
-		collect_shadows(report, run->ld, run, run->vc[i].res.root, &seen);
+		collect_shadows(out, run->ld, run, run->vc[i].res.root, &seen);
 	for (i = 0; i < run->nbins; i++)
-		collect_shadows(report, run->ld, run, run->bins[i].res.root, &seen);
+		collect_shadows(out, run->ld, run, run->bins[i].res.root, &seen);
 	strlist_release(&seen);
 	strlist_release(&dseen);
 	if (failing)
 		cJSON_ReplaceItemInObject(inst, "status", cJSON_CreateString("fail"));
-	cJSON_AddItemToArray(cJSON_GetObjectItem(report, "installs"), inst);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(res->doc, "installs"), inst);
 	return inst;
 }
 
-void result_finish(cJSON *report)
+void result_finish(struct result *res)
 {
-	cJSON *f, *inst, *counts = cJSON_CreateObject();
+	cJSON *report = res->doc, *inst, *counts = cJSON_CreateObject();
+	cJSON *fs = cJSON_GetObjectItem(report, "findings");
 	int errors = 0, warnings = 0, notes = 0, ninst = 0, nbin = 0, nfail = 0;
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(report, "findings"))
-	{
-		const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
-		if (sev && !strcmp(sev, "error"))
-			errors++;
-		else if (sev && !strcmp(sev, "warning"))
-			warnings++;
-		else
-			notes++;
+	size_t i;
+	for (i = 0; i < res->findings.n; i++) {
+		enum report_severity sev = res->findings.v[i].severity;
+		errors += sev == SEV_ERROR;
+		warnings += sev == SEV_WARNING;
+		notes += sev == SEV_NOTE;
+		cJSON_AddItemToArray(fs, finding_json(&res->findings.v[i]));
 	}
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItem(report, "installs"))
 	{
 		cJSON *b;
 		const char *dir = cJSON_GetStringValue(cJSON_GetObjectItem(inst, "torch_dir"));
 		int worst = 0; /* an install's status is its worst finding (loader and matrix alike) */
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(report, "findings"))
-		{
-			const char *sev = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
-			const char *fi = cJSON_GetStringValue(cJSON_GetObjectItem(f, "install"));
-			int s = sev && !strcmp(sev, "error") ? 2 : sev && !strcmp(sev, "warning") ? 1 : 0;
-			if (dir && fi && !str_icmp(dir, fi) && s > worst)
-				worst = s;
+		for (i = 0; i < res->findings.n; i++) {
+			const struct finding *f = &res->findings.v[i];
+			if (dir && f->install && !str_icmp(dir, f->install) && (int)f->severity > worst)
+				worst = (int)f->severity;
 		}
 		cJSON_ReplaceItemInObject(inst, "status",
 					  cJSON_CreateString(worst == 2 ? "fail" : worst ? "warn" : "pass"));

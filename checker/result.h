@@ -1,43 +1,50 @@
 /*
  * result: the JSON report (docs/report-json.md, schema
- * torch-dll-check/report/v1) as a cJSON document — the one result model the
+ * torch-dll-check/report/v1) under construction — the one result model the
  * text, GitHub and SARIF renderers read.
  *
- * The loader part fills `machine`, `installs[]` (one per torch_run) and the
- * loader findings. The matrix and inventory modules add theirs through the
- * same document: result_add_finding() and the `inventory` / `matrix` members,
- * and result_add_install() takes an optional matrix row to attach. Call
- * result_finish() last: it computes `status` and `counts`.
+ * `doc` holds everything but the findings: `machine`, `installs[]` (one per
+ * torch_run), and what the matrix and inventory modules attach (`inventory`,
+ * `matrix`, installs[].matrix_row). The findings stay C structs in
+ * `findings` (finding.h), where policy and confirmation add, merge and drop
+ * them, until result_finish() writes them into the document with `status`
+ * and `counts`.
  */
 #ifndef TDC_RESULT_H
 #define TDC_RESULT_H
 
 #include <cjson/cJSON.h>
 
+#include "finding.h"
 #include "loader.h"
 #include "torchload.h"
 #include "view.h"
 
+struct result {
+	cJSON *doc;
+	struct findings findings;
+};
+#define RESULT_INIT { NULL, FINDINGS_INIT }
+
 /* A new report with schema, tool and machine (from the view and a loader, which may be NULL). */
-cJSON *result_new(struct view *v, const struct loader *ld);
+void result_init(struct result *r, struct view *v, const struct loader *ld);
+
+/* The `machine` object result_init writes, alone (the document takes the first loader's). */
+cJSON *result_machine_json(struct view *v, const struct loader *ld);
 
 /*
- * Appends installs[] for `run` and its findings. `matrix_row` (may be NULL)
- * is attached as installs[].matrix_row (the document takes ownership).
- * Returns the install object (owned by the report).
+ * Appends installs[] for `run` and the loader's findings about it.
+ * `matrix_row` (may be NULL) is attached as installs[].matrix_row (the
+ * document takes ownership). Returns the install object (owned by the
+ * document).
  */
-cJSON *result_add_install(cJSON *report, struct view *v, const struct torch_run *run, cJSON *matrix_row);
+cJSON *result_add_install(struct result *r, struct view *v, const struct torch_run *run, cJSON *matrix_row);
 
-/*
- * Appends one finding. Strings may be NULL (written as null); `chain` and
- * `probes` (arrays) may be NULL and are owned by the report afterwards.
- */
-cJSON *result_add_finding(cJSON *report, const char *rule, const char *severity, int winerror, const char *title,
-			  const char *message, const char *fix, const char *install, const char *binary,
-			  const char *leaf, cJSON *chain, cJSON *probes);
+/* Writes the findings into the document's findings[], then `status` and `counts`. Call once, last. */
+void result_finish(struct result *r);
 
-/* Sets `status` and `counts` from the findings and installs. */
-void result_finish(cJSON *report);
+/* Frees the document and the findings. */
+void result_release(struct result *r);
 
 /* The probes of a node as the report's array. */
 cJSON *result_probes_json(const struct ldr_node *node);

@@ -13,25 +13,18 @@
  */
 #include "version.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Appends text for a message: at most 80 bytes, non-printables as \xNN. */
+#include "text.h"
+
+/* Appends text for a message, quoted: at most 80 bytes, escaped by text.h. */
 static void add_quoted(struct strbuf *sb, const char *s, size_t len)
 {
-	size_t i;
+	char buf[400];
 	strbuf_addch(sb, '"');
-	for (i = 0; i < len && i < 80; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
-			strbuf_addf(sb, "\\x%02x", c);
-		else
-			strbuf_addch(sb, (char)c);
-	}
-	if (len > 80)
-		strbuf_adds(sb, "...");
+	strbuf_adds(sb, text_excerpt(s, len, 80, buf, sizeof(buf)));
 	strbuf_addch(sb, '"');
 }
 
@@ -254,17 +247,17 @@ static int scan_version(struct pep440 *v, const char *s, size_t len, size_t *end
 		i++;
 		for (;;) {
 			size_t seg = i;
-			while (i < len && isalnum((unsigned char)s[i])) {
+			while (i < len && ascii_isalnum(s[i])) {
 				if (o + 1 >= sizeof(v->local))
 					return fail(f, i, "local label longer than 63 characters");
-				v->local[o++] = (char)tolower((unsigned char)s[i]);
+				v->local[o++] = (char)ascii_tolower(s[i]);
 				i++;
 			}
 			if (i == seg)
 				return fail(f, i,
 					      seg > 0 && s[seg - 1] == '+' ? "expected a letter or digit after \"+\""
 									   : "expected a letter or digit after the separator");
-			if (i + 1 < len && is_sep(s[i]) && isalnum((unsigned char)s[i + 1])) {
+			if (i + 1 < len && is_sep(s[i]) && ascii_isalnum(s[i + 1])) {
 				if (o + 1 >= sizeof(v->local))
 					return fail(f, i, "local label longer than 63 characters");
 				v->local[o++] = '.';
@@ -872,7 +865,7 @@ int torch_variant_parse(struct torch_variant *out, const char *local, struct err
 	if (seg >= sizeof(out->name))
 		seg = sizeof(out->name) - 1;
 	for (i = 0; i < seg; i++)
-		out->name[i] = (char)tolower((unsigned char)local[i]);
+		out->name[i] = (char)ascii_tolower(local[i]);
 	out->name[seg] = '\0';
 	return 0;
 }

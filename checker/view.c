@@ -31,6 +31,7 @@
 
 #include "os.h"
 #include "registry.h"
+#include "utf.h"
 
 struct dirent_cache {
 	char *key;            /* upcased Windows path of the directory */
@@ -78,30 +79,15 @@ static unsigned up16(unsigned c)
 	return c;
 }
 
-/* Decodes one code point (invalid bytes map to themselves, as Latin-1). */
-static unsigned utf8_next(const unsigned char **pp)
+/* Decodes one code point (utf.h); a byte that does not start valid UTF-8 maps to itself, as Latin-1. */
+static unsigned next_cp(const unsigned char **pp)
 {
-	const unsigned char *p = *pp;
-	unsigned c = p[0];
-	if (c < 0x80) {
-		*pp = p + 1;
-		return c;
-	}
-	if ((c & 0xe0) == 0xc0 && (p[1] & 0xc0) == 0x80) {
-		*pp = p + 2;
-		return ((c & 0x1f) << 6) | (p[1] & 0x3f);
-	}
-	if ((c & 0xf0) == 0xe0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80) {
-		*pp = p + 3;
-		return ((c & 0x0f) << 12) | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f);
-	}
-	if ((c & 0xf8) == 0xf0 && (p[1] & 0xc0) == 0x80 && (p[2] & 0xc0) == 0x80 &&
-	    (p[3] & 0xc0) == 0x80) {
-		*pp = p + 4;
-		return ((c & 0x07) << 18) | ((p[1] & 0x3f) << 12) | ((p[2] & 0x3f) << 6) | (p[3] & 0x3f);
-	}
-	*pp = p + 1;
-	return c;
+	size_t n = utf8_len_z(*pp), i = 0;
+	if (!n)
+		return *(*pp)++;
+	n = (size_t)utf8_next(*pp, n, &i);
+	*pp += i;
+	return (unsigned)n;
 }
 
 /* A cursor yielding upcased UTF-16 code units (surrogate pairs for > U+FFFF). */
@@ -120,7 +106,7 @@ static unsigned u16_next(struct u16cur *c)
 	}
 	if (!*c->p)
 		return 0;
-	cp = utf8_next(&c->p);
+	cp = next_cp(&c->p);
 	if (cp >= 0x10000) {
 		cp -= 0x10000;
 		c->pending = 0xdc00 + (cp & 0x3ff);
@@ -163,23 +149,8 @@ static char *upcase_key(const char *s)
 		return r;
 	}
 	while (*p) {
-		unsigned c = up16(utf8_next(&p));
-		/* re-encode as UTF-8 for a stable byte key */
-		if (c < 0x80) {
-			strbuf_addch(&sb, (int)c);
-		} else if (c < 0x800) {
-			strbuf_addch(&sb, (int)(0xc0 | (c >> 6)));
-			strbuf_addch(&sb, (int)(0x80 | (c & 0x3f)));
-		} else if (c < 0x10000) {
-			strbuf_addch(&sb, (int)(0xe0 | (c >> 12)));
-			strbuf_addch(&sb, (int)(0x80 | ((c >> 6) & 0x3f)));
-			strbuf_addch(&sb, (int)(0x80 | (c & 0x3f)));
-		} else {
-			strbuf_addch(&sb, (int)(0xf0 | (c >> 18)));
-			strbuf_addch(&sb, (int)(0x80 | ((c >> 12) & 0x3f)));
-			strbuf_addch(&sb, (int)(0x80 | ((c >> 6) & 0x3f)));
-			strbuf_addch(&sb, (int)(0x80 | (c & 0x3f)));
-		}
+		/* re-encoded as UTF-8 (utf.h) for a stable byte key */
+		utf8_put(&sb, up16(next_cp(&p)));
 	}
 	return strbuf_detach(&sb);
 }

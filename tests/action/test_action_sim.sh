@@ -118,7 +118,13 @@ check_eq "fail-on never: exit 0" 0 "$(res second "r['rc']")"
 check_eq "fail-on never: status still fail" fail "$(res second "r['outputs']['status']")"
 if step_out second 0 | grep -q 'tool cache'; then ok "second run uses the tool cache (mirror offline)"; else not_ok "second run did not use the cache"; fi
 n=$(last_step second)
-check_eq "annotations=false: no workflow command" 0 "$(python3 tests/report/gh_commands.py "$tmp/second/log/$n.out" | wc -l)"
+# (the text report is inside the one stop-commands guard: its opening and closing lines are the only commands)
+check_eq "annotations=false: no workflow command but the stop-commands guard" ok "$(python3 tests/report/gh_commands.py "$tmp/second/log/$n.out" |
+	python3 -c '
+import json, re, sys
+c = [json.loads(l) for l in sys.stdin]
+ok = len(c) == 2 and c[0]["name"] == "stop-commands" and re.fullmatch("[0-9a-f]{32}", c[0]["data"]) and c[1]["name"] == c[0]["data"]
+print("ok" if ok else "bad: %r" % c)')"
 if grep -q '^FAIL ' "$tmp/second/log/$n.out"; then ok "annotations=false: the text report"; else not_ok "no text report"; fi
 check_eq "summary=false: summary untouched" 0 "$(stat -c %s "$tmp/second/summary.md")"
 mv "$tmp/mirror.off" "$tmp/mirror"

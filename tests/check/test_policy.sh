@@ -92,26 +92,35 @@ check_eq "2.9 + redistributable 14.38: rules and severities (python.org's own vc
 	'[["redist-too-old","error"],["runtime-too-old","error"],["known-issue","note"]]' \
 	"$(J "$t" '[.findings[] | [.rule,.severity]]' --registry "$tmp/old.reg")"
 check_eq "redist-too-old: title and fix" \
-	'["VC++ x64 redistributable 14.38.33130.0 is older than torch 2.9.0+cpu needs (>= 14.40)","install the VC++ 2015-2022 x64 redistributable >= 14.40 (https://aka.ms/vs/17/release/vc_redist.x64.exe)"]' \
+	'["VC++ x64 redistributable 14.38.33130.0 is older than torch 2.9.0+cpu needs (>= 14.42)","install the VC++ 2015-2022 x64 redistributable >= 14.42 (https://aka.ms/vs/17/release/vc_redist.x64.exe)"]' \
 	"$(J "$t" '.findings[0] | [.title,.fix]' --registry "$tmp/old.reg")"
 check_eq "runtime-too-old: System32's msvcp140 14.38 will load, 1114, fix = the redistributable" \
 	'["msvcp140.dll 14.38.33130.0 will be the one loaded (System32); torch 2.9.0+cpu needs >= 14.40 (WinError 1114 in DllMain)",1114,"install the VC++ 2015-2022 x64 redistributable >= 14.40 (https://aka.ms/vs/17/release/vc_redist.x64.exe)"]' \
 	"$(J "$t" '.findings[] | select(.rule=="runtime-too-old" and .leaf=="msvcp140.dll") | [.title,.winerror,.fix]' --registry "$tmp/old.reg")"
-check_eq "the install's matrix_row is the 2.9 row" '["torch-2.9-and-newer","<embedded>/matrix/torch.yml","fail"]' \
+check_eq "the install's matrix_row is the 2.9 row" '["torch-2.9-to-2.11","<embedded>/matrix/torch.yml","fail"]' \
 	"$(J "$t" '.installs[0] | [.matrix_row.id,.matrix_row.file,.status]' --registry "$tmp/old.reg")"
 check_eq "exit 1" 1 "$(status_of "$t" --registry "$tmp/old.reg")"
 reg "$tmp/new.reg" 14.44.35211.00 -
 check_eq "the same tree with a 14.44 registry: System32's msvcp140 stays too old (and the row's known issue, a note)" \
 	'["runtime-too-old","known-issue"]' "$(J "$t" '[.findings[].rule]' --registry "$tmp/new.reg")"
 
-# an inferred row's minimum is advice: torch 2.7 (14.38, inferred) with 14.36 is a warning, exit 0
-wrap_old27() { wrap "$1" pol_tree healthy 2.7.1+cpu 14.40.33810.0; }
-t27=$(tree old27 wrap_old27)
-reg "$tmp/36.reg" 14.36.32532.00 -
-check_eq "2.7 (inferred row) + 14.36: redist-too-old is a warning" '[["redist-too-old","warning"]]' \
-	"$(J "$t27" '[.findings[] | [.rule,.severity]]' --registry "$tmp/36.reg")"
+# an inferred row's minimum is advice: torch 1.6 (14.28, inferred: no wheel on PyPI) with 14.27 is a warning, exit 0
+wrap_old27() { wrap "$1" pol_tree healthy 1.6.0+cpu 14.40.33810.0; }
+t27=$(tree old16 wrap_old27)
+reg "$tmp/36.reg" 14.27.29016.00 -
+check_eq "1.6 (inferred row) + 14.27: redist-too-old is a warning" '[["redist-too-old","warning"]]' \
+	"$(J "$t27" '[.findings[] | select(.rule != "known-issue") | [.rule,.severity]]' --registry "$tmp/36.reg")"
 check_eq "…exit 0, and 1 with --fail-on warning" "0 1" \
 	"$(status_of "$t27" --registry "$tmp/36.reg") $(status_of "$t27" --registry "$tmp/36.reg" --fail-on warning)"
+
+# a torch newer than every measured wheel: the open-ended newest row judges it, and says so
+wrap_future() { wrap "$1" pol_tree healthy 3.7.0+cpu 14.44.35211.0; }
+tf=$(tree future37 wrap_future)
+check_eq "torch 3.7.0: judged by the newest row, with a note naming the newest measured wheel" \
+	'["torch-2.14-and-newer",["note","torch 3.7.0+cpu is newer than the newest wheel the matrix was measured on (2.15.0)"]]' \
+	"$(J "$tf" '[.installs[0].matrix_row.id, (.findings[] | select(.rule == "torch-newer-than-measured") | [.severity,.title])]')"
+check_eq "torch 2.9.0 (measured rows cover it): no such note" '[]' \
+	"$(J "$t" '[.findings[] | select(.rule == "torch-newer-than-measured")]')"
 
 # ---- x86 installed but x64 missing ----
 wrap_x86() { wrap "$1" pol_tree healthy 2.5.1+cpu x86-only; }

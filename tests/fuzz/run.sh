@@ -19,12 +19,12 @@ shift || true
 mkdir -p build/fuzz
 
 srcs=()
-for f in checker/*.c; do
+for f in checker/*.c checker/util/*.c; do
 	case $f in checker/main.c | checker/git_*.c) continue ;; esac
 	srcs+=("$f")
 done
 srcs+=(build/gen/matrix_embed.c)
-cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Ichecker -Ibuild/gen
+cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Ichecker -Ichecker/util -Ibuild/gen
 	"-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all -fno-omit-frame-pointer)
 read -r -a pkg_cflags <<<"$(pkg-config --cflags yaml-0.1 libcjson)"
 read -r -a pkg_libs <<<"$(pkg-config --libs yaml-0.1 libcjson)"

@@ -100,16 +100,16 @@ out=$repo/build/win
 mkdir -p "$out/gen"
 sh checker/embed.sh matrix_default_yaml matrix/torch.yml >"$out/gen/matrix_embed.c"
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1
-	-Ichecker -I"$prefix/include")
+	-Ichecker -Ichecker/util -I"$prefix/include")
 srcs=()
-for f in checker/*.c; do
+for f in checker/*.c checker/util/*.c; do
 	case "$f" in checker/git_*) ;; *) srcs+=("$f") ;; esac
 done
 $HOST-gcc "${cflags[@]}" -o "$repo/torch-dll-check.exe" "${srcs[@]}" "$out/gen/matrix_embed.c" \
 	-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32
 if [ "$with_git" = 1 ] && compgen -G 'checker/git_*.c' >/dev/null; then
 	gsrcs=()
-	for f in checker/*.c; do
+	for f in checker/*.c checker/util/*.c; do
 		case "$f" in checker/main.c) ;; *) gsrcs+=("$f") ;; esac
 	done
 	$HOST-gcc "${cflags[@]}" -DPCRE2_STATIC -o "$repo/torch-dll-check-git.exe" "${gsrcs[@]}" "$out/gen/matrix_embed.c" \

@@ -53,11 +53,33 @@ typo.yml:17:12: unknown architecture `amd64`; write `x64`
 typo.yml:18:15: unknown variant `cuda`; expected cpu, xpu, cuXYZ (cu121), rocmX.Y (rocm6.1) or a pattern such as cu* or rocm6.*
 typo.yml:19:5: unknown key `statsu` in a row; did you mean `status`?'
 
+# winerror: the error a too-old copy gives (needs min_version; a number)
+cat >winerror.yml <<'EOF'
+schema: 1
+rows:
+  - id: org-2.9
+    torch: ">=2.9"
+    status: inferred
+    runtime_dlls:
+      - {name: msvcp140.dll, min_version: "14.40", why: test, winerror: 1114}
+      - {name: vcruntime140.dll, why: test, winerror: 1114}
+      - {name: concrt140.dll, min_version: "14.40", why: test, winerror: "1114"}
+      - {name: vcomp140.dll, min_version: "14.40", why: test, winerror: 70000}
+EOF
+lint_case winerror 2 'winerror.yml:8:9: runtime_dlls entry `vcruntime140.dll` has `winerror` but no `min_version` (the error is for a copy older than it)
+winerror.yml:9:74: `winerror` must be a Windows error code, a number such as 1114
+winerror.yml:10:73: `winerror` must be a Windows error code, a number such as 1114'
+grep -v 'vcruntime140.dll, why\|concrt140\|vcomp140' winerror.yml >winerror-ok.yml
+lint_case winerror-ok 0 ''
+check_eq "winerror: shown in the row" 1114 \
+	"$("$bin" matrix show --no-default --matrix winerror-ok.yml --json 2>/dev/null |
+		jq '[.. | objects | select(.name? == "msvcp140.dll") | .winerror] | first')"
+
 printf 'schema: 1\nrows:\n  - id: x\n    vc_redist: {x64: "14.40"}\n  - just text\n  - id: y\n    torch: "==1.0"\n    status: maybe\n    runtime_dlls:\n      - name: msvcp140\n        where: sytem\n      - 7\n    openmp: {dll: a.dll}\n    known_issues:\n      - id: k\n        symptom: s\n        status: sourced\n        applies_when: {imports: [x.so], when: 1}\n' >missing.yml
 lint_case missing 2 'missing.yml:3:5: row `x` is missing `torch` (a version specifier such as ">=2.4.1,<2.7")
-missing.yml:3:5: row `x` is missing `status` (one of `sourced`, `inferred`)
+missing.yml:3:5: row `x` is missing `status` (one of `sourced`, `inferred`, `measured`)
 missing.yml:5:5: each row must be a mapping (id, torch, status, ...), not a string
-missing.yml:8:13: `status` is `maybe`; expected one of `sourced`, `inferred`
+missing.yml:8:13: `status` is `maybe`; expected one of `sourced`, `inferred`, `measured`
 missing.yml:10:9: runtime_dlls entry `msvcp140` is missing `why` (a sentence saying why torch needs it)
 missing.yml:10:15: `name` is `msvcp140`; expected a DLL file name such as msvcp140.dll
 missing.yml:11:16: `where` is `sytem`; did you mean `system`?
@@ -190,7 +212,8 @@ lint_case nonexistent 2 'nonexistent.yml:1:1: cannot open nonexistent.yml: No su
 
 # Columns count characters, as libyaml does; a lone CR ends a line as LF does.
 printf 'schema: 1\nrows:\n  - id: x\n    torch: "===\xc3\xa9 x"\n    status: inferred\n' >utf8col.yml
-lint_case utf8col 2 'utf8col.yml:4:17: torch: bad specifier "===\xc3\xa9 x" at column 6: === takes one word (no spaces)'
+# valid UTF-8 is shown as text; only control, C1, bidi characters and invalid bytes are escaped (text.h)
+lint_case utf8col 2 'utf8col.yml:4:17: torch: bad specifier "===é x" at column 6: === takes one word (no spaces)'
 printf 'schema: 1\rrows:\r  - id: \xff\r' >cr.yml
 lint_case cr 2 'cr.yml:3:9: invalid UTF-8 (byte 0xff); save the file as UTF-8'
 
@@ -205,7 +228,7 @@ lint_case rows256 0 ''
 lint_case rows257 2 'rows257.yml:259:5: more than 256 rows in one file'
 
 # --- layering against the default -------------------------------------------
-printf 'schema: 1\nremove: [torch-2.4.0, nope]\nrows:\n  - {id: torch-2.9-and-newer, merge: true, vc_redist: {x64: "14.42"}}\n  - {id: zz, merge: true}\n' >layer.yml
+printf 'schema: 1\nremove: [torch-2.4.0, nope]\nrows:\n  - {id: torch-2.9-to-2.11, merge: true, vc_redist: {x64: "14.43"}}\n  - {id: zz, merge: true}\n' >layer.yml
 lint_case layer 2 'layer.yml:2:23: remove: no earlier layer has a row `nope`
 layer.yml:5:5: row `zz` has `merge: true` but no earlier layer has a row with this id to merge into'
 
@@ -215,9 +238,9 @@ cat >good.yml <<'EOF'
 schema: 1
 description: ACME runners
 rows:
-  - id: torch-2.9-and-newer
+  - id: torch-2.9-to-2.11
     merge: true
-    vc_redist: {x64: "14.42"}
+    vc_redist: {x64: "14.43"}
   - id: acme-2.5-internal
     torch: "==2.5.1+acme1"
     status: inferred
@@ -235,13 +258,13 @@ out=$("$bin" matrix show --json --matrix good.yml | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 r = {x["id"]: x for x in d["rows"]}
-print(d["schema"], len(d["rows"]), d["files"][1], r["torch-2.9-and-newer"]["vc_redist"]["x64"],
-      r["torch-2.9-and-newer"]["origin"]["file"], r["torch-2.9-and-newer"]["origin"]["line"],
-      len(r["torch-2.9-and-newer"]["known_issues"]), r["acme-2.5-internal"]["vc_redist"]["arm64"])')
-check_eq "show --json: layered rows with origins" "1 11 good.yml 14.42 good.yml 5 1 v14.40.33810.00" "$out"
+print(d["schema"], len(d["rows"]), d["files"][1], r["torch-2.9-to-2.11"]["vc_redist"]["x64"],
+      r["torch-2.9-to-2.11"]["origin"]["file"], r["torch-2.9-to-2.11"]["origin"]["line"],
+      len(r["torch-2.9-to-2.11"]["known_issues"]), r["acme-2.5-internal"]["vc_redist"]["arm64"])')
+check_eq "show --json: layered rows with origins" "1 19 good.yml 14.43 good.yml 5 1 v14.40.33810.00" "$out"
 
 out=$("$bin" matrix select 2.4.0+cu121 --arch x64 | head -1)
-check_eq "select 2.4.0+cu121" "torch-2.4.0  torch ==2.4.0  [sourced]  <embedded>/matrix/torch.yml:$(grep -n -- '- id: torch-2.4.0$' "$TDC_REPO/matrix/torch.yml" | cut -d: -f1):5" "$out"
+check_eq "select 2.4.0+cu121" "torch-2.4.0  torch ==2.4.0  [measured]  <embedded>/matrix/torch.yml:$(grep -n -- '- id: torch-2.4.0$' "$TDC_REPO/matrix/torch.yml" | cut -d: -f1):5" "$out"
 out=$("$bin" matrix select 2.5.1+acme1 --matrix good.yml --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["row"]["id"])')
 check_eq "select with a layer: the pinned local version" "acme-2.5-internal" "$out"
 out=$("$bin" matrix select 2.5.1+cu121 --matrix good.yml --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["row"]["id"])')

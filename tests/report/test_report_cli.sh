@@ -124,7 +124,7 @@ json.dump(d, open('$tmp/broken.sarif', 'w'))"
 	check_status "the validator catches a broken SARIF file" 1 python3 tests/report/validate_sarif.py "$schema" "$tmp/broken.sarif"
 	n=$(python3 -c "import json; print(len(json.load(open('$tmp/fail240.sarif'))['runs'][0]['tool']['driver']['rules']))")
 	# shellcheck disable=SC2016 # the backticks are Markdown, matched literally
-	check_eq "one SARIF rule per finding kind (docs/report-json.md)" \
-		"$(grep -c '^| `[a-z-]*` |' docs/report-json.md)" "$n"
+	check_eq "one SARIF rule per finding kind (docs/rules.md)" \
+		"$(grep -c '^| \[`[a-z-]*`\]' docs/rules.md)" "$n"
 fi
 tap_done

@@ -57,8 +57,13 @@ if root=$(torch_hostile_tree 2>"$tmp/tree.err") && [ -d "$root" ]; then
 		"$BIN" check --root "$root" --torch 'C:\Python311\Lib\site-packages\torch' --json "$d/report.json" \
 		>"$d/stdout" 2>"$d/stderr"
 	check_eq "check on the hostile tree: exit 1" 1 $?
-	check_eq "the hostile DLL names reached the findings" 3 \
-		"$(grep -c '"binary":.*\(::error::injected\|##\[error\]legacy\|::stop-commands::\)' "$d/report.json")"
+	# (the JSON escapes "::" and "##[" as \u003a and \u0023: decoded, the names are whole)
+	check_eq "the hostile DLL names reached the findings" 3 "$(python3 -c '
+import json, re, sys
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+print(sum(1 for f in doc["findings"]
+          if re.search(r"::error::injected|##\[error\]legacy|::stop-commands::", f.get("binary") or "")))
+' "$d/report.json")"
 	python3 tests/report/check_injection.py "$d/report.json" "$d/stdout" "$d/stderr" "$d/outputs" \
 		"$d/summary.md" "$d/report.json" | sed "s/^\(not \)\{0,1\}ok - injection: /&check: /"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || TAP_FAILED=1
@@ -84,9 +89,10 @@ check_eq "error messages carry no workflow command" 0 "$n"
 if grep -q 'from-path' "$tmp/e1.err"; then ok "the hostile path is still shown (escaped)"; else not_ok "path not shown"; fi
 if grep -q 'from-check' "$tmp/e4.err"; then ok "cmd_usage_error shows hostile text escaped"; else not_ok "check error not shown"; fi
 
-# Every other command, in GitHub Actions, prints inside one stop-commands block
-# of its own (main.c): a hostile YAML key, DLL name or path in `matrix lint`,
-# `pe`, `deps` and `inventory` output can act as no command.
+# Every other command, in GitHub Actions, prints its text inside one
+# stop-commands block (checker/out.h), and its JSON escaped instead (valid
+# JSON, no guard lines): a hostile YAML key, DLL name or path in `matrix
+# lint`, `pe`, `deps` and `inventory` output can act as no command.
 mkdir -p "$tmp/cmds"
 printf 'schema: 1\nrows:\n  - id: x\n    torch: "==2.4.0"\n    "##[error]yaml-key": 1\n    "::error::k": 2\n' >"$tmp/cmds/evil.yml"
 hostile_dll=$tmp/cmds/$'::error::dll\n##[warning]x.dll'
@@ -97,7 +103,7 @@ if make_dll "$hostile_dll" --export f --import '##[warning]imp.dll:g' >"$tmp/cmd
 		pe) set -- pe "$hostile_dll" ;;
 		pe-json) set -- pe --json "$hostile_dll" ;;
 		deps) set -- deps "$hostile_dll" ;;
-		inventory) set -- inventory --torch "$tmp/cmds" ;;
+		inventory) set -- inventory --root "$tmp/cmds" --scan "$tmp/cmds" ;;
 		esac
 		GITHUB_ACTIONS=true "$BIN" "$@" >"$tmp/cmds/out" 2>"$tmp/cmds/err"
 		python3 - "$tmp/cmds/out" "$tmp/cmds/err" >"$tmp/cmds/verdict" <<'PY'
@@ -106,10 +112,16 @@ cmds = [json.loads(l) for l in subprocess.run(
     ["python3", "tests/report/gh_commands.py"] + sys.argv[1:],
     capture_output=True, text=True, check=True).stdout.splitlines()]
 live = [c for c in cmds if not c["stopped"]]
-# ours: the opening stop-commands, and the output's last line resumes it
-last = open(sys.argv[1], encoding="utf-8", errors="replace").read().splitlines()[-1:]
-ok = (len(live) == 1 and live[0]["name"] == "stop-commands" and len(live[0]["data"]) == 32
-      and last == ["::%s::" % live[0]["data"]])
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+last = text.splitlines()[-1:]
+if text.startswith("{"):
+    # JSON: no command of any kind, and valid JSON
+    json.loads(text)
+    ok = not cmds
+else:
+    # text: ours, the opening stop-commands, and the output's last line resumes it
+    ok = (len(live) == 1 and live[0]["name"] == "stop-commands" and len(live[0]["data"]) == 32
+          and last == ["::%s::" % live[0]["data"]])
 print("ok" if ok else "bad: " + json.dumps(live) + " last line " + json.dumps(last))
 PY
 		check_eq "GITHUB_ACTIONS=true $c: only our stop-commands/resume pair is live" ok "$(cat "$tmp/cmds/verdict")"

@@ -72,14 +72,15 @@ static void test_default_parses(void)
 	struct matrix m;
 	size_t i;
 	load_default(&m);
-	CHECK_INT(m.nrows, 10);
+	CHECK_INT(m.nrows, 18);
 	CHECK_INT(m.files.n, 1);
 	CHECK_STR(m.files.v[0], MATRIX_DEFAULT_NAME);
 	for (i = 0; i < m.nrows; i++) {
 		const struct matrix_row *r = m.rows[i];
 		CHECK(r->torch.n > 0);
 		CHECK(r->vc_redist[MATRIX_X64].set);
-		CHECK(r->status == MATRIX_INFERRED || r->sources.n > 0);
+		CHECK(r->status != MATRIX_SOURCED || r->sources.n > 0);
+		CHECK(r->status != MATRIX_MEASURED || r->evidence.n > 0);
 	}
 	matrix_release(&m);
 }
@@ -94,20 +95,26 @@ static void test_grid(void)
 	CHECK_STR(sel(&m, "1.5.0+cu101", NULL, "x64"), "torch-1.5.0");
 	CHECK_STR(sel(&m, "1.5.0+cu92", NULL, "x64"), "torch-1.5-to-1.7-cu92"); /* variant beats the pin */
 	CHECK_STR(sel(&m, "1.7.1+cu92", NULL, "x64"), "torch-1.5-to-1.7-cu92");
-	CHECK_STR(sel(&m, "1.5.1", NULL, "x64"), "torch-1.5.1-to-2.2");
-	CHECK_STR(sel(&m, "2.2.2+cu121", NULL, "x64"), "torch-1.5.1-to-2.2");
+	CHECK_STR(sel(&m, "1.5.1", NULL, "x64"), "torch-1.5.1-to-1.6");
+	CHECK_STR(sel(&m, "1.7.0", NULL, "x64"), "torch-1.7");
+	CHECK_STR(sel(&m, "1.13.1", NULL, "x64"), "torch-1.8-to-1.13");
+	CHECK_STR(sel(&m, "2.0.1", NULL, "x64"), "torch-2.0");
+	CHECK_STR(sel(&m, "2.2.2+cu121", NULL, "x64"), "torch-2.1-to-2.2");
 	CHECK_STR(sel(&m, "2.3.1+cpu", NULL, "x64"), "torch-2.3");
 	CHECK_STR(sel(&m, "2.4.0", NULL, "x64"), "torch-2.4.0");
 	CHECK_STR(sel(&m, "2.4.0+cu124", NULL, "x64"), "torch-2.4.0");
 	CHECK_STR(sel(&m, "2.4.1", NULL, "x64"), "torch-2.4.1-to-2.6");
 	CHECK_STR(sel(&m, "2.6.0+cu126", NULL, "x64"), "torch-2.4.1-to-2.6");
-	CHECK_STR(sel(&m, "2.8.0", NULL, "x64"), "torch-2.7-to-2.8");
-	CHECK_STR(sel(&m, "2.9.0.dev20250801+cpu", NULL, "x64"), "torch-2.9-and-newer");
-	CHECK_STR(sel(&m, "2.9.1+cpu", NULL, "x64"), "torch-2.9-and-newer");
-	CHECK_STR(sel(&m, "3.0.0", NULL, "x64"), "torch-2.9-and-newer");
+	CHECK_STR(sel(&m, "2.7.0", NULL, "x64"), "torch-2.7.0");
+	CHECK_STR(sel(&m, "2.7.1", NULL, "x64"), "torch-2.7.1");
+	CHECK_STR(sel(&m, "2.8.0", NULL, "x64"), "torch-2.8");
+	CHECK_STR(sel(&m, "2.9.0.dev20250801+cpu", NULL, "x64"), "torch-2.9-to-2.11");
+	CHECK_STR(sel(&m, "2.9.1+cpu", NULL, "x64"), "torch-2.9-to-2.11");
+	CHECK_STR(sel(&m, "2.12.1", NULL, "x64"), "torch-2.12-to-2.13");
+	CHECK_STR(sel(&m, "3.0.0", NULL, "x64"), "torch-2.14-and-newer");
 	CHECK_STR(sel(&m, "2.9.0+rocm6.4", NULL, "x64"), "torch-2.9-and-newer-rocm");
 	CHECK_STR(sel(&m, "2.9.0", "rocm6.4", "x64"), "torch-2.9-and-newer-rocm"); /* variant given explicitly */
-	CHECK_STR(sel(&m, "2.9.0", "", "x64"), "torch-2.9-and-newer");
+	CHECK_STR(sel(&m, "2.9.0", "", "x64"), "torch-2.9-to-2.11");
 	CHECK_STR(sel(&m, "2.4.0", NULL, "sparc"), "ERR");
 	matrix_release(&m);
 }
@@ -129,13 +136,13 @@ static void test_requirements(void)
 		CHECK(d && !winver_at_least(&have, &d->min.v));
 		winver_parse(&have, "14.40.33810.0", NULL);
 		CHECK(d && winver_at_least(&have, &d->min.v));
-		CHECK_STR(r->vc_redist[MATRIX_X64].text, "14.40");
+		CHECK_STR(r->vc_redist[MATRIX_X64].text, "14.42"); /* measured toolset */
 		CHECK(r->nissues == 1 && !strcmp(r->issues[0].id, "msvcp140-older-than-14.40"));
-		CHECK(r->status == MATRIX_SOURCED);
+		CHECK(r->status == MATRIX_MEASURED && r->evidence.n == 4); /* 2.9.0 2.9.1 2.10.0 2.11.0 */
 		CHECK_STR(matrix_row_file(r), MATRIX_DEFAULT_NAME);
-		CHECK_INT(r->pos.line, line_of("- id: torch-2.9-and-newer\n") + 0);
+		CHECK_INT(r->pos.line, line_of("- id: torch-2.9-to-2.11\n") + 0);
 		CHECK_INT(r->pos.col, 5);
-		CHECK_INT(r->torch_pos.line, line_of("- id: torch-2.9-and-newer\n") + 1);
+		CHECK_INT(r->torch_pos.line, line_of("- id: torch-2.9-to-2.11\n") + 1);
 		/* vcruntime140_1 only applies to x64 */
 		CHECK(matrix_row_dll(r, "vcruntime140_1.dll", MATRIX_X64) != NULL);
 		CHECK(matrix_row_dll(r, "vcruntime140_1.dll", MATRIX_ARM64) == NULL);
@@ -172,23 +179,23 @@ static void test_layer_replace_and_merge(void)
 	load_default(&m);
 	/* merge: only vc_redist changes; known issues and DLLs stay */
 	CHECK_INT(load(&m, "org.yml",
-		       "schema: 1\nrows:\n  - id: torch-2.9-and-newer\n    merge: true\n    vc_redist: {x64: \"14.42\"}\n", &e),
+		       "schema: 1\nrows:\n  - id: torch-2.9-to-2.11\n    merge: true\n    vc_redist: {x64: \"14.43\"}\n", &e),
 		  0);
 	r = row_of(&m, "2.9.1");
-	CHECK(r && !strcmp(r->vc_redist[MATRIX_X64].text, "14.42"));
+	CHECK(r && !strcmp(r->vc_redist[MATRIX_X64].text, "14.43"));
 	CHECK(r && r->nissues == 1 && r->ndlls == 3);
 	CHECK(r && !strcmp(matrix_row_file(r), "org.yml") && r->pos.line == 3);
 	CHECK(r && r->torch_pos.file && !strcmp(r->torch_pos.file, MATRIX_DEFAULT_NAME)); /* torch came from the default */
-	CHECK_INT(m.nrows, 10);
+	CHECK_INT(m.nrows, 18);
 	/* replace: the row is exactly the new one */
 	CHECK_INT(load(&m, "org2.yml",
-		       "schema: 1\nrows:\n  - id: torch-2.9-and-newer\n    torch: \">=2.9\"\n    status: inferred\n    vc_redist: {x64: \"14.44\"}\n",
+		       "schema: 1\nrows:\n  - id: torch-2.9-to-2.11\n    torch: \">=2.9\"\n    status: inferred\n    vc_redist: {x64: \"14.44\"}\n",
 		       &e),
 		  0);
 	r = row_of(&m, "2.9.1");
 	CHECK(r && !strcmp(r->vc_redist[MATRIX_X64].text, "14.44") && r->nissues == 0 && r->ndlls == 0);
 	CHECK(r && !strcmp(matrix_row_file(r), "org2.yml"));
-	CHECK_INT(m.nrows, 10);
+	CHECK_INT(m.nrows, 18);
 	CHECK_INT(m.files.n, 3);
 	matrix_release(&m);
 }
@@ -206,11 +213,11 @@ static void test_layer_later_wins_and_remove(void)
 	CHECK_STR(sel(&m, "2.4.0", NULL, "x64"), "org-2.x");
 	CHECK_STR(sel(&m, "2.9.0+rocm6.4", NULL, "x64"), "org-2.x");
 	CHECK_STR(sel(&m, "1.5.0", NULL, "x64"), "torch-1.5.0");
-	CHECK_STR(sel(&m, "3.0.0", NULL, "x64"), "torch-2.9-and-newer");
-	CHECK_INT(m.nrows, 11);
+	CHECK_STR(sel(&m, "3.0.0", NULL, "x64"), "torch-2.14-and-newer");
+	CHECK_INT(m.nrows, 19);
 	/* remove */
 	CHECK_INT(load(&m, "rm.yml", "schema: 1\nremove: [org-2.x, torch-2.4.0]\n", &e), 0);
-	CHECK_INT(m.nrows, 9);
+	CHECK_INT(m.nrows, 17);
 	CHECK_STR(sel(&m, "2.4.0", NULL, "x64"), "NONE");
 	CHECK_STR(sel(&m, "2.4.1", NULL, "x64"), "torch-2.4.1-to-2.6");
 	{
@@ -241,10 +248,10 @@ static void test_bad_layer_changes_nothing(void)
 		  -1);
 	CHECK_STR(e.msg, "bad.yml:5:27: torch: bad specifier \"==9.x\" at column 5: unexpected \"x\"");
 	CHECK_INT(d.n, 1);
-	CHECK_INT(m.nrows, 10);
+	CHECK_INT(m.nrows, 18);
 	CHECK_INT(m.files.n, 1);
 	CHECK_STR(sel(&m, "2.4.0", NULL, "x64"), "torch-2.4.0");
-	CHECK_STR(sel(&m, "9.0", NULL, "x64"), "torch-2.9-and-newer");
+	CHECK_STR(sel(&m, "9.0", NULL, "x64"), "torch-2.14-and-newer");
 	matrix_diags_release(&d);
 	matrix_release(&m);
 }
@@ -398,21 +405,50 @@ static void test_row_reference_json(void)
 		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "file")), MATRIX_DEFAULT_NAME);
 		CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "line")), line_of("- id: torch-2.4.0\n"));
 		CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "col")), 5);
-		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "sourced");
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "status")), "measured");
 		CHECK_STR(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "sources"), 0)),
 			  "https://github.com/pytorch/pytorch/issues/131662");
 		CHECK(cJSON_GetObjectItem(j, "known_issues") == NULL);
 		cJSON_Delete(j);
 		j = matrix_row_json(r, 1);
-		CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "openmp")), 3);
+		CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "openmp")), 2); /* libomp140, vcomp140 */
+		CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "evidence")), 1);
 		cJSON_Delete(j);
 	}
+	matrix_release(&m);
+}
+
+static void test_evidence(void)
+{
+	struct matrix m;
+	struct err e;
+	struct pep440 v;
+	const char *bad = "schema: 1\nrows:\n  - id: x\n    torch: \"==9.1\"\n    status: measured\n    vc_redist: {x64: \"14.42\"}\n"
+			  "    evidence: [\"torch-9.1.0-cp311-cp311-win_amd64.whl sha256=abc\"]\n";
+	const char *none = "schema: 1\nrows:\n  - id: x\n    torch: \"==9.1\"\n    status: measured\n    vc_redist: {x64: \"14.42\"}\n";
+	load_default(&m);
+	CHECK_INT(matrix_newest_measured(&m, &v), 1);
+	CHECK_INT((int)v.release[0], 2);
+	CHECK_INT((int)v.release[1], 15);
+	CHECK_INT(load(&m, "bad.yml", bad, &e), -1);
+	CHECK_HAS(e.msg, "bad.yml:7:16: evidence `torch-9.1.0-cp311-cp311-win_amd64.whl sha256=abc` is not");
+	CHECK_INT(load(&m, "none.yml", none, &e), -1);
+	CHECK_HAS(e.msg, "row `x` is `status: measured` but has no `evidence`");
+	CHECK_INT(load(&m, "ok.yml",
+		       "schema: 1\nrows:\n  - id: x\n    torch: \"==9.1\"\n    status: measured\n    vc_redist: {x64: \"14.42\"}\n"
+		       "    evidence: [\"torch-9.1.0-cp311-cp311-win_amd64.whl sha256="
+		       "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"]\n",
+		       &e),
+		  0);
+	CHECK_INT(matrix_newest_measured(&m, &v), 1);
+	CHECK_INT((int)v.release[0], 9);
 	matrix_release(&m);
 }
 
 int main(void)
 {
 	RUN(test_default_parses);
+	RUN(test_evidence);
 	RUN(test_grid);
 	RUN(test_requirements);
 	RUN(test_layer_replace_and_merge);

@@ -187,18 +187,19 @@ static const char *cstr(cJSON *o, const char *a, const char *b)
 	return cJSON_GetStringValue(cJSON_GetObjectItem(b ? cJSON_GetObjectItem(o, a) : o, b ? b : a));
 }
 
-static int count_rule(cJSON *report, const char *rule)
+static int count_rule(const struct findings *fs, enum rule_id rule)
 {
-	cJSON *f;
+	size_t i;
 	int n = 0;
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(report, "findings"))
-	n += !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "rule")), rule);
+	for (i = 0; i < fs->n; i++)
+		n += fs->v[i].rule == rule;
 	return n;
 }
 
 static void test_confirm_compare(void)
 {
 	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0), *f;
+	struct findings fs = FINDINGS_INIT;
 	/* a: agrees; b: Wine-style stub (0 where 127 predicted); c: agrees with first_error;
 	 * d: the helper crashed while loading it; _C.pyd: not reached; also DllMain noise */
 	const char *out =
@@ -210,7 +211,7 @@ static void test_confirm_compare(void)
 		"{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\n"
 		"{\"path\":\"C:\\\\t\\\\lib\\\\c.dll\",\"kind\":\"dll\",\"stage\":\"path_fallback\",\"error\":126,\"first_error\":126}\n"
 		"{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\d.dll\"}\n";
-	confirm_apply_helper_output(r, inst, out, 0xC0000005LL, 0, 120000);
+	confirm_apply_helper_output(&fs, inst, out, 0xC0000005LL, 0, 120000);
 	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 0), "confirmed"), "agrees")));
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 1), "confirmed"), "agrees")));
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 1), "confirmed"), "error")), 0);
@@ -224,49 +225,56 @@ static void test_confirm_compare(void)
 	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(
 		cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(inst, "vc_runtime_probe"), 0), "confirmed"),
 		"agrees")));
-	CHECK_INT(count_rule(r, "prediction-mismatch"), 2);
-	f = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "findings"), 0);
+	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 2);
+	f = finding_json(&fs.v[0]); /* the report's form of it */
 	CHECK_STR(cstr(f, "severity", NULL), "warning");
 	CHECK_HAS(cstr(f, "title", NULL), "b.dll: predicted WinError 127 (add_dll_directory), the real loader gave 0");
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "predicted_winerror")), 127);
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "real_winerror")), 0);
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "confirmation"), "mismatches")), 2);
+	cJSON_Delete(f);
+	findings_release(&fs);
 	cJSON_Delete(r);
 }
 
 static void test_confirm_extra_and_missing(void)
 {
 	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0);
+	struct findings fs = FINDINGS_INIT;
 	/* the helper finished (status 1) without d.dll and _C.pyd, and loaded an unlisted e.dll */
 	const char *out =
 		"{\"path\":\"C:\\\\t\\\\lib\\\\a.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\n"
 		"{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":127}\n"
 		"{\"path\":\"C:\\\\t\\\\lib\\\\c.dll\",\"kind\":\"dll\",\"stage\":\"path_fallback\",\"error\":126}\n"
 		"{\"path\":\"C:\\\\t\\\\lib\\\\e.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\n";
-	confirm_apply_helper_output(r, inst, out, 1, 0, 120000);
+	confirm_apply_helper_output(&fs, inst, out, 1, 0, 120000);
 	CHECK_HAS(cstr(binary(inst, 3), "confirmed", "note"), "did not load this binary");
 	/* d.dll and _C.pyd never loaded, e.dll unlisted */
-	CHECK_INT(count_rule(r, "prediction-mismatch"), 3);
+	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 3);
+	findings_release(&fs);
 	cJSON_Delete(r);
 }
 
 static void test_confirm_timeout(void)
 {
 	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0);
-	confirm_apply_helper_output(r, inst, "{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\a.dll\"}\n", -1, 1,
+	struct findings fs = FINDINGS_INIT;
+	confirm_apply_helper_output(&fs, inst, "{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\a.dll\"}\n", -1, 1,
 				    2000);
 	CHECK_HAS(cstr(binary(inst, 0), "confirmed", "note"), "killed after 2 s while loading");
 	CHECK_HAS(cstr(binary(inst, 1), "confirmed", "note"), "not reached");
-	CHECK_INT(count_rule(r, "prediction-mismatch"), 1);
+	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 1);
 	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "confirmation"), "timed_out")));
+	findings_release(&fs);
 	cJSON_Delete(r);
 }
 
 static void test_confirm_import(void)
 {
-	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0), *ic;
+	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0), *ic, *f;
+	struct findings fs = FINDINGS_INIT;
 	/* predicted 127; the real interpreter says 127 too: agreement */
-	confirm_apply_import_output(r, inst, "C:\\py\\python.exe",
+	confirm_apply_import_output(&fs, inst, "C:\\py\\python.exe",
 				    "Traceback (most recent call last):\n  File ...\nOSError: [WinError 127] The "
 				    "specified procedure could not be found. Error loading \"b.dll\" or one of its "
 				    "dependencies.\r\n",
@@ -276,14 +284,16 @@ static void test_confirm_import(void)
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(ic, "winerror")), 127);
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(ic, "exit_code")), 1);
 	CHECK_HAS(cstr(ic, "stderr_last_line", NULL), "OSError: [WinError 127]");
-	CHECK_INT(count_rule(r, "prediction-mismatch"), 0);
+	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 0);
 	/* the real import succeeds: a mismatch naming both */
 	cJSON_DeleteItemFromObject(inst, "import_check");
-	confirm_apply_import_output(r, inst, "C:\\py\\python.exe", "", 0, 0, 120000);
+	confirm_apply_import_output(&fs, inst, "C:\\py\\python.exe", "", 0, 0, 120000);
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "import_check"), "agrees")));
-	CHECK_INT(count_rule(r, "prediction-mismatch"), 1);
-	CHECK_HAS(cstr(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "findings"), 0), "message", NULL),
-		  "Predicted: import torch fails with WinError 127");
+	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 1);
+	f = finding_json(&fs.v[0]);
+	CHECK_HAS(cstr(f, "message", NULL), "Predicted: import torch fails with WinError 127");
+	cJSON_Delete(f);
+	findings_release(&fs);
 	cJSON_Delete(r);
 }
 

@@ -62,8 +62,31 @@ static void test_span_reads_refuse_out_of_bounds(void)
 	CHECK(span_cstr(s, 6, 3, &str, &n) == -1);
 }
 
+static void test_strbuf_buf_is_never_null(void)
+{
+	struct strbuf a = STRBUF_INIT, b;
+	char *d;
+	CHECK(a.buf != NULL);
+	CHECK_STR(a.buf, "");
+	strbuf_init(&b);
+	CHECK(b.buf != NULL && b.buf[0] == '\0');
+	strbuf_add(&b, "", 0); /* an empty add allocates; the shared empty string is never written */
+	CHECK_STR(b.buf, "");
+	strbuf_reset(&a);
+	CHECK_STR(a.buf, "");
+	d = strbuf_detach(&a); /* detaching an empty buffer hands over a fresh "" */
+	CHECK_STR(d, "");
+	CHECK(d != strbuf_slopbuf);
+	CHECK(a.buf == strbuf_slopbuf);
+	free(d);
+	strbuf_release(&b);
+	CHECK(b.buf != NULL && b.len == 0);
+	CHECK_INT(strbuf_slopbuf[0], 0);
+}
+
 int main(void)
 {
+	RUN(test_strbuf_buf_is_never_null);
 	RUN(test_strbuf_grows_and_detaches);
 	RUN(test_strlist_push);
 	RUN(test_icmp_is_ascii_case_insensitive);

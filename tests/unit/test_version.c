@@ -4,6 +4,7 @@
  * and torch variants.
  */
 #include "harness.h"
+#include "result.h"
 #include "version.h"
 
 #include <stdlib.h>
@@ -339,8 +340,24 @@ static void test_variants(void)
 	CHECK_STR(var("rocm6"), "ERR bad ROCm variant \"rocm6\": expected rocmX.Y (rocm6.1)");
 }
 
+/* The report's and the inventory's comparisons are winver_cmp's: one order for file versions. */
+static void test_file_versions_compare_in_one_place(void)
+{
+	struct winver a, b;
+	CHECK_INT(result_version_cmp("14.40.33810.0", "14.40.33810.0"), 0);
+	CHECK(result_version_cmp("14.40.33810.0", "14.38.33135.0") > 0);
+	CHECK(result_version_cmp("14.9.1.0", "14.10.0.0") < 0); /* numeric, not textual */
+	CHECK_INT(result_version_cmp("14.40", "14.40.0.0"), 0);  /* missing parts are 0 */
+	CHECK(result_version_cmp(NULL, "0.0.0.1") < 0);
+	CHECK_INT(result_version_cmp("garbage", NULL), 0);
+	CHECK_INT(winver_parse(&a, "14.40.33810.0", NULL), 0);
+	CHECK_INT(winver_parse(&b, "14.40.33811.0", NULL), 0);
+	CHECK_INT(winver_cmp(&a, &b), result_version_cmp("14.40.33810.0", "14.40.33811.0"));
+}
+
 int main(void)
 {
+	RUN(test_file_versions_compare_in_one_place);
 	RUN(test_parse_normalises);
 	RUN(test_parse_errors_have_columns);
 	RUN(test_order);

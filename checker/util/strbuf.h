@@ -1,7 +1,10 @@
 /*
  * strbuf: a growable NUL-terminated byte buffer, and strlist, a growable
- * array of owned strings. Modelled on git's strbuf: `buf` is never NULL after
- * strbuf_init, and strbuf_detach hands ownership of the bytes to the caller.
+ * array of owned strings. Modelled on git's strbuf: `buf` is never NULL —
+ * STRBUF_INIT and strbuf_init point it at a shared empty string
+ * (strbuf_slopbuf) until the first byte is added — so `sb.buf` is always a
+ * valid C string and callers never guard it; strbuf_detach hands ownership
+ * of the bytes to the caller.
  *
  * xmalloc and friends: allocation failure aborts the process in this one
  * place (as git's xmalloc and redis' zmalloc do). Sizes that come from
@@ -41,7 +44,10 @@ struct strbuf {
 	size_t alloc;
 };
 
-#define STRBUF_INIT { NULL, 0, 0 }
+/* The empty string every unallocated strbuf points at; never written. */
+extern char strbuf_slopbuf[1];
+
+#define STRBUF_INIT { strbuf_slopbuf, 0, 0 }
 
 void strbuf_init(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);
@@ -53,7 +59,7 @@ void strbuf_adds(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) ERR_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) ERR_PRINTF(2, 0);
-const char *strbuf_str(const struct strbuf *sb); /* "" when empty and unallocated */
+const char *strbuf_str(const struct strbuf *sb); /* sb->buf (kept for callers that prefer a function) */
 
 struct strlist {
 	char **v;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char strbuf_empty[1];
+char strbuf_slopbuf[1];
 
 void *xmalloc(size_t n)
 {
@@ -55,7 +55,7 @@ char *xasprintf(const char *fmt, ...)
 
 void strbuf_init(struct strbuf *sb)
 {
-	sb->buf = strbuf_empty;
+	sb->buf = strbuf_slopbuf;
 	sb->len = 0;
 	sb->alloc = 0;
 }
@@ -88,7 +88,7 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 		abort();
 	if (need <= sb->alloc)
 		return;
-	if (!sb->alloc || !sb->buf || sb->buf == strbuf_empty) {
+	if (!sb->alloc) {
 		size_t a = need < 64 ? 64 : need;
 		sb->buf = xmalloc(a);
 		sb->buf[0] = '\0';
@@ -106,8 +106,6 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 
 void strbuf_add(struct strbuf *sb, const void *data, size_t len)
 {
-	if (!sb->buf)
-		strbuf_init(sb);
 	strbuf_grow(sb, len);
 	if (len) /* data may be NULL then (an empty file's buffer): memcpy must not see it */
 		memcpy(sb->buf + sb->len, data, len);
@@ -130,8 +128,6 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;
 	int n;
-	if (!sb->buf)
-		strbuf_init(sb);
 	va_copy(cp, ap);
 	n = vsnprintf(NULL, 0, fmt, cp);
 	va_end(cp);
@@ -152,7 +148,7 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 
 const char *strbuf_str(const struct strbuf *sb)
 {
-	return sb->buf ? sb->buf : "";
+	return sb->buf;
 }
 
 void strlist_init(struct strlist *l)

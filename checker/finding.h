@@ -1,0 +1,88 @@
+/*
+ * finding: what torch-dll-check found, as a C struct, until the report
+ * document is written (result_finish). The loader's results (result.c), the
+ * matrix verdict (policy.c) and live confirmation (confirm.c) add findings
+ * to one `struct findings`; policy merges and drops them by field; only
+ * result_finish turns them into the report's findings[] (docs/report-json.md).
+ *
+ * The root cause a finding reports is (rule, install, leaf, symbol): the
+ * missing or old DLL, the missing export, the runtime. Several torch
+ * binaries failing because of one missing leaf share it
+ * (finding_same_cause).
+ */
+#ifndef TDC_FINDING_H
+#define TDC_FINDING_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "loader.h"
+#include "rules.h"
+#include "strbuf.h"
+
+struct finding_probe {
+	char *path, *step, *result;
+};
+
+struct finding {
+	enum rule_id rule;
+	enum report_severity severity;
+	int winerror;           /* 0: none (null in the report) */
+	char *title, *message, *fix;
+	char *install;          /* the torch folder (Windows path), or NULL */
+	char *binary;           /* the torch binary concerned, or NULL */
+	char *leaf;             /* the DLL at fault: missing, too old, lacking `symbol` */
+	char *symbol;           /* the missing export ("name" or "#ord"), or NULL */
+	char *path;             /* where the DLL at fault was found (NULL: nowhere, or not one file) */
+	struct strlist chain;   /* torch binary -> ... -> leaf */
+	struct finding_probe *probes;
+	size_t nprobes;
+	struct {                /* the matrix row that judged it; row NULL: none */
+		char *row, *file;
+		unsigned line;
+	} matrix;
+	char *issue;            /* known-issue: the issue's id */
+	int matrix_noted;       /* policy appended its matrix row's words to `message` */
+	int predicted_winerror; /* prediction-mismatch: -1 none */
+	int real_winerror;      /* prediction-mismatch: -1 none */
+};
+
+/* What a producer says about a finding; finding_add copies every string. */
+struct finding_spec {
+	int winerror;
+	const char *title, *message, *fix, *install, *binary, *leaf, *symbol, *path, *issue;
+	const struct ldr_node *chain;  /* the chain from the torch binary to this node */
+	const struct ldr_node *probes; /* this node's probes */
+};
+
+struct findings {
+	struct finding *v;
+	size_t n, alloc;
+};
+#define FINDINGS_INIT { NULL, 0, 0 }
+
+/* SEV_DEFAULT for finding_add: the rule's default severity (rules.def). */
+#define SEV_DEFAULT ((int)-1)
+
+/*
+ * Appends a finding of `rule` with `severity` (an enum report_severity, or
+ * SEV_DEFAULT). Returns it; the pointer is valid until the list changes.
+ */
+struct finding *finding_add(struct findings *l, enum rule_id rule, int severity, const struct finding_spec *spec);
+
+/* Replaces *field (a string member of a finding) with a copy of s (may be NULL). */
+void finding_set(char **field, const char *s);
+
+/* Removes l->v[i], keeping the order of the others. */
+void findings_remove(struct findings *l, size_t i);
+
+/* Whether a and b report one root cause (rule, install, leaf, symbol, winerror). */
+int finding_same_cause(const struct finding *a, const struct finding *b);
+
+void findings_release(struct findings *l);
+
+/* The finding as the report's JSON object (docs/report-json.md). */
+cJSON *finding_json(const struct finding *f);
+
+#endif

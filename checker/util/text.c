@@ -1,0 +1,314 @@
+/*
+ * text: the one escaper for untrusted text in a line (contracts in text.h).
+ */
+#include "text.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "utf.h"
+
+/* Characters that reorder or hide text: shown as \uXXXX. */
+int text_is_invisible(long cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) ||      /* C1 controls */
+	       cp == 0x061c ||                    /* ARABIC LETTER MARK */
+	       (cp >= 0x200b && cp <= 0x200f) ||  /* zero-width space/joiners, LRM, RLM */
+	       (cp >= 0x2028 && cp <= 0x202e) ||  /* line/paragraph separators, bidi embeddings/overrides */
+	       (cp >= 0x2060 && cp <= 0x2069) ||  /* word joiner, invisible operators, bidi isolates */
+	       cp == 0xfeff;                      /* BOM / zero-width no-break space */
+}
+
+int text_is_space(long cp)
+{
+	return cp == ' ' || (cp >= '\t' && cp <= '\r') || cp == 0x85 || cp == 0xa0 || cp == 0x1680 ||
+	       (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 || cp == 0x202f || cp == 0x205f ||
+	       cp == 0x3000;
+}
+
+void text_esc(struct strbuf *out, const char *str, size_t n, unsigned flags)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int wf = (flags & TEXT_ESC_WORKFLOW) != 0;
+	int at_start = 1; /* only whitespace so far on this line of the text */
+	size_t i = 0, run;
+	strbuf_grow(out, n);
+	while (i < n) {
+		unsigned char c = s[i];
+		if (c == ' ' || c == '\t') {
+			strbuf_add(out, c == ' ' ? " " : "\\t", c == ' ' ? 1 : 2);
+			i++;
+			continue;
+		}
+		if (wf && at_start && (c == ':' || (c == '#' && i + 1 < n && s[i + 1] == '['))) {
+			/* where a line may start: the runner trims whitespace, then looks for "::" */
+			strbuf_adds(out, c == ':' ? "\\x3a" : "\\x23");
+			i++;
+			at_start = 0;
+			continue;
+		}
+		if (at_start && c >= 0x80) {
+			/* .NET's TrimStart trims Unicode white space too (U+00A0, U+3000...) */
+			size_t j = i;
+			long cp = utf8_next(s, n, &j);
+			if (cp > 0 && text_is_space(cp) && !text_is_invisible(cp)) {
+				strbuf_add(out, s + i, j - i);
+				i = j;
+				continue;
+			}
+		}
+		at_start = 0;
+		/* The common case: a run of printable ASCII with no trigger in it. */
+		for (run = i; run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '#'; run++)
+			;
+		if (run > i) {
+			strbuf_add(out, s + i, run - i);
+			i = run;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			switch (c) {
+			case '\n':
+				if (flags & TEXT_ESC_KEEP_NL) {
+					strbuf_addch(out, '\n');
+					at_start = 1;
+				} else {
+					strbuf_adds(out, "\\n");
+				}
+				break;
+			case '\r': strbuf_adds(out, "\\r"); break;
+			default: strbuf_addf(out, "\\x%02x", c); break;
+			}
+			i++;
+		} else if (c == '#') {
+			strbuf_addch(out, '#');
+			if (wf && i + 2 < n && s[i + 1] == '#' && s[i + 2] == '[') {
+				/* the legacy form, honoured anywhere in a line */
+				strbuf_adds(out, "\\x23");
+				i++;
+			}
+			i++;
+		} else if (text_put_char(out, s, n, &i) < 0) {
+			strbuf_addf(out, "\\x%02x", c);
+			i++;
+		}
+	}
+}
+
+int text_put_char(struct strbuf *out, const unsigned char *s, size_t n, size_t *i)
+{
+	size_t j = *i;
+	long cp = utf8_next(s, n, &j);
+	if (cp < 0)
+		return -1;
+	if (text_is_invisible(cp))
+		strbuf_addf(out, "\\u%04lx", cp);
+	else
+		strbuf_add(out, s + *i, j - *i);
+	*i = j;
+	return 0;
+}
+
+void text_esc_line(struct strbuf *out, const char *s)
+{
+	if (s)
+		text_esc(out, s, strlen(s), TEXT_ESC_WORKFLOW);
+}
+
+const char *text_quote(struct strbuf *out, const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0, cut = n;
+	if (cut > max) {
+		cut = max;
+		/* do not split a UTF-8 sequence: back up over continuation bytes */
+		cut = utf8_cut(s, cut);
+	}
+	if (s)
+		text_esc(out, s, cut, TEXT_ESC_WORKFLOW);
+	if (cut < n)
+		strbuf_adds(out, "...");
+	return out->buf;
+}
+
+const char *text_excerpt(const char *s, size_t len, size_t max, char *buf, size_t size)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t cut = len < max ? len : max, room, n;
+	int more;
+	if (!size)
+		return buf;
+	if (cut < len)
+		cut = utf8_cut(s, cut); /* do not split a UTF-8 sequence */
+	text_esc(&sb, s, cut, TEXT_ESC_WORKFLOW);
+	room = size - 1;
+	n = sb.len;
+	more = cut < len || n > room;
+	if (more) {
+		size_t lim = room >= 3 ? room - 3 : 0;
+		if (n > lim)
+			n = lim;
+		n = utf8_cut(sb.buf, n);
+	}
+	memcpy(buf, sb.buf, n);
+	if (more) {
+		size_t d = room - n < 3 ? room - n : 3;
+		memcpy(buf + n, "...", d);
+		n += d;
+	}
+	buf[n] = '\0';
+	strbuf_release(&sb);
+	return buf;
+}
+
+int text_needs_esc(const char *s, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r;
+	text_esc(&sb, s, n, TEXT_ESC_WORKFLOW);
+	r = sb.len != n || memcmp(sb.buf, s, n) != 0;
+	strbuf_release(&sb);
+	return r;
+}
+
+/*
+ * Each conversion is re-built as its own spec ("%[flags][width][.prec][len]c",
+ * with * replaced by the number) and handed to strbuf_addf with the argument
+ * fetched at its type; only %s is ours. The specs are built from `fmt`, which
+ * the compiler checks at every caller (ERR_PRINTF), hence the pragma.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#endif
+void text_vaddf(struct strbuf *out, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	while (*fmt) {
+		const char *pct = strchr(fmt, '%');
+		char spec[32];
+		size_t k = 0;
+		int width = -1, prec = -1, left = 0;
+		char len[3] = { 0 };
+		char conv;
+		if (!pct) {
+			strbuf_adds(out, fmt);
+			break;
+		}
+		strbuf_add(out, fmt, (size_t)(pct - fmt));
+		fmt = pct + 1;
+		if (*fmt == '%') {
+			strbuf_addch(out, '%');
+			fmt++;
+			continue;
+		}
+		spec[k++] = '%';
+		while (*fmt && strchr("-+ #0", *fmt)) {
+			if (*fmt == '-')
+				left = 1;
+			if (k < 8)
+				spec[k++] = *fmt;
+			fmt++;
+		}
+		if (*fmt == '*') {
+			width = va_arg(cp, int);
+			if (width < 0) {
+				left = 1;
+				width = -width;
+			}
+			fmt++;
+		} else if (ascii_isdigit(*fmt)) {
+			width = 0;
+			while (ascii_isdigit(*fmt))
+				width = width * 10 + (*fmt++ - '0');
+		}
+		if (*fmt == '.') {
+			fmt++;
+			prec = 0;
+			if (*fmt == '*') {
+				prec = va_arg(cp, int);
+				fmt++;
+			} else {
+				while (ascii_isdigit(*fmt))
+					prec = prec * 10 + (*fmt++ - '0');
+			}
+		}
+		while (*fmt && strchr("hlzjtL", *fmt) && strlen(len) < 2)
+			len[strlen(len)] = *fmt++;
+		conv = *fmt;
+		if (!conv)
+			break;
+		fmt++;
+		if (width >= 0)
+			k += (size_t)snprintf(spec + k, sizeof(spec) - k, "%d", width);
+		if (prec >= 0 && conv != 's')
+			k += (size_t)snprintf(spec + k, sizeof(spec) - k, ".%d", prec);
+		if (k + strlen(len) + 2 > sizeof(spec))
+			break;
+		memcpy(spec + k, len, strlen(len));
+		k += strlen(len);
+		spec[k++] = conv;
+		spec[k] = '\0';
+		switch (conv) {
+		case 's': {
+			const char *s = va_arg(cp, const char *);
+			struct strbuf e = STRBUF_INIT;
+			size_t n;
+			if (!s)
+				s = "(null)";
+			if (prec >= 0) {
+				const char *z = memchr(s, '\0', (size_t)prec);
+				n = z ? (size_t)(z - s) : (size_t)prec;
+			} else {
+				n = strlen(s);
+			}
+			text_esc(&e, s, n, TEXT_ESC_WORKFLOW);
+			if (width > 0 && e.len < (size_t)width && !left)
+				strbuf_addf(out, "%*s", width - (int)e.len, "");
+			strbuf_add(out, e.buf, e.len);
+			if (width > 0 && e.len < (size_t)width && left)
+				strbuf_addf(out, "%*s", width - (int)e.len, "");
+			strbuf_release(&e);
+			break;
+		}
+		case 'c':
+			strbuf_addf(out, spec, va_arg(cp, int));
+			break;
+		case 'p':
+			strbuf_addf(out, spec, va_arg(cp, void *));
+			break;
+		case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
+			if (!strcmp(len, "l"))
+				strbuf_addf(out, spec, va_arg(cp, long));
+			else if (!strcmp(len, "ll"))
+				strbuf_addf(out, spec, va_arg(cp, long long));
+			else if (!strcmp(len, "z"))
+				strbuf_addf(out, spec, va_arg(cp, size_t));
+			else if (!strcmp(len, "j"))
+				strbuf_addf(out, spec, va_arg(cp, intmax_t));
+			else if (!strcmp(len, "t"))
+				strbuf_addf(out, spec, va_arg(cp, ptrdiff_t));
+			else
+				strbuf_addf(out, spec, va_arg(cp, int));
+			break;
+		case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+			if (!strcmp(len, "L"))
+				strbuf_addf(out, spec, va_arg(cp, long double));
+			else
+				strbuf_addf(out, spec, va_arg(cp, double));
+			break;
+		default: /* %n or an unknown conversion: the format is ours, so this is a bug; print it */
+			strbuf_adds(out, spec);
+			break;
+		}
+	}
+	va_end(cp);
+}
+
+void text_addf(struct strbuf *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	text_vaddf(out, fmt, ap);
+	va_end(ap);
+}
