@@ -10,22 +10,15 @@
  * lines; the helper is the same program, so nothing extra has to be
  * shipped or found.
  *
- * What the helper performs is the procedure tests/oracle/torchload_oracle.c
- * performs under Wine (and the sources it cites: torch/__init__.py
- * _load_dll_libraries; CPython Python/dynload_win.c, Lib/ctypes/__init__.py;
- * learn.microsoft.com "LoadLibraryExW", "AddDllDirectory"):
- *   1. SetErrorMode(SEM_FAILCRITICALERRORS) around every load;
- *   2. AddDllDirectory for each of torch's dll_paths (no
- *      SetDefaultDllDirectories, exactly like torch);
- *   3. torch's VC++ runtime probe: vcruntime140.dll, msvcp140.dll,
- *      vcruntime140_1.dll by bare name with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
- *      (what ctypes.CDLL passes), stopping at the first failure;
- *   4. every torch\lib\*.dll in FindFirstFileW order (os_list_dir; names
- *      starting with '.' skipped, ".dll" matched case-insensitively, as glob
- *      does): LoadLibraryExW(path, 0x1100); on 126, once,
- *      PATH = dll_paths;PATH, then LoadLibraryExW(path, 0) (= LoadLibraryW);
- *   5. every .pyd with 0x1100 (DEFAULT_DIRS | DLL_LOAD_DIR), as CPython does.
- * Nothing is freed: loaded modules satisfy later imports, as in python.exe.
+ * What the helper performs is torch's and CPython's procedure as
+ * docs/loader.md states it (sections 2-4: AddDllDirectory for dll_paths,
+ * the VC++ runtime probe, torch\lib\*.dll with 0x1100 and the PATH
+ * fallback on 126, the extension modules with DEFAULT_DIRS | DLL_LOAD_DIR),
+ * for real, as tests/oracle/torchload_oracle.c does under Wine. torch\lib
+ * is globbed live by glob's rules (dot-files skipped, folders kept); the
+ * .pyd files are the ones the prediction chose by FileFinder's rules
+ * (torchload.c). Nothing is freed: loaded modules satisfy later imports, as
+ * in python.exe.
  *
  * Where it departs from python.exe, and why:
  *  - Its application directory is the checker's folder, not python.exe's

@@ -7,7 +7,7 @@
  *     architecture: vc_redist.{x64,x86,arm64}.exe are 32-bit bundles, so on
  *     a 64-bit Windows they write under WOW6432Node, but tools and images
  *     differ. When both views hold a key the newer version is reported and
- *     the other one noted. `Installed` is commonly present (FACTS §5 [I]);
+ *     the other one noted. `Installed` is commonly present (our reading, undocumented);
  *     when absent, a key with a Version counts as installed.
  *   - DLL versions come only from VS_VERSIONINFO (pe.h). A file without one
  *     (Wine's builtin vcruntime140.dll, msvcp140.dll) is reported as such:
@@ -806,6 +806,25 @@ static int is_cuda_dll(const char *n)
 	return 0;
 }
 
+/*
+ * Whether torch\version.py's version and the dist-info's belong to two
+ * installs. torch's own wheels write the build's local label into
+ * version.py ("2.5.1+cpu") but PyPI's wheels are named without it, so their
+ * dist-info says "2.5.1" (measured on PyPI's win_amd64 wheels 1.7.1 to
+ * 2.15.0); the CPU and CUDA indexes name theirs with the label
+ * ("2.5.1+cpu", "2.5.1+cu121"), so both agree. A mix is: other public
+ * versions, or two different local labels.
+ */
+static int versions_mixed(const char *version_py, const char *dist_info)
+{
+	const char *pl = strchr(version_py, '+'), *dl = strchr(dist_info, '+');
+	size_t pn = pl ? (size_t)(pl - version_py) : strlen(version_py);
+	size_t dn = dl ? (size_t)(dl - dist_info) : strlen(dist_info);
+	if (pn != dn || strncmp(version_py, dist_info, pn))
+		return 1;
+	return pl && dl && strcmp(pl, dl);
+}
+
 /* The dist-info folders of torch in site-packages: "torch-2.4.0.dist-info". */
 static void read_dist_info(struct view *v, struct inv_install *in)
 {
@@ -967,7 +986,7 @@ int inventory_from_torch(struct inventory *inv, struct view *v, const char *torc
 
 	describe_env(v, in);
 	read_dist_info(v, in);
-	if (in->version && in->metadata_version && strcmp(in->version, in->metadata_version))
+	if (in->version && in->metadata_version && versions_mixed(in->version, in->metadata_version))
 		strlist_pushf(&in->notes,
 			      "torch\\version.py says %s but %s\\METADATA says %s: files of two torch installs are mixed",
 			      in->version, in->dist_info, in->metadata_version);

@@ -2,103 +2,24 @@
  * loader: what the Windows loader does with LoadLibraryExW, emulated over a
  * view of the machine, statically (nothing is executed).
  *
- * WHAT IS EMULATED (sources: learn.microsoft.com "Dynamic-link library
- * search order", "LoadLibraryExW", "AddDllDirectory", "API set loader
- * operation", "/DEPENDENTLOADFLAG", the PE format; FACTS.md §4)
+ * The procedure, its sources and every undocumented choice are written
+ * once, in docs/loader.md (section 5: names, API sets, the loaded-module
+ * list, KnownDLLs, the search orders, mapping then snapping, forwarders,
+ * machines, delay loads, process state; section 5.3: what Windows leaves
+ * open). This file follows that text; its comments only say how.
  *
- * For each DLL name, before any file search, in this order:
- *   1. API sets: "api-*" / "ext-*" names go through the schema of
- *      System32\apisetschema.dll (apiset.c; a built-in table when the tree
- *      has none, reported as such). The host, not the contract, is then
- *      resolved by the steps below. A contract the schema does not know is
- *      searched for as a file (old UCRT installs put api-ms-win-crt-*.dll
- *      files in System32, and Windows finds them this way). A contract with
- *      no host: an "ext-" one imported by a module in System32 is an optional
- *      system component (ignored); anything else is missing (126).
- *   2. The loaded-module list: a module with the same base name (compared
- *      case-insensitively) loaded earlier by the process, wherever it came
- *      from, satisfies the import. Modules mapped earlier in the same load
- *      count too (that is how import cycles terminate).
- *   3. KnownDLLs: from the view's registry (HKLM\SYSTEM\CurrentControlSet\
- *      Control\Session Manager\KnownDLLs) when present, else a built-in list
- *      of Windows 10/11's; always taken from System32 (SysWOW64 for x86).
- *   4. The search path. With any LOAD_LIBRARY_SEARCH_* flag: DLL_LOAD_DIR
- *      (0x100), APPLICATION_DIR (0x200), USER_DIRS (0x400, AddDllDirectory
- *      in the order added — Windows leaves the order unspecified), SYSTEM32
- *      (0x800); DEFAULT_DIRS (0x1000) = 0x200|0x400|0x800. Without: the
- *      standard order with SafeDllSearchMode: application dir, System32,
- *      16-bit system dir, Windows dir, current dir (when known), PATH.
- *      System32 means SysWOW64 for an x86 process (file system redirection).
- * Side-by-side manifests and DLL redirection (.local) are NOT modelled:
- * torch's DLLs and python.exe carry no dependency manifests for them; a
- * machine that uses them is outside what a static check can see.
- *
- * Dependencies. A DLL's static imports are resolved with the flags of the
- * LoadLibraryExW call that loaded it (Windows applies the same search flags
- * to the whole load), unless the importing module's load config carries
- * DependentLoadFlags, which then replace them for that module's imports
- * [I: how they combine with explicit LoadLibraryExW search flags is not
- * documented; Wine 8 ignores them (oracle W5), so no test can settle it].
- * Which directory DLL_LOAD_DIR stands for below the first level is not
- * documented [I]; the load context Windows builds per LoadLibraryExW call
- * (and Wine's single load path per call) point to the top DLL's directory:
- * that is LDR_DLD_TOP, the default; LDR_DLD_IMPORTER is the other choice,
- * one switch (loader_set_dll_load_dir_mode, `deps --dll-load-dir`). The
- * oracle's pyd_dll_load_dir_deeper scenario agrees with LDR_DLD_TOP.
- * Standard order with LOAD_WITH_ALTERED_SEARCH_PATH (0x8): the DLL's folder
- * takes the application dir's place. A name without an extension gets ".dll".
- *
- * Two phases, as Windows 10's loader: first every static dependency is
- * found and mapped (a missing one anywhere → 126, ERROR_MOD_NOT_FOUND),
- * then imports are snapped: by name (hint first, then binary search of the
- * name table, pe.c) → 127 ERROR_PROC_NOT_FOUND when absent; by ordinal
- * (index = ordinal − Base) → 182 ERROR_INVALID_ORDINAL. So a missing DLL
- * beats a missing symbol wherever they are in the tree. Forwarded exports
- * ("DLL.Func", "DLL.#N") load their DLL through this same pipeline (API sets
- * included; the forwarding module is the importer) and are followed
- * recursively, 16 levels at most; a loop (the same module and symbol again)
- * is reported as 127 [I: what Windows does with a loop is undocumented]. A
- * forwarder to a missing DLL fails the load with 126 [I: Windows' status
- * from LdrpLoadDependentModule (torch then tries its PATH fallback); Wine
- * binds a stub and carries on (oracle W4, which accepts 126 or 127)]. A
- * missing symbol fails the load on Windows; Wine binds a stub (oracle W2).
- *
- * Which failure is reported: the first in depth-first import order (each
- * module's import descriptors in file order), the same module Wine's
- * "Library X (which is needed by Y) not found" lines name.
- *
- * Machines and bad files. The DLL passed to LoadLibraryExW: another machine
- * or not a PE (empty, no MZ/PE signature, corrupt) → 193
- * ERROR_BAD_EXE_FORMAT (Windows maps STATUS_INVALID_IMAGE_FORMAT and
- * friends to it; Wine 8 gives 193 for a 32-bit DLL and for an empty one by
- * full path). A dependency candidate of another machine is skipped and the
- * search goes on [I: undocumented for Windows when a later candidate fits;
- * Wine 8's search_dll_file does skip, and the oracle's x86_shadows_x64
- * scenario shows it]. When only wrong-machine candidates exist the load
- * fails with 193: the dependency's STATUS_INVALID_IMAGE_FORMAT (c000007b)
- * propagates, which is the well-known 0xc000007b start-up error (MS
- * "Diagnosing STATUS_INVALID_IMAGE_FORMAT (C000007B) Errors"); torch then
- * raises at the 0x1100 attempt. Wine 8 differs: it flattens every dependency
- * failure to 126 (tests/scenarios/README.md, W1). An
- * unreadable/empty/non-PE dependency stops the search: 193, "unreadable".
- *
- * Delay-load imports are resolved the way the delay-load helper will at
- * first call (LoadLibraryExA(name, NULL, 0): the standard search order in
- * the process as it is then) and reported as warnings, never as failures,
- * and they do not join the loaded-module list.
- *
- * Process state. A successful load appends every module it mapped to the
- * loaded-module list; a failed one appends nothing (Windows unloads what it
- * mapped for a failed load). DllMain is not run: WinError 1114 is outside a
- * static check (torchload.c flags the runtime versions that cause it).
- *
- * Views without System32 (a bare torch tree checked without --root): the
- * Windows system DLLs (KnownDLLs, API set hosts, a short list of other OS
- * DLLs) are assumed present and their symbols are not checked; the nodes say
- * "assumed". The VC++ runtimes are never assumed.
+ * How, in short: resolve() finds one name (API set, loaded-module list,
+ * KnownDLLs, search folders) and map_found()/expand() map its static and
+ * delay imports depth-first; snap_node()/find_export() then bind every
+ * imported name and ordinal, following forwarders. No fixed limits: import
+ * cycles end at the loaded-module list (modules mapped by this load
+ * included), forwarder loops at the set of forwarders being followed.
+ * loader_load() evaluates a load once more with the AddDllDirectory folders
+ * in the opposite order when two of them held a needed name, and commits
+ * the mapped modules to the loaded-module list only when the load succeeds.
  *
  * Performance: each file is mapped once and parsed once per loader (cache
- * keyed by host path); export lookups are lazy binary searches in pe.c;
+ * keyed by Windows path); export lookups are lazy binary searches in pe.c;
  * directory listings are cached by the view.
  */
 #include "loader.h"
@@ -107,9 +28,6 @@
 #include <string.h>
 
 #include "os.h"
-
-#define LDR_MAX_DEPTH 64
-#define LDR_MAX_FORWARD 16
 
 struct ldr_image {
 	char *win;  /* Windows path (the cache key, compared case-insensitively) */
@@ -124,73 +42,12 @@ struct ldr_image {
 struct ldr_module {
 	char *base; /* base name as it exists */
 	char *path; /* Windows path */
+	/* loaded by a load whose verdict depends on the AddDllDirectory order (then: the other verdict) */
+	int order_dependent, alt_winerror;
+	enum ldr_outcome alt_outcome;
+	struct strlist order_candidates;
+	char *order_dll;
 };
-
-/*
- * A small map from case-insensitive names (Windows compares file names
- * that way) to a value: the loaded-module list, the modules one load
- * mapped and the forwarder targets are looked up through these, so that no
- * lookup walks a list (a list walk per import made long runs quadratic).
- * The first value put for a key stays, as the first match of a walk would.
- */
-struct imap_ent {
-	char *key; /* NULL: empty slot */
-	uintptr_t val;
-};
-
-struct imap {
-	struct imap_ent *v;
-	size_t n, cap;
-};
-
-static size_t ikey_hash(const char *k);
-
-static struct imap_ent *imap_slot(const struct imap *m, const char *key)
-{
-	size_t mask = m->cap - 1, h;
-	for (h = ikey_hash(key) & mask; m->v[h].key; h = (h + 1) & mask)
-		if (!str_icmp(m->v[h].key, key))
-			break;
-	return &m->v[h];
-}
-
-/* The value for key, or 0 with *found = 0. */
-static uintptr_t imap_get(const struct imap *m, const char *key, int *found)
-{
-	struct imap_ent *e = m->cap ? imap_slot(m, key) : NULL;
-	*found = e && e->key;
-	return *found ? e->val : 0;
-}
-
-static void imap_put(struct imap *m, const char *key, uintptr_t val)
-{
-	struct imap_ent *e;
-	if ((m->n + 1) * 2 > m->cap) {
-		struct imap old = *m;
-		size_t i;
-		m->cap = m->cap ? m->cap * 2 : 64;
-		m->v = xcalloc(m->cap, sizeof(*m->v));
-		for (i = 0; i < old.cap; i++)
-			if (old.v[i].key)
-				*imap_slot(m, old.v[i].key) = old.v[i];
-		free(old.v);
-	}
-	e = imap_slot(m, key);
-	if (e->key)
-		return;
-	e->key = xstrdup(key);
-	e->val = val;
-	m->n++;
-}
-
-static void imap_release(struct imap *m)
-{
-	size_t i;
-	for (i = 0; i < m->cap; i++)
-		free(m->v[i].key);
-	free(m->v);
-	memset(m, 0, sizeof(*m));
-}
 
 struct loader {
 	struct view *view;
@@ -206,7 +63,6 @@ struct loader {
 	int no_system;
 	struct ldr_module *mods;
 	size_t nmods, amods;
-	struct imap mods_by_base, mods_by_path; /* index + 1 into mods[] */
 	struct ldr_image **images;
 	size_t nimages, aimages;
 	size_t *image_index; /* open addressing over images[]: index + 1, 0 = empty */
@@ -245,6 +101,7 @@ const char *ldr_outcome_name(enum ldr_outcome o)
 	case LDR_BAD_ARCH: return "bad-arch";
 	case LDR_UNREADABLE: return "unreadable";
 	case LDR_BAD_PARAM: return "invalid-parameter";
+	case LDR_NOT_A_FILE: return "not-a-file";
 	}
 	return "?";
 }
@@ -370,6 +227,8 @@ void loader_free(struct loader *ld)
 	for (i = 0; i < ld->nmods; i++) {
 		free(ld->mods[i].base);
 		free(ld->mods[i].path);
+		strlist_release(&ld->mods[i].order_candidates);
+		free(ld->mods[i].order_dll);
 	}
 	free(ld->mods);
 	for (i = 0; i < ld->nimages; i++) {
@@ -386,8 +245,6 @@ void loader_free(struct loader *ld)
 	free(ld->image_index);
 	free(ld->hot);
 	free(ld->host_error);
-	imap_release(&ld->mods_by_base);
-	imap_release(&ld->mods_by_path);
 	free(ld);
 }
 
@@ -547,6 +404,7 @@ static void node_free(struct ldr_node *n)
 	free(n->probes);
 	strlist_release(&n->missing);
 	strlist_release(&n->shadowed);
+	strlist_release(&n->order_candidates);
 	free(n->name);
 	free(n->path);
 	free(n->apiset_host);
@@ -586,17 +444,68 @@ void ldr_result_release(struct ldr_result *res)
 void ldr_node_chain(const struct ldr_node *node, struct strlist *out)
 {
 	const struct ldr_node *p;
-	size_t n = 0, i;
-	const struct ldr_node *stack[LDR_MAX_DEPTH * 2 + LDR_MAX_FORWARD + 4];
-	for (p = node; p && n < sizeof(stack) / sizeof(stack[0]); p = p->parent)
-		stack[n++] = p;
-	for (i = n; i-- > 0;) {
-		const struct ldr_node *q = stack[i];
-		strlist_push(out, q->parent ? q->name : winpath_basename(q->name));
+	size_t n = 0, i, first = out->n;
+	for (p = node; p; p = p->parent, n++)
+		strlist_push(out, p->parent ? p->name : winpath_basename(p->name));
+	/* pushed leaf first: reverse into root-first order */
+	for (i = 0; i < n / 2; i++) {
+		char *t = out->v[first + i];
+		out->v[first + i] = out->v[first + n - 1 - i];
+		out->v[first + n - 1 - i] = t;
 	}
 }
 
 /* ---- one load --------------------------------------------------------------- */
+
+/*
+ * The forwarder nodes of one load by (module node, target DLL name), so that
+ * 65,535 exports forwarding to distinct DLLs cost one lookup each, not a
+ * walk of the module's kids each (which was quadratic: 35 s).
+ */
+struct fwd_ent {
+	const struct ldr_node *parent; /* NULL: empty slot */
+	struct ldr_node *fw;
+};
+
+struct fwd_map {
+	struct fwd_ent *v;
+	size_t n, cap;
+};
+
+static size_t fwd_hash(const struct ldr_node *parent, const char *name)
+{
+	return ikey_hash(name) ^ ((size_t)(uintptr_t)parent * (size_t)0x9E3779B97F4A7C15ULL);
+}
+
+static struct fwd_ent *fwd_slot(const struct fwd_map *m, const struct ldr_node *parent, const char *name)
+{
+	size_t mask = m->cap - 1, h;
+	for (h = fwd_hash(parent, name) & mask; m->v[h].parent; h = (h + 1) & mask)
+		if (m->v[h].parent == parent && !str_icmp(m->v[h].fw->name, name))
+			break;
+	return &m->v[h];
+}
+
+static struct ldr_node *fwd_get(const struct fwd_map *m, const struct ldr_node *parent, const char *name)
+{
+	return m->cap ? fwd_slot(m, parent, name)->fw : NULL;
+}
+
+static void fwd_put(struct fwd_map *m, const struct ldr_node *parent, struct ldr_node *fw)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct fwd_map old = *m;
+		size_t i;
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->v = xcalloc(m->cap, sizeof(*m->v));
+		for (i = 0; i < old.cap; i++)
+			if (old.v[i].parent)
+				*fwd_slot(m, old.v[i].parent, old.v[i].fw->name) = old.v[i];
+		free(old.v);
+	}
+	*fwd_slot(m, parent, fw->name) = (struct fwd_ent){ parent, fw };
+	m->n++;
+}
 
 struct load_ctx {
 	struct loader *ld;
@@ -604,20 +513,30 @@ struct load_ctx {
 	const char *top_dir;        /* directory of the DLL given to LoadLibraryExW */
 	struct ldr_module *newmods; /* mapped by this load, in order */
 	size_t nnew, anew;
-	struct imap new_by_base;    /* index + 1 into newmods[] */
-	struct imap delay_seen;     /* delay-loaded module paths already expanded */
-	struct imap forwarders;     /* "<module node>|<target DLL>" -> the forwarder's node */
-	char *fwd_keys[LDR_MAX_FORWARD + 1]; /* "path|symbol" per forwarding level: loop guard */
+	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
+	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
+	struct fwd_map forwarders;  /* (module node, target DLL) -> the forwarder's node */
+	int user_dirs_order;        /* AddDllDirectory folders: 0 as added, -1 last-added first, k rotated by k */
 };
+
+static const struct ldr_module *find_loaded_module(const struct loader *ld, const char *base)
+{
+	size_t i;
+	for (i = 0; i < ld->nmods; i++)
+		if (!str_icmp(ld->mods[i].base, base))
+			return &ld->mods[i];
+	return NULL;
+}
 
 static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
 {
-	int found;
-	uintptr_t i = imap_get(&ld->mods_by_base, base, &found);
-	if (found)
-		return ld->mods[i - 1].path;
-	if (c && (i = imap_get(&c->new_by_base, base, &found), found))
-		return c->newmods[i - 1].path;
+	size_t i;
+	const struct ldr_module *m = find_loaded_module(ld, base);
+	if (m)
+		return m->path;
+	for (i = 0; c && i < c->nnew; i++)
+		if (!str_icmp(c->newmods[i].base, base))
+			return c->newmods[i].path;
 	return NULL;
 }
 
@@ -645,15 +564,19 @@ int loader_is_loaded(const struct loader *ld, const char *base)
 
 static int loaded_before(const struct loader *ld, const char *base)
 {
-	int found;
-	imap_get(&ld->mods_by_base, base, &found);
-	return found;
+	size_t i;
+	for (i = 0; i < ld->nmods; i++)
+		if (!str_icmp(ld->mods[i].base, base))
+			return 1;
+	return 0;
 }
 
 /* The search directories for `flags`, in order, with the step name of each. */
 struct search_dir {
 	char *dir;
 	const char *step;
+	const char *skip; /* why this entry is not searched (NULL: searched) */
+	const char *note; /* what to add to a "not found" probe */
 };
 
 static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step)
@@ -661,10 +584,40 @@ static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char 
 	ALLOC_GROW(*v, *n + 1, *alloc);
 	(*v)[*n].dir = winpath_normalize(dir);
 	(*v)[*n].step = step;
+	(*v)[*n].skip = NULL;
+	(*v)[*n].note = NULL;
 	(*n)++;
 }
 
-static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, struct search_dir **out)
+/*
+ * One PATH entry as the loader takes it: literally. An empty entry is
+ * ignored; quotes are part of the folder name (cmd.exe strips them, the
+ * loader does not, so a quoted entry names no folder); a relative entry
+ * is resolved against the current directory, which a static check does
+ * not know: recorded, not searched.
+ */
+static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, const char *e)
+{
+	if (!*e)
+		return;
+	add_dir(v, n, alloc, e, "PATH");
+	if (strchr(e, '"'))
+		(*v)[*n - 1].note = "the PATH entry is quoted: the loader takes the quotes as part of the folder name";
+	else if (!winpath_is_absolute(e))
+		(*v)[*n - 1].skip = "not searched: a relative PATH entry depends on the current directory";
+}
+
+/* The i-th AddDllDirectory folder in `order` (see load_ctx.user_dirs_order). */
+static const char *user_dir(const struct loader *ld, size_t i, int order)
+{
+	size_t n = ld->user_dirs.n;
+	if (order < 0)
+		return ld->user_dirs.v[n - 1 - i];
+	return ld->user_dirs.v[(i + (size_t)order) % n];
+}
+
+static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, int user_dirs_order,
+			  struct search_dir **out)
 {
 	struct search_dir *v = NULL;
 	size_t n = 0, alloc = 0, i;
@@ -677,7 +630,7 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 			add_dir(&v, &n, &alloc, ld->app_dir, "APPLICATION_DIR");
 		if (flags & LDR_SEARCH_USER_DIRS)
 			for (i = 0; i < ld->user_dirs.n; i++)
-				add_dir(&v, &n, &alloc, ld->user_dirs.v[i], "USER_DIRS");
+				add_dir(&v, &n, &alloc, user_dir(ld, i, user_dirs_order), "USER_DIRS");
 		if (flags & LDR_SEARCH_SYSTEM32)
 			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32");
 	} else {
@@ -690,20 +643,17 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 		add_dir(&v, &n, &alloc, sysdir(ld), "System32");
 		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir");
 		add_dir(&v, &n, &alloc, view_windows_dir(ld->view), "Windows dir");
-		if (ld->cur_dir)
+		if (ld->cur_dir) {
 			add_dir(&v, &n, &alloc, ld->cur_dir, "current dir");
+		} else {
+			add_dir(&v, &n, &alloc, ".", "current dir");
+			v[n - 1].skip = "not searched: the process's current directory is not known";
+		}
 		while (path && *path) {
 			const char *semi = strchr(path, ';');
 			size_t len = semi ? (size_t)(semi - path) : strlen(path);
 			char *entry = xstrndup(path, len);
-			char *e = entry;
-			size_t el = strlen(e);
-			if (el >= 2 && e[0] == '"' && e[el - 1] == '"') {
-				e[el - 1] = '\0';
-				e++;
-			}
-			if (*e && winpath_is_absolute(e))
-				add_dir(&v, &n, &alloc, e, "PATH");
+			add_path_entry(&v, &n, &alloc, entry);
 			free(entry);
 			path = semi ? semi + 1 : NULL;
 		}
@@ -779,184 +729,339 @@ static int candidate_ok(struct load_ctx *c, struct ldr_node *node, const char *p
 	return 1;
 }
 
-static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags, int depth);
+static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags);
 
-static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags, int depth)
+/* Whether the module at a Windows path is loaded (earlier, or by this load): 2 earlier, 1 this load, 0 no. */
+static int loaded_path(const struct load_ctx *c, const char *path)
+{
+	size_t i;
+	for (i = 0; i < c->ld->nmods; i++)
+		if (!str_icmp(c->ld->mods[i].path, path))
+			return 2;
+	for (i = 0; i < c->nnew; i++)
+		if (!str_icmp(c->newmods[i].path, path))
+			return 1;
+	return 0;
+}
+
+static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags)
 {
 	struct ldr_image *im = image_get(c->ld, path);
+	int already = node->delay ? 0 : loaded_path(c, path);
 	node->path = xstrdup(path);
 	node->machine = im->img ? im->img->machine : 0;
 	if (im->version)
 		node->version = xstrdup(im->version);
+	if (already) {
+		/* a name with a path that leads to a module already mapped: that module */
+		node->dup = 1;
+		node->preloaded = already == 2;
+		return;
+	}
 	if (node->delay) {
-		int found;
-		imap_get(&c->delay_seen, path, &found);
-		if (found) {
-			node->dup = 1;
-			return;
+		size_t i;
+		for (i = 0; i < c->delay_seen.n; i++) {
+			if (!str_icmp(c->delay_seen.v[i], path)) {
+				node->dup = 1;
+				return;
+			}
 		}
-		imap_put(&c->delay_seen, path, 1);
+		strlist_push(&c->delay_seen, path);
 	} else {
 		ALLOC_GROW(c->newmods, c->nnew + 1, c->anew);
+		memset(&c->newmods[c->nnew], 0, sizeof(c->newmods[c->nnew]));
 		c->newmods[c->nnew].base = xstrdup(winpath_basename(path));
 		c->newmods[c->nnew].path = xstrdup(path);
 		c->nnew++;
-		imap_put(&c->new_by_base, c->newmods[c->nnew - 1].base, c->nnew);
 	}
-	expand(c, node, flags, depth);
+	expand(c, node, flags);
 }
 
 /*
- * Resolves `node->name` (a bare DLL name) imported by `importer` and, when
- * found, maps it and its static imports (depth-first).
+ * A name in a search folder. A relative path ("sub\\x.dll") is appended to
+ * the folder whole, as LoadLibrary documents for every search-path entry.
  */
-static void resolve(struct load_ctx *c, struct ldr_node *node, const char *importer_path, unsigned flags,
-		    const char *dll_dir, int depth)
+static int find_in_dir(struct view *v, const char *dir, const char *name, char **out)
+{
+	char *sub, *full;
+	int r;
+	if (!strchr(name, '\\'))
+		return view_find_file(v, dir, name, out);
+	full = winpath_join(dir, name);
+	sub = winpath_dirname(full);
+	r = view_find_file(v, sub, winpath_basename(full), out);
+	free(sub);
+	free(full);
+	return r;
+}
+
+/*
+ * The name a DLL is searched for (docs/loader.md, "Names"): LdrLoadDll
+ * appends ".dll" when the last component has no '.' (a trailing '.' is how
+ * a caller says "no extension"), then Win32 path normalisation turns '/'
+ * into '\\' and drops trailing dots and spaces of the last component, so
+ * "plaindep2." is the file "plaindep2" and "dep.dll " the file "dep.dll".
+ * A "\\?\\" name skips Win32 normalisation: the prefix is dropped and
+ * the rest is taken as it is.
+ */
+char *ldr_dll_name_normalize(const char *name)
+{
+	char *n, *base;
+	size_t len;
+	if (!strncmp(name, "\\\\?\\", 4))
+		return xstrdup(name + 4);
+	n = xstrdup(name);
+	for (base = n; *base; base++)
+		if (*base == '/')
+			*base = '\\';
+	base = (char *)winpath_basename(n);
+	if (!strchr(base, '.')) {
+		char *withext = xasprintf("%s.dll", n);
+		free(n);
+		return withext;
+	}
+	len = strlen(base);
+	while (len && (base[len - 1] == '.' || base[len - 1] == ' '))
+		base[--len] = '\0';
+	return n;
+}
+
+/* A dependency named by full path: loaded from there, no search. */
+static void resolve_full_path(struct load_ctx *c, struct ldr_node *node, unsigned flags)
+{
+	const char *name = node->name;
+	char *dir = winpath_dirname(name), *p = NULL;
+	int saw_wrong_arch = 0;
+	node->via = "full path";
+	if (!view_find_file(c->ld->view, dir, winpath_basename(name), &p)) {
+		probe_add(node, name, "full path", "not found");
+		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	} else {
+		int ok = candidate_ok(c, node, p, "full path", 0, &saw_wrong_arch);
+		if (ok == 1) {
+			map_found(c, node, p, flags);
+		} else {
+			node->path = xstrdup(p);
+			set_fail(c, node, ok < 0 ? LDR_UNREADABLE : LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+		}
+	}
+	free(p);
+	free(dir);
+}
+
+/*
+ * 1. API sets: *name becomes the host (borrowed from the node). Returns 1
+ * when the node is settled (no host: ignored or failed), 0 to go on.
+ */
+static int resolve_apiset(struct load_ctx *c, struct ldr_node *node, const char *importer_path, const char **name)
+{
+	const char *host = NULL;
+	const char *importer_base = importer_path ? winpath_basename(importer_path) : NULL;
+	int r;
+	if (!apiset_is_contract(*name))
+		return 0;
+	r = apiset_resolve(c->ld->apiset, *name, importer_base, &host);
+	if (r == 1) {
+		probe_add(node, *name, "API set", "-> %s", host);
+		node->apiset_host = xstrdup(host);
+		*name = node->apiset_host;
+		return 0;
+	}
+	if (r != 0) {
+		probe_add(node, *name, "API set", "not in the schema, searched as a file");
+		return 0;
+	}
+	probe_add(node, *name, "API set", "contract without a host");
+	if (str_istartswith(*name, "ext-") && is_system_path(c->ld, importer_path)) {
+		node->via = "API set";
+		node->assumed = 1;
+		node->detail = xstrdup("optional extension contract without a host (ignored)");
+		return 1;
+	}
+	node->detail = xstrdup("API set contract has no host on this machine");
+	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	return 1;
+}
+
+/* 2. The loaded-module list (earlier loads, then this one: how cycles end). Returns 1 when found. */
+static int resolve_loaded(struct load_ctx *c, struct ldr_node *node, const char *name)
 {
 	struct loader *ld = c->ld;
-	const char *name = node->name;
-	const char *loaded;
+	const char *loaded = find_loaded(ld, c, name);
+	const struct ldr_module *m;
+	struct ldr_image *im;
+	if (!loaded)
+		return 0;
+	probe_add(node, loaded, "loaded-module list", "found");
+	node->via = "loaded-module list";
+	node->path = xstrdup(loaded);
+	node->preloaded = loaded_before(ld, name);
+	node->dup = 1;
+	/* a module whose own load was order-dependent: so is every load that uses it */
+	m = find_loaded_module(ld, name);
+	if (m && m->order_dependent && !c->res->order_dependent) {
+		c->res->order_ambiguous = c->res->order_dependent = 1;
+		c->res->alt_winerror = m->alt_winerror;
+		c->res->alt_outcome = m->alt_outcome;
+		strlist_copy(&node->order_candidates, &m->order_candidates);
+		free(node->detail);
+		node->detail = xasprintf("loaded earlier by a load that depends on which copy of %s Windows takes",
+					 m->order_dll);
+		if (!c->res->ambiguous_node)
+			c->res->ambiguous_node = node;
+	}
+	im = image_get(ld, loaded);
+	node->machine = im->img ? im->img->machine : 0;
+	if (im->version)
+		node->version = xstrdup(im->version);
+	return 1;
+}
+
+/* 3. KnownDLLs: always from System32, whatever another folder holds. Returns 1 when the name is one. */
+static int resolve_known(struct load_ctx *c, struct ldr_node *node, const char *name, unsigned flags)
+{
+	struct loader *ld = c->ld;
+	char *p = NULL;
+	if (!strlist_has_icase(&ld->known, name))
+		return 0;
+	node->via = "KnownDLLs";
+	if (view_find_file(ld->view, sysdir(ld), name, &p)) {
+		probe_add(node, p, "KnownDLLs", "found");
+		map_found(c, node, p, flags);
+		free(p);
+		return 1;
+	}
+	p = winpath_join(sysdir(ld), name);
+	if (ld->no_system) {
+		probe_add(node, p, "KnownDLLs", "assumed (no System32 in this tree)");
+		node->assumed = 1;
+		node->path = p;
+		return 1;
+	}
+	probe_add(node, p, "KnownDLLs", "not found");
+	free(p);
+	node->detail = xstrdup("a KnownDLL missing from System32");
+	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	return 1;
+}
+
+/* A later copy the winner shadows; two in AddDllDirectory folders make the order matter. */
+static void note_later_copy(struct load_ctx *c, struct ldr_node *node, const char *found, const char *p,
+			    const char *step)
+{
+	if (!str_icmp(found, p))
+		return;
+	strlist_push(&node->shadowed, p);
+	if (!strcmp(step, "USER_DIRS") && node->via && !strcmp(node->via, "USER_DIRS")) {
+		if (!node->order_candidates.n)
+			strlist_push(&node->order_candidates, found);
+		strlist_push(&node->order_candidates, p);
+		c->res->order_ambiguous = 1;
+		if (!c->res->ambiguous_node)
+			c->res->ambiguous_node = node;
+	}
+}
+
+/* 4. The search folders of `flags`, in order; the first usable file wins. */
+static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char *name, unsigned flags,
+			   const char *dll_dir)
+{
+	struct loader *ld = c->ld;
 	struct search_dir *dirs;
 	size_t ndirs, i;
-	int saw_wrong_arch = 0;
+	int saw_wrong_arch = 0, ok;
 	char *found = NULL;
 
-	/* a name without an extension gets ".dll", as LdrLoadDll does */
-	if (!strchr(winpath_basename(name), '.')) {
-		char *withext = xasprintf("%s.dll", name);
-		free(node->name);
-		node->name = withext;
-		name = node->name;
-	}
-	if (depth > LDR_MAX_DEPTH) {
-		node->detail = xstrdup("import chain deeper than 64 levels");
-		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
-		return;
-	}
-
-	/* 1. API sets */
-	if (apiset_is_contract(name)) {
-		const char *host = NULL;
-		const char *importer_base = importer_path ? winpath_basename(importer_path) : NULL;
-		int r = apiset_resolve(ld->apiset, name, importer_base, &host);
-		if (r == 1) {
-			probe_add(node, name, "API set", "-> %s", host);
-			node->apiset_host = xstrdup(host);
-			name = node->apiset_host;
-		} else if (r == 0) {
-			probe_add(node, name, "API set", "contract without a host");
-			if (str_istartswith(name, "ext-") && is_system_path(ld, importer_path)) {
-				node->via = "API set";
-				node->assumed = 1;
-				node->detail = xstrdup("optional extension contract without a host (ignored)");
-				return;
-			}
-			node->detail = xstrdup("API set contract has no host on this machine");
-			set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
-			return;
-		} else {
-			probe_add(node, name, "API set", "not in the schema, searched as a file");
-		}
-	}
-
-	/* 2. loaded-module list (earlier loads, then this one: how cycles end) */
-	loaded = find_loaded(ld, c, name);
-	if (loaded) {
-		probe_add(node, loaded, "loaded-module list", "found");
-		node->via = "loaded-module list";
-		node->path = xstrdup(loaded);
-		node->preloaded = loaded_before(ld, name);
-		node->dup = 1;
-		{
-			struct ldr_image *im = image_get(ld, loaded);
-			node->machine = im->img ? im->img->machine : 0;
-			if (im->version)
-				node->version = xstrdup(im->version);
-		}
-		return;
-	}
-
-	/* 3. KnownDLLs */
-	if (strlist_has_icase(&ld->known, name)) {
-		char *p = NULL;
-		node->via = "KnownDLLs";
-		if (view_find_file(ld->view, sysdir(ld), name, &p)) {
-			probe_add(node, p, "KnownDLLs", "found");
-			map_found(c, node, p, flags, depth);
-			free(p);
-			return;
-		}
-		p = winpath_join(sysdir(ld), name);
-		if (ld->no_system) {
-			probe_add(node, p, "KnownDLLs", "assumed (no System32 in this tree)");
-			node->assumed = 1;
-			node->path = p;
-			return;
-		}
-		probe_add(node, p, "KnownDLLs", "not found");
-		free(p);
-		node->detail = xstrdup("a KnownDLL missing from System32");
-		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
-		return;
-	}
-
-	/* 4. the search path */
-	ndirs = search_dirs(ld, flags, dll_dir, &dirs);
+	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_order, &dirs);
 	for (i = 0; i < ndirs; i++) {
 		char *p = NULL;
-		if (!view_find_file(ld->view, dirs[i].dir, name, &p)) {
+		if (!found && !dirs[i].skip && !strchr(name, '\\') && view_has_dir_entry(ld->view, dirs[i].dir, name)) {
+			/*
+			 * A folder of that name: the search finds it (the loader tests for
+			 * existence, not for a file) and opening it fails with
+			 * STATUS_FILE_IS_A_DIRECTORY, WinError 5 [I: Wine stops the search
+			 * there, scenario folder_on_search_path].
+			 */
+			char *tried = winpath_join(dirs[i].dir, name);
+			probe_add(node, tried, dirs[i].step, "a folder, not a file");
+			node->path = tried;
+			node->detail = xasprintf("%s is a folder", tried);
+			free_dirs(dirs, ndirs);
+			set_fail(c, node, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
+			return;
+		}
+		if (dirs[i].skip || !find_in_dir(ld->view, dirs[i].dir, name, &p)) {
 			char *tried = winpath_join(dirs[i].dir, name);
 			if (!found)
-				probe_add(node, tried, dirs[i].step, "not found");
+				probe_add(node, tried, dirs[i].step, "%s%s%s%s",
+					  dirs[i].skip ? dirs[i].skip : "not found", dirs[i].note ? " (" : "",
+					  dirs[i].note ? dirs[i].note : "", dirs[i].note ? ")" : "");
 			free(tried);
 			continue;
 		}
 		if (found) {
-			/* a later copy the winner shadows */
-			if (str_icmp(found, p))
-				strlist_push(&node->shadowed, p);
+			note_later_copy(c, node, found, p, dirs[i].step);
 			free(p);
 			continue;
 		}
-		{
-			int ok = candidate_ok(c, node, p, dirs[i].step, 0, &saw_wrong_arch);
-			if (ok == 1) {
-				found = p;
-				node->via = dirs[i].step;
-				continue;
-			}
-			if (ok < 0) {
-				node->path = p;
-				free_dirs(dirs, ndirs);
-				set_fail(c, node, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
-				return;
-			}
+		ok = candidate_ok(c, node, p, dirs[i].step, 0, &saw_wrong_arch);
+		if (ok == 1) {
+			found = p;
+			node->via = dirs[i].step;
+			continue;
+		}
+		if (ok < 0) {
+			node->path = p;
+			free_dirs(dirs, ndirs);
+			set_fail(c, node, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
+			return;
 		}
 		free(p);
 	}
 	free_dirs(dirs, ndirs);
 	if (found) {
-		map_found(c, node, found, flags, depth);
+		map_found(c, node, found, flags);
 		free(found);
-		return;
-	}
-	if (ld->no_system && (node->apiset_host || in_list(builtin_system, sizeof(builtin_system) /
-									  sizeof(builtin_system[0]), name))) {
+	} else if (ld->no_system &&
+		   (node->apiset_host || in_list(builtin_system, sizeof(builtin_system) / sizeof(builtin_system[0]),
+						 name))) {
 		node->assumed = 1;
 		node->via = "assumed";
 		node->detail = xstrdup("a Windows system DLL, assumed present (no System32 in this tree)");
-		return;
-	}
-	if (saw_wrong_arch) {
+	} else if (saw_wrong_arch) {
 		/* the remembered STATUS_INVALID_IMAGE_FORMAT (c000007b) is the load's status */
 		set_fail(c, node, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+	} else {
+		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	}
+}
+
+/*
+ * Resolves `node->name` (a DLL name, or a path) imported by `importer` and,
+ * when found, maps it and its static imports (depth-first): the steps of
+ * docs/loader.md §5.2, after the name is normalised (§5.1).
+ */
+static void resolve(struct load_ctx *c, struct ldr_node *node, const char *importer_path, unsigned flags,
+		    const char *dll_dir)
+{
+	char *norm = ldr_dll_name_normalize(node->name);
+	const char *name;
+	free(node->name);
+	node->name = norm;
+	name = node->name;
+	if (winpath_is_absolute(name)) {
+		resolve_full_path(c, node, flags);
 		return;
 	}
-	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	if (resolve_apiset(c, node, importer_path, &name) || /* 1 */
+	    resolve_loaded(c, node, name) ||                 /* 2 */
+	    resolve_known(c, node, name, flags))             /* 3 */
+		return;
+	resolve_search(c, node, name, flags, dll_dir);       /* 4 */
 }
 
 /* Maps the static (and delay) imports of a found module. */
-static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags, int depth)
+static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 {
 	struct ldr_image *im = image_get(c->ld, node->path);
 	const struct pe_image *img = im->img;
@@ -973,13 +1078,13 @@ static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags, in
 		struct ldr_node *kid = node_new(img->imports[i].dll, node);
 		kid->delay = node->delay;
 		kid->forwarder = 0;
-		resolve(c, kid, node->path, dep_flags, dll_dir, depth + 1);
+		resolve(c, kid, node->path, dep_flags, dll_dir);
 	}
 	for (i = 0; i < img->ndelay_imports; i++) {
 		struct ldr_node *kid = node_new(img->delay_imports[i].dll, node);
 		kid->delay = 1;
 		/* the delay-load helper calls LoadLibraryExA(name, NULL, 0) */
-		resolve(c, kid, node->path, 0, NULL, depth + 1);
+		resolve(c, kid, node->path, 0, NULL);
 	}
 	free(dir);
 }
@@ -1019,16 +1124,12 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	}
 	if (ex.forwarder) {
 		const char *dot = strrchr(ex.forwarder, '.');
-		char *dll, *target, *key, *fkey;
+		char *dll, *target, *key;
 		struct ldr_node *fw;
-		int loop = level >= LDR_MAX_FORWARD, lv, ret, found;
-		key = xasprintf("%s|%s", exp_node->path, by_ordinal ? "#" : fname);
-		if (by_ordinal) {
-			free(key);
-			key = xasprintf("%s|#%u", exp_node->path, ordinal);
-		}
-		for (lv = 0; lv < level && !loop; lv++)
-			loop = c->fwd_keys[lv] && !str_icmp(c->fwd_keys[lv], key);
+		int loop, ret;
+		key = by_ordinal ? xasprintf("%s|#%u", exp_node->path, ordinal) : xasprintf("%s|%s", exp_node->path, fname);
+		/* a loop is the same module and symbol again while it is being followed: no depth limit */
+		loop = strlist_has_icase(&c->fwd_keys, key);
 		if (!dot || loop) {
 			char *sym = by_ordinal ? xasprintf("#%u", ordinal) : xstrdup(fname);
 			strlist_push(&exp_node->missing, sym);
@@ -1039,28 +1140,26 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 			free(key);
 			return 0;
 		}
-		c->fwd_keys[level] = key;
+		strlist_push_owned(&c->fwd_keys, key);
 		dll = xstrndup(ex.forwarder, (size_t)(dot - ex.forwarder));
 		target = str_iendswith(dll, ".dll") ? xstrdup(dll) : xasprintf("%s.dll", dll);
 		free(dll);
 		/* reuse a forwarder node for the same DLL under this module */
-		fkey = xasprintf("%p|%s", (void *)exp_node, target);
-		fw = (struct ldr_node *)imap_get(&c->forwarders, fkey, &found);
+		fw = fwd_get(&c->forwarders, exp_node, target);
 		if (!fw) {
 			char *dir = winpath_dirname(exp_node->path);
 			fw = node_new(target, exp_node);
-			imap_put(&c->forwarders, fkey, (uintptr_t)fw);
+			fwd_put(&c->forwarders, exp_node, fw);
 			fw->forwarder = 1;
 			fw->delay = exp_node->delay;
 			resolve(c, fw, exp_node->path, c->res->flags, c->ld->dld_mode == LDR_DLD_TOP ?
-				c->top_dir : dir, 0);
+				c->top_dir : dir);
 			free(dir);
 			/* a module this forwarder brought in needs its own imports snapped */
 			if (fw->path && !fw->dup && fw->outcome == LDR_LOADS)
 				snap_node(c, fw);
 		}
 		free(target);
-		free(fkey);
 		if (!fw->path || fw->outcome != LDR_LOADS) {
 			ret = 0; /* reported by resolve */
 		} else {
@@ -1072,8 +1171,8 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 				ret = find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1);
 			}
 		}
-		c->fwd_keys[level] = NULL;
-		free(key);
+		/* pop this level's key (the list is a stack) */
+		free(c->fwd_keys.v[--c->fwd_keys.n]);
 		return ret;
 	}
 	return 1;
@@ -1113,18 +1212,113 @@ static int tree_has_failure(const struct ldr_result *res)
 	return res->winerror != 0;
 }
 
-int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, struct err *err)
+/* The path given to LoadLibraryExW as the loader opens it (see ldr_dll_name_normalize). */
+static char *root_name_normalize(const char *name)
+{
+	char *n, *r;
+	if (!strncmp(name, "\\\\?\\", 4))
+		return xstrdup(name + 4);
+	n = winpath_normalize(name);
+	if (!winpath_is_absolute(n))
+		return n;
+	r = ldr_dll_name_normalize(n);
+	free(n);
+	return r;
+}
+
+/* What one load mapped, to be committed to the loaded-module list or dropped. */
+struct ldr_pending {
+	struct ldr_module *mods;
+	size_t n;
+};
+
+static void pending_settle(struct loader *ld, struct ldr_pending *p, int commit)
+{
+	size_t i;
+	for (i = 0; i < p->n; i++) {
+		if (commit) {
+			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
+			ld->mods[ld->nmods++] = p->mods[i];
+		} else {
+			free(p->mods[i].base);
+			free(p->mods[i].path);
+			strlist_release(&p->mods[i].order_candidates);
+			free(p->mods[i].order_dll);
+		}
+	}
+	free(p->mods);
+	p->mods = NULL;
+	p->n = 0;
+}
+
+/* The DLL given to LoadLibraryExW by full path: the module already loaded from there, or the file. */
+static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *norm, unsigned flags)
+{
+	struct loader *ld = c->ld;
+	char *dir = winpath_dirname(norm), *p = NULL;
+	int wrong = 0, ok;
+	size_t i;
+	for (i = 0; i < ld->nmods; i++) {
+		if (!str_icmp(ld->mods[i].path, norm)) {
+			probe_add(root, norm, "loaded-module list", "found");
+			root->path = xstrdup(ld->mods[i].path);
+			root->via = "loaded-module list";
+			root->preloaded = 1;
+			root->dup = 1;
+			free(dir);
+			return;
+		}
+	}
+	if (!view_find_file(ld->view, dir, winpath_basename(norm), &p)) {
+		if (view_is_dir(ld->view, norm)) {
+			/* NtOpenFile on a folder: STATUS_FILE_IS_A_DIRECTORY, ERROR_ACCESS_DENIED */
+			probe_add(root, norm, "full path", "a folder, not a file");
+			root->detail = xasprintf("%s is a folder", norm);
+			set_fail(c, root, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
+		} else {
+			probe_add(root, norm, "full path", "not found");
+			set_fail(c, root, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+		}
+		free(dir);
+		return;
+	}
+	ok = candidate_ok(c, root, p, "full path", 1, &wrong);
+	root->via = "full path";
+	if (ok == 1) {
+		map_found(c, root, p, flags);
+	} else {
+		root->path = xstrdup(p);
+		if (ok == -2) {
+			struct ldr_image *im = image_get(ld, p);
+			root->machine = im->img->machine;
+			root->detail = xasprintf("%s is %s, the process is %s", p, pe_machine_name(im->img->machine),
+						 pe_machine_name(ld->machine));
+			set_fail(c, root, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+		} else {
+			set_fail(c, root, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
+		}
+	}
+	free(p);
+	free(dir);
+}
+
+/*
+ * One LoadLibraryExW, without touching the loaded-module list: what it
+ * mapped is handed back in *pend. `order`: how the AddDllDirectory folders
+ * are searched last-added first.
+ */
+static void load_once(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, int order,
+		      struct ldr_pending *pend)
 {
 	struct load_ctx c;
 	struct ldr_node *root;
-	char *norm = winpath_normalize(name);
-	size_t i;
+	char *norm = root_name_normalize(name), *dir = NULL;
 
-	(void)err;
 	memset(res, 0, sizeof(*res));
 	memset(&c, 0, sizeof(c));
 	c.ld = ld;
 	c.res = res;
+	c.user_dirs_order = order;
 	res->flags = flags;
 	root = res->root = node_new(norm, NULL);
 
@@ -1137,74 +1331,68 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
 			res->outcome = LDR_BAD_PARAM;
 			res->leaf = root;
 			free(norm);
-			return 0;
+			return;
 		}
-		resolve(&c, root, NULL, flags, NULL, 0);
+		resolve(&c, root, NULL, flags, NULL);
 	} else {
-		char *dir = winpath_dirname(norm);
-		const char *base = winpath_basename(norm);
-		char *p = NULL;
-		int wrong = 0, seen;
-		c.top_dir = dir;
-		/* the same full path loaded before: the loader hands back that module */
-		i = (size_t)imap_get(&ld->mods_by_path, norm, &seen);
-		if (seen) {
-			probe_add(root, norm, "loaded-module list", "found");
-			root->path = xstrdup(ld->mods[i - 1].path);
-			root->via = "loaded-module list";
-			root->preloaded = 1;
-			root->dup = 1;
-			free(dir);
-			free(norm);
-			return 0;
-		}
-		if (!view_find_file(ld->view, dir, base, &p)) {
-			probe_add(root, norm, "full path", "not found");
-			set_fail(&c, root, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
-		} else {
-			int ok = candidate_ok(&c, root, p, "full path", 1, &wrong);
-			root->via = "full path";
-			if (ok == 1) {
-				map_found(&c, root, p, flags, 0);
-			} else {
-				root->path = xstrdup(p);
-				if (ok == -2) {
-					struct ldr_image *im = image_get(ld, p);
-					root->machine = im->img->machine;
-					root->detail = xasprintf("%s is %s, the process is %s", p,
-								 pe_machine_name(im->img->machine),
-								 pe_machine_name(ld->machine));
-					set_fail(&c, root, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
-				} else {
-					set_fail(&c, root, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
-				}
-			}
-			free(p);
-		}
-		if (!tree_has_failure(res))
-			snap_node(&c, root);
-		c.top_dir = NULL;
-		free(dir);
+		dir = winpath_dirname(norm);
+		c.top_dir = dir; /* what DLL_LOAD_DIR stands for, at every depth */
+		load_by_path(&c, root, norm, flags);
 	}
-	if (!winpath_is_absolute(norm) && !tree_has_failure(res))
+	/* phase two: snap every import, once every module is mapped */
+	if (!tree_has_failure(res))
 		snap_node(&c, root);
+	c.top_dir = NULL;
+	free(dir);
 
-	/* commit or discard what this load mapped */
-	for (i = 0; i < c.nnew; i++) {
-		if (!res->winerror) {
-			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
-			ld->mods[ld->nmods++] = c.newmods[i];
-			imap_put(&ld->mods_by_base, c.newmods[i].base, ld->nmods);
-			imap_put(&ld->mods_by_path, c.newmods[i].path, ld->nmods);
-		} else {
-			free(c.newmods[i].base);
-			free(c.newmods[i].path);
+	pend->mods = c.newmods;
+	pend->n = c.nnew;
+	strlist_release(&c.delay_seen);
+	strlist_release(&c.fwd_keys);
+	free(c.forwarders.v);
+	free(norm);
+}
+
+int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, struct err *err)
+{
+	(void)err;
+	/*
+	 * Microsoft documents no order among AddDllDirectory folders: when two
+	 * hold a DLL this load needs, evaluate it again in other orders — last
+	 * added first (Wine's), then each folder first in turn (so every copy
+	 * of a name wins once) — and say whether the verdict depends on it. The
+	 * process state follows the order the folders were added in.
+	 */
+	struct ldr_pending pend = { NULL, 0 };
+	int order;
+	load_once(ld, name, flags, res, 0, &pend);
+	for (order = -1; res->order_ambiguous && !res->order_dependent && order < (int)ld->user_dirs.n; order++) {
+		struct ldr_pending alt_pend = { NULL, 0 };
+		struct ldr_result alt;
+		if (order == 0 || (order == 1 && ld->user_dirs.n == 2))
+			continue; /* the first load's order; for two folders rotation 1 is the reverse */
+		load_once(ld, name, flags, &alt, order, &alt_pend);
+		pending_settle(ld, &alt_pend, 0);
+		if (alt.winerror != res->winerror || (alt.winerror && alt.outcome != res->outcome)) {
+			res->order_dependent = 1;
+			res->alt_winerror = alt.winerror;
+			res->alt_outcome = alt.outcome;
+		}
+		ldr_result_release(&alt);
+	}
+	if (res->order_dependent) {
+		size_t i;
+		const struct ldr_node *an = res->ambiguous_node;
+		for (i = 0; i < pend.n; i++) {
+			pend.mods[i].order_dependent = 1;
+			pend.mods[i].alt_winerror = res->alt_winerror;
+			pend.mods[i].alt_outcome = res->alt_outcome;
+			if (an)
+				strlist_copy(&pend.mods[i].order_candidates, &an->order_candidates);
+			pend.mods[i].order_dll = xstrdup(an ? an->name : "a DLL");
 		}
 	}
-	free(c.newmods);
-	imap_release(&c.new_by_base);
-	imap_release(&c.delay_seen);
-	imap_release(&c.forwarders);
-	free(norm);
+	/* a failed load leaves nothing loaded */
+	pending_settle(ld, &pend, !res->winerror);
 	return 0;
 }

@@ -38,6 +38,7 @@
 #define WINERR_INVALID_ORDINAL 182
 #define WINERR_BAD_EXE_FORMAT 193
 #define WINERR_INVALID_PARAMETER 87
+#define WINERR_ACCESS_DENIED 5
 
 enum ldr_outcome {
 	LDR_LOADS = 0,
@@ -47,7 +48,9 @@ enum ldr_outcome {
 	LDR_BAD_ARCH,        /* 193: the module, or the only candidates for a dependency, of another machine */
 	LDR_UNREADABLE,      /* 193: empty, not PE, corrupt, cannot be read */
 	LDR_BAD_PARAM,       /* 87: DLL_LOAD_DIR with a relative name */
+	LDR_NOT_A_FILE,      /* 5: the path names a folder (torch's glob matches folders named *.dll) */
 };
+#define LDR_OUTCOME_LAST LDR_NOT_A_FILE /* every failure outcome is LDR_MISSING_DLL..LDR_OUTCOME_LAST */
 
 /* "loads", "missing-dll", ... as in docs/report-json.md. */
 const char *ldr_outcome_name(enum ldr_outcome o);
@@ -76,6 +79,8 @@ struct ldr_node {
 	int assumed;         /* a Windows system DLL assumed present (the view has no System32) */
 	struct strlist missing;  /* symbols the parent imports that this module lacks ("name" or "#ord") */
 	struct strlist shadowed; /* same-name files later on the search path (Windows paths) */
+	struct strlist order_candidates; /* same-name files in two AddDllDirectory folders, whose order
+					    Windows leaves unspecified (this node's path first) */
 	struct ldr_probe *probes;
 	size_t nprobes, aprobes;
 	struct ldr_node **kids;
@@ -97,6 +102,18 @@ struct ldr_result {
 	struct ldr_warning *warnings; /* delay-load problems */
 	size_t nwarnings, awarnings;
 	unsigned flags;        /* the flags this load used */
+	/*
+	 * Two AddDllDirectory folders hold a DLL this load needs and Microsoft
+	 * leaves their search order unspecified: the load was also evaluated
+	 * with those folders in the opposite order. `order_dependent` is set
+	 * when that gives another verdict (alt_winerror / alt_outcome); the
+	 * fields above are the verdict in the order the folders were added.
+	 */
+	int order_ambiguous;   /* some DLL had candidates in two user folders */
+	int order_dependent;   /* ... and the verdict depends on which one Windows takes */
+	int alt_winerror;
+	enum ldr_outcome alt_outcome;
+	struct ldr_node *ambiguous_node; /* the first node with order_candidates */
 };
 
 /* Which directory LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR means below the first level: the one switch. */
@@ -156,6 +173,13 @@ int loader_is_loaded(const struct loader *ld, const char *base);
 const char *loader_file_version(struct loader *ld, const char *win_path);
 
 void ldr_result_release(struct ldr_result *res);
+
+/*
+ * The file name the loader searches for an imported or requested DLL name:
+ * ".dll" appended when the last component has none, '/' as '\\', trailing
+ * dots and spaces dropped; a "\\?\\" name taken literally. Caller frees.
+ */
+char *ldr_dll_name_normalize(const char *name);
 
 /* The names from the root to `node` ("fbgemm.dll", "libomp140.x86_64.dll"). */
 void ldr_node_chain(const struct ldr_node *node, struct strlist *out);

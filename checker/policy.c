@@ -5,7 +5,7 @@
  * emulated process resolves for that name — python.exe's own imports first,
  * then torch's ctypes probe of vcruntime140/msvcp140/vcruntime140_1, then
  * torch\lib\*.dll in load order. The first resolution is the one in the
- * loaded-module list that every later import by that name gets (FACTS §4),
+ * loaded-module list that every later import by that name gets (docs/loader.md §5.2),
  * so an app-local msvcp140.dll next to python.exe beats System32's, as on
  * Windows.
  *

@@ -141,6 +141,16 @@ static char *fix_for_missing(const char *leaf, const char *arch)
 			 leaf);
 }
 
+/* Whether the search for `leaf` skipped a relative PATH entry (it depends on the current directory). */
+static int unsearched(const struct ldr_node *leaf)
+{
+	size_t i;
+	for (i = 0; leaf && i < leaf->nprobes; i++)
+		if (strstr(leaf->probes[i].result, "relative PATH entry"))
+			return 1;
+	return 0;
+}
+
 static const char *leaf_label(const struct ldr_node *leaf)
 {
 	return leaf->parent ? leaf->name : winpath_basename(leaf->name);
@@ -156,6 +166,7 @@ static enum rule_id failure_rule(enum ldr_outcome o)
 	case LDR_BAD_ARCH: return RULE_BAD_ARCH;
 	case LDR_UNREADABLE: return RULE_UNREADABLE;
 	case LDR_BAD_PARAM: return RULE_INVALID_PARAMETER;
+	case LDR_NOT_A_FILE: return RULE_NOT_A_FILE;
 	case LDR_LOADS:
 	case LDR_MISSING_DLL:
 		break;
@@ -174,8 +185,12 @@ static void binary_failure(struct findings *out, const struct torch_run *run, co
 	case LDR_MISSING_DLL:
 		title = xasprintf("%s cannot load: %s is missing", bin, lname);
 		msg = xasprintf("WinError 126: %s (chain %s) is found nowhere on the search path; %zu places "
-				"were searched.",
-				lname, chain, leaf ? leaf->nprobes : 0);
+				"were searched.%s",
+				lname, chain, leaf ? leaf->nprobes : 0,
+				unsearched(leaf) ? " A relative PATH entry was not searched: it depends on the current "
+						   "directory, and if the process starts where that folder holds the "
+						   "DLL, Windows finds it there."
+						 : "");
 		fix = fix_for_missing(lname, arch);
 		break;
 	case LDR_MISSING_ENTRY:
@@ -202,6 +217,21 @@ static void binary_failure(struct findings *out, const struct torch_run *run, co
 				"quarantine leaves)",
 				lname);
 		break;
+	case LDR_NOT_A_FILE:
+		if (!leaf || !leaf->parent) {
+			title = xasprintf("%s is a folder, not a DLL", bin);
+			msg = xasprintf("WinError %d: torch's glob(\"*.dll\") matches folders too, and LoadLibraryExW "
+					"cannot open a folder.",
+					b->winerror);
+			fix = xasprintf("remove or rename the folder %s", b->path);
+		} else {
+			title = xasprintf("%s cannot load: a folder named %s is on the search path", bin, lname);
+			msg = xasprintf("WinError %d: the search for %s (chain %s) stops at the folder %s, which the "
+					"loader cannot open as a DLL.",
+					b->winerror, lname, chain, leaf->path ? leaf->path : "?");
+			fix = xasprintf("remove or rename the folder %s", leaf->path ? leaf->path : lname);
+		}
+		break;
 	default:
 		title = xasprintf("%s cannot load (WinError %d)", bin, b->winerror);
 		msg = xasprintf("WinError %d: %s", b->winerror, winerror_text(b->winerror));
@@ -217,6 +247,53 @@ static void binary_failure(struct findings *out, const struct torch_run *run, co
 	free(msg);
 	free(fix);
 	free(chain);
+}
+
+/* "it loads" / "it fails with WinError 127 (missing-entry-point)". Caller frees. */
+static char *verdict_text(int winerror, enum ldr_outcome o)
+{
+	if (!winerror)
+		return xstrdup("it loads");
+	return xasprintf("it fails with WinError %d (%s)", winerror, ldr_outcome_name(o));
+}
+
+/* The DLL two AddDllDirectory folders both hold (the node may be a module loaded because of it). */
+static const char *ambiguous_dll(const struct ldr_node *an)
+{
+	if (an && an->order_candidates.n)
+		return winpath_basename(an->order_candidates.v[0]);
+	return an ? an->name : "a DLL";
+}
+
+/*
+ * A binary whose verdict depends on the unspecified order of two
+ * AddDllDirectory folders: both outcomes and both candidates, no guess.
+ */
+static void order_dependent_finding(struct findings *out, const struct torch_run *run, const struct torch_binary *b)
+{
+	const struct ldr_node *an = b->res.ambiguous_node;
+	const char *bin = winpath_basename(b->path), *dll = ambiguous_dll(an);
+	struct strbuf sb = STRBUF_INIT;
+	char *title, *msg, *fix, *first, *other;
+	size_t k;
+	for (k = 0; an && k < an->order_candidates.n; k++)
+		strbuf_addf(&sb, "%s%s", k ? " and " : "", an->order_candidates.v[k]);
+	title = xasprintf("%s: whether it loads depends on which copy of %s Windows takes", bin, dll);
+	msg = xasprintf("%s is in two folders torch adds with AddDllDirectory (%s), and Microsoft leaves the "
+			"search order of such folders unspecified. In the order they were added %s; in the "
+			"other order %s.",
+			dll, strbuf_str(&sb), first = verdict_text(b->res.winerror, b->res.outcome),
+			other = verdict_text(b->res.alt_winerror, b->res.alt_outcome));
+	free(first);
+	free(other);
+	fix = xasprintf("keep one copy of %s in torch's dll_paths folders (remove the one that does not fit)", dll);
+	finding_add(out, RULE_ORDER_DEPENDENT, SEV_DEFAULT,
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = run->torch_dir,
+					    .binary = b->path, .leaf = dll, .chain = an, .probes = an });
+	free(title);
+	free(msg);
+	free(fix);
+	strbuf_release(&sb);
 }
 
 /* Nodes found through PATH in a tree (what a loads-via-path binary depends on). */
@@ -240,8 +317,10 @@ static void collect_shadows(struct findings *out, struct loader *ld, const struc
 		for (i = 0; i < n->shadowed.n; i++) {
 			const char *lv = loader_file_version(ld, n->shadowed.v[i]);
 			if (lv && (!wv || result_version_cmp(lv, wv) > 0)) {
-				char *title = xasprintf("%s: the copy that loads (%s) is older than %s", n->name,
-							wv ? wv : "no version", lv);
+				/* without a version resource the winner's age is unknown, not "older" */
+				char *title = wv ? xasprintf("%s: the copy that loads (%s) is older than %s", n->name, wv, lv)
+						 : xasprintf("%s: the copy that loads has no version; it shadows %s", n->name,
+							     lv);
 				char *msg = xasprintf("%s (file version %s) is found first on the search path (%s) and "
 						      "wins over %s (file version %s).",
 						      n->path, wv ? wv : "unknown", n->via ? n->via : "?",
@@ -301,6 +380,44 @@ static void delay_warnings(struct findings *out, const struct torch_run *run, co
 	}
 }
 
+/*
+ * PATH entries the loader does not use as the user may think: a quoted one
+ * (the loader takes the quotes literally; only cmd.exe strips them) and a
+ * relative one (resolved against the current directory, unknown here).
+ */
+static void path_entry_findings(struct findings *out, const struct torch_run *run)
+{
+	const char *p = run->saved_path;
+	while (p && *p) {
+		const char *semi = strchr(p, ';');
+		char *e = semi ? xstrndup(p, (size_t)(semi - p)) : xstrdup(p);
+		if (*e && strchr(e, '"')) {
+			char *title = xasprintf("PATH entry %s is quoted: the DLL loader never searches it", e);
+			finding_add(out, RULE_PATH_ENTRY, SEV_WARNING,
+				    &(struct finding_spec){
+					    .title = title,
+					    .message = "LoadLibrary takes PATH entries literally; the quotes become part "
+						       "of the folder name, so no DLL is ever found there (cmd.exe strips "
+						       "quotes, the loader does not).",
+					    .fix = "remove the quotes from the PATH entry", .install = run->torch_dir });
+			free(title);
+		} else if (*e && !winpath_is_absolute(e)) {
+			char *title = xasprintf("PATH entry %s is relative: not searched by this check", e);
+			finding_add(out, RULE_PATH_ENTRY, SEV_NOTE,
+				    &(struct finding_spec){
+					    .title = title,
+					    .message = "The loader resolves a relative PATH entry against the process's "
+						       "current directory, which a static check does not know: DLLs there "
+						       "were not considered, and whether Windows finds them depends on "
+						       "where python is started.",
+					    .fix = "use a full path in PATH", .install = run->torch_dir });
+			free(title);
+		}
+		free(e);
+		p = semi ? semi + 1 : NULL;
+	}
+}
+
 cJSON *result_add_install(struct result *res, struct view *v, const struct torch_run *run, cJSON *matrix_row)
 {
 	struct findings *out = &res->findings;
@@ -320,6 +437,10 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 	cJSON_AddItemToObject(inst, "python", str_or_null(run->python_exe));
 	cJSON_AddItemToObject(inst, "application_dir", str_or_null(run->app_dir));
 	cJSON_AddItemToObject(inst, "cuda_version", str_or_null(run->cuda_version));
+	cJSON_AddItemToObject(inst, "python_tag", str_or_null(run->python_tag));
+	arr = cJSON_AddArrayToObject(inst, "extension_suffixes");
+	for (i = 0; i < run->ext_suffixes.n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(run->ext_suffixes.v[i]));
 	cJSON_AddStringToObject(inst, "status", "pass");
 	cJSON_AddItemToObject(inst, "matrix_row", matrix_row ? matrix_row : cJSON_CreateNull());
 	arr = cJSON_AddArrayToObject(inst, "dll_paths");
@@ -382,7 +503,21 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 		}
 		cJSON_AddItemToArray(bins, o);
 
-		if (b->winerror) {
+		if (b->res.order_ambiguous) {
+			const struct ldr_node *an = b->res.ambiguous_node;
+			cJSON *od = cJSON_AddObjectToObject(o, "order_dependent");
+			cJSON *cands = cJSON_AddArrayToObject(od, "candidates");
+			size_t k;
+			cJSON_AddStringToObject(od, "dll", ambiguous_dll(an));
+			for (k = 0; an && k < an->order_candidates.n; k++)
+				cJSON_AddItemToArray(cands, cJSON_CreateString(an->order_candidates.v[k]));
+			cJSON_AddBoolToObject(od, "verdict_differs", b->res.order_dependent);
+			cJSON_AddNumberToObject(od, "winerror_other_order", b->res.order_dependent ? b->res.alt_winerror
+												  : b->winerror);
+		}
+		if (b->res.order_dependent) {
+			order_dependent_finding(out, run, b);
+		} else if (b->winerror) {
 			failing++;
 			binary_failure(out, run, b, arch);
 		} else if (b->stage == TORCH_STAGE_PATH_FALLBACK) {
@@ -434,6 +569,7 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 			free(fix);
 		}
 	}
+	path_entry_findings(out, run);
 	/* shadowing anywhere the process resolved a DLL */
 	collect_shadows(out, run->ld, run, run->python_res.root, &seen);
 	for (i = 0; i < 3; i++)

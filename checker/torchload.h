@@ -55,6 +55,12 @@ struct torch_run {
 	char *import_error_text;   /* exactly what Python prints, or NULL */
 	int import_error_winerror;
 	struct loader *ld;         /* the emulated process (versions, sources) */
+	uint16_t machine;          /* the process's machine */
+	char *saved_path;          /* PATH before torch's fallback changed it */
+	char *cfg_version;         /* pyvenv.cfg `version`, or NULL */
+	char *python_tag;          /* "cp311", "cp313t": the interpreter's, or NULL if unknown */
+	int python_debug;          /* a debug build (python311_d.dll): "_d" suffixes */
+	struct strlist ext_suffixes; /* importlib.machinery.EXTENSION_SUFFIXES of that interpreter */
 };
 
 /* Runs the procedure. Fails only on unusable input (no torch\lib, ...). */

@@ -554,6 +554,24 @@ int view_find_file(struct view *v, const char *win_dir, const char *name, char *
 	}
 }
 
+int view_has_dir_entry(struct view *v, const char *win_dir, const char *name)
+{
+	if (v->live) {
+		struct os_stat st;
+		char *p = winpath_join(win_dir, name);
+		os_stat(p, &st);
+		free(p);
+		return st.type == OS_DIR;
+	} else {
+		struct dirent_cache *dc = dir_lookup(v, win_dir);
+		long k;
+		if (!dc || strchr(name, '\\') || strchr(name, '/'))
+			return 0;
+		k = listing_find(&dc->names, name);
+		return k >= 0 && entry_type(dc, (size_t)k) == OS_DIR;
+	}
+}
+
 static int view_type(struct view *v, const char *winpath)
 {
 	struct os_stat st;

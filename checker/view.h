@@ -67,6 +67,9 @@ char *view_win_path(struct view *v, const char *hostpath);
  */
 int view_find_file(struct view *v, const char *win_dir, const char *name, char **win_out);
 
+/* Whether `win_dir` holds a folder called `name` (case-insensitively): what a DLL search that expects a file meets. */
+int view_has_dir_entry(struct view *v, const char *win_dir, const char *name);
+
 /* Whether a Windows path is an existing directory / file. */
 int view_is_dir(struct view *v, const char *winpath);
 int view_is_file(struct view *v, const char *winpath);

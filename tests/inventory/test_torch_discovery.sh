@@ -163,6 +163,28 @@ check_eq "conda: two dist-infos and the version mismatch are noted" \
 check_eq "conda: Library\\bin searched, libiomp5md found with its version" 'libiomp5md.dll Library\bin 5.0.2024.0' \
 	"$(J "$t/conda.json" 'print("|".join("%s %s %s" % (x["name"], x["where"], x["file_version"]) for x in d["runtime_dlls"] if x["where"]=="Library\\bin"))')"
 
+# torch's own packaging (measured on PyPI's win_amd64 wheels 1.7.1 to 2.15.0):
+# PyPI's wheel writes "2.5.1+cpu" into version.py but is named 2.5.1, so its
+# dist-info says 2.5.1 — one install, not a mix. Two different labels are.
+pypi_check() { # pypi_check NAME VERSION_PY DIST_VERSION EXPECTED_NOTES
+	local r2=$t/$1 sp
+	sp=$r2/Python311/Lib/site-packages
+	torch_tree "$sp" "$2" cp311
+	rm -rf "$sp/torch-$2.dist-info"
+	txt "$sp/torch-$3.dist-info/METADATA" "Metadata-Version: 2.1
+Name: torch
+Version: $3
+"
+	"$bin" inventory --root "$r2" --torch 'C:\Python311\Lib\site-packages\torch' --json >"$t/$1.json" 2>"$t/$1.err"
+	check_eq "version.py $2, dist-info $3: $4" "$4" "$(J "$t/$1.json" 'print("|".join(d["installs"][0]["notes"]) or "no notes")')"
+}
+pypi_check pypi 2.5.1+cpu 2.5.1 "no notes"
+pypi_check index 2.5.1+cpu 2.5.1+cpu "no notes"
+pypi_check labels 2.5.1+cpu 2.5.1+cu121 \
+	'torch\version.py says 2.5.1+cpu but C:\Python311\Lib\site-packages\torch-2.5.1+cu121.dist-info\METADATA says 2.5.1+cu121: files of two torch installs are mixed'
+pypi_check public 2.5.1+cpu 2.4.0 \
+	'torch\version.py says 2.5.1+cpu but C:\Python311\Lib\site-packages\torch-2.4.0.dist-info\METADATA says 2.4.0: files of two torch installs are mixed'
+
 run_json "$t/scan.json" --scan "C:\\"
 check_eq "--scan: exit 0 (the symlink loop is not followed)" 0 $?
 check_eq "--scan: all four installs" \

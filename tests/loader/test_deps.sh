@@ -122,6 +122,7 @@ want='NAME NOT FOUND application dir    C:\c\pth\onpath.dll  <- pth.dll
 NAME NOT FOUND System32           C:\Windows\System32\onpath.dll  <- pth.dll
 NAME NOT FOUND 16-bit system dir  C:\Windows\System\onpath.dll  <- pth.dll
 NAME NOT FOUND Windows dir        C:\Windows\onpath.dll  <- pth.dll
+NOTE           current dir        .\onpath.dll  (not searched: the process'"'"'s current directory is not known)  <- pth.dll
 NAME NOT FOUND PATH               C:\x\onpath.dll  <- pth.dll
 SUCCESS        PATH               C:\c\pathdir\onpath.dll  <- pth.dll'
 check_eq "standard search order, in order" "$want" "$got"

@@ -48,6 +48,9 @@ SCENARIOS=(
 	satisfied_by_earlier_load empty_dll userbase_library_bin four_level_chain letter_case
 	non_ascii_dirs conda_env windows_dir_only dependent_load_flags pyd_dll_load_dir_deeper
 	venv_base_library_bin cuda_path_added cuda_path_skipped api_sets known_dll_shadow
+	deep_import_chain forwarder_chain_20 hidden_dot_dll folder_named_dll stale_pyd_tags
+	trailing_dot_import same_dll_two_user_dirs quoted_path_entry relative_path_entry
+	msvcp140_app_local_lacks_symbol dbghelp_app_local_lacks_symbol imports_by_path folder_on_search_path
 )
 
 # ---- helpers ---------------------------------------------------------------
@@ -218,7 +221,7 @@ scn_end() {
 	while IFS= read -r f; do
 		f=${f#"$R"/}
 		pyds+=("C:\\${f//\//\\}")
-	done < <(find "$(host "$TORCH")" -name '*.pyd' | LC_ALL=C sort)
+	done < <(/usr/bin/python3 "$SCN_SRC/cpython_pyds.py" "$(host "$TORCH")" cp311 win_amd64)
 	meta PYDIR "$PYDIR"
 	meta TORCH "$TORCH"
 	meta DLL_PATHS "${dll_paths[@]}"
@@ -529,11 +532,178 @@ scn_known_dll_shadow() {
 	scn_end
 }
 
+# USERBASE_BIN: torch's userbase dll_paths folder in every scenario (%APPDATA%\Python\Library\bin).
+USERBASE_BIN='C:\Users\runner\AppData\Roaming\Python\Library\bin'
+
+scn_deep_import_chain() {
+	scn_begin deep_import_chain "asmjit.dll starts an import chain 70 DLLs deep (chain0 → … → chain69, in the userbase Library\\bin): loads — Windows has no depth limit"
+	python_install
+	extra asmjit.dll --import chain0.dll:chain_0
+	torch_install
+	local i
+	for i in $(seq 0 69); do
+		if [ "$i" -lt 69 ]; then
+			sdll "$(host "$USERBASE_BIN")/chain$i.dll" --import "chain$((i + 1)).dll:chain_$((i + 1))" --export "chain_$i"
+		else
+			sdll "$(host "$USERBASE_BIN")/chain$i.dll" --import KERNEL32.dll:GetLastError --export "chain_$i"
+		fi
+	done
+	scn_end
+}
+
+scn_forwarder_chain_20() {
+	scn_begin forwarder_chain_20 "fbgemm.dll imports fwd0.dll!fwd_sym, forwarded fwd0 → fwd1 → … → fwd19 (20 forwarders, no loop): loads"
+	python_install
+	extra fbgemm.dll --import fwd0.dll:fwd_sym
+	torch_install
+	local i
+	for i in $(seq 0 19); do
+		if [ "$i" -lt 19 ]; then
+			sdll "$(host "$USERBASE_BIN")/fwd$i.dll" --import KERNEL32.dll:GetLastError --export "fwd_sym = fwd$((i + 1)).fwd_sym"
+		else
+			sdll "$(host "$USERBASE_BIN")/fwd$i.dll" --import KERNEL32.dll:GetLastError --export fwd_sym
+		fi
+	done
+	scn_end
+}
+
+scn_hidden_dot_dll() {
+	scn_begin hidden_dot_dll "torch\\lib\\._fbgemm.dll (an AppleDouble file a copy from macOS leaves, not a PE): glob skips dot-files, so it is never loaded"
+	python_install
+	torch_install
+	printf '\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ' >"$(host "$TORCH\\lib")/._fbgemm.dll"
+	head -c 4000 /dev/zero >>"$(host "$TORCH\\lib")/._fbgemm.dll"
+	scn_end
+}
+
+scn_folder_named_dll() {
+	scn_begin folder_named_dll "a folder torch\\lib\\folder.dll\\: glob matches it, torch passes it to LoadLibraryExW: WinError 5"
+	python_install
+	torch_install
+	mkdir -p "$(host "$TORCH\\lib")/folder.dll"
+	scn_end
+}
+
+scn_stale_pyd_tags() {
+	scn_begin stale_pyd_tags "stale _C.cp310-win_amd64.pyd and _C.pyd (both need a missing DLL) beside _C.cp311-win_amd64.pyd, and an untagged _extra.pyd: CPython 3.11 imports _C.cp311 and _extra only"
+	python_install
+	torch_install
+	sdll "$(host "$TORCH")/_C.cp310-win_amd64.pyd" --import KERNEL32.dll:GetLastError \
+		--import python310.dll:PyModule_Create2 --export PyInit__C
+	sdll "$(host "$TORCH")/_C.pyd" --import KERNEL32.dll:GetLastError \
+		--import python310.dll:PyModule_Create2 --export PyInit__C
+	sdll "$(host "$TORCH")/_extra.pyd" --import KERNEL32.dll:GetLastError \
+		--import python311.dll:PyModule_Create2 --export PyInit__extra
+	scn_end
+}
+
+scn_trailing_dot_import() {
+	scn_begin trailing_dot_import "fbgemm.dll imports \"plaindep2.\" (the file plaindep2, no extension) and c10.dll \"spacedep.dll \" (a trailing space): Win32 normalisation drops them, both load"
+	python_install
+	extra fbgemm.dll --import 'plaindep2.:pd2'
+	extra c10.dll --import 'spacedep.dll :sd'
+	torch_install
+	sdll "$(host "$TORCH\\lib")/plaindep2" --name plaindep2 --import KERNEL32.dll:GetLastError --export pd2
+	sdll "$(host "$USERBASE_BIN")/spacedep.dll" --import KERNEL32.dll:GetLastError --export sd
+	scn_end
+}
+
+scn_same_dll_two_user_dirs() {
+	scn_begin same_dll_two_user_dirs "omp_dup.dll in two AddDllDirectory folders (python's Library\\bin with omp_dup_fn, the userbase's without): Microsoft leaves the order unspecified, Wine takes the last added"
+	python_install
+	extra fbgemm.dll --import omp_dup.dll:omp_dup_fn
+	torch_install
+	sdll "$(host "$PYDIR\\Library\\bin")/omp_dup.dll" --import KERNEL32.dll:GetLastError --export omp_dup_fn
+	sdll "$(host "$USERBASE_BIN")/omp_dup.dll" --import KERNEL32.dll:GetLastError --export omp_other_fn
+	scn_end
+}
+
+scn_quoted_path_entry() {
+	scn_begin quoted_path_entry "libomp140.x86_64.dll only in a PATH folder written with quotes (\"C:\\Tools\\omp\"): the loader takes the quotes literally, fbgemm fails even after torch's PATH fallback"
+	python_install
+	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
+	torch_install
+	stand libomp140.x86_64.dll 'C:\Tools\omp' --msvc --export omp_get_max_threads --export omp_get_num_threads
+	PATH_ADD=('"C:\Tools\omp"')
+	scn_end
+}
+
+scn_relative_path_entry() {
+	scn_begin relative_path_entry "libomp140.x86_64.dll only in a relative PATH folder (Tools\\omp): found only when the current directory is C:\\ (Wine's is), not decidable statically"
+	python_install
+	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
+	torch_install
+	stand libomp140.x86_64.dll 'C:\Tools\omp' --msvc --export omp_get_max_threads --export omp_get_num_threads
+	PATH_ADD=('Tools\omp')
+	scn_end
+}
+
+scn_msvcp140_app_local_lacks_symbol() {
+	scn_begin msvcp140_app_local_lacks_symbol "an old msvcp140.dll in torch\\lib without _Mtx_init: the VC probe loads it (USER_DIRS before System32), every C++ DLL then fails with 127 (Wine would substitute its builtin without WINEDLLOVERRIDES)"
+	python_install
+	torch_install
+	sdll "$(host "$TORCH\\lib")/msvcp140.dll" --msvc --export _Thrd_yield --version 14.0.23026.0
+	scn_end
+}
+
+scn_dbghelp_app_local_lacks_symbol() {
+	scn_begin dbghelp_app_local_lacks_symbol "uv.dll imports dbghelp.dll!SymCleanup; torch\\lib's dbghelp.dll has only SymInitialize: 127 (Wine would substitute its builtin)"
+	python_install
+	extra uv.dll --import dbghelp.dll:SymCleanup
+	torch_install
+	sdll "$(host "$TORCH\\lib")/dbghelp.dll" --import KERNEL32.dll:GetLastError --export SymInitialize
+	scn_end
+}
+
+# set_import_name FILE NAME: rewrites the import name PATHDEP_PLACEHOLDER
+# (a stand-in's import of pathdep_placeholder_name_0123456789.dll) to NAME in
+# place: the mingw and llvm tools strip path components from import names,
+# so a DLL importing "sub\\x.dll" or "C:/dir/x.dll" is made this way.
+PATHDEP_PLACEHOLDER=pathdep_placeholder_name_0123456789.dll
+set_import_name() {
+	/usr/bin/python3 - "$1" "$2" "$PATHDEP_PLACEHOLDER" <<'PY'
+import sys
+path, new, old = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode() + b"\0"
+data = open(path, "rb").read()
+assert data.count(old) == 1 and len(new) < len(old), "placeholder import name not found once"
+open(path, "wb").write(data.replace(old, new + b"\0" * (len(old) - len(new))))
+PY
+}
+
+scn_imports_by_path() {
+	scn_begin imports_by_path "fbgemm.dll imports \"sub\\\\rel_dep.dll\" (a relative path: appended to each search folder, found under torch\\lib) and c10.dll \"C:/Windows/tdc_slash_dep.dll\" (a full path with forward slashes): both load"
+	python_install
+	torch_install
+	local L="$TORCH\\lib"
+	sdll "$(host "$L")/fbgemm.dll" --msvc "${CXX[@]}" --import asmjit.dll:asmjit_init \
+		--import libiomp5md.dll:omp_get_num_procs,__kmpc_fork_call --import "$PATHDEP_PLACEHOLDER:rel_fn" \
+		--export fbgemm_gemm
+	set_import_name "$(host "$L")/fbgemm.dll" 'sub\rel_dep.dll'  || return 1
+	sdll "$(host "$L")/c10.dll" --msvc "${CXX[@]}" --import "$PATHDEP_PLACEHOLDER:slash_fn" \
+		--export c10_alloc --export c10_free
+	set_import_name "$(host "$L")/c10.dll" 'C:/Windows/tdc_slash_dep.dll' || return 1
+	sdll "$(host "$L")/sub/rel_dep.dll" --import KERNEL32.dll:GetLastError --export rel_fn
+	stand tdc_slash_dep.dll 'C:\Windows' --import KERNEL32.dll:GetLastError --export slash_fn
+	WINDIR_FILES=(tdc_slash_dep.dll)
+	scn_end
+}
+
+scn_folder_on_search_path() {
+	scn_begin folder_on_search_path "fbgemm.dll imports omp_folder_dep.dll; a folder of that name sits in python.exe's folder (APPLICATION_DIR), the DLL in the userbase Library\\bin (USER_DIRS, later): the search stops at the folder"
+	python_install
+	extra fbgemm.dll --import omp_folder_dep.dll:ofd_fn
+	torch_install
+	mkdir -p "$(host "$PYDIR")/omp_folder_dep.dll"
+	sdll "$(host "$USERBASE_BIN")/omp_folder_dep.dll" --import KERNEL32.dll:GetLastError --export ofd_fn
+	scn_end
+}
+
 # ---- main ----------------------------------------------------------------------
 
 scenarios_key() {
 	{
-		cat "$SCN_SRC/build.sh" "$REPO/tests/lib/fixtures.sh" "$REPO/tests/oracle/torchload_oracle.c"
+		cat "$SCN_SRC/build.sh" "$SCN_SRC/cpython_pyds.py" "$REPO/tests/lib/fixtures.sh" \
+			"$REPO/tests/oracle/torchload_oracle.c"
 		fx_hash
 		wine_prefix_dir
 	} | sha256sum | cut -c1-16

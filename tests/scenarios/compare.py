@@ -40,11 +40,13 @@ WINE_VS_WINDOWS = [
     {
         "id": "W1-dependency-status",
         "wine": "any failure to load a dependency (wrong architecture c000007b, "
-                "0-byte/not-PE c0000020) is turned into STATUS_DLL_NOT_FOUND: "
+                "0-byte/not-PE c0000020, a folder of that name c00000ba) is turned into STATUS_DLL_NOT_FOUND: "
                 "LoadLibrary reports 126 (dlls/ntdll/loader.c import_dll → "
                 "fixup_imports sets STATUS_DLL_NOT_FOUND; its ERR line "
                 "'Loading library X (which is needed by Y) failed (error c000007b)')",
-        "windows": "the dependency's own status propagates: STATUS_INVALID_IMAGE_FORMAT "
+        "windows": "the dependency's own status propagates (NTSTATUS_WIN32 below; a folder: "
+                   "STATUS_FILE_IS_A_DIRECTORY → 5, as Wine itself gives for a folder loaded by "
+                   "path): STATUS_INVALID_IMAGE_FORMAT "
                    "→ ERROR_BAD_EXE_FORMAT 193 (the famous 0xc000007b start-up error "
                    "comes from a dependency, not the exe); since torch only falls back "
                    "to PATH on 126, the error is raised at the 0x1100 attempt",
@@ -107,15 +109,75 @@ WINE_VS_WINDOWS = [
             "https://learn.microsoft.com/en-us/cpp/build/reference/dependentloadflag",
         ],
     },
+    {
+        "id": "W6-builtin-substitution",
+        "wine": "for any DLL name Wine has a builtin of, the builtin is used instead of the file "
+                "the search found (default load order builtin,native), while GetModuleFileName "
+                "still reports the file's path; the file's own exports and imports never matter "
+                "(an old msvcp140.dll in torch\\lib lacking _Mtx_init 'loads')",
+        "windows": "the file the search finds is the module; KnownDLLs alone come from System32 "
+                   "whatever a folder holds. run.sh therefore loads every such file natively "
+                   "(WINEDLLOVERRIDES=<name>=n,b) except KnownDLLs, and lists the names in "
+                   "<scenario>.native; every name overridden must be in `dlls` below",
+        # Every DLL an install can carry app-local that Wine 8 has a builtin of:
+        # the VC++ 2015-2022 runtime (the msvc-runtime wheel's and the
+        # redistributable's files, which conda and app-local installs put
+        # next to python.exe or in Library\bin), the UCRT, dbghelp, and the
+        # KnownDLL ws2_32. None of the torch\lib DLLs of PyPI's torch wheels
+        # 1.7.1-2.15.0 has a Wine builtin (measured).
+        "dlls": ["concrt140.dll", "msvcp140.dll", "msvcp140_1.dll", "msvcp140_2.dll",
+                 "msvcp140_atomic_wait.dll", "vcomp140.dll", "vcruntime140.dll", "vcruntime140_1.dll",
+                 "ucrtbase.dll", "dbghelp.dll",
+                 "ws2_32.dll (a KnownDLL: not overridden, Wine's builtin stands for System32's copy, "
+                 "as on Windows)"],
+        "sources": [
+            "https://wiki.winehq.org/Wine_User%27s_Guide#DLL_Overrides (load order, WINEDLLOVERRIDES)",
+            "https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-search-order",
+        ],
+    },
 ]
 EXC = {e["id"]: e for e in WINE_VS_WINDOWS}
+W6_DLLS = {d.split()[0] for d in EXC["W6-builtin-substitution"]["dlls"]}
+
+# Where Windows itself does not decide (documentation or environment), with
+# what the checker must say instead of a guess.
+WINDOWS_UNDECIDED = [
+    {
+        "id": "U1-add-dll-directory-order",
+        "what": "two AddDllDirectory folders hold the same DLL name: Microsoft: 'If AddDllDirectory "
+                "is used to add more than one directory to the process DLL search path, the order "
+                "in which those directories are searched is unspecified.' Wine takes the last added",
+        "checker": "evaluates the load with each folder first in turn (and last-added first); a "
+                   "verdict that differs is an order-dependent warning naming the candidates, never "
+                   "a confident error or pass",
+        "sources": ["https://learn.microsoft.com/en-us/windows/win32/api/libloaderapi/nf-libloaderapi-adddlldirectory"],
+    },
+    {
+        "id": "U2-relative-path-entry",
+        "what": "a relative PATH entry is resolved against the process's current directory "
+                "(Wine's here is the tree's root, so it finds the DLL); a static check does not "
+                "know where python will be started",
+        "checker": "does not search it and says so (path-entry finding, probe 'not searched')",
+        "sources": ["https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-search-order"],
+    },
+]
+UND = {e["id"]: e for e in WINDOWS_UNDECIDED}
 
 # Binaries whose Windows verdict is undecided by the documentation: the
 # codes and stages accepted (beyond Wine's own), with the exception id.
+ALL_STAGES = {"add_dll_directory", "path_fallback", "cpython"}
 UNDECIDED = {
-    ("dependent_load_flags", b): ("W5-dependent-load-flags", {0, 126}, {"add_dll_directory", "path_fallback", "cpython"})
+    ("dependent_load_flags", b): ("W5-dependent-load-flags", {0, 126}, ALL_STAGES)
     for b in ("fbgemm.dll", "torch_cpu.dll", "torch_python.dll", "_c.cp311-win_amd64.pyd")
 }
+UNDECIDED.update({
+    ("same_dll_two_user_dirs", b): ("U1-add-dll-directory-order", {0, 127}, ALL_STAGES)
+    for b in ("fbgemm.dll", "torch_cpu.dll", "torch_python.dll", "_c.cp311-win_amd64.pyd")
+})
+UNDECIDED.update({
+    ("relative_path_entry", b): ("U2-relative-path-entry", {0, 126}, ALL_STAGES)
+    for b in ("fbgemm.dll", "torch_cpu.dll", "torch_python.dll", "_c.cp311-win_amd64.pyd")
+})
 
 # Findings a scenario must produce beyond what the oracle shows per binary
 # (rule, [substrings the finding's title or message must contain]). The
@@ -124,6 +186,9 @@ UNDECIDED = {
 SCENARIO_FINDINGS = {
     "delay_import_missing": [("delay-load-missing", ["torch_cpu.dll", "cupti64_2024.1.0.dll"])],
     "old_msvcp140_app_local": [("shadowed-dll", ["msvcp140.dll"])],
+    "same_dll_two_user_dirs": [("order-dependent", ["fbgemm.dll", "omp_dup.dll"])],
+    "quoted_path_entry": [("path-entry", ['"c:\\tools\\omp"', "quoted"])],
+    "relative_path_entry": [("path-entry", ["tools\\omp", "relative"])],
 }
 
 STAGES = ("vc_probe", "add_dll_directory", "path_fallback", "cpython")
@@ -191,6 +256,12 @@ def parse_windows(err_path):
 RE_STUB = re.compile(r'No implementation for (.+?\.dll)\.(\S+) imported from L"(.*?)"', re.I)
 RE_FWD = re.compile(r"module not found for forward '([^']+)' used by L\"(.*?)\"")
 RE_FAILED = re.compile(r'Failed to load module L"(.*?)"; status=(c[0-9a-f]+)', re.I)
+# The Win32 error Windows reports for a dependency's NTSTATUS (RtlNtStatusToDosError).
+NTSTATUS_WIN32 = {
+    "c000007b": 193,  # STATUS_INVALID_IMAGE_FORMAT → ERROR_BAD_EXE_FORMAT
+    "c0000020": 193,  # STATUS_INVALID_FILE_FOR_SECTION (0-byte / not a PE) → ERROR_BAD_EXE_FORMAT
+    "c00000ba": 5,    # STATUS_FILE_IS_A_DIRECTORY (a folder named like the DLL) → ERROR_ACCESS_DENIED
+}
 RE_DEPFAIL = re.compile(r'Loading library (\S+) \(which is needed by L"(.*?)"\) failed \(error (c[0-9a-f]+)\)', re.I)
 
 
@@ -341,9 +412,9 @@ def derive(run, scen, root, prefix_c):
         elif r["error"] == 126 and any(st.lower() != "c0000135" for _, _, st in deps):
             dll, importer, st = next(d for d in deps if d[2].lower() != "c0000135")
             v["exceptions"].append("W1-dependency-status")
-            v["code"] = 193
+            v["code"] = NTSTATUS_WIN32.get(st.lower(), 193)
             if r["stage"] == "path_fallback":
-                v["stage"] = "add_dll_directory"  # torch raises: 193 is not 126
+                v["stage"] = "add_dll_directory"  # torch raises: only 126 falls back
             v["leaf"] = dll
         if v["code"] != 0 and v["chain"] is None and v["leaf"]:
             v["chain"] = chain_from_graph(wine_to_host(r["path"], root, prefix_c), v["leaf"],
@@ -354,6 +425,12 @@ def derive(run, scen, root, prefix_c):
             seen = set()
             stack = [wine_to_host(r["path"], root, prefix_c)]
             hit = None
+            own = base(r["path"]).lower()
+            if r["kind"] in ("dll", "pyd") and own in failed:
+                # the binary itself was stub-bound by an earlier load (it
+                # sits inside an earlier failing chain): Windows fails it
+                # the same way when it is loaded by path
+                hit = (own, failed[own])
             while stack and not hit:
                 hp = stack.pop()
                 if not hp or hp in seen:
@@ -372,9 +449,12 @@ def derive(run, scen, root, prefix_c):
                     v["accept_stages"] = {"add_dll_directory", "path_fallback"}
                 if v["stage"] == "path_fallback":
                     v["stage"] = "add_dll_directory"
-                head = chain_from_graph(wine_to_host(r["path"], root, prefix_c), tail[0],
-                                        loaded_by_name, root, prefix_c, imp_cache)
-                v["chain"] = head + tail[1:] if head else None
+                if hit[0] == own:
+                    v["chain"] = tail
+                else:
+                    head = chain_from_graph(wine_to_host(r["path"], root, prefix_c), tail[0],
+                                            loaded_by_name, root, prefix_c, imp_cache)
+                    v["chain"] = head + tail[1:] if head else None
         und = UNDECIDED.get((scen, base(r["path"]).lower()))
         if und:
             v["exceptions"].append(und[0])
@@ -384,8 +464,18 @@ def derive(run, scen, root, prefix_c):
             # Loaded in Wine, failed on Windows: later importers must fail too.
             # (Binaries that failed in Wine as well are searched afresh by
             # both loaders: nothing to correct.)
-            failed.setdefault(base(r["path"]).lower(), (v["code"], v["leaf"], v["symbol"], v["accept"],
-                                                        v["chain"] or [base(r["path"]), v["leaf"]]))
+            chain = v["chain"] or [base(r["path"]), v["leaf"]]
+            failed.setdefault(base(r["path"]).lower(), (v["code"], v["leaf"], v["symbol"], v["accept"], chain))
+            # every module on the failing chain that statically imports the
+            # rest of it fails on Windows too (W3); a forwarder link (W4)
+            # fails only whoever imports the forwarded name
+            static_tail = True
+            for i in range(len(chain) - 2, 0, -1):
+                hp = loaded_by_name.get(chain[i].lower())
+                hp = wine_to_host(hp, root, prefix_c) if hp else None
+                static_tail = static_tail and bool(hp) and chain[i + 1].lower() in pe_imports(hp, imp_cache)
+                if static_tail:
+                    failed.setdefault(chain[i].lower(), (v["code"], v["leaf"], v["symbol"], v["accept"], chain[i:]))
         # What the Wine process really holds now (a failed load in Wine may
         # still leave dependencies loaded; a stub-bound module stays loaded).
         for p in r.get("loaded", []):
@@ -479,7 +569,7 @@ def check_findings(out, s, report, vs, run):
     else:
         out.ok(f"{s}: vc-runtime-probe finding {'present' if has_probe else 'absent'}, as the real probe says")
     for v in vs:
-        if v["kind"] == "dll" and v["code"] == 0 and v["stage"] == "path_fallback":
+        if v["kind"] == "dll" and v["code"] == 0 and not v["accept"] and v["stage"] == "path_fallback":
             b = base(v["path"]).lower()
             if any(f.get("rule") == "loads-via-path" and b in text(f) for f in findings):
                 out.ok(f"{s}: {base(v['path'])}: loads-via-path finding")
@@ -556,6 +646,15 @@ def main():
             out.not_ok(f"{s}: the oracle did not run in this scenario's tree (another run re-pointed T:?)",
                        ["tree:   " + " ".join(on_disk), "oracle: " + " ".join(loaded)])
             continue
+        # W6: every DLL run.sh had Wine load natively is listed in the table.
+        nat = os.path.join(run, s + ".native")
+        if os.path.exists(nat):
+            names = [n.strip() for n in open(nat) if n.strip()]
+            extra = [n for n in names if n not in W6_DLLS]
+            if extra:
+                out.not_ok(f"{s}: Wine builtins overridden but not listed in W6: {' '.join(extra)}")
+            elif names:
+                out.ok(f"{s}: Wine's builtin {' '.join(names)} replaced by the file (W6, listed)")
         report = None
         if have_check:
             cj = os.path.join(run, s + ".check.json")

@@ -45,6 +45,9 @@ echo "$have_check" >"$RUN/HAVE_CHECK"
 # to_wine WINPATH: C:\x → T:\x, except the real Windows folder.
 # shellcheck disable=SC1003  # the backslashes are literal Windows paths
 to_wine() {
+	case $1 in
+	'"'*'"') echo "\"$(to_wine "${1:1:${#1}-2}")\"" && return ;;
+	esac
 	case ${1,,} in
 	'c:\windows' | 'c:\windows\'*) echo "$1" ;;
 	[c]:*) echo "T:${1:2}" ;;
@@ -57,6 +60,15 @@ z_path() {
 	local p=$1
 	echo "Z:${p//\//\\}"
 }
+
+# Wine's builtin DLLs (PE side) and Windows 10/11's KnownDLLs (as loader.c's built-in list).
+WINE_BUILTINS=$(dirname "$(readlink -f "$(command -v wine)")")/../lib/x86_64-linux-gnu/wine/x86_64-windows
+[ -d "$WINE_BUILTINS" ] || WINE_BUILTINS=/usr/lib/x86_64-linux-gnu/wine/x86_64-windows
+KNOWN_DLLS="advapi32.dll clbcatq.dll combase.dll comdlg32.dll coml2.dll difxapi.dll gdi32.dll gdiplus.dll
+imagehlp.dll imm32.dll kernel32.dll msctf.dll msvcrt.dll normaliz.dll nsi.dll ole32.dll oleaut32.dll psapi.dll
+rpcrt4.dll sechost.dll setupapi.dll shcore.dll shell32.dll shlwapi.dll user32.dll wldap32.dll wow64.dll
+wow64win.dll ws2_32.dll ntdll.dll kernelbase.dll"
+KNOWN_DLLS=${KNOWN_DLLS//$'\n'/ } # one line
 
 wine_lock "$PFX"
 # Older versions of this script (still in other worktrees) locked this file:
@@ -84,6 +96,22 @@ for s in "${LIST[@]}"; do
 	for p in "${PATH_ADD[@]}"; do winepath+="${winepath:+;}$(to_wine "$p")"; done
 	ovr=$WINE_BOOT_OVERRIDES
 	for o in "${WINE_OVR[@]}"; do ovr+=";$o"; done
+	# Wine prefers its builtin to a DLL file of the same name (msvcp140,
+	# dbghelp, ws2_32, ...: any name it has a builtin for), yet reports the
+	# file's path. The scenario means the file: load it (n,b) — except
+	# KnownDLLs, which Windows takes from System32 whatever the folder holds,
+	# as Wine's builtin stands for. compare.py checks that every name
+	# overridden here is listed in WINE_VS_WINDOWS (W6).
+	: >"$RUN/$s.native"
+	while IFS= read -r f; do
+		n=$(basename "$f")
+		n=${n,,}
+		[ -f "$WINE_BUILTINS/$n" ] || continue
+		case " $KNOWN_DLLS " in *" $n "*) continue ;; esac
+		grep -qxF "$n" "$RUN/$s.native" && continue
+		echo "$n" >>"$RUN/$s.native"
+		ovr+=";${n%.dll}=n,b"
+	done < <(find "$D/$s/root" -path "$D/$s/root/Windows" -prune -o -type f -iname '*.dll' -print)
 	rm -f "$RUN/$s.oracle.jsonl"
 	(
 		cd "$D/$s/root" || exit 1

@@ -163,12 +163,84 @@ static void test_every_wine_dll_loads_or_fails_cleanly(void)
 	view_free(v);
 }
 
+static void test_names_as_windows_normalises_them(void)
+{
+	char *n;
+#define NORM(in, want)                        \
+	do {                                  \
+		n = ldr_dll_name_normalize(in); \
+		CHECK_STR(n, want);             \
+		free(n);                        \
+	} while (0)
+	NORM("plaindep2.", "plaindep2");       /* trailing '.': no ".dll", then dropped */
+	NORM("foo", "foo.dll");
+	NORM("dep.dll  ", "dep.dll");          /* trailing spaces */
+	NORM("x.dll. . ", "x.dll");
+	NORM("foo ", "foo .dll");              /* no '.': ".dll" comes first */
+	NORM("sub/dir/c.dll", "sub\\dir\\c.dll");
+	NORM("\\\\?\\C:\\x\\y.dll.", "C:\\x\\y.dll."); /* \\?\\ skips normalisation */
+#undef NORM
+}
+
+static void test_paths_folders_and_path_entries(void)
+{
+	struct view *v;
+	struct loader *ld = open_loader(&v, PE_MACHINE_AMD64);
+	struct ldr_result r;
+	size_t i;
+	int quoted = 0, relative = 0;
+	char *folder = xasprintf("%s/folder.dll", root);
+	if (!ld || mkdir(folder, 0755)) {
+		free(folder);
+		return;
+	}
+	CHECK_INT(loader_load(ld, "C:/Windows/System32/version.dll", 0x1100, &r, NULL), 0);
+	CHECK_INT(r.winerror, 0);
+	ldr_result_release(&r);
+	CHECK_INT(loader_load(ld, "\\\\?\\C:\\Windows\\System32\\winmm.dll", 0x1100, &r, NULL), 0);
+	CHECK_INT(r.winerror, 0);
+	ldr_result_release(&r);
+	CHECK_INT(loader_load(ld, "C:\\Windows\\System32\\msimg32.dll. ", 0x1100, &r, NULL), 0);
+	CHECK_INT(r.winerror, 0);
+	ldr_result_release(&r);
+	/* a folder where a DLL is expected: STATUS_FILE_IS_A_DIRECTORY, WinError 5 ("C:\\Windows" would
+	   be "C:\\Windows.dll": a name without an extension gets one, with a path too) */
+	CHECK_INT(loader_load(ld, "C:\\Windows", 0x1100, &r, NULL), 0);
+	CHECK_INT(r.winerror, 126);
+	ldr_result_release(&r);
+	CHECK_INT(loader_load(ld, "C:\\folder.dll", 0x1100, &r, NULL), 0);
+	CHECK_INT(r.winerror, 5);
+	CHECK_INT(r.outcome, LDR_NOT_A_FILE);
+	CHECK_STR(ldr_outcome_name(r.outcome), "not-a-file");
+	ldr_result_release(&r);
+	/* PATH taken literally: a quoted entry names no folder, a relative one is not searched */
+	view_setenv(v, "PATH", "\"C:\\Windows\\System32\";relative\\dir;;C:\\Nowhere");
+	CHECK_INT(loader_load(ld, "tdc_absent_anywhere.dll", 0, &r, NULL), 0);
+	CHECK_INT(r.winerror, 126);
+	for (i = 0; r.root && i < r.root->nprobes; i++) {
+		const struct ldr_probe *p = &r.root->probes[i];
+		if (strcmp(p->step, "PATH"))
+			continue;
+		quoted += strstr(p->path, "\"C:\\Windows\\System32\"") && strstr(p->result, "quoted") != NULL;
+		relative += strstr(p->result, "not searched: a relative PATH entry") != NULL;
+	}
+	CHECK_INT(quoted, 1);
+	CHECK_INT(relative, 1);
+	ldr_result_release(&r);
+	loader_free(ld);
+	view_free(v);
+	rmdir(folder);
+	free(folder);
+}
+
 int main(void)
 {
 	if (make_root()) {
 		printf("ok - tests/unit/test_loader.c: skipped (no Wine PE directory)\n");
 		return 0;
 	}
+	RUN(test_names_as_windows_normalises_them);
+	RUN(test_paths_folders_and_path_entries);
 	RUN(test_bare_names_and_process_state);
 	RUN(test_wrong_machine_is_193);
 	RUN(test_every_wine_dll_loads_or_fails_cleanly);

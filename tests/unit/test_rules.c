@@ -74,14 +74,14 @@ static void test_every_load_failure_outcome_is_a_rule(void)
 	enum ldr_outcome o;
 	enum rule_id id;
 	size_t n = 0, i;
-	for (o = LDR_MISSING_DLL; o <= LDR_BAD_PARAM; o++) {
+	for (o = LDR_MISSING_DLL; o <= LDR_OUTCOME_LAST; o++) {
 		CHECK_INT(rule_find(ldr_outcome_name(o), &id), 0);
 		if (!rule_find(ldr_outcome_name(o), &id))
 			CHECK_INT(rule_get(id)->source, RULE_SRC_LOAD_FAILURE);
 	}
 	for (i = 0; i < RULE_COUNT; i++)
 		n += rule_get((enum rule_id)i)->source == RULE_SRC_LOAD_FAILURE;
-	CHECK_INT(n, LDR_BAD_PARAM - LDR_MISSING_DLL + 1);
+	CHECK_INT(n, LDR_OUTCOME_LAST - LDR_MISSING_DLL + 1);
 }
 
 /* docs/rules.md as the table writes it. */
