@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "strbuf.h"
+#include "text.h"
+#include "utf.h"
 
 struct tp {
 	const char *buf;
@@ -218,27 +220,7 @@ static int expect_eol(struct tp *p, const char *after)
 
 static int is_bare(int c)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-	       c == '-';
-}
-
-static void add_utf8(struct strbuf *sb, uint32_t cp)
-{
-	if (cp < 0x80) {
-		strbuf_addch(sb, (int)cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, 0xc0 | (int)(cp >> 6));
-		strbuf_addch(sb, 0x80 | (int)(cp & 0x3f));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, 0xe0 | (int)(cp >> 12));
-		strbuf_addch(sb, 0x80 | (int)((cp >> 6) & 0x3f));
-		strbuf_addch(sb, 0x80 | (int)(cp & 0x3f));
-	} else {
-		strbuf_addch(sb, 0xf0 | (int)(cp >> 18));
-		strbuf_addch(sb, 0x80 | (int)((cp >> 12) & 0x3f));
-		strbuf_addch(sb, 0x80 | (int)((cp >> 6) & 0x3f));
-		strbuf_addch(sb, 0x80 | (int)(cp & 0x3f));
-	}
+	return ascii_isalnum(c) || c == '_' || c == '-';
 }
 
 static int parse_escape(struct tp *p, struct strbuf *sb)
@@ -272,7 +254,7 @@ static int parse_escape(struct tp *p, struct strbuf *sb)
 	if (n) {
 		if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 			return tp_error(p, line, col, "escape is not a Unicode scalar value");
-		add_utf8(sb, cp);
+		utf8_put(sb, cp);
 	}
 	return 0;
 }
@@ -420,6 +402,17 @@ static int parse_key(struct tp *p, struct strlist *parts)
 
 static int parse_value(struct tp *p, struct toml **out);
 
+/* At the end of the input inside an array or inline table: the error, at its opening bracket. */
+static int array_unterminated(struct tp *p, const struct toml *a)
+{
+	return peek(p) == -1 ? tp_error(p, a->line, a->col, "unterminated array (missing ']')") : 0;
+}
+
+static int inline_table_unterminated(struct tp *p, const struct toml *t)
+{
+	return peek(p) == -1 ? tp_error(p, t->line, t->col, "unterminated inline table (missing '}')") : 0;
+}
+
 static int parse_array(struct tp *p, struct toml **out)
 {
 	struct toml *a = node_new(p, TOML_ARRAY, p->line, p->col);
@@ -429,7 +422,7 @@ static int parse_array(struct tp *p, struct toml **out)
 	advance(p); /* [ */
 	for (;;) {
 		struct toml *v;
-		if (skip_blank(p))
+		if (skip_blank(p) || array_unterminated(p, a))
 			goto fail;
 		if (peek(p) == ']') {
 			advance(p);
@@ -439,7 +432,7 @@ static int parse_array(struct tp *p, struct toml **out)
 			goto fail;
 		ALLOC_GROW(a->items, a->n_items + 1, a->alloc_items);
 		a->items[a->n_items++] = v;
-		if (skip_blank(p))
+		if (skip_blank(p) || array_unterminated(p, a))
 			goto fail;
 		if (peek(p) == ',') {
 			advance(p);
@@ -473,7 +466,7 @@ static int parse_inline_table(struct tp *p, struct toml **out)
 		struct strlist key = STRLIST_INIT;
 		struct toml *v;
 		unsigned kl, kc;
-		if (skip_blank(p))
+		if (skip_blank(p) || inline_table_unterminated(p, t))
 			goto fail;
 		if (peek(p) == '}' && first) {
 			advance(p);
@@ -503,7 +496,7 @@ static int parse_inline_table(struct tp *p, struct toml **out)
 			goto fail;
 		}
 		strlist_release(&key);
-		if (skip_blank(p))
+		if (skip_blank(p) || inline_table_unterminated(p, t))
 			goto fail;
 		if (peek(p) == ',') {
 			advance(p);
@@ -728,6 +721,55 @@ static int open_table(struct tp *p, struct strlist *key, int aot, unsigned line,
 	return 0;
 }
 
+/* A [table] or [[array of tables]] header line; *cur receives the table that follows it. */
+static int header_line(struct tp *p, struct toml **cur)
+{
+	struct strlist key = STRLIST_INIT;
+	unsigned line = p->line, col = p->col;
+	int aot = peek_at(p, 1) == '[', rc;
+	advance(p);
+	if (aot)
+		advance(p);
+	if (parse_key(p, &key)) {
+		strlist_release(&key);
+		return -1;
+	}
+	if (peek(p) != ']' || (aot && peek_at(p, 1) != ']')) {
+		strlist_release(&key);
+		return tp_error(p, p->line, p->col, "expected '%s' to close the table header", aot ? "]]" : "]");
+	}
+	advance(p);
+	if (aot)
+		advance(p);
+	rc = open_table(p, &key, aot, line, col, cur);
+	strlist_release(&key);
+	return rc ? -1 : expect_eol(p, "a table header");
+}
+
+/* A `key = value` line into table cur. */
+static int keyval_line(struct tp *p, struct toml *cur)
+{
+	struct strlist key = STRLIST_INIT;
+	unsigned line = p->line, col = p->col;
+	struct toml *v;
+	int rc = -1;
+	if (parse_key(p, &key))
+		goto out;
+	skip_ws(p);
+	if (peek(p) != '=') {
+		tp_error(p, p->line, p->col, "expected '=' after a key");
+		goto out;
+	}
+	advance(p);
+	skip_ws(p);
+	if (parse_value(p, &v) || assign(p, cur, &key, v, line, col))
+		goto out;
+	rc = 0;
+out:
+	strlist_release(&key);
+	return rc ? -1 : expect_eol(p, "a value");
+}
+
 int toml_parse(struct toml_doc *doc, const char *buf, size_t len, struct err *err)
 {
 	struct tp p;
@@ -748,68 +790,14 @@ int toml_parse(struct toml_doc *doc, const char *buf, size_t len, struct err *er
 	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
 		p.pos = 3;
 	for (;;) {
-		unsigned line, col;
-		struct strlist key = STRLIST_INIT;
 		int c;
 		if (skip_blank(&p))
 			goto fail;
 		c = peek(&p);
 		if (c == -1)
 			break;
-		line = p.line;
-		col = p.col;
-		if (c == '[') {
-			int aot = peek_at(&p, 1) == '[';
-			advance(&p);
-			if (aot)
-				advance(&p);
-			if (parse_key(&p, &key)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			if (peek(&p) != ']' || (aot && peek_at(&p, 1) != ']')) {
-				strlist_release(&key);
-				tp_error(&p, p.line, p.col, "expected '%s' to close the table header", aot ? "]]" : "]");
-				goto fail;
-			}
-			advance(&p);
-			if (aot)
-				advance(&p);
-			if (open_table(&p, &key, aot, line, col, &cur)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			strlist_release(&key);
-			if (expect_eol(&p, "a table header"))
-				goto fail;
-			continue;
-		}
-		{
-			struct toml *v;
-			if (parse_key(&p, &key)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			skip_ws(&p);
-			if (peek(&p) != '=') {
-				strlist_release(&key);
-				tp_error(&p, p.line, p.col, "expected '=' after a key");
-				goto fail;
-			}
-			advance(&p);
-			skip_ws(&p);
-			if (parse_value(&p, &v)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			if (assign(&p, cur, &key, v, line, col)) {
-				strlist_release(&key);
-				goto fail;
-			}
-			strlist_release(&key);
-			if (expect_eol(&p, "a value"))
-				goto fail;
-		}
+		if (c == '[' ? header_line(&p, &cur) : keyval_line(&p, cur))
+			goto fail;
 	}
 	return 0;
 fail:

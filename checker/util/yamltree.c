@@ -221,6 +221,11 @@ struct ynode *ytree_parse(const unsigned char *data, size_t len, const struct yt
 				failed = 1;
 				break;
 			}
+			if ((o->flags & YT_REFUSE_NUL) && memchr(ev.data.scalar.value, '\0', ev.data.scalar.length)) {
+				yt_fail(e, line, col, "NUL characters (\\0) are not allowed in %s", o->in);
+				failed = 1;
+				break;
+			}
 			y = ynode_new(Y_SCALAR, ev.start_mark);
 			y->s = xstrndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
 			y->len = ev.data.scalar.length;

@@ -16,7 +16,8 @@
  *     in one list (or keys + values in one mapping: callers that check keys
  *     pairwise stay bounded) are refused at their position, and so are
  *     aliases (there is nothing to expand: no alias bombs), and with the
- *     flags anchors, tags other than !!str and a second document.
+ *     flags anchors, tags other than !!str, a second document and "\0"
+ *     escapes in scalars.
  *
  * Messages name the document kind the caller gives ("a matrix", "a pin
  * file"), so users read one vocabulary.
@@ -44,6 +45,7 @@ enum ytree_flags {
 	YT_REFUSE_ANCHORS = 1,  /* &name is an error (else ignored; aliases are always refused) */
 	YT_REFUSE_TAGS = 2,     /* a tag other than !!str is an error (else ignored) */
 	YT_ONE_DOCUMENT = 4,    /* a second document is an error (else it ends the tree, unread) */
+	YT_REFUSE_NUL = 8,      /* a "\0" escape in a scalar is an error (else the text is cut there) */
 };
 
 struct ytree_opts {

@@ -140,7 +140,11 @@ tok=$(tree ok251 wrap_ok)
 # ---- missing for one architecture only (Wine's real registry: x64 14.40, x86 14.38, arm64 Installed=0) ----
 RTKEY='HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes'
 eval "$(sed -n '/^wine_try() {/,/^}/p; /^setup_prefix() {/,/^}/p' "$TDC_REPO/tests/inventory/test_registry.sh")"
-if command -v wine >/dev/null && declare -F setup_prefix >/dev/null; then
+if ! declare -F setup_prefix >/dev/null; then
+	not_ok "setup_prefix could not be read from tests/inventory/test_registry.sh"
+elif ! command -v wine >/dev/null; then
+	skip "runtimes missing for one architecture, in Wine's real registry" "wine is not installed (see .ci/deps)"
+else
 	key=$( { wine --version 2>/dev/null; declare -f setup_prefix; echo "$RTKEY"; } | sha256sum | cut -c1-16)
 	cache=$TDC_CACHE/wine-registry/$key
 	pfx=$cache/pfx
@@ -180,8 +184,6 @@ if command -v wine >/dev/null && declare -F setup_prefix >/dev/null; then
 	else
 		not_ok "could not build the Wine prefix (log: $pfx.log)"
 	fi
-else
-	ok "skipped: wine is not installed"
 fi
 
 # ---- libomp140 only in System32 because Build Tools are there ----

@@ -16,7 +16,7 @@ set -u
 
 bin=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
 if ! command -v wine >/dev/null || ! command -v wineserver >/dev/null; then
-	ok "skipped: wine is not installed"
+	skip "offline registry readers against Wine's system.reg and reg export files" "wine is not installed (see .ci/deps)"
 	tap_done
 fi
 

@@ -34,6 +34,9 @@ if [ $# -gt 0 ]; then
 else
 	mapfile -t LIST <"$D/SCENARIOS"
 fi
+# What was asked for: compare.py reports a requested scenario the oracle wrote
+# nothing for as not run (a skip), instead of leaving it out unseen.
+printf '%s\n' "${LIST[@]}" >"$RUN/REQUESTED"
 
 # Does the checker's `check` exist yet? (branch `loader` brings it.)
 have_check=0

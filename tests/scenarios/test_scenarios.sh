@@ -55,5 +55,7 @@ PY
 		not_ok "compare.py did not catch a doctored checker verdict (exit $nrc)"
 		rc=1
 	fi
+else
+	skip "a doctored checker verdict is caught (compare.py can fail)" "torch-dll-check check is not available in this build"
 fi
 exit $rc

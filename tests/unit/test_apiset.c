@@ -24,7 +24,7 @@ static void test_wine_schema_matches_winedump(void)
 	size_t n = 0, compared = 0;
 	err_clear(&e);
 	if (access(wine_schema, R_OK) != 0) {
-		printf("# SKIP: %s not installed\n", wine_schema);
+		SKIP("%s is not installed (Debian wine64)", wine_schema);
 		return;
 	}
 	CHECK_INT(apiset_load(&as, wine_schema, &e), 0);
@@ -77,8 +77,10 @@ static void test_revision_and_case_are_ignored(void)
 {
 	struct apiset *as = NULL;
 	const char *host = NULL;
-	if (access(wine_schema, R_OK) != 0)
+	if (access(wine_schema, R_OK) != 0) {
+		SKIP("%s is not installed (Debian wine64)", wine_schema);
 		return;
+	}
 	CHECK_INT(apiset_load(&as, wine_schema, NULL), 0);
 	if (!as)
 		return;

@@ -4,7 +4,6 @@
  */
 #include "harness.h"
 #include "requirements.h"
-#include "toml.h"
 
 #include <stdlib.h>
 
@@ -219,7 +218,10 @@ static void test_requirements_errors(void)
 	CHECK_INT(parse("requirements.txt", "https://x/torch-2.4.0-cp311.whl\n"), -1);
 	CHECK_STR(E.msg, "requirements.txt:1:1: 'torch-2.4.0-cp311.whl' is not a wheel file name (NAME-VERSION-PYTHON-ABI-PLATFORM.whl)");
 	CHECK_INT(parse("requirements.txt", "torch\n-\xff\n"), -1);
-	CHECK_STR(E.msg, "requirements.txt:2:1: unknown option '-?' in a requirements file");
+	CHECK_STR(E.msg, "requirements.txt:2:1: unknown option '-\\xff' in a requirements file");
+	/* quoted text is escaped by the one escaper (text.h): controls visibly, UTF-8 kept */
+	CHECK_INT(parse("requirements.txt", "-\x1b[2J\xc3\xa9\n"), -1);
+	CHECK_STR(E.msg, "requirements.txt:1:1: unknown option '-\\x1b[2J\xc3\xa9' in a requirements file");
 	CHECK_INT(parse("requirements.txt", "torch\n\0"), 0); /* strlen stops at the NUL */
 	req_file_release(&F);
 	CHECK_INT(req_file_parse(&F, "requirements.txt", REQ_NONE, "torch\nx\0y", 9, &E), -1);
@@ -443,7 +445,7 @@ static void test_toml_errors(void)
 	CHECK_INT(parse("pyproject.toml", "a = \"x\nb = 1\n"), -1);
 	CHECK_STR(E.msg, "pyproject.toml:1:5: unterminated string (newline before the closing quote)");
 	CHECK_INT(parse("pyproject.toml", "a = [1, 2\n"), -1);
-	CHECK_STR(E.msg, "pyproject.toml:2:1: expected ',' or ']' in an array");
+	CHECK_STR(E.msg, "pyproject.toml:1:5: unterminated array (missing ']')");
 	CHECK_INT(parse("pyproject.toml", "a = 1 b = 2\n"), -1);
 	CHECK_STR(E.msg, "pyproject.toml:1:7: expected the end of the line after a value, found 'b'");
 	CHECK_INT(parse("pyproject.toml", "d = 1979-05-27 07:32:00\n"), -1);
@@ -458,48 +460,6 @@ static void test_toml_errors(void)
 	CHECK_STR(E.msg, "pyproject.toml:1:5: expected a value (string, number, boolean, array or table)");
 	CHECK_INT(parse("pyproject.toml", "[tool.poetry.dependencies]\ntorch = 2\n"), -1);
 	CHECK_STR(E.msg, "pyproject.toml:2:9: dependency \"torch\" must be a version string or a table, not a number, boolean or date");
-}
-
-static void test_toml_reader_values(void)
-{
-	struct toml_doc d;
-	const struct toml *t;
-	static const char doc[] = "\xef\xbb\xbf# c\n"
-				  "s1 = \"a\\u00e9\\t\"\n"
-				  "s2 = '''\nraw\\n'''\n"
-				  "s3 = \"\"\"\n  one \\\n   two\"\"\"\n"
-				  "\"quoted key\".x = true\n"
-				  "[[pkg]]\nname = \"a\"\n[[pkg]]\nname = \"b\"\n[pkg.sub]\nv = -1.5e3\n"
-				  "[t]\ndt = 1979-05-27T07:32:00Z\ninl = { a = [1, [2, 3]], b.c = 'x' }\n";
-	CHECK_INT(toml_parse(&d, doc, sizeof(doc) - 1, &E), 0);
-	CHECK_STR(toml_str(toml_get(d.root, "s1")), "a\xc3\xa9\t");
-	CHECK_STR(toml_str(toml_get(d.root, "s2")), "raw\\n");
-	CHECK_STR(toml_str(toml_get(d.root, "s3")), "  one two");
-	t = toml_path(d.root, "quoted key.x");
-	CHECK(t && t->type == TOML_SCALAR && !strcmp(t->str, "true"));
-	t = toml_get(d.root, "pkg");
-	CHECK(t && t->type == TOML_ARRAY && t->n_items == 2);
-	if (t && t->n_items == 2) {
-		CHECK_STR(toml_str(toml_get(t->items[1], "name")), "b");
-		CHECK(toml_path(t->items[1], "sub.v") != NULL);
-		CHECK_INT(t->items[1]->line, 11);
-	}
-	CHECK_STR(toml_str(toml_path(d.root, "t.inl.b.c")), "x");
-	toml_doc_release(&d);
-}
-
-static void test_toml_bounds(void)
-{
-	struct toml_doc d;
-	char *deep = malloc(300);
-	int i;
-	for (i = 0; i < 100; i++)
-		deep[4 + i] = '[';
-	memcpy(deep, "a = ", 4);
-	deep[104] = '\0';
-	CHECK_INT(toml_parse(&d, deep, 104, &E), -1);
-	CHECK_STR(E.msg, "1:69: values nested deeper than 64");
-	free(deep);
 }
 
 static void test_conda_environment(void)
@@ -555,7 +515,11 @@ static void test_conda_environment(void)
 static void test_conda_errors(void)
 {
 	CHECK_INT(parse("environment.yml", "dependencies:\n  - &a pytorch\n  - *a\n"), -1);
-	CHECK_STR(E.msg, "environment.yml:3:5: YAML aliases are not supported in a pin file");
+	CHECK_STR(E.msg, "environment.yml:3:5: aliases (*a) are not allowed in a pin file; write the value out");
+	CHECK_INT(parse("environment.yml", "dependencies:\n  - \"pytorch\\0=2.4\"\n"), -1);
+	CHECK_STR(E.msg, "environment.yml:2:5: NUL characters (\\0) are not allowed in a pin file");
+	CHECK_INT(parse("environment.yml", "dependencies:\n  - pytorch\xff\n"), -1);
+	CHECK_HAS(E.msg, "environment.yml:2:12: ");
 	CHECK_INT(parse("environment.yml", "dependencies: pytorch\n"), -1);
 	CHECK_STR(E.msg, "environment.yml:1:15: dependencies must be a list");
 	CHECK_INT(parse("environment.yml", "dependencies:\n  - conda: [x]\n"), -1);
@@ -565,7 +529,8 @@ static void test_conda_errors(void)
 	CHECK_INT(parse("environment.yml", "dependencies:\n  - pip:\n    - torch===\n"), -1);
 	CHECK_STR(E.msg, "environment.yml:3:12: invalid version specifier '===' (expected e.g. ==2.4.0 or >=2.4,<2.6)");
 	CHECK_INT(parse("environment.yml", "dependencies: [a\n"), -1);
-	CHECK_HAS(E.msg, "environment.yml:2:1: YAML: did not find expected ',' or ']'");
+	CHECK_STR(E.msg, "environment.yml:2:1: invalid YAML: did not find expected ',' or ']' (while parsing a flow "
+			 "sequence at line 1)");
 	CHECK_INT(parse("environment.yml", "- just a list\n"), -1);
 	CHECK_STR(E.msg, "environment.yml:1:1: an environment file must be a mapping (name, channels, dependencies)");
 	CHECK_INT(parse("environment.yml", ""), 0);
@@ -697,8 +662,6 @@ int main(void)
 	RUN(test_pyproject_dynamic_files);
 	RUN(test_pyproject_poetry);
 	RUN(test_toml_errors);
-	RUN(test_toml_reader_values);
-	RUN(test_toml_bounds);
 	RUN(test_conda_environment);
 	RUN(test_conda_errors);
 	RUN(test_setup_cfg);

@@ -66,6 +66,18 @@ static void test_refusals_have_places(void)
 	CHECK_INT(e.col, 20);
 	CHECK(parse("a: 0123456789012345678901234567890123456789\n", &strict, &e, &empty) == NULL);
 	CHECK_STR(e.msg, "value longer than 32 bytes");
+	{
+		/* a "\0" escape: cut there, or refused with YT_REFUSE_NUL */
+		static const struct ytree_opts nul = { 64, 1000, 1000, 1000, "a pin file", "a pin file", NULL,
+						       YT_REFUSE_NUL };
+		struct ynode *r = parse("- \"torch\\0==1\"\n", &lax, &e, &empty);
+		CHECK(r && r->n == 1 && !strcmp(r->kid[0]->s, "torch") && r->kid[0]->len == 5);
+		ynode_free(r);
+		CHECK(parse("- a\n- \"torch\\0==1\"\n", &nul, &e, &empty) == NULL);
+		CHECK_STR(e.msg, "NUL characters (\\0) are not allowed in a pin file");
+		CHECK_INT(e.line, 2);
+		CHECK_INT(e.col, 3);
+	}
 	CHECK(parse("a: >=2.9\n", &lax, &e, &empty) == NULL);
 	CHECK_HAS(e.msg, "; quote values that start with > or | (\">=2.9\")");
 	{
