@@ -135,4 +135,9 @@ if [ "${BENCH_WHEELS:-1}" != 0 ]; then
 	echo
 	bash bench/wheels.sh | sed 's/^# /## /; s/^## \(Peers\|check on\)/### \1/' || status=1
 fi
+# Issue 9's rows: inputs that were quadratic (BENCH_SCALE=0 leaves them out).
+if [ "${BENCH_SCALE:-1}" != 0 ]; then
+	echo
+	bash bench/scale.sh | sed 's/^# /## /' || status=1
+fi
 exit $status

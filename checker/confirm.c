@@ -41,6 +41,7 @@
  * force one of them to give that up, so both exist, with the same output
  * fields (path, stage, error, first_error), and the Wine tests run both.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +209,16 @@ static int jnum(const cJSON *o, const char *k, double *out)
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, k);
 	if (!cJSON_IsNumber(n))
 		return 0;
+	/*
+	 * Callers take these as ints (error codes); a child's line can carry
+	 * any number (a DllMain may print one), so the value is kept in int's
+	 * range: converting 5e111 to int is undefined behaviour (fuzz_confirm).
+	 */
 	*out = n->valuedouble;
+	if (!(*out >= INT_MIN)) /* NaN too */
+		*out = INT_MIN;
+	else if (*out > INT_MAX)
+		*out = INT_MAX;
 	return 1;
 }
 

@@ -29,26 +29,37 @@ static int get_sha(const cJSON *pr, const char *which, char out[41])
 	return 0;
 }
 
-int github_event_pr_shas(const char *path, char base[41], char head[41], struct err *err)
+int github_event_parse_pr_shas(const char *text, size_t len, const char *name, char base[41], char head[41],
+			       struct err *err)
 {
-	struct strbuf buf = STRBUF_INIT;
-	cJSON *root;
+	cJSON *root = cJSON_ParseWithLength(text ? text : "", len);
 	const cJSON *pr;
 	int rc = 0;
 
-	if (os_read_file(path, GITHUB_EVENT_MAX_SIZE, &buf, err) < 0)
-		return -1;
-	root = cJSON_ParseWithLength(buf.buf, buf.len);
-	strbuf_release(&buf);
 	if (!root)
-		return err_set(err, "%s: not valid JSON (is it a GitHub event payload?)", path);
+		return err_set(err, "%s: not valid JSON (is it a GitHub event payload?)", name);
 	pr = cJSON_GetObjectItemCaseSensitive(root, "pull_request");
 	if (!cJSON_IsObject(pr))
-		rc = err_set(err, "%s: not a pull request event (no pull_request object); pass --base and --head", path);
+		rc = err_set(err, "%s: not a pull request event (no pull_request object); pass --base and --head", name);
 	else if (get_sha(pr, "base", base))
-		rc = err_set(err, "%s: pull_request.base.sha is missing or not a 40-digit commit id", path);
+		rc = err_set(err, "%s: pull_request.base.sha is missing or not a 40-digit commit id", name);
 	else if (get_sha(pr, "head", head))
-		rc = err_set(err, "%s: pull_request.head.sha is missing or not a 40-digit commit id", path);
+		rc = err_set(err, "%s: pull_request.head.sha is missing or not a 40-digit commit id", name);
 	cJSON_Delete(root);
+	return rc;
+}
+
+int github_event_pr_shas(const char *path, char base[41], char head[41], struct err *err)
+{
+	struct strbuf buf = STRBUF_INIT;
+	int rc;
+
+	/* a failed read (too large, a FIFO, unreadable) may have filled part of buf */
+	if (os_read_file(path, GITHUB_EVENT_MAX_SIZE, &buf, err) < 0) {
+		strbuf_release(&buf);
+		return -1;
+	}
+	rc = github_event_parse_pr_shas(buf.buf, buf.len, path, base, head, err);
+	strbuf_release(&buf);
 	return rc;
 }

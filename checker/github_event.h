@@ -8,6 +8,8 @@
 #ifndef TDC_GITHUB_EVENT_H
 #define TDC_GITHUB_EVENT_H
 
+#include <stddef.h>
+
 #include "err.h"
 
 #define GITHUB_EVENT_MAX_SIZE (64u << 20)
@@ -18,5 +20,9 @@
  * missing when the file is unreadable, not JSON, or not a pull request event.
  */
 int github_event_pr_shas(const char *path, char base[41], char head[41], struct err *err);
+
+/* The same for an event already in memory (`name` names it in messages). */
+int github_event_parse_pr_shas(const char *text, size_t len, const char *name, char base[41], char head[41],
+			       struct err *err);
 
 #endif

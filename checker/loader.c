@@ -36,6 +36,7 @@ struct ldr_image {
 	int err_code;         /* PE_ERR_* */
 	char *err_msg;
 	char *version;
+	int hot; /* touched since the last loader_trim */
 };
 
 struct ldr_module {
@@ -66,6 +67,9 @@ struct loader {
 	size_t nimages, aimages;
 	size_t *image_index; /* open addressing over images[]: index + 1, 0 = empty */
 	size_t image_index_cap;
+	struct ldr_image **hot; /* images touched since the last loader_trim */
+	size_t nhot, ahot;
+	char *host_error; /* the first file the host would not let us read */
 };
 
 /* Windows 10/11 x64 HKLM\...\Session Manager\KnownDLLs values (plus ntdll, always known). */
@@ -239,6 +243,8 @@ void loader_free(struct loader *ld)
 	}
 	free(ld->images);
 	free(ld->image_index);
+	free(ld->hot);
+	free(ld->host_error);
 	free(ld);
 }
 
@@ -303,6 +309,17 @@ static void image_index_put(struct loader *ld, size_t i)
 	ld->image_index[h] = i + 1;
 }
 
+/* Remembers that im's pages may be resident again (for loader_trim). */
+static struct ldr_image *image_touch(struct loader *ld, struct ldr_image *im)
+{
+	if (!im->hot) {
+		im->hot = 1;
+		ALLOC_GROW(ld->hot, ld->nhot + 1, ld->ahot);
+		ld->hot[ld->nhot++] = im;
+	}
+	return im;
+}
+
 /* The parsed image of a Windows path, opened once per loader (cached even when it fails). */
 static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 {
@@ -313,7 +330,7 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 		size_t m = ld->image_index_cap - 1, h;
 		for (h = ikey_hash(win_path) & m; ld->image_index[h]; h = (h + 1) & m)
 			if (!str_icmp(ld->images[ld->image_index[h] - 1]->win, win_path))
-				return ld->images[ld->image_index[h] - 1];
+				return image_touch(ld, ld->images[ld->image_index[h] - 1]);
 	}
 	im = xcalloc(1, sizeof(*im));
 	im->win = xstrdup(win_path);
@@ -332,6 +349,9 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 		im->img = NULL;
 		im->err_code = e.code ? e.code : PE_ERR_CORRUPT;
 		im->err_msg = xstrdup(e.msg);
+		/* the host's error (EACCES, EIO), not a Windows verdict on the file */
+		if (im->err_code == PE_ERR_IO && !ld->host_error)
+			ld->host_error = xstrdup(e.msg);
 	} else if (im->img->version.present && im->img->version.has_fixed) {
 		const uint16_t *f = im->img->version.file;
 		im->version = xasprintf("%u.%u.%u.%u", f[0], f[1], f[2], f[3]);
@@ -347,7 +367,7 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 	} else {
 		image_index_put(ld, ld->nimages - 1);
 	}
-	return im;
+	return image_touch(ld, im);
 }
 
 const char *loader_file_version(struct loader *ld, const char *win_path)
@@ -437,6 +457,56 @@ void ldr_node_chain(const struct ldr_node *node, struct strlist *out)
 
 /* ---- one load --------------------------------------------------------------- */
 
+/*
+ * The forwarder nodes of one load by (module node, target DLL name), so that
+ * 65,535 exports forwarding to distinct DLLs cost one lookup each, not a
+ * walk of the module's kids each (which was quadratic: 35 s).
+ */
+struct fwd_ent {
+	const struct ldr_node *parent; /* NULL: empty slot */
+	struct ldr_node *fw;
+};
+
+struct fwd_map {
+	struct fwd_ent *v;
+	size_t n, cap;
+};
+
+static size_t fwd_hash(const struct ldr_node *parent, const char *name)
+{
+	return ikey_hash(name) ^ ((size_t)(uintptr_t)parent * (size_t)0x9E3779B97F4A7C15ULL);
+}
+
+static struct fwd_ent *fwd_slot(const struct fwd_map *m, const struct ldr_node *parent, const char *name)
+{
+	size_t mask = m->cap - 1, h;
+	for (h = fwd_hash(parent, name) & mask; m->v[h].parent; h = (h + 1) & mask)
+		if (m->v[h].parent == parent && !str_icmp(m->v[h].fw->name, name))
+			break;
+	return &m->v[h];
+}
+
+static struct ldr_node *fwd_get(const struct fwd_map *m, const struct ldr_node *parent, const char *name)
+{
+	return m->cap ? fwd_slot(m, parent, name)->fw : NULL;
+}
+
+static void fwd_put(struct fwd_map *m, const struct ldr_node *parent, struct ldr_node *fw)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct fwd_map old = *m;
+		size_t i;
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->v = xcalloc(m->cap, sizeof(*m->v));
+		for (i = 0; i < old.cap; i++)
+			if (old.v[i].parent)
+				*fwd_slot(m, old.v[i].parent, old.v[i].fw->name) = old.v[i];
+		free(old.v);
+	}
+	*fwd_slot(m, parent, fw->name) = (struct fwd_ent){ parent, fw };
+	m->n++;
+}
+
 struct load_ctx {
 	struct loader *ld;
 	struct ldr_result *res;
@@ -445,6 +515,7 @@ struct load_ctx {
 	size_t nnew, anew;
 	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
 	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
+	struct fwd_map forwarders;  /* (module node, target DLL) -> the forwarder's node */
 	int user_dirs_order;        /* AddDllDirectory folders: 0 as added, -1 last-added first, k rotated by k */
 };
 
@@ -469,12 +540,21 @@ static const char *find_loaded(const struct loader *ld, const struct load_ctx *c
 	return NULL;
 }
 
+const char *loader_host_error(const struct loader *ld)
+{
+	return ld->host_error;
+}
+
 void loader_trim(struct loader *ld)
 {
+	/* only what was touched since the last trim: the rest is dropped already (a walk of every image per load was quadratic) */
 	size_t i;
-	for (i = 0; i < ld->nimages; i++)
-		if (ld->images[i]->img)
-			os_drop_pages(ld->images[i]->img->file.p, ld->images[i]->img->file.len);
+	for (i = 0; i < ld->nhot; i++) {
+		if (ld->hot[i]->img)
+			os_drop_pages(ld->hot[i]->img->file.p, ld->hot[i]->img->file.len);
+		ld->hot[i]->hot = 0;
+	}
+	ld->nhot = 0;
 }
 
 int loader_is_loaded(const struct loader *ld, const char *base)
@@ -1046,7 +1126,6 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 		const char *dot = strrchr(ex.forwarder, '.');
 		char *dll, *target, *key;
 		struct ldr_node *fw;
-		size_t k;
 		int loop, ret;
 		key = by_ordinal ? xasprintf("%s|#%u", exp_node->path, ordinal) : xasprintf("%s|%s", exp_node->path, fname);
 		/* a loop is the same module and symbol again while it is being followed: no depth limit */
@@ -1066,13 +1145,11 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 		target = str_iendswith(dll, ".dll") ? xstrdup(dll) : xasprintf("%s.dll", dll);
 		free(dll);
 		/* reuse a forwarder node for the same DLL under this module */
-		fw = NULL;
-		for (k = 0; k < exp_node->nkids; k++)
-			if (exp_node->kids[k]->forwarder && !str_icmp(exp_node->kids[k]->name, target))
-				fw = exp_node->kids[k];
+		fw = fwd_get(&c->forwarders, exp_node, target);
 		if (!fw) {
 			char *dir = winpath_dirname(exp_node->path);
 			fw = node_new(target, exp_node);
+			fwd_put(&c->forwarders, exp_node, fw);
 			fw->forwarder = 1;
 			fw->delay = exp_node->delay;
 			resolve(c, fw, exp_node->path, c->res->flags, c->ld->dld_mode == LDR_DLD_TOP ?
@@ -1272,6 +1349,7 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	pend->n = c.nnew;
 	strlist_release(&c.delay_seen);
 	strlist_release(&c.fwd_keys);
+	free(c.forwarders.v);
 	free(norm);
 }
 

@@ -159,6 +159,13 @@ int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_
  */
 void loader_trim(struct loader *ld);
 
+/*
+ * The first file the host would not let the loader read (permission denied,
+ * an I/O error), as "PATH: reason", or NULL. Such a file has no Windows
+ * verdict: callers report the run as an input error instead.
+ */
+const char *loader_host_error(const struct loader *ld);
+
 /* Whether a module of that base name is in the loaded-module list. */
 int loader_is_loaded(const struct loader *ld, const char *base);
 

@@ -91,6 +91,14 @@ void os_sleep_ms(unsigned ms);
  */
 char *os_abspath(const char *path);
 
+/*
+ * The absolute form of a host path by text alone: joined to the current
+ * directory when relative, "." and ".." components folded, symbolic links
+ * left as they are (a --root that is a link keeps its own parent). Caller
+ * frees; NULL on failure.
+ */
+char *os_absolute(const char *path);
+
 /* The host's path separator: '/' or '\\'. */
 char os_sep(void);
 

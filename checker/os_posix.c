@@ -26,6 +26,45 @@ void os_init(int *argc, char ***argv)
 	(void)argv;
 }
 
+/* What a path that is not a regular file is, for the message refusing it. */
+static const char *ftype_name(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	return "not a regular file";
+}
+
+/*
+ * Opens an existing regular file for reading. O_NONBLOCK keeps open(2) of a
+ * FIFO from waiting for a writer (and a device from blocking); the type is
+ * then checked on the open descriptor (no window between a stat and the
+ * open), and blocking mode restored for the reads. Returns the descriptor,
+ * or -1 with `err` naming the path and the OS's reason.
+ */
+static int open_regular(const char *path, struct stat *st, struct err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return err_set(err, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, st) < 0) {
+		int e = errno;
+		close(fd);
+		return err_set(err, "cannot stat %s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return err_set(err, "%s is %s; a regular file is needed", path, ftype_name(st->st_mode));
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
 int os_map_file(struct os_map *m, const char *path, struct err *err)
 {
 	struct stat st;
@@ -35,18 +74,8 @@ int os_map_file(struct os_map *m, const char *path, struct err *err)
 	m->data = NULL;
 	m->size = 0;
 	m->priv = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, "cannot open %s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
-		close(fd);
-		return err_set(err, "cannot stat %s: %s", path, strerror(e));
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return err_set(err, "%s is not a regular file", path);
-	}
+	if ((fd = open_regular(path, &st, err)) < 0)
+		return -1;
 	if (st.st_size == 0) {
 		close(fd);
 		return 0;
@@ -126,52 +155,90 @@ int os_list_dir(const char *dir, struct strlist *names, struct err *err)
 int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err)
 {
 	char buf[65536];
-	size_t total = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return err_set(err, "cannot open %s: %s", path, strerror(errno));
+	size_t start = out->len;
+	struct stat st;
+	int fd = open_regular(path, &st, err);
+	if (fd < 0)
+		return -1;
+	if ((uint64_t)st.st_size > (uint64_t)max) {
+		close(fd);
+		return err_set(err, "%s is larger than %zu bytes", path, max);
+	}
 	for (;;) {
-		size_t n = fread(buf, 1, sizeof(buf), f);
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || out->len - start + (size_t)n > max) {
+			int e = errno;
+			close(fd);
+			/* nothing half-read stays with the caller */
+			if (start) {
+				out->len = start;
+				out->buf[start] = '\0';
+			} else {
+				strbuf_release(out);
+			}
+			if (n < 0)
+				return err_set(err, "cannot read %s: %s", path, strerror(e));
+			return err_set(err, "%s is larger than %zu bytes", path, max); /* grew while read */
+		}
 		if (n == 0)
 			break;
-		total += n;
-		if (total > max) {
-			fclose(f);
-			return err_set(err, "%s is larger than %zu bytes", path, max);
+		strbuf_add(out, buf, (size_t)n);
+	}
+	close(fd);
+	return 0;
+}
+
+/* Writes all of data to fd, retrying short writes and EINTR; -1 with errno set. */
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = EIO;
+			return -1;
 		}
-		strbuf_add(out, buf, n);
+		p += w;
+		len -= (size_t)w;
 	}
-	if (ferror(f)) {
-		fclose(f);
-		return err_set(err, "cannot read %s", path);
-	}
-	fclose(f);
 	return 0;
 }
 
 int os_write_file_atomic(const char *path, const void *data, size_t len, struct err *err)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	const char *p = data;
+	/*
+	 * The temporary file is created in the target's own folder (so the
+	 * rename is atomic) under a name nobody can predict, exclusively
+	 * (mkstemp: O_CREAT|O_EXCL, mode 0600): a symbolic link planted there in
+	 * advance is never followed. rename() then replaces the directory entry:
+	 * if `path` itself is a symbolic link, the link is replaced by the new
+	 * file and whatever it pointed to is left alone.
+	 */
+	const char *slash = strrchr(path, '/');
+	char *tmp = slash ? xasprintf("%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1)
+			  : xasprintf(".%s.XXXXXX", path);
+	mode_t mask = umask(0);
+	int fd;
+	umask(mask);
+	fd = mkstemp(tmp);
 	if (fd < 0) {
-		err_set(err, "cannot create %s: %s", tmp, strerror(errno));
+		err_set(err, "cannot create a temporary file for %s: %s", path, strerror(errno));
 		free(tmp);
 		return -1;
 	}
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			err_set(err, "cannot write %s: %s", tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return -1;
-		}
-		p += w;
-		len -= (size_t)w;
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (fchmod(fd, 0666 & ~mask) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		err_set(err, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
 		err_set(err, "cannot write %s: %s", path, strerror(errno));
@@ -185,15 +252,42 @@ int os_write_file_atomic(const char *path, const void *data, size_t len, struct 
 
 int os_append_file(const char *path, const void *data, size_t len, struct err *err)
 {
-	FILE *f = fopen(path, "ab");
-	if (!f)
+	/*
+	 * One block, one checked write loop. The file must be a regular file
+	 * reached without a symbolic link as its last component (O_NOFOLLOW):
+	 * GitHub creates these files itself, so a link there is planted, and
+	 * appending through it would write wherever it points. When the write
+	 * fails part-way (No space left on device), the file is cut back to its
+	 * old size, so no half block (a $GITHUB_OUTPUT value without its closing
+	 * delimiter) is ever left for the runner to misread.
+	 */
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0666);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return err_set(err, "cannot open %s: it is a symbolic link, and appends never follow one", path);
 		return err_set(err, "cannot open %s: %s", path, strerror(errno));
-	if (len && fwrite(data, 1, len, f) != len) {
-		fclose(f);
-		return err_set(err, "cannot write %s", path);
 	}
-	if (fclose(f) != 0)
-		return err_set(err, "cannot write %s", path);
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return err_set(err, "cannot stat %s: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, "cannot append to %s: it is %s", path, ftype_name(st.st_mode));
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (write_all(fd, data, len) < 0) {
+		int e = errno;
+		int cut = ftruncate(fd, st.st_size);
+		close(fd);
+		return err_set(err, "cannot write %s: %s (%s)", path, strerror(e),
+			       cut == 0 ? "the file was cut back to its size before this write"
+					: "and it could not be cut back: it may end in a partial block");
+	}
+	if (close(fd) < 0)
+		return err_set(err, "cannot write %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -241,6 +335,45 @@ char *os_abspath(const char *path)
 	if (!getcwd(cwd, sizeof(cwd)))
 		return NULL;
 	return xasprintf("%s/%s", cwd, path);
+}
+
+char *os_absolute(const char *path)
+{
+	char cwd[4096];
+	struct strbuf in = STRBUF_INIT, out = STRBUF_INIT;
+	const char *p;
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return NULL;
+		strbuf_addf(&in, "%s/%s", cwd, path);
+	} else {
+		strbuf_adds(&in, path);
+	}
+	/* fold the components: "." dropped, ".." removes the previous one (never above "/") */
+	for (p = in.buf; *p;) {
+		size_t n;
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (out.len && out.buf[out.len - 1] != '/')
+				out.len--;
+			if (out.len)
+				out.len--;
+			if (out.buf)
+				out.buf[out.len] = '\0';
+		} else if (!(n == 1 && p[0] == '.')) {
+			strbuf_addch(&out, '/');
+			strbuf_add(&out, p, n);
+		}
+		p += n;
+	}
+	if (!out.len)
+		strbuf_addch(&out, '/');
+	strbuf_release(&in);
+	return strbuf_detach(&out);
 }
 
 char os_sep(void)

@@ -198,23 +198,34 @@ int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *e
 
 int os_write_file_atomic(const char *path, const void *data, size_t len, struct err *err)
 {
-	char *tmp = xasprintf("%s.tmp.%lu", path, (unsigned long)GetCurrentProcessId());
-	wchar_t *wt = to_wide(tmp), *wp = to_wide(path);
+	/*
+	 * As on POSIX: a temporary file in the target's folder under a name
+	 * nobody can predict, created exclusively (CREATE_NEW fails on anything
+	 * already there, a planted link included), then moved over the target.
+	 */
+	unsigned char rnd[8];
+	char *tmp = NULL;
+	wchar_t *wt = NULL, *wp = to_wide(path);
 	HANDLE f;
 	DWORD w;
 	int rc = -1;
+	if (os_random(rnd, sizeof(rnd), err))
+		goto out;
+	tmp = xasprintf("%s.%02x%02x%02x%02x%02x%02x%02x%02x.tmp", path, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5],
+			rnd[6], rnd[7]);
+	wt = to_wide(tmp);
 	if (!wt || !wp) {
 		err_set(err, "invalid UTF-8 in path %s", path);
 		goto out;
 	}
-	f = CreateFileW(wt, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+	f = CreateFileW(wt, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
 	if (f == INVALID_HANDLE_VALUE) {
 		win_err(err, "cannot create", tmp);
 		goto out;
 	}
 	while (len) {
 		DWORD chunk = len > 0x40000000 ? 0x40000000 : (DWORD)len;
-		if (!WriteFile(f, data, chunk, &w, NULL)) {
+		if (!WriteFile(f, data, chunk, &w, NULL) || w == 0) {
 			win_err(err, "cannot write", tmp);
 			CloseHandle(f);
 			DeleteFileW(wt);
@@ -239,19 +250,51 @@ out:
 
 int os_append_file(const char *path, const void *data, size_t len, struct err *err)
 {
+	/*
+	 * As on POSIX: never through a symbolic link or junction (the handle is
+	 * opened on the reparse point itself and refused), only onto a regular
+	 * file, one block in one loop, and cut back to the old size when a
+	 * write fails part-way.
+	 */
 	wchar_t *w = to_wide(path);
 	HANDLE f;
+	BY_HANDLE_FILE_INFORMATION info;
+	LARGE_INTEGER old, zero;
 	DWORD n;
 	if (!w)
 		return err_set(err, "invalid UTF-8 in path %s", path);
-	f = CreateFileW(w, FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_ALWAYS,
-			FILE_ATTRIBUTE_NORMAL, NULL);
+	f = CreateFileW(w, FILE_APPEND_DATA | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_ALWAYS,
+			FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
 	free(w);
 	if (f == INVALID_HANDLE_VALUE)
 		return win_err(err, "cannot open", path);
-	if (len && (!WriteFile(f, data, (DWORD)len, &n, NULL) || n != len)) {
+	if (!GetFileInformationByHandle(f, &info)) {
+		win_err(err, "cannot stat", path);
 		CloseHandle(f);
-		return win_err(err, "cannot write", path);
+		return -1;
+	}
+	if (info.dwFileAttributes & (FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DIRECTORY) ||
+	    GetFileType(f) != FILE_TYPE_DISK) {
+		CloseHandle(f);
+		return err_set(err, "cannot append to %s: it is a link, a folder or a device, not a regular file", path);
+	}
+	zero.QuadPart = 0;
+	if (!SetFilePointerEx(f, zero, &old, FILE_END)) {
+		win_err(err, "cannot seek", path);
+		CloseHandle(f);
+		return -1;
+	}
+	while (len) {
+		DWORD chunk = len > 0x40000000 ? 0x40000000 : (DWORD)len;
+		if (!WriteFile(f, data, chunk, &n, NULL) || n == 0) {
+			int cut;
+			win_err(err, "cannot write", path);
+			cut = SetFilePointerEx(f, old, NULL, FILE_BEGIN) && SetEndOfFile(f);
+			CloseHandle(f);
+			return err_prefix(err, "%s", cut ? "" : "(could not cut the file back: it may end in a partial block) ");
+		}
+		data = (const char *)data + n;
+		len -= n;
 	}
 	CloseHandle(f);
 	return 0;
@@ -316,6 +359,11 @@ char *os_abspath(const char *path)
 		return NULL;
 	res = from_wide(buf);
 	return res;
+}
+
+char *os_absolute(const char *path)
+{
+	return os_abspath(path); /* GetFullPathNameW works by text: links are not resolved */
 }
 
 char os_sep(void)

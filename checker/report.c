@@ -68,22 +68,63 @@ long report_int(const cJSON *obj, const char *key, long def)
 	return (long)v->valuedouble;
 }
 
-/* The torch binary named `path` (case-insensitively, as Windows compares), or NULL. */
-static const cJSON *find_binary(const cJSON *doc, const char *path)
+/*
+ * The torch binaries of every install, sorted by path (case-insensitively, as
+ * Windows compares; ties in document order), so that each finding finds its
+ * binary by binary search: one pass over the document, not one per finding.
+ */
+struct bin_ref {
+	const char *path;
+	const cJSON *b;
+	size_t pos;
+};
+
+static int bin_ref_cmp(const void *pa, const void *pb)
+{
+	const struct bin_ref *a = pa, *b = pb;
+	int c = str_icmp(a->path, b->path);
+	return c ? c : a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static struct bin_ref *binary_index(const cJSON *doc, size_t *n)
 {
 	const cJSON *inst, *b;
-	if (!path)
-		return NULL;
+	struct bin_ref *v = NULL;
+	size_t alloc = 0;
+	*n = 0;
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(doc, "installs"))
 	{
 		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(inst, "binaries"))
 		{
 			const char *p = report_str(b, "path");
-			if (p && !str_icmp(p, path))
-				return b;
+			if (!p)
+				continue;
+			ALLOC_GROW(v, *n + 1, alloc);
+			v[*n].path = p;
+			v[*n].b = b;
+			v[*n].pos = *n;
+			(*n)++;
 		}
 	}
-	return NULL;
+	if (*n)
+		qsort(v, *n, sizeof(*v), bin_ref_cmp);
+	return v;
+}
+
+/* The first torch binary named `path` in document order, or NULL. */
+static const cJSON *find_binary(const struct bin_ref *idx, size_t n, const char *path)
+{
+	size_t lo = 0, hi = n;
+	if (!path)
+		return NULL;
+	while (lo < hi) { /* the first entry not below path */
+		size_t mid = lo + (hi - lo) / 2;
+		if (str_icmp(idx[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !str_icmp(idx[lo].path, path) ? idx[lo].b : NULL;
 }
 
 static int item_cmp(const void *pa, const void *pb)
@@ -100,14 +141,19 @@ static int item_cmp(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* A cap far above any real report; keeps a hostile document from costing minutes. */
-#define REPORT_FINDINGS_MAX 100000
+/*
+ * A cap far above any real report (a tree of 100,000 unreadable DLLs gives
+ * 100,001 findings): every step below is O(n log n), and the input is
+ * capped at REPORT_INPUT_MAX bytes anyway.
+ */
+#define REPORT_FINDINGS_MAX 1000000
 
 int report_view_init(struct report_view *v, const cJSON *doc, struct err *err)
 {
 	const cJSON *findings, *f, *installs;
 	const char *schema;
-	size_t alloc = 0;
+	size_t alloc = 0, nbin = 0;
+	struct bin_ref *bins = NULL;
 	memset(v, 0, sizeof(*v));
 	if (!cJSON_IsObject(doc))
 		return err_set(err, "the report is not a JSON object");
@@ -125,21 +171,25 @@ int report_view_init(struct report_view *v, const cJSON *doc, struct err *err)
 	if (cJSON_GetArraySize(findings) > REPORT_FINDINGS_MAX)
 		return err_set(err, "the report has more than %d findings", REPORT_FINDINGS_MAX);
 	v->doc = doc;
+	bins = binary_index(doc, &nbin);
 	cJSON_ArrayForEach(f, findings)
 	{
 		struct report_item it;
 		const cJSON *b;
 		const char *rule = report_str(f, "rule");
 		if (!cJSON_IsObject(f)) {
+			free(bins);
 			report_view_release(v);
 			return err_set(err, "finding %zu is not an object", v->n);
 		}
 		if (!rule || !*rule) {
+			free(bins);
 			report_view_release(v);
 			return err_set(err, "finding %zu has no \"rule\"", v->n);
 		}
 		memset(&it, 0, sizeof(it));
 		if (severity_parse(report_str(f, "severity"), &it.sev)) {
+			free(bins);
 			report_view_release(v);
 			return err_set(err, "finding %zu: \"severity\" must be \"error\", \"warning\" or \"note\"", v->n);
 		}
@@ -150,7 +200,7 @@ int report_view_init(struct report_view *v, const cJSON *doc, struct err *err)
 			it.rule_rank = rule_find(rule, &id) ? INT_MAX : (int)id;
 		}
 		it.binary_order = INT_MAX;
-		b = find_binary(doc, report_str(f, "binary"));
+		b = find_binary(bins, nbin, report_str(f, "binary"));
 		if (b && report_int(b, "winerror", 0) != 0) {
 			it.failing_binary = 1;
 			it.binary_order = (int)report_int(b, "order", INT_MAX);
@@ -159,6 +209,7 @@ int report_view_init(struct report_view *v, const cJSON *doc, struct err *err)
 		v->items[v->n++] = it;
 		v->count[it.sev]++;
 	}
+	free(bins);
 	if (v->n)
 		qsort(v->items, v->n, sizeof(*v->items), item_cmp);
 	return 0;

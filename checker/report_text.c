@@ -92,14 +92,6 @@ static int same_str(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-static int same_problem(const cJSON *a, const cJSON *b)
-{
-	return loader_rule(report_str(a, "rule")) && same_str(report_str(a, "rule"), report_str(b, "rule")) &&
-	       same_str(report_str(a, "leaf"), report_str(b, "leaf")) &&
-	       same_str(report_str(a, "install"), report_str(b, "install")) &&
-	       report_int(a, "winerror", 0) == report_int(b, "winerror", 0);
-}
-
 static const char *base_name(const char *p)
 {
 	const char *s = p;
@@ -111,15 +103,75 @@ static const char *base_name(const char *p)
 
 static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi);
 
-/* Renders item i and folds the later items with the same problem into its "also:" line. */
+/*
+ * A finding's grouping key. Two findings are the same problem when they have
+ * the same severity, the same loader rule, leaf, install and WinError (and a
+ * leaf and an install at all).
+ */
+struct group_key {
+	size_t i; /* position in v->items */
+	int sev;
+	const char *rule, *leaf, *install;
+	long winerror;
+};
+
+static int group_key_cmp(const void *pa, const void *pb)
+{
+	const struct group_key *a = pa, *b = pb;
+	int c;
+	if (a->sev != b->sev)
+		return a->sev < b->sev ? -1 : 1;
+	if ((c = strcmp(a->rule, b->rule)) || (c = strcmp(a->leaf, b->leaf)) || (c = strcmp(a->install, b->install)))
+		return c;
+	if (a->winerror != b->winerror)
+		return a->winerror < b->winerror ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * next[i]: the next item (in ranked order) with the same severity and the
+ * same problem as item i, or v->n. Sorting the keys once keeps grouping
+ * O(n log n) where comparing every pair was quadratic (100,000 unreadable
+ * DLLs took minutes).
+ */
+static size_t *group_links(const struct report_view *v)
+{
+	size_t *next = xmalloc((v->n + 1) * sizeof(*next)), i, k = 0;
+	struct group_key *keys = xmalloc((v->n + 1) * sizeof(*keys));
+	for (i = 0; i < v->n; i++) {
+		const cJSON *f = v->items[i].f;
+		struct group_key g;
+		next[i] = v->n;
+		g.i = i;
+		g.sev = (int)v->items[i].sev;
+		g.rule = report_str(f, "rule");
+		g.leaf = report_str(f, "leaf");
+		g.install = report_str(f, "install");
+		g.winerror = report_int(f, "winerror", 0);
+		if (loader_rule(g.rule) && g.leaf && g.install)
+			keys[k++] = g;
+	}
+	if (k)
+		qsort(keys, k, sizeof(*keys), group_key_cmp);
+	for (i = 0; i + 1 < k; i++) {
+		struct group_key a = keys[i], b = keys[i + 1];
+		a.i = b.i = 0;
+		if (!group_key_cmp(&a, &b))
+			next[keys[i].i] = keys[i + 1].i;
+	}
+	free(keys);
+	return next;
+}
+
+/* Renders item i and folds the later items with the same problem (next[] chain) into its "also:" line. */
 static void finding_group(struct strbuf *out, const struct style *st, const struct report_view *v, size_t i,
-			  unsigned char *done, size_t num, int multi)
+			  unsigned char *done, const size_t *next, size_t num, int multi)
 {
 	size_t j, n = 0;
 	struct strbuf also = STRBUF_INIT;
 	finding(out, st, &v->items[i], num, multi);
-	for (j = i + 1; j < v->n; j++) {
-		if (done[j] || v->items[j].sev != v->items[i].sev || !same_problem(v->items[i].f, v->items[j].f))
+	for (j = next[i]; j < v->n; j = next[j]) {
+		if (done[j])
 			continue;
 		done[j] = 1;
 		if (n++)
@@ -202,6 +254,7 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 	size_t i, num = 0;
 	int sev, ninst = 0, nfail = 0, multi, pass;
 	unsigned char *done = v->n ? xcalloc(v->n, 1) : NULL;
+	size_t *next = group_links(v);
 
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
 	{
@@ -273,9 +326,10 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->count[sev], st->off);
 		for (i = 0; i < v->n; i++)
 			if ((int)v->items[i].sev == sev && !done[i])
-				finding_group(out, st, v, i, done, ++num, multi);
+				finding_group(out, st, v, i, done, next, ++num, multi);
 	}
 	free(done);
+	free(next);
 	if (v->n && report_str(v->doc, "status") && strcmp(report_str(v->doc, "status"), report_status(v)))
 		strbuf_addf(out, "\n(the report says status \"%s\"; its findings say \"%s\")\n",
 			    strcmp(report_str(v->doc, "status"), "pass") && strcmp(report_str(v->doc, "status"), "warn") &&

@@ -56,6 +56,7 @@ struct view {
 	size_t nenv, aenv;
 	struct registry *reg;
 	char *reg_source;
+	char *host_error; /* view_host_error */
 	int reg_tried;
 };
 
@@ -156,6 +157,45 @@ static char *upcase_key(const char *s)
 
 /* ---- Windows path helpers ---------------------------------------------- */
 
+/*
+ * "." and ".." components of a drive path folded as Windows folds them
+ * (GetFullPathNameW, which every path given to CreateFileW or LoadLibraryExW
+ * goes through): ".." at X:\ stays at X:\. So "C:\..\..\tmp" is C:\tmp,
+ * inside the tree, and no host path built from a Windows path climbs out of
+ * --root. Takes and returns an already normalised path (frees it).
+ */
+static char *fold_dots(char *norm)
+{
+	char *out;
+	const char *p;
+	size_t len, keep;
+	if (!(norm[0] && norm[1] == ':' && norm[2] == '\\') || !strstr(norm, "\\."))
+		return norm;
+	out = xmalloc(strlen(norm) + 1);
+	memcpy(out, norm, 3);
+	len = keep = 3;
+	for (p = norm + 3; *p;) {
+		size_t n = strcspn(p, "\\");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > keep && out[len - 1] != '\\')
+				len--;
+			if (len > keep)
+				len--;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			if (len > keep)
+				out[len++] = '\\';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	out[len] = '\0';
+	free(norm);
+	return out;
+}
+
 char *winpath_normalize(const char *path)
 {
 	size_t n = strlen(path), len = 0;
@@ -182,7 +222,7 @@ char *winpath_normalize(const char *path)
 	out[len] = '\0';
 	if (len >= 2 && out[1] == ':' && out[0] >= 'a' && out[0] <= 'z')
 		out[0] = (char)(out[0] - 32);
-	return out;
+	return fold_dots(out);
 }
 
 char *winpath_join(const char *dir, const char *name)
@@ -232,7 +272,10 @@ int view_open_root(struct view **out, const char *root_dir, struct err *err)
 	if (st.type != OS_DIR)
 		return err_set(err, "--root %s: not a directory", root_dir);
 	v = xcalloc(1, sizeof(*v));
-	v->root = xstrdup(root_dir);
+	/* resolved once, here: a relative --root drive_c must find drive_c/../system.reg, not /system.reg */
+	v->root = os_absolute(root_dir);
+	if (!v->root)
+		v->root = xstrdup(root_dir);
 	n = strlen(v->root);
 	while (n > 1 && v->root[n - 1] == '/')
 		v->root[--n] = '\0';
@@ -275,12 +318,18 @@ void view_free(struct view *v)
 		registry_free(v->reg);
 	free(v->reg_source);
 	free(v->root);
+	free(v->host_error);
 	free(v);
 }
 
 int view_is_live(const struct view *v)
 {
 	return v->live;
+}
+
+const char *view_host_error(const struct view *v)
+{
+	return v->host_error;
 }
 
 const char *view_root(const struct view *v)
@@ -399,8 +448,12 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 		key = NULL;
 		dc->host = host;
 		if (host) {
-			if (os_list_dir(host, &dc->names, NULL) == 0 && dc->names.n > 1)
+			struct err e;
+			err_clear(&e);
+			if (os_list_dir(host, &dc->names, &e) == 0 && dc->names.n > 1)
 				qsort(dc->names.v, dc->names.n, sizeof(char *), ntfs_qsort_cmp);
+			else if (e.msg[0] && !v->host_error)
+				v->host_error = xstrdup(e.msg); /* an unreadable folder is not an empty one */
 			dc->isdir = xcalloc(dc->names.n ? dc->names.n : 1, 1);
 		}
 		dir_index_grow(v);

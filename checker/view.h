@@ -38,6 +38,13 @@ void view_free(struct view *v);
 
 int view_is_live(const struct view *v);
 
+/*
+ * The first folder of the tree the host would not let us list (offline), as
+ * "cannot list PATH: reason", or NULL. Its contents are unknown, not absent:
+ * callers report the run as an input error instead of a verdict.
+ */
+const char *view_host_error(const struct view *v);
+
 /* The host directory standing for C:\ (offline), or NULL (live). */
 const char *view_root(const struct view *v);
 
@@ -108,7 +115,7 @@ const char *view_registry_source(const struct view *v);
 char *winpath_join(const char *dir, const char *name);
 char *winpath_dirname(const char *path);
 const char *winpath_basename(const char *path); /* points into path */
-char *winpath_normalize(const char *path);      /* '/' → '\\', no duplicate or trailing separators */
+char *winpath_normalize(const char *path);      /* '/' → '\\', no duplicate or trailing separators; X:\ paths fold "." and ".." (not above X:\) */
 int winpath_is_absolute(const char *path);      /* "X:\\..." or "\\\\server\\..." */
 
 /* NTFS collation of two UTF-8 names (upcased UTF-16 code units): <0, 0, >0. */

@@ -39,6 +39,13 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	int r;
 	if (torch_run(&run, v, in, e))
 		return -1;
+	if (loader_host_error(run->ld) || view_host_error(v)) {
+		/* a file or folder the host would not let us read has no Windows verdict */
+		err_set(e, "cannot read the tree: %s", loader_host_error(run->ld) ? loader_host_error(run->ld)
+										     : view_host_error(v));
+		torch_run_free(run);
+		return -1;
+	}
 	if (!cJSON_GetObjectItem(report->doc, "machine") ||
 	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
 		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));

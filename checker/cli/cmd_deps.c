@@ -396,6 +396,12 @@ int cmd_deps(int argc, char **argv)
 	if (open_process(&o, &reg, &v, &ld) || preload(&o, v, ld) || !(winfile = target_path(v, args.v[0])))
 		goto out;
 	loader_load(ld, winfile, (unsigned)o.flags, &res, NULL);
+	if (loader_host_error(ld) || view_host_error(v)) {
+		/* a file or folder the host would not let us read has no Windows verdict */
+		cmd_usage_error("deps: cannot read the tree: %s",
+				loader_host_error(ld) ? loader_host_error(ld) : view_host_error(v));
+		goto out;
+	}
 	if (res.root && res.root->outcome == LDR_UNREADABLE && res.root->path) {
 		/* FILE itself is no PE image: unusable input, as for `pe` (not a verdict about a dependency) */
 		say_unreadable(v, args.v[0], res.root);

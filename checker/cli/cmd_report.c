@@ -284,13 +284,24 @@ const struct cli_cmd report_cli = {
 	.max_operands = 0,
 };
 
+/* Offset of the first byte after `end` that is not JSON whitespace (len if none). */
+static size_t json_trailing(const char *buf, size_t len, const char *end)
+{
+	size_t i = end && buf && end >= buf ? (size_t)(end - buf) : len;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	return i;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_cmd_opts opts;
 	struct err err = { { 0 }, 0 };
 	struct strbuf in = STRBUF_INIT;
 	struct cli_args args;
+	const char *end = NULL;
 	cJSON *doc;
+	size_t trail;
 	int rc;
 
 	memset(&opts, 0, sizeof(opts));
@@ -306,7 +317,17 @@ int cmd_report(int argc, char **argv)
 		strbuf_release(&in);
 		return EXIT_USAGE;
 	}
-	doc = cJSON_ParseWithLength(in.buf, in.len);
+	doc = cJSON_ParseWithLengthOpts(in.buf, in.len, &end, 0);
+	if (doc && (trail = json_trailing(in.buf, in.len, end)) < in.len) {
+		/* a report followed by more bytes is not the report that was written */
+		struct strbuf m = STRBUF_INIT;
+		strbuf_addf(&m, "%s: data after the end of the JSON document (at byte %zu)", opts.in_path, trail);
+		say("", m.buf);
+		strbuf_release(&m);
+		cJSON_Delete(doc);
+		strbuf_release(&in);
+		return EXIT_USAGE;
+	}
 	if (!doc) {
 		struct strbuf m = STRBUF_INIT;
 		const char *at = cJSON_GetErrorPtr();

@@ -18,7 +18,8 @@
 #include "text.h"
 #include "utf.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "oracle.h"
+
 
 static void check_line(const struct strbuf *sb)
 {
@@ -35,7 +36,7 @@ static void check_line(const struct strbuf *sb)
 		abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static int fuzz_one(const uint8_t *data, size_t size)
 {
 	struct strbuf line = STRBUF_INIT, repaired = STRBUF_INIT, json = STRBUF_INIT, again = STRBUF_INIT;
 	char *s;

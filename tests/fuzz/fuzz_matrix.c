@@ -10,14 +10,15 @@
 
 #include "matrix.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "oracle.h"
+
 
 static const char base[] = "schema: 1\nrows:\n"
 			   "  - {id: a, torch: \">=2.4,<2.9\", status: inferred, vc_redist: {x64: \"14.29\"}}\n"
 			   "  - {id: b, torch: \"~=2.9.0\", variant: [cpu, \"cu*\"], status: inferred,\n"
 			   "     runtime_dlls: [{name: msvcp140.dll, min_version: \"14.40\", why: x}]}\n";
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static int fuzz_one(const uint8_t *data, size_t size)
 {
 	static const char *const versions[] = { "2.4.0", "2.9.1+cu121", "1.0", "3.0rc1", "2.5.0+cpu" };
 	struct matrix m;

@@ -13,7 +13,8 @@
 
 #include "pe.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "oracle.h"
+
 
 static void lookups(struct pe_image *img, const struct pe_import_dll *dlls, size_t n)
 {
@@ -34,7 +35,7 @@ static void lookups(struct pe_image *img, const struct pe_import_dll *dlls, size
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static int fuzz_one(const uint8_t *data, size_t size)
 {
 	struct pe_image *img;
 	struct err err;

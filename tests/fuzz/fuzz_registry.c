@@ -9,9 +9,10 @@
 
 #include "registry.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "oracle.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+
+static int fuzz_one(const uint8_t *data, size_t size)
 {
 	static const char *const keys[] = {
 		"SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64",

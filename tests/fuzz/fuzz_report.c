@@ -16,7 +16,8 @@
 
 #include "report.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "oracle.h"
+
 
 static size_t lines_starting(const char *s, const char *p)
 {
@@ -47,7 +48,7 @@ static void check_text(const char *s)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static int fuzz_one(const uint8_t *data, size_t size)
 {
 	cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
 	struct report_view v;

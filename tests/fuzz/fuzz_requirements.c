@@ -10,9 +10,10 @@
 
 #include "requirements.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "oracle.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+
+static int fuzz_one(const uint8_t *data, size_t size)
 {
 	static const char *const paths[] = {
 		"requirements.txt", "constraints.txt", "pyproject.toml", "environment.yml",

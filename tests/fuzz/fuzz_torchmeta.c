@@ -9,9 +9,10 @@
 
 #include "inventory.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "oracle.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+
+static int fuzz_one(const uint8_t *data, size_t size)
 {
 	char *ver = NULL, *cuda = NULL;
 	struct err err;

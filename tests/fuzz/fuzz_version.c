@@ -11,7 +11,8 @@
 
 #include "version.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "oracle.h"
+
 
 /* Line n (0-based) of the input, NUL-terminated (caller frees). */
 static char *line_of(const uint8_t *data, size_t size, int n)
@@ -29,7 +30,7 @@ static char *line_of(const uint8_t *data, size_t size, int n)
 	return xstrndup((const char *)data + start, i - start);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static int fuzz_one(const uint8_t *data, size_t size)
 {
 	char *spec_text = line_of(data, size, 0), *ver_text = line_of(data, size, 1);
 	char *win_text = line_of(data, size, 2), *local_text = line_of(data, size, 3);

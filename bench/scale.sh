@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317  # the tree builders run through fx_build
+# bench/scale.sh: inputs that once made a stage quadratic, one row each,
+# with the limits they must stay under (issue 9, "cost that grows faster
+# than the input"):
+#   - `check` over a torch\lib of 100,000 zero-byte DLLs (100,001 findings
+#     through the loader, report_view_init, the text grouping and the
+#     JSON writer): was > 600 s; limit 60 s of CPU.
+#   - `deps` of a DLL importing 65,535 names from a DLL whose exports all
+#     forward to distinct missing DLLs (the forwarder-target lookup): was
+#     35 s of CPU; limit 5 s.
+# Peak RSS is printed for both (linear: about 10 KiB per binary for the
+# first, most of it the report's JSON tree and text). The 64 k-forwarder
+# pair is built once with clang/lld and cached (tests/lib/fixtures.sh;
+# GNU ld takes over half an hour on it). The registry row (a 500 MB file)
+# is the registry reader's. Output: Markdown; exit 1 if a limit fails.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+REPO=$PWD
+BIN=${TDC_BIN:-$REPO/torch-dll-check}
+export BENCH_RUNS=${BENCH_RUNS:-1}
+source tests/lib/fixtures.sh
+source bench/lib.sh
+[ -x "$BIN" ] || { echo "bench: build first (make)" >&2; exit 2; }
+
+zero_tree() { # DIR N: a torch install with N zero-byte DLLs in torch\lib
+	local t=$1/Python311/Lib/site-packages/torch
+	mkdir -p "$t/lib"
+	echo "__version__ = '2.5.1+cpu'" >"$t/version.py"
+	(cd "$t/lib" && seq -f 'z%g.dll' 1 "$2" | xargs touch)
+}
+forwarders() { # DIR N: fw.dll forwarding f1..fN to miss1..missN.dll, imp.dll importing them all
+	local i c s e args=()
+	{ echo EXPORTS; for ((i = 1; i <= $2; i++)); do echo "f$i = miss$i.g"; done; } >"$1/fw.def"
+	make_dll "$1/fw.dll" --toolchain llvm --def "$1/fw.def" || return 1
+	for ((c = 0; c * 10000 < $2; c++)); do
+		s=$((c * 10000 + 1))
+		e=$(((c + 1) * 10000))
+		[ "$e" -gt "$2" ] && e=$2
+		args+=(--import "fw.dll:$(seq -s, -f 'f%g' "$s" "$e")")
+	done
+	make_dll "$1/imp.dll" --toolchain llvm "${args[@]}"
+}
+
+status=0
+row() { # row LABEL CPU_LIMIT CMD...
+	local label=$1 limit=$2 w c r st verdict
+	shift 2
+	read -r w c r st <<<"$(measure "$@")"
+	verdict=ok
+	if [ "$st" -gt 1 ] || awk -v c="$c" -v l="$limit" 'BEGIN { exit !(c > l) }'; then
+		verdict="FAIL (limit $limit s of CPU, exit $st)"
+		status=1
+	fi
+	printf '| %s | %s s | %s s | %s MiB | %s |\n' "$label" "$w" "$c" "$(kib_mib "$r")" "$verdict"
+}
+
+echo "# Scale: inputs that were quadratic"
+echo
+echo "Measured under $(bench_load)."
+echo
+echo "| input | wall | CPU | peak RSS | |"
+echo "|---|---|---|---|---|"
+zt=$(fx_build zero-tree zero_tree 100000) || exit 2
+row "check: torch\\lib of 100,000 zero-byte DLLs" 60 \
+	"$BIN" check --torch "$zt/Python311/Lib/site-packages/torch" --root "$zt" --json "${TMPDIR:-/tmp}/tdc-scale.$$.json"
+rm -f "${TMPDIR:-/tmp}/tdc-scale.$$.json"
+fw=$(fx_build forwarders-64k forwarders 65535) || exit 2
+row "deps: 65,535 imports forwarded to 65,535 missing DLLs" 5 "$BIN" deps --root "$fw" 'C:\imp.dll'
+exit $status

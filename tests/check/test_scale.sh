@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# test_scale: inputs that made a stage quadratic finish in bounded CPU time.
+# - `check` over a torch\lib of 20,000 zero-byte DLLs (each an "unreadable"
+#   finding): report_view_init looked every finding's binary up by walking
+#   every binary, report_text compared every finding with every later one to
+#   group them, and the loader walked every image ever opened after each load
+#   (loader_trim). It took minutes; the limit here is 30 s of CPU.
+# - `report --in` of the same report, text and SARIF.
+# The release binary is timed (ASan's constant factor is not the question);
+# `ulimit -t` bounds CPU time, so a busy machine does not make it flaky.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
+TEST_NAME=scale
+BIN=${TDC_BIN:-./torch-dll-check}
+[ -x "$BIN" ] || BIN=./torch-dll-check
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+N=20000
+torch=$tmp/root/Python311/Lib/site-packages/torch
+mkdir -p "$torch/lib"
+echo "__version__ = '2.5.1+cpu'" >"$torch/version.py"
+(cd "$torch/lib" && seq -f 'z%g.dll' 1 "$N" | xargs touch)
+
+(ulimit -t 30; exec "$BIN" check --torch "$torch" --root "$tmp/root" --json "$tmp/r.json") >/dev/null 2>"$tmp/err"
+check_eq "check over $N zero-byte DLLs finishes (exit 1: they are unreadable)" 1 $?
+check_eq "...one unreadable finding per DLL" "$N" \
+	"$(python3 -c "import json,sys; print(sum(f['rule']=='unreadable' for f in json.load(open('$tmp/r.json'))['findings']))")"
+(ulimit -t 30; exec "$BIN" report --in "$tmp/r.json") >"$tmp/text" 2>&1
+check_eq "report --in renders its text in bounded time" 1 $?
+check_cmd "...grouping the same problem once per install and leaf" grep -q 'fails the same way\|fail the same way\|^  [0-9]*\. ' "$tmp/text"
+(ulimit -t 30; exec "$BIN" report --in "$tmp/r.json" --sarif "$tmp/r.sarif" --summary "$tmp/s.md" --outputs "$tmp/o" --format json) >/dev/null 2>&1
+check_eq "...and its SARIF, summary and outputs" 1 $?
+tap_done
