@@ -83,6 +83,38 @@ static void items_release(struct items *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/*
+ * Walks two sorted lists side by side, calling fn once per key with the
+ * item of each side (NULL on the side that lacks it).
+ */
+typedef void (*pair_fn)(const struct item *o, const struct item *n, const cJSON *new_doc, struct drift_list *out);
+
+static void walk(const struct items *x, const struct items *y, pair_fn fn, const cJSON *new_doc,
+		 struct drift_list *out)
+{
+	size_t i = 0, j = 0;
+	while (i < x->n || j < y->n) {
+		int c = i == x->n ? 1 : j == y->n ? -1 : strcmp(x->v[i].key, y->v[j].key);
+		fn(c <= 0 ? &x->v[i] : NULL, c >= 0 ? &y->v[j] : NULL, new_doc, out);
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+}
+
+/* Collects both documents' items, walks them, releases them. */
+static void compare_lists(const cJSON *a, const cJSON *b, void (*collect)(const cJSON *, struct items *), pair_fn fn,
+			  struct drift_list *out)
+{
+	struct items x = { 0 }, y = { 0 };
+	collect(a, &x);
+	collect(b, &y);
+	walk(&x, &y, fn, b, out);
+	items_release(&x);
+	items_release(&y);
+}
+
 static int same(const char *a, const char *b)
 {
 	if (!a || !b)
@@ -160,10 +192,26 @@ static int registry_read(const cJSON *doc)
 	return cJSON_IsString(cJSON_GetObjectItemCaseSensitive(inventory_of(doc), "registry"));
 }
 
+static void redist_pair(const struct item *o, const struct item *n, const cJSON *new_doc, struct drift_list *out)
+{
+	const char *key = o ? o->shown : n->shown;
+	const char *ov = o ? o->value : "not installed", *nv = n ? n->value : "not installed";
+	int was = o && bool_of(o->obj, "installed"), now = n && bool_of(n->obj, "installed");
+	char *title;
+	(void)new_doc;
+	if (same(ov, nv))
+		return;
+	if (!was && now)
+		title = xasprintf("VC++ redistributable (%s) installed: %s", key, nv);
+	else if (was && !now)
+		title = xasprintf("VC++ redistributable (%s) removed (was %s)", key, ov);
+	else
+		title = xasprintf("VC++ redistributable (%s) changed: %s -> %s", key, ov, nv);
+	add(out, DRIFT_REDIST, DRIFT_NOTE, key, ov, nv, title);
+}
+
 static void compare_redists(const cJSON *a, const cJSON *b, struct drift_list *out)
 {
-	struct items x = { 0 }, y = { 0 };
-	size_t i = 0, j = 0;
 	if (registry_read(a) != registry_read(b)) {
 		add(out, DRIFT_REDIST, DRIFT_NOTE, "registry", registry_read(a) ? "read" : "not read",
 		    registry_read(b) ? "read" : "not read",
@@ -171,31 +219,7 @@ static void compare_redists(const cJSON *a, const cJSON *b, struct drift_list *o
 					     : "the registry was not read this time: redistributables are unknown"));
 		return;
 	}
-	collect_redists(a, &x);
-	collect_redists(b, &y);
-	while (i < x.n || j < y.n) {
-		int c = i == x.n ? 1 : j == y.n ? -1 : strcmp(x.v[i].key, y.v[j].key);
-		const struct item *o = c <= 0 ? &x.v[i] : NULL, *n = c >= 0 ? &y.v[j] : NULL;
-		const char *key = o ? o->shown : n->shown;
-		const char *ov = o ? o->value : "not installed", *nv = n ? n->value : "not installed";
-		if (!same(ov, nv)) {
-			int was = o && bool_of(o->obj, "installed"), now = n && bool_of(n->obj, "installed");
-			char *title;
-			if (!was && now)
-				title = xasprintf("VC++ redistributable (%s) installed: %s", key, nv);
-			else if (was && !now)
-				title = xasprintf("VC++ redistributable (%s) removed (was %s)", key, ov);
-			else
-				title = xasprintf("VC++ redistributable (%s) changed: %s -> %s", key, ov, nv);
-			add(out, DRIFT_REDIST, DRIFT_NOTE, key, ov, nv, title);
-		}
-		if (c <= 0)
-			i++;
-		if (c >= 0)
-			j++;
-	}
-	items_release(&x);
-	items_release(&y);
+	compare_lists(a, b, collect_redists, redist_pair, out);
 }
 
 /* --- runtime DLLs -------------------------------------------------------- */
@@ -225,41 +249,27 @@ static int is_libomp140(const cJSON *d)
 	return name && !str_icmp(name, "libomp140.x86_64.dll");
 }
 
-static void compare_dlls(const cJSON *a, const cJSON *b, struct drift_list *out)
+static void dll_pair(const struct item *o, const struct item *n, const cJSON *new_doc, struct drift_list *out)
 {
-	struct items x = { 0 }, y = { 0 };
-	size_t i = 0, j = 0;
-	collect_dlls(a, &x);
-	collect_dlls(b, &y);
-	while (i < x.n || j < y.n) {
-		int c = i == x.n ? 1 : j == y.n ? -1 : strcmp(x.v[i].key, y.v[j].key);
-		const struct item *o = c <= 0 ? &x.v[i] : NULL, *n = c >= 0 ? &y.v[j] : NULL;
-		const char *key = o ? o->shown : n->shown;
-		if (!o && is_libomp140(n->obj))
-			add(out, DRIFT_OPENMP, DRIFT_WARNING, key, NULL, n->value,
-			    xasprintf("libomp140.x86_64.dll appeared at %s: torch binaries that import it now load "
-				      "here, but fail on machines without Visual Studio (the VC++ redistributable "
-				      "does not install it) — this runner now hides that failure", key));
-		else if (!n && is_libomp140(o->obj))
-			add(out, DRIFT_OPENMP, DRIFT_NOTE, key, o->value, NULL,
-			    xasprintf("libomp140.x86_64.dll disappeared from %s: torch binaries that import it "
-				      "fail here now, as on machines without Visual Studio", key));
-		else if (!o)
-			add(out, DRIFT_RUNTIME_DLL, DRIFT_NOTE, key, NULL, n->value,
-			    xasprintf("%s appeared (%s)", key, n->value));
-		else if (!n)
-			add(out, DRIFT_RUNTIME_DLL, DRIFT_NOTE, key, o->value, NULL,
-			    xasprintf("%s disappeared (was %s)", key, o->value));
-		else if (!same(o->value, n->value))
-			add(out, DRIFT_RUNTIME_DLL, DRIFT_NOTE, key, o->value, n->value,
-			    xasprintf("%s changed: %s -> %s", key, o->value, n->value));
-		if (c <= 0)
-			i++;
-		if (c >= 0)
-			j++;
-	}
-	items_release(&x);
-	items_release(&y);
+	const char *key = o ? o->shown : n->shown;
+	(void)new_doc;
+	if (!o && is_libomp140(n->obj))
+		add(out, DRIFT_OPENMP, DRIFT_WARNING, key, NULL, n->value,
+		    xasprintf("libomp140.x86_64.dll appeared at %s: torch binaries that import it now load "
+			      "here, but fail on machines without Visual Studio (the VC++ redistributable "
+			      "does not install it) — this runner now hides that failure", key));
+	else if (!n && is_libomp140(o->obj))
+		add(out, DRIFT_OPENMP, DRIFT_NOTE, key, o->value, NULL,
+		    xasprintf("libomp140.x86_64.dll disappeared from %s: torch binaries that import it "
+			      "fail here now, as on machines without Visual Studio", key));
+	else if (!o)
+		add(out, DRIFT_RUNTIME_DLL, DRIFT_NOTE, key, NULL, n->value, xasprintf("%s appeared (%s)", key, n->value));
+	else if (!n)
+		add(out, DRIFT_RUNTIME_DLL, DRIFT_NOTE, key, o->value, NULL,
+		    xasprintf("%s disappeared (was %s)", key, o->value));
+	else if (!same(o->value, n->value))
+		add(out, DRIFT_RUNTIME_DLL, DRIFT_NOTE, key, o->value, n->value,
+		    xasprintf("%s changed: %s -> %s", key, o->value, n->value));
 }
 
 /* --- torch installs and their binaries ----------------------------------- */
@@ -287,36 +297,20 @@ static void collect_installs(const cJSON *doc, struct items *l)
 	items_sort(l);
 }
 
-static void compare_installs(const cJSON *a, const cJSON *b, struct drift_list *out)
+static void install_pair(const struct item *o, const struct item *n, const cJSON *new_doc, struct drift_list *out)
 {
-	struct items x = { 0 }, y = { 0 };
-	size_t i = 0, j = 0;
-	collect_installs(a, &x);
-	collect_installs(b, &y);
-	while (i < x.n || j < y.n) {
-		int c = i == x.n ? 1 : j == y.n ? -1 : strcmp(x.v[i].key, y.v[j].key);
-		const struct item *o = c <= 0 ? &x.v[i] : NULL, *n = c >= 0 ? &y.v[j] : NULL;
-		const char *key = o ? o->shown : n->shown;
-		if (!o) {
-			const char *st = install_status(b, key);
-			int fails = st && !strcmp(st, "fail");
-			add(out, DRIFT_INSTALL, fails ? DRIFT_ERROR : DRIFT_NOTE, key, NULL, n->value,
-			    xasprintf("torch %s installed at %s%s", n->value, key,
-				      fails ? ", and it will not load" : ""));
-		} else if (!n) {
-			add(out, DRIFT_INSTALL, DRIFT_NOTE, key, o->value, NULL,
-			    xasprintf("torch %s removed from %s", o->value, key));
-		} else if (!same(o->value, n->value)) {
-			add(out, DRIFT_INSTALL, DRIFT_NOTE, key, o->value, n->value,
-			    xasprintf("torch at %s changed: %s -> %s", key, o->value, n->value));
-		}
-		if (c <= 0)
-			i++;
-		if (c >= 0)
-			j++;
+	const char *key = o ? o->shown : n->shown;
+	if (!o) {
+		const char *st = install_status(new_doc, key);
+		int fails = st && !strcmp(st, "fail");
+		add(out, DRIFT_INSTALL, fails ? DRIFT_ERROR : DRIFT_NOTE, key, NULL, n->value,
+		    xasprintf("torch %s installed at %s%s", n->value, key, fails ? ", and it will not load" : ""));
+	} else if (!n) {
+		add(out, DRIFT_INSTALL, DRIFT_NOTE, key, o->value, NULL, xasprintf("torch %s removed from %s", o->value, key));
+	} else if (!same(o->value, n->value)) {
+		add(out, DRIFT_INSTALL, DRIFT_NOTE, key, o->value, n->value,
+		    xasprintf("torch at %s changed: %s -> %s", key, o->value, n->value));
 	}
-	items_release(&x);
-	items_release(&y);
 }
 
 static int outcome_fails(const cJSON *bin)
@@ -421,8 +415,8 @@ int drift_compare(const cJSON *old_doc, const cJSON *new_doc, struct drift_list 
 	if (drift_snapshot_check(new_doc, err) < 0)
 		return err_prefix(err, "new snapshot: ");
 	compare_redists(old_doc, new_doc, out);
-	compare_dlls(old_doc, new_doc, out);
-	compare_installs(old_doc, new_doc, out);
+	compare_lists(old_doc, new_doc, collect_dlls, dll_pair, out);
+	compare_lists(old_doc, new_doc, collect_installs, install_pair, out);
 	compare_binaries(old_doc, new_doc, out);
 	compare_status(old_doc, new_doc, out);
 	/* Stable by severity: errors, then warnings, then notes, each in the order found. */

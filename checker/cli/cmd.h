@@ -34,6 +34,8 @@ int cmd_matrix_show(int argc, char **argv);
 int cmd_matrix_select(int argc, char **argv);
 int cmd_matrix_derive(int argc, char **argv);
 int cmd_pins(int argc, char **argv);
+/* Runs torch-dll-check-git (next to this program) for the command in argv[0]: pins, audit, ... */
+int cmd_git_sibling(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 extern const struct cli_cmd pe_cli, deps_cli, check_cli, inventory_cli, matrix_lint_cli, matrix_show_cli,
 	matrix_select_cli, matrix_derive_cli, pins_cli, report_cli, confirm_helper_cli;

@@ -5,10 +5,7 @@
  */
 #include "cmd_audit.h"
 
-#include <stdlib.h>
-
 #include "cmd.h"
-#include "os.h"
 
 static const struct cli_opt audit_opts_table[] = {
 	CLI_OPT("--history", "DIR",
@@ -99,35 +96,3 @@ const struct cli_cmd fleet_cli = {
 		 "each runner's latest snapshot and its drift are used. Failing rows come first.",
 	.exit_status = "0 printed, 2 usage or input error.",
 };
-
-/* The sibling gets {path, NAME, options..., NULL}. */
-static int run_sibling(int argc, char **argv)
-{
-	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
-	struct err err;
-	int i, status = EXIT_USAGE;
-	for (i = 0; i < argc; i++)
-		args[i + 1] = argv[i];
-	err_clear(&err);
-	if (os_exec_sibling("torch-dll-check-git", args, &status, &err) < 0) {
-		free(args);
-		return cmd_usage_error("%s", err.msg);
-	}
-	free(args);
-	return status;
-}
-
-int cmd_audit(int argc, char **argv)
-{
-	return run_sibling(argc, argv);
-}
-
-int cmd_history(int argc, char **argv)
-{
-	return run_sibling(argc, argv);
-}
-
-int cmd_fleet(int argc, char **argv)
-{
-	return run_sibling(argc, argv);
-}

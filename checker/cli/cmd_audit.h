@@ -4,7 +4,7 @@
  * They keep snapshots in a git repository, so they run in
  * torch-dll-check-git (git_audit.c); the main program knows their option
  * tables (cmd_audit.c) so that its help and docs/cli.md list them, and runs
- * the sibling program for them as it does for `pins`.
+ * the sibling program for them as it does for `pins` (cmd_git_sibling).
  */
 #ifndef TDC_CMD_AUDIT_H
 #define TDC_CMD_AUDIT_H
@@ -26,11 +26,6 @@ struct fleet_opts {
 };
 
 extern const struct cli_cmd audit_cli, history_cli, fleet_cli;
-
-/* torch-dll-check: run torch-dll-check-git for the command. */
-int cmd_audit(int argc, char **argv);
-int cmd_history(int argc, char **argv);
-int cmd_fleet(int argc, char **argv);
 
 /* torch-dll-check-git: the commands themselves. */
 int cmd_git_audit(int argc, char **argv);

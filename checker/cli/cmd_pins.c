@@ -43,13 +43,13 @@ const struct cli_cmd pins_cli = {
 	.max_operands = 0,
 };
 
-int cmd_pins(int argc, char **argv)
+int cmd_git_sibling(int argc, char **argv)
 {
 	char **args = xcalloc((size_t)argc + 2, sizeof(*args));
 	struct err err;
 	int i, status = EXIT_USAGE;
 
-	/* argv[0] is "pins": the sibling gets {path, "pins", options..., NULL}. */
+	/* argv[0] is the command's name: the sibling gets {path, NAME, options..., NULL}. */
 	for (i = 0; i < argc; i++)
 		args[i + 1] = argv[i];
 	err_clear(&err);
@@ -59,4 +59,9 @@ int cmd_pins(int argc, char **argv)
 	}
 	free(args);
 	return status;
+}
+
+int cmd_pins(int argc, char **argv)
+{
+	return cmd_git_sibling(argc, argv);
 }

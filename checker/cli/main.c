@@ -35,9 +35,9 @@ static const struct command commands[] = {
 	{ &matrix_derive_cli, cmd_matrix_derive, 0 },
 	{ &pins_cli, cmd_pins, 0 },
 	{ &report_cli, cmd_report, 0 },
-	{ &audit_cli, cmd_audit, 0 },
-	{ &history_cli, cmd_history, 0 },
-	{ &fleet_cli, cmd_fleet, 0 },
+	{ &audit_cli, cmd_git_sibling, 0 },
+	{ &history_cli, cmd_git_sibling, 0 },
+	{ &fleet_cli, cmd_git_sibling, 0 },
 	/* started by check --confirm; its JSON lines go to the parent's pipe, never to a log */
 	{ &confirm_helper_cli, cmd_confirm_helper, 1 },
 };
