@@ -140,4 +140,9 @@ if [ "${BENCH_SCALE:-1}" != 0 ]; then
 	echo
 	bash bench/scale.sh | sed 's/^# /## /' || status=1
 fi
+# Issue 14's rows: audit history at fleet scale (BENCH_AUDIT=0 leaves them out).
+if [ "${BENCH_AUDIT:-1}" != 0 ]; then
+	echo
+	bash bench/audit.sh || status=1
+fi
 exit $status
