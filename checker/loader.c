@@ -37,7 +37,17 @@ struct ldr_image {
 	char *err_msg;
 	char *version;
 	int hot; /* touched since the last loader_trim */
+	unsigned lookups; /* export lookups by name, for the page trim in find_export */
 };
+
+/*
+ * Binding thousands of imports against a large export table (torch_cpu.dll:
+ * 57k names, ~3.4 MB of name strings) touches most of its pages through the
+ * binary searches; the mapping's pages are handed back every this many
+ * lookups, so resident memory stays bounded while one module is bound (a
+ * dropped page is read again from the page cache when a later search needs it).
+ */
+#define LDR_TRIM_EVERY_LOOKUPS 8u
 
 struct ldr_module {
 	char *base; /* base name as it exists */
@@ -1112,6 +1122,8 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	else
 		r = pe_export_by_name(im->img, fname, hint, &ex, &e);
 	(void)f;
+	if (++im->lookups % LDR_TRIM_EVERY_LOOKUPS == 0)
+		os_drop_pages(im->img->file.p, im->img->file.len);
 	if (r <= 0) {
 		char *sym = by_ordinal ? xasprintf("#%u", ordinal) : xstrdup(fname);
 		strlist_push(&exp_node->missing, sym);
