@@ -9,6 +9,7 @@
 #   make bench        speed and memory against other PE readers
 #   make dist         release assets and SHA-256 sums in dist/
 #   make win          cross-build torch-dll-check.exe with mingw-w64 (deps cross-built, cached)
+#   make lint         shellcheck every script; action.yml and the example workflows against their schemas
 #   make wheels-survey  measure every torch win_amd64 wheel PyPI serves (not in CI; ~8 GB
 #                     fetched) into matrix/evidence/torch-win_amd64.txt
 #
@@ -150,8 +151,9 @@ dist:
 win:
 	$(Q)bash tests/lib/cross-build.sh
 
+# shellcheck on every script, action.yml and the example workflows against their schemas
 lint:
-	$(Q)bash tests/lib/lint.sh
+	$(Q)bash tests/run action/test_action_lint
 
 clean:
 	rm -rf build dist torch-dll-check torch-dll-check-git torch-dll-check.exe torch-dll-check-git.exe
