@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
+#include "report.h"
+
 struct item {
 	char *key;         /* lowercased, for sorting and matching */
 	const char *shown; /* the key as the document spells it */
@@ -23,18 +26,6 @@ struct items {
 	struct item *v;
 	size_t n, alloc;
 };
-
-static const char *str_of(const cJSON *obj, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
-static long int_of(const cJSON *obj, const char *key, long def)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsNumber(it) ? (long)it->valuedouble : def;
-}
 
 static int bool_of(const cJSON *obj, const char *key)
 {
@@ -141,7 +132,7 @@ int drift_snapshot_check(const cJSON *doc, struct err *err)
 	const char *schema;
 	if (!cJSON_IsObject(doc))
 		return err_set(err, "not a JSON object");
-	schema = str_of(doc, "schema");
+	schema = report_str(doc, "schema");
 	if (!schema)
 		return err_set(err, "no \"schema\" field: not a torch-dll-check report");
 	if (strcmp(schema, DRIFT_SCHEMA_REPORT) && strcmp(schema, DRIFT_SCHEMA_INVENTORY))
@@ -167,8 +158,8 @@ static const cJSON *array_in(const cJSON *obj, const char *key)
 
 static char *redist_value(const cJSON *r)
 {
-	const char *ver = str_of(r, "version");
-	long view = int_of(r, "view", 0);
+	const char *ver = report_str(r, "version");
+	long view = report_int(r, "view", 0);
 	if (!bool_of(r, "found"))
 		return xstrdup("not installed");
 	if (!bool_of(r, "installed"))
@@ -180,7 +171,7 @@ static void collect_redists(const cJSON *doc, struct items *l)
 {
 	const cJSON *r;
 	cJSON_ArrayForEach(r, array_in(inventory_of(doc), "redistributables")) {
-		const char *arch = str_of(r, "arch");
+		const char *arch = report_str(r, "arch");
 		if (arch)
 			items_add(l, arch, redist_value(r), r);
 	}
@@ -226,7 +217,7 @@ static void compare_redists(const cJSON *a, const cJSON *b, struct drift_list *o
 
 static char *dll_value(const cJSON *d)
 {
-	const char *ver = str_of(d, "file_version"), *error = str_of(d, "error");
+	const char *ver = report_str(d, "file_version"), *error = report_str(d, "error");
 	if (error)
 		return xasprintf("unreadable (%s)", error);
 	return xstrdup(ver ? ver : "no version resource");
@@ -236,7 +227,7 @@ static void collect_dlls(const cJSON *doc, struct items *l)
 {
 	const cJSON *d;
 	cJSON_ArrayForEach(d, array_in(inventory_of(doc), "runtime_dlls")) {
-		const char *path = str_of(d, "path");
+		const char *path = report_str(d, "path");
 		if (path)
 			items_add(l, path, dll_value(d), d);
 	}
@@ -245,7 +236,7 @@ static void collect_dlls(const cJSON *doc, struct items *l)
 
 static int is_libomp140(const cJSON *d)
 {
-	const char *name = str_of(d, "name");
+	const char *name = report_str(d, "name");
 	return name && !str_icmp(name, "libomp140.x86_64.dll");
 }
 
@@ -274,14 +265,13 @@ static void dll_pair(const struct item *o, const struct item *n, const cJSON *ne
 
 /* --- torch installs and their binaries ----------------------------------- */
 
-/* The install's status in a report ("pass", "warn", "fail"), or NULL (an inventory). */
-static const char *install_status(const cJSON *doc, const char *torch_dir)
+const char *drift_install_status(const cJSON *doc, const char *torch_dir)
 {
 	const cJSON *in;
 	cJSON_ArrayForEach(in, array_in(doc, "installs")) {
-		const char *d = str_of(in, "torch_dir");
+		const char *d = report_str(in, "torch_dir");
 		if (d && !str_icmp(d, torch_dir))
-			return str_of(in, "status");
+			return report_str(in, "status");
 	}
 	return NULL;
 }
@@ -290,7 +280,7 @@ static void collect_installs(const cJSON *doc, struct items *l)
 {
 	const cJSON *in;
 	cJSON_ArrayForEach(in, array_in(inventory_of(doc), "installs")) {
-		const char *dir = str_of(in, "torch_dir"), *ver = str_of(in, "version");
+		const char *dir = report_str(in, "torch_dir"), *ver = report_str(in, "version");
 		if (dir)
 			items_add(l, dir, xstrdup(ver ? ver : "unknown version"), in);
 	}
@@ -301,7 +291,7 @@ static void install_pair(const struct item *o, const struct item *n, const cJSON
 {
 	const char *key = o ? o->shown : n->shown;
 	if (!o) {
-		const char *st = install_status(new_doc, key);
+		const char *st = drift_install_status(new_doc, key);
 		int fails = st && !strcmp(st, "fail");
 		add(out, DRIFT_INSTALL, fails ? DRIFT_ERROR : DRIFT_NOTE, key, NULL, n->value,
 		    xasprintf("torch %s installed at %s%s", n->value, key, fails ? ", and it will not load" : ""));
@@ -315,14 +305,14 @@ static void install_pair(const struct item *o, const struct item *n, const cJSON
 
 static int outcome_fails(const cJSON *bin)
 {
-	return int_of(bin, "winerror", 0) != 0;
+	return report_int(bin, "winerror", 0) != 0;
 }
 
 static char *verdict_value(const cJSON *bin)
 {
-	const char *outcome = str_of(bin, "outcome");
-	const char *leaf = str_of(bin, "leaf");
-	long w = int_of(bin, "winerror", 0);
+	const char *outcome = report_str(bin, "outcome");
+	const char *leaf = report_str(bin, "leaf");
+	long w = report_int(bin, "winerror", 0);
 	if (!w)
 		return xstrdup(outcome ? outcome : "loads");
 	if (leaf)
@@ -335,7 +325,7 @@ static void collect_binaries(const cJSON *doc, struct items *l)
 	const cJSON *in, *bin;
 	cJSON_ArrayForEach(in, array_in(doc, "installs"))
 		cJSON_ArrayForEach(bin, array_in(in, "binaries")) {
-			const char *path = str_of(bin, "path");
+			const char *path = report_str(bin, "path");
 			if (path)
 				items_add(l, path, verdict_value(bin), bin);
 		}
@@ -391,7 +381,7 @@ static void compare_binaries(const cJSON *a, const cJSON *b, struct drift_list *
 
 static const char *status_of(const cJSON *doc)
 {
-	const char *s = str_of(doc, "status");
+	const char *s = report_str(doc, "status");
 	return s ? s : "inventory only";
 }
 
@@ -474,14 +464,6 @@ const char *drift_severity_name(enum drift_severity s)
 	return s == DRIFT_ERROR ? "error" : s == DRIFT_WARNING ? "warning" : "note";
 }
 
-static void add_str_or_null(cJSON *o, const char *key, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 cJSON *drift_to_json(const struct drift_list *l)
 {
 	cJSON *doc = cJSON_CreateObject(), *arr;
@@ -497,8 +479,8 @@ cJSON *drift_to_json(const struct drift_list *l)
 		cJSON_AddStringToObject(o, "kind", drift_kind_name(d->kind));
 		cJSON_AddStringToObject(o, "severity", drift_severity_name(d->severity));
 		cJSON_AddStringToObject(o, "key", d->key);
-		add_str_or_null(o, "old", d->old_value);
-		add_str_or_null(o, "new", d->new_value);
+		json_add_str_or_null(o, "old", d->old_value);
+		json_add_str_or_null(o, "new", d->new_value);
 		cJSON_AddStringToObject(o, "title", d->title);
 		cJSON_AddItemToArray(arr, o);
 	}

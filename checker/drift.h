@@ -71,6 +71,9 @@ int drift_compare(const cJSON *old_doc, const cJSON *new_doc, struct drift_list 
 
 void drift_list_release(struct drift_list *l);
 
+/* The status ("pass", "warn", "fail") of the install at torch_dir in a report; NULL for an inventory. */
+const char *drift_install_status(const cJSON *report, const char *torch_dir);
+
 /* Counts by severity. */
 void drift_counts(const struct drift_list *l, size_t *errors, size_t *warnings, size_t *notes);
 

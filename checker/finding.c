@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
+
 static char *dup_or_null(const char *s)
 {
 	return s ? xstrdup(s) : NULL;
@@ -107,11 +109,6 @@ void findings_release(struct findings *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static cJSON *str_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
 static cJSON *winerror_or_null(int w)
 {
 	return w >= 0 ? cJSON_CreateNumber(w) : cJSON_CreateNull();
@@ -124,12 +121,12 @@ cJSON *finding_json(const struct finding *f)
 	cJSON_AddStringToObject(o, "rule", rule_get(f->rule)->id);
 	cJSON_AddStringToObject(o, "severity", severity_name(f->severity));
 	cJSON_AddItemToObject(o, "winerror", f->winerror ? cJSON_CreateNumber(f->winerror) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "title", str_or_null(f->title));
-	cJSON_AddItemToObject(o, "message", str_or_null(f->message));
-	cJSON_AddItemToObject(o, "fix", str_or_null(f->fix));
-	cJSON_AddItemToObject(o, "install", str_or_null(f->install));
-	cJSON_AddItemToObject(o, "binary", str_or_null(f->binary));
-	cJSON_AddItemToObject(o, "leaf", str_or_null(f->leaf));
+	cJSON_AddItemToObject(o, "title", json_str_or_null(f->title));
+	cJSON_AddItemToObject(o, "message", json_str_or_null(f->message));
+	cJSON_AddItemToObject(o, "fix", json_str_or_null(f->fix));
+	cJSON_AddItemToObject(o, "install", json_str_or_null(f->install));
+	cJSON_AddItemToObject(o, "binary", json_str_or_null(f->binary));
+	cJSON_AddItemToObject(o, "leaf", json_str_or_null(f->leaf));
 	a = cJSON_AddArrayToObject(o, "chain");
 	for (i = 0; i < f->chain.n; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(f->chain.v[i]));

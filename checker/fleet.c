@@ -11,12 +11,6 @@
 #include "report.h"
 #include "text.h"
 
-static const char *str_of(const cJSON *obj, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 static const cJSON *array_in(const cJSON *obj, const char *key)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -47,7 +41,7 @@ static char *redist_for(const cJSON *inv, const char *arch)
 	if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(inv, "registry")))
 		return xstrdup("unknown (no registry)");
 	cJSON_ArrayForEach(r, array_in(inv, "redistributables")) {
-		const char *a = str_of(r, "arch"), *v = str_of(r, "version");
+		const char *a = report_str(r, "arch"), *v = report_str(r, "version");
 		if (!a || strcmp(a, arch))
 			continue;
 		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "installed")))
@@ -69,7 +63,7 @@ static char *openmp_for(const cJSON *inv, const char *torch_dir, const char *pre
 	struct strbuf sb = STRBUF_INIT;
 	const cJSON *d;
 	cJSON_ArrayForEach(d, array_in(inv, "runtime_dlls")) {
-		const char *name = str_of(d, "name"), *path = str_of(d, "path"), *where = str_of(d, "where");
+		const char *name = report_str(d, "name"), *path = report_str(d, "path"), *where = report_str(d, "where");
 		int known = 0;
 		if (!name || !path || !where)
 			continue;
@@ -94,7 +88,7 @@ static char *first_error_for(const cJSON *report, const char *torch_dir)
 {
 	const cJSON *f;
 	cJSON_ArrayForEach(f, array_in(report, "findings")) {
-		const char *sev = str_of(f, "severity"), *inst = str_of(f, "install"), *title = str_of(f, "title");
+		const char *sev = report_str(f, "severity"), *inst = report_str(f, "install"), *title = report_str(f, "title");
 		if (!sev || strcmp(sev, "error") || !title)
 			continue;
 		if (torch_dir && inst && str_icmp(inst, torch_dir))
@@ -115,44 +109,33 @@ static char *drift_text(const cJSON *drift)
 	w = cJSON_GetObjectItemCaseSensitive(drift, "warnings");
 	n = cJSON_GetObjectItemCaseSensitive(drift, "notes");
 	if (!cJSON_IsNumber(e) || !cJSON_IsNumber(w) || !cJSON_IsNumber(n))
-		return xstrdup(str_of(drift, "problem") ? "not compared" : "unknown");
+		return xstrdup(report_str(drift, "problem") ? "not compared" : "unknown");
 	if (!e->valuedouble && !w->valuedouble && !n->valuedouble)
 		return xstrdup("none");
 	return xasprintf("%.0f error(s), %.0f warning(s), %.0f note(s)", e->valuedouble, w->valuedouble,
 			 n->valuedouble);
 }
 
-static const char *install_status(const cJSON *report, const char *torch_dir)
-{
-	const cJSON *in;
-	cJSON_ArrayForEach(in, array_in(report, "installs")) {
-		const char *d = str_of(in, "torch_dir");
-		if (d && !str_icmp(d, torch_dir))
-			return str_of(in, "status");
-	}
-	return NULL;
-}
-
 static void add_row(struct fleet *f, const char *runner, int64_t when, const cJSON *report, const cJSON *drift,
 		    const cJSON *install)
 {
 	const cJSON *inv = cJSON_GetObjectItemCaseSensitive(report, "inventory");
-	const char *dir = install ? str_of(install, "torch_dir") : NULL;
-	const char *arch = install ? str_of(install, "arch") : NULL;
-	const char *status = dir ? install_status(report, dir) : str_of(report, "status");
+	const char *dir = install ? report_str(install, "torch_dir") : NULL;
+	const char *arch = install ? report_str(install, "arch") : NULL;
+	const char *status = dir ? drift_install_status(report, dir) : report_str(report, "status");
 	struct fleet_row *r;
 	ALLOC_GROW(f->rows, f->n + 1, f->alloc);
 	r = &f->rows[f->n++];
 	r->runner = xstrdup(runner);
 	r->when = when_text(when);
-	r->torch = xstrdup(install && str_of(install, "version") ? str_of(install, "version") : "-");
+	r->torch = xstrdup(install && report_str(install, "version") ? report_str(install, "version") : "-");
 	r->install = xstrdup(dir ? dir : "(no torch install)");
 	if (!status)
 		status = dir ? "not checked (inventory only)" : "no torch";
 	r->verdict = xstrdup(status);
 	r->fails = !strcmp(status, "fail");
 	r->redist = redist_for(inv, arch ? arch : "x64");
-	r->openmp = openmp_for(inv, dir, install ? str_of(install, "prefix") : NULL);
+	r->openmp = openmp_for(inv, dir, install ? report_str(install, "prefix") : NULL);
 	r->first_error = first_error_for(report, dir);
 	r->drift = drift_text(drift);
 }
@@ -166,7 +149,7 @@ int fleet_add(struct fleet *f, const char *runner, int64_t when, const cJSON *re
 		return err_prefix(err, "runner %s: ", runner);
 	inv = cJSON_GetObjectItemCaseSensitive(report, "inventory");
 	cJSON_ArrayForEach(in, array_in(inv, "installs"))
-		if (str_of(in, "torch_dir"))
+		if (report_str(in, "torch_dir"))
 			add_row(f, runner, when, report, drift, in);
 	if (f->n == before)
 		add_row(f, runner, when, report, drift, NULL);

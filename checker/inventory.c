@@ -28,10 +28,10 @@
 #include "pe.h"
 #include "view.h"
 #include "text.h"
+#include "jsonout.h"
 
 #define INV_MAX_TEXT ((size_t)1 << 20)  /* version.py, pyvenv.cfg, METADATA: read at most this */
 #define INV_MAX_VERSION 64              /* characters in a version string */
-
 
 static const char *const redist_archs[3] = { "x64", "x86", "arm64" };
 
@@ -1024,11 +1024,6 @@ int inventory_scan(struct inventory *inv, struct view *v, const char *root, int 
 
 /* ---------- JSON (docs/report-json.md, the `inventory` object) ---------- */
 
-static cJSON *jstr(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
 static cJSON *jlist(const struct strlist *l)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -1053,7 +1048,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 	cJSON *o = cJSON_CreateObject(), *a, *py;
 	size_t i, j;
 
-	cJSON_AddItemToObject(o, "registry", jstr(inv->redist_read ? inv->redist_source : NULL));
+	cJSON_AddItemToObject(o, "registry", json_str_or_null(inv->redist_read ? inv->redist_source : NULL));
 	a = cJSON_AddArrayToObject(o, "redistributables");
 	for (i = 0; inv->redist_read && i < 3; i++) {
 		const struct inv_redist *r = &inv->redist[i];
@@ -1061,13 +1056,13 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		cJSON_AddStringToObject(e, "arch", r->arch);
 		cJSON_AddBoolToObject(e, "found", r->found);
 		cJSON_AddBoolToObject(e, "installed", r->installed);
-		cJSON_AddItemToObject(e, "version", jstr(r->version));
-		cJSON_AddItemToObject(e, "version_raw", jstr(r->version_raw));
+		cJSON_AddItemToObject(e, "version", json_str_or_null(r->version));
+		cJSON_AddItemToObject(e, "version_raw", json_str_or_null(r->version_raw));
 		cJSON_AddItemToObject(e, "installed_value",
 				      r->installed_value >= 0 ? cJSON_CreateNumber((double)r->installed_value)
 							      : cJSON_CreateNull());
 		cJSON_AddItemToObject(e, "view", r->found ? cJSON_CreateNumber(r->view) : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "source", jstr(r->key));
+		cJSON_AddItemToObject(e, "source", json_str_or_null(r->key));
 		cJSON_AddItemToObject(e, "notes", jlist(&r->notes));
 		cJSON_AddItemToArray(a, e);
 	}
@@ -1081,9 +1076,9 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		cJSON_AddStringToObject(e, "where", d->where);
 		cJSON_AddItemToObject(e, "machine", d->machine ? cJSON_CreateString(pe_machine_name(d->machine))
 							       : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "file_version", jstr(ver));
+		cJSON_AddItemToObject(e, "file_version", json_str_or_null(ver));
 		cJSON_AddBoolToObject(e, "version_resource", d->has_version);
-		cJSON_AddItemToObject(e, "error", jstr(d->error));
+		cJSON_AddItemToObject(e, "error", json_str_or_null(d->error));
 		cJSON_AddItemToArray(a, e);
 		free(ver);
 	}
@@ -1094,19 +1089,19 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		cJSON *e = cJSON_CreateObject(), *dd;
 		char *host = v ? view_host_path(v, in->torch_dir) : NULL;
 		cJSON_AddStringToObject(e, "torch_dir", in->torch_dir);
-		cJSON_AddItemToObject(e, "host_path", jstr(host && !view_is_live(v) ? host : NULL));
+		cJSON_AddItemToObject(e, "host_path", json_str_or_null(host && !view_is_live(v) ? host : NULL));
 		cJSON_AddStringToObject(e, "site_packages", in->site_packages);
 		cJSON_AddStringToObject(e, "kind", in->kind);
-		cJSON_AddItemToObject(e, "prefix", jstr(in->prefix));
-		cJSON_AddItemToObject(e, "python", jstr(in->python));
-		cJSON_AddItemToObject(e, "base_python_dir", jstr(in->base_python_dir));
-		cJSON_AddItemToObject(e, "python_version", jstr(in->python_version));
-		cJSON_AddItemToObject(e, "pyd_tag", jstr(in->pyd_tag));
-		cJSON_AddItemToObject(e, "arch", jstr(in->arch));
-		cJSON_AddItemToObject(e, "version", jstr(in->version));
-		cJSON_AddItemToObject(e, "metadata_version", jstr(in->metadata_version));
-		cJSON_AddItemToObject(e, "dist_info", jstr(in->dist_info));
-		cJSON_AddItemToObject(e, "cuda", jstr(in->cuda));
+		cJSON_AddItemToObject(e, "prefix", json_str_or_null(in->prefix));
+		cJSON_AddItemToObject(e, "python", json_str_or_null(in->python));
+		cJSON_AddItemToObject(e, "base_python_dir", json_str_or_null(in->base_python_dir));
+		cJSON_AddItemToObject(e, "python_version", json_str_or_null(in->python_version));
+		cJSON_AddItemToObject(e, "pyd_tag", json_str_or_null(in->pyd_tag));
+		cJSON_AddItemToObject(e, "arch", json_str_or_null(in->arch));
+		cJSON_AddItemToObject(e, "version", json_str_or_null(in->version));
+		cJSON_AddItemToObject(e, "metadata_version", json_str_or_null(in->metadata_version));
+		cJSON_AddItemToObject(e, "dist_info", json_str_or_null(in->dist_info));
+		cJSON_AddItemToObject(e, "cuda", json_str_or_null(in->cuda));
 		cJSON_AddStringToObject(e, "variant", in->variant);
 		cJSON_AddItemToObject(e, "cuda_dlls", jlist(&in->cuda_dlls));
 		dd = cJSON_AddArrayToObject(e, "dll_dirs");
@@ -1125,10 +1120,10 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		if (in->python && !python_listed_before(inv, i)) {
 			cJSON *p = cJSON_CreateObject();
 			cJSON_AddStringToObject(p, "python", in->python);
-			cJSON_AddItemToObject(p, "version", jstr(in->python_version));
+			cJSON_AddItemToObject(p, "version", json_str_or_null(in->python_version));
 			cJSON_AddStringToObject(p, "kind", in->kind);
-			cJSON_AddItemToObject(p, "prefix", jstr(in->prefix));
-			cJSON_AddItemToObject(p, "base_python_dir", jstr(in->base_python_dir));
+			cJSON_AddItemToObject(p, "prefix", json_str_or_null(in->prefix));
+			cJSON_AddItemToObject(p, "base_python_dir", json_str_or_null(in->base_python_dir));
 			cJSON_AddItemToArray(py, p);
 		}
 	}

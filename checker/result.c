@@ -14,6 +14,7 @@
 #include "tdc.h"
 #include "strbuf.h"
 #include "version.h"
+#include "jsonout.h"
 
 static int strlist_has(const struct strlist *l, const char *s)
 {
@@ -22,11 +23,6 @@ static int strlist_has(const struct strlist *l, const char *s)
 		if (!str_icmp(l->v[i], s))
 			return 1;
 	return 0;
-}
-
-static cJSON *str_or_null(const char *s)
-{
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
 /* Loader versions are "a.b.c.d" as pe.c formats them; anything unparsable counts as 0.0.0.0. */
@@ -48,10 +44,10 @@ cJSON *result_machine_json(struct view *v, const struct loader *ld)
 {
 	cJSON *m = cJSON_CreateObject();
 	cJSON_AddStringToObject(m, "source", view_is_live(v) ? "live" : "offline");
-	cJSON_AddItemToObject(m, "root", str_or_null(view_root(v)));
+	cJSON_AddItemToObject(m, "root", json_str_or_null(view_root(v)));
 	cJSON_AddStringToObject(m, "arch", pe_machine_name(ld ? loader_machine(ld) : PE_MACHINE_AMD64));
-	cJSON_AddItemToObject(m, "api_set_schema", str_or_null(ld ? loader_apiset_source(ld) : NULL));
-	cJSON_AddItemToObject(m, "known_dlls", str_or_null(ld ? loader_known_dlls_source(ld) : NULL));
+	cJSON_AddItemToObject(m, "api_set_schema", json_str_or_null(ld ? loader_apiset_source(ld) : NULL));
+	cJSON_AddItemToObject(m, "known_dlls", json_str_or_null(ld ? loader_known_dlls_source(ld) : NULL));
 	cJSON_AddStringToObject(m, "registry", view_registry_source(v));
 	return m;
 }
@@ -429,15 +425,15 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 	int failing = 0;
 
 	cJSON_AddStringToObject(inst, "torch_dir", run->torch_dir);
-	cJSON_AddItemToObject(inst, "host_path", str_or_null(view_is_live(v) ? NULL : host));
+	cJSON_AddItemToObject(inst, "host_path", json_str_or_null(view_is_live(v) ? NULL : host));
 	free(host);
 	cJSON_AddNullToObject(inst, "version");
 	cJSON_AddItemToObject(inst, "variant", run->cuda_version ? cJSON_CreateString("cuda") : cJSON_CreateNull());
 	cJSON_AddStringToObject(inst, "arch", arch);
-	cJSON_AddItemToObject(inst, "python", str_or_null(run->python_exe));
-	cJSON_AddItemToObject(inst, "application_dir", str_or_null(run->app_dir));
-	cJSON_AddItemToObject(inst, "cuda_version", str_or_null(run->cuda_version));
-	cJSON_AddItemToObject(inst, "python_tag", str_or_null(run->python_tag));
+	cJSON_AddItemToObject(inst, "python", json_str_or_null(run->python_exe));
+	cJSON_AddItemToObject(inst, "application_dir", json_str_or_null(run->app_dir));
+	cJSON_AddItemToObject(inst, "cuda_version", json_str_or_null(run->cuda_version));
+	cJSON_AddItemToObject(inst, "python_tag", json_str_or_null(run->python_tag));
 	arr = cJSON_AddArrayToObject(inst, "extension_suffixes");
 	for (i = 0; i < run->ext_suffixes.n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(run->ext_suffixes.v[i]));
@@ -464,9 +460,9 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 			o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "name", run->vc[i].name);
 			cJSON_AddNumberToObject(o, "winerror", run->vc[i].res.winerror);
-			cJSON_AddItemToObject(o, "path", str_or_null(run->vc[i].res.root ? run->vc[i].res.root->path : NULL));
+			cJSON_AddItemToObject(o, "path", json_str_or_null(run->vc[i].res.root ? run->vc[i].res.root->path : NULL));
 			cJSON_AddItemToObject(o, "file_version",
-					      str_or_null(run->vc[i].res.root ? run->vc[i].res.root->version : NULL));
+					      json_str_or_null(run->vc[i].res.root ? run->vc[i].res.root->version : NULL));
 			cJSON_AddItemToArray(vc, o);
 		}
 	}
@@ -484,12 +480,12 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 		cJSON_AddStringToObject(o, "stage", torch_stage_name(b->stage));
 		cJSON_AddNumberToObject(o, "winerror", b->winerror);
 		cJSON_AddStringToObject(o, "outcome", b->outcome);
-		cJSON_AddItemToObject(o, "leaf", str_or_null(leaf ? leaf_label(leaf) : NULL));
-		cJSON_AddItemToObject(o, "leaf_path", str_or_null(leaf ? leaf->path : NULL));
-		cJSON_AddItemToObject(o, "symbol", str_or_null(b->res.symbol));
+		cJSON_AddItemToObject(o, "leaf", json_str_or_null(leaf ? leaf_label(leaf) : NULL));
+		cJSON_AddItemToObject(o, "leaf_path", json_str_or_null(leaf ? leaf->path : NULL));
+		cJSON_AddItemToObject(o, "symbol", json_str_or_null(b->res.symbol));
 		cJSON_AddItemToObject(o, "chain", leaf ? chain_json(leaf) : cJSON_CreateArray());
 		cJSON_AddItemToObject(o, "probes", result_probes_json(leaf));
-		cJSON_AddItemToObject(o, "file_version", str_or_null(b->res.root ? b->res.root->version : NULL));
+		cJSON_AddItemToObject(o, "file_version", json_str_or_null(b->res.root ? b->res.root->version : NULL));
 		if (b->stage == TORCH_STAGE_PATH_FALLBACK) {
 			/* the 0x1100 attempt torch made first: why the PATH retry happened */
 			const struct ldr_node *fl = b->first.leaf;
@@ -497,7 +493,7 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 			cJSON_AddStringToObject(fa, "flags", "0x1100");
 			cJSON_AddNumberToObject(fa, "winerror", b->first.winerror);
 			cJSON_AddStringToObject(fa, "outcome", ldr_outcome_name(b->first.outcome));
-			cJSON_AddItemToObject(fa, "leaf", str_or_null(fl ? leaf_label(fl) : NULL));
+			cJSON_AddItemToObject(fa, "leaf", json_str_or_null(fl ? leaf_label(fl) : NULL));
 			cJSON_AddItemToObject(fa, "chain", fl ? chain_json(fl) : cJSON_CreateArray());
 			cJSON_AddItemToObject(fa, "probes", result_probes_json(fl));
 		}

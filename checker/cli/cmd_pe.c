@@ -68,11 +68,6 @@ static void jnum(cJSON *o, const char *key, uint64_t v)
 	cJSON_AddRawToObject(o, key, b);
 }
 
-static void jstr(cJSON *o, const char *key, const char *s)
-{
-	cJSON_AddItemToObject(o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
-}
-
 /* `"key":N` without printf: the export list calls this 300k times. */
 static void json_keynum(struct strbuf *sb, const char *key_colon, uint32_t v)
 {
@@ -100,7 +95,7 @@ static cJSON *json_imports(const struct pe_import_dll *dlls, size_t n)
 	for (i = 0; i < n; i++) {
 		cJSON *d = cJSON_CreateObject();
 		struct strbuf sb = STRBUF_INIT;
-		jstr(d, "dll", dlls[i].dll);
+		json_add_str_or_null(d, "dll", dlls[i].dll);
 		strbuf_init(&sb);
 		strbuf_addch(&sb, '[');
 		for (j = 0; j < dlls[i].nfuncs; j++) {
@@ -135,7 +130,7 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 	char buf[64];
 	size_t i;
 
-	jstr(o, "path", img->path);
+	json_add_str_or_null(o, "path", img->path);
 	cJSON_AddNullToObject(o, "error");
 	cJSON_AddStringToObject(o, "machine", pe_machine_name(img->machine));
 	jnum(o, "machine_code", img->machine);
@@ -153,7 +148,7 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 	for (i = 0; i < img->nsections; i++) {
 		const struct pe_section *s = &img->sections[i];
 		cJSON *so = cJSON_CreateObject();
-		jstr(so, "name", s->name);
+		json_add_str_or_null(so, "name", s->name);
 		jnum(so, "vaddr", s->vaddr);
 		jnum(so, "vsize", s->vsize);
 		jnum(so, "raw_off", s->raw_off);
@@ -177,7 +172,7 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 			}
 			struct strbuf sb = STRBUF_INIT;
 			int first = 1;
-			jstr(eo, "dll_name", img->export_dll_name);
+			json_add_str_or_null(eo, "dll_name", img->export_dll_name);
 			jnum(eo, "ordinal_base", img->export_base);
 			strbuf_init(&sb);
 			strbuf_addch(&sb, '[');
@@ -223,11 +218,11 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 			cJSON_AddNullToObject(vo, "product_version");
 		}
 		so = cJSON_AddObjectToObject(vo, "strings");
-		jstr(so, "FileVersion", v->file_version_str);
-		jstr(so, "ProductVersion", v->product_version_str);
-		jstr(so, "ProductName", v->product_name);
-		jstr(so, "CompanyName", v->company_name);
-		jstr(so, "OriginalFilename", v->original_filename);
+		json_add_str_or_null(so, "FileVersion", v->file_version_str);
+		json_add_str_or_null(so, "ProductVersion", v->product_version_str);
+		json_add_str_or_null(so, "ProductName", v->product_name);
+		json_add_str_or_null(so, "CompanyName", v->company_name);
+		json_add_str_or_null(so, "OriginalFilename", v->original_filename);
 	} else {
 		cJSON_AddNullToObject(o, "version");
 	}
@@ -408,8 +403,8 @@ int cmd_pe(int argc, char **argv)
 			say_failure(path, err.msg);
 			if (o.json) {
 				fo = cJSON_CreateObject();
-				jstr(fo, "path", path);
-				jstr(fo, "error", strip_path(err.msg, path));
+				json_add_str_or_null(fo, "path", path);
+				json_add_str_or_null(fo, "error", strip_path(err.msg, path));
 			}
 		}
 		pe_close(img);

@@ -293,47 +293,38 @@ static void print_annotations(const struct pin_changes *c)
 
 /* ---------- JSON ---------- */
 
-/* A string member, or null (JSON safety is json_print's: jsonout.h). */
-static void add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v)
-		cJSON_AddStringToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
 static cJSON *pin_json(const struct pin *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	int w = req_markers_on_windows(p->markers);
 	if (p->platform_tag && !pin_platform_on_windows(p->platform_tag))
 		w = 0;
-	add_str(o, "file", p->file);
+	json_add_str_or_null(o, "file", p->file);
 	cJSON_AddNumberToObject(o, "line", p->line);
 	cJSON_AddNumberToObject(o, "col", p->col);
-	add_str(o, "raw", p->raw);
-	add_str(o, "name", p->name);
+	json_add_str_or_null(o, "raw", p->raw);
+	json_add_str_or_null(o, "name", p->name);
 	cJSON_AddBoolToObject(o, "torch", pin_is_torch(p));
-	add_str(o, "source", pin_source_name(p->source));
-	add_str(o, "form", pin_form_name(p->form));
-	add_str(o, "group", p->group);
-	add_str(o, "extras", p->extras);
-	add_str(o, "spec", p->spec);
-	add_str(o, "pep440", p->pep440);
-	add_str(o, "version", p->version);
-	add_str(o, "variant", p->variant);
-	add_str(o, "variant_from", p->variant_from);
-	add_str(o, "markers", p->markers);
+	json_add_str_or_null(o, "source", pin_source_name(p->source));
+	json_add_str_or_null(o, "form", pin_form_name(p->form));
+	json_add_str_or_null(o, "group", p->group);
+	json_add_str_or_null(o, "extras", p->extras);
+	json_add_str_or_null(o, "spec", p->spec);
+	json_add_str_or_null(o, "pep440", p->pep440);
+	json_add_str_or_null(o, "version", p->version);
+	json_add_str_or_null(o, "variant", p->variant);
+	json_add_str_or_null(o, "variant_from", p->variant_from);
+	json_add_str_or_null(o, "markers", p->markers);
 	if (w == 1 || w == 0)
 		cJSON_AddBoolToObject(o, "on_windows", w);
 	else
 		cJSON_AddNullToObject(o, "on_windows");
-	add_str(o, "url", p->url);
-	add_str(o, "index_url", p->index_url);
-	add_str(o, "python_tag", p->python_tag);
-	add_str(o, "abi_tag", p->abi_tag);
-	add_str(o, "platform_tag", p->platform_tag);
-	add_str(o, "channel", p->channel);
+	json_add_str_or_null(o, "url", p->url);
+	json_add_str_or_null(o, "index_url", p->index_url);
+	json_add_str_or_null(o, "python_tag", p->python_tag);
+	json_add_str_or_null(o, "abi_tag", p->abi_tag);
+	json_add_str_or_null(o, "platform_tag", p->platform_tag);
+	json_add_str_or_null(o, "channel", p->channel);
 	cJSON_AddNumberToObject(o, "hashes", (double)p->n_hashes);
 	return o;
 }
@@ -342,20 +333,20 @@ static cJSON *side_json(const struct side *s, int all)
 {
 	cJSON *o = cJSON_CreateObject(), *files = cJSON_CreateArray();
 	size_t i, j;
-	add_str(o, "rev", s->rev);
-	add_str(o, "commit", s->sha);
-	add_str(o, "subject", strbuf_str(&s->subject));
+	json_add_str_or_null(o, "rev", s->rev);
+	json_add_str_or_null(o, "commit", s->sha);
+	json_add_str_or_null(o, "subject", strbuf_str(&s->subject));
 	for (i = 0; i < s->ps.n; i++) {
 		const struct req_file *f = &s->ps.files[i];
 		cJSON *fo = cJSON_CreateObject(), *pins = cJSON_CreateArray(), *inc = cJSON_CreateArray();
 		cJSON *idx = cJSON_CreateArray();
-		add_str(fo, "path", f->path);
-		add_str(fo, "kind", req_kind_name(f->kind));
-		add_str(fo, "included_by", f->included_by);
+		json_add_str_or_null(fo, "path", f->path);
+		json_add_str_or_null(fo, "kind", req_kind_name(f->kind));
+		json_add_str_or_null(fo, "included_by", f->included_by);
 		for (j = 0; j < f->indexes.n; j++)
 			{
 				cJSON *tmp = cJSON_CreateObject();
-				add_str(tmp, "u", f->indexes.v[j]);
+				json_add_str_or_null(tmp, "u", f->indexes.v[j]);
 				cJSON_AddItemToArray(idx, cJSON_DetachItemFromObject(tmp, "u"));
 				cJSON_Delete(tmp);
 			}
@@ -364,8 +355,8 @@ static cJSON *side_json(const struct side *s, int all)
 			cJSON *io = cJSON_CreateObject();
 			cJSON_AddNumberToObject(io, "line", f->inc[j].line);
 			cJSON_AddNumberToObject(io, "col", f->inc[j].col);
-			add_str(io, "target", f->inc[j].target);
-			add_str(io, "resolved", f->inc[j].resolved);
+			json_add_str_or_null(io, "target", f->inc[j].target);
+			json_add_str_or_null(io, "resolved", f->inc[j].resolved);
 			cJSON_AddBoolToObject(io, "constraint", f->inc[j].constraint);
 			cJSON_AddBoolToObject(io, "found", f->inc[j].resolved && !f->inc[j].missing);
 			cJSON_AddItemToArray(inc, io);
@@ -393,7 +384,7 @@ static int print_json(const char *repo, const struct side *head, const struct si
 	cJSON_AddStringToObject(tool, "name", "torch-dll-check");
 	cJSON_AddStringToObject(tool, "version", TDC_VERSION);
 	cJSON_AddItemToObject(root, "tool", tool);
-	add_str(root, "repository", repo);
+	json_add_str_or_null(root, "repository", repo);
 	cJSON_AddItemToObject(root, "head", side_json(head, all));
 	if (base)
 		cJSON_AddItemToObject(root, "base", side_json(base, all));
@@ -406,7 +397,7 @@ static int print_json(const char *repo, const struct side *head, const struct si
 			const struct pin *at = c->head ? c->head : c->base;
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "change", pin_change_name(c->kind));
-			add_str(o, "file", at->file);
+			json_add_str_or_null(o, "file", at->file);
 			cJSON_AddNumberToObject(o, "line", at->line);
 			cJSON_AddNumberToObject(o, "col", at->col);
 			cJSON_AddStringToObject(o, "anchor", c->head ? "head" : "base");
@@ -422,12 +413,12 @@ static int print_json(const char *repo, const struct side *head, const struct si
 	n = pinset_torch_targets(&head->ps, &t);
 	for (i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
-		add_str(o, "file", t[i].file);
+		json_add_str_or_null(o, "file", t[i].file);
 		cJSON_AddNumberToObject(o, "line", t[i].pin->line);
 		cJSON_AddNumberToObject(o, "col", t[i].pin->col);
-		add_str(o, "version", t[i].version);
-		add_str(o, "specifier", t[i].specifier);
-		add_str(o, "variant", t[i].variant);
+		json_add_str_or_null(o, "version", t[i].version);
+		json_add_str_or_null(o, "specifier", t[i].specifier);
+		json_add_str_or_null(o, "variant", t[i].variant);
 		if (t[i].on_windows == -1)
 			cJSON_AddNullToObject(o, "on_windows");
 		else
@@ -439,12 +430,12 @@ static int print_json(const char *repo, const struct side *head, const struct si
 			cJSON *rows = cJSON_CreateArray();
 			size_t j;
 			if (pins_target_probes(default_matrix(), &t[i], "x64", &pr, &e) < 0)
-				add_str(o, "matrix_error", e.msg);
+				json_add_str_or_null(o, "matrix_error", e.msg);
 			for (j = 0; j < pr.n; j++) {
 				cJSON *ro = cJSON_CreateObject();
 				cJSON_AddStringToObject(ro, "version", pr.v[j].version);
-				add_str(ro, "row", pr.v[j].row ? pr.v[j].row->id : NULL);
-				add_str(ro, "uncovered", pr.v[j].uncovered);
+				json_add_str_or_null(ro, "row", pr.v[j].row ? pr.v[j].row->id : NULL);
+				json_add_str_or_null(ro, "uncovered", pr.v[j].uncovered);
 				cJSON_AddItemToArray(rows, ro);
 			}
 			cJSON_AddItemToObject(o, "matrix_rows", rows);

@@ -101,3 +101,13 @@ void json_print(struct strbuf *out, const cJSON *item, int formatted)
 		cJSON_free(s);
 	}
 }
+
+cJSON *json_str_or_null(const char *s)
+{
+	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+void json_add_str_or_null(cJSON *obj, const char *key, const char *s)
+{
+	cJSON_AddItemToObject(obj, key, json_str_or_null(s));
+}

@@ -38,6 +38,12 @@ void json_safe_append(struct strbuf *out, const char *json, size_t n);
 /* Appends s as a JSON string literal, safe as above (NULL → null). */
 void json_quote(struct strbuf *out, const char *s);
 
+/* A JSON string, or null when s is NULL (the report's optional members). */
+cJSON *json_str_or_null(const char *s);
+
+/* Adds member key: json_str_or_null(s). */
+void json_add_str_or_null(cJSON *obj, const char *key, const char *s);
+
 /* cJSON_Print (formatted) or cJSON_PrintUnformatted of item, made safe, appended. */
 void json_print(struct strbuf *out, const cJSON *item, int formatted);
 
