@@ -40,6 +40,8 @@ struct finding *finding_add(struct findings *l, enum rule_id rule, int severity,
 		for (i = 0; i < spec->probes->nprobes; i++) {
 			f->probes[i].path = dup_or_null(spec->probes->probes[i].path);
 			f->probes[i].step = dup_or_null(spec->probes->probes[i].step);
+			f->probes[i].why = dup_or_null(spec->probes->probes[i].why);
+			f->probes[i].minor = spec->probes->probes[i].minor;
 			f->probes[i].result = dup_or_null(spec->probes->probes[i].result);
 		}
 		f->nprobes = spec->probes->nprobes;
@@ -73,6 +75,7 @@ static void finding_release(struct finding *f)
 	for (i = 0; i < f->nprobes; i++) {
 		free(f->probes[i].path);
 		free(f->probes[i].step);
+		free(f->probes[i].why);
 		free(f->probes[i].result);
 	}
 	free(f->probes);
@@ -135,6 +138,8 @@ cJSON *finding_json(const struct finding *f)
 		cJSON *p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "path", f->probes[i].path);
 		cJSON_AddStringToObject(p, "step", f->probes[i].step);
+		cJSON_AddItemToObject(p, "why", json_str_or_null(f->probes[i].why));
+		cJSON_AddBoolToObject(p, "minor", f->probes[i].minor);
 		cJSON_AddStringToObject(p, "result", f->probes[i].result);
 		cJSON_AddItemToArray(a, p);
 	}

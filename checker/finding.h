@@ -22,7 +22,8 @@
 #include "strbuf.h"
 
 struct finding_probe {
-	char *path, *step, *result;
+	char *path, *step, *why, *result;
+	int minor;
 };
 
 struct finding {
