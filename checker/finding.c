@@ -69,6 +69,7 @@ static void finding_release(struct finding *f)
 	free(f->symbol);
 	free(f->path);
 	free(f->issue);
+	free(f->explanation);
 	free(f->matrix.row);
 	free(f->matrix.file);
 	strlist_release(&f->chain);
@@ -152,6 +153,8 @@ cJSON *finding_json(const struct finding *f)
 	}
 	if (f->issue)
 		cJSON_AddStringToObject(o, "issue", f->issue);
+	if (f->explanation)
+		cJSON_AddStringToObject(o, "explanation", f->explanation);
 	if (f->rule == RULE_PREDICTION_MISMATCH) {
 		cJSON_AddItemToObject(o, "predicted_winerror", winerror_or_null(f->predicted_winerror));
 		cJSON_AddItemToObject(o, "real_winerror", winerror_or_null(f->real_winerror));

@@ -43,7 +43,8 @@ struct finding {
 		char *row, *file;
 		unsigned line;
 	} matrix;
-	char *issue;            /* known-issue: the issue's id */
+	char *issue;            /* known-issue: the issue's id; another rule: the known issue it is (folded in) */
+	char *explanation;      /* what the matrix row says about the leaf, in its words, or NULL */
 	int matrix_noted;       /* policy appended its matrix row's words to `message` */
 	int predicted_winerror; /* prediction-mismatch: -1 none */
 	int real_winerror;      /* prediction-mismatch: -1 none */

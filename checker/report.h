@@ -57,6 +57,7 @@ struct report_opts {
 	const char *input_path;      /* the saved report read by `report --in` (the `report` output when no --json) */
 	enum report_fail_on fail_on; /* --fail-on */
 	int color;                   /* -1 auto (tty and no NO_COLOR), 0 never, 1 always */
+	int trace;                   /* --trace: the text report lists every probe, minor ones too */
 };
 
 void report_opts_init(struct report_opts *o);
@@ -138,8 +139,12 @@ void report_esc_uri(struct strbuf *out, const char *path);
 
 /* ---- renderers ---- */
 
-/* The human report. `color`: ANSI colours (the caller decides: tty and no NO_COLOR). */
-void report_text(struct strbuf *out, const struct report_view *v, int color);
+/*
+ * The human report. `color`: ANSI colours (the caller decides: tty and no
+ * NO_COLOR). `trace`: every place searched, also those that cannot matter
+ * (probes[].minor), none elided.
+ */
+void report_text(struct strbuf *out, const struct report_view *v, int color, int trace);
 
 struct report_github_stats {
 	size_t emitted[3]; /* annotations written, by severity */

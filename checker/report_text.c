@@ -52,27 +52,64 @@ static void chain(struct strbuf *out, const struct style *st, const cJSON *f)
 	strbuf_addch(out, '\n');
 }
 
-static void probes(struct strbuf *out, const struct style *st, const cJSON *f)
+/* A probe's place: the folder when the probe looked for `leaf` there, else the path as tried. */
+static void place(struct strbuf *out, const char *path, const char *leaf)
+{
+	size_t n = path ? strlen(path) : 0, l = leaf ? strlen(leaf) : 0;
+	if (l && n > l + 1 && path[n - l - 1] == '\\' && !str_icmp(path + n - l, leaf))
+		text_esc(out, path, n - l - 1, TEXT_ESC_WORKFLOW);
+	else
+		text_esc_line(out, path);
+}
+
+/*
+ * Where the loader looked, one place a line with why it was searched there
+ * (probes[].why, the loader's words) and what it found. Places that cannot
+ * matter (probes[].minor) only with --trace; a count says what was left out.
+ */
+static void probes(struct strbuf *out, const struct style *st, const cJSON *f, int trace)
 {
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "probes"), *e;
-	int n, shown = 0;
+	const char *leaf = report_str(f, "leaf");
+	int n, shown = 0, hidden = 0;
 	if (!cJSON_IsArray(p) || !(n = cJSON_GetArraySize(p)))
 		return;
-	strbuf_addf(out, "      %s%-9s%s %d place%s\n", st->dim, "searched:", st->off, n, n == 1 ? "" : "s");
 	cJSON_ArrayForEach(e, p)
 	{
-		if (shown == PROBES_SHOWN) {
-			strbuf_addf(out, "        ... %d more in the JSON report\n", n - shown);
-			break;
+		if (!trace && (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "minor")) || shown == PROBES_SHOWN)) {
+			hidden++;
+			continue;
 		}
-		strbuf_adds(out, "        ");
-		text_esc_line(out, report_str(e, "path"));
+		strbuf_addf(out, "      %s%-9s%s ", st->dim, shown ? "" : "searched:", st->off);
+		place(out, report_str(e, "path"), leaf);
 		strbuf_adds(out, "  (");
-		text_esc_line(out, report_str(e, "step"));
+		text_esc_line(out, report_str(e, "why") ? report_str(e, "why") : report_str(e, "step"));
 		strbuf_adds(out, ": ");
 		text_esc_line(out, report_str(e, "result"));
 		strbuf_adds(out, ")\n");
 		shown++;
+	}
+	if (hidden)
+		strbuf_addf(out, "      %-9s %s(%d more place%s with --trace)%s\n", shown ? "" : "searched:", st->dim, hidden,
+			    hidden == 1 ? "" : "s", st->off);
+}
+
+/*
+ * The fix, best first: a `fix` lists its alternatives separated by "; or "
+ * (docs/report-json.md), shown one a line.
+ */
+static void fixes(struct strbuf *out, const struct style *st, const char *fix)
+{
+	static const char sep[] = "; or ";
+	const char *s = fix, *next;
+	int first = 1;
+	while (s && *s) {
+		next = strstr(s, sep);
+		strbuf_addf(out, "      %s%-9s%s ", first ? st->bold : st->dim, first ? "fix:" : "or:", st->off);
+		text_esc(out, s, next ? (size_t)(next - s) : strlen(s), TEXT_ESC_WORKFLOW);
+		strbuf_addch(out, '\n');
+		s = next ? next + sizeof(sep) - 1 : NULL;
+		first = 0;
 	}
 }
 
@@ -101,7 +138,8 @@ static const char *base_name(const char *p)
 	return s;
 }
 
-static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi);
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi,
+		    int trace);
 
 /*
  * A finding's grouping key. Two findings are the same problem when they have
@@ -165,11 +203,11 @@ static size_t *group_links(const struct report_view *v)
 
 /* Renders item i and folds the later items with the same problem (next[] chain) into its "also:" line. */
 static void finding_group(struct strbuf *out, const struct style *st, const struct report_view *v, size_t i,
-			  unsigned char *done, const size_t *next, size_t num, int multi)
+			  unsigned char *done, const size_t *next, size_t num, int multi, int trace)
 {
 	size_t j, n = 0;
 	struct strbuf also = STRBUF_INIT;
-	finding(out, st, &v->items[i], num, multi);
+	finding(out, st, &v->items[i], num, multi, trace);
 	for (j = next[i]; j < v->n; j = next[j]) {
 		if (done[j])
 			continue;
@@ -184,12 +222,20 @@ static void finding_group(struct strbuf *out, const struct style *st, const stru
 	strbuf_release(&also);
 }
 
-static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi)
+/*
+ * One finding: the headline, the fix (best first), then the evidence. The
+ * message is the evidence in prose (for annotations): shown only when the
+ * finding has no chain the lines below would repeat.
+ */
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi,
+		    int trace)
 {
 	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
 	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
 	long we = report_int(f, "winerror", 0);
 	const char *title = report_str(f, "title");
+	int has_chain = cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0;
 	strbuf_addf(out, "  %s%zu.%s %s", col, num, st->off, st->bold);
 	text_esc_line(out, title ? title : report_str(f, "rule"));
 	strbuf_addf(out, "%s  [", st->off);
@@ -197,15 +243,15 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	if (we)
 		strbuf_addf(out, ", WinError %ld", we);
 	strbuf_adds(out, "]\n");
-	if (report_str(f, "message")) {
-		strbuf_adds(out, "      ");
-		text_esc_line(out, report_str(f, "message"));
-		strbuf_addch(out, '\n');
-	}
-	field(out, st, "binary:", report_str(f, "binary"));
+	fixes(out, st, report_str(f, "fix"));
+	if (report_str(f, "explanation"))
+		field(out, st, "why:", report_str(f, "explanation"));
+	else if (!has_chain)
+		field(out, st, "why:", report_str(f, "message"));
 	chain(out, st, f);
-	field(out, st, we == 126 ? "missing:" : "leaf:", report_str(f, "leaf"));
-	probes(out, st, f);
+	probes(out, st, f, trace);
+	if (trace)
+		field(out, st, "binary:", report_str(f, "binary"));
 	if (cJSON_IsObject(a) && report_str(a, "file")) {
 		strbuf_addf(out, "      %s%-9s%s ", st->dim, "at:", st->off);
 		text_esc_line(out, report_str(a, "file"));
@@ -215,11 +261,6 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	}
 	if (multi)
 		field(out, st, "install:", report_str(f, "install"));
-	if (report_str(f, "fix")) {
-		strbuf_addf(out, "      %s%-9s%s ", st->bold, "fix:", st->off);
-		text_esc_line(out, report_str(f, "fix"));
-		strbuf_addch(out, '\n');
-	}
 }
 
 static void counts(struct strbuf *out, const struct report_view *v)
@@ -246,7 +287,7 @@ static void what(struct strbuf *out, const struct report_view *v)
 	}
 }
 
-void report_text(struct strbuf *out, const struct report_view *v, int color)
+void report_text(struct strbuf *out, const struct report_view *v, int color, int trace)
 {
 	const struct style *st = color ? &ansi : &plain;
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *inst;
@@ -326,7 +367,7 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->count[sev], st->off);
 		for (i = 0; i < v->n; i++)
 			if ((int)v->items[i].sev == sev && !done[i])
-				finding_group(out, st, v, i, done, next, ++num, multi);
+				finding_group(out, st, v, i, done, next, ++num, multi, trace);
 	}
 	free(done);
 	free(next);

@@ -325,20 +325,20 @@ static void test_text_verdict_and_colour(void)
 	struct strbuf out = STRBUF_INIT;
 	struct err e;
 	CHECK_INT(report_view_init(&v, d, &e), 0);
-	report_text(&out, &v, 0);
+	report_text(&out, &v, 0, 0);
 	CHECK(!strncmp(out.buf, "FAIL no torch install will not load: error 0 (2 errors, 1 warning, 0 notes)\n",
 		       strlen("FAIL no torch install will not load: error 0 (2 errors, 1 warning, 0 notes)\n")));
 	CHECK(!strchr(out.buf, '\033'));
 	CHECK(strstr(out.buf, "Errors (2):") < strstr(out.buf, "Warnings (1):"));
 	strbuf_reset(&out);
-	report_text(&out, &v, 1);
+	report_text(&out, &v, 1, 0);
 	CHECK_HAS(out.buf, "\033[1;31mFAIL\033[0m");
 	strbuf_release(&out);
 	report_view_release(&v);
 	cJSON_Delete(d);
 	d = doc_with(0, 0, 0);
 	CHECK_INT(report_view_init(&v, d, &e), 0);
-	report_text(&out, &v, 0);
+	report_text(&out, &v, 0, 0);
 	CHECK_STR(out.buf, "PASS no torch install loads (0 errors, 0 warnings, 0 notes)\n");
 	CHECK_INT(report_exit_status(&v, FAIL_ON_WARNING), 0);
 	strbuf_release(&out);
