@@ -77,11 +77,32 @@ struct report_item {
 	size_t index;       /* position in the document */
 };
 
+/*
+ * One root cause and the findings that report it: the findings with the
+ * same `cause` id (finding.h: rule, WinError, install, leaf, symbol) and
+ * the same `anchor` (file, line, col), so a result anchored to a pin's
+ * file:line:col stays there. A document without `cause` ids (written
+ * before they were added) is grouped by the same id computed from its
+ * fields. Every renderer says a cause once: its first member in full, the
+ * others as the binaries it affects.
+ */
+struct report_cause {
+	const char *id;           /* the cause id (borrowed from the document, or `own`) */
+	enum report_severity sev; /* its highest member's */
+	size_t *members;          /* indexes into report_view.items, ranked; members[0] is shown in full */
+	size_t n;
+	size_t nbinaries;         /* distinct `binary` values among the members (case-insensitively) */
+	char own[24];             /* the id when the document carries none */
+};
+
 struct report_view {
 	const cJSON *doc;
 	struct report_item *items; /* ranked */
 	size_t n;
-	size_t count[3]; /* by enum report_severity */
+	size_t count[3]; /* findings, by enum report_severity */
+	struct report_cause *causes; /* ranked by their first member */
+	size_t ncauses;
+	size_t ncause[3]; /* causes, by enum report_severity */
 };
 
 /*
@@ -91,6 +112,19 @@ struct report_view {
  */
 int report_view_init(struct report_view *v, const cJSON *doc, struct err *err);
 void report_view_release(struct report_view *v);
+
+/*
+ * The torch binaries cause `c` affects, as "N torch binaries: a.dll, b.dll,
+ * ..." (base names, distinct, in rank order, at most `max_names` (up to
+ * 16), then "and N more"); each name written through `esc` (the renderer's
+ * escaper).
+ * Writes nothing when no member names a binary.
+ */
+void report_cause_binaries(struct strbuf *out, const struct report_view *v, const struct report_cause *c,
+			   size_t max_names, void (*esc)(struct strbuf *, const char *));
+
+/* The cause's representative finding: the one rendered in full. */
+const cJSON *report_cause_finding(const struct report_view *v, const struct report_cause *c);
 
 /* "pass" | "warn" | "fail", from the findings (not the document's own claim). */
 const char *report_status(const struct report_view *v);

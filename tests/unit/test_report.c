@@ -5,6 +5,7 @@
  * delimiter refusal, SARIF anchoring.
  */
 #include "harness.h"
+#include "finding.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -395,6 +396,107 @@ static void test_sarif_rules_and_anchoring(void)
 	cJSON_Delete(d);
 }
 
+/*
+ * Grouping by root cause: two causes (libomp140 missing, an entry point
+ * missing from c10.dll) hitting overlapping binaries (torch_cpu.dll fails
+ * both ways), one cause split by anchor, a leaf-less finding its own cause,
+ * and a document without `cause` ids grouped exactly as one with them.
+ */
+#define GROUP_FINDINGS                                                                                 \
+	"{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"fbgemm\","       \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"libomp140.x86_64.dll\",\"binary\":\"C:\\\\t\\\\lib\\\\fbgemm.dll\"}," \
+	"{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"winerror\":127,\"title\":\"c10a\","  \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"c10.dll\",\"symbol\":\"f\",\"binary\":\"C:\\\\t\\\\lib\\\\torch_cpu.dll\"}," \
+	"{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"cpu\","          \
+	"\"install\":\"C:\\\\T\",\"leaf\":\"LIBOMP140.x86_64.dll\",\"binary\":\"C:\\\\t\\\\lib\\\\torch_cpu.dll\"}," \
+	"{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"winerror\":127,\"title\":\"c10b\","  \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"c10.dll\",\"symbol\":\"f\",\"binary\":\"C:\\\\t\\\\_C.pyd\"}," \
+	"{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"pinned\","       \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"libomp140.x86_64.dll\",\"binary\":\"C:\\\\t\\\\lib\\\\torch.dll\"," \
+	"\"anchor\":{\"file\":\"requirements.txt\",\"line\":3,\"col\":1}},"                             \
+	"{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"winerror\":127,\"title\":\"c10c\","  \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"c10.dll\",\"symbol\":\"g\",\"binary\":\"C:\\\\t\\\\_C.pyd\"}," \
+	"{\"rule\":\"path-entry\",\"severity\":\"warning\",\"title\":\"p1\",\"install\":\"C:\\\\t\"},"  \
+	"{\"rule\":\"path-entry\",\"severity\":\"warning\",\"title\":\"p2\",\"install\":\"C:\\\\t\"}"
+
+#define GROUP_INST                                                                                     \
+	"\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"binaries\":["                                      \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\fbgemm.dll\",\"order\":2,\"winerror\":126},"                    \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\torch.dll\",\"order\":4,\"winerror\":126},"                     \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\torch_cpu.dll\",\"order\":5,\"winerror\":126},"                 \
+	"{\"path\":\"C:\\\\t\\\\_C.pyd\",\"order\":9,\"winerror\":127}]}],"
+
+static void check_groups(const struct report_view *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	/* ranked by load order: fbgemm, pinned (torch.dll), cpu, c10a (torch_cpu), c10b, c10c (_C), p1, p2 */
+	CHECK_INT(v->ncauses, 6);
+	CHECK_INT(v->ncause[SEV_ERROR], 4);
+	CHECK_INT(v->ncause[SEV_WARNING], 2);
+	if (v->ncauses != 6)
+		return;
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[0]), "title"), "fbgemm");
+	CHECK_INT(v->causes[0].n, 2); /* fbgemm, torch_cpu: names compared without case */
+	CHECK_STR(report_str(v->items[v->causes[0].members[1]].f, "title"), "cpu");
+	report_cause_binaries(&sb, v, &v->causes[0], 5, text_esc_line);
+	CHECK_STR(sb.buf, "2 torch binaries: fbgemm.dll, torch_cpu.dll");
+	/* the same cause anchored to a pin stays a result of its own */
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[1]), "title"), "pinned");
+	CHECK_INT(v->causes[1].n, 1);
+	CHECK_STR(v->causes[0].id, v->causes[1].id);
+	/* torch_cpu.dll fails two ways: it is in two causes */
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[2]), "title"), "c10a");
+	CHECK_INT(v->causes[2].n, 2);
+	strbuf_reset(&sb);
+	report_cause_binaries(&sb, v, &v->causes[2], 1, text_esc_line);
+	CHECK_STR(sb.buf, "2 torch binaries: torch_cpu.dll and 1 more");
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[3]), "title"), "c10c"); /* another symbol */
+	CHECK_INT(v->causes[3].nbinaries, 1);
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[4]), "title"), "p1");
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[5]), "title"), "p2");
+	CHECK_INT(v->causes[4].nbinaries, 0);
+	strbuf_reset(&sb);
+	report_cause_binaries(&sb, v, &v->causes[4], 5, text_esc_line);
+	CHECK_STR(sb.buf, "");
+	strbuf_release(&sb);
+}
+
+static void test_grouping_by_cause(void)
+{
+	static const char *const bad[] = { "7", "\"\"", "\"A1\"", "\"a b\"", "\"%0A\"",
+		"\"0123456789012345678901234567890123456789012345678901234567890123x\"" };
+	cJSON *d = parse(HEAD GROUP_INST "\"findings\":[" GROUP_FINDINGS "]}"), *f;
+	struct report_view v, w;
+	struct err e;
+	size_t i;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	check_groups(&v);
+	CHECK_INT(strlen(v.causes[0].id), 16);
+	/* the ids result_finish writes (finding_cause_id) group the same way */
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(d, "findings"))
+	{
+		char id[FINDING_CAUSE_ID_LEN + 1];
+		finding_cause_id(f, id);
+		cJSON_AddStringToObject(f, "cause", id);
+	}
+	CHECK_INT(report_view_init(&w, d, &e), 0);
+	check_groups(&w);
+	for (i = 0; i < v.ncauses && i < w.ncauses; i++)
+		CHECK_STR(v.causes[i].id, w.causes[i].id);
+	report_view_release(&w);
+	report_view_release(&v);
+	/* ids that are not ids are refused, naming the finding */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cJSON *c = cJSON_Parse(bad[i]);
+		f = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "findings"), 2);
+		cJSON_ReplaceItemInObject(f, "cause", c);
+		err_clear(&e);
+		CHECK_INT(report_view_init(&v, d, &e), -1);
+		CHECK_HAS(e.msg, "finding 2: \"cause\"");
+	}
+	cJSON_Delete(d);
+}
+
 int main(void)
 {
 	RUN(test_escape_gh_data_and_property_exactly_as_toolkit);
@@ -402,6 +504,7 @@ int main(void)
 	RUN(test_anchor_in_repo);
 	RUN(test_view_refuses_bad_documents);
 	RUN(test_ranking);
+	RUN(test_grouping_by_cause);
 	RUN(test_annotation_limits_and_overflow_notice);
 	RUN(test_annotation_file_only_for_repo_anchors);
 	RUN(test_outputs_form_and_delimiter_refusal);
