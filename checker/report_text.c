@@ -114,115 +114,6 @@ static void fixes(struct strbuf *out, const struct style *st, const char *fix)
 }
 
 /*
- * Loader failures that share install, rule and leaf are one problem seen from
- * several torch binaries (torch_cpu.dll fails because fbgemm.dll does): the
- * first is shown in full, the others are named on its "also:" line.
- */
-static int loader_rule(const char *r)
-{
-	enum rule_id id;
-	return !rule_find(r, &id) && rule_get(id)->source == RULE_SRC_LOAD_FAILURE;
-}
-
-static int same_str(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = p;
-	for (; p && *p; p++)
-		if (*p == '\\' || *p == '/')
-			s = p + 1;
-	return s;
-}
-
-static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi,
-		    int trace);
-
-/*
- * A finding's grouping key. Two findings are the same problem when they have
- * the same severity, the same loader rule, leaf, install and WinError (and a
- * leaf and an install at all).
- */
-struct group_key {
-	size_t i; /* position in v->items */
-	int sev;
-	const char *rule, *leaf, *install;
-	long winerror;
-};
-
-static int group_key_cmp(const void *pa, const void *pb)
-{
-	const struct group_key *a = pa, *b = pb;
-	int c;
-	if (a->sev != b->sev)
-		return a->sev < b->sev ? -1 : 1;
-	if ((c = strcmp(a->rule, b->rule)) || (c = strcmp(a->leaf, b->leaf)) || (c = strcmp(a->install, b->install)))
-		return c;
-	if (a->winerror != b->winerror)
-		return a->winerror < b->winerror ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/*
- * next[i]: the next item (in ranked order) with the same severity and the
- * same problem as item i, or v->n. Sorting the keys once keeps grouping
- * O(n log n) where comparing every pair was quadratic (100,000 unreadable
- * DLLs took minutes).
- */
-static size_t *group_links(const struct report_view *v)
-{
-	size_t *next = xmalloc((v->n + 1) * sizeof(*next)), i, k = 0;
-	struct group_key *keys = xmalloc((v->n + 1) * sizeof(*keys));
-	for (i = 0; i < v->n; i++) {
-		const cJSON *f = v->items[i].f;
-		struct group_key g;
-		next[i] = v->n;
-		g.i = i;
-		g.sev = (int)v->items[i].sev;
-		g.rule = report_str(f, "rule");
-		g.leaf = report_str(f, "leaf");
-		g.install = report_str(f, "install");
-		g.winerror = report_int(f, "winerror", 0);
-		if (loader_rule(g.rule) && g.leaf && g.install)
-			keys[k++] = g;
-	}
-	if (k)
-		qsort(keys, k, sizeof(*keys), group_key_cmp);
-	for (i = 0; i + 1 < k; i++) {
-		struct group_key a = keys[i], b = keys[i + 1];
-		a.i = b.i = 0;
-		if (!group_key_cmp(&a, &b))
-			next[keys[i].i] = keys[i + 1].i;
-	}
-	free(keys);
-	return next;
-}
-
-/* Renders item i and folds the later items with the same problem (next[] chain) into its "also:" line. */
-static void finding_group(struct strbuf *out, const struct style *st, const struct report_view *v, size_t i,
-			  unsigned char *done, const size_t *next, size_t num, int multi, int trace)
-{
-	size_t j, n = 0;
-	struct strbuf also = STRBUF_INIT;
-	finding(out, st, &v->items[i], num, multi, trace);
-	for (j = next[i]; j < v->n; j = next[j]) {
-		if (done[j])
-			continue;
-		done[j] = 1;
-		if (n++)
-			strbuf_adds(&also, ", ");
-		text_esc_line(&also, base_name(report_str(v->items[j].f, "binary")));
-	}
-	if (n)
-		strbuf_addf(out, "      %s%-9s%s %s fail%s the same way (%zu more)\n", st->dim, "also:", st->off, also.buf,
-			    n == 1 ? "s" : "", n);
-	strbuf_release(&also);
-}
-
-/*
  * One finding: the headline, the fix (best first), then the evidence. The
  * message is the evidence in prose (for annotations): shown only when the
  * finding has no chain the lines below would repeat.
@@ -263,11 +154,34 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 		field(out, st, "install:", report_str(f, "install"));
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static void esc_line(struct strbuf *out, const char *s)
+{
+	text_esc_line(out, s);
+}
+
+/* A root cause: its most important finding in full, then the torch binaries it makes fail. */
+static void cause(struct strbuf *out, const struct style *st, const struct report_view *v,
+		  const struct report_cause *c, size_t num, int multi, int trace)
+{
+	finding(out, st, &v->items[c->members[0]], num, multi, trace);
+	if (c->nbinaries > 1) {
+		strbuf_addf(out, "      %s%-9s%s ", st->dim, "affects:", st->off);
+		report_cause_binaries(out, v, c, 8, esc_line);
+		strbuf_addch(out, '\n');
+	}
+}
+
+/* The causes by severity: "1 error, 0 warnings, 0 notes" (one root cause is one problem, whatever it fails). */
 static void counts(struct strbuf *out, const struct report_view *v)
 {
-	strbuf_addf(out, "%zu error%s, %zu warning%s, %zu note%s", v->count[SEV_ERROR],
-		    v->count[SEV_ERROR] == 1 ? "" : "s", v->count[SEV_WARNING],
-		    v->count[SEV_WARNING] == 1 ? "" : "s", v->count[SEV_NOTE], v->count[SEV_NOTE] == 1 ? "" : "s");
+	strbuf_addf(out, "%zu error%s, %zu warning%s, %zu note%s", v->ncause[SEV_ERROR],
+		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING],
+		    v->ncause[SEV_WARNING] == 1 ? "" : "s", v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
 }
 
 /* "torch 2.4.0+cpu" or "2 torch installs" or "no torch install". */
@@ -294,8 +208,6 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
 	size_t i, num = 0;
 	int sev, ninst = 0, nfail = 0, multi, pass;
-	unsigned char *done = v->n ? xcalloc(v->n, 1) : NULL;
-	size_t *next = group_links(v);
 
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
 	{
@@ -312,12 +224,12 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 		else
 			what(out, v);
 		strbuf_adds(out, " will not load: ");
-		text_esc_line(out, report_str(v->items[0].f, "title"));
+		text_esc_line(out, report_str(report_cause_finding(v, &v->causes[0]), "title"));
 	} else if (v->count[SEV_WARNING]) {
 		strbuf_addf(out, "%sWARN%s ", st->yellow, st->off);
 		what(out, v);
 		strbuf_adds(out, " loads, but: ");
-		text_esc_line(out, report_str(v->items[0].f, "title"));
+		text_esc_line(out, report_str(report_cause_finding(v, &v->causes[0]), "title"));
 	} else {
 		strbuf_addf(out, "%sPASS%s ", st->green, st->off);
 		what(out, v);
@@ -360,17 +272,15 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 		}
 	}
 
-	/* Findings by severity, most important first. */
+	/* One entry per root cause (report.h), by severity, most important first. */
 	for (sev = SEV_ERROR; sev >= SEV_NOTE; sev--) {
-		if (!v->count[sev])
+		if (!v->ncause[sev])
 			continue;
-		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->count[sev], st->off);
-		for (i = 0; i < v->n; i++)
-			if ((int)v->items[i].sev == sev && !done[i])
-				finding_group(out, st, v, i, done, next, ++num, multi, trace);
+		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->ncause[sev], st->off);
+		for (i = 0; i < v->ncauses; i++)
+			if ((int)v->causes[i].sev == sev)
+				cause(out, st, v, &v->causes[i], ++num, multi, trace);
 	}
-	free(done);
-	free(next);
 	if (v->n && report_str(v->doc, "status") && strcmp(report_str(v->doc, "status"), report_status(v)))
 		strbuf_addf(out, "\n(the report says status \"%s\"; its findings say \"%s\")\n",
 			    strcmp(report_str(v->doc, "status"), "pass") && strcmp(report_str(v->doc, "status"), "warn") &&

@@ -347,6 +347,52 @@ static void test_text_verdict_and_colour(void)
 	cJSON_Delete(d);
 }
 
+/* The text report: headline, fix best first, evidence; minor probes only with --trace; one entry per cause. */
+static void test_text_fix_evidence_and_trace(void)
+{
+	cJSON *d = parse(HEAD "\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"status\":\"fail\",\"binaries\":["
+			      "{\"path\":\"C:\\\\t\\\\lib\\\\a.dll\",\"order\":0,\"winerror\":126},"
+			      "{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"order\":1,\"winerror\":126}]}],"
+			      "\"findings\":["
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"a.dll cannot load\","
+			      "\"message\":\"WinError 126: m.dll (chain a.dll -> m.dll) is found nowhere\","
+			      "\"explanation\":\"m.dll is not redistributable\",\"fix\":\"upgrade; or install X; or copy m.dll\","
+			      "\"install\":\"C:\\\\t\",\"binary\":\"C:\\\\t\\\\lib\\\\a.dll\",\"leaf\":\"m.dll\","
+			      "\"chain\":[\"a.dll\",\"m.dll\"],\"probes\":["
+			      "{\"path\":\"C:\\\\W\\\\System32\\\\m.dll\",\"step\":\"System32\",\"why\":\"System32\",\"minor\":false,\"result\":\"not found\"},"
+			      "{\"path\":\"C:\\\\W\\\\System\\\\m.dll\",\"step\":\"16-bit system dir\",\"why\":\"the 16-bit system folder\",\"minor\":true,\"result\":\"not found\"},"
+			      "{\"path\":\"C:\\\\t\\\\lib\\\\m.dll\",\"step\":\"PATH\",\"why\":\"added to PATH by torch's fallback\",\"minor\":false,\"result\":\"not found\"}]},"
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"b.dll cannot load\","
+			      "\"fix\":\"upgrade; or install X; or copy m.dll\",\"install\":\"C:\\\\t\",\"binary\":\"C:\\\\t\\\\lib\\\\b.dll\","
+			      "\"leaf\":\"m.dll\",\"chain\":[\"b.dll\",\"a.dll\",\"m.dll\"]}]}");
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_text(&out, &v, 0, 0);
+	CHECK(!strncmp(out.buf, "FAIL torch will not load: a.dll cannot load (1 error, 0 warnings, 0 notes)\n",
+		       strlen("FAIL torch will not load: a.dll cannot load (1 error, 0 warnings, 0 notes)\n")));
+	CHECK_HAS(out.buf, "Errors (1):\n  1. a.dll cannot load  [missing-dll, WinError 126]\n"
+			   "      fix:      upgrade\n"
+			   "      or:       install X\n"
+			   "      or:       copy m.dll\n"
+			   "      why:      m.dll is not redistributable\n"
+			   "      chain:    a.dll -> m.dll\n"
+			   "      searched: C:\\W\\System32  (System32: not found)\n"
+			   "                C:\\t\\lib  (added to PATH by torch's fallback: not found)\n"
+			   "                (1 more place with --trace)\n"
+			   "      affects:  2 torch binaries: a.dll, b.dll\n");
+	CHECK(!strstr(out.buf, "WinError 126: m.dll")); /* the message repeats the evidence: not shown */
+	CHECK(!strstr(out.buf, "b.dll cannot load"));  /* one entry per cause */
+	strbuf_reset(&out);
+	report_text(&out, &v, 0, 1);
+	CHECK_HAS(out.buf, "                C:\\W\\System  (the 16-bit system folder: not found)\n");
+	CHECK(!strstr(out.buf, "with --trace"));
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
 static int json_has(const cJSON *j, const char *needle)
 {
 	char *s = cJSON_PrintUnformatted(j);
@@ -512,6 +558,7 @@ int main(void)
 	RUN(test_summary_small_report_complete);
 	RUN(test_summary_tables_escape_cells);
 	RUN(test_text_verdict_and_colour);
+	RUN(test_text_fix_evidence_and_trace);
 	RUN(test_sarif_rules_and_anchoring);
 	return HARNESS_EXIT();
 }
