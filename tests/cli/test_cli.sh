@@ -23,7 +23,7 @@ run() {
 # Every visible command, as typed, with an option of it that takes a value.
 commands=("check:--matrix:FILE" "deps:--root:DIR" "pe::" "inventory:--root:DIR" "matrix lint::"
 	"matrix show:--matrix:FILE" "matrix select:--variant:V" "matrix derive::" "pins:--repo:DIR"
-	"report:--in:REPORT.json")
+	"report:--in:REPORT.json" "audit:--runner:NAME" "history:--history:DIR" "fleet:--history:DIR")
 
 # ---- frobnicate: one error line, no literal \n, then the Try line ----
 run frobnicate
@@ -55,8 +55,8 @@ for spec in "${commands[@]}"; do
 	c=${spec%%:*}
 	# shellcheck disable=SC2086  # "matrix lint" is two words
 	run $c --help
-	check_eq "$c --help: exit 0, stdout, last line 'Exit status: ...'" "0 Exit status:" \
-		"$rc $(tail -1 <<<"$out" | cut -c1-12)"
+	check_eq "$c --help: exit 0, stdout, its last paragraph 'Exit status: ...'" "0 Exit status:" \
+		"$rc $(awk 'BEGIN { RS = "" } { p = $0 } END { print substr(p, 1, 12) }' <<<"$out")"
 done
 
 # ---- --summary, --outputs, --sarif-anchor explained where they are taken ----
