@@ -1,8 +1,12 @@
 /*
  * report_text: the human report. The first line is the verdict a person
  * reads in ten seconds (PASS/WARN/FAIL, the most important finding, the
- * counts); then every error with its evidence and its fix, then warnings,
- * then notes. Our own words are ASCII so a legacy Windows console code page
+ * counts of root causes); then the installs and what `import torch` raises;
+ * then one entry per root cause (report.h), errors, warnings, notes: its
+ * headline, the fix (best first, alternatives after), why (the matrix's
+ * words), then the evidence — chain, the places searched with why each was
+ * searched (the loader's labels; places that cannot matter only with
+ * --trace), the binaries it fails. Our own words are ASCII so a legacy Windows console code page
  * shows them; untrusted strings pass through text_esc_line (text.h), so a DLL name
  * cannot move the cursor, recolour the terminal or start a workflow command.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # demo.sh, sourced, ends with a `return` shellcheck takes for this script's
 # test_demo_docs: the demo's report as the README and docs/check.md show it is
 # the demo's real output, line for line, so the two can never drift apart.
 # Runs `check` on the demo's runner tree (tests/lib/demo.sh) exactly as
