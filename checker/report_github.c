@@ -50,6 +50,27 @@ static void line_field(struct strbuf *msg, const char *label, const char *val)
 	text_esc_line(msg, val);
 }
 
+/*
+ * The fix, best first: a `fix` lists its alternatives separated by "; or "
+ * (docs/report-json.md); each alternative gets a line of its own.
+ */
+static void fixes(struct strbuf *msg, const char *fix)
+{
+	static const char sep[] = "; or ";
+	struct strbuf one = STRBUF_INIT;
+	const char *s = fix, *next;
+	int first = 1;
+	while (s && *s) {
+		next = strstr(s, sep);
+		strbuf_reset(&one);
+		strbuf_add(&one, s, next ? (size_t)(next - s) : strlen(s));
+		line_field(msg, first ? "Fix:" : "or:", one.buf);
+		s = next ? next + sizeof(sep) - 1 : NULL;
+		first = 0;
+	}
+	strbuf_release(&one);
+}
+
 /* Names of the binaries a cause affects, at most this many, then "and N more". */
 #define AFFECTED_NAMES 5
 
@@ -84,7 +105,7 @@ static void message(struct strbuf *msg, const struct report_view *v, const struc
 	}
 	if (report_int(f, "winerror", 0))
 		strbuf_addf(msg, "\nWinError %ld", report_int(f, "winerror", 0));
-	line_field(msg, "Fix:", report_str(f, "fix"));
+	fixes(msg, report_str(f, "fix"));
 	cut_utf8(msg, REPORT_ANNOTATION_MAX);
 }
 

@@ -94,6 +94,29 @@ static void pre_line(struct strbuf *c, const char *label, const char *val)
 	strbuf_addch(c, '\n');
 }
 
+/*
+ * The fix, best first: a `fix` lists its alternatives separated by "; or "
+ * (docs/report-json.md); each alternative gets a line of its own.
+ */
+static void fixes(struct strbuf *c, const char *fix)
+{
+	static const char sep[] = "; or ";
+	struct strbuf one = STRBUF_INIT;
+	const char *s = fix, *next;
+	int first = 1;
+	while (s && *s) {
+		next = strstr(s, sep);
+		strbuf_reset(&one);
+		strbuf_add(&one, s, next ? (size_t)(next - s) : strlen(s));
+		strbuf_adds(c, first ? "**Fix:** " : "**or:** ");
+		report_esc_md(c, one.buf);
+		strbuf_adds(c, next ? "  \n" : "\n");
+		s = next ? next + sizeof(sep) - 1 : NULL;
+		first = 0;
+	}
+	strbuf_release(&one);
+}
+
 /* A chain as "a -> b -> c" inside <pre>. */
 static void pre_chain(struct strbuf *c, const cJSON *ch)
 {
@@ -140,9 +163,10 @@ static void cause_entry(struct strbuf *c, const struct report_view *v, const str
 		report_cause_binaries(c, v, rc, 10, report_esc_md);
 		strbuf_adds(c, "  \n");
 	}
-	if (report_str(f, "fix")) {
-		strbuf_adds(c, "**Fix:** ");
-		report_esc_md(c, report_str(f, "fix"));
+	fixes(c, report_str(f, "fix"));
+	if (report_str(f, "explanation")) {
+		strbuf_adds(c, "**Why:** ");
+		report_esc_md(c, report_str(f, "explanation"));
 		strbuf_adds(c, "\n");
 	}
 	ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
@@ -158,17 +182,24 @@ static void cause_entry(struct strbuf *c, const struct report_view *v, const str
 	}
 	pre_line(c, "leaf:", report_str(f, "leaf"));
 	if (cJSON_IsArray(pr) && cJSON_GetArraySize(pr)) {
+		int minor = 0;
 		strbuf_addf(c, "searched (%d places, in order):\n", cJSON_GetArraySize(pr));
 		cJSON_ArrayForEach(e, pr)
 		{
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "minor"))) { /* cannot matter here */
+				minor++;
+				continue;
+			}
 			strbuf_adds(c, "  ");
 			report_esc_html(c, report_str(e, "path"));
 			strbuf_adds(c, "  (");
-			report_esc_html(c, report_str(e, "step"));
+			report_esc_html(c, report_str(e, "why") ? report_str(e, "why") : report_str(e, "step"));
 			strbuf_adds(c, ": ");
 			report_esc_html(c, report_str(e, "result"));
 			strbuf_adds(c, ")\n");
 		}
+		if (minor)
+			strbuf_addf(c, "  (%d more that cannot matter here: in the JSON report)\n", minor);
 	}
 	if (cJSON_IsObject(a) && report_str(a, "file")) {
 		strbuf_addf(c, "%-10s", "anchor:");
