@@ -14,6 +14,7 @@
 #include "text.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,17 +283,14 @@ static int group_causes(struct report_view *v, struct err *err)
 		}
 		c->n = n;
 		c->sev = v->items[i].sev;
-		if (keys[i].id == ids[i]) {
-			memcpy(c->own, ids[i], sizeof(ids[i]));
-			c->id = c->own;
-		} else {
-			c->id = keys[i].id;
-		}
+		snprintf(c->own, sizeof(c->own), "%s", keys[i].id); /* ids are checked to fit */
 		v->ncause[c->sev]++;
 		v->ncauses++;
 	}
-	for (i = 0; i < v->ncauses; i++)
+	for (i = 0; i < v->ncauses; i++) { /* the array no longer moves */
+		v->causes[i].id = v->causes[i].own;
 		v->causes[i].nbinaries = count_binaries(v, &v->causes[i]);
+	}
 	free(keys);
 	free(cause_of);
 	free(next);

@@ -87,12 +87,12 @@ struct report_item {
  * others as the binaries it affects.
  */
 struct report_cause {
-	const char *id;           /* the cause id (borrowed from the document, or `own`) */
+	const char *id;           /* the cause id (points into `own`) */
 	enum report_severity sev; /* its highest member's */
 	size_t *members;          /* indexes into report_view.items, ranked; members[0] is shown in full */
 	size_t n;
 	size_t nbinaries;         /* distinct `binary` values among the members (case-insensitively) */
-	char own[24];             /* the id when the document carries none */
+	char own[65];             /* the document's id (at most 64 characters), or the one computed */
 };
 
 struct report_view {
@@ -182,14 +182,15 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 
 struct report_github_stats {
 	size_t emitted[3]; /* annotations written, by severity */
-	size_t omitted;    /* findings left out for the per-step limits */
+	size_t omitted;    /* causes left out for the per-step limits */
 };
 
 /*
- * GitHub annotations: at most REPORT_ANNOTATIONS_PER_KIND of each kind in
- * rank order, then one notice counting those left out (the notice counts
- * against the notice limit, so at most 9 notes are emitted when one is
- * needed). `file`/`line`/`col` only for anchors inside the repository.
+ * GitHub annotations, one per root cause (v->causes): at most
+ * REPORT_ANNOTATIONS_PER_KIND of each kind in rank order, then one notice
+ * counting those left out (the notice counts against the notice limit, so
+ * at most 9 notes are emitted when one is needed). `file`/`line`/`col` only
+ * for anchors inside the repository.
  */
 void report_github(struct strbuf *out, const struct report_view *v, struct report_github_stats *st);
 
@@ -200,8 +201,9 @@ void report_github(struct strbuf *out, const struct report_view *v, struct repor
 void report_summary(struct strbuf *out, const struct report_view *v, size_t max);
 
 /*
- * Step outputs in GITHUB_OUTPUT's `name<<DELIM` form: status, failures,
- * warnings, report (`report_path`, may be NULL). Refuses (-1) a value that
+ * Step outputs in GITHUB_OUTPUT's `name<<DELIM` form: status, failures and
+ * warnings (errors and warnings counted by root cause, as the annotations
+ * are), report (`report_path`, may be NULL). Refuses (-1) a value that
  * contains `delim` (CVE-2022-35954) and writes nothing then.
  */
 int report_outputs(struct strbuf *out, const struct report_view *v, const char *report_path,

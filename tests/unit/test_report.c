@@ -171,7 +171,7 @@ static void check_limits(int ne, int nw, int nn, size_t want_e, size_t want_w, s
 	CHECK_INT(st.omitted, want_omitted);
 	if (want_omitted) {
 		char s[64];
-		snprintf(s, sizeof(s), "title=%zu more findings not annotated::", want_omitted);
+		snprintf(s, sizeof(s), "title=%zu more problems not annotated::", want_omitted);
 		CHECK_HAS(out.buf, s);
 	} else {
 		CHECK(!strstr(out.buf, "not annotated"));
@@ -266,7 +266,7 @@ static void test_summary_cap_and_truncation_note(void)
 	CHECK(out.len <= 200000 + strlen("previous step's text\n"));
 	CHECK(out.len > 100000);
 	CHECK(strstr(out.buf, "**Summary truncated**") != NULL); /* not CHECK_HAS: it would print 200 kB */
-	CHECK(strstr(out.buf, "left out: 447 findings and the section warnings.") != NULL);
+	CHECK(strstr(out.buf, "left out: 447 problems and the section warnings.") != NULL);
 	CHECK(!strstr(out.buf, "<x>")); /* untrusted HTML never raw */
 	strbuf_reset(&out);
 	report_summary(&out, &v, REPORT_SUMMARY_MAX);
@@ -507,6 +507,23 @@ static void check_groups(const struct report_view *v)
 	strbuf_release(&sb);
 }
 
+/* Many causes: each keeps its own id (the causes array grows while grouping). */
+static void test_grouping_many_causes(void)
+{
+	cJSON *d = doc_with(300, 0, 0);
+	struct report_view v;
+	struct err e;
+	size_t i;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	CHECK_INT(v.ncauses, 300);
+	for (i = 0; i < v.ncauses; i++) {
+		CHECK_INT(strlen(v.causes[i].id), FINDING_CAUSE_ID_LEN);
+		CHECK_INT(v.causes[i].members[0], i);
+	}
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
 static void test_grouping_by_cause(void)
 {
 	static const char *const bad[] = { "7", "\"\"", "\"A1\"", "\"a b\"", "\"%0A\"",
@@ -531,6 +548,44 @@ static void test_grouping_by_cause(void)
 		CHECK_STR(v.causes[i].id, w.causes[i].id);
 	report_view_release(&w);
 	report_view_release(&v);
+	/* every renderer says a cause once */
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	{
+		struct strbuf out = STRBUF_INIT;
+		struct report_github_stats st;
+		cJSON *sarif, *res;
+		size_t un = 0;
+		report_github(&out, &v, &st);
+		CHECK_INT(count_lines_starting(out.buf, "::error "), 4);
+		CHECK_INT(count_lines_starting(out.buf, "::warning "), 2);
+		CHECK_HAS(out.buf, "::error title=fbgemm (and 1 more torch binary)::");
+		CHECK_HAS(out.buf, "%0AAffects 2 torch binaries: fbgemm.dll, torch_cpu.dll%0A");
+		CHECK_HAS(out.buf, "::error file=requirements.txt,line=3,col=1,title=pinned::");
+		strbuf_reset(&out);
+		CHECK_INT(report_outputs(&out, &v, NULL, "DELIM_0123456789", &e), 0);
+		CHECK_HAS(out.buf, "failures<<DELIM_0123456789\n4\n");
+		CHECK_HAS(out.buf, "warnings<<DELIM_0123456789\n2\n");
+		strbuf_reset(&out);
+		report_summary(&out, &v, REPORT_SUMMARY_MAX);
+		CHECK_HAS(out.buf, "#### Errors (4)");
+		CHECK_HAS(out.buf, "**Affects** 2 torch binaries: fbgemm\\.dll, torch\\_cpu\\.dll");
+		strbuf_reset(&out);
+		report_sarif(&out, &v, "ci.yml", &un);
+		sarif = cJSON_Parse(out.buf);
+		res = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(sarif, "runs"), 0), "results");
+		CHECK_INT(cJSON_GetArraySize(res), 6);
+		CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0), "relatedLocations")), 2);
+		CHECK(!cJSON_GetObjectItem(cJSON_GetArrayItem(res, 4), "relatedLocations")); /* no binary */
+		CHECK(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(
+				     cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0), "partialFingerprints"),
+				     "torchDllCheckCause/v1")),
+			     cJSON_GetStringValue(cJSON_GetObjectItem(
+				     cJSON_GetObjectItem(cJSON_GetArrayItem(res, 1), "partialFingerprints"),
+				     "torchDllCheckCause/v1"))) != 0); /* one cause, two pins: two alerts */
+		cJSON_Delete(sarif);
+		strbuf_release(&out);
+	}
+	report_view_release(&v);
 	/* ids that are not ids are refused, naming the finding */
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cJSON *c = cJSON_Parse(bad[i]);
@@ -551,6 +606,7 @@ int main(void)
 	RUN(test_view_refuses_bad_documents);
 	RUN(test_ranking);
 	RUN(test_grouping_by_cause);
+	RUN(test_grouping_many_causes);
 	RUN(test_annotation_limits_and_overflow_notice);
 	RUN(test_annotation_file_only_for_repo_anchors);
 	RUN(test_outputs_form_and_delimiter_refusal);
