@@ -78,6 +78,9 @@ static int fuzz_one(const uint8_t *data, size_t size)
 	report_text(&out, &v, 0, 0);
 	check_text(out.buf);
 	strbuf_reset(&out);
+	report_text(&out, &v, 0, 1); /* --trace: every probe, the minor ones too */
+	check_text(out.buf);
+	strbuf_reset(&out);
 	report_summary(&out, &v, 64 * 1024);
 	if (out.len > 64 * 1024)
 		abort();
