@@ -536,8 +536,8 @@ static int fold_known_issue(struct pol *p, const struct matrix_issue *is)
 		if (!names_dll(&w->imports, f->leaf) && !names_dll(&w->unresolved, f->leaf))
 			continue;
 		finding_set(&f->issue, is->id);
-		if (f->explanation) { /* without one, the message (below) is the finding's why */
-			char *e = xasprintf("%s %s", f->explanation, note.buf);
+		{
+			char *e = f->explanation ? xasprintf("%s %s", f->explanation, note.buf) : xstrdup(note.buf);
 			free(f->explanation);
 			f->explanation = e;
 		}

@@ -117,10 +117,17 @@ static void fixes(struct strbuf *out, const struct style *st, const char *fix)
 	}
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
 /*
- * One finding: the headline, the fix (best first), then the evidence. The
- * message is the evidence in prose (for annotations): shown only when the
- * finding has no chain the lines below would repeat.
+ * One finding: the headline, the fix (best first), why, then the evidence.
+ * Why is the message, except where the message only tells the evidence
+ * below in prose (a missing DLL: its chain and the places searched; it is
+ * written for annotations, which have no lines of their own): then the
+ * matrix's explanation, when there is one, says why.
  */
 static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi,
 		    int trace)
@@ -130,7 +137,7 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
 	long we = report_int(f, "winerror", 0);
 	const char *title = report_str(f, "title");
-	int has_chain = cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0;
+	int evidence_only = cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0 && same_str(report_str(f, "rule"), "missing-dll");
 	strbuf_addf(out, "  %s%zu.%s %s", col, num, st->off, st->bold);
 	text_esc_line(out, title ? title : report_str(f, "rule"));
 	strbuf_addf(out, "%s  [", st->off);
@@ -139,10 +146,7 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 		strbuf_addf(out, ", WinError %ld", we);
 	strbuf_adds(out, "]\n");
 	fixes(out, st, report_str(f, "fix"));
-	if (report_str(f, "explanation"))
-		field(out, st, "why:", report_str(f, "explanation"));
-	else if (!has_chain)
-		field(out, st, "why:", report_str(f, "message"));
+	field(out, st, "why:", report_str(f, evidence_only ? "explanation" : "message"));
 	chain(out, st, f);
 	probes(out, st, f, trace);
 	if (trace)
@@ -156,11 +160,6 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	}
 	if (multi)
 		field(out, st, "install:", report_str(f, "install"));
-}
-
-static int same_str(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
 }
 
 static void esc_line(struct strbuf *out, const char *s)

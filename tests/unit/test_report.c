@@ -388,6 +388,17 @@ static void test_text_fix_evidence_and_trace(void)
 	report_text(&out, &v, 0, 1);
 	CHECK_HAS(out.buf, "                C:\\W\\System  (the 16-bit system folder: not found)\n");
 	CHECK(!strstr(out.buf, "with --trace"));
+	report_view_release(&v);
+	cJSON_Delete(d);
+	/* a message that says more than the chain (where the DLL is, its version) is the why */
+	d = parse(HEAD "\"findings\":[{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"winerror\":127,"
+		  "\"title\":\"a.dll cannot load: m.dll lacks f\",\"message\":\"WinError 127: m.dll at C:\\\\x\\\\m.dll (file "
+		  "version 1.0) has no export f\",\"explanation\":\"matrix words\",\"fix\":\"reinstall\",\"leaf\":\"m.dll\","
+		  "\"chain\":[\"a.dll\",\"m.dll\"]}]}");
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	strbuf_reset(&out);
+	report_text(&out, &v, 0, 0);
+	CHECK_HAS(out.buf, "      why:      WinError 127: m.dll at C:\\x\\m.dll (file version 1.0) has no export f\n");
 	strbuf_release(&out);
 	report_view_release(&v);
 	cJSON_Delete(d);
