@@ -191,6 +191,39 @@ static void test_annotation_limits_and_overflow_notice(void)
 	check_limits(10, 10, 0, 10, 10, 0, 0);
 }
 
+/* The budget counts problems: 30 failing binaries of 2 causes are 2 annotations, nothing left out. */
+static void test_annotation_budget_counts_causes(void)
+{
+	cJSON *d = parse(HEAD "\"findings\":[]}");
+	cJSON *fs = cJSON_GetObjectItem(d, "findings");
+	struct report_view v;
+	struct report_github_stats st;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	int i;
+	for (i = 0; i < 30; i++) {
+		cJSON *f = cJSON_CreateObject();
+		char b[64];
+		snprintf(b, sizeof(b), "C:\\t\\lib\\b%02d.dll", i);
+		cJSON_AddStringToObject(f, "rule", "missing-dll");
+		cJSON_AddStringToObject(f, "severity", "error");
+		cJSON_AddStringToObject(f, "title", b);
+		cJSON_AddStringToObject(f, "install", "C:\\t");
+		cJSON_AddStringToObject(f, "leaf", i % 2 ? "a.dll" : "b.dll");
+		cJSON_AddStringToObject(f, "binary", b);
+		cJSON_AddItemToArray(fs, f);
+	}
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_github(&out, &v, &st);
+	CHECK_INT(count_lines_starting(out.buf, "::error "), 2);
+	CHECK_INT(st.omitted, 0);
+	CHECK_HAS(out.buf, "Affects 15 torch binaries: b00.dll, b02.dll, b04.dll, b06.dll, b08.dll and 10 more\n");
+	CHECK(!strstr(out.buf, "not annotated"));
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
 static void test_annotation_file_only_for_repo_anchors(void)
 {
 	cJSON *d = parse(HEAD "\"findings\":["
@@ -619,6 +652,7 @@ int main(void)
 	RUN(test_grouping_by_cause);
 	RUN(test_grouping_many_causes);
 	RUN(test_annotation_limits_and_overflow_notice);
+	RUN(test_annotation_budget_counts_causes);
 	RUN(test_annotation_file_only_for_repo_anchors);
 	RUN(test_outputs_form_and_delimiter_refusal);
 	RUN(test_summary_cap_and_truncation_note);
