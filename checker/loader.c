@@ -836,6 +836,15 @@ char *ldr_dll_name_normalize(const char *name)
 	return n;
 }
 
+/*
+ * What a probe that found no file says: "not found", or, for a symbolic link
+ * that leads outside --root (view.h), that it was not followed.
+ */
+static const char *not_found(struct view *v, const char *dir, const char *name)
+{
+	return view_outside_link(v, dir, name, NULL) ? LDR_PROBE_OUTSIDE_ROOT : "not found";
+}
+
 /* A dependency named by full path: loaded from there, no search. */
 static void resolve_full_path(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 {
@@ -844,7 +853,7 @@ static void resolve_full_path(struct load_ctx *c, struct ldr_node *node, unsigne
 	int saw_wrong_arch = 0;
 	node->via = "full path";
 	if (!view_find_file(c->ld->view, dir, winpath_basename(name), &p)) {
-		probe_add(node, name, "full path", "not found");
+		probe_add(node, name, "full path", "%s", not_found(c->ld->view, dir, winpath_basename(name)));
 		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
 	} else {
 		int ok = candidate_ok(c, node, p, "full path", 0, &saw_wrong_arch);
@@ -1004,7 +1013,8 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 			char *tried = winpath_join(dirs[i].dir, name);
 			if (!found)
 				probe_add(node, tried, dirs[i].step, "%s%s%s%s",
-					  dirs[i].skip ? dirs[i].skip : "not found", dirs[i].note ? " (" : "",
+					  dirs[i].skip ? dirs[i].skip : not_found(ld->view, dirs[i].dir, name),
+					  dirs[i].note ? " (" : "",
 					  dirs[i].note ? dirs[i].note : "", dirs[i].note ? ")" : "");
 			free(tried);
 			continue;

@@ -99,6 +99,14 @@ char *os_abspath(const char *path);
  */
 char *os_absolute(const char *path);
 
+/*
+ * The path an existing file or folder really has: every symbolic link (or
+ * junction) on the way resolved, "." and ".." folded. NULL when it does not
+ * exist or cannot be reached (a dangling link). Caller frees. The view uses
+ * it to keep --root a boundary.
+ */
+char *os_realpath(const char *path);
+
 /* The host's path separator: '/' or '\\'. */
 char os_sep(void);
 

@@ -337,6 +337,16 @@ char *os_abspath(const char *path)
 	return xasprintf("%s/%s", cwd, path);
 }
 
+char *os_realpath(const char *path)
+{
+	char *r = realpath(path, NULL), *res;
+	if (!r)
+		return NULL;
+	res = xstrdup(r);
+	free(r);
+	return res;
+}
+
 char *os_absolute(const char *path)
 {
 	char cwd[4096];

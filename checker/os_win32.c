@@ -366,6 +366,33 @@ char *os_absolute(const char *path)
 	return os_abspath(path); /* GetFullPathNameW works by text: links are not resolved */
 }
 
+char *os_realpath(const char *path)
+{
+	wchar_t *w = to_wide(path), buf[32768];
+	const wchar_t *p = buf;
+	HANDLE h;
+	DWORD n;
+	if (!w)
+		return NULL;
+	/* FILE_FLAG_BACKUP_SEMANTICS opens folders too; the handle follows every link and junction */
+	h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+			FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return NULL;
+	n = GetFinalPathNameByHandleW(h, buf, 32768, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+	CloseHandle(h);
+	if (n == 0 || n >= 32768)
+		return NULL;
+	if (!wcsncmp(p, L"\\\\?\\UNC\\", 8)) {
+		p += 6;
+		buf[6] = L'\\';
+	} else if (!wcsncmp(p, L"\\\\?\\", 4)) {
+		p += 4;
+	}
+	return from_wide(p);
+}
+
 char os_sep(void)
 {
 	return '\\';

@@ -35,10 +35,15 @@
 
 struct dirent_cache {
 	char *key;            /* upcased Windows path of the directory */
-	char *host;           /* host path as it exists, or NULL when absent */
+	char *win;            /* the Windows path as first asked (normalised) */
+	char *host;           /* host path as it exists (no link in it below the root), or NULL when absent */
 	struct strlist names; /* NTFS order */
-	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1 */
+	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1, or ENTRY_OUTSIDE + 1 */
+	char **real;          /* per name: the resolved host path of a symbolic link inside the root (lazily allocated) */
 };
+
+/* entry_type of a symbolic link (or junction) that leads outside --root: never followed */
+#define ENTRY_OUTSIDE 0x40
 
 struct env_var {
 	char *name;
@@ -48,6 +53,8 @@ struct env_var {
 struct view {
 	int live;
 	char *root; /* host path standing for C:\ (offline) */
+	char *real_root; /* the same with every link resolved: what "inside the root" is measured against */
+	struct strlist outside_win, outside_target; /* links met that lead outside the root (view_outside_link) */
 	struct dirent_cache *dirs;
 	size_t ndirs, adirs;
 	size_t *dir_index; /* open addressing over dirs[] by key hash: index + 1, 0 = empty */
@@ -279,6 +286,10 @@ int view_open_root(struct view **out, const char *root_dir, struct err *err)
 	n = strlen(v->root);
 	while (n > 1 && v->root[n - 1] == '/')
 		v->root[--n] = '\0';
+	/* the root may itself be a link (a Wine prefix's dosdevices\c:): what it leads to is the boundary */
+	v->real_root = os_realpath(v->root);
+	if (!v->real_root)
+		v->real_root = xstrdup(v->root);
 	*out = v; /* the registry under the root is looked for when first asked (view_autoload_registry) */
 	return 0;
 }
@@ -302,11 +313,20 @@ void view_free(struct view *v)
 	if (!v)
 		return;
 	for (i = 0; i < v->ndirs; i++) {
+		size_t k;
+		if (v->dirs[i].real)
+			for (k = 0; k < v->dirs[i].names.n; k++)
+				free(v->dirs[i].real[k]);
+		free(v->dirs[i].real);
 		free(v->dirs[i].key);
+		free(v->dirs[i].win);
 		free(v->dirs[i].host);
 		strlist_release(&v->dirs[i].names);
 		free(v->dirs[i].isdir);
 	}
+	strlist_release(&v->outside_win);
+	strlist_release(&v->outside_target);
+	free(v->real_root);
 	free(v->dirs);
 	free(v->dir_index);
 	for (i = 0; i < v->nenv; i++) {
@@ -364,17 +384,63 @@ static long listing_find(const struct strlist *names, const char *name)
 	return -1;
 }
 
-/* The type of listing entry k (stat once, then cached): OS_FILE, OS_DIR, ... */
-static int entry_type(struct dirent_cache *dc, size_t k)
+/* Whether a resolved host path is the root or below it. */
+static int inside_root(const struct view *v, const char *real)
+{
+	size_t n = strlen(v->real_root);
+	if (n && (v->real_root[n - 1] == '/' || v->real_root[n - 1] == '\\'))
+		return !strncmp(real, v->real_root, n); /* the root is the host's "/" (or "X:\\") */
+	return !strncmp(real, v->real_root, n) && (!real[n] || real[n] == '/' || real[n] == '\\');
+}
+
+/*
+ * The type of listing entry k (looked at once, then cached): OS_FILE,
+ * OS_DIR, ..., or ENTRY_OUTSIDE. --root is a boundary: a symbolic link (or
+ * junction) is resolved here, once, and followed only when where it leads is
+ * inside the root ("..", absolute targets and chains of links all end up as
+ * one real path); its resolved path is kept (dc->real) and is what the host
+ * opens later, so no link is traversed again after this check. A link that
+ * leads out is recorded (view_outside_link) and is neither file nor folder.
+ */
+static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
 {
 	if (!dc->isdir[k]) {
 		char *h = host_join(dc->host, dc->names.v[k]);
 		struct os_stat st;
-		os_stat(h, &st);
+		if (os_is_link(h)) {
+			char *real = os_realpath(h);
+			if (!real) {
+				st.type = OS_NONE; /* dangling: nothing there */
+			} else if (!inside_root(v, real)) {
+				strlist_push_owned(&v->outside_win, winpath_join(dc->win, dc->names.v[k]));
+				strlist_push_owned(&v->outside_target, real);
+				real = NULL;
+				st.type = (enum os_ftype)ENTRY_OUTSIDE;
+			} else {
+				os_stat(real, &st);
+				if (!dc->real)
+					dc->real = xcalloc(dc->names.n, sizeof(*dc->real));
+				dc->real[k] = real;
+				real = NULL;
+			}
+			free(real);
+		} else {
+			os_stat(h, &st);
+		}
 		free(h);
 		dc->isdir[k] = (unsigned char)(st.type + 1);
 	}
 	return dc->isdir[k] - 1;
+}
+
+/* The host path of listing entry k: its resolved path when it is a link inside the root. */
+static char *entry_host(struct view *v, struct dirent_cache *dc, size_t k)
+{
+	if (entry_type(v, dc, k) == ENTRY_OUTSIDE)
+		return NULL;
+	if (dc->real && dc->real[k])
+		return xstrdup(dc->real[k]);
+	return host_join(dc->host, dc->names.v[k]);
 }
 
 static size_t key_hash(const char *k)
@@ -437,14 +503,15 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 			free(parent);
 			if (pc && pc->host) {
 				long k = listing_find(&pc->names, winpath_basename(norm));
-				if (k >= 0 && entry_type(pc, (size_t)k) == OS_DIR)
-					host = host_join(pc->host, pc->names.v[k]);
+				if (k >= 0 && entry_type(v, pc, (size_t)k) == OS_DIR)
+					host = entry_host(v, pc, (size_t)k);
 			}
 		}
 		ALLOC_GROW(v->dirs, v->ndirs + 1, v->adirs);
 		dc = &v->dirs[v->ndirs++];
 		memset(dc, 0, sizeof(*dc));
 		dc->key = key;
+		dc->win = xstrdup(norm);
 		key = NULL;
 		dc->host = host;
 		if (host) {
@@ -492,7 +559,8 @@ char *view_host_path(struct view *v, const char *winpath)
 	dc = dir_lookup(v, dir);
 	if (dc) {
 		long k = listing_find(&dc->names, base);
-		res = host_join(dc->host, k >= 0 ? dc->names.v[k] : base);
+		/* an entry that exists is opened where it really is; a link leading out of the root is not there */
+		res = k >= 0 ? entry_host(v, dc, (size_t)k) : host_join(dc->host, base);
 	} else {
 		/* the parent does not exist either: resolve what does, append the rest */
 		char *hdir = view_host_path(v, dir);
@@ -504,6 +572,15 @@ char *view_host_path(struct view *v, const char *winpath)
 	return res;
 }
 
+/* The length of the root prefix of hostpath (as given, or resolved: view_host_path returns both), or 0. */
+static size_t root_prefix(const char *root, const char *hostpath)
+{
+	size_t n = strlen(root);
+	if (strncmp(hostpath, root, n) || (hostpath[n] && hostpath[n] != '/' && root[n - 1] != '/'))
+		return 0;
+	return n;
+}
+
 char *view_win_path(struct view *v, const char *hostpath)
 {
 	size_t n;
@@ -512,8 +589,10 @@ char *view_win_path(struct view *v, const char *hostpath)
 	char *res;
 	if (v->live)
 		return winpath_normalize(hostpath);
-	n = strlen(v->root);
-	if (strncmp(hostpath, v->root, n) || (hostpath[n] && hostpath[n] != '/' && v->root[n - 1] != '/'))
+	n = root_prefix(v->root, hostpath);
+	if (!n)
+		n = root_prefix(v->real_root, hostpath);
+	if (!n)
 		return NULL;
 	strbuf_adds(&sb, "C:\\");
 	for (p = hostpath + n; *p; p++)
@@ -541,7 +620,7 @@ int view_find_file(struct view *v, const char *win_dir, const char *name, char *
 		if (!dc || strchr(name, '\\') || strchr(name, '/'))
 			return 0;
 		k = listing_find(&dc->names, name);
-		if (k < 0 || entry_type(dc, (size_t)k) != OS_FILE)
+		if (k < 0 || entry_type(v, dc, (size_t)k) != OS_FILE)
 			return 0;
 		{
 			char *norm = winpath_normalize(win_dir);
@@ -567,19 +646,40 @@ int view_has_dir_entry(struct view *v, const char *win_dir, const char *name)
 		if (!dc || strchr(name, '\\') || strchr(name, '/'))
 			return 0;
 		k = listing_find(&dc->names, name);
-		return k >= 0 && entry_type(dc, (size_t)k) == OS_DIR;
+		return k >= 0 && entry_type(v, dc, (size_t)k) == OS_DIR;
 	}
 }
 
 static int view_type(struct view *v, const char *winpath)
 {
 	struct os_stat st;
-	char *h = view_host_path(v, winpath);
-	if (!h)
+	char *norm, *dir;
+	struct dirent_cache *dc;
+	long k;
+	int t;
+	if (v->live) {
+		os_stat(winpath, &st);
+		return (int)st.type;
+	}
+	/* offline: the cached listing of the folder, so links are judged (entry_type) like everywhere else */
+	norm = winpath_normalize(winpath);
+	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+		free(norm);
 		return OS_NONE;
-	os_stat(h, &st);
-	free(h);
-	return (int)st.type;
+	}
+	if (!norm[3]) {
+		free(norm);
+		return OS_DIR;
+	}
+	dir = winpath_dirname(norm);
+	dc = dir_lookup(v, dir);
+	k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;
+	t = k >= 0 ? entry_type(v, dc, (size_t)k) : OS_NONE;
+	free(dir);
+	free(norm);
+	if (t == ENTRY_OUTSIDE)
+		return OS_NONE;
+	return t;
 }
 
 int view_is_dir(struct view *v, const char *winpath)
@@ -603,6 +703,36 @@ int view_list_dir(struct view *v, const char *win_dir, struct strlist *names, st
 		strlist_copy(names, &dc->names);
 	}
 	return 0;
+}
+
+int view_outside_link(struct view *v, const char *win_dir, const char *name, const char **target)
+{
+	struct dirent_cache *dc;
+	long k;
+	size_t i;
+	char *w;
+	if (v->live || strchr(name, '\\') || strchr(name, '/') || !(dc = dir_lookup(v, win_dir)))
+		return 0;
+	k = listing_find(&dc->names, name);
+	if (k < 0 || entry_type(v, dc, (size_t)k) != ENTRY_OUTSIDE)
+		return 0;
+	w = winpath_join(dc->win, dc->names.v[k]);
+	for (i = v->outside_win.n; i-- > 0;)
+		if (!strcmp(v->outside_win.v[i], w))
+			break;
+	free(w);
+	if (target)
+		*target = v->outside_target.v[i];
+	return 1;
+}
+
+size_t view_outside_links(const struct view *v, size_t i, const char **win, const char **target)
+{
+	if (win && i < v->outside_win.n) {
+		*win = v->outside_win.v[i];
+		*target = v->outside_target.v[i];
+	}
+	return v->outside_win.n;
 }
 
 /* ---- environment ---------------------------------------------------------- */
