@@ -38,12 +38,14 @@ struct dirent_cache {
 	char *win;            /* the Windows path as first asked (normalised) */
 	char *host;           /* host path as it exists (no link in it below the root), or NULL when absent */
 	struct strlist names; /* NTFS order */
-	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1, or ENTRY_OUTSIDE + 1 */
-	char **real;          /* per name: the resolved host path of a symbolic link inside the root (lazily allocated) */
+	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1, or ENTRY_OUTSIDE + 1; | ENTRY_RECORDED */
+	char **real;          /* per name: where a symbolic link leads, resolved (lazily allocated) */
 };
 
 /* entry_type of a symbolic link (or junction) that leads outside --root: never followed */
 #define ENTRY_OUTSIDE 0x40
+/* isdir[] flag: that link was recorded as not followed (view_outside_link) */
+#define ENTRY_RECORDED 0x80
 
 struct env_var {
 	char *name;
@@ -400,7 +402,8 @@ static int inside_root(const struct view *v, const char *real)
  * inside the root ("..", absolute targets and chains of links all end up as
  * one real path); its resolved path is kept (dc->real) and is what the host
  * opens later, so no link is traversed again after this check. A link that
- * leads out is recorded (view_outside_link) and is neither file nor folder.
+ * leads out is neither file nor folder; where it leads is kept (dc->real)
+ * for the record (entry_followed).
  */
 static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
 {
@@ -411,32 +414,44 @@ static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
 			char *real = os_realpath(h);
 			if (!real) {
 				st.type = OS_NONE; /* dangling: nothing there */
-			} else if (!inside_root(v, real)) {
-				strlist_push_owned(&v->outside_win, winpath_join(dc->win, dc->names.v[k]));
-				strlist_push_owned(&v->outside_target, real);
-				real = NULL;
-				st.type = (enum os_ftype)ENTRY_OUTSIDE;
 			} else {
-				os_stat(real, &st);
+				if (inside_root(v, real))
+					os_stat(real, &st);
+				else
+					st.type = (enum os_ftype)ENTRY_OUTSIDE;
 				if (!dc->real)
 					dc->real = xcalloc(dc->names.n, sizeof(*dc->real));
 				dc->real[k] = real;
-				real = NULL;
 			}
-			free(real);
 		} else {
 			os_stat(h, &st);
 		}
 		free(h);
 		dc->isdir[k] = (unsigned char)(st.type + 1);
 	}
-	return dc->isdir[k] - 1;
+	return (dc->isdir[k] & ~ENTRY_RECORDED) - 1;
+}
+
+/*
+ * entry_type for a lookup that would follow the entry: a link leading out of
+ * the root is recorded (once) as one that was not followed. Walks that skip
+ * links anyway (view_is_link first) do not record it.
+ */
+static int entry_followed(struct view *v, struct dirent_cache *dc, size_t k)
+{
+	int t = entry_type(v, dc, k);
+	if (t == ENTRY_OUTSIDE && !(dc->isdir[k] & ENTRY_RECORDED)) {
+		dc->isdir[k] |= ENTRY_RECORDED;
+		strlist_push_owned(&v->outside_win, winpath_join(dc->win, dc->names.v[k]));
+		strlist_push(&v->outside_target, dc->real[k]);
+	}
+	return t;
 }
 
 /* The host path of listing entry k: its resolved path when it is a link inside the root. */
 static char *entry_host(struct view *v, struct dirent_cache *dc, size_t k)
 {
-	if (entry_type(v, dc, k) == ENTRY_OUTSIDE)
+	if (entry_followed(v, dc, k) == ENTRY_OUTSIDE)
 		return NULL;
 	if (dc->real && dc->real[k])
 		return xstrdup(dc->real[k]);
@@ -503,7 +518,7 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 			free(parent);
 			if (pc && pc->host) {
 				long k = listing_find(&pc->names, winpath_basename(norm));
-				if (k >= 0 && entry_type(v, pc, (size_t)k) == OS_DIR)
+				if (k >= 0 && entry_followed(v, pc, (size_t)k) == OS_DIR)
 					host = entry_host(v, pc, (size_t)k);
 			}
 		}
@@ -620,7 +635,7 @@ int view_find_file(struct view *v, const char *win_dir, const char *name, char *
 		if (!dc || strchr(name, '\\') || strchr(name, '/'))
 			return 0;
 		k = listing_find(&dc->names, name);
-		if (k < 0 || entry_type(v, dc, (size_t)k) != OS_FILE)
+		if (k < 0 || entry_followed(v, dc, (size_t)k) != OS_FILE)
 			return 0;
 		{
 			char *norm = winpath_normalize(win_dir);
@@ -646,7 +661,7 @@ int view_has_dir_entry(struct view *v, const char *win_dir, const char *name)
 		if (!dc || strchr(name, '\\') || strchr(name, '/'))
 			return 0;
 		k = listing_find(&dc->names, name);
-		return k >= 0 && entry_type(v, dc, (size_t)k) == OS_DIR;
+		return k >= 0 && entry_followed(v, dc, (size_t)k) == OS_DIR;
 	}
 }
 
@@ -674,7 +689,7 @@ static int view_type(struct view *v, const char *winpath)
 	dir = winpath_dirname(norm);
 	dc = dir_lookup(v, dir);
 	k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;
-	t = k >= 0 ? entry_type(v, dc, (size_t)k) : OS_NONE;
+	t = k >= 0 ? entry_followed(v, dc, (size_t)k) : OS_NONE;
 	free(dir);
 	free(norm);
 	if (t == ENTRY_OUTSIDE)
@@ -705,24 +720,42 @@ int view_list_dir(struct view *v, const char *win_dir, struct strlist *names, st
 	return 0;
 }
 
+int view_is_link(struct view *v, const char *winpath)
+{
+	char *norm, *dir;
+	struct dirent_cache *dc;
+	long k = -1;
+	int r = 0;
+	if (v->live) {
+		return os_is_link(winpath);
+	}
+	norm = winpath_normalize(winpath);
+	if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3]) {
+		dir = winpath_dirname(norm);
+		dc = dir_lookup(v, dir);
+		k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;
+		/* classified without being followed: a link out of the root is not recorded here */
+		if (k >= 0) {
+			entry_type(v, dc, (size_t)k);
+			r = dc->real && dc->real[k];
+		}
+		free(dir);
+	}
+	free(norm);
+	return r;
+}
+
 int view_outside_link(struct view *v, const char *win_dir, const char *name, const char **target)
 {
 	struct dirent_cache *dc;
 	long k;
-	size_t i;
-	char *w;
 	if (v->live || strchr(name, '\\') || strchr(name, '/') || !(dc = dir_lookup(v, win_dir)))
 		return 0;
 	k = listing_find(&dc->names, name);
-	if (k < 0 || entry_type(v, dc, (size_t)k) != ENTRY_OUTSIDE)
+	if (k < 0 || entry_followed(v, dc, (size_t)k) != ENTRY_OUTSIDE)
 		return 0;
-	w = winpath_join(dc->win, dc->names.v[k]);
-	for (i = v->outside_win.n; i-- > 0;)
-		if (!strcmp(v->outside_win.v[i], w))
-			break;
-	free(w);
 	if (target)
-		*target = v->outside_target.v[i];
+		*target = dc->real[k];
 	return 1;
 }
 

@@ -80,6 +80,12 @@ int view_has_dir_entry(struct view *v, const char *win_dir, const char *name);
  * and, for i below that, the i-th one's Windows path and target (borrowed).
  */
 int view_outside_link(struct view *v, const char *win_dir, const char *name, const char **target);
+/*
+ * Whether a Windows path is itself a symbolic link or junction (inside the
+ * root or not), without following it: tree walks skip these (no loops), and
+ * asking does not record a link out of the root as one not followed.
+ */
+int view_is_link(struct view *v, const char *winpath);
 size_t view_outside_links(const struct view *v, size_t i, const char **win, const char **target);
 
 /* Whether a Windows path is an existing directory / file. */

@@ -117,6 +117,14 @@ check_eq "a folder linked out of the root (conda's Library\\bin): not in dll_pat
 	'[false,"C:\\Python311\\Library\\bin",null,"missing-dll"]' \
 	"$(J "$r" "[(.installs[0].dll_paths | any(test(\"Library\"))), ($links | .[0][1], .[0][2]), ($fb | .outcome)]")"
 
+r=$(tree desktop)
+cp "$tmp/outside/$omp" "$(lib "$r")/"
+mkdir -p "$r/users/runner"
+ln -s "$tmp" "$r/users/runner/Desktop"
+check_eq "a link the --scan walk skips anyway (a Wine prefix's Desktop -> \$HOME) is not a finding" '[1,0]' \
+	"$("$BIN" check --root "$r" --scan "C:\\" --json 2>&1 |
+		jq -c '[.counts.installs, ([.findings[] | select(.rule == "link-outside-root")] | length)]' 2>&1)"
+
 r=$(tree rel-in)
 mkdir -p "$r/stash"
 mv "$tmp/outside/$omp" "$r/stash/"

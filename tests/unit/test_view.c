@@ -241,6 +241,7 @@ static void test_links_stop_at_root(void)
 	lnk(in, "../stash/d", "lib/indir");
 	lnk(in, "..", "lib/top");
 	lnk(in, "../..", "lib/up");
+	lnk(in, outdir, "lib/skipped");
 	CHECK_INT(symlink(in, via), 0);
 	CHECK_INT(view_open_root(&v, in, NULL), 0);
 	if (!v)
@@ -275,6 +276,10 @@ static void test_links_stop_at_root(void)
 	CHECK(view_host_path(v, "C:\\lib\\outdir\\x.dll") == NULL);
 	CHECK(view_list_dir(v, "C:\\lib\\outdir", &names, NULL) != 0);
 	CHECK_INT((int)names.n, 0);
+	/* a walk that asks first whether it is a link never follows it, so it is not recorded */
+	CHECK(view_is_link(v, "C:\\lib\\skipped"));
+	CHECK(view_is_link(v, "C:\\lib\\rel.dll"));
+	CHECK(!view_is_link(v, "C:\\stash\\real.dll"));
 	CHECK(!view_is_dir(v, "C:\\lib\\up"));
 	CHECK_INT(view_outside_link(v, "C:\\lib", "up", &t), 1);
 	CHECK_INT((int)view_outside_links(v, 0, NULL, NULL), 4);
