@@ -105,6 +105,12 @@ check_eq "...and the probe of torch\\lib says why it was not taken" \
 	"$(J "$r" "[$fb | .. | objects | select(.path? == \$lib and .step? != null) | .result] | .[0]")"
 check_status "...exit 1" 1 "$BIN" check --root "$r" --python "$PY"
 
+mkdir -p "$tmp/inv/Windows/System32"
+ln -s "$tmp/outside/$omp" "$tmp/inv/Windows/System32/msvcp140.dll"
+check_eq "inventory --root notes the link it did not follow (the runtime DLL looks absent otherwise)" \
+	"[\"C:\\\\Windows\\\\System32\\\\msvcp140.dll is a link to $tmp/outside/$omp, outside --root: not followed (taken as absent)\"]" \
+	"$("$BIN" inventory --root "$tmp/inv" --json 2>&1 | jq -c '[.inventory.notes[] | select(test("outside --root"))]' 2>&1)"
+
 r=$(tree rel-out)
 ln -s "../../../../../../outside/$omp" "$(lib "$r")/$omp"
 check_eq "a relative link whose .. climbs out of the root: not followed either" '["missing-dll",1]' \
