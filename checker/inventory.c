@@ -725,12 +725,9 @@ int inventory_from_torch(struct inventory *inv, struct view *v, const char *torc
 	}
 	{
 		/* the letter case as it exists, so reports show the real folder names */
-		char *host = view_host_path(v, torch_dir), *real = host ? view_win_path(v, host) : NULL;
-		if (real) {
-			free(torch_dir);
-			torch_dir = real;
-		}
-		free(host);
+		char *real = view_win_case(v, torch_dir);
+		free(torch_dir);
+		torch_dir = real;
 	}
 	if (install_known(inv, torch_dir)) {
 		free(torch_dir);

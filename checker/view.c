@@ -617,6 +617,32 @@ char *view_win_path(struct view *v, const char *hostpath)
 	return res;
 }
 
+char *view_win_case(struct view *v, const char *winpath)
+{
+	char *norm = winpath_normalize(winpath);
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+	if (v->live || !(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\'))
+		return norm;
+	/* component by component through the cached listings: links are names here, never followed */
+	strbuf_adds(&sb, "C:\\");
+	for (p = norm + 3; *p;) {
+		size_t n = strcspn(p, "\\");
+		char *name = xstrndup(p, n);
+		struct dirent_cache *dc = dir_lookup(v, strbuf_str(&sb));
+		long k = dc ? listing_find(&dc->names, name) : -1;
+		if (sb.len > 3)
+			strbuf_addch(&sb, '\\');
+		strbuf_adds(&sb, k >= 0 ? dc->names.v[k] : name);
+		free(name);
+		p += n;
+		if (*p)
+			p++;
+	}
+	free(norm);
+	return strbuf_detach(&sb);
+}
+
 int view_find_file(struct view *v, const char *win_dir, const char *name, char **win_out)
 {
 	struct os_stat st;

@@ -57,6 +57,14 @@ const char *view_root(const struct view *v);
  */
 char *view_host_path(struct view *v, const char *winpath);
 
+/*
+ * The Windows path with the letter case of what exists (caller frees):
+ * "c:\\python311\\LIB" → "C:\\Python311\\Lib"; components that do not
+ * exist are kept as given. A link in the path stays a name (its target is not
+ * substituted), as Windows paths through links are.
+ */
+char *view_win_case(struct view *v, const char *winpath);
+
 /* Host path → Windows path (caller frees), NULL if outside the root. */
 char *view_win_path(struct view *v, const char *hostpath);
 

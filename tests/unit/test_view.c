@@ -258,6 +258,10 @@ static void test_links_stop_at_root(void)
 	found = NULL;
 	CHECK_INT(view_find_file(v, "C:\\lib\\indir", "y.dll", &found), 1);
 	CHECK(view_is_dir(v, "C:\\lib\\top\\stash"));
+	/* the letter case as it exists, through a link kept as a name (not replaced by its target) */
+	h = view_win_case(v, "c:\\LIB\\INDIR\\Y.DLL");
+	CHECK_STR(h, "C:\\lib\\indir\\y.dll");
+	free(h);
 	CHECK_INT(view_outside_link(v, "C:\\lib", "rel.dll", NULL), 0);
 	/* dangling: nothing there, nothing to report */
 	CHECK(!view_is_file(v, "C:\\lib\\dangling.dll"));
