@@ -61,6 +61,9 @@ void os_stat(const char *path, struct os_stat *st);
  */
 int os_is_link(const char *path);
 
+/* os_stat without following a link: returns 1 (st untouched) when path is a link, else 0 with st filled. */
+int os_lstat(const char *path, struct os_stat *st);
+
 /* Appends the names in `dir` (not "." or "..") in the order the OS returns them. */
 int os_list_dir(const char *dir, struct strlist *names, struct err *err);
 

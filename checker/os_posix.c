@@ -131,6 +131,25 @@ void os_stat(const char *path, struct os_stat *out)
 	out->size = (uint64_t)st.st_size;
 }
 
+int os_lstat(const char *path, struct os_stat *out)
+{
+	struct stat st;
+	out->type = OS_NONE;
+	out->size = 0;
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return 1;
+	if (S_ISREG(st.st_mode))
+		out->type = OS_FILE;
+	else if (S_ISDIR(st.st_mode))
+		out->type = OS_DIR;
+	else
+		out->type = OS_OTHER;
+	out->size = (uint64_t)st.st_size;
+	return 0;
+}
+
 int os_is_link(const char *path)
 {
 	struct stat st;

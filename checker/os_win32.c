@@ -146,6 +146,27 @@ void os_stat(const char *path, struct os_stat *st)
 	free(w);
 }
 
+int os_lstat(const char *path, struct os_stat *st)
+{
+	WIN32_FILE_ATTRIBUTE_DATA a;
+	wchar_t *w = to_wide(path);
+	st->type = OS_NONE;
+	st->size = 0;
+	if (!w)
+		return 0;
+	/* attributes of the entry itself: a symbolic link or junction is a reparse point */
+	if (GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
+		if (a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) {
+			free(w);
+			return 1;
+		}
+		st->type = (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? OS_DIR : OS_FILE;
+		st->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
+	}
+	free(w);
+	return 0;
+}
+
 int os_is_link(const char *path)
 {
 	wchar_t *w = to_wide(path);

@@ -410,7 +410,7 @@ static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
 	if (!dc->isdir[k]) {
 		char *h = host_join(dc->host, dc->names.v[k]);
 		struct os_stat st;
-		if (os_is_link(h)) {
+		if (os_lstat(h, &st)) { /* one call for what is not a link (most entries) */
 			char *real = os_realpath(h);
 			if (!real) {
 				st.type = OS_NONE; /* dangling: nothing there */
@@ -423,8 +423,6 @@ static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
 					dc->real = xcalloc(dc->names.n, sizeof(*dc->real));
 				dc->real[k] = real;
 			}
-		} else {
-			os_stat(h, &st);
 		}
 		free(h);
 		dc->isdir[k] = (unsigned char)(st.type + 1);
