@@ -61,6 +61,13 @@ void os_stat(const char *path, struct os_stat *st);
  */
 int os_is_link(const char *path);
 
+/*
+ * The target of symbolic link `path`, as stored (relative or absolute),
+ * appended to out: 0; -1 when it cannot be read; -2 where the host has no
+ * such call (Windows: junctions and links are resolved by the host there).
+ */
+int os_readlink(const char *path, struct strbuf *out);
+
 /* os_stat without following a link: returns 1 (st untouched) when path is a link, else 0 with st filled. */
 int os_lstat(const char *path, struct os_stat *st);
 

@@ -131,6 +131,16 @@ void os_stat(const char *path, struct os_stat *out)
 	out->size = (uint64_t)st.st_size;
 }
 
+int os_readlink(const char *path, struct strbuf *out)
+{
+	char buf[4096];
+	ssize_t n = readlink(path, buf, sizeof(buf));
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -1;
+	strbuf_add(out, buf, (size_t)n);
+	return 0;
+}
+
 int os_lstat(const char *path, struct os_stat *out)
 {
 	struct stat st;

@@ -146,6 +146,13 @@ void os_stat(const char *path, struct os_stat *st)
 	free(w);
 }
 
+int os_readlink(const char *path, struct strbuf *out)
+{
+	(void)path;
+	(void)out;
+	return -2; /* reparse data differs by kind (links, junctions, app links): the view asks os_realpath */
+}
+
 int os_lstat(const char *path, struct os_stat *st)
 {
 	WIN32_FILE_ATTRIBUTE_DATA a;

@@ -386,13 +386,140 @@ static long listing_find(const struct strlist *names, const char *name)
 	return -1;
 }
 
-/* Whether a resolved host path is the root or below it. */
-static int inside_root(const struct view *v, const char *real)
+/* Whether path is dir or below it (host paths, by text). */
+static int path_under(const char *path, const char *dir)
 {
-	size_t n = strlen(v->real_root);
-	if (n && (v->real_root[n - 1] == '/' || v->real_root[n - 1] == '\\'))
-		return !strncmp(real, v->real_root, n); /* the root is the host's "/" (or "X:\\") */
-	return !strncmp(real, v->real_root, n) && (!real[n] || real[n] == '/' || real[n] == '\\');
+	size_t n = strlen(dir);
+	if (n && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
+		return !strncmp(path, dir, n); /* dir is the host's "/" (or "X:\\") */
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
+}
+
+/* resolve_link: the host cannot read links (os_readlink): resolve with os_realpath instead */
+#define RESOLVE_BY_HOST (-2)
+/* hops through links before giving up, as ELOOP does */
+#define RESOLVE_MAX_HOPS 40
+
+/*
+ * Where the link `name` in the folder `dir_host` (a host path of the tree,
+ * with no link in it below the root) leads, resolved inside the root only:
+ * component by component, a link's target read with os_readlink and spliced
+ * in, ".." by text. Nothing outside the root is ever looked at (no stat, no
+ * readlink): the first component that steps out of it ends the walk, and
+ * the path it would have gone on with is where the link leads (*real). The
+ * root's ancestors, which an absolute target passes through, are taken as
+ * text; the root's own path as given (--root may be a link) stands for the
+ * root. Returns OS_FILE/OS_DIR/OS_OTHER with *real the resolved host path,
+ * ENTRY_OUTSIDE with *real the textual path outside, OS_NONE (dangling,
+ * a loop, an unreadable link) with *real NULL, or RESOLVE_BY_HOST.
+ */
+static int resolve_link(struct view *v, const char *dir_host, const char *name, char **real)
+{
+	struct strbuf res = STRBUF_INIT, rest = STRBUF_INIT;
+	struct os_stat st;
+	int hops = 0, t = OS_NONE;
+	size_t n = strlen(v->root);
+	*real = NULL;
+	/* the folder as a real path: the root's part of it spelt as the root really is */
+	if (path_under(dir_host, v->root) && strcmp(v->root, v->real_root))
+		strbuf_addf(&res, "%s%s", v->real_root, dir_host + (v->root[n - 1] == '/' ? n - 1 : n));
+	else
+		strbuf_adds(&res, dir_host);
+	strbuf_adds(&rest, name);
+	st.type = OS_DIR;
+	while (rest.len) {
+		size_t c = strcspn(rest.buf, "/"), skip = c + (rest.buf[c] == '/');
+		char *comp = xstrndup(rest.buf, c), *next;
+		memmove(rest.buf, rest.buf + skip, rest.len - skip + 1);
+		rest.len -= skip;
+		if (!*comp || !strcmp(comp, ".")) {
+			free(comp);
+			continue;
+		}
+		if (st.type != OS_DIR) { /* a name below a file */
+			free(comp);
+			goto none;
+		}
+		if (!strcmp(comp, "..")) {
+			char *slash = strrchr(res.buf, '/');
+			res.len = slash && slash != res.buf ? (size_t)(slash - res.buf) : 1;
+			res.buf[res.len] = '\0';
+			free(comp);
+			continue;
+		}
+		next = host_join(res.buf, comp);
+		free(comp);
+		if (path_under(next, v->root) && !path_under(next, v->real_root)) {
+			/* the root as --root spells it: the real root */
+			char *r = xasprintf("%s%s", v->real_root, next + n);
+			free(next);
+			next = r;
+		}
+		if (path_under(next, v->real_root)) {
+			if (os_lstat(next, &st)) {
+				struct strbuf target = STRBUF_INIT;
+				int r = ++hops > RESOLVE_MAX_HOPS ? -1 : os_readlink(next, &target);
+				if (!r && !target.len)
+					r = -1; /* an empty target names nothing */
+				if (r) {
+					free(next);
+					strbuf_release(&target);
+					if (r == -2) {
+						t = RESOLVE_BY_HOST;
+						goto out;
+					}
+					goto none;
+				}
+				free(next);
+				if (target.buf[0] == '/') {
+					strbuf_reset(&res);
+					strbuf_addch(&res, '/');
+				}
+				if (rest.len) {
+					strbuf_addch(&target, '/');
+					strbuf_add(&target, rest.buf, rest.len);
+				}
+				strbuf_reset(&rest);
+				strbuf_add(&rest, target.buf, target.len);
+				strbuf_release(&target);
+				st.type = OS_DIR;
+				continue;
+			}
+			if (st.type == OS_NONE) {
+				free(next);
+				goto none;
+			}
+		} else if (path_under(v->real_root, next) || path_under(v->root, next)) {
+			st.type = OS_DIR; /* an ancestor of the root, on the way down to it: taken as text */
+		} else {
+			/* out of the root (and not on the way down to it): nothing there is looked at */
+			if (rest.len) {
+				char *w = host_join(next, rest.buf);
+				free(next);
+				next = w;
+			}
+			*real = next;
+			t = ENTRY_OUTSIDE;
+			goto out;
+		}
+		strbuf_reset(&res);
+		strbuf_adds(&res, next);
+		free(next);
+	}
+	if (!path_under(res.buf, v->real_root)) {
+		*real = strbuf_detach(&res); /* ends on an ancestor of the root */
+		t = ENTRY_OUTSIDE;
+		goto out;
+	}
+	*real = strbuf_detach(&res);
+	t = (int)st.type;
+	goto out;
+none:
+	t = OS_NONE;
+out:
+	strbuf_release(&res);
+	strbuf_release(&rest);
+	return t;
 }
 
 /*
@@ -411,14 +538,19 @@ static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
 		char *h = host_join(dc->host, dc->names.v[k]);
 		struct os_stat st;
 		if (os_lstat(h, &st)) { /* one call for what is not a link (most entries) */
-			char *real = os_realpath(h);
-			if (!real) {
-				st.type = OS_NONE; /* dangling: nothing there */
-			} else {
-				if (inside_root(v, real))
+			char *real = NULL;
+			int t = resolve_link(v, dc->host, dc->names.v[k], &real);
+			if (t == RESOLVE_BY_HOST) {
+				/* a host without readlink (Windows): the host resolves, then the prefix is checked */
+				real = os_realpath(h);
+				t = !real ? OS_NONE : path_under(real, v->real_root) ? -1 : ENTRY_OUTSIDE;
+				if (t < 0) {
 					os_stat(real, &st);
-				else
-					st.type = (enum os_ftype)ENTRY_OUTSIDE;
+					t = (int)st.type;
+				}
+			}
+			st.type = (enum os_ftype)t;
+			if (real) {
 				if (!dc->real)
 					dc->real = xcalloc(dc->names.n, sizeof(*dc->real));
 				dc->real[k] = real;

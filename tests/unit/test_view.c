@@ -227,6 +227,8 @@ static void test_links_stop_at_root(void)
 			      in, out, via, in, in, out, in, in, out, out);
 	char *abs_in = xasprintf("%s/stash/real.dll", in), *evil = xasprintf("%s/evil.dll", out);
 	char *outdir = xasprintf("%s/dir", out), *climb = xasprintf("../../%s/evil.dll", strrchr(out, '/') + 1);
+	char *back = xasprintf("../../%s/stash/real.dll", strrchr(in, '/') + 1), *ghost = xasprintf("%s/none.dll", out);
+	char *via_abs = xasprintf("%s/stash/real.dll", via);
 	struct view *v = NULL;
 	struct strlist names = STRLIST_INIT;
 	const char *t = NULL, *w = NULL;
@@ -242,6 +244,13 @@ static void test_links_stop_at_root(void)
 	lnk(in, "..", "lib/top");
 	lnk(in, "../..", "lib/up");
 	lnk(in, outdir, "lib/skipped");
+	lnk(in, "b.dll", "lib/a.dll"); /* a chain inside */
+	lnk(in, "../stash/real.dll", "lib/b.dll");
+	lnk(in, "loop2", "lib/loop1"); /* a loop */
+	lnk(in, "loop1", "lib/loop2");
+	lnk(in, back, "lib/comeback.dll"); /* up out of the root by "..", and back in */
+	lnk(in, ghost, "lib/ghost.dll"); /* out, to nothing: still out (nothing out there is looked at) */
+	lnk(in, via_abs, "lib/viaabs.dll"); /* through the root's other name */
 	CHECK_INT(symlink(in, via), 0);
 	CHECK_INT(view_open_root(&v, in, NULL), 0);
 	if (!v)
@@ -286,8 +295,16 @@ static void test_links_stop_at_root(void)
 	CHECK(!view_is_link(v, "C:\\stash\\real.dll"));
 	CHECK(!view_is_dir(v, "C:\\lib\\up"));
 	CHECK_INT(view_outside_link(v, "C:\\lib", "up", &t), 1);
-	CHECK_INT((int)view_outside_links(v, 0, NULL, NULL), 4);
-	CHECK_INT((int)view_outside_links(v, 0, &w, &t), 4);
+	CHECK(view_is_file(v, "C:\\lib\\a.dll"));
+	CHECK(!view_is_file(v, "C:\\lib\\loop1"));
+	CHECK_INT(view_outside_link(v, "C:\\lib", "loop1", NULL), 0);
+	CHECK(view_is_file(v, "C:\\lib\\comeback.dll"));
+	CHECK(!view_is_file(v, "C:\\lib\\ghost.dll"));
+	CHECK_INT(view_outside_link(v, "C:\\lib", "ghost.dll", &t), 1);
+	CHECK_STR(t, ghost);
+	CHECK(!view_is_file(v, "C:\\lib\\viaabs.dll")); /* via is outside this root (a link we do not follow) */
+	CHECK_INT((int)view_outside_links(v, 0, NULL, NULL), 6);
+	CHECK_INT((int)view_outside_links(v, 0, &w, &t), 6);
 	CHECK_STR(w, "C:\\lib\\out.dll");
 	view_free(v);
 	v = NULL;
@@ -295,6 +312,7 @@ static void test_links_stop_at_root(void)
 	CHECK_INT(view_open_root(&v, via, NULL), 0);
 	if (v) {
 		CHECK(view_is_file(v, "C:\\lib\\abs.dll"));
+		CHECK(view_is_file(v, "C:\\lib\\viaabs.dll")); /* the root as --root spells it */
 		CHECK(!view_is_file(v, "C:\\lib\\out.dll"));
 		h = view_host_path(v, "C:\\lib\\abs.dll");
 		w = NULL;
@@ -319,6 +337,9 @@ done:
 	free(evil);
 	free(outdir);
 	free(climb);
+	free(back);
+	free(ghost);
+	free(via_abs);
 }
 
 static void test_root_must_exist(void)
