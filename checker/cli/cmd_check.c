@@ -314,6 +314,7 @@ int cmd_check(int argc, char **argv)
 	start_report(&report, v, &m);
 	if (check_installs(&report, v, &o, &p, &m, &inv))
 		goto out;
+	result_outside_links(&report, v);
 	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
