@@ -1,7 +1,8 @@
 /*
  * git_main: torch-dll-check-git, the part of torch-dll-check that reads git
- * repositories (libgit2). `torch-dll-check pins` runs it (cmd_pins.c), so
- * users see one tool; it follows the same command conventions (cmd.h):
+ * repositories (libgit2). `torch-dll-check pins` runs it (cmd_pins.c), as
+ * do `check --pins` (cmd_check.c hands the whole command over; git_gate.c)
+ * and the audit commands, so users see one tool; it follows the same command conventions (cmd.h):
  * exit 0 done, 2 usage or input error (not a repository, bad revision,
  * unparsable pin file with FILE:LINE:COL).
  *
@@ -578,7 +579,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fprintf(argc < 2 ? stderr : stdout,
-			"usage: torch-dll-check-git pins|audit|history|fleet [options]   (also run as 'torch-dll-check <command>')\n"
+			"usage: torch-dll-check-git pins|check|audit|history|fleet [options]   (also run as 'torch-dll-check <command>')\n"
 			"Try 'torch-dll-check <command> --help'.\n");
 		return argc < 2 ? EXIT_USAGE : EXIT_PASS;
 	}
@@ -591,6 +592,7 @@ int main(int argc, char **argv)
 			const char *name;
 			int (*fn)(int, char **);
 		} cmds[] = { { "pins", cmd_git_pins },
+			     { "check", cmd_git_check },
 			     { "audit", cmd_git_audit },
 			     { "history", cmd_git_history },
 			     { "fleet", cmd_git_fleet } };
@@ -604,5 +606,6 @@ int main(int argc, char **argv)
 				return rc;
 			}
 	}
-	return cmd_usage_error("unknown command '%s' for torch-dll-check-git (pins, audit, history, fleet)", argv[1]);
+	return cmd_usage_error("unknown command '%s' for torch-dll-check-git (pins, check, audit, history, fleet)",
+			       argv[1]);
 }
