@@ -752,9 +752,13 @@ static void change_notes(struct findings *out, const struct gate_pins *g, const 
 			t.variant = p->variant;
 			if (pins_target_probes(m, &t, r->arch, &pr, &e) == 0 && pr.n) {
 				strbuf_adds(&msg, " Windows runners must satisfy matrix rows:");
-				for (j = 0; j < pr.n; j++)
-					strbuf_addf(&msg, " %s (%s)", pr.v[j].row ? pr.v[j].row->id : "none",
-						    pr.v[j].version);
+				for (j = 0; j < pr.n; j++) {
+					struct strbuf ids = STRBUF_INIT;
+					pins_row_issues(pr.v[j].row, t.variant, r->arch, &ids);
+					strbuf_addf(&msg, " %s (%s%s%s)", pr.v[j].row ? pr.v[j].row->id : "none",
+						    pr.v[j].version, ids.len ? "; known issues: " : "", strbuf_str(&ids));
+					strbuf_release(&ids);
+				}
 				strbuf_adds(&msg, ".");
 			}
 			pin_probes_release(&pr);
