@@ -547,7 +547,8 @@ static void judge_issues(struct judge *j)
 			strbuf_addf(&msg, "This depends on the torch version alone, so it is reported even when this runner "
 					  "is fine: machines that %s hit it with %s. ",
 				    is->when.imports.n ? "lack what it imports" : "match its cause", who);
-		strbuf_addf(&msg, "Symptom: %s Cause: %s", is->symptom, is->cause);
+		strbuf_addf(&msg, "Symptom: %s Cause: %s%s", is->symptom, is->cause,
+			    is->cause[0] && is->cause[strlen(is->cause) - 1] == '.' ? "" : ".");
 		if (src.len)
 			strbuf_addf(&msg, " Sources: %s", src.buf);
 		strbuf_adds(&msg, rn);
@@ -807,12 +808,12 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 							   "judges the head's pins anyway" });
 		free(msg);
 	} else {
-		if (g->has_base)
-			change_notes(out, g, m, r);
 		n = pinset_torch_targets(&g->head, &t);
 		for (i = 0; i < n; i++)
 			cJSON_AddItemToArray(targets, judge_target(out, &t[i], m, r));
 		free(t);
+		if (g->has_base)
+			change_notes(out, g, m, r); /* after the verdicts: notes are context */
 	}
 	cJSON_ReplaceItemInObject(doc, "pins", pj);
 	if (!cJSON_GetObjectItem(doc, "pins"))
