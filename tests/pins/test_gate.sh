@@ -290,6 +290,11 @@ check_eq "--format github: the error annotation names the pin's file, line and c
 check_eq "SARIF: a physical location on the pin's line" '["ci/torch.txt",2,1]' \
 	"$(jq -c '.runs[0].results[] | select(.ruleId == "missing-dll") | .locations[0].physicalLocation | [.artifactLocation.uri, .region.startLine, .region.startColumn]' "$tmp/gate.sarif" 2>&1 | head -1)"
 
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$tmp/summary.md "$B" check --pins --repo "$repo" --base main --head docs \
+	--root "$redist/root" --registry "$tmp/144.reg" --format github >/dev/null 2>&1
+check_eq "the job summary of a PR touching no pin names the head commit and says nothing was judged" 1 \
+	"$(grep -c "^0 errors, 0 warnings, 1 note · torch pins of $(sha docs) (unchanged: not judged) · " "$tmp/summary.md")"
+
 # ---- a shallow clone without the base ----
 git clone -q --depth 1 --branch req-include "file://$repo" "$tmp/shallow" 2>/dev/null
 "$B" check --pins --repo "$tmp/shallow" --base "$base" --head HEAD --root "$redist/root" --registry "$tmp/144.reg" \
