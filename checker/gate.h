@@ -6,10 +6,10 @@
  * matrix rows it selects (pins_target_probes: a range gives every row it
  * meets), then this runner against each row: the VC++ redistributable's
  * minimum in the registry (both views, inventory.h), the runtime DLLs the
- * row names as the search from python.exe's folder (when --python is given),
- * a conda env's Library\bin and System32 finds them, the OpenMP runtime the
- * row's binaries import and whether anything on the runner provides it, and
- * the row's known issues. Every finding is anchored on the pin's
+ * row names as the search from python.exe's folder (--python, or the one
+ * gate_judge finds), a conda env's Library\bin and System32 finds them, the
+ * OpenMP runtime the row's binaries import and whether anything on the
+ * runner provides it, and the row's known issues. Every finding is anchored on the pin's
  * FILE:LINE:COL at the head commit.
  *
  * Two kinds of verdict land in one list:
