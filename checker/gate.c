@@ -377,9 +377,21 @@ static void judge_redist(struct judge *j)
 			rd = &inv->redist[i];
 	if (nmissing) {
 		/* one root cause: the redistributable's DLLs are not here (whatever the registry says) */
+		char *older = NULL;
 		const char *reg = !inv->redist_read ? "no registry was read"
 				  : !rd || !rd->installed ? "the registry has no installed redistributable for it"
 							  : "yet the registry records it as installed (a broken install)";
+		if (rd && rd->installed && rd->has_ver && m && m->set) {
+			struct winver have;
+			memset(&have, 0, sizeof(have));
+			memcpy(have.part, rd->ver, sizeof(have.part));
+			have.nparts = 4;
+			/* an older release that predates these DLLs (14.34 has no vcruntime140_threads.dll) is not broken */
+			if (!winver_at_least(&have, &m->v))
+				reg = older = xasprintf("the registry records %s installed, older than the %s this needs: "
+							"an older redistributable lacks them",
+							rd->version, m->text);
+		}
 		title = xasprintf("torch %s needs the VC++ 2015-2022 %s redistributable%s: its DLLs are not on this runner "
 				  "(%s)",
 				  j->version, j->r->arch, min, missing.buf);
@@ -389,6 +401,7 @@ static void judge_redist(struct judge *j)
 		add(j, RULE_REDIST_MISSING, SEV_ERROR,
 		    (struct finding_spec){ .winerror = 126, .title = title, .message = msg, .fix = fix, .leaf = leaf });
 		j->redist_missing = 1;
+		free(older);
 	} else if (!inv->redist_read) {
 		title = xasprintf("VC++ %s redistributable%s for torch %s: unknown on this runner (no registry)", j->r->arch,
 				  min, j->version);

@@ -41,7 +41,8 @@ set -u
 B=${TDC_ASAN_BIN:-$TDC_BIN}
 [ -x "$B" ] || B=$TDC_BIN
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-agree.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+keep=${KEEP:-} # KEEP=1: leave the trees and reports for a look
+trap '[ -n "$keep" ] || rm -rf "$WORK"' EXIT
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS GITHUB_OUTPUT GITHUB_STEP_SUMMARY
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME=$WORK
@@ -121,11 +122,11 @@ for v in $VERSIONS; do
 		continue
 	fi
 	repo=$WORK/repo-$v
-	git init -q "$repo" && printf 'torch==%s\n' "$v" >"$repo/requirements.txt" &&
-		git -C "$repo" add -A && git -C "$repo" commit -qm "pin torch $v" || {
+	if ! { git init -q "$repo" && printf 'torch==%s\n' "$v" >"$repo/requirements.txt" &&
+		git -C "$repo" add -A && git -C "$repo" commit -qm "pin torch $v"; }; then
 		not_ok "torch $v: the pinning repository"
 		continue
-	}
+	fi
 	for var in $VARIANTS; do
 		t=$WORK/$v-$var
 		if ! reg=$(variant "$WORK/$v" "$t" "$var" 2>"$WORK/err"); then
@@ -175,7 +176,14 @@ for v in $VERSIONS; do
 			check_eq "torch $v on $var: the gate's error leaves $gl are among the install check's $ll" '[]' "$stray"
 		fi
 	done
-	rm -rf "$WORK/$v" "$WORK/$v"-*/
+	# regression: the gate called an older redistributable that predates a DLL "a broken install"
+	if [ "$v" = 2.15.0 ] && [ -s "$WORK/2.15.0-redist-14.34.gate.json" ]; then
+		check_eq "torch 2.15.0 on redist-14.34: vcruntime140_threads.dll is missing because 14.34 predates it, not a broken install" \
+			'[["vcruntime140_threads.dll",126,true,false]]' "$(jq -c '[.findings[] | select(.rule == "redist-missing")
+				| [.leaf, .winerror, (.message | contains("records 14.34.31931.0 installed, older than the 14.42")),
+				(.message | contains("broken"))]]' "$WORK/2.15.0-redist-14.34.gate.json")"
+	fi
+	rm -rf "${WORK:?}/$v" "${WORK:?}/$v"-*/
 done
 sed 's/^/# /' "$TABLE"
 tap_done
