@@ -82,7 +82,7 @@ for i, s in enumerate(a["runs"]["steps"]):
             if m not in declared:
                 bad.append("step %d: env %s uses undeclared input %s" % (i, k, m))
 used = set(re.findall(r"inputs\.([A-Za-z0-9_-]+)", open("action.yml").read()))
-for want in ["python", "torch-path", "scan", "matrix", "fail-on", "annotations", "summary", "json", "sarif", "version"]:
+for want in ["pins", "repository", "pins-unchanged", "python", "torch-path", "scan", "matrix", "fail-on", "annotations", "summary", "json", "sarif", "version"]:
     if want not in declared:
         bad.append("input %s missing" % want)
     elif want not in used:
