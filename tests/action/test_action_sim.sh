@@ -38,15 +38,18 @@ torch='C:\Python311\Lib\site-packages\torch'
 # The action as `uses:` would find it, with this build pinned as the release.
 version=$(sed -n 's/^# version: *//p' action/checksums.txt)
 asset=torch-dll-check-$version-linux-x64
+gasset=torch-dll-check-git-$version-linux-x64
+GIT_BIN=${TDC_GIT_BIN:-./torch-dll-check-git}
 act=$tmp/act
 mkdir -p "$act" "$tmp/mirror" "$tmp/ws/.github/workflows"
 cp -R action.yml action checker matrix Makefile "$act/"
 cp "$BIN" "$tmp/mirror/$asset"
-pin() { # pin CHECKSUMS_FILE [SHA]: the action's checksums.txt with one asset line
+cp "$GIT_BIN" "$tmp/mirror/$gasset"
+pin() { # pin CHECKSUMS_FILE [SHA GIT_SHA]: the action's checksums.txt with the two asset lines
 	grep '^#' action/checksums.txt >"$1"
-	[ -z "${2:-}" ] || echo "$2  $asset" >>"$1"
+	[ -z "${2:-}" ] || printf '%s  %s\n%s  %s\n' "$2" "$asset" "$3" "$gasset" >>"$1"
 }
-pin "$act/action/checksums.txt" "$(sha256sum "$BIN" | cut -d' ' -f1)"
+pin "$act/action/checksums.txt" "$(sha256sum "$BIN" | cut -d' ' -f1)" "$(sha256sum "$GIT_BIN" | cut -d' ' -f1)"
 touch "$tmp/ws/.github/workflows/gate.yml"
 
 sim() { # sim NAME [input=value...]: runs the action; result in $tmp/NAME/result.json
@@ -73,7 +76,11 @@ check_eq "failing tree: the action exits 1" 1 "$(res first "r['rc']")"
 check_eq "msys2 and source-build steps skipped" "True True True" \
 	"$(res first "' '.join(str(s['skipped']) for s in r['steps'][1:4])")"
 cached=$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check
-if [ -x "$cached" ] && cmp -s "$cached" "$BIN"; then ok "verified binary installed under RUNNER_TOOL_CACHE/torch-dll-check/$version/x64"; else not_ok "tool cache"; fi
+if [ -x "$cached" ] && cmp -s "$cached" "$BIN" && cmp -s "$cached-git" "$GIT_BIN"; then
+	ok "both verified programs installed under RUNNER_TOOL_CACHE/torch-dll-check/$version/x64"
+else
+	not_ok "tool cache"
+fi
 if step_out first 0 | grep -q 'verified SHA-256'; then ok "setup verified the SHA-256"; else not_ok "no verification message"; step_out first 0 | sed 's/^/#   /'; fi
 check_eq "status output" fail "$(res first "r['outputs']['status']")"
 check_eq "failures output" 3 "$(res first "r['outputs']['failures']")"
@@ -138,6 +145,18 @@ check_eq "tampered asset: setup fails (2)" 2 "$(res tampered "r['rc']")"
 if step_out tampered 0 | grep -q '^::error title=torch-dll-check: checksum mismatch::'; then ok "checksum mismatch annotated"; else not_ok "no mismatch error"; fi
 if [ -e "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ]; then not_ok "tampered binary installed"; else ok "tampered binary not installed"; fi
 mv "$tmp/mirror/$asset.orig" "$tmp/mirror/$asset"
+# ... and so is a tampered torch-dll-check-git (the second asset), with the first one intact.
+cp "$GIT_BIN" "$tmp/mirror/$gasset.orig"
+printf 'x' >>"$tmp/mirror/$gasset"
+sim tampered_git scan="$root" torch-path="$torch"
+check_eq "tampered torch-dll-check-git asset: setup fails (2)" 2 "$(res tampered_git "r['rc']")"
+if step_out tampered_git 0 | grep -q "^::error title=torch-dll-check: checksum mismatch::$gasset has"; then
+	ok "its checksum mismatch is annotated"
+else
+	not_ok "no mismatch error for $gasset"
+fi
+if [ -e "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check-git" ]; then not_ok "tampered git binary installed"; else ok "tampered git binary not installed"; fi
+mv "$tmp/mirror/$gasset.orig" "$tmp/mirror/$gasset"
 
 # 4. Hostile input values stay data: inputs reach the scripts only through env.
 # shellcheck disable=SC2016 # the $(...) and backticks are the attack, kept literal
