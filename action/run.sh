@@ -73,4 +73,23 @@ elif [ "$pins" = false ]; then
 fi
 [ -z "${TDC_INPUT_MATRIX:-}" ] || what+=(--matrix "$TDC_INPUT_MATRIX")
 
-exec "$exe" check "${what[@]}" "${args[@]}"
+# An input error (exit 2: a clone without the PR's base commit, a pin file
+# that does not parse, a bad option) also becomes one error annotation, so
+# the pull request's checks page says why, not only the log. The message is
+# the checker's stderr (already escaped for a log: no control characters,
+# no leading "::", no "##["), %-escaped as annotation data; `##[` is broken
+# once more here in case.
+errf=$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/torch-dll-check-stderr.XXXXXX") || die "cannot create a temporary file"
+"$exe" check "${what[@]}" "${args[@]}" 2>"$errf"
+rc=$?
+cat "$errf" >&2
+if [ "$rc" -eq 2 ] && [ -s "$errf" ]; then
+	msg=$(grep -v "^Try '.*--help'\.\$" "$errf" | head -c 3000)
+	msg=${msg//'%'/%25}
+	msg=${msg//$'\r'/%0D}
+	msg=${msg//$'\n'/%0A}
+	msg=${msg//'##['/'#\x23['}
+	echo "::error title=torch-dll-check::$msg"
+fi
+rm -f "$errf"
+exit "$rc"
