@@ -51,7 +51,7 @@ endif
 # commands, and the mains of the two programs). The sources that need libgit2
 # are named here, one by one: they make up torch-dll-check-git alone, so that
 # the commands that never touch git do not pay libgit2's start-up cost.
-GIT_SRCS = checker/cli/git_main.c checker/cli/git_audit.c checker/git_repo.c checker/git_history.c
+GIT_SRCS = checker/cli/git_main.c checker/cli/git_audit.c checker/cli/git_gate.c checker/git_repo.c checker/git_history.c
 MAIN_SRCS = checker/cli/main.c
 UTIL_SRCS = $(wildcard checker/util/*.c)
 LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c checker/cli/*.c)) $(UTIL_SRCS)

@@ -55,9 +55,17 @@ void finding_set(char **field, const char *s)
 	*field = c;
 }
 
+void finding_anchor(struct finding *f, const char *file, unsigned line, unsigned col)
+{
+	finding_set(&f->anchor.file, file);
+	f->anchor.line = line;
+	f->anchor.col = line ? col : 0;
+}
+
 static void finding_release(struct finding *f)
 {
 	size_t i;
+	free(f->anchor.file);
 	free(f->title);
 	free(f->message);
 	free(f->fix);
@@ -138,7 +146,19 @@ cJSON *finding_json(const struct finding *f)
 		cJSON_AddStringToObject(p, "result", f->probes[i].result);
 		cJSON_AddItemToArray(a, p);
 	}
-	cJSON_AddNullToObject(o, "anchor");
+	if (f->anchor.file) {
+		cJSON *an = cJSON_AddObjectToObject(o, "anchor");
+		cJSON_AddItemToObject(an, "file", json_str_or_null(f->anchor.file));
+		if (f->anchor.line) {
+			cJSON_AddNumberToObject(an, "line", f->anchor.line);
+			cJSON_AddNumberToObject(an, "col", f->anchor.col);
+		} else {
+			cJSON_AddNullToObject(an, "line");
+			cJSON_AddNullToObject(an, "col");
+		}
+	} else {
+		cJSON_AddNullToObject(o, "anchor");
+	}
 	if (f->matrix.row) {
 		cJSON *m = cJSON_AddObjectToObject(o, "matrix");
 		cJSON_AddStringToObject(m, "row", f->matrix.row);

@@ -43,6 +43,10 @@ struct finding {
 		unsigned line;
 	} matrix;
 	char *issue;            /* known-issue: the issue's id */
+	struct {                /* a repository file the finding is about (a torch pin); file NULL: none */
+		char *file;     /* repository-relative, '/'-separated */
+		unsigned line, col; /* 1-based; 0: the file as a whole (a pin the head removed) */
+	} anchor;
 	int matrix_noted;       /* policy appended its matrix row's words to `message` */
 	int predicted_winerror; /* prediction-mismatch: -1 none */
 	int real_winerror;      /* prediction-mismatch: -1 none */
@@ -73,6 +77,9 @@ struct finding *finding_add(struct findings *l, enum rule_id rule, int severity,
 
 /* Replaces *field (a string member of a finding) with a copy of s (may be NULL). */
 void finding_set(char **field, const char *s);
+
+/* Anchors f at FILE:LINE:COL of the repository (line 0: the file, no line). */
+void finding_anchor(struct finding *f, const char *file, unsigned line, unsigned col);
 
 /* Removes l->v[i], keeping the order of the others. */
 void findings_remove(struct findings *l, size_t i);

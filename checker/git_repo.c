@@ -95,8 +95,9 @@ int git_repo_resolve(struct git_repo *r, const char *rev, char sha[41], struct e
 		return err_set(err, "bad revision '%s'", rev);
 	if (git_revparse_single(&obj, r->repo, rev) < 0) {
 		if (looks_like_sha(rev))
-			return err_set(err, "commit %s is not in the repository %s (a shallow clone? "
-					    "actions/checkout fetches one commit unless fetch-depth: 0)", rev, r->path);
+			return err_set(err, "commit %s is not in the repository %s%s: fetch it (actions/checkout with "
+					    "fetch-depth: 0, or git fetch origin %s)",
+				       rev, r->path, git_repository_is_shallow(r->repo) == 1 ? ", a shallow clone" : "", rev);
 		return err_set(err, "bad revision '%s': %s", rev, lg_msg());
 	}
 	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
@@ -107,6 +108,49 @@ int git_repo_resolve(struct git_repo *r, const char *rev, char sha[41], struct e
 	git_object_free(commit);
 	git_object_free(obj);
 	return 0;
+}
+
+static int tree_of(git_repository *repo, const char *sha, git_tree **out)
+{
+	git_oid oid;
+	git_commit *c = NULL;
+	int rc;
+	if (git_oid_fromstr(&oid, sha) < 0 || git_commit_lookup(&c, repo, &oid) < 0)
+		return -1;
+	rc = git_commit_tree(out, c);
+	git_commit_free(c);
+	return rc;
+}
+
+static int add_delta(const git_diff_delta *d, float progress, void *payload)
+{
+	struct strlist *out = payload;
+	(void)progress;
+	if (d->old_file.path)
+		strlist_push(out, d->old_file.path);
+	if (d->new_file.path && (!d->old_file.path || strcmp(d->old_file.path, d->new_file.path)))
+		strlist_push(out, d->new_file.path);
+	return 0;
+}
+
+int git_repo_changed_paths(struct git_repo *r, const char *base_sha, const char *head_sha, struct strlist *out,
+			   struct err *err)
+{
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	int rc = -1;
+	if (tree_of(r->repo, base_sha, &a) < 0 || tree_of(r->repo, head_sha, &b) < 0)
+		err_set(err, "cannot read the trees of %.12s and %.12s: %s", base_sha, head_sha, lg_msg());
+	else if (git_diff_tree_to_tree(&diff, r->repo, a, b, NULL) < 0)
+		err_set(err, "cannot compare %.12s with %.12s: %s", base_sha, head_sha, lg_msg());
+	else if (git_diff_foreach(diff, add_delta, NULL, NULL, NULL, out) < 0)
+		err_set(err, "cannot list what changed between %.12s and %.12s: %s", base_sha, head_sha, lg_msg());
+	else
+		rc = 0;
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	return rc;
 }
 
 void git_repo_subject(struct git_repo *r, const char *sha, struct strbuf *out)

@@ -28,9 +28,18 @@ const char *git_repo_path(const struct git_repo *r);
 /*
  * Resolves a revision (HEAD, a branch, origin/main, a full or short commit
  * id, v1.0^{commit}...) to a commit id (40 hex digits). -1 with a message
- * that says what to fetch when the commit is not in the repository.
+ * that says what to fetch when the commit is not in the repository (a
+ * shallow clone: `fetch-depth: 0`, or `git fetch origin <sha>`).
  */
 int git_repo_resolve(struct git_repo *r, const char *rev, char sha[41], struct err *err);
+
+/*
+ * The paths (repository-relative, '/'-separated) that differ between two
+ * commits' trees, both sides of a rename included, appended to out. -1 on a
+ * libgit2 error.
+ */
+int git_repo_changed_paths(struct git_repo *r, const char *base_sha, const char *head_sha, struct strlist *out,
+			   struct err *err);
 
 /* One-line summary of a commit ("Pin torch 2.4.0"), written to out (reset first). */
 void git_repo_subject(struct git_repo *r, const char *sha, struct strbuf *out);

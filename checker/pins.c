@@ -372,3 +372,22 @@ int pins_target_probes(const struct matrix *m, const struct torch_target *t, con
 	pep440_spec_release(&spec);
 	return rc;
 }
+
+static int may_hold(const char *dll, void *ctx)
+{
+	(void)dll;
+	(void)ctx;
+	return 1;
+}
+
+size_t pins_row_issues(const struct matrix_row *row, const char *variant, const char *arch, struct strbuf *ids)
+{
+	size_t i, n = 0;
+	for (i = 0; row && i < row->nissues; i++) {
+		if (!matrix_issue_applies(&row->issues[i], variant, matrix_arch_parse(arch), may_hold, may_hold, NULL))
+			continue;
+		strbuf_addf(ids, "%s%s", n ? ", " : "", row->issues[i].id);
+		n++;
+	}
+	return n;
+}

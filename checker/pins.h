@@ -121,6 +121,14 @@ int pins_target_probes(const struct matrix *m, const struct torch_target *t, con
 		       struct pin_probes *out, struct err *err);
 void pin_probes_release(struct pin_probes *p);
 
+/*
+ * The ids of the row's known issues that can apply to a pin of `variant` on
+ * `arch` (their variant and arch conditions hold; what torch's binaries
+ * import or fail to resolve is not known from a pin, so those conditions
+ * count as met), appended to `ids` as "a, b". Returns how many.
+ */
+size_t pins_row_issues(const struct matrix_row *row, const char *variant, const char *arch, struct strbuf *ids);
+
 /* Whether a wheel platform tag can install on Windows x64 (win_amd64, any). */
 int pin_platform_on_windows(const char *platform_tag);
 

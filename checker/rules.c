@@ -57,6 +57,7 @@ const char *rule_source_text(enum rule_source s)
 	case RULE_SRC_LOADER: return "the loader";
 	case RULE_SRC_MATRIX: return "the matrix row (policy)";
 	case RULE_SRC_LIVE: return "the real loader (check --confirm)";
+	case RULE_SRC_PINS: return "the repository's torch pins (check --pins)";
 	}
 	return "?";
 }

@@ -11,7 +11,7 @@
 enum report_severity { SEV_NOTE = 0, SEV_WARNING = 1, SEV_ERROR = 2 };
 
 /* Where findings of a rule come from (see rules.def). */
-enum rule_source { RULE_SRC_LOAD_FAILURE, RULE_SRC_LOADER, RULE_SRC_MATRIX, RULE_SRC_LIVE };
+enum rule_source { RULE_SRC_LOAD_FAILURE, RULE_SRC_LOADER, RULE_SRC_MATRIX, RULE_SRC_LIVE, RULE_SRC_PINS };
 
 enum rule_id {
 #define RULE(name, id, sarif, sev, src, short_desc, full_desc, help, report) RULE_##name,

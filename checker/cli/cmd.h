@@ -28,6 +28,17 @@
 int cmd_pe(int argc, char **argv);
 int cmd_deps(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/*
+ * `check` with a reader of the repository's pins for --pins (gate.h's
+ * gate_read_fn). cmd_check passes NULL: --pins then runs the whole command
+ * in torch-dll-check-git, whose cmd_git_check (git_gate.c) passes the git
+ * reader.
+ */
+struct gate_pins;
+struct gate_source;
+int cmd_check_with(int argc, char **argv,
+		   int (*read_pins)(struct gate_pins *out, const struct gate_source *src, struct err *err));
+int cmd_git_check(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_matrix_lint(int argc, char **argv);
 int cmd_matrix_show(int argc, char **argv);

@@ -10,6 +10,14 @@
  * the matrix files and, per install, its row; report_run renders it (text
  * a person reads in ten seconds, JSON, GitHub, SARIF).
  *
+ * With --pins (the pre-merge gate, gate.h) the torch the repository pins at
+ * head is judged against this runner too, or alone when no install option
+ * is given; its findings join the same report. Reading git needs libgit2,
+ * which only torch-dll-check-git links: this program hands the whole command
+ * to it (cmd_git_sibling), and that program runs this same function with a
+ * reader of git objects (git_gate.c). A check without --pins never starts
+ * libgit2.
+ *
  * Exit status: 0 pass, 1 findings at or above --fail-on, 2 usage/input error.
  */
 #include <stdio.h>
@@ -20,6 +28,7 @@
 
 #include "cmd.h"
 #include "confirm.h"
+#include "gate.h"
 #include "inventory.h"
 #include "matrix.h"
 #include "policy.h"
@@ -78,6 +87,8 @@ struct check_opts {
 	struct view_opts vo;
 	struct report_opts ro;
 	struct confirm_opts co;
+	int pins, pins_unchanged;
+	const char *repo, *rev, *base, *head, *event;
 };
 
 static const struct cli_opt check_opts_table[] = {
@@ -99,6 +110,23 @@ static const struct cli_opt check_opts_table[] = {
 		cli_set_str, struct check_opts, userbase),
 	CLI_OPT("--machine", CLI_MACHINE_ARG, "the process architecture (default: python.exe's, else x64)",
 		cli_set_machine, struct check_opts, machine),
+	CLI_OPT("--pins", NULL, "the pre-merge gate: judge the torch the repository pins (at head; what a PR\n"
+		"changes) against this runner, before torch is installed (docs/check.md)",
+		cli_set_flag, struct check_opts, pins),
+	CLI_OPT("--repo", "DIR", "with --pins: the repository (default: the current folder or a parent)",
+		cli_set_str, struct check_opts, repo),
+	CLI_OPT("--rev", "REV", "with --pins: the revision whose pins are judged (default HEAD)",
+		cli_set_str, struct check_opts, rev),
+	CLI_OPT("--base", "REV", "with --pins: the pull request's base: what changed, and whether anything did",
+		cli_set_str, struct check_opts, base),
+	CLI_OPT("--head", "REV", "with --pins: the other side of --base (default HEAD)",
+		cli_set_str, struct check_opts, head),
+	CLI_OPT("--github-event", "FILE", "with --pins: base and head from a pull request event payload\n"
+		"(default in a pull_request job: $GITHUB_EVENT_PATH)",
+		cli_set_str, struct check_opts, event),
+	CLI_OPT("--pins-unchanged", NULL, "with --pins: judge the head's pins even when the PR changes no pin file\n"
+		"and no --matrix file (else it passes at once, with one note)",
+		cli_set_flag, struct check_opts, pins_unchanged),
 	CLI_GROUP(report_cli_opts, struct check_opts, ro),
 	CLI_GROUP(confirm_cli_opts, struct check_opts, co),
 	CLI_END,
@@ -107,18 +135,33 @@ static const struct cli_opt check_opts_table[] = {
 const struct cli_cmd check_cli = {
 	.name = "check",
 	.summary = "will torch load on this machine? (findings, exit 1 on failure)",
-	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --scan DIR) [options]",
+	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --scan DIR | --pins) [options]",
 	.opts = check_opts_table,
-	.notes = "Paths are Windows paths (C:\\...) or host paths under --root.",
+	.notes = "Paths are Windows paths (C:\\...) or host paths under --root. --pins alone judges the\n"
+		 "repository's torch pins against this runner with no torch installed; with an install\n"
+		 "option the loader check runs too, in the same report. --pins runs torch-dll-check-git,\n"
+		 "installed next to torch-dll-check (it reads git with libgit2).",
 	.exit_status = "0 pass, 1 findings (errors, or warnings with --fail-on warning), 2 usage or input error.",
 	.max_operands = 0,
 };
 
-/* The install options: one of them, and --scan alone. */
+/* The install options: one of them (or --pins), and --scan alone; the gate's options need --pins. */
 static int check_combination(const struct check_opts *o)
 {
-	if (!o->torch && !o->sitepk && !o->python && !o->scan) {
-		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH or --scan DIR");
+	if (!o->pins && (o->repo || o->rev || o->base || o->head || o->event || o->pins_unchanged)) {
+		cli_error(&check_cli, "--repo, --rev, --base, --head, --github-event and --pins-unchanged need --pins");
+		return -1;
+	}
+	if ((o->rev && (o->base || o->head || o->event)) || (o->event && (o->base || o->head))) {
+		cli_error(&check_cli, "use one of --rev, --base/--head, --github-event");
+		return -1;
+	}
+	if (o->head && !o->base) {
+		cli_error(&check_cli, "--head needs --base");
+		return -1;
+	}
+	if (!o->pins && !o->torch && !o->sitepk && !o->python && !o->scan) {
+		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH, --scan DIR or --pins");
 		return -1;
 	}
 	if (o->scan && (o->torch || o->sitepk)) {
@@ -169,7 +212,11 @@ static char *torch_of_python(struct view *v, const char *wpython)
 	return t;
 }
 
-/* Errors name the path as the user gave it (a host path stays a host path). */
+/*
+ * Errors name the path as the user gave it (a host path stays a host path).
+ * With --pins, --python may name a Python without torch (the gate runs before
+ * pip install): p->torch is then NULL and only python.exe's folder is used.
+ */
 static int resolve_paths(const struct check_opts *o, struct view *v, struct check_paths *p)
 {
 	if (o->python && !(p->python = cmd_winpath(v, o->python)))
@@ -191,8 +238,15 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 			return -1;
 		p->torch = winpath_join(w, "torch");
 		free(w);
-	} else {
+	} else if (p->python) {
 		p->torch = torch_of_python(v, p->python);
+		if (o->pins && !view_is_dir(v, p->torch)) {
+			free(p->torch);
+			p->torch = NULL;
+			return 0;
+		}
+	} else {
+		return 0; /* --pins alone: no install */
 	}
 	if (!view_is_dir(v, p->torch)) {
 		if (o->torch)
@@ -224,7 +278,7 @@ static int take_inventory(const struct check_opts *o, struct view *v, const stru
 		}
 		return 0;
 	}
-	if (!inventory_collect(inv, v, p->torch, p->python, &e))
+	if (p->torch && !inventory_collect(inv, v, p->torch, p->python, &e))
 		return 0;
 	/* not a torch the inventory understands (no __init__.py, ...): the loader still runs */
 	inventory_release(inv);
@@ -263,6 +317,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.machine = o->machine;
 	in.python_exe = p->python;
 	in.userbase = p->userbase;
+	if (!o->scan && !p->torch)
+		return 0; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
 		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &e))
@@ -282,7 +338,52 @@ fail:
 	return -1;
 }
 
+/* --pins: the pins from the reader (git_gate.c), judged against this runner; installs against the pins. */
+static int check_pins(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
+		      const struct matrix *m, const struct inventory *inv, gate_read_fn read_pins)
+{
+	struct gate_pins gp;
+	struct gate_source src;
+	struct gate_runner run;
+	struct err e;
+	size_t i;
+	int rc = 0;
+	gate_pins_init(&gp);
+	memset(&src, 0, sizeof(src));
+	err_clear(&e);
+	src.repo = o->repo;
+	src.rev = o->rev;
+	src.base = o->base;
+	src.head = o->head;
+	src.event = o->event;
+	src.matrices = &o->matrices;
+	if (read_pins(&gp, &src, &e) < 0) {
+		cmd_usage_error("check --pins: %s", e.msg);
+		gate_pins_release(&gp);
+		return -1;
+	}
+	memset(&run, 0, sizeof(run));
+	run.v = v;
+	run.inv = inv;
+	run.python = p->python;
+	run.arch = o->machine ? pe_machine_name(o->machine) : "x64";
+	if (gate_judge(&report->findings, report->doc, &gp, m, &run, o->pins_unchanged, &e) < 0) {
+		cmd_usage_error("check --pins: %s", e.msg);
+		rc = -1;
+	}
+	for (i = 0; !rc && i < inv->ninstalls; i++)
+		gate_installed(&report->findings, &gp, inv->installs[i].torch_dir,
+			       inv->installs[i].version ? inv->installs[i].version : inv->installs[i].metadata_version);
+	gate_pins_release(&gp);
+	return rc;
+}
+
 int cmd_check(int argc, char **argv)
+{
+	return cmd_check_with(argc, argv, NULL);
+}
+
+int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 {
 	struct check_opts o;
 	struct check_paths p;
@@ -308,11 +409,21 @@ int cmd_check(int argc, char **argv)
 		rc = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 		goto out;
 	}
-	if (check_combination(&o) || load_matrix(&o, &m) || view_opts_open(&o.vo, "check", &reg, &v) ||
-	    resolve_paths(&o, v, &p) || take_inventory(&o, v, &p, &inv))
+	if (check_combination(&o))
+		goto out;
+	if (o.pins && !read_pins) {
+		/* git is read by torch-dll-check-git, which runs this command whole */
+		view_opts_release(&o.vo);
+		strlist_release(&o.matrices);
+		return cmd_git_sibling(argc, argv);
+	}
+	if (load_matrix(&o, &m) || view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p) ||
+	    take_inventory(&o, v, &p, &inv))
 		goto out;
 	start_report(&report, v, &m);
 	if (check_installs(&report, v, &o, &p, &m, &inv))
+		goto out;
+	if (o.pins && check_pins(&report, v, &o, &p, &m, &inv, read_pins))
 		goto out;
 	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
 	if (cmd_confirm_installs(&report, &o.co))

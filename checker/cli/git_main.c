@@ -1,7 +1,8 @@
 /*
  * git_main: torch-dll-check-git, the part of torch-dll-check that reads git
- * repositories (libgit2). `torch-dll-check pins` runs it (cmd_pins.c), so
- * users see one tool; it follows the same command conventions (cmd.h):
+ * repositories (libgit2). `torch-dll-check pins` runs it (cmd_pins.c), as
+ * do `check --pins` (cmd_check.c hands the whole command over; git_gate.c)
+ * and the audit commands, so users see one tool; it follows the same command conventions (cmd.h):
  * exit 0 done, 2 usage or input error (not a repository, bad revision,
  * unparsable pin file with FILE:LINE:COL).
  *
@@ -216,10 +217,17 @@ static void print_targets(const struct pinset *ps)
 			out_printf("      ");
 			out_printf("%s", pr.v[j].version);
 			out_printf(" -> ");
-			if (pr.v[j].row)
+			if (pr.v[j].row) {
+				struct strbuf ids = STRBUF_INIT;
 				out_printf("%s", pr.v[j].row->id);
-			else
+				if (pins_row_issues(pr.v[j].row, t[i].variant, "x64", &ids)) {
+					out_printf(", known issues: ");
+					out_printf("%s", ids.buf);
+				}
+				strbuf_release(&ids);
+			} else {
 				out_printf("no matrix row covers it");
+			}
 			out_printf("\n");
 		}
 		pin_probes_release(&pr);
@@ -267,8 +275,13 @@ static void print_annotations(const struct pin_changes *c)
 			t.variant = p->variant;
 			if (pins_target_probes(default_matrix(), &t, "x64", &pr, &e) == 0 && pr.n) {
 				strbuf_adds(&msg, "\nWindows runners must satisfy matrix rows:");
-				for (j = 0; j < pr.n; j++)
-					strbuf_addf(&msg, " %s (%s)", pr.v[j].row ? pr.v[j].row->id : "none", pr.v[j].version);
+				for (j = 0; j < pr.n; j++) {
+					struct strbuf ids = STRBUF_INIT;
+					pins_row_issues(pr.v[j].row, t.variant, "x64", &ids);
+					strbuf_addf(&msg, " %s (%s%s%s)", pr.v[j].row ? pr.v[j].row->id : "none",
+						    pr.v[j].version, ids.len ? "; known issues: " : "", strbuf_str(&ids));
+					strbuf_release(&ids);
+				}
 			}
 			pin_probes_release(&pr);
 		}
@@ -436,6 +449,19 @@ static int print_json(const char *repo, const struct side *head, const struct si
 				cJSON_AddStringToObject(ro, "version", pr.v[j].version);
 				json_add_str_or_null(ro, "row", pr.v[j].row ? pr.v[j].row->id : NULL);
 				json_add_str_or_null(ro, "uncovered", pr.v[j].uncovered);
+				{
+					cJSON *ki = cJSON_AddArrayToObject(ro, "known_issues");
+					size_t k;
+					for (k = 0; pr.v[j].row && k < pr.v[j].row->nissues; k++) {
+						struct strbuf one = STRBUF_INIT;
+						struct matrix_row single = *pr.v[j].row;
+						single.issues = &pr.v[j].row->issues[k];
+						single.nissues = 1;
+						if (pins_row_issues(&single, t[i].variant, "x64", &one))
+							cJSON_AddItemToArray(ki, cJSON_CreateString(one.buf));
+						strbuf_release(&one);
+					}
+				}
 				cJSON_AddItemToArray(rows, ro);
 			}
 			cJSON_AddItemToObject(o, "matrix_rows", rows);
@@ -578,7 +604,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fprintf(argc < 2 ? stderr : stdout,
-			"usage: torch-dll-check-git pins|audit|history|fleet [options]   (also run as 'torch-dll-check <command>')\n"
+			"usage: torch-dll-check-git pins|check|audit|history|fleet [options]   (also run as 'torch-dll-check <command>')\n"
 			"Try 'torch-dll-check <command> --help'.\n");
 		return argc < 2 ? EXIT_USAGE : EXIT_PASS;
 	}
@@ -591,6 +617,7 @@ int main(int argc, char **argv)
 			const char *name;
 			int (*fn)(int, char **);
 		} cmds[] = { { "pins", cmd_git_pins },
+			     { "check", cmd_git_check },
 			     { "audit", cmd_git_audit },
 			     { "history", cmd_git_history },
 			     { "fleet", cmd_git_fleet } };
@@ -604,5 +631,6 @@ int main(int argc, char **argv)
 				return rc;
 			}
 	}
-	return cmd_usage_error("unknown command '%s' for torch-dll-check-git (pins, audit, history, fleet)", argv[1]);
+	return cmd_usage_error("unknown command '%s' for torch-dll-check-git (pins, check, audit, history, fleet)",
+			       argv[1]);
 }
