@@ -108,7 +108,7 @@ static void read_version(struct view *v, struct copy *c)
 }
 
 /* The first copy of `dll` the search finds: 1 found (c filled), 0 nowhere. */
-static int runner_find(const struct gate_runner *r, const char *dll, struct copy *c)
+static int search(const struct gate_runner *r, const char *dll, struct copy *c)
 {
 	char *dirs[3] = { NULL, NULL, NULL };
 	const char *labels[3] = { "python.exe's folder", "the environment's Library\\bin", "System32" };
@@ -136,6 +136,53 @@ static int runner_find(const struct gate_runner *r, const char *dll, struct copy
 	return found;
 }
 
+/* What the search found per DLL name, so each is looked up and read once per run. */
+struct copies {
+	struct cached {
+		char *dll;
+		int found;
+		struct copy c;
+	} *v;
+	size_t n, alloc;
+};
+
+static void copies_release(struct copies *cc)
+{
+	size_t i;
+	for (i = 0; i < cc->n; i++) {
+		free(cc->v[i].dll);
+		copy_release(&cc->v[i].c);
+	}
+	free(cc->v);
+	memset(cc, 0, sizeof(*cc));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* search(), through the cache; *c is the caller's copy (copy_release it). */
+static int runner_find(struct copies *cc, const struct gate_runner *r, const char *dll, struct copy *c)
+{
+	size_t i;
+	struct cached *e = NULL;
+	for (i = 0; i < cc->n && !e; i++)
+		if (!str_icmp(cc->v[i].dll, dll))
+			e = &cc->v[i];
+	if (!e) {
+		ALLOC_GROW(cc->v, cc->n + 1, cc->alloc);
+		e = &cc->v[cc->n++];
+		e->dll = xstrdup(dll);
+		e->found = search(r, dll, &e->c);
+	}
+	*c = e->c;
+	c->path = dup_or_null(e->c.path);
+	c->ver_text = dup_or_null(e->c.ver_text);
+	c->error = dup_or_null(e->c.error);
+	return e->found;
+}
+
 static const char *searched_text(const struct gate_runner *r)
 {
 	return r->python ? "python.exe's folder, the environment's Library\\bin and System32"
@@ -153,6 +200,7 @@ struct judge {
 	int range;           /* the pin allows several versions */
 	struct findings out; /* this row's findings */
 	int redist_missing;  /* the redistributable is not installed: missing DLLs are that */
+	struct copies *cache;
 };
 
 static enum report_severity sev_of(enum matrix_status s)
@@ -217,7 +265,7 @@ static int cb_unresolved(const char *dll, void *ctx)
 	int found;
 	if (!row_imports(j, dll))
 		return 0;
-	found = runner_find(j->r, dll, &c);
+	found = runner_find(j->cache, j->r, dll, &c);
 	copy_release(&c);
 	return !found;
 }
@@ -261,7 +309,7 @@ static size_t missing_runtimes(const struct judge *j, struct strbuf *names, char
 				continue;
 			dll = o->dll;
 		}
-		found = runner_find(j->r, dll, &c);
+		found = runner_find(j->cache, j->r, dll, &c);
 		copy_release(&c);
 		if (found)
 			continue;
@@ -383,7 +431,7 @@ static void judge_runtime_dlls(struct judge *j)
 		char *title, *msg, *fix, *who, *rn;
 		if (d->where == MATRIX_BUNDLED || !arch_ok(j, d->arch_mask))
 			continue;
-		if (!runner_find(j->r, d->name, &c)) {
+		if (!runner_find(j->cache, j->r, d->name, &c)) {
 			if (!j->redist_missing) {
 				char *f = redist_fix(j);
 				missing_here(j, d->name, d->why, f);
@@ -461,7 +509,7 @@ static void judge_openmp(struct judge *j)
 				 : xasprintf("%s is not part of the VC++ redistributable: pin a torch that does not import "
 					     "it, or install the Visual Studio Build Tools' C++ workload on every machine",
 					     o->dll);
-		if (!runner_find(j->r, o->dll, &c)) {
+		if (!runner_find(j->cache, j->r, o->dll, &c)) {
 			if (!(o->redistributable && j->redist_missing)) {
 				char *why = xasprintf("%s%s%s", o->provider ? o->provider : "OpenMP runtime",
 						      o->why ? "; " : "", o->why ? o->why : "");
@@ -547,7 +595,8 @@ static void judge_issues(struct judge *j)
 			strbuf_addf(&msg, "This depends on the torch version alone, so it is reported even when this runner "
 					  "is fine: machines that %s hit it with %s. ",
 				    is->when.imports.n ? "lack what it imports" : "match its cause", who);
-		strbuf_addf(&msg, "Symptom: %s Cause: %s", is->symptom, is->cause);
+		strbuf_addf(&msg, "Symptom: %s Cause: %s%s", is->symptom, is->cause,
+			    is->cause[0] && is->cause[strlen(is->cause) - 1] == '.' ? "" : ".");
 		if (src.len)
 			strbuf_addf(&msg, " Sources: %s", src.buf);
 		strbuf_adds(&msg, rn);
@@ -624,7 +673,7 @@ static void uncovered(struct findings *out, const struct torch_target *t, const 
 
 /* One pin: every row it selects, judged, worst first, shared findings once. */
 static cJSON *judge_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
-			   const struct gate_runner *r)
+			   const struct gate_runner *r, struct copies *cache)
 {
 	struct pin_probes pr = { NULL, 0, 0 };
 	struct err e;
@@ -662,6 +711,7 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 			continue;
 		}
 		rv[n].j.r = r;
+		rv[n].j.cache = cache;
 		rv[n].j.row = pr.v[i].row;
 		rv[n].j.t = t;
 		rv[n].j.version = pr.v[i].version;
@@ -807,12 +857,14 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 							   "judges the head's pins anyway" });
 		free(msg);
 	} else {
-		if (g->has_base)
-			change_notes(out, g, m, r);
+		struct copies cache = { NULL, 0, 0 };
 		n = pinset_torch_targets(&g->head, &t);
 		for (i = 0; i < n; i++)
-			cJSON_AddItemToArray(targets, judge_target(out, &t[i], m, r));
+			cJSON_AddItemToArray(targets, judge_target(out, &t[i], m, r, &cache));
 		free(t);
+		copies_release(&cache);
+		if (g->has_base)
+			change_notes(out, g, m, r); /* after the verdicts: notes are context */
 	}
 	cJSON_ReplaceItemInObject(doc, "pins", pj);
 	if (!cJSON_GetObjectItem(doc, "pins"))

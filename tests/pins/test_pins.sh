@@ -135,6 +135,8 @@ run_suite() {
 
 	check_eq "diff: matrix rows the runners must satisfy" "torch-2.4.0 | torch-2.3 torch-2.4.0 torch-2.4.1-to-2.6 torch-2.7.0 torch-2.7.1 torch-2.8 torch-2.9-to-2.11 torch-2.12-to-2.13 torch-2.14-and-newer" \
 		"$(json "$out.diff.json" 'd["targets"][1]["matrix_rows"][0]["row"] + " | " + cat(*[r["row"] for r in d["targets"][0]["matrix_rows"]])')"
+	check_eq "diff: each row names its known issues" "['libomp140-not-redistributable'] []" \
+		"$(json "$out.diff.json" 'cat(d["targets"][1]["matrix_rows"][0]["known_issues"], d["targets"][0]["matrix_rows"][0]["known_issues"])')"
 
 	printf 'schema: 1\nrows:\n  - id: org-2.4.0-cu121\n    torch: "==2.4.0"\n    variant: [cu121]\n    status: inferred\n    vc_redist: {x64: "14.40"}\n' >"$tmp/org.yml"
 	"$bin" pins --repo "$repo" --base main --head pr --matrix "$tmp/org.yml" --json >"$out.org.json" 2>"$out.err"
@@ -146,7 +148,8 @@ run_suite() {
 	check_eq "--matrix with an error: file:line:col" 1 "$(grep -c "^torch-dll-check: $tmp/bad.yml:4:5: " "$out.badm")"
 
 	"$bin" pins --repo "$repo" --base main --head pr >"$out.diff.txt" 2>&1
-	check_eq "diff text: PR's torch meets its matrix row" 1 "$(grep -c '^      2.4.0 -> torch-2.4.0$' "$out.diff.txt")"
+	check_eq "diff text: PR's torch meets its matrix row, and its known issues are named" 1 \
+		"$(grep -c '^      2.4.0 -> torch-2.4.0, known issues: libomp140-not-redistributable$' "$out.diff.txt")"
 	check_eq "diff text: changed line" 1 "$(grep -c '^  changed  requirements.txt:4:1  torch==2.3.1  ->  torch==2.4.0 ; sys_platform == "win32"$' "$out.diff.txt")"
 	check_eq "diff text: removed anchored at base" 1 "$(grep -c '^  removed  environment.yml:5:5 (base)  pytorch::pytorch=2.3.1$' "$out.diff.txt")"
 
@@ -210,8 +213,8 @@ run_suite() {
 	check_eq "actions: resumed with the same token" "::$(head -1 "$out.gh" | cut -d: -f5)::" "$(tail -1 "$out.gh")"
 	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head pr >"$out.ghpr" 2>&1
 	check_eq "actions: PR changes become notices at their head line" \
-		"::notice file=requirements.txt,line=4,col=1,title=torch pin changed::torch==2.3.1 -> torch==2.4.0 ; sys_platform == \"win32\"%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0)
-::notice file=uv.lock,line=4,col=12,title=torch pin added::torch 2.4.0+cu121%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0+cu121)
+		"::notice file=requirements.txt,line=4,col=1,title=torch pin changed::torch==2.3.1 -> torch==2.4.0 ; sys_platform == \"win32\"%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0; known issues: libomp140-not-redistributable)
+::notice file=uv.lock,line=4,col=12,title=torch pin added::torch 2.4.0+cu121%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0+cu121; known issues: libomp140-not-redistributable)
 ::notice title=torch pin removed::pytorch::pytorch=2.3.1 (removed; it was at this line in the base)" \
 		"$(grep '^::notice' "$out.ghpr")"
 	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head evil >"$out.ghevil" 2>&1
