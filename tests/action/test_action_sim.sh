@@ -166,6 +166,13 @@ check_eq "hostile torch-path: usage error (2)" 2 "$(res hostile "r['rc']")"
 if ls "$tmp"/pwned* >/dev/null 2>&1; then not_ok "an input value ran as shell code"; else ok "no input value ran as shell code"; fi
 sim badfail scan="$root" torch-path="$torch" fail-on=sometimes
 check_eq "fail-on=sometimes: 2" 2 "$(res badfail "r['rc']")"
+sim badpins scan="$root" torch-path="$torch" pins=yes
+check_eq "pins=yes: 2" 2 "$(res badpins "r['rc']")"
+if step_out badpins "$(last_step badpins)" | grep -q '^::error title=torch-dll-check::pins must be true or false$'; then
+	ok "pins=yes: annotated"
+else
+	not_ok "pins=yes: no annotation"
+fi
 
 # 5. Nothing pinned: setup asks for the source build (apt on Linux), which
 #    builds this action's checker into the tool cache (apt-get stubbed: the
