@@ -21,6 +21,7 @@ GITHUB_ACTION_PATH is ACTION_DIR. Prints one JSON document: steps (id,
 name, skipped, rc), outputs (the action's), rc (the action's exit status).
 Each step's stdout/stderr go to LOG_DIR/<n>.out and <n>.err.
 """
+import fnmatch
 import json
 import os
 import re
@@ -234,9 +235,11 @@ def github_context(env):
     return g
 
 
-def triggered(wf, event):
-    """Whether the workflow's `on:` names EVENT. Path and branch filters are
-    not simulated: a workflow using them is refused, never half-run."""
+def triggered(wf, event, ref):
+    """Whether the workflow's `on:` runs for EVENT on REF (GITHUB_REF). The
+    `branches` filter of a push is simulated (names and fnmatch globs; a
+    pull_request's would need its base branch: refused); path filters are
+    not: a workflow using them is refused, never half-run."""
     on = wf.get("on", wf.get(True))  # PyYAML reads the key `on` as True
     if isinstance(on, str):
         return on == event
@@ -244,9 +247,12 @@ def triggered(wf, event):
         return event in on
     if isinstance(on, dict) and event in on:
         filt = on[event] or {}
-        unsupported = set(filt) - {"types"}
+        unsupported = set(filt) - {"types"} - ({"branches"} if event == "push" else set())
         if unsupported:
             raise SystemExit("sim_runner: `on.%s` filters %s not simulated" % (event, sorted(unsupported)))
+        if "branches" in filt:
+            branch = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None
+            return branch is not None and any(fnmatch.fnmatchcase(branch, b) for b in filt["branches"])
         return True
     return False
 
@@ -263,7 +269,8 @@ def sim_checkout(with_, env, log):
     commands do it: init the workspace, fetch from SIM_ORIGIN (the simulated
     GitHub repository, a git URL) — with fetch-depth 0 every branch and tag
     and then the PR's merge commit, else only GITHUB_SHA at that depth — and
-    check the commit out detached (refs/remotes/pull/N/merge for a PR).
+    check the commit out (detached at refs/remotes/pull/N/merge for a PR; a
+    pushed branch as a local branch of that name).
     Returns the exit status; the git commands go to LOG."""
     unsupported = set(with_) - {"fetch-depth"}
     if unsupported:
@@ -284,7 +291,10 @@ def sim_checkout(with_, env, log):
             git(*fetch, "origin", "+%s:%s" % (sha, local), cwd=ws)
         else:
             git(*fetch, "--no-tags", "--depth=%d" % depth, "origin", "+%s:%s" % (sha, local), cwd=ws)
-        git("checkout", "-q", "--force", local, cwd=ws)
+        if ref.startswith("refs/heads/"):  # a branch: checked out as a local branch
+            git("checkout", "-q", "--force", "-B", ref[len("refs/heads/"):], local, cwd=ws)
+        else:
+            git("checkout", "-q", "--force", local, cwd=ws)
         log.write(("checked out %s at %s (fetch-depth %d)\n" % (local, sha, depth)).encode())
         return 0
     except RuntimeError as e:
@@ -336,7 +346,7 @@ def workflow_main(argv):
     wf = yaml.safe_load(open(wf_path))
     env0 = dict(os.environ)
     event = env0.get("GITHUB_EVENT_NAME", "")
-    if not triggered(wf, event):
+    if not triggered(wf, event, env0.get("GITHUB_REF", "")):
         raise SystemExit("sim_runner: %s does not run on %r" % (wf_path, event))
     jobs = wf["jobs"]
     job_id = opts["--job"] or (list(jobs)[0] if len(jobs) == 1 else None)

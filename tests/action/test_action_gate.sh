@@ -68,20 +68,29 @@ cp "$GIT_BIN" "$tmp/mirror/torch-dll-check-git-$version-linux-x64"
 gate_wf=$repo/action/examples/pre-merge-gate.yml
 
 # wf NAME ORIGIN MACHINE [WORKFLOW [EVENT_HEAD_REPO]]: runs the workflow's job for
-# ORIGIN's PR 7 on the runner MACHINE; the result in $tmp/NAME/result.json.
+# ORIGIN's PR 7 (WF_EVENT=push: for the push of its main branch) on the runner
+# MACHINE (hosted, bare or a folder standing for C:\); the result in
+# $tmp/NAME/result.json.
 wf() {
-	local name=$1 origin=$2 machine=$3 workflow=${4:-$gate_wf} d=$tmp/$1
+	local name=$1 origin=$2 machine=$3 workflow=${4:-$gate_wf} d=$tmp/$1 event=${WF_EVENT:-pull_request} ref sha
 	case "$machine" in /*) ;; *) machine=$tmp/machine-$machine/drive_c ;; esac
 	mkdir -p "$d/ws" "$d/temp"
 	: >"$d/summary.md"
 	pr_use "$origin"
-	pr_event "$d/event.json" "${5:-octo/app}"
+	if [ "$event" = push ]; then
+		ref=refs/heads/main sha=$PR_BASE
+		jq -n --arg s "$sha" '{ref: "refs/heads/main", before: "0000000000000000000000000000000000000000",
+			after: $s, repository: { full_name: "octo/app" }}' >"$d/event.json"
+	else
+		ref=refs/pull/7/merge sha=$PR_MERGE
+		pr_event "$d/event.json" "${5:-octo/app}"
+	fi
 	env -u NO_COLOR GITHUB_ACTIONS=true RUNNER_OS=Linux RUNNER_ARCH=X64 \
 		RUNNER_TOOL_CACHE="$tmp/toolcache" RUNNER_TEMP="$d/temp" GITHUB_WORKSPACE="$d/ws" \
 		GITHUB_STEP_SUMMARY="$d/summary.md" TDC_RELEASE_URL="file://$tmp/mirror" \
-		GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$d/event.json" GITHUB_SHA="$PR_MERGE" \
-		GITHUB_REF=refs/pull/7/merge GITHUB_REPOSITORY=octo/app \
-		GITHUB_WORKFLOW_REF="octo/app/.github/workflows/torch-gate.yml@refs/pull/7/merge" \
+		GITHUB_EVENT_NAME="$event" GITHUB_EVENT_PATH="$d/event.json" GITHUB_SHA="$sha" \
+		GITHUB_REF="$ref" GITHUB_REPOSITORY=octo/app \
+		GITHUB_WORKFLOW_REF="octo/app/.github/workflows/torch-gate.yml@$ref" \
 		SIM_ORIGIN="file://$tmp/$origin.git" SIM_SARIF_SCHEMA="$schema" \
 		python3 "$repo/tests/action/sim_runner.py" --workflow "$workflow" --machine-root "$machine" \
 		"$act" "$d/log" >"$d/result.json" 2>"$d/sim.err"
@@ -191,6 +200,23 @@ check_cmd "bare runner: SARIF valid and anchored" \
 wf fork move hosted "$gate_wf" mallory/app
 check_eq "fork's PR: the gate ran, the upload was skipped" "0 True" \
 	"$(res fork "'%s %s' % (r['rc'], r['steps'][2]['skipped'])")"
+
+# 3b. The push to main the example also runs on (code scanning's baseline for
+#     the PRs): the pins at that commit, judged whole; uploaded.
+WF_EVENT=push wf push move hosted
+check_eq "push to main (torch 2.4.1, hosted runner): pass, upload ran" "0 0 False" \
+	"$(res push "'%s %s %s' % (r['rc'], r['steps'][2]['rc'], r['steps'][2]['skipped'])")"
+check_eq "push to main: the pins of main's commit were judged, nothing compared" \
+	"$PR_BASE null" "$(J push '"\(.pins.head.commit) \(.pins.base)"' | tr -d '"')"
+WF_EVENT=push wf push_bare move bare
+check_eq "push to main on the bare runner: fails on requirements.txt:2:1" "1 error requirements.txt:2:1" \
+	"$(res push_bare "r['rc']") $(ann push_bare | grep '^error' | cut -d' ' -f1,2 | sort -u)"
+
+# 3c. Without security-events: write the upload is refused (the simulated
+#     upload checks the job's permissions as GitHub's API does).
+sed '/security-events: write/d' "$gate_wf" >"$tmp/noperm.yml"
+wf noperm move hosted "$tmp/noperm.yml"
+check_eq "no security-events: write: the upload step fails" 1 "$(res noperm "r['steps'][2]['rc']")"
 
 # 4. A PR that touches no pin and no matrix file: one notice, pass.
 touch_readme() { printf '# app\n\nMore words.\n' >"$1/README.md"; }
