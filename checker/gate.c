@@ -195,7 +195,7 @@ struct judge {
 	const struct gate_runner *r;
 	const struct matrix_row *row;
 	const struct torch_target *t;
-	const char *version; /* the probe: "2.4.0" */
+	const char *version; /* the probe as shown: "2.4.0" (a row's "2.9.0.dev0" boundary shows as "2.9.0") */
 	int aidx;
 	int range;           /* the pin allows several versions */
 	struct findings out; /* this row's findings */
@@ -671,6 +671,26 @@ static void uncovered(struct findings *out, const struct torch_target *t, const 
 	free(msg);
 }
 
+/*
+ * The probe version as a person reads it: a row's lower bound such as
+ * ">=2.9.0.dev0" (nightlies included) is probed as 2.9.0.dev0, but pip
+ * installs no pre-release unless the pin asks for one, so a range's
+ * pre-release probe is shown as its release ("2.9.0"). Caller frees.
+ */
+static char *shown_version(const char *probe, const struct torch_target *t)
+{
+	struct pep440 v;
+	struct err e;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	if (t->version || pep440_parse(&v, probe, &e) || !pep440_is_prerelease(&v) ||
+	    (t->specifier && strpbrk(t->specifier, "abcdefghijklmnopqrstuvwxyz")))
+		return xstrdup(probe);
+	for (i = 0; i < v.nrelease; i++)
+		strbuf_addf(&sb, "%s%llu", i ? "." : "", (unsigned long long)v.release[i]);
+	return strbuf_detach(&sb);
+}
+
 /* One pin: every row it selects, judged, worst first, shared findings once. */
 static cJSON *judge_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
 			   const struct gate_runner *r, struct copies *cache)
@@ -678,6 +698,7 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 	struct pin_probes pr = { NULL, 0, 0 };
 	struct err e;
 	struct row_verdict *rv;
+	char **shown;
 	size_t i, k, n = 0;
 	cJSON *o = cJSON_CreateObject(), *rows = cJSON_CreateArray();
 	json_add_str_or_null(o, "file", t->file);
@@ -701,6 +722,7 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 		return o;
 	}
 	rv = pr.n ? xcalloc(pr.n, sizeof(*rv)) : NULL;
+	shown = pr.n ? xcalloc(pr.n, sizeof(*shown)) : NULL;
 	for (i = 0; i < pr.n; i++) {
 		cJSON *ro = cJSON_CreateObject();
 		cJSON_AddStringToObject(ro, "version", pr.v[i].version);
@@ -714,7 +736,7 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 		rv[n].j.cache = cache;
 		rv[n].j.row = pr.v[i].row;
 		rv[n].j.t = t;
-		rv[n].j.version = pr.v[i].version;
+		rv[n].j.version = shown[n] = shown_version(pr.v[i].version, t);
 		rv[n].j.aidx = matrix_arch_parse(r->arch);
 		rv[n].j.range = !t->version;
 		judge_redist(&rv[n].j);
@@ -756,9 +778,12 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 			move_into(out, f, t->pin);
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		findings_release(&rv[i].j.out);
+		free(shown[i]);
+	}
 	free(rv);
+	free(shown);
 	pin_probes_release(&pr);
 	return o;
 }
@@ -804,10 +829,12 @@ static void change_notes(struct findings *out, const struct gate_pins *g, const 
 				strbuf_adds(&msg, " Windows runners must satisfy matrix rows:");
 				for (j = 0; j < pr.n; j++) {
 					struct strbuf ids = STRBUF_INIT;
+					char *v = shown_version(pr.v[j].version, &t);
 					pins_row_issues(pr.v[j].row, t.variant, r->arch, &ids);
-					strbuf_addf(&msg, " %s (%s%s%s)", pr.v[j].row ? pr.v[j].row->id : "none",
-						    pr.v[j].version, ids.len ? "; known issues: " : "", strbuf_str(&ids));
+					strbuf_addf(&msg, " %s (%s%s%s)", pr.v[j].row ? pr.v[j].row->id : "none", v,
+						    ids.len ? "; known issues: " : "", strbuf_str(&ids));
 					strbuf_release(&ids);
+					free(v);
 				}
 				strbuf_adds(&msg, ".");
 			}

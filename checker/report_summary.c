@@ -332,7 +332,7 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 	struct sum s;
 	struct strbuf c = STRBUF_INIT;
 	const cJSON *inst, *t = cJSON_GetObjectItemCaseSensitive(v->doc, "tool");
-	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(v->doc, "counts");
+	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *pins;
 	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
 	size_t i, num = 0, start = out->len;
 	int sev;
@@ -356,9 +356,18 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 	strbuf_addf(&c, "%zu error%s, %zu warning%s, %zu note%s", v->count[SEV_ERROR], v->count[SEV_ERROR] == 1 ? "" : "s",
 		    v->count[SEV_WARNING], v->count[SEV_WARNING] == 1 ? "" : "s", v->count[SEV_NOTE],
 		    v->count[SEV_NOTE] == 1 ? "" : "s");
-	if (cJSON_IsObject(counts) && report_int(counts, "binaries", -1) >= 0)
+	pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins");
+	if (cJSON_IsObject(counts) && report_int(counts, "binaries", -1) >= 0 &&
+	    (report_int(counts, "installs", 0) > 0 || !cJSON_IsObject(pins)))
 		strbuf_addf(&c, " · %ld torch binaries checked, %ld fail", report_int(counts, "binaries", 0),
 			    report_int(counts, "binaries_failing", 0));
+	if (cJSON_IsObject(pins)) { /* check --pins: which commit's pins */
+		const char *sha = report_str(cJSON_GetObjectItemCaseSensitive(pins, "head"), "commit");
+		strbuf_adds(&c, " · torch pins of ");
+		report_esc_md(&c, sha ? sha : "?");
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pins, "judged")))
+			strbuf_adds(&c, " (unchanged: not judged)");
+	}
 	if (cJSON_IsObject(t) && report_str(t, "version")) {
 		strbuf_adds(&c, " · torch-dll-check ");
 		report_esc_md(&c, report_str(t, "version"));

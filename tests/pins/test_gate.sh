@@ -96,6 +96,21 @@ commit "torch 2.4.0"
 branch pyproject
 printf '[project]\nname = "demo"\nversion = "1"\ndependencies = [\n  "numpy",\n  "torch==2.4.0",\n]\n' >"$repo/pyproject.toml"
 commit "pyproject pins torch 2.4.0"
+branch uv
+cat >"$repo/pyproject.toml" <<'EOF'
+[project]
+name = "demo"
+dependencies = ["torch==2.4.0"]
+
+[[tool.uv.index]]
+name = "pytorch-cu121"
+url = "https://download.pytorch.org/whl/cu121"
+explicit = true
+
+[tool.uv.sources]
+torch = [{ index = "pytorch-cu121", marker = "sys_platform == 'win32'" }]
+EOF
+commit "uv: torch 2.4.0 from the cu121 index on Windows"
 branch poetry
 printf '[tool.poetry]\nname = "demo"\n\n[tool.poetry.dependencies]\npython = "^3.11"\ntorch = "2.9.1"\n' >"$repo/pyproject.toml"
 commit "Poetry: torch 2.9.1"
@@ -183,6 +198,9 @@ check_eq "the report's pins object: commits, what changed, the targets and their
 check_eq "pyproject [project]: the anchor is the requirement's line and column" \
 	'[["missing-dll","error","pyproject.toml:6:4"],["pin-changed","note","pyproject.toml:6:4"]]' \
 	"$(G "$redist" "$tmp/144.reg" pyproject "$RSA")"
+check_eq "pyproject with [tool.uv.sources]: the cu121 variant from the index, judged by the 2.4.0 row" \
+	'[["pyproject.toml",3,18,"2.4.0","cu121",["torch-2.4.0"]],[["missing-dll","error","pyproject.toml:3:18"],["pin-changed","note","pyproject.toml:3:18"]]]' \
+	"$(G "$redist" "$tmp/144.reg" uv "[(.pins.targets[0] | [.file, .line, .col, .version, .variant, [.rows[].row]]), $RSA]")"
 check_eq "uv.lock: the locked version's line" \
 	'[["missing-dll","error","uv.lock:5:12"],["pin-changed","note","uv.lock:5:12"]]' \
 	"$(G "$redist" "$tmp/144.reg" uvlock "$RSA")"
@@ -271,6 +289,11 @@ check_eq "--format github: the error annotation names the pin's file, line and c
 	--sarif "$tmp/gate.sarif" >/dev/null 2>&1
 check_eq "SARIF: a physical location on the pin's line" '["ci/torch.txt",2,1]' \
 	"$(jq -c '.runs[0].results[] | select(.ruleId == "missing-dll") | .locations[0].physicalLocation | [.artifactLocation.uri, .region.startLine, .region.startColumn]' "$tmp/gate.sarif" 2>&1 | head -1)"
+
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$tmp/summary.md "$B" check --pins --repo "$repo" --base main --head docs \
+	--root "$redist/root" --registry "$tmp/144.reg" --format github >/dev/null 2>&1
+check_eq "the job summary of a PR touching no pin names the head commit and says nothing was judged" 1 \
+	"$(grep -c "^0 errors, 0 warnings, 1 note · torch pins of $(sha docs) (unchanged: not judged) · " "$tmp/summary.md")"
 
 # ---- a shallow clone without the base ----
 git clone -q --depth 1 --branch req-include "file://$repo" "$tmp/shallow" 2>/dev/null
