@@ -93,7 +93,19 @@ gate_wine_registry() {
 		local t
 		mkdir -p "$TDC_CACHE/wine-registry"
 		t=$(mktemp -d "$TDC_CACHE/wine-registry/.tmp.XXXXXX") || return 1
-		if (setup_prefix "$t/pfx") && touch "$t/done" && mv -T "$t" "$cache" 2>/dev/null; then :; else rm -rf "$t"; fi
+		if ! (setup_prefix "$t/pfx"); then
+			rm -rf "$t"
+			return 1
+		fi
+		touch "$t/done"
+		if ! mv -T "$t" "$cache" 2>/dev/null && [ ! -f "$cache/done" ]; then
+			# another test is building that prefix right now: use ours
+			cp "$t/pfx/system.reg" "$tmp/wine-system.reg"
+			rm -rf "$t"
+			echo "$tmp/wine-system.reg"
+			return 0
+		fi
+		rm -rf "$t"
 	fi
 	[ -f "$cache/done" ] && echo "$pfx/system.reg"
 }
