@@ -280,6 +280,10 @@ if root=$(torch240_tree 2>"$tmp/tree.err") && [ -d "$root" ]; then
 		"$(J both '[.findings[] | select(.rule == "pin-mismatch") | [.rule, .anchor.file, .anchor.line, .anchor.col]]')"
 	check_cmd "…SARIF valid and anchored" \
 		python3 tests/report/validate_sarif.py "$schema" "$tmp/both/ws/torch-dll-check.sarif" --github
+	# A PR that touches no pin still has its installed torch checked.
+	wf both_nopin nopin "$root" "$tmp/both.yml"
+	check_eq "pins + installed torch, PR touching no pin: the installed torch still fails the workflow" \
+		'1 [["2.4.0+cpu","fail"]]' "$(res both_nopin "r['rc']") $(J both_nopin '[.installs[] | [.version, .status]]')"
 else
 	not_ok "cannot build the torch 2.4.0 tree"
 	sed 's/^/#   /' "$tmp/tree.err" | tail -20
@@ -308,6 +312,7 @@ fi
 #    javascript: link); every other step prints no command at all.
 evil_inc='req/requirements-::error::inc%0A##[warning]x<b>[l](javascript:alert(1)).txt'
 evil_nl=$'requirements-\n::error::newline%0A.txt'
+evil_md=$'requirements-\n# Heading | cell | `code` <!-- \n- [x] task\n---.txt'
 evil_pin='torch==2.4.0 ; sys_platform == "win32" or platform_release == "::error::pin%0A##[error]m<script>alert(1)</script>"'
 evil_subject=$'::error::subject%0A##[error]s <b>bold</b> [l](javascript:x)\n\n::warning::body\n##[set-output name=status;]pass'
 hostile_head() {
@@ -315,6 +320,7 @@ hostile_head() {
 	printf 'numpy==1.26.4\n-r %s\n' "$evil_inc" >"$1/requirements.txt"
 	printf '%s\n' "$evil_pin" >"$1/$evil_inc"
 	printf 'torch==2.4.0\n' >"$1/$evil_nl"
+	printf 'torch==2.4.0\n' >"$1/$evil_md"
 }
 pr_origin hostile base_files hostile_head "$evil_subject" || not_ok "cannot build the hostile PR"
 wf hostile hostile bare
@@ -327,6 +333,10 @@ python3 tests/report/check_injection.py "$(report_of hostile)" "$d/log/1/$n.out"
 check_eq "hostile PR: the hostile files were read (findings anchored in both)" '[true,true]' \
 	"$(J hostile '[.findings[].anchor.file // empty] | [any(startswith("req/requirements-::error::")),
 		any(startswith("requirements-\n::error::"))]')"
+check_eq "hostile PR: the summary has no Markdown element from a file name (heading, list, rule, comment)" "" \
+	"$(grep -n '^# Heading\|^- \[x\] task\|^---\.txt\|<!--' "$d/summary.md")"
+check_eq "hostile PR: the summary's headings are all its own" "" \
+	"$(grep '^#' "$d/summary.md" | grep -v '^### \(❌\|⚠️\|✅\) torch-dll-check: \|^#### \(Errors\|Warnings\|Notes\) ([0-9]*)$\|^### \(Inventory\|Pins\)')"
 check_eq "hostile PR: the hostile subject went through (the report's head commit)" true \
 	"$(J hostile '.pins.head.subject | startswith("::error::subject%0A")')"
 others=$(find "$d/log" -name '*.out' -o -name '*.err' | grep -v "/log/1/$n\.\(out\|err\)$" | sort)
