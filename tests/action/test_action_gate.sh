@@ -289,7 +289,19 @@ else
 	sed 's/^/#   /' "$tmp/tree.err" | tail -20
 fi
 
-# 8. repository / pins-unchanged without pins: an input error, annotated.
+# 8. The repository input reaches --repo: the workspace named explicitly
+#    gives the same verdict; a folder outside any repository is an input error.
+# shellcheck disable=SC2016 # a workflow expression, for the simulated runner
+variant "$tmp/repo_ws.yml" 'repository: ${{ github.workspace }}'
+wf repo_ws move bare "$tmp/repo_ws.yml"
+check_eq "repository: the workspace, named: the same errors on requirements.txt:2:1" "1 error requirements.txt:2:1" \
+	"$(res repo_ws "r['rc']") $(ann repo_ws | grep '^error' | cut -d' ' -f1,2 | sort -u)"
+variant "$tmp/repo_root.yml" 'repository: /'
+wf repo_root move bare "$tmp/repo_root.yml"
+check_eq "repository: / (no repository): exit 2, one error annotation saying so" "2 1" \
+	"$(res repo_root "r['steps'][1]['rc']") $(cmds repo_root | grep -c '"name": "error".*not a git repository')"
+
+# 8b. repository / pins-unchanged without pins: an input error, annotated.
 variant "$tmp/norepo.yml" 'repository: elsewhere'
 sed -i 's/^          pins: "true"$/          pins: "false"/' "$tmp/norepo.yml"
 wf norepo move hosted "$tmp/norepo.yml"
