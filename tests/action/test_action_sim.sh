@@ -9,8 +9,8 @@
 # the simulated action's checksums.txt. Checks: download + verification +
 # tool cache, a tampered asset refused, the source build when nothing is
 # pinned, the annotations (parsed as the runner does), the outputs, the job
-# summary, JSON and SARIF files, exit codes per fail-on, and that hostile
-# input values never run as shell code.
+# summary, JSON and SARIF files, exit codes per fail-on, that hostile
+# input values never run as shell code, and the release `make dist` makes.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
@@ -186,10 +186,37 @@ PATH="$tmp/stub:$PATH" sim source scan="$root" torch-path="$torch"
 check_eq "no pinned asset: build=apt, msys2 steps skipped, source build ran" "True True False" \
 	"$(res source "' '.join(str(s['skipped']) for s in r['steps'][1:4])")"
 check_eq "source-built action gives the same verdict (exit 1)" 1 "$(res source "r['rc']")"
-if [ -x "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ] && grep -q 'install' "$tmp/apt.log" 2>/dev/null; then
-	ok "source build installed into the tool cache (after apt-get install)"
+if [ -x "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ] &&
+	[ -x "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check-git" ] && grep -q 'install' "$tmp/apt.log" 2>/dev/null; then
+	ok "source build installed both programs into the tool cache (after apt-get install)"
 else
 	not_ok "source build"
 	step_out source 3 | tail -20 | sed 's/^/#   /'
+fi
+
+# 6. The release as `make dist` makes it (action/dist.sh in a copy of the
+#    sources): the two Linux assets and the checksums.txt it writes are what
+#    setup downloads, verifies and installs, and they run the check.
+mkdir -p "$tmp/distsrc"
+cp -R action checker matrix Makefile "$tmp/distsrc/"
+if (cd "$tmp/distsrc" && nice bash action/dist.sh) >"$tmp/dist.log" 2>&1; then
+	check_eq "make dist: checksums.txt pins the two Linux assets" \
+		"torch-dll-check-$version-linux-x64 torch-dll-check-git-$version-linux-x64" \
+		"$(grep -v '^#' "$tmp/distsrc/action/checksums.txt" | awk '{print $2}' | sort | tr '\n' ' ' | sed 's/ $//')"
+	rm -rf "$tmp/mirror" "$tmp/toolcache"
+	cp -R "$tmp/distsrc/dist" "$tmp/mirror"
+	cp "$tmp/distsrc/action/checksums.txt" "$act/action/checksums.txt"
+	sim dist scan="$root" torch-path="$torch"
+	check_eq "the dist release: setup verified both assets, the check ran (exit 1)" "2 1" \
+		"$(step_out dist 0 | grep -c '^torch-dll-check: verified SHA-256') $(res dist "r['rc']")"
+	if cmp -s "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check-git" \
+		"$tmp/mirror/torch-dll-check-git-$version-linux-x64"; then
+		ok "the dist release: torch-dll-check-git installed next to torch-dll-check"
+	else
+		not_ok "the dist release: torch-dll-check-git not installed"
+	fi
+else
+	not_ok "make dist failed"
+	tail -20 "$tmp/dist.log" | sed 's/^/#   /'
 fi
 tap_done
