@@ -359,4 +359,18 @@ check_eq "hostile PR: the workflow's outputs are the checker's four" "failures r
 check_cmd "hostile PR: the SARIF upload accepts the file (valid, anchored)" \
 	python3 tests/report/validate_sarif.py "$schema" "$d/ws/torch-dll-check.sarif" --github
 
+# 10. A hostile pin file that does not parse: an input error (exit 2) whose
+#     message names the file; the action's annotation of it stays one
+#     error command, the name inert inside its data.
+evil_bad=$'requirements-::error::bad%0A##[error]<b>\n::warning::x.txt'
+bad_head() { printf 'torch==2.4.0 ; python_version >\n' >"$1/$evil_bad"; }
+pr_origin badpin base_files bad_head "$evil_subject" || not_ok "cannot build the unparsable PR"
+wf badpin badpin hosted
+check_eq "unparsable hostile pin file: exit 2" 2 "$(res badpin "r['steps'][1]['rc']")"
+check_eq "…the only workflow command is one error annotation, titled torch-dll-check, naming the marker error" \
+	'[["error","torch-dll-check",true]]' \
+	"$(cmds badpin | jq -sc '[.[] | [.name, .props.title, (.data | test("requirements-::error::bad%0A#\\\\x23\\[error\\]<b>\\\\n::warning::x.txt:1:16: invalid environment marker"))]]')"
+# shellcheck disable=SC2046 # two file names
+check_eq "…no raw ##[ anywhere in its output" "" "$(grep -h -- '##\[' $(check_logs badpin))"
+
 tap_done
