@@ -183,10 +183,51 @@ static int runner_find(struct copies *cc, const struct gate_runner *r, const cha
 	return e->found;
 }
 
-static const char *searched_text(const struct gate_runner *r)
+/* Where the search looks, for messages (caller frees). */
+static char *searched_text(const struct gate_runner *r, const char *from)
 {
-	return r->python ? "python.exe's folder, the environment's Library\\bin and System32"
-			 : "System32 (no --python given: a Python's own copies are not known)";
+	if (!r->python)
+		return xstrdup("System32; no --python was given and no python.exe is on PATH, so a Python's own copies "
+			       "are not known");
+	return xasprintf("the folder of %s (%s), its Library\\bin and System32", r->python,
+			 !strcmp(from, "--python") ? "--python" : !strcmp(from, "PATH") ? "the python.exe on PATH"
+											: "the active conda env");
+}
+
+/* An absolute folder's python.exe when it exists on the view (caller frees), else NULL. */
+static char *python_in(struct view *v, const char *dir, size_t len)
+{
+	char *d = xstrndup(dir, len), *p = NULL;
+	if (winpath_is_absolute(d)) {
+		p = winpath_join(d, "python.exe");
+		if (!view_is_file(v, p)) {
+			free(p);
+			p = NULL;
+		}
+	}
+	free(d);
+	return p;
+}
+
+/* The Python `pip install` would use here (see gate.h); *from says where it was found. Caller frees. */
+static char *find_python(struct view *v, const char **from)
+{
+	const char *cp = view_getenv(v, "CONDA_PREFIX"), *path = view_getenv(v, "PATH");
+	char *p;
+	if (cp && (p = python_in(v, cp, strlen(cp)))) {
+		*from = "%CONDA_PREFIX%";
+		return p;
+	}
+	while (path && *path) {
+		const char *semi = strchr(path, ';');
+		size_t len = semi ? (size_t)(semi - path) : strlen(path);
+		if ((p = python_in(v, path, len))) {
+			*from = "PATH";
+			return p;
+		}
+		path = semi ? semi + 1 : NULL;
+	}
+	return NULL;
 }
 
 /* ---- one row a pin selects ---- */
@@ -201,6 +242,7 @@ struct judge {
 	struct findings out; /* this row's findings */
 	int redist_missing;  /* the redistributable is not installed: missing DLLs are that */
 	struct copies *cache;
+	const char *searched; /* searched_text() */
 };
 
 static enum report_severity sev_of(enum matrix_status s)
@@ -343,7 +385,7 @@ static void judge_redist(struct judge *j)
 				  j->version, j->r->arch, min, missing.buf);
 		msg = xasprintf("%s imports %s, which the VC++ 2015-2022 %s redistributable installs; %s. Found nowhere "
 				"the search looks (%s): import torch fails with WinError 126 on this runner.%s",
-				who, missing.buf, j->r->arch, reg, searched_text(j->r), rn);
+				who, missing.buf, j->r->arch, reg, j->searched, rn);
 		add(j, RULE_REDIST_MISSING, SEV_ERROR,
 		    (struct finding_spec){ .winerror = 126, .title = title, .message = msg, .fix = fix, .leaf = leaf });
 		j->redist_missing = 1;
@@ -413,7 +455,7 @@ static void missing_here(struct judge *j, const char *dll, const char *why, cons
 	char *title = xasprintf("%s is not on this runner: torch %s imports it (WinError 126)", dll, j->version);
 	char *msg = xasprintf("%s imports %s (%s; matrix row %s). It is found nowhere the search looks (%s), so "
 			      "import torch fails with WinError 126 on this runner.%s",
-			      who, dll, why ? why : "the row's runtime needs", j->row->id, searched_text(j->r), rn);
+			      who, dll, why ? why : "the row's runtime needs", j->row->id, j->searched, rn);
 	add(j, RULE_MISSING_DLL, SEV_ERROR,
 	    (struct finding_spec){ .winerror = 126, .title = title, .message = msg, .fix = fix, .leaf = dll });
 	free(who);
@@ -693,7 +735,7 @@ static char *shown_version(const char *probe, const struct torch_target *t)
 
 /* One pin: every row it selects, judged, worst first, shared findings once. */
 static cJSON *judge_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
-			   const struct gate_runner *r, struct copies *cache)
+			   const struct gate_runner *r, struct copies *cache, const char *searched)
 {
 	struct pin_probes pr = { NULL, 0, 0 };
 	struct err e;
@@ -734,6 +776,7 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 		}
 		rv[n].j.r = r;
 		rv[n].j.cache = cache;
+		rv[n].j.searched = searched;
 		rv[n].j.row = pr.v[i].row;
 		rv[n].j.t = t;
 		rv[n].j.version = shown[n] = shown_version(pr.v[i].version, t);
@@ -856,9 +899,14 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 {
 	cJSON *pj = cJSON_CreateObject(), *targets;
 	struct torch_target *t = NULL;
+	struct gate_runner run = *r;
+	char *found = NULL;
+	const char *from = "--python";
 	size_t n, i;
 	int judged = !g->has_base || g->pins_touched || g->matrix_touched || force;
 	(void)err;
+	if (!run.python && judged && run.v && (found = find_python(run.v, &from)))
+		run.python = found;
 	json_add_str_or_null(pj, "repository", g->repo);
 	cJSON_AddItemToObject(pj, "head", side_json(g->head_rev, g->head_sha, &g->head_subject));
 	if (g->has_base) {
@@ -872,6 +920,13 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 		cJSON_AddNullToObject(pj, "changed");
 	}
 	cJSON_AddBoolToObject(pj, "judged", judged);
+	if (run.python) {
+		cJSON *po = cJSON_AddObjectToObject(pj, "python");
+		json_add_str_or_null(po, "path", run.python);
+		cJSON_AddStringToObject(po, "from", from);
+	} else {
+		cJSON_AddNullToObject(pj, "python");
+	}
 	targets = cJSON_AddArrayToObject(pj, "targets");
 	if (!judged) {
 		char *msg = xasprintf("Between %.12s and %.12s no pin file and no matrix file changed, so the torch pins were "
@@ -885,14 +940,17 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 		free(msg);
 	} else {
 		struct copies cache = { NULL, 0, 0 };
+		char *searched = searched_text(&run, from);
 		n = pinset_torch_targets(&g->head, &t);
 		for (i = 0; i < n; i++)
-			cJSON_AddItemToArray(targets, judge_target(out, &t[i], m, r, &cache));
+			cJSON_AddItemToArray(targets, judge_target(out, &t[i], m, &run, &cache, searched));
 		free(t);
+		free(searched);
 		copies_release(&cache);
 		if (g->has_base)
-			change_notes(out, g, m, r); /* after the verdicts: notes are context */
+			change_notes(out, g, m, &run); /* after the verdicts: notes are context */
 	}
+	free(found);
 	cJSON_ReplaceItemInObject(doc, "pins", pj);
 	if (!cJSON_GetObjectItem(doc, "pins"))
 		cJSON_AddItemToObject(doc, "pins", pj);

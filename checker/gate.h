@@ -6,10 +6,10 @@
  * matrix rows it selects (pins_target_probes: a range gives every row it
  * meets), then this runner against each row: the VC++ redistributable's
  * minimum in the registry (both views, inventory.h), the runtime DLLs the
- * row names as the search from python.exe's folder (when --python is given),
- * a conda env's Library\bin and System32 finds them, the OpenMP runtime the
- * row's binaries import and whether anything on the runner provides it, and
- * the row's known issues. Every finding is anchored on the pin's
+ * row names as the search from python.exe's folder (--python, or the one
+ * gate_judge finds), a conda env's Library\bin and System32 finds them, the
+ * OpenMP runtime the row's binaries import and whether anything on the
+ * runner provides it, and the row's known issues. Every finding is anchored on the pin's
  * FILE:LINE:COL at the head commit.
  *
  * Two kinds of verdict land in one list:
@@ -75,11 +75,16 @@ typedef int (*gate_read_fn)(struct gate_pins *out, const struct gate_source *src
 struct gate_runner {
 	struct view *v;
 	const struct inventory *inv; /* its redistributables (redist_read 0: no registry) */
-	const char *python;          /* python.exe (Windows path), or NULL: System32 alone */
+	const char *python;          /* python.exe (Windows path), or NULL: the one gate_judge finds, if any */
 	const char *arch;            /* "x64", "x86", "arm64" */
 };
 
 /*
+ * Without `python`, the Python the job's `pip install` would use is looked
+ * for on the runner: %CONDA_PREFIX%\python.exe (an activated conda env),
+ * else the first python.exe on PATH (setup-python's tool cache); none found:
+ * System32 alone, and the findings say so.
+ *
  * Judges the head's pins (see the design comment) into `out`, and writes the
  * report's `pins` object into `doc` (docs/report-json.md). When the base is
  * known and neither a pin file nor a matrix file changed, nothing is judged

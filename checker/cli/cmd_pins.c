@@ -37,8 +37,8 @@ const struct cli_cmd pins_cli = {
 	.notes = "Reads requirements*.txt, constraints*.txt, pyproject.toml, environment.yml, setup.cfg,\n"
 		 "Pipfile, uv.lock, poetry.lock and pdm.lock from git objects. With a base, also what\n"
 		 "changed, at the head's line. A pull request job (GITHUB_EVENT_NAME=pull_request*)\n"
-		 "compares the PR's base and head by default. Runs torch-dll-check-git, installed\n"
-		 "next to torch-dll-check.",
+		 "compares the PR's base and head by default. `check --pins` judges them against this\n"
+		 "runner. Runs torch-dll-check-git, installed next to torch-dll-check.",
 	.exit_status = "0 done, 2 usage or input error (not a repository, a bad revision, a pin file that does not parse).",
 	.max_operands = 0,
 };

@@ -226,8 +226,13 @@ check_eq "…exit 1" 1 "$(st "$old" "$tmp/138.reg" poetry)"
 check_eq "2.9.1 with --python in a conda env: its app-local msvcp140 14.38 wins over System32's 14.44" \
 	'["runtime-too-old","error",1114,true,"msvcp140.dll 14.38.33130.0 will be the one loaded (python.exe'"'"'s folder); torch 2.9.1 needs >= 14.40 (WinError 1114 in DllMain)"]' \
 	"$(G "$conda" "$tmp/144.reg" poetry '.findings[] | select(.rule == "runtime-too-old") | [.rule, .severity, .winerror, (.message | contains("finds C:\\Miniconda3\\envs\\ml\\msvcp140.dll first (file version 14.38.33130.0)")), .title]' --python 'C:\Miniconda3\envs\ml\python.exe')"
-check_eq "…without --python only System32 is known: no finding on msvcp140" '[]' \
-	"$(G "$conda" "$tmp/144.reg" poetry '[.findings[] | select(.rule == "runtime-too-old")]')"
+check_eq "…without --python and no Python on PATH only System32 is known: no finding on msvcp140" '[null,[]]' \
+	"$(G "$conda" "$tmp/144.reg" poetry '[.pins.python, [.findings[] | select(.rule == "runtime-too-old")]]')"
+check_eq "…an activated conda env (CONDA_PREFIX) is found without --python" \
+	'[{"path":"C:\\Miniconda3\\envs\\ml\\python.exe","from":"%CONDA_PREFIX%"},["runtime-too-old","error",1114]]' \
+	"$(G "$conda" "$tmp/144.reg" poetry '[.pins.python, (.findings[] | select(.rule == "runtime-too-old") | [.rule, .severity, .winerror])]' --env 'CONDA_PREFIX=C:\Miniconda3\envs\ml')"
+check_eq "…so is the first python.exe on PATH" '"PATH"' \
+	"$(G "$conda" "$tmp/144.reg" poetry '.pins.python.from' --env 'PATH=C:\Windows\system32;relative\dir;C:\Miniconda3\envs\ml;C:\Other')"
 
 # ---- a range: every row it meets, worst case first ----
 check_eq "torch>=2.4,<2.10 on a runner with only the redistributable: the rows it meets" \
