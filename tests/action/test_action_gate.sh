@@ -201,6 +201,23 @@ wf fork move hosted "$gate_wf" mallory/app
 check_eq "fork's PR: the gate ran, the upload was skipped" "0 True" \
 	"$(res fork "'%s %s' % (r['rc'], r['steps'][2]['skipped'])")"
 
+# 3a. A pin in the middle of a line (pyproject's [project] dependencies): the
+#     column flows through the annotation and the SARIF region.
+pyproject_base() {
+	base_files "$1"
+	rm "$1/requirements.txt"
+	printf '[project]\nname = "app"\nversion = "1.0"\ndependencies = ["numpy==1.26.4", "torch==2.4.1"]\n' >"$1/pyproject.toml"
+}
+pyproject_head() { sed -i 's/torch==2.4.1/torch==2.4.0/' "$1/pyproject.toml"; }
+pr_origin pyproject pyproject_base pyproject_head "Move to torch 2.4.0 (pyproject)" || not_ok "cannot build the pyproject PR"
+wf pyproject pyproject bare
+col=$(($(sed -n 4p "$tmp/pyproject.work/pyproject.toml" | grep -bo '"torch==' | cut -d: -f1) + 2))
+check_eq "pyproject pin: the errors are annotated on pyproject.toml:4:$col (the requirement inside the string)" \
+	"error pyproject.toml:4:$col" "$(ann pyproject | grep '^error' | cut -d' ' -f1,2 | sort -u)"
+check_eq "…and the SARIF regions start there" "[[\"pyproject.toml\",4,$col]]" \
+	"$(sarif pyproject '[.runs[0].results[] | select(.level == "error") | .locations[0].physicalLocation
+		| [.artifactLocation.uri, .region.startLine, .region.startColumn]] | unique')"
+
 # 3b. The push to main the example also runs on (code scanning's baseline for
 #     the PRs): the pins at that commit, judged whole; uploaded.
 WF_EVENT=push wf push move hosted
