@@ -25,6 +25,7 @@ import fnmatch
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -280,9 +281,9 @@ def sim_checkout(with_, env, log):
     local = "refs/remotes/pull/%s" % ref[len("refs/pull/"):] if ref.startswith("refs/pull/") else \
         "refs/remotes/origin/" + ref[len("refs/heads/"):]
     try:
-        for name in os.listdir(ws):
+        for name in os.listdir(ws):  # checkout empties the workspace first
             p = os.path.join(ws, name)
-            subprocess.call(["rm", "-rf", "--", p])
+            shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
         git("init", "-q", ws)
         git("remote", "add", "origin", origin, cwd=ws)
         fetch = ["-c", "protocol.version=2", "fetch", "--prune", "--no-recurse-submodules", "-q"]

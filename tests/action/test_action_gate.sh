@@ -11,10 +11,12 @@
 # wrote (hosted: redistributable + Visual Studio's libomp140 in System32;
 # bare: neither). Asserted: exit status, annotations with file/line/col
 # (parsed as the runner parses them), outputs, job summary, SARIF
-# locations; a PR touching no pin (one notice, pass); a clone without the
-# base (the default fetch-depth); a fork's PR (no upload); the action's
-# pins inputs with an installed torch; and a PR whose file names, pin text
-# and commit subject are hostile, through the whole workflow.
+# locations (a pin inside a pyproject line too); a fork's PR (no upload);
+# the push to main; an upload without security-events: write; a PR
+# touching no pin (one notice, pass); a clone without the PR's commits (the
+# default fetch-depth); the action's pins inputs (pins-unchanged, an
+# installed torch too, repository); and PRs whose file names, pin text and
+# commit subject are hostile, through the whole workflow.
 # (TDC_KEEP_TMP=1 keeps the runs' folders for a look.)
 # shellcheck disable=SC2317 # functions called by name (pr_origin's BASE_FN, HEAD_FN)
 set -u
