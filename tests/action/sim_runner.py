@@ -283,7 +283,10 @@ def sim_checkout(with_, env, log):
     try:
         for name in os.listdir(ws):  # checkout empties the workspace first
             p = os.path.join(ws, name)
-            shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            else:
+                os.unlink(p)
         git("init", "-q", ws)
         git("remote", "add", "origin", origin, cwd=ws)
         fetch = ["-c", "protocol.version=2", "fetch", "--prune", "--no-recurse-submodules", "-q"]
