@@ -338,17 +338,11 @@ fail:
 	return -1;
 }
 
-/* --pins: the pins from the reader (git_gate.c), judged against this runner; installs against the pins. */
-static int check_pins(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
-		      const struct matrix *m, const struct inventory *inv, gate_read_fn read_pins)
+/* --pins: the pins from the reader (git_gate.c), first, so that a shallow clone fails before any work. */
+static int read_gate_pins(const struct check_opts *o, gate_read_fn read_pins, struct gate_pins *gp)
 {
-	struct gate_pins gp;
 	struct gate_source src;
-	struct gate_runner run;
 	struct err e;
-	size_t i;
-	int rc = 0;
-	gate_pins_init(&gp);
 	memset(&src, 0, sizeof(src));
 	err_clear(&e);
 	src.repo = o->repo;
@@ -357,25 +351,35 @@ static int check_pins(struct result *report, struct view *v, const struct check_
 	src.head = o->head;
 	src.event = o->event;
 	src.matrices = &o->matrices;
-	if (read_pins(&gp, &src, &e) < 0) {
+	if (read_pins(gp, &src, &e) < 0) {
 		cmd_usage_error("check --pins: %s", e.msg);
-		gate_pins_release(&gp);
 		return -1;
 	}
+	return 0;
+}
+
+/* The pins judged against this runner; each install against the pins. */
+static int judge_gate_pins(struct result *report, struct view *v, const struct check_opts *o,
+			   const struct check_paths *p, const struct matrix *m, const struct inventory *inv,
+			   const struct gate_pins *gp)
+{
+	struct gate_runner run;
+	struct err e;
+	size_t i;
 	memset(&run, 0, sizeof(run));
+	err_clear(&e);
 	run.v = v;
 	run.inv = inv;
 	run.python = p->python;
 	run.arch = o->machine ? pe_machine_name(o->machine) : "x64";
-	if (gate_judge(&report->findings, report->doc, &gp, m, &run, o->pins_unchanged, &e) < 0) {
+	if (gate_judge(&report->findings, report->doc, gp, m, &run, o->pins_unchanged, &e) < 0) {
 		cmd_usage_error("check --pins: %s", e.msg);
-		rc = -1;
+		return -1;
 	}
-	for (i = 0; !rc && i < inv->ninstalls; i++)
-		gate_installed(&report->findings, &gp, inv->installs[i].torch_dir,
+	for (i = 0; i < inv->ninstalls; i++)
+		gate_installed(&report->findings, gp, inv->installs[i].torch_dir,
 			       inv->installs[i].version ? inv->installs[i].version : inv->installs[i].metadata_version);
-	gate_pins_release(&gp);
-	return rc;
+	return 0;
 }
 
 int cmd_check(int argc, char **argv)
@@ -393,6 +397,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	struct inventory inv;
 	struct matrix m;
 	struct result report = RESULT_INIT;
+	struct gate_pins gp;
 	int r, rc = EXIT_USAGE;
 
 	memset(&o, 0, sizeof(o));
@@ -403,6 +408,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	confirm_opts_init(&o.co);
 	inventory_init(&inv);
 	matrix_init(&m);
+	gate_pins_init(&gp);
 	r = cli_parse(&check_cli, argc, argv, &o, &args);
 	cli_args_release(&args);
 	if (r) {
@@ -417,13 +423,13 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		strlist_release(&o.matrices);
 		return cmd_git_sibling(argc, argv);
 	}
-	if (load_matrix(&o, &m) || view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p) ||
-	    take_inventory(&o, v, &p, &inv))
+	if (load_matrix(&o, &m) || (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
+	    view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p) || take_inventory(&o, v, &p, &inv))
 		goto out;
 	start_report(&report, v, &m);
 	if (check_installs(&report, v, &o, &p, &m, &inv))
 		goto out;
-	if (o.pins && check_pins(&report, v, &o, &p, &m, &inv, read_pins))
+	if (o.pins && judge_gate_pins(&report, v, &o, &p, &m, &inv, &gp))
 		goto out;
 	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
 	if (cmd_confirm_installs(&report, &o.co))
@@ -433,6 +439,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 out:
 	result_release(&report);
 	inventory_release(&inv);
+	gate_pins_release(&gp);
 	matrix_release(&m);
 	registry_free(reg);
 	view_free(v);
