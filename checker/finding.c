@@ -3,6 +3,7 @@
  */
 #include "finding.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,8 @@ struct finding *finding_add(struct findings *l, enum rule_id rule, int severity,
 		for (i = 0; i < spec->probes->nprobes; i++) {
 			f->probes[i].path = dup_or_null(spec->probes->probes[i].path);
 			f->probes[i].step = dup_or_null(spec->probes->probes[i].step);
+			f->probes[i].why = dup_or_null(spec->probes->probes[i].why);
+			f->probes[i].minor = spec->probes->probes[i].minor;
 			f->probes[i].result = dup_or_null(spec->probes->probes[i].result);
 		}
 		f->nprobes = spec->probes->nprobes;
@@ -75,12 +78,14 @@ static void finding_release(struct finding *f)
 	free(f->symbol);
 	free(f->path);
 	free(f->issue);
+	free(f->explanation);
 	free(f->matrix.row);
 	free(f->matrix.file);
 	strlist_release(&f->chain);
 	for (i = 0; i < f->nprobes; i++) {
 		free(f->probes[i].path);
 		free(f->probes[i].step);
+		free(f->probes[i].why);
 		free(f->probes[i].result);
 	}
 	free(f->probes);
@@ -95,17 +100,62 @@ void findings_remove(struct findings *l, size_t i)
 	l->n--;
 }
 
-/* Windows compares file and folder names without regard to case. */
-static int same_name(const char *a, const char *b)
+/*
+ * FNV-1a 64 (Fowler, Noll, Vo; the offset basis and prime of the published
+ * algorithm) over each field, a field separator after each, so that
+ * ("ab", "c") and ("a", "bc") differ. `fold`: ASCII letters lowercased
+ * first, as Windows compares file names (non-ASCII names compare exactly).
+ */
+#define FNV64_BASIS 0xcbf29ce484222325ull
+#define FNV64_PRIME 0x100000001b3ull
+
+static void fnv_field(unsigned long long *h, const char *s, int fold)
 {
-	return a == b || (a && b && !str_icmp(a, b));
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	if (!s) /* null differs from "" */
+		*h = (*h ^ 0xffu) * FNV64_PRIME;
+	for (; *p; p++) {
+		unsigned c = *p;
+		if (fold && c >= 'A' && c <= 'Z')
+			c += 'a' - 'A';
+		*h = (*h ^ c) * FNV64_PRIME;
+	}
+	*h = (*h ^ 0x1fu) * FNV64_PRIME;
+}
+
+void finding_cause_id(const cJSON *f, char out[FINDING_CAUSE_ID_LEN + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned long long h = FNV64_BASIS;
+	const cJSON *we = cJSON_GetObjectItemCaseSensitive(f, "winerror");
+	const char *leaf = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "leaf"));
+	char num[32];
+	int i;
+	snprintf(num, sizeof(num), "%.0f", cJSON_IsNumber(we) && we->valuedouble == we->valuedouble ? we->valuedouble : 0.0);
+	fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "rule")), 0);
+	fnv_field(&h, num, 0);
+	fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "install")), 1);
+	if (leaf) {
+		fnv_field(&h, leaf, 1);
+		fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "symbol")), 0);
+	} else { /* no leaf: the finding is its own cause */
+		fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "binary")), 1);
+		fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "issue")), 0);
+		fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "title")), 0);
+	}
+	for (i = FINDING_CAUSE_ID_LEN - 1; i >= 0; i--, h >>= 4)
+		out[i] = hex[h & 15];
+	out[FINDING_CAUSE_ID_LEN] = '\0';
 }
 
 int finding_same_cause(const struct finding *a, const struct finding *b)
 {
-	return a->rule == b->rule && a->winerror == b->winerror && same_name(a->install, b->install) &&
-	       same_name(a->leaf, b->leaf) && ((!a->symbol && !b->symbol) || (a->symbol && b->symbol &&
-									       !strcmp(a->symbol, b->symbol)));
+	cJSON *ja = finding_json(a), *jb = finding_json(b);
+	int same = !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ja, "cause")),
+			   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(jb, "cause")));
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	return same;
 }
 
 void findings_release(struct findings *l)
@@ -135,6 +185,8 @@ cJSON *finding_json(const struct finding *f)
 	cJSON_AddItemToObject(o, "install", json_str_or_null(f->install));
 	cJSON_AddItemToObject(o, "binary", json_str_or_null(f->binary));
 	cJSON_AddItemToObject(o, "leaf", json_str_or_null(f->leaf));
+	if (f->leaf && f->symbol) /* the export `leaf` lacks: part of the root cause */
+		cJSON_AddStringToObject(o, "symbol", f->symbol);
 	a = cJSON_AddArrayToObject(o, "chain");
 	for (i = 0; i < f->chain.n; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(f->chain.v[i]));
@@ -143,6 +195,8 @@ cJSON *finding_json(const struct finding *f)
 		cJSON *p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "path", f->probes[i].path);
 		cJSON_AddStringToObject(p, "step", f->probes[i].step);
+		cJSON_AddItemToObject(p, "why", json_str_or_null(f->probes[i].why));
+		cJSON_AddBoolToObject(p, "minor", f->probes[i].minor);
 		cJSON_AddStringToObject(p, "result", f->probes[i].result);
 		cJSON_AddItemToArray(a, p);
 	}
@@ -167,9 +221,16 @@ cJSON *finding_json(const struct finding *f)
 	}
 	if (f->issue)
 		cJSON_AddStringToObject(o, "issue", f->issue);
+	if (f->explanation)
+		cJSON_AddStringToObject(o, "explanation", f->explanation);
 	if (f->rule == RULE_PREDICTION_MISMATCH) {
 		cJSON_AddItemToObject(o, "predicted_winerror", winerror_or_null(f->predicted_winerror));
 		cJSON_AddItemToObject(o, "real_winerror", winerror_or_null(f->real_winerror));
+	}
+	{
+		char id[FINDING_CAUSE_ID_LEN + 1];
+		finding_cause_id(o, id);
+		cJSON_AddStringToObject(o, "cause", id);
 	}
 	return o;
 }

@@ -5,10 +5,12 @@
  * to one `struct findings`; policy merges and drops them by field; only
  * result_finish turns them into the report's findings[] (docs/report-json.md).
  *
- * The root cause a finding reports is (rule, install, leaf, symbol): the
- * missing or old DLL, the missing export, the runtime. Several torch
- * binaries failing because of one missing leaf share it
- * (finding_same_cause).
+ * The root cause a finding reports is (rule, WinError, install, leaf,
+ * symbol): the missing or old DLL, the missing export, the runtime. Several
+ * torch binaries failing because of one missing leaf share it. A finding
+ * without a leaf is its own cause, (rule, WinError, install, binary, issue,
+ * title). The report writes the cause as each finding's `cause` id
+ * (finding_cause_id), and every renderer groups by it (report.h).
  */
 #ifndef TDC_FINDING_H
 #define TDC_FINDING_H
@@ -22,7 +24,8 @@
 #include "strbuf.h"
 
 struct finding_probe {
-	char *path, *step, *result;
+	char *path, *step, *why, *result;
+	int minor;
 };
 
 struct finding {
@@ -42,7 +45,8 @@ struct finding {
 		char *row, *file;
 		unsigned line;
 	} matrix;
-	char *issue;            /* known-issue: the issue's id */
+	char *issue;            /* known-issue: the issue's id; another rule: the known issue it is (folded in) */
+	char *explanation;      /* what the matrix row says about the leaf, in its words, or NULL */
 	struct {                /* a repository file the finding is about (a torch pin); file NULL: none */
 		char *file;     /* repository-relative, '/'-separated */
 		unsigned line, col; /* 1-based; 0: the file as a whole (a pin the head removed) */
@@ -84,7 +88,19 @@ void finding_anchor(struct finding *f, const char *file, unsigned line, unsigned
 /* Removes l->v[i], keeping the order of the others. */
 void findings_remove(struct findings *l, size_t i);
 
-/* Whether a and b report one root cause (rule, install, leaf, symbol, winerror). */
+/* Length of a cause id: hex digits of a 64-bit hash. */
+#define FINDING_CAUSE_ID_LEN 16
+
+/*
+ * The root cause of `f`, a finding in its JSON form (finding_json's, or a
+ * saved report's), as FINDING_CAUSE_ID_LEN lowercase hex digits and a NUL:
+ * FNV-1a 64 of the fields above, names (install, leaf, binary) compared
+ * as Windows does, without regard to ASCII case. Stable across runs and
+ * versions of the checker: SARIF's partialFingerprints carry it.
+ */
+void finding_cause_id(const cJSON *f, char out[FINDING_CAUSE_ID_LEN + 1]);
+
+/* Whether a and b report one root cause (the same finding_cause_id). */
 int finding_same_cause(const struct finding *a, const struct finding *b);
 
 void findings_release(struct findings *l);

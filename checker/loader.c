@@ -69,6 +69,9 @@ struct loader {
 	char *app_dir;
 	char *cur_dir;
 	struct strlist user_dirs;
+	const char *user_dirs_why;   /* loader_label_user_dirs */
+	size_t path_prefix_n;        /* loader_label_path_prefix */
+	const char *path_prefix_why;
 	enum ldr_dll_load_dir_mode dld_mode;
 	int no_system;
 	struct ldr_module *mods;
@@ -139,6 +142,11 @@ static int strlist_has_icase(const struct strlist *l, const char *s)
 static const char *sysdir(const struct loader *ld)
 {
 	return ld->machine == PE_MACHINE_I386 ? view_syswow64(ld->view) : view_system32(ld->view);
+}
+
+static const char *sysdir_why(const struct loader *ld)
+{
+	return ld->machine == PE_MACHINE_I386 ? "the system folder of a 32-bit process (SysWOW64)" : "System32";
 }
 
 static void load_known_dlls(struct loader *ld)
@@ -261,6 +269,17 @@ void loader_free(struct loader *ld)
 void loader_add_dll_directory(struct loader *ld, const char *win_dir)
 {
 	strlist_push_owned(&ld->user_dirs, winpath_normalize(win_dir));
+}
+
+void loader_label_user_dirs(struct loader *ld, const char *why)
+{
+	ld->user_dirs_why = why;
+}
+
+void loader_label_path_prefix(struct loader *ld, size_t n, const char *why)
+{
+	ld->path_prefix_n = why ? n : 0;
+	ld->path_prefix_why = why;
 }
 
 void loader_set_current_dir(struct loader *ld, const char *win_dir)
@@ -409,6 +428,7 @@ static void node_free(struct ldr_node *n)
 	free(n->kids);
 	for (i = 0; i < n->nprobes; i++) {
 		free(n->probes[i].path);
+		free(n->probes[i].why);
 		free(n->probes[i].result);
 	}
 	free(n->probes);
@@ -426,6 +446,22 @@ static void node_free(struct ldr_node *n)
 static void probe_add(struct ldr_node *n, const char *path, const char *step, const char *fmt, ...)
 	ERR_PRINTF(4, 5);
 
+/* Why a place of a fixed step is searched; the search folders carry their own (struct search_dir). */
+static const char *step_why(const char *step)
+{
+	static const struct { const char *step, *why; } t[] = {
+		{ "full path", "the path given" },
+		{ "API set", "an API set contract, resolved by the schema" },
+		{ "loaded-module list", "already loaded in the process" },
+		{ "KnownDLLs", "a KnownDLL: always System32's copy" },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(step, t[i].step))
+			return t[i].why;
+	return step;
+}
+
 static void probe_add(struct ldr_node *n, const char *path, const char *step, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -436,6 +472,8 @@ static void probe_add(struct ldr_node *n, const char *path, const char *step, co
 	va_end(ap);
 	n->probes[n->nprobes].path = xstrdup(path);
 	n->probes[n->nprobes].step = step;
+	n->probes[n->nprobes].why = xstrdup(step_why(step));
+	n->probes[n->nprobes].minor = 0;
 	n->probes[n->nprobes].result = strbuf_detach(&sb);
 	n->nprobes++;
 }
@@ -585,18 +623,32 @@ static int loaded_before(const struct loader *ld, const char *base)
 struct search_dir {
 	char *dir;
 	const char *step;
+	char *why;        /* the probe's `why` (loader.h) */
+	int minor;        /* the probe's `minor` */
 	const char *skip; /* why this entry is not searched (NULL: searched) */
 	const char *note; /* what to add to a "not found" probe */
 };
 
-static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step)
+static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step,
+		    const char *why)
 {
 	ALLOC_GROW(*v, *n + 1, *alloc);
 	(*v)[*n].dir = winpath_normalize(dir);
 	(*v)[*n].step = step;
+	(*v)[*n].why = xstrdup(why);
+	(*v)[*n].minor = 0;
 	(*v)[*n].skip = NULL;
 	(*v)[*n].note = NULL;
 	(*n)++;
+}
+
+/* The last probe of `node` was of search folder `d`: its label. */
+static void probe_label(struct ldr_node *node, const struct search_dir *d)
+{
+	struct ldr_probe *p = &node->probes[node->nprobes - 1];
+	free(p->why);
+	p->why = xstrdup(d->why);
+	p->minor = d->minor;
 }
 
 /*
@@ -606,11 +658,11 @@ static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char 
  * is resolved against the current directory, which a static check does
  * not know: recorded, not searched.
  */
-static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, const char *e)
+static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, const char *e, const char *why)
 {
 	if (!*e)
 		return;
-	add_dir(v, n, alloc, e, "PATH");
+	add_dir(v, n, alloc, e, "PATH", why);
 	if (strchr(e, '"'))
 		(*v)[*n - 1].note = "the PATH entry is quoted: the loader takes the quotes as part of the folder name";
 	else if (!winpath_is_absolute(e))
@@ -635,36 +687,46 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 		if (flags & LDR_SEARCH_DEFAULT_DIRS)
 			flags |= LDR_SEARCH_APPLICATION_DIR | LDR_SEARCH_USER_DIRS | LDR_SEARCH_SYSTEM32;
 		if ((flags & LDR_SEARCH_DLL_LOAD_DIR) && dll_dir)
-			add_dir(&v, &n, &alloc, dll_dir, "DLL_LOAD_DIR");
+			add_dir(&v, &n, &alloc, dll_dir, "DLL_LOAD_DIR", "the folder of the DLL being loaded");
 		if ((flags & LDR_SEARCH_APPLICATION_DIR) && ld->app_dir)
-			add_dir(&v, &n, &alloc, ld->app_dir, "APPLICATION_DIR");
+			add_dir(&v, &n, &alloc, ld->app_dir, "APPLICATION_DIR", "the application folder");
 		if (flags & LDR_SEARCH_USER_DIRS)
 			for (i = 0; i < ld->user_dirs.n; i++)
-				add_dir(&v, &n, &alloc, user_dir(ld, i, user_dirs_order), "USER_DIRS");
+				add_dir(&v, &n, &alloc, user_dir(ld, i, user_dirs_order), "USER_DIRS",
+					ld->user_dirs_why ? ld->user_dirs_why : "added with AddDllDirectory");
 		if (flags & LDR_SEARCH_SYSTEM32)
-			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32");
+			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32", sysdir_why(ld));
 	} else {
 		const char *path = view_getenv(ld->view, "PATH");
+		size_t k = 0;
 		/* LOAD_WITH_ALTERED_SEARCH_PATH: the DLL's folder takes the application dir's place */
 		if ((flags & LDR_WITH_ALTERED_SEARCH_PATH) && dll_dir)
-			add_dir(&v, &n, &alloc, dll_dir, "altered search path");
+			add_dir(&v, &n, &alloc, dll_dir, "altered search path", "the folder of the DLL being loaded");
 		else if (ld->app_dir)
-			add_dir(&v, &n, &alloc, ld->app_dir, "application dir");
-		add_dir(&v, &n, &alloc, sysdir(ld), "System32");
-		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir");
-		add_dir(&v, &n, &alloc, view_windows_dir(ld->view), "Windows dir");
+			add_dir(&v, &n, &alloc, ld->app_dir, "application dir", "the application folder");
+		add_dir(&v, &n, &alloc, sysdir(ld), "System32", sysdir_why(ld));
+		/* searched, but only 16-bit programs ever installed DLLs there */
+		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir", "the 16-bit system folder");
+		v[n - 1].minor = ld->machine != PE_MACHINE_I386;
+		add_dir(&v, &n, &alloc, view_windows_dir(ld->view), "Windows dir", "the Windows folder");
 		if (ld->cur_dir) {
-			add_dir(&v, &n, &alloc, ld->cur_dir, "current dir");
+			add_dir(&v, &n, &alloc, ld->cur_dir, "current dir", "the current folder");
 		} else {
-			add_dir(&v, &n, &alloc, ".", "current dir");
+			add_dir(&v, &n, &alloc, ".", "current dir", "the current folder");
 			v[n - 1].skip = "not searched: the process's current directory is not known";
+			v[n - 1].minor = 1;
 		}
 		while (path && *path) {
 			const char *semi = strchr(path, ';');
 			size_t len = semi ? (size_t)(semi - path) : strlen(path);
-			char *entry = xstrndup(path, len);
-			add_path_entry(&v, &n, &alloc, entry);
+			char *entry = xstrndup(path, len), *why;
+			/* numbered as the machine's PATH has them: the caller's prefix apart */
+			why = k < ld->path_prefix_n ? xstrdup(ld->path_prefix_why)
+						    : xasprintf("PATH entry %zu", k + 1 - ld->path_prefix_n);
+			add_path_entry(&v, &n, &alloc, entry, why);
+			free(why);
 			free(entry);
+			k++;
 			path = semi ? semi + 1 : NULL;
 		}
 	}
@@ -675,8 +737,10 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 static void free_dirs(struct search_dir *v, size_t n)
 {
 	size_t i;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(v[i].dir);
+		free(v[i].why);
+	}
 	free(v);
 }
 
@@ -994,6 +1058,7 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 			 */
 			char *tried = winpath_join(dirs[i].dir, name);
 			probe_add(node, tried, dirs[i].step, "a folder, not a file");
+			probe_label(node, &dirs[i]);
 			node->path = tried;
 			node->detail = xasprintf("%s is a folder", tried);
 			free_dirs(dirs, ndirs);
@@ -1002,10 +1067,12 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 		}
 		if (dirs[i].skip || !find_in_dir(ld->view, dirs[i].dir, name, &p)) {
 			char *tried = winpath_join(dirs[i].dir, name);
-			if (!found)
+			if (!found) {
 				probe_add(node, tried, dirs[i].step, "%s%s%s%s",
 					  dirs[i].skip ? dirs[i].skip : "not found", dirs[i].note ? " (" : "",
 					  dirs[i].note ? dirs[i].note : "", dirs[i].note ? ")" : "");
+				probe_label(node, &dirs[i]);
+			}
 			free(tried);
 			continue;
 		}
@@ -1015,6 +1082,7 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 			continue;
 		}
 		ok = candidate_ok(c, node, p, dirs[i].step, 0, &saw_wrong_arch);
+		probe_label(node, &dirs[i]);
 		if (ok == 1) {
 			found = p;
 			node->via = dirs[i].step;

@@ -60,6 +60,10 @@ struct ldr_probe {
 	const char *step;   /* "API set", "loaded-module list", "KnownDLLs", "DLL_LOAD_DIR", "APPLICATION_DIR",
 			       "USER_DIRS", "SYSTEM32", "application dir", "System32", "16-bit system dir",
 			       "Windows dir", "current dir", "PATH", "full path" */
+	char *why;          /* why this place was searched, in a reader's words: "the application folder",
+			       "System32", "PATH entry 3", or a caller's label ("added to PATH by torch's fallback") */
+	int minor;          /* a place that cannot matter here (the 16-bit system folder for a 64-bit process,
+			       a current folder nobody knows): reports list it only on request (--trace) */
 	char *result;       /* "found", "not found", "wrong machine x86, skipped", "unreadable: ...", ... */
 };
 
@@ -134,6 +138,15 @@ int loader_open(struct loader **out, struct view *view, const char *app_dir, uin
 void loader_free(struct loader *ld);
 
 void loader_add_dll_directory(struct loader *ld, const char *win_dir); /* AddDllDirectory */
+/*
+ * The caller's reasons, for the probes' `why`: the AddDllDirectory folders
+ * were added by `why` ("added by torch's os.add_dll_directory"); the first
+ * `n` entries of PATH were put there by `why` ("added to PATH by torch's
+ * fallback"; the others are "PATH entry K", counted without them). `why` is
+ * borrowed and must outlive the loader.
+ */
+void loader_label_user_dirs(struct loader *ld, const char *why);
+void loader_label_path_prefix(struct loader *ld, size_t n, const char *why);
 void loader_set_current_dir(struct loader *ld, const char *win_dir);
 void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode mode);
 

@@ -403,7 +403,8 @@ static void runtime_dlls(struct pol *p)
  * The loader's findings that `leaf` is missing (or lacks an export) in this
  * install get the row's fix, and `extra` (the row's words) once.
  */
-static void enrich_missing(struct pol *p, const char *leaf, const char *fix, const char *extra)
+static void enrich_missing(struct pol *p, const char *leaf, const char *fix, const char *extra,
+			   const char *explanation)
 {
 	size_t i;
 	for (i = 0; i < p->out->n; i++) {
@@ -414,6 +415,8 @@ static void enrich_missing(struct pol *p, const char *leaf, const char *fix, con
 			continue;
 		if (fix)
 			finding_set(&f->fix, fix);
+		if (explanation && !f->explanation)
+			finding_set(&f->explanation, explanation);
 		if (extra && f->message && !f->matrix_noted) {
 			char *m = xasprintf("%s %s", f->message, extra);
 			free(f->message);
@@ -429,22 +432,26 @@ static void openmp(struct pol *p)
 	for (i = 0; p->row && i < p->row->nopenmp; i++) {
 		const struct matrix_openmp *o = &p->row->openmp[i];
 		const struct ldr_node *n;
-		char *fix, *extra;
+		char *fix, *extra, *why;
 		if (o->redistributable || (o->arch_mask && (p->aidx < 0 || !(o->arch_mask & (1u << p->aidx)))))
 			continue;
 		if (!cb_imports(o->dll, (void *)p->run))
 			continue;
-		fix = o->fix ? xasprintf("%s is not part of the VC++ redistributable: %s", o->dll, o->fix)
-			     : xasprintf("%s is not part of the VC++ redistributable: install the Visual Studio Build "
-					 "Tools' C++ OpenMP (LLVM) component, or move to torch >= 2.4.1",
-					 o->dll);
+		/* the fix alone, its alternatives as the row lists them: why is the explanation's and the message's */
+		fix = o->fix ? xstrdup(o->fix)
+			     : xstrdup("install the Visual Studio Build Tools' C++ OpenMP (LLVM) component; or move to "
+				       "torch >= 2.4.1");
 		n = loaded(p->run, o->dll);
 		if (!n) {
 			extra = xasprintf("Matrix row %s (%s:%u): %s is %s; the VC++ redistributable does not install it.",
 					  p->row->id, matrix_row_file(p->row), o->pos.line, o->dll,
 					  o->provider ? o->provider : "not redistributable");
-			enrich_missing(p, o->dll, fix, extra);
+			why = xasprintf("%s is %s; the VC++ redistributable does not install it (matrix row %s, %s:%u).",
+					o->dll, o->provider ? o->provider : "not redistributable", p->row->id,
+					matrix_row_file(p->row), o->pos.line);
+			enrich_missing(p, o->dll, fix, extra, why);
 			free(extra);
+			free(why);
 		} else if (in_dir(n->path, view_system32(p->v)) && o->where != MATRIX_BUNDLED) {
 			char *title = xasprintf("%s is found only in System32, where Visual Studio / Build Tools put it",
 						o->dll);
@@ -497,6 +504,54 @@ static int trouble(const struct pol *p)
 	return n;
 }
 
+/*
+ * A known issue that names the DLLs it is about (applies_when imports or
+ * unresolved) and whose DLL is the leaf of an error or warning of this
+ * install is that finding's explanation, not a second finding: the issue
+ * is folded into each such finding (its id, its sources) and 1 returned.
+ */
+static int names_dll(const struct strlist *l, const char *dll)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		if (!str_icmp(l->v[i], dll))
+			return 1;
+	return 0;
+}
+
+static int fold_known_issue(struct pol *p, const struct matrix_issue *is)
+{
+	const struct matrix_when *w = &is->when;
+	struct strbuf note = STRBUF_INIT;
+	size_t i, k;
+	int folded = 0;
+	strbuf_addf(&note, "Known issue %s of torch %s", is->id, p->version);
+	for (k = 0; k < is->sources.n; k++)
+		strbuf_addf(&note, "%s%s", k ? " " : ": ", is->sources.v[k]);
+	strbuf_addch(&note, '.');
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		if (!ours(p, f) || !f->leaf || f->severity == SEV_NOTE || f->rule == RULE_KNOWN_ISSUE || f->issue)
+			continue;
+		if (!names_dll(&w->imports, f->leaf) && !names_dll(&w->unresolved, f->leaf))
+			continue;
+		finding_set(&f->issue, is->id);
+		{
+			char *e = f->explanation ? xasprintf("%s %s", f->explanation, note.buf) : xstrdup(note.buf);
+			free(f->explanation);
+			f->explanation = e;
+		}
+		if (f->message) {
+			char *m = xasprintf("%s %s", f->message, note.buf);
+			free(f->message);
+			f->message = m;
+		}
+		folded = 1;
+	}
+	strbuf_release(&note);
+	return folded;
+}
+
 static void known_issues(struct pol *p)
 {
 	size_t i;
@@ -512,6 +567,8 @@ static void known_issues(struct pol *p)
 			continue;
 		/* an issue with no condition is only worth a note next to other trouble */
 		if (!conditional && !before)
+			continue;
+		if (fold_known_issue(p, is))
 			continue;
 		for (k = 0; k < is->sources.n; k++)
 			strbuf_addf(&src, "%s%s", k ? " " : "", is->sources.v[k]);

@@ -10,9 +10,11 @@
  * hand-edited or newer v1 document degrades to less detail, never to a crash.
  */
 #include "report.h"
+#include "finding.h"
 #include "text.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +143,194 @@ static int item_cmp(const void *pa, const void *pb)
 	return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* ---- grouping by root cause ---- */
+
+/* A finding's grouping key: its cause id and its anchor. */
+struct cause_key {
+	size_t i; /* position in v->items (ranked) */
+	const char *id, *file;
+	long line, col;
+};
+
+static int cause_key_cmp(const void *pa, const void *pb)
+{
+	const struct cause_key *a = pa, *b = pb;
+	int c;
+	if ((c = strcmp(a->id, b->id)))
+		return c;
+	if (!a->file != !b->file)
+		return a->file ? 1 : -1;
+	if (a->file && (c = strcmp(a->file, b->file)))
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int same_group(const struct cause_key *a, const struct cause_key *b)
+{
+	struct cause_key x = *a, y = *b;
+	x.i = y.i = 0;
+	return !cause_key_cmp(&x, &y);
+}
+
+/* A `cause` the document carries: 1 to 64 of [0-9a-z-]. */
+static int cause_id_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (n >= 64 || !((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'z') || s[n] == '-'))
+			return 0;
+	return n > 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p;
+	for (; p && *p; p++)
+		if (*p == '\\' || *p == '/')
+			s = p + 1;
+	return s;
+}
+
+static int str_icmp_ptr(const void *pa, const void *pb)
+{
+	return str_icmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* Distinct `binary` values of the cause's members: sorted once, O(n log n). */
+static size_t count_binaries(const struct report_view *v, const struct report_cause *c)
+{
+	const char **b = xmalloc((c->n + 1) * sizeof(*b));
+	size_t i, k = 0, d = 0;
+	for (i = 0; i < c->n; i++) {
+		const char *p = report_str(v->items[c->members[i]].f, "binary");
+		if (p)
+			b[k++] = p;
+	}
+	if (k)
+		qsort(b, k, sizeof(*b), str_icmp_ptr);
+	for (i = 0; i < k; i++)
+		d += !i || str_icmp(b[i - 1], b[i]);
+	free(b);
+	return d;
+}
+
+/*
+ * Groups the ranked items by (cause, anchor): sorting the keys once keeps it
+ * O(n log n). Causes are numbered by their first member in rank order, so
+ * they come out ranked too. Returns -1 for a malformed `cause`.
+ */
+static int group_causes(struct report_view *v, struct err *err)
+{
+	struct cause_key *keys = xmalloc((v->n + 1) * sizeof(*keys));
+	size_t *cause_of = xmalloc((v->n + 1) * sizeof(*cause_of)), *next = xmalloc((v->n + 1) * sizeof(*next));
+	char (*ids)[FINDING_CAUSE_ID_LEN + 1] = xmalloc((v->n + 1) * sizeof(*ids));
+	size_t i, j, alloc = 0;
+	for (i = 0; i < v->n; i++) {
+		const cJSON *f = v->items[i].f, *c = cJSON_GetObjectItemCaseSensitive(f, "cause");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+		struct cause_key *k = &keys[i];
+		k->i = i;
+		if (c && !cJSON_IsNull(c)) {
+			if (!cJSON_IsString(c) || !cause_id_ok(c->valuestring)) {
+				err_set(err, "finding %zu: \"cause\" must be an id of 1 to 64 characters 0-9, a-z, -",
+					v->items[i].index);
+				free(keys);
+				free(cause_of);
+				free(next);
+				free(ids);
+				return -1;
+			}
+			k->id = c->valuestring;
+		} else {
+			finding_cause_id(f, ids[i]);
+			k->id = ids[i];
+		}
+		k->file = cJSON_IsObject(a) ? report_str(a, "file") : NULL;
+		k->line = k->file ? report_int(a, "line", 0) : 0;
+		k->col = k->file ? report_int(a, "col", 0) : 0;
+		next[i] = v->n;
+		cause_of[i] = v->n;
+	}
+	{
+		struct cause_key *sorted = xmalloc((v->n + 1) * sizeof(*sorted));
+		if (v->n)
+			memcpy(sorted, keys, v->n * sizeof(*keys));
+		if (v->n)
+			qsort(sorted, v->n, sizeof(*sorted), cause_key_cmp);
+		for (i = 0; i + 1 < v->n; i++)
+			if (same_group(&sorted[i], &sorted[i + 1]))
+				next[sorted[i].i] = sorted[i + 1].i; /* within a group the sort keeps rank order */
+		free(sorted);
+	}
+	for (i = 0; i < v->n; i++) {
+		struct report_cause *c;
+		size_t n = 0, m;
+		if (cause_of[i] != v->n)
+			continue;
+		for (j = i; j < v->n; j = next[j])
+			n++;
+		ALLOC_GROW(v->causes, v->ncauses + 1, alloc);
+		c = &v->causes[v->ncauses];
+		memset(c, 0, sizeof(*c));
+		c->members = xmalloc(n * sizeof(*c->members));
+		for (j = i, m = 0; j < v->n; j = next[j]) {
+			c->members[m++] = j;
+			cause_of[j] = v->ncauses;
+		}
+		c->n = n;
+		c->sev = v->items[i].sev;
+		snprintf(c->own, sizeof(c->own), "%s", keys[i].id); /* ids are checked to fit */
+		v->ncause[c->sev]++;
+		v->ncauses++;
+	}
+	for (i = 0; i < v->ncauses; i++) { /* the array no longer moves */
+		v->causes[i].id = v->causes[i].own;
+		v->causes[i].nbinaries = count_binaries(v, &v->causes[i]);
+	}
+	free(keys);
+	free(cause_of);
+	free(next);
+	free(ids);
+	return 0;
+}
+
+const cJSON *report_cause_finding(const struct report_view *v, const struct report_cause *c)
+{
+	return v->items[c->members[0]].f;
+}
+
+void report_cause_binaries(struct strbuf *out, const struct report_view *v, const struct report_cause *c,
+			   size_t max_names, void (*esc)(struct strbuf *, const char *))
+{
+	const char *shown[16];
+	size_t i, k, n = 0;
+	if (!c->nbinaries)
+		return;
+	if (max_names > sizeof(shown) / sizeof(shown[0]))
+		max_names = sizeof(shown) / sizeof(shown[0]);
+	strbuf_addf(out, "%zu torch binar%s: ", c->nbinaries, c->nbinaries == 1 ? "y" : "ies");
+	for (i = 0; i < c->n && n < max_names; i++) {
+		const char *p = report_str(v->items[c->members[i]].f, "binary");
+		int dup = 0;
+		if (!p)
+			continue;
+		for (k = 0; k < n && !dup; k++) /* O(max_names) per member */
+			dup = !str_icmp(p, shown[k]);
+		if (dup)
+			continue;
+		if (n)
+			strbuf_adds(out, ", ");
+		esc(out, base_name(p));
+		shown[n++] = p;
+	}
+	if (c->nbinaries > n)
+		strbuf_addf(out, " and %zu more", c->nbinaries - n);
+}
+
 /*
  * A cap far above any real report (a tree of 100,000 unreadable DLLs gives
  * 100,001 findings): every step below is O(n log n), and the input is
@@ -212,11 +402,19 @@ int report_view_init(struct report_view *v, const cJSON *doc, struct err *err)
 	free(bins);
 	if (v->n)
 		qsort(v->items, v->n, sizeof(*v->items), item_cmp);
+	if (group_causes(v, err)) {
+		report_view_release(v);
+		return -1;
+	}
 	return 0;
 }
 
 void report_view_release(struct report_view *v)
 {
+	size_t i;
+	for (i = 0; i < v->ncauses; i++)
+		free(v->causes[i].members);
+	free(v->causes);
 	free(v->items);
 	memset(v, 0, sizeof(*v));
 }

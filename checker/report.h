@@ -57,6 +57,7 @@ struct report_opts {
 	const char *input_path;      /* the saved report read by `report --in` (the `report` output when no --json) */
 	enum report_fail_on fail_on; /* --fail-on */
 	int color;                   /* -1 auto (tty and no NO_COLOR), 0 never, 1 always */
+	int trace;                   /* --trace: the text report lists every probe, minor ones too */
 };
 
 void report_opts_init(struct report_opts *o);
@@ -76,11 +77,32 @@ struct report_item {
 	size_t index;       /* position in the document */
 };
 
+/*
+ * One root cause and the findings that report it: the findings with the
+ * same `cause` id (finding.h: rule, WinError, install, leaf, symbol) and
+ * the same `anchor` (file, line, col), so a result anchored to a pin's
+ * file:line:col stays there. A document without `cause` ids (written
+ * before they were added) is grouped by the same id computed from its
+ * fields. Every renderer says a cause once: its first member in full, the
+ * others as the binaries it affects.
+ */
+struct report_cause {
+	const char *id;           /* the cause id (points into `own`) */
+	enum report_severity sev; /* its highest member's */
+	size_t *members;          /* indexes into report_view.items, ranked; members[0] is shown in full */
+	size_t n;
+	size_t nbinaries;         /* distinct `binary` values among the members (case-insensitively) */
+	char own[65];             /* the document's id (at most 64 characters), or the one computed */
+};
+
 struct report_view {
 	const cJSON *doc;
 	struct report_item *items; /* ranked */
 	size_t n;
-	size_t count[3]; /* by enum report_severity */
+	size_t count[3]; /* findings, by enum report_severity */
+	struct report_cause *causes; /* ranked by their first member */
+	size_t ncauses;
+	size_t ncause[3]; /* causes, by enum report_severity */
 };
 
 /*
@@ -90,6 +112,19 @@ struct report_view {
  */
 int report_view_init(struct report_view *v, const cJSON *doc, struct err *err);
 void report_view_release(struct report_view *v);
+
+/*
+ * The torch binaries cause `c` affects, as "N torch binaries: a.dll, b.dll,
+ * ..." (base names, distinct, in rank order, at most `max_names` (up to
+ * 16), then "and N more"); each name written through `esc` (the renderer's
+ * escaper).
+ * Writes nothing when no member names a binary.
+ */
+void report_cause_binaries(struct strbuf *out, const struct report_view *v, const struct report_cause *c,
+			   size_t max_names, void (*esc)(struct strbuf *, const char *));
+
+/* The cause's representative finding: the one rendered in full. */
+const cJSON *report_cause_finding(const struct report_view *v, const struct report_cause *c);
 
 /* "pass" | "warn" | "fail", from the findings (not the document's own claim). */
 const char *report_status(const struct report_view *v);
@@ -138,19 +173,24 @@ void report_esc_uri(struct strbuf *out, const char *path);
 
 /* ---- renderers ---- */
 
-/* The human report. `color`: ANSI colours (the caller decides: tty and no NO_COLOR). */
-void report_text(struct strbuf *out, const struct report_view *v, int color);
+/*
+ * The human report. `color`: ANSI colours (the caller decides: tty and no
+ * NO_COLOR). `trace`: every place searched, also those that cannot matter
+ * (probes[].minor), none elided.
+ */
+void report_text(struct strbuf *out, const struct report_view *v, int color, int trace);
 
 struct report_github_stats {
 	size_t emitted[3]; /* annotations written, by severity */
-	size_t omitted;    /* findings left out for the per-step limits */
+	size_t omitted;    /* causes left out for the per-step limits */
 };
 
 /*
- * GitHub annotations: at most REPORT_ANNOTATIONS_PER_KIND of each kind in
- * rank order, then one notice counting those left out (the notice counts
- * against the notice limit, so at most 9 notes are emitted when one is
- * needed). `file`/`line`/`col` only for anchors inside the repository.
+ * GitHub annotations, one per root cause (v->causes): at most
+ * REPORT_ANNOTATIONS_PER_KIND of each kind in rank order, then one notice
+ * counting those left out (the notice counts against the notice limit, so
+ * at most 9 notes are emitted when one is needed). `file`/`line`/`col` only
+ * for anchors inside the repository.
  */
 void report_github(struct strbuf *out, const struct report_view *v, struct report_github_stats *st);
 
@@ -161,8 +201,9 @@ void report_github(struct strbuf *out, const struct report_view *v, struct repor
 void report_summary(struct strbuf *out, const struct report_view *v, size_t max);
 
 /*
- * Step outputs in GITHUB_OUTPUT's `name<<DELIM` form: status, failures,
- * warnings, report (`report_path`, may be NULL). Refuses (-1) a value that
+ * Step outputs in GITHUB_OUTPUT's `name<<DELIM` form: status, failures and
+ * warnings (errors and warnings counted by root cause, as the annotations
+ * are), report (`report_path`, may be NULL). Refuses (-1) a value that
  * contains `delim` (CVE-2022-35954) and writes nothing then.
  */
 int report_outputs(struct strbuf *out, const struct report_view *v, const char *report_path,

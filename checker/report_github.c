@@ -3,12 +3,17 @@
  * ::notice). The raw text that follows them goes inside the stop-commands
  * guard (out.h).
  *
+ * One annotation per root cause (report_view's causes): the demo's missing
+ * libomp140.x86_64.dll fails five torch binaries and is ONE annotation that
+ * names the five, with one fix.
+ *
  * Limits (docs.github.com, "Workflow commands" and annotation limits): 10
  * errors, 10 warnings and 10 notices per step — a composite action is one
  * step — and messages cut at 4096 characters. We emit the most important
- * findings of each kind (report_view's rank), then ONE notice that says how
- * many more are in the summary; that notice is itself a notice, so when it is
- * needed at most 9 notes go before it.
+ * causes of each kind (report_view's rank), so the budget covers ten
+ * different problems, then ONE notice that says how many more are in the
+ * summary; that notice is itself a notice, so when it is needed at most 9
+ * notes go before it.
  *
  * Escaping: message data as the toolkit's escapeData (% CR LF), property
  * values as escapeProperty (% CR LF : ,) — actions/toolkit
@@ -45,16 +50,50 @@ static void line_field(struct strbuf *msg, const char *label, const char *val)
 	text_esc_line(msg, val);
 }
 
-/* The human message of one annotation (unescaped for GitHub yet). */
-static void message(struct strbuf *msg, const cJSON *f)
+/*
+ * The fix, best first: a `fix` lists its alternatives separated by "; or "
+ * (docs/report-json.md); each alternative gets a line of its own.
+ */
+static void fixes(struct strbuf *msg, const char *fix)
 {
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "chain"), *e;
+	static const char sep[] = "; or ";
+	struct strbuf one = STRBUF_INIT;
+	const char *s = fix, *next;
+	int first = 1;
+	while (s && *s) {
+		next = strstr(s, sep);
+		strbuf_reset(&one);
+		strbuf_add(&one, s, next ? (size_t)(next - s) : strlen(s));
+		line_field(msg, first ? "Fix:" : "or:", one.buf);
+		s = next ? next + sizeof(sep) - 1 : NULL;
+		first = 0;
+	}
+	strbuf_release(&one);
+}
+
+/* Names of the binaries a cause affects, at most this many, then "and N more". */
+#define AFFECTED_NAMES 5
+
+/*
+ * The human message of one cause's annotation (unescaped for GitHub yet):
+ * its first finding's message, the binaries it affects (when more than one)
+ * or the one binary's path, that finding's chain, the WinError, the fix.
+ */
+static void message(struct strbuf *msg, const struct report_view *v, const struct report_cause *c)
+{
+	const cJSON *f = report_cause_finding(v, c);
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain"), *e;
 	text_esc_line(msg, report_str(f, "message") ? report_str(f, "message") : report_str(f, "title"));
-	line_field(msg, "Binary:", report_str(f, "binary"));
-	if (cJSON_IsArray(c) && cJSON_GetArraySize(c) > 0) {
+	if (c->nbinaries > 1) {
+		strbuf_adds(msg, "\nAffects ");
+		report_cause_binaries(msg, v, c, AFFECTED_NAMES, text_esc_line);
+	} else {
+		line_field(msg, "Binary:", report_str(f, "binary"));
+	}
+	if (cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0) {
 		int first = 1;
 		strbuf_adds(msg, "\nChain: ");
-		cJSON_ArrayForEach(e, c)
+		cJSON_ArrayForEach(e, ch)
 		{
 			if (!cJSON_IsString(e))
 				continue;
@@ -66,13 +105,13 @@ static void message(struct strbuf *msg, const cJSON *f)
 	}
 	if (report_int(f, "winerror", 0))
 		strbuf_addf(msg, "\nWinError %ld", report_int(f, "winerror", 0));
-	line_field(msg, "Fix:", report_str(f, "fix"));
+	fixes(msg, report_str(f, "fix"));
 	cut_utf8(msg, REPORT_ANNOTATION_MAX);
 }
 
-static void annotation(struct strbuf *out, const char *cmd, const cJSON *f)
+static void annotation(struct strbuf *out, const char *cmd, const struct report_view *v, const struct report_cause *c)
 {
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+	const cJSON *f = report_cause_finding(v, c), *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
 	struct strbuf tmp = STRBUF_INIT;
 	const char *title = report_str(f, "title");
 	strbuf_addf(out, "::%s ", cmd);
@@ -88,12 +127,14 @@ static void annotation(struct strbuf *out, const char *cmd, const cJSON *f)
 	}
 	/* The title is one line: esc_line, then the property escaping. */
 	text_esc_line(&tmp, title ? title : report_str(f, "rule"));
-	cut_utf8(&tmp, 512);
+	cut_utf8(&tmp, 480);
+	if (c->nbinaries > 1)
+		strbuf_addf(&tmp, " (and %zu more torch binar%s)", c->nbinaries - 1, c->nbinaries == 2 ? "y" : "ies");
 	strbuf_adds(out, "title=");
 	report_esc_gh_prop(out, tmp.buf);
 	strbuf_adds(out, "::");
 	strbuf_reset(&tmp);
-	message(&tmp, f);
+	message(&tmp, v, c);
 	report_esc_gh_data(out, tmp.buf);
 	strbuf_addch(out, '\n');
 	strbuf_release(&tmp);
@@ -109,13 +150,13 @@ void report_github(struct strbuf *out, const struct report_view *v, struct repor
 	memset(st, 0, sizeof(*st));
 	limit[SEV_ERROR] = limit[SEV_WARNING] = limit[SEV_NOTE] = REPORT_ANNOTATIONS_PER_KIND;
 	/* Will anything be left out? Then one notice slot is kept for saying so. */
-	if (v->count[SEV_ERROR] > REPORT_ANNOTATIONS_PER_KIND || v->count[SEV_WARNING] > REPORT_ANNOTATIONS_PER_KIND ||
-	    v->count[SEV_NOTE] > REPORT_ANNOTATIONS_PER_KIND)
+	if (v->ncause[SEV_ERROR] > REPORT_ANNOTATIONS_PER_KIND || v->ncause[SEV_WARNING] > REPORT_ANNOTATIONS_PER_KIND ||
+	    v->ncause[SEV_NOTE] > REPORT_ANNOTATIONS_PER_KIND)
 		limit[SEV_NOTE] = REPORT_ANNOTATIONS_PER_KIND - 1;
-	for (i = 0; i < v->n; i++) {
-		enum report_severity s = v->items[i].sev;
+	for (i = 0; i < v->ncauses; i++) {
+		enum report_severity s = v->causes[i].sev;
 		if (st->emitted[s] < limit[s]) {
-			annotation(out, cmd[s], v->items[i].f);
+			annotation(out, cmd[s], v, &v->causes[i]);
 			st->emitted[s]++;
 		} else {
 			left[s]++;
@@ -124,9 +165,9 @@ void report_github(struct strbuf *out, const struct report_view *v, struct repor
 	}
 	if (st->omitted) {
 		strbuf_addf(out,
-			    "::notice title=%zu more findings not annotated::GitHub shows 10 annotations of each kind "
-			    "per step; %zu more (%zu errors, %zu warnings, %zu notes) are in the job summary and the "
-			    "JSON report.\n",
+			    "::notice title=%zu more problems not annotated::GitHub shows 10 annotations of each kind "
+			    "per step; %zu more (%zu errors, %zu warnings, %zu notes; one per root cause) are in the "
+			    "job summary and the JSON report.\n",
 			    st->omitted, st->omitted, left[SEV_ERROR], left[SEV_WARNING], left[SEV_NOTE]);
 	}
 }

@@ -34,9 +34,10 @@ int report_outputs(struct strbuf *out, const struct report_view *v, const char *
 	if (!delim || strlen(delim) < 8 || strchr(delim, '\n') || strchr(delim, '\r'))
 		return err_set(err, "GITHUB_OUTPUT delimiter must be one line of at least 8 characters");
 	rc |= add_output(&tmp, "status", report_status(v), delim, err);
-	snprintf(num, sizeof(num), "%zu", v->count[SEV_ERROR]);
+	/* counted as the annotations and the summary count them: one per root cause */
+	snprintf(num, sizeof(num), "%zu", v->ncause[SEV_ERROR]);
 	rc |= add_output(&tmp, "failures", num, delim, err);
-	snprintf(num, sizeof(num), "%zu", v->count[SEV_WARNING]);
+	snprintf(num, sizeof(num), "%zu", v->ncause[SEV_WARNING]);
 	rc |= add_output(&tmp, "warnings", num, delim, err);
 	if (!rc)
 		rc |= add_output(&tmp, "report", report_path ? report_path : "", delim, err);

@@ -3,7 +3,9 @@
  * (github/codeql-action/upload-sarif) and any other SARIF reader.
  *
  * One rule per finding kind (rules.def, plus any rule id a newer v1
- * producer used that this build does not know), one result per finding.
+ * producer used that this build does not know), one result per root cause
+ * (report_view's causes): the demo's missing libomp140.x86_64.dll is one
+ * result whose relatedLocations are the five torch binaries it fails.
  *
  * Locations. Code scanning rejects the WHOLE upload when a result has no
  * location ("locationFromSarifResult: expected at least one location",
@@ -15,9 +17,10 @@
  * the caller's fallback (cmd_report passes --sarif-anchor or, in GitHub
  * Actions, the running workflow file from GITHUB_WORKFLOW_REF) at line 1.
  * Only when none exists is the result left without locations, and the caller
- * warns that code scanning will refuse the file. The DLL path is in the
- * message and in properties; partialFingerprints carry a hash of (rule,
- * install, binary, leaf, symbol) so an alert keeps its identity between runs
+ * warns that code scanning will refuse the file. The DLL paths are in the
+ * message, the relatedLocations and properties; partialFingerprints carry a
+ * hash of the cause id (finding.h: rule, WinError, install, leaf, symbol)
+ * and the anchor's file, so an alert keeps its identity between runs
  * although several results share one anchor line.
  */
 #include "report.h"
@@ -113,52 +116,115 @@ static void copy_str(cJSON *to, const cJSON *from, const char *key)
 		cJSON_AddStringToObject(to, key, s);
 }
 
-static cJSON *result(const struct report_view *v, const struct report_item *it, int rule_index,
+static void add_plain(struct strbuf *out, const char *s)
+{
+	strbuf_adds(out, s ? s : "");
+}
+
+/* Names of the binaries a cause affects in its message, at most this many. */
+#define AFFECTED_NAMES 10
+/* relatedLocations per result, at most this many (the rest are counted in the message). */
+#define RELATED_MAX 100
+
+/*
+ * The affected torch binaries as relatedLocations: each a logical location
+ * (the binary's Windows path, kind "module") with the path as its message.
+ * Code scanning wants a repository file on a location, and a DLL on the
+ * checked machine is none, so each also carries the result's own physical
+ * location (`phys`, a repository file) when it has one.
+ */
+static void related(cJSON *r, const struct report_view *v, const struct report_cause *c, const cJSON *phys)
+{
+	cJSON *rel = NULL;
+	size_t i, k, n = 0;
+	const char *seen[RELATED_MAX];
+	for (i = 0; i < c->n && n < RELATED_MAX; i++) {
+		const char *p = report_str(v->items[c->members[i]].f, "binary");
+		cJSON *loc, *ll, *l;
+		int dup = 0;
+		if (!p)
+			continue;
+		for (k = 0; k < n && !dup; k++) /* O(RELATED_MAX) per member */
+			dup = !str_icmp(p, seen[k]);
+		if (dup)
+			continue;
+		seen[n++] = p;
+		if (!rel)
+			rel = cJSON_AddArrayToObject(r, "relatedLocations");
+		loc = cJSON_CreateObject();
+		cJSON_AddNumberToObject(loc, "id", (double)n);
+		if (phys)
+			cJSON_AddItemToObject(loc, "physicalLocation", cJSON_Duplicate(phys, 1));
+		ll = cJSON_AddArrayToObject(loc, "logicalLocations");
+		l = cJSON_CreateObject();
+		cJSON_AddStringToObject(l, "fullyQualifiedName", p);
+		cJSON_AddStringToObject(l, "kind", "module");
+		cJSON_AddItemToArray(ll, l);
+		cJSON_AddItemToObject(loc, "message", text_obj(p));
+		cJSON_AddItemToArray(rel, loc);
+	}
+}
+
+/* One result per root cause: its first finding in full, the others as the binaries it affects. */
+static cJSON *result(const struct report_view *v, const struct report_cause *c, int rule_index,
 		     const char *fallback, size_t *unanchored)
 {
-	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor"), *inst, *row, *x;
-	cJSON *r = cJSON_CreateObject(), *props, *fp;
+	const cJSON *f = report_cause_finding(v, c), *a = cJSON_GetObjectItemCaseSensitive(f, "anchor"), *inst, *row, *x;
+	cJSON *r = cJSON_CreateObject(), *props, *fp, *locs = NULL, *bins;
 	struct strbuf msg = STRBUF_INIT;
 	char hex[17];
 	uint64_t h = 0xcbf29ce484222325ULL;
-	const char *title = report_str(f, "title");
+	const char *title = report_str(f, "title"), *afile = NULL;
+	size_t i;
 
 	cJSON_AddStringToObject(r, "ruleId", report_str(f, "rule"));
 	cJSON_AddNumberToObject(r, "ruleIndex", rule_index);
-	cJSON_AddStringToObject(r, "level", level_of(it->sev));
+	cJSON_AddStringToObject(r, "level", level_of(c->sev));
 	strbuf_adds(&msg, title ? title : report_str(f, "rule"));
 	strbuf_adds(&msg, ".");
 	if (report_str(f, "message"))
 		strbuf_addf(&msg, " %s", report_str(f, "message"));
-	if (report_str(f, "binary"))
+	if (c->nbinaries > 1) {
+		strbuf_adds(&msg, " Affects ");
+		report_cause_binaries(&msg, v, c, AFFECTED_NAMES, add_plain);
+		strbuf_adds(&msg, ".");
+	} else if (report_str(f, "binary")) {
 		strbuf_addf(&msg, " Binary: %s.", report_str(f, "binary"));
+	}
 	if (report_str(f, "fix"))
 		strbuf_addf(&msg, " Fix: %s", report_str(f, "fix"));
 	cJSON_AddItemToObject(r, "message", text_obj(msg.buf));
 
 	inst = install_of(v->doc, report_str(f, "install"));
 	row = inst ? cJSON_GetObjectItemCaseSensitive(inst, "matrix_row") : NULL;
-	if (cJSON_IsObject(a) && report_anchor_in_repo(report_str(a, "file")))
-		cJSON_AddItemToObject(r, "locations",
-				      location(report_str(a, "file"), report_int(a, "line", 1), report_int(a, "col", 0)));
-	else if (cJSON_IsObject(row) && report_anchor_in_repo(report_str(row, "file")))
-		cJSON_AddItemToObject(r, "locations", location(report_str(row, "file"), report_int(row, "line", 1),
-							       report_int(row, "col", 0)));
-	else if (report_anchor_in_repo(fallback))
-		cJSON_AddItemToObject(r, "locations", location(fallback, 1, 0));
-	else
+	if (cJSON_IsObject(a) && report_anchor_in_repo(report_str(a, "file"))) {
+		afile = report_str(a, "file");
+		locs = location(afile, report_int(a, "line", 1), report_int(a, "col", 0));
+	} else if (cJSON_IsObject(row) && report_anchor_in_repo(report_str(row, "file"))) {
+		locs = location(report_str(row, "file"), report_int(row, "line", 1), report_int(row, "col", 0));
+	} else if (report_anchor_in_repo(fallback)) {
+		locs = location(fallback, 1, 0);
+	} else {
 		(*unanchored)++;
+	}
+	if (locs)
+		cJSON_AddItemToObject(r, "locations", locs);
 
-	h = fnv1a(h, report_str(f, "rule"));
-	h = fnv1a(h, report_str(f, "install"));
-	h = fnv1a(h, report_str(f, "binary"));
-	h = fnv1a(h, report_str(f, "leaf"));
-	h = fnv1a(h, report_str(f, "symbol"));
+	/*
+	 * The alert's identity: the cause, and the pin it is anchored to, so a
+	 * cause reported once per pin is one alert per pin; not the line (an
+	 * edit above the pin keeps the alert).
+	 */
+	h = fnv1a(h, c->id);
+	h = fnv1a(h, afile);
 	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)h);
 	fp = cJSON_AddObjectToObject(r, "partialFingerprints");
-	cJSON_AddStringToObject(fp, "torchDllCheckFinding/v1", hex);
+	cJSON_AddStringToObject(fp, "torchDllCheckCause/v1", hex);
+	related(r, v, c,
+		locs ? cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(locs, 0), "physicalLocation") : NULL);
 
 	props = cJSON_AddObjectToObject(r, "properties");
+	cJSON_AddStringToObject(props, "cause", c->id);
 	copy_str(props, f, "install");
 	copy_str(props, f, "binary");
 	copy_str(props, f, "leaf");
@@ -166,6 +232,10 @@ static cJSON *result(const struct report_view *v, const struct report_item *it, 
 	copy_str(props, f, "fix");
 	if (report_int(f, "winerror", 0))
 		cJSON_AddNumberToObject(props, "winerror", (double)report_int(f, "winerror", 0));
+	bins = cJSON_AddArrayToObject(props, "binaries");
+	for (i = 0; i < c->n; i++) /* every member's, in rank order: the JSON report's findings of this cause */
+		if (report_str(v->items[c->members[i]].f, "binary"))
+			cJSON_AddItemToArray(bins, cJSON_CreateString(report_str(v->items[c->members[i]].f, "binary")));
 	x = cJSON_GetObjectItemCaseSensitive(f, "chain");
 	if (cJSON_IsArray(x))
 		cJSON_AddItemToObject(props, "chain", cJSON_Duplicate(x, 1));
@@ -217,15 +287,15 @@ void report_sarif(struct strbuf *out, const struct report_view *v, const char *f
 		}
 	}
 	results = cJSON_AddArrayToObject(run, "results");
-	for (i = 0; i < v->n; i++) {
-		const char *id = report_str(v->items[i].f, "rule");
+	for (i = 0; i < v->ncauses; i++) {
+		const char *id = report_str(report_cause_finding(v, &v->causes[i]), "rule");
 		enum rule_id known;
 		int idx = rule_find(id, &known) ? -1 : (int)known;
 		if (idx < 0)
 			for (j = 0; j < extra.n; j++)
 				if (!strcmp(extra.v[j], id))
 					idx = (int)(RULE_COUNT + j);
-		cJSON_AddItemToArray(results, result(v, &v->items[i], idx, fallback_anchor, unanchored));
+		cJSON_AddItemToArray(results, result(v, &v->causes[i], idx, fallback_anchor, unanchored));
 	}
 	json_print(out, root, 1);
 	strbuf_addch(out, '\n');

@@ -3,8 +3,9 @@
  * Markdown with a little HTML (<details>, <pre>).
  *
  * Order is importance, because the summary is cut when it would pass
- * GitHub's 1 MiB per step: the verdict, each error (fix visible, chain and
- * search trace in a collapsed <details>), warnings, the table of torch
+ * GitHub's 1 MiB per step: the verdict, each error — one entry per root
+ * cause (report_view's causes), naming the torch binaries it affects, fix
+ * visible, chain and search trace in a collapsed <details> — warnings, the table of torch
  * binaries × outcome, the matrix row applied with its source links, the
  * inventory, notes, the machine. Content is added in chunks; the first chunk
  * that does not fit ends the summary and an explicit note says what was left
@@ -93,12 +94,60 @@ static void pre_line(struct strbuf *c, const char *label, const char *val)
 	strbuf_addch(c, '\n');
 }
 
-static void finding(struct strbuf *c, const struct report_item *it, size_t num)
+/*
+ * The fix, best first: a `fix` lists its alternatives separated by "; or "
+ * (docs/report-json.md); each alternative gets a line of its own.
+ */
+static void fixes(struct strbuf *c, const char *fix)
+{
+	static const char sep[] = "; or ";
+	struct strbuf one = STRBUF_INIT;
+	const char *s = fix, *next;
+	int first = 1;
+	while (s && *s) {
+		next = strstr(s, sep);
+		strbuf_reset(&one);
+		strbuf_add(&one, s, next ? (size_t)(next - s) : strlen(s));
+		strbuf_adds(c, first ? "**Fix:** " : "**or:** ");
+		report_esc_md(c, one.buf);
+		strbuf_adds(c, next ? "  \n" : "\n");
+		s = next ? next + sizeof(sep) - 1 : NULL;
+		first = 0;
+	}
+	strbuf_release(&one);
+}
+
+/* A chain as "a -> b -> c" inside <pre>. */
+static void pre_chain(struct strbuf *c, const cJSON *ch)
+{
+	const cJSON *e;
+	int first = 1;
+	cJSON_ArrayForEach(e, ch)
+	{
+		if (!cJSON_IsString(e))
+			continue;
+		if (!first)
+			strbuf_adds(c, " -&gt; ");
+		report_esc_html(c, e->valuestring);
+		first = 0;
+	}
+}
+
+/* Chains of the other findings of a cause shown, at most this many. */
+#define OTHER_CHAINS 20
+
+/*
+ * One entry per root cause: its first finding's title, message and fix, the
+ * binaries it affects, then (collapsed) that finding's chain and search
+ * trace and the other binaries' chains.
+ */
+static void cause_entry(struct strbuf *c, const struct report_view *v, const struct report_cause *rc, size_t num)
 {
 	static const char *const icon[3] = { "ℹ️", "⚠️", "❌" };
-	const cJSON *f = it->f, *ch, *pr, *e, *a;
+	const cJSON *f = report_cause_finding(v, rc), *ch, *pr, *e, *a;
 	long we = report_int(f, "winerror", 0);
-	strbuf_addf(c, "%s **%zu\\. ", icon[it->sev], num);
+	size_t i, shown = 0;
+	strbuf_addf(c, "%s **%zu\\. ", icon[rc->sev], num);
 	report_esc_md(c, report_str(f, "title") ? report_str(f, "title") : report_str(f, "rule"));
 	strbuf_adds(c, "** \\(");
 	report_esc_md(c, report_str(f, "rule"));
@@ -109,9 +158,15 @@ static void finding(struct strbuf *c, const struct report_item *it, size_t num)
 		report_esc_md(c, report_str(f, "message"));
 		strbuf_adds(c, "  \n");
 	}
-	if (report_str(f, "fix")) {
-		strbuf_adds(c, "**Fix:** ");
-		report_esc_md(c, report_str(f, "fix"));
+	if (rc->nbinaries > 1) {
+		strbuf_adds(c, "**Affects** ");
+		report_cause_binaries(c, v, rc, 10, report_esc_md);
+		strbuf_adds(c, "  \n");
+	}
+	fixes(c, report_str(f, "fix"));
+	if (report_str(f, "explanation")) {
+		strbuf_adds(c, "**Why:** ");
+		report_esc_md(c, report_str(f, "explanation"));
 		strbuf_adds(c, "\n");
 	}
 	ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
@@ -121,38 +176,55 @@ static void finding(struct strbuf *c, const struct report_item *it, size_t num)
 	pre_line(c, "binary:", report_str(f, "binary"));
 	pre_line(c, "install:", report_str(f, "install"));
 	if (cJSON_IsArray(ch) && cJSON_GetArraySize(ch)) {
-		int first = 1;
 		strbuf_addf(c, "%-10s", "chain:");
-		cJSON_ArrayForEach(e, ch)
-		{
-			if (!cJSON_IsString(e))
-				continue;
-			if (!first)
-				strbuf_adds(c, " -&gt; ");
-			report_esc_html(c, e->valuestring);
-			first = 0;
-		}
+		pre_chain(c, ch);
 		strbuf_addch(c, '\n');
 	}
 	pre_line(c, "leaf:", report_str(f, "leaf"));
 	if (cJSON_IsArray(pr) && cJSON_GetArraySize(pr)) {
+		int minor = 0;
 		strbuf_addf(c, "searched (%d places, in order):\n", cJSON_GetArraySize(pr));
 		cJSON_ArrayForEach(e, pr)
 		{
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "minor"))) { /* cannot matter here */
+				minor++;
+				continue;
+			}
 			strbuf_adds(c, "  ");
 			report_esc_html(c, report_str(e, "path"));
 			strbuf_adds(c, "  (");
-			report_esc_html(c, report_str(e, "step"));
+			report_esc_html(c, report_str(e, "why") ? report_str(e, "why") : report_str(e, "step"));
 			strbuf_adds(c, ": ");
 			report_esc_html(c, report_str(e, "result"));
 			strbuf_adds(c, ")\n");
 		}
+		if (minor)
+			strbuf_addf(c, "  (%d more that cannot matter here: in the JSON report)\n", minor);
 	}
 	if (cJSON_IsObject(a) && report_str(a, "file")) {
 		strbuf_addf(c, "%-10s", "anchor:");
 		report_esc_html(c, report_str(a, "file"));
 		if (report_int(a, "line", 0) > 0)
 			strbuf_addf(c, ":%ld", report_int(a, "line", 0));
+		strbuf_addch(c, '\n');
+	}
+	for (i = 1; i < rc->n; i++) {
+		const cJSON *o = v->items[rc->members[i]].f, *och = cJSON_GetObjectItemCaseSensitive(o, "chain");
+		if (!report_str(o, "binary"))
+			continue;
+		if (shown++ == OTHER_CHAINS) {
+			strbuf_addf(c, "... %zu more in the JSON report\n", rc->n - i);
+			break;
+		}
+		if (shown == 1)
+			strbuf_adds(c, "the same way:\n");
+		strbuf_adds(c, "  ");
+		report_esc_html(c, report_str(o, "binary"));
+		if (cJSON_IsArray(och) && cJSON_GetArraySize(och)) {
+			strbuf_adds(c, "  (");
+			pre_chain(c, och);
+			strbuf_adds(c, ")");
+		}
 		strbuf_addch(c, '\n');
 	}
 	strbuf_adds(c, "</pre>\n</details>\n\n");
@@ -353,9 +425,9 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 		report_esc_md(&c, report_str(v->items[0].f, "title"));
 		strbuf_adds(&c, "**  \n");
 	}
-	strbuf_addf(&c, "%zu error%s, %zu warning%s, %zu note%s", v->count[SEV_ERROR], v->count[SEV_ERROR] == 1 ? "" : "s",
-		    v->count[SEV_WARNING], v->count[SEV_WARNING] == 1 ? "" : "s", v->count[SEV_NOTE],
-		    v->count[SEV_NOTE] == 1 ? "" : "s");
+	strbuf_addf(&c, "%zu error%s, %zu warning%s, %zu note%s (one per root cause)", v->ncause[SEV_ERROR],
+		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING], v->ncause[SEV_WARNING] == 1 ? "" : "s",
+		    v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
 	pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins");
 	if (cJSON_IsObject(counts) && report_int(counts, "binaries", -1) >= 0 &&
 	    (report_int(counts, "installs", 0) > 0 || !cJSON_IsObject(pins)))
@@ -376,25 +448,25 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 	add(&s, &c, "verdict", 0);
 
 	for (sev = SEV_ERROR; sev >= SEV_WARNING; sev--) {
-		if (!v->count[sev])
+		if (!v->ncause[sev])
 			continue;
-		strbuf_addf(&c, "#### %s (%zu)\n\n", head[sev], v->count[sev]);
+		strbuf_addf(&c, "#### %s (%zu)\n\n", head[sev], v->ncause[sev]);
 		add(&s, &c, sev == SEV_ERROR ? "errors" : "warnings", 0);
-		for (i = 0; i < v->n; i++)
-			if ((int)v->items[i].sev == sev) {
-				finding(&c, &v->items[i], ++num);
+		for (i = 0; i < v->ncauses; i++)
+			if ((int)v->causes[i].sev == sev) {
+				cause_entry(&c, v, &v->causes[i], ++num);
 				add(&s, &c, NULL, 1);
 			}
 	}
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
 		install(&s, &c, inst);
 	inventory_of(&s, &c, v->doc);
-	if (v->count[SEV_NOTE]) {
-		strbuf_addf(&c, "#### Notes (%zu)\n\n", v->count[SEV_NOTE]);
+	if (v->ncause[SEV_NOTE]) {
+		strbuf_addf(&c, "#### Notes (%zu)\n\n", v->ncause[SEV_NOTE]);
 		add(&s, &c, "notes", 0);
-		for (i = 0; i < v->n; i++)
-			if (v->items[i].sev == SEV_NOTE) {
-				finding(&c, &v->items[i], ++num);
+		for (i = 0; i < v->ncauses; i++)
+			if (v->causes[i].sev == SEV_NOTE) {
+				cause_entry(&c, v, &v->causes[i], ++num);
 				add(&s, &c, NULL, 1);
 			}
 	}
@@ -403,7 +475,7 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 	if (s.full) {
 		strbuf_adds(out, "\n---\n**Summary truncated** at GitHub's 1 MiB job-summary limit; left out:");
 		if (s.dropped_findings)
-			strbuf_addf(out, " %zu finding%s", s.dropped_findings, s.dropped_findings == 1 ? "" : "s");
+			strbuf_addf(out, " %zu problem%s", s.dropped_findings, s.dropped_findings == 1 ? "" : "s");
 		if (s.dropped.n)
 			strbuf_addf(out, "%s the section%s", s.dropped_findings ? " and" : "", s.dropped.n == 1 ? "" : "s");
 		for (i = 0; i < s.dropped.n; i++)

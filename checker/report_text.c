@@ -1,8 +1,12 @@
 /*
  * report_text: the human report. The first line is the verdict a person
  * reads in ten seconds (PASS/WARN/FAIL, the most important finding, the
- * counts); then every error with its evidence and its fix, then warnings,
- * then notes. Our own words are ASCII so a legacy Windows console code page
+ * counts of root causes); then the installs and what `import torch` raises;
+ * then one entry per root cause (report.h), errors, warnings, notes: its
+ * headline, the fix (best first, alternatives after), why (the matrix's
+ * words), then the evidence — chain, the places searched with why each was
+ * searched (the loader's labels; places that cannot matter only with
+ * --trace), the binaries it fails. Our own words are ASCII so a legacy Windows console code page
  * shows them; untrusted strings pass through text_esc_line (text.h), so a DLL name
  * cannot move the cursor, recolour the terminal or start a workflow command.
  *
@@ -52,39 +56,65 @@ static void chain(struct strbuf *out, const struct style *st, const cJSON *f)
 	strbuf_addch(out, '\n');
 }
 
-static void probes(struct strbuf *out, const struct style *st, const cJSON *f)
+/* A probe's place: the folder when the probe looked for `leaf` there, else the path as tried. */
+static void place(struct strbuf *out, const char *path, const char *leaf)
+{
+	size_t n = path ? strlen(path) : 0, l = leaf ? strlen(leaf) : 0;
+	if (l && n > l + 1 && path[n - l - 1] == '\\' && !str_icmp(path + n - l, leaf))
+		text_esc(out, path, n - l - 1, TEXT_ESC_WORKFLOW);
+	else
+		text_esc_line(out, path);
+}
+
+/*
+ * Where the loader looked, one place a line with why it was searched there
+ * (probes[].why, the loader's words) and what it found. Places that cannot
+ * matter (probes[].minor) only with --trace; a count says what was left out.
+ */
+static void probes(struct strbuf *out, const struct style *st, const cJSON *f, int trace)
 {
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "probes"), *e;
-	int n, shown = 0;
+	const char *leaf = report_str(f, "leaf");
+	int n, shown = 0, hidden = 0;
 	if (!cJSON_IsArray(p) || !(n = cJSON_GetArraySize(p)))
 		return;
-	strbuf_addf(out, "      %s%-9s%s %d place%s\n", st->dim, "searched:", st->off, n, n == 1 ? "" : "s");
 	cJSON_ArrayForEach(e, p)
 	{
-		if (shown == PROBES_SHOWN) {
-			strbuf_addf(out, "        ... %d more in the JSON report\n", n - shown);
-			break;
+		if (!trace && (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "minor")) || shown == PROBES_SHOWN)) {
+			hidden++;
+			continue;
 		}
-		strbuf_adds(out, "        ");
-		text_esc_line(out, report_str(e, "path"));
+		strbuf_addf(out, "      %s%-9s%s ", st->dim, shown ? "" : "searched:", st->off);
+		place(out, report_str(e, "path"), leaf);
 		strbuf_adds(out, "  (");
-		text_esc_line(out, report_str(e, "step"));
+		text_esc_line(out, report_str(e, "why") ? report_str(e, "why") : report_str(e, "step"));
 		strbuf_adds(out, ": ");
 		text_esc_line(out, report_str(e, "result"));
 		strbuf_adds(out, ")\n");
 		shown++;
 	}
+	if (hidden)
+		strbuf_addf(out, "      %-9s %s(%d more place%s with --trace)%s\n", shown ? "" : "searched:", st->dim, hidden,
+			    hidden == 1 ? "" : "s", st->off);
 }
 
 /*
- * Loader failures that share install, rule and leaf are one problem seen from
- * several torch binaries (torch_cpu.dll fails because fbgemm.dll does): the
- * first is shown in full, the others are named on its "also:" line.
+ * The fix, best first: a `fix` lists its alternatives separated by "; or "
+ * (docs/report-json.md), shown one a line.
  */
-static int loader_rule(const char *r)
+static void fixes(struct strbuf *out, const struct style *st, const char *fix)
 {
-	enum rule_id id;
-	return !rule_find(r, &id) && rule_get(id)->source == RULE_SRC_LOAD_FAILURE;
+	static const char sep[] = "; or ";
+	const char *s = fix, *next;
+	int first = 1;
+	while (s && *s) {
+		next = strstr(s, sep);
+		strbuf_addf(out, "      %s%-9s%s ", first ? st->bold : st->dim, first ? "fix:" : "or:", st->off);
+		text_esc(out, s, next ? (size_t)(next - s) : strlen(s), TEXT_ESC_WORKFLOW);
+		strbuf_addch(out, '\n');
+		s = next ? next + sizeof(sep) - 1 : NULL;
+		first = 0;
+	}
 }
 
 static int same_str(const char *a, const char *b)
@@ -92,104 +122,22 @@ static int same_str(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = p;
-	for (; p && *p; p++)
-		if (*p == '\\' || *p == '/')
-			s = p + 1;
-	return s;
-}
-
-static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi);
-
 /*
- * A finding's grouping key. Two findings are the same problem when they have
- * the same severity, the same loader rule, leaf, install and WinError (and a
- * leaf and an install at all).
+ * One finding: the headline, the fix (best first), why, then the evidence.
+ * Why is the message, except where the message only tells the evidence
+ * below in prose (a missing DLL: its chain and the places searched; it is
+ * written for annotations, which have no lines of their own): then the
+ * matrix's explanation, when there is one, says why.
  */
-struct group_key {
-	size_t i; /* position in v->items */
-	int sev;
-	const char *rule, *leaf, *install;
-	long winerror;
-};
-
-static int group_key_cmp(const void *pa, const void *pb)
-{
-	const struct group_key *a = pa, *b = pb;
-	int c;
-	if (a->sev != b->sev)
-		return a->sev < b->sev ? -1 : 1;
-	if ((c = strcmp(a->rule, b->rule)) || (c = strcmp(a->leaf, b->leaf)) || (c = strcmp(a->install, b->install)))
-		return c;
-	if (a->winerror != b->winerror)
-		return a->winerror < b->winerror ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/*
- * next[i]: the next item (in ranked order) with the same severity and the
- * same problem as item i, or v->n. Sorting the keys once keeps grouping
- * O(n log n) where comparing every pair was quadratic (100,000 unreadable
- * DLLs took minutes).
- */
-static size_t *group_links(const struct report_view *v)
-{
-	size_t *next = xmalloc((v->n + 1) * sizeof(*next)), i, k = 0;
-	struct group_key *keys = xmalloc((v->n + 1) * sizeof(*keys));
-	for (i = 0; i < v->n; i++) {
-		const cJSON *f = v->items[i].f;
-		struct group_key g;
-		next[i] = v->n;
-		g.i = i;
-		g.sev = (int)v->items[i].sev;
-		g.rule = report_str(f, "rule");
-		g.leaf = report_str(f, "leaf");
-		g.install = report_str(f, "install");
-		g.winerror = report_int(f, "winerror", 0);
-		if (loader_rule(g.rule) && g.leaf && g.install)
-			keys[k++] = g;
-	}
-	if (k)
-		qsort(keys, k, sizeof(*keys), group_key_cmp);
-	for (i = 0; i + 1 < k; i++) {
-		struct group_key a = keys[i], b = keys[i + 1];
-		a.i = b.i = 0;
-		if (!group_key_cmp(&a, &b))
-			next[keys[i].i] = keys[i + 1].i;
-	}
-	free(keys);
-	return next;
-}
-
-/* Renders item i and folds the later items with the same problem (next[] chain) into its "also:" line. */
-static void finding_group(struct strbuf *out, const struct style *st, const struct report_view *v, size_t i,
-			  unsigned char *done, const size_t *next, size_t num, int multi)
-{
-	size_t j, n = 0;
-	struct strbuf also = STRBUF_INIT;
-	finding(out, st, &v->items[i], num, multi);
-	for (j = next[i]; j < v->n; j = next[j]) {
-		if (done[j])
-			continue;
-		done[j] = 1;
-		if (n++)
-			strbuf_adds(&also, ", ");
-		text_esc_line(&also, base_name(report_str(v->items[j].f, "binary")));
-	}
-	if (n)
-		strbuf_addf(out, "      %s%-9s%s %s fail%s the same way (%zu more)\n", st->dim, "also:", st->off, also.buf,
-			    n == 1 ? "s" : "", n);
-	strbuf_release(&also);
-}
-
-static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi)
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi,
+		    int trace)
 {
 	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
 	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
 	long we = report_int(f, "winerror", 0);
 	const char *title = report_str(f, "title");
+	int evidence_only = cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0 && same_str(report_str(f, "rule"), "missing-dll");
 	strbuf_addf(out, "  %s%zu.%s %s", col, num, st->off, st->bold);
 	text_esc_line(out, title ? title : report_str(f, "rule"));
 	strbuf_addf(out, "%s  [", st->off);
@@ -197,15 +145,12 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	if (we)
 		strbuf_addf(out, ", WinError %ld", we);
 	strbuf_adds(out, "]\n");
-	if (report_str(f, "message")) {
-		strbuf_adds(out, "      ");
-		text_esc_line(out, report_str(f, "message"));
-		strbuf_addch(out, '\n');
-	}
-	field(out, st, "binary:", report_str(f, "binary"));
+	fixes(out, st, report_str(f, "fix"));
+	field(out, st, "why:", report_str(f, evidence_only ? "explanation" : "message"));
 	chain(out, st, f);
-	field(out, st, we == 126 ? "missing:" : "leaf:", report_str(f, "leaf"));
-	probes(out, st, f);
+	probes(out, st, f, trace);
+	if (trace)
+		field(out, st, "binary:", report_str(f, "binary"));
 	if (cJSON_IsObject(a) && report_str(a, "file")) {
 		strbuf_addf(out, "      %s%-9s%s ", st->dim, "at:", st->off);
 		text_esc_line(out, report_str(a, "file"));
@@ -215,18 +160,31 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	}
 	if (multi)
 		field(out, st, "install:", report_str(f, "install"));
-	if (report_str(f, "fix")) {
-		strbuf_addf(out, "      %s%-9s%s ", st->bold, "fix:", st->off);
-		text_esc_line(out, report_str(f, "fix"));
+}
+
+static void esc_line(struct strbuf *out, const char *s)
+{
+	text_esc_line(out, s);
+}
+
+/* A root cause: its most important finding in full, then the torch binaries it makes fail. */
+static void cause(struct strbuf *out, const struct style *st, const struct report_view *v,
+		  const struct report_cause *c, size_t num, int multi, int trace)
+{
+	finding(out, st, &v->items[c->members[0]], num, multi, trace);
+	if (c->nbinaries > 1) {
+		strbuf_addf(out, "      %s%-9s%s ", st->dim, "affects:", st->off);
+		report_cause_binaries(out, v, c, 8, esc_line);
 		strbuf_addch(out, '\n');
 	}
 }
 
+/* The causes by severity: "1 error, 0 warnings, 0 notes" (one root cause is one problem, whatever it fails). */
 static void counts(struct strbuf *out, const struct report_view *v)
 {
-	strbuf_addf(out, "%zu error%s, %zu warning%s, %zu note%s", v->count[SEV_ERROR],
-		    v->count[SEV_ERROR] == 1 ? "" : "s", v->count[SEV_WARNING],
-		    v->count[SEV_WARNING] == 1 ? "" : "s", v->count[SEV_NOTE], v->count[SEV_NOTE] == 1 ? "" : "s");
+	strbuf_addf(out, "%zu error%s, %zu warning%s, %zu note%s", v->ncause[SEV_ERROR],
+		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING],
+		    v->ncause[SEV_WARNING] == 1 ? "" : "s", v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
 }
 
 /* "torch 2.4.0+cpu" or "2 torch installs" or "no torch install". */
@@ -248,15 +206,13 @@ static void what(struct strbuf *out, const struct report_view *v)
 	}
 }
 
-void report_text(struct strbuf *out, const struct report_view *v, int color)
+void report_text(struct strbuf *out, const struct report_view *v, int color, int trace)
 {
 	const struct style *st = color ? &ansi : &plain;
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *inst;
 	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
 	size_t i, num = 0;
 	int sev, ninst = 0, nfail = 0, multi, pass;
-	unsigned char *done = v->n ? xcalloc(v->n, 1) : NULL;
-	size_t *next = group_links(v);
 
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
 	{
@@ -273,12 +229,12 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 		else
 			what(out, v);
 		strbuf_adds(out, " will not load: ");
-		text_esc_line(out, report_str(v->items[0].f, "title"));
+		text_esc_line(out, report_str(report_cause_finding(v, &v->causes[0]), "title"));
 	} else if (v->count[SEV_WARNING]) {
 		strbuf_addf(out, "%sWARN%s ", st->yellow, st->off);
 		what(out, v);
 		strbuf_adds(out, " loads, but: ");
-		text_esc_line(out, report_str(v->items[0].f, "title"));
+		text_esc_line(out, report_str(report_cause_finding(v, &v->causes[0]), "title"));
 	} else if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v->doc, "pins"),
 								  "judged")) && !ninst) {
 		strbuf_addf(out, "%sPASS%s no torch pin changed: the gate passes", st->green, st->off);
@@ -325,17 +281,15 @@ void report_text(struct strbuf *out, const struct report_view *v, int color)
 		}
 	}
 
-	/* Findings by severity, most important first. */
+	/* One entry per root cause (report.h), by severity, most important first. */
 	for (sev = SEV_ERROR; sev >= SEV_NOTE; sev--) {
-		if (!v->count[sev])
+		if (!v->ncause[sev])
 			continue;
-		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->count[sev], st->off);
-		for (i = 0; i < v->n; i++)
-			if ((int)v->items[i].sev == sev && !done[i])
-				finding_group(out, st, v, i, done, next, ++num, multi);
+		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->ncause[sev], st->off);
+		for (i = 0; i < v->ncauses; i++)
+			if ((int)v->causes[i].sev == sev)
+				cause(out, st, v, &v->causes[i], ++num, multi, trace);
 	}
-	free(done);
-	free(next);
 	if (v->n && report_str(v->doc, "status") && strcmp(report_str(v->doc, "status"), report_status(v)))
 		strbuf_addf(out, "\n(the report says status \"%s\"; its findings say \"%s\")\n",
 			    strcmp(report_str(v->doc, "status"), "pass") && strcmp(report_str(v->doc, "status"), "warn") &&

@@ -83,6 +83,8 @@ cJSON *result_probes_json(const struct ldr_node *node)
 		cJSON *p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "path", node->probes[i].path);
 		cJSON_AddStringToObject(p, "step", node->probes[i].step);
+		cJSON_AddItemToObject(p, "why", json_str_or_null(node->probes[i].why));
+		cJSON_AddBoolToObject(p, "minor", node->probes[i].minor);
 		cJSON_AddStringToObject(p, "result", node->probes[i].result);
 		cJSON_AddItemToArray(a, p);
 	}

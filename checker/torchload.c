@@ -665,6 +665,7 @@ static void add_dll_directories(struct torch_run *run)
 	size_t i;
 	for (i = 0; i < run->dll_paths.n; i++)
 		loader_add_dll_directory(run->ld, run->dll_paths.v[i]);
+	loader_label_user_dirs(run->ld, "added by torch with os.add_dll_directory");
 }
 
 /* 3. ctypes.CDLL of the VC++ runtimes; the first failure ends the probe (torch prints a warning). */
@@ -711,6 +712,7 @@ static void patch_path(struct torch_run *run, struct view *v)
 		strbuf_addf(&np, "%s;", run->dll_paths.v[k]);
 	strbuf_adds(&np, run->saved_path ? run->saved_path : "");
 	view_setenv(v, "PATH", strbuf_str(&np));
+	loader_label_path_prefix(run->ld, run->dll_paths.n, "added to PATH by torch's fallback");
 	strbuf_release(&np);
 	run->path_patched = 1;
 }

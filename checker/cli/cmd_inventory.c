@@ -5,7 +5,9 @@
  *
  * Without --root on Linux and with only --registry, no tree is looked at:
  * the registry file alone answers the redistributable part. With --root at
- * a Wine prefix's drive_c, the view finds ../system.reg by itself.
+ * a Wine prefix's drive_c, the view finds ../system.reg by itself. --root
+ * without an install option scans the whole tree (C:\, --depth deep) for
+ * torch installs: that is what someone pointing the command at a tree asks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +75,11 @@ static void print_notes(const struct strlist *l, const char *indent)
 		out_printf("%snote: %s\n", indent, l->v[i]);
 }
 
-/* `looked`: some install option was given (else none were looked for: say how to). */
-static void print_text(const struct inventory *inv, int have_tree, int looked)
+/*
+ * `looked`: some install option was given (else none were looked for: say
+ * how to); `scanned_root`: the tree was scanned from C:\ by default, `depth` deep.
+ */
+static void print_text(const struct inventory *inv, int have_tree, int looked, int scanned_root, int depth)
 {
 	size_t i, j;
 	if (inv->redist_read) {
@@ -112,7 +117,10 @@ static void print_text(const struct inventory *inv, int have_tree, int looked)
 	}
 	if (inv->ninstalls || have_tree) {
 		out_printf("\ntorch installs (%zu)\n", inv->ninstalls);
-		if (!inv->ninstalls && !looked)
+		if (scanned_root)
+			out_printf("  looked for in all of C:\\, %d folders deep (--scan DIR or --depth N: elsewhere or deeper)\n",
+				   depth);
+		else if (!inv->ninstalls && !looked)
 			out_printf("  none looked for: give --scan DIR (e.g. --scan 'C:\\'), --python PATH,\n"
 				   "  --site-packages DIR or --torch DIR\n");
 		for (i = 0; i < inv->ninstalls; i++) {
@@ -184,9 +192,12 @@ const struct cli_cmd inventory_cli = {
 	.name = "inventory",
 	.summary = "redistributables, runtime DLLs and torch installs found",
 	.opts = inventory_opts_table,
-	.notes = "Torch installs are looked for only where an install option says (--scan, --python,\n"
-		 "--site-packages, --torch). Without --root on Linux and with only --registry, no tree\n"
-		 "is looked at: the registry file alone answers the redistributable part.",
+	.notes = "Torch installs are looked for where an install option says (--scan, --python,\n"
+		 "--site-packages, --torch). With --root and none of them, every install in the tree is\n"
+		 "listed (as --scan 'C:\\'): pointing the command at a tree asks what is in it. On the live\n"
+		 "machine none are looked for unless asked (a whole disk is not scanned by surprise).\n"
+		 "Without --root on Linux and with only --registry, no tree is looked at: the registry\n"
+		 "file alone answers the redistributable part.",
 	.exit_status = "0 listed, 1 --query: no such key, 2 usage or input error.",
 	.max_operands = 0,
 };
@@ -198,7 +209,7 @@ int cmd_inventory(int argc, char **argv)
 	struct inventory inv;
 	struct registry *reg = NULL;
 	struct view *v = NULL;
-	int rc = EXIT_USAGE, r, looked;
+	int rc = EXIT_USAGE, r, looked, scanned_root = 0;
 	struct err e;
 	size_t k;
 
@@ -266,6 +277,14 @@ int cmd_inventory(int argc, char **argv)
 	EACH(o.torches, inventory_from_torch(&inv, v, w, &e))
 	EACH(o.scans, inventory_scan(&inv, v, w, o.depth, &e))
 #undef EACH
+	/* a tree and no install option: every install in it, as `check --scan 'C:\'` would find */
+	if (!looked && v && o.vo.root) {
+		if (inventory_scan(&inv, v, "C:\\", o.depth, &e)) {
+			cmd_usage_error("inventory: %s", e.msg);
+			goto out;
+		}
+		scanned_root = 1;
+	}
 
 	if (v && inventory_runtime_dlls(&inv, v, &e)) {
 		cmd_usage_error("inventory: %s", e.msg);
@@ -288,7 +307,7 @@ int cmd_inventory(int argc, char **argv)
 		out_json(doc);
 		cJSON_Delete(doc);
 	} else {
-		print_text(&inv, v != NULL, looked);
+		print_text(&inv, v != NULL, looked, scanned_root, o.depth);
 	}
 	rc = EXIT_PASS;
 out:

@@ -15,6 +15,7 @@
  *                                     have no anchor (default in Actions: the
  *                                     workflow file, from GITHUB_WORKFLOW_REF)
  *   --fail-on error|warning|never     exit 1 threshold (default error)
+ *   --trace                           the text report lists every probe
  *
  * Under GITHUB_ACTIONS=true (out.h) the text report goes inside the
  * stop-commands guard — in github format after the annotations — so no line
@@ -89,6 +90,9 @@ const struct cli_opt report_cli_opts[] = {
 		cli_set_str, struct report_opts, sarif_anchor),
 	CLI_OPT("--fail-on", "error|warning|never", "the least severity that makes the exit status 1 (default error)",
 		set_fail_on, struct report_opts, fail_on),
+	CLI_OPT("--trace", NULL, "the text report lists every place searched, also those that cannot matter\n"
+		"(the 16-bit system folder of a 64-bit process, an unknown current folder)",
+		cli_set_flag, struct report_opts, trace),
 	CLI_END,
 };
 
@@ -246,7 +250,7 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 	case REPORT_FMT_GITHUB: /* after the annotations: the text report, inside the guard */
 	case REPORT_FMT_TEXT:
 	default:
-		report_text(&sb, &v, o.format == REPORT_FMT_GITHUB ? 0 : want_color(&o));
+		report_text(&sb, &v, o.format == REPORT_FMT_GITHUB ? 0 : want_color(&o), o.trace);
 		if (out_text(sb.buf, sb.len))
 			failed = 1; /* main says why (out_finish) */
 		break;

@@ -23,7 +23,7 @@ run() {
 # Every visible command, as typed, with an option of it that takes a value.
 commands=("check:--matrix:FILE" "deps:--root:DIR" "pe::" "inventory:--root:DIR" "matrix lint::"
 	"matrix show:--matrix:FILE" "matrix select:--variant:V" "matrix derive::" "pins:--repo:DIR"
-	"report:--in:REPORT.json")
+	"report:--in:REPORT.json" "audit:--runner:NAME" "history:--history:DIR" "fleet:--history:DIR")
 
 # ---- frobnicate: one error line, no literal \n, then the Try line ----
 run frobnicate
@@ -55,8 +55,8 @@ for spec in "${commands[@]}"; do
 	c=${spec%%:*}
 	# shellcheck disable=SC2086  # "matrix lint" is two words
 	run $c --help
-	check_eq "$c --help: exit 0, stdout, last line 'Exit status: ...'" "0 Exit status:" \
-		"$rc $(tail -1 <<<"$out" | cut -c1-12)"
+	check_eq "$c --help: exit 0, stdout, its last paragraph 'Exit status: ...'" "0 Exit status:" \
+		"$rc $(awk 'BEGIN { RS = "" } { p = $0 } END { print substr(p, 1, 12) }' <<<"$out")"
 done
 
 # ---- --summary, --outputs, --sarif-anchor explained where they are taken ----
@@ -170,15 +170,25 @@ run matrix lint "$tmp/typo.yml"
 check_eq "matrix lint: errors then count on stdout, nothing on stderr" "2|matrix lint: 2 errors|0" \
 	"$rc|$(tail -1 <<<"$out")|${#err}"
 
-# ---- inventory --root X with no install option says how to look for torch ----
+# ---- inventory --root X with no install option lists the tree's torch installs, and says how it looked ----
 mkdir -p "$tmp/root/Windows/System32"
 run inventory --root "$tmp/root"
-if [ "$rc" = 0 ] && grep -q "none looked for: give --scan DIR" <<<"$out"; then
-	ok "inventory --root: says how to look for torch installs"
+if [ "$rc" = 0 ] && grep -qF "looked for in all of C:\\, 8 folders deep (--scan DIR or --depth N" <<<"$out"; then
+	ok "inventory --root: looks through the tree and says how"
 else
-	not_ok "inventory --root: says how to look for torch installs (status $rc)"
+	not_ok "inventory --root: looks through the tree and says how (status $rc)"
 	printf '%s\n' "$out$err" | tail -5 | sed 's/^/#   /'
 fi
+for e in a b; do
+	mkdir -p "$tmp/root/envs/$e/Lib/site-packages/torch/lib"
+	printf "__version__ = '2.5.1+cpu'\n" >"$tmp/root/envs/$e/Lib/site-packages/torch/version.py"
+done
+run inventory --root "$tmp/root" --json
+check_eq "inventory --root: finds every torch install in the tree, as check --scan 'C:\\' does" \
+	'["C:\\envs\\a\\Lib\\site-packages\\torch","C:\\envs\\b\\Lib\\site-packages\\torch"]' \
+	"$(jq -c '[.inventory.installs[].torch_dir] | sort' <<<"$out")"
+run inventory --root "$tmp/root" --torch 'C:\envs\a\Lib\site-packages\torch' --json
+check_eq "inventory --root --torch: only where the option says" 1 "$(jq '.inventory.installs | length' <<<"$out")"
 
 # ---- docs/cli.md is what the tables generate ----
 if "$TDC_BIN" --help-markdown | diff -u "$TDC_REPO/docs/cli.md" - >"$tmp/docs.diff"; then

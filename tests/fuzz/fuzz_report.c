@@ -75,7 +75,10 @@ static int fuzz_one(const uint8_t *data, size_t size)
 	    lines_starting(out.buf, "::notice ") > 10 || (out.len && strchr(out.buf, '\r')))
 		abort();
 	strbuf_reset(&out);
-	report_text(&out, &v, 0);
+	report_text(&out, &v, 0, 0);
+	check_text(out.buf);
+	strbuf_reset(&out);
+	report_text(&out, &v, 0, 1); /* --trace: every probe, the minor ones too */
 	check_text(out.buf);
 	strbuf_reset(&out);
 	report_summary(&out, &v, 64 * 1024);

@@ -61,10 +61,15 @@ check_eq "torch_cpu fails through fbgemm" \
 check_eq "import_error is torch's exact OSError" \
 	"{\"winerror\":126,\"text\":\"OSError: [WinError 126] The specified module could not be found. Error loading \\\"C:\\\\Python311\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll\\\" or one of its dependencies.\",\"binary\":\"C:\\\\Python311\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll\"}" \
 	"$(J fbgemm_omp140 '.installs[0].import_error')"
-check_eq "the finding names the leaf and the Build Tools fix" '["missing-dll","error",true]' \
-	"$(J fbgemm_omp140 '.findings[0] | [.rule,.severity,(.fix|test("not part of the VC\\+\\+ redistributable"))]')"
-check_eq "probes of the retry include PATH (torch\\lib prepended)" '"PATH"' \
-	"$(J fbgemm_omp140 '.installs[0].binaries[2].probes | map(select(.path | endswith("torch\\lib\\libomp140.x86_64.dll"))) | .[-1].step')"
+check_eq "the finding names the leaf, the Build Tools fix and why the redistributable is no fix" \
+	'["missing-dll","error",true,true]' \
+	"$(J fbgemm_omp140 '.findings[0] | [.rule,.severity,(.fix|test("Visual Studio Build Tools")),(.explanation|test("the VC\\+\\+ redistributable does not install it"))]')"
+check_eq "probes of the retry include PATH (torch\\lib prepended), labelled as torch's fallback" \
+	'["PATH","added to PATH by torch'"'"'s fallback"]' \
+	"$(J fbgemm_omp140 '.installs[0].binaries[2].probes | map(select(.path | endswith("torch\\lib\\libomp140.x86_64.dll"))) | .[-1] | [.step,.why]' | jq -c .)"
+check_eq "the first attempt's probe of torch\\lib as an AddDllDirectory folder says torch added it" \
+	'"added by torch with os.add_dll_directory"' \
+	"$(J fbgemm_omp140 '.installs[0].binaries[2].first_attempt.probes | map(select(.step == "USER_DIRS")) | .[0].why')"
 check_status "fbgemm → absent libomp140: exit 1" 1 "$B" check --root "$(root fbgemm_omp140)" --python "$PY"
 out=$("$B" check --root "$(root fbgemm_omp140)" --python "$PY" --format text | head -1)
 case $out in

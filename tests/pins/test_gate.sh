@@ -298,7 +298,7 @@ check_eq "SARIF: a physical location on the pin's line" '["ci/torch.txt",2,1]' \
 GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$tmp/summary.md "$B" check --pins --repo "$repo" --base main --head docs \
 	--root "$redist/root" --registry "$tmp/144.reg" --format github >/dev/null 2>&1
 check_eq "the job summary of a PR touching no pin names the head commit and says nothing was judged" 1 \
-	"$(grep -c "^0 errors, 0 warnings, 1 note · torch pins of $(sha docs) (unchanged: not judged) · " "$tmp/summary.md")"
+	"$(grep -c "^0 errors, 0 warnings, 1 note (one per root cause) · torch pins of $(sha docs) (unchanged: not judged) · " "$tmp/summary.md")"
 
 # ---- a shallow clone without the base ----
 git clone -q --depth 1 --branch req-include "file://$repo" "$tmp/shallow" 2>/dev/null
@@ -322,7 +322,7 @@ demo=$(demo_tree) || not_ok "building the demo tree"
 "$B" check --pins --repo "$repo" --rev main --root "$demo/root" --registry "$demo/runner.reg" \
 	--python 'C:\Python311\python.exe' --json >"$tmp/both.json" 2>&1
 check_eq "installed torch 2.4.0+cpu, the branch pins 2.4.1: the loader's findings and pin-mismatch in one report" \
-	'[["known-issue","warning",null],["missing-dll","error",null],["pin-mismatch","warning","ci/torch.txt:1:1"]]' \
+	'[["missing-dll","error",null],["pin-mismatch","warning","ci/torch.txt:1:1"]]' \
 	"$(jq -c '[.findings[] | [.rule, .severity, (.anchor | if . == null then null else "\(.file):\(.line):\(.col)" end)]] | unique' "$tmp/both.json" 2>&1)"
 check_eq "…pin-mismatch's title and install" \
 	'["installed torch 2.4.0+cpu is not what ci/torch.txt pins (torch==2.4.1)","C:\\Python311\\Lib\\site-packages\\torch"]' \

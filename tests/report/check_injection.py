@@ -3,7 +3,7 @@
 
 Proves that the only workflow commands in a `report --format github` run's
 stdout and stderr are ours: the annotations (at most 10 per kind, in the
-numbers the report's findings call for, plus the overflow notice), one
+numbers the report's root causes call for, plus the overflow notice), one
 ::stop-commands::TOKEN and its resume ::TOKEN::. Every other command-shaped
 line, in either form, anywhere (also inside the stop-commands block), is a
 failure. Also checks the escaping round-trips as the runner decodes it, the
@@ -54,11 +54,36 @@ def parse_outputs(path):
     return out
 
 
+ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+RANK = {"note": 0, "warning": 1, "error": 2}
+
+
+def causes(doc):
+    """The root causes as docs/report-json.md defines them, computed here
+    independently of the checker: findings with the same `cause` (or, in a
+    document without, the same rule, WinError, install, leaf and symbol —
+    names without regard to ASCII case; a finding without a leaf alone) and
+    the same anchor. Returns {key: highest severity}."""
+    out = {}
+    for f in doc["findings"]:
+        low = lambda k: (f.get(k) or "").translate(ASCII_LOWER) if isinstance(f.get(k), str) else None  # noqa: E731
+        if isinstance(f.get("cause"), str):
+            key = (f["cause"],)
+        elif isinstance(f.get("leaf"), str):
+            key = (f["rule"], f.get("winerror") or 0, low("install"), low("leaf"), f.get("symbol"))
+        else:
+            key = (f["rule"], f.get("winerror") or 0, low("install"), low("binary"), f.get("issue"), f.get("title"))
+        a = f.get("anchor") if isinstance(f.get("anchor"), dict) else {}
+        key += (a.get("file"), a.get("line", 0) if a.get("file") else 0, a.get("col", 0) if a.get("file") else 0)
+        out[key] = max(out.get(key, 0), RANK[f["severity"]])
+    return out
+
+
 def main():
     report, stdout, stderr, outputs, summary, json_path = sys.argv[1:7]
     doc = json.load(open(report))
-    sev = [f["severity"] for f in doc["findings"]]
-    ne, nw, nn = sev.count("error"), sev.count("warning"), sev.count("note")
+    sev = list(causes(doc).values())
+    ne, nw, nn = sev.count(2), sev.count(1), sev.count(0)
     overflow = ne > 10 or nw > 10 or nn > 10
     want = {"error": min(ne, 10), "warning": min(nw, 10), "notice": min(nn, 9 if overflow else 10) + overflow}
 
@@ -83,7 +108,7 @@ def main():
     got = {k: sum(1 for c in ann if c["name"] == k) for k in want}
     check(got == want, "annotation counts follow the per-step limits %s" % want, got)
     if overflow:
-        check(any("more findings not annotated" in c["props"].get("title", "") for c in ann),
+        check(any("more problems not annotated" in c["props"].get("title", "") for c in ann),
               "one overflow notice says how many more are in the summary")
     badprops = [c for c in ann if not set(c["props"]) <= {"file", "line", "col", "title"}]
     check(not badprops, "annotation properties are only file/line/col/title", badprops)

@@ -13,7 +13,10 @@
 # override and bytes that are not UTF-8 (built, then the name bytes patched
 # in the real file); a requirement line with python_version < "##[error]x";
 # a reg export value with the same control characters; a matrix file with
-# hostile keys. Also: when no random token can be drawn the guard refuses.
+# hostile keys; a torch\lib file whose name carries them, failing for the same
+# cause as another binary, so the grouped forms (one annotation, summary entry
+# and SARIF result per root cause) name it. Also: when no random token can be
+# drawn the guard refuses.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
@@ -33,6 +36,7 @@ source tests/action/torch_tree.sh
 
 IMP_PH=PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP.dll # 40 bytes, patched to the hostile import name
 OWN_PH=QQQQQQQQQQQQQQQQQQQQQQQQQQQQ.dll         # 32 bytes, patched to the hostile own name
+HOSTILE_FILE=$'x\e]0;t\a\r\n::error::f\xc2\x9b\xe2\x80\xae##[warning]w.dll' # a torch\lib file name
 
 # inert_patch FILE: replaces the placeholder names in a built DLL by hostile bytes of the same length.
 inert_patch() {
@@ -57,9 +61,13 @@ inert_tree_build() {
 	make_dll "$lib/evil.dll" --export e --import 'x##[add-mask]torch##[error]pwned.dll:g' || return 1
 	make_dll "$lib/ctl.dll" --name "$OWN_PH" --export c --import "$IMP_PH:h" || return 1
 	inert_patch "$lib/ctl.dll"
+	# a second torch binary failing for evil.dll's cause, its file name hostile:
+	# the grouped forms name it among the binaries the cause affects
+	cp "$lib/evil.dll" "$lib/$HOSTILE_FILE"
 }
 
-if ! root=$(FX_KEY=$( (declare -f loader_base torch240_build inert_patch; echo "$IMP_PH $OWN_PH") |
+if ! root=$(FX_KEY=$( (declare -f loader_base torch240_build inert_patch inert_tree_build
+	echo "$IMP_PH $OWN_PH $HOSTILE_FILE") |
 	sha256sum | cut -c1-16) fx_build inert_tree inert_tree_build 2>"$tmp/tree.err") || [ ! -d "$root" ]; then
 	not_ok "cannot build the hostile tree"
 	tail -5 "$tmp/tree.err" | sed 's/^/#   /'
@@ -167,6 +175,27 @@ d = json.loads(raw.decode("utf-8"))
 s = json.dumps(d, ensure_ascii=False)
 ok = "x##[add-mask]torch##[error]pwned.dll" in s and "ld\ufffd.dll" in s and b"##[" not in raw
 print("ok" if ok else "bad")
+PY
+)"
+
+# The grouped forms: evil.dll and the hostile file fail for one cause, said once, naming both, escaped.
+hostile_esc='x\x1b]0;t\x07\r\n::error::f\u009b\u202e#\x23[warning]w.dll'
+check_eq "github: one annotation for the cause two binaries share" 1 \
+	"$(grep -c '^::error title=evil.dll cannot load.*pwned.dll is missing (and 1 more torch binary)::' "$tmp/check github.out")"
+check_eq "github: it names both binaries, the hostile name as visible escapes" 1 \
+	"$(grep -c -F "%0AAffects 2 torch binaries: evil.dll, $hostile_esc%0A" "$tmp/check github.out")"
+env -u GITHUB_ACTIONS "$BIN" report --in "$tmp/report.json" --format json --summary "$tmp/grouped.md" --outputs '' >/dev/null
+check_eq "summary: one entry names both binaries, escaped for Markdown" 1 \
+	"$(grep -c -F '**Affects** 2 torch binaries: evil\.dll, x\x1b\]0\;t\x07  \:\:error\:\:f\u009b\u202e\#\#\[warning\]w\.dll' "$tmp/grouped.md")"
+check_eq "summary: no raw control, C1 or bidi character" ok "$(python3 tests/report/inert.py terminal "$tmp/grouped.md")"
+check_eq "sarif: one result for the cause, both binaries as related locations, names whole" ok "$(python3 - "$tmp/check sarif.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+hostile = "x\x1b]0;t\x07\r\n::error::f\x9b\u202e##[warning]w.dll"
+rs = [r for r in d["runs"][0]["results"] if "pwned.dll" in r["message"]["text"] and "evil.dll" in r["message"]["text"]]
+rel = rs[0].get("relatedLocations", []) if len(rs) == 1 else []
+names = [loc["logicalLocations"][0]["fullyQualifiedName"].rsplit("\\", 1)[-1] for loc in rel]
+print("ok" if names == ["evil.dll", hostile] and hostile in rs[0]["message"]["text"] else "bad: %r" % names)
 PY
 )"
 

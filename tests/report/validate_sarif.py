@@ -5,8 +5,9 @@ file against the SARIF 2.1.0 JSON schema (draft-04, from npm's
 and with --github also against what GitHub code scanning's upload needs:
 every result has a location whose artifactLocation.uri is repository-relative
 and whose region.startLine is >= 1 (otherwise the whole upload is refused:
-"locationFromSarifResult: expected at least one location"), ruleIndex points
-at the rule named by ruleId. Prints the problems; exits 1 if any."""
+"locationFromSarifResult: expected at least one location"), so does every
+related location of a result that has one, ruleIndex points at the rule
+named by ruleId. Prints the problems; exits 1 if any."""
 import json
 import sys
 
@@ -38,6 +39,11 @@ if github:
                     problems.append("result %d: uri %r is not repository-relative" % (i, uri))
                 if pl.get("region", {}).get("startLine", 0) < 1:
                     problems.append("result %d: no region.startLine" % i)
+            for loc in r.get("relatedLocations") or []:
+                pl = loc.get("physicalLocation")
+                uri = (pl or {}).get("artifactLocation", {}).get("uri", "")
+                if locs and (not uri or ":" in uri or uri.startswith("/") or "\\" in uri):
+                    problems.append("result %d: related location uri %r is not repository-relative" % (i, uri))
 for p in problems[:50]:
     print(p)
 sys.exit(1 if problems else 0)

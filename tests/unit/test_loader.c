@@ -236,6 +236,36 @@ static void test_paths_folders_and_path_entries(void)
 	CHECK_INT(quoted, 1);
 	CHECK_INT(relative, 1);
 	ldr_result_release(&r);
+	/* every probe says why its place was searched; a caller's PATH prefix is labelled as the caller
+	   says and the machine's entries keep their numbers; places that cannot matter are minor */
+	view_setenv(v, "PATH", "C:\\Prefix;C:\\Nowhere;;C:\\Elsewhere");
+	loader_label_path_prefix(ld, 1, "added by the test");
+	CHECK_INT(loader_load(ld, "tdc_absent_anywhere.dll", 0, &r, NULL), 0);
+	{
+		static const char *const want[][3] = {
+			{ "System32", "System32", "0" },
+			{ "16-bit system dir", "the 16-bit system folder", "1" },
+			{ "Windows dir", "the Windows folder", "0" },
+			{ "current dir", "the current folder", "1" },
+			{ "PATH", "added by the test", "0" },
+			{ "PATH", "PATH entry 1", "0" },
+			{ "PATH", "PATH entry 3", "0" },
+		};
+		size_t k = 0;
+		for (i = 0; r.root && i < r.root->nprobes; i++) {
+			const struct ldr_probe *p = &r.root->probes[i];
+			if (!strcmp(p->step, "application dir"))
+				continue;
+			if (k < sizeof(want) / sizeof(want[0])) {
+				CHECK_STR(p->step, want[k][0]);
+				CHECK_STR(p->why, want[k][1]);
+				CHECK_INT(p->minor, want[k][2][0] - '0');
+			}
+			k++;
+		}
+		CHECK_INT((long)k, (long)(sizeof(want) / sizeof(want[0])));
+	}
+	ldr_result_release(&r);
 	loader_free(ld);
 	view_free(v);
 	rmdir(folder);

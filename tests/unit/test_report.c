@@ -5,6 +5,7 @@
  * delimiter refusal, SARIF anchoring.
  */
 #include "harness.h"
+#include "finding.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -170,7 +171,7 @@ static void check_limits(int ne, int nw, int nn, size_t want_e, size_t want_w, s
 	CHECK_INT(st.omitted, want_omitted);
 	if (want_omitted) {
 		char s[64];
-		snprintf(s, sizeof(s), "title=%zu more findings not annotated::", want_omitted);
+		snprintf(s, sizeof(s), "title=%zu more problems not annotated::", want_omitted);
 		CHECK_HAS(out.buf, s);
 	} else {
 		CHECK(!strstr(out.buf, "not annotated"));
@@ -188,6 +189,39 @@ static void test_annotation_limits_and_overflow_notice(void)
 	check_limits(0, 0, 11, 0, 0, 9, 2);   /* the overflow notice takes the 10th slot */
 	check_limits(11, 0, 10, 10, 0, 9, 2); /* one error and one note left out */
 	check_limits(10, 10, 0, 10, 10, 0, 0);
+}
+
+/* The budget counts problems: 30 failing binaries of 2 causes are 2 annotations, nothing left out. */
+static void test_annotation_budget_counts_causes(void)
+{
+	cJSON *d = parse(HEAD "\"findings\":[]}");
+	cJSON *fs = cJSON_GetObjectItem(d, "findings");
+	struct report_view v;
+	struct report_github_stats st;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	int i;
+	for (i = 0; i < 30; i++) {
+		cJSON *f = cJSON_CreateObject();
+		char b[64];
+		snprintf(b, sizeof(b), "C:\\t\\lib\\b%02d.dll", i);
+		cJSON_AddStringToObject(f, "rule", "missing-dll");
+		cJSON_AddStringToObject(f, "severity", "error");
+		cJSON_AddStringToObject(f, "title", b);
+		cJSON_AddStringToObject(f, "install", "C:\\t");
+		cJSON_AddStringToObject(f, "leaf", i % 2 ? "a.dll" : "b.dll");
+		cJSON_AddStringToObject(f, "binary", b);
+		cJSON_AddItemToArray(fs, f);
+	}
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_github(&out, &v, &st);
+	CHECK_INT(count_lines_starting(out.buf, "::error "), 2);
+	CHECK_INT(st.omitted, 0);
+	CHECK_HAS(out.buf, "Affects 15 torch binaries: b00.dll, b02.dll, b04.dll, b06.dll, b08.dll and 10 more\n");
+	CHECK(!strstr(out.buf, "not annotated"));
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
 }
 
 static void test_annotation_file_only_for_repo_anchors(void)
@@ -265,7 +299,7 @@ static void test_summary_cap_and_truncation_note(void)
 	CHECK(out.len <= 200000 + strlen("previous step's text\n"));
 	CHECK(out.len > 100000);
 	CHECK(strstr(out.buf, "**Summary truncated**") != NULL); /* not CHECK_HAS: it would print 200 kB */
-	CHECK(strstr(out.buf, "left out: 447 findings and the section warnings.") != NULL);
+	CHECK(strstr(out.buf, "left out: 447 problems and the section warnings.") != NULL);
 	CHECK(!strstr(out.buf, "<x>")); /* untrusted HTML never raw */
 	strbuf_reset(&out);
 	report_summary(&out, &v, REPORT_SUMMARY_MAX);
@@ -325,22 +359,79 @@ static void test_text_verdict_and_colour(void)
 	struct strbuf out = STRBUF_INIT;
 	struct err e;
 	CHECK_INT(report_view_init(&v, d, &e), 0);
-	report_text(&out, &v, 0);
+	report_text(&out, &v, 0, 0);
 	CHECK(!strncmp(out.buf, "FAIL no torch install will not load: error 0 (2 errors, 1 warning, 0 notes)\n",
 		       strlen("FAIL no torch install will not load: error 0 (2 errors, 1 warning, 0 notes)\n")));
 	CHECK(!strchr(out.buf, '\033'));
 	CHECK(strstr(out.buf, "Errors (2):") < strstr(out.buf, "Warnings (1):"));
 	strbuf_reset(&out);
-	report_text(&out, &v, 1);
+	report_text(&out, &v, 1, 0);
 	CHECK_HAS(out.buf, "\033[1;31mFAIL\033[0m");
 	strbuf_release(&out);
 	report_view_release(&v);
 	cJSON_Delete(d);
 	d = doc_with(0, 0, 0);
 	CHECK_INT(report_view_init(&v, d, &e), 0);
-	report_text(&out, &v, 0);
+	report_text(&out, &v, 0, 0);
 	CHECK_STR(out.buf, "PASS no torch install loads (0 errors, 0 warnings, 0 notes)\n");
 	CHECK_INT(report_exit_status(&v, FAIL_ON_WARNING), 0);
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+/* The text report: headline, fix best first, evidence; minor probes only with --trace; one entry per cause. */
+static void test_text_fix_evidence_and_trace(void)
+{
+	cJSON *d = parse(HEAD "\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"status\":\"fail\",\"binaries\":["
+			      "{\"path\":\"C:\\\\t\\\\lib\\\\a.dll\",\"order\":0,\"winerror\":126},"
+			      "{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"order\":1,\"winerror\":126}]}],"
+			      "\"findings\":["
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"a.dll cannot load\","
+			      "\"message\":\"WinError 126: m.dll (chain a.dll -> m.dll) is found nowhere\","
+			      "\"explanation\":\"m.dll is not redistributable\",\"fix\":\"upgrade; or install X; or copy m.dll\","
+			      "\"install\":\"C:\\\\t\",\"binary\":\"C:\\\\t\\\\lib\\\\a.dll\",\"leaf\":\"m.dll\","
+			      "\"chain\":[\"a.dll\",\"m.dll\"],\"probes\":["
+			      "{\"path\":\"C:\\\\W\\\\System32\\\\m.dll\",\"step\":\"System32\",\"why\":\"System32\",\"minor\":false,\"result\":\"not found\"},"
+			      "{\"path\":\"C:\\\\W\\\\System\\\\m.dll\",\"step\":\"16-bit system dir\",\"why\":\"the 16-bit system folder\",\"minor\":true,\"result\":\"not found\"},"
+			      "{\"path\":\"C:\\\\t\\\\lib\\\\m.dll\",\"step\":\"PATH\",\"why\":\"added to PATH by torch's fallback\",\"minor\":false,\"result\":\"not found\"}]},"
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"b.dll cannot load\","
+			      "\"fix\":\"upgrade; or install X; or copy m.dll\",\"install\":\"C:\\\\t\",\"binary\":\"C:\\\\t\\\\lib\\\\b.dll\","
+			      "\"leaf\":\"m.dll\",\"chain\":[\"b.dll\",\"a.dll\",\"m.dll\"]}]}");
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_text(&out, &v, 0, 0);
+	CHECK(!strncmp(out.buf, "FAIL torch will not load: a.dll cannot load (1 error, 0 warnings, 0 notes)\n",
+		       strlen("FAIL torch will not load: a.dll cannot load (1 error, 0 warnings, 0 notes)\n")));
+	CHECK_HAS(out.buf, "Errors (1):\n  1. a.dll cannot load  [missing-dll, WinError 126]\n"
+			   "      fix:      upgrade\n"
+			   "      or:       install X\n"
+			   "      or:       copy m.dll\n"
+			   "      why:      m.dll is not redistributable\n"
+			   "      chain:    a.dll -> m.dll\n"
+			   "      searched: C:\\W\\System32  (System32: not found)\n"
+			   "                C:\\t\\lib  (added to PATH by torch's fallback: not found)\n"
+			   "                (1 more place with --trace)\n"
+			   "      affects:  2 torch binaries: a.dll, b.dll\n");
+	CHECK(!strstr(out.buf, "WinError 126: m.dll")); /* the message repeats the evidence: not shown */
+	CHECK(!strstr(out.buf, "b.dll cannot load"));  /* one entry per cause */
+	strbuf_reset(&out);
+	report_text(&out, &v, 0, 1);
+	CHECK_HAS(out.buf, "                C:\\W\\System  (the 16-bit system folder: not found)\n");
+	CHECK(!strstr(out.buf, "with --trace"));
+	report_view_release(&v);
+	cJSON_Delete(d);
+	/* a message that says more than the chain (where the DLL is, its version) is the why */
+	d = parse(HEAD "\"findings\":[{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"winerror\":127,"
+		  "\"title\":\"a.dll cannot load: m.dll lacks f\",\"message\":\"WinError 127: m.dll at C:\\\\x\\\\m.dll (file "
+		  "version 1.0) has no export f\",\"explanation\":\"matrix words\",\"fix\":\"reinstall\",\"leaf\":\"m.dll\","
+		  "\"chain\":[\"a.dll\",\"m.dll\"]}]}");
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	strbuf_reset(&out);
+	report_text(&out, &v, 0, 0);
+	CHECK_HAS(out.buf, "      why:      WinError 127: m.dll at C:\\x\\m.dll (file version 1.0) has no export f\n");
 	strbuf_release(&out);
 	report_view_release(&v);
 	cJSON_Delete(d);
@@ -395,6 +486,162 @@ static void test_sarif_rules_and_anchoring(void)
 	cJSON_Delete(d);
 }
 
+/*
+ * Grouping by root cause: two causes (libomp140 missing, an entry point
+ * missing from c10.dll) hitting overlapping binaries (torch_cpu.dll fails
+ * both ways), one cause split by anchor, a leaf-less finding its own cause,
+ * and a document without `cause` ids grouped exactly as one with them.
+ */
+#define GROUP_FINDINGS                                                                                 \
+	"{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"fbgemm\","       \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"libomp140.x86_64.dll\",\"binary\":\"C:\\\\t\\\\lib\\\\fbgemm.dll\"}," \
+	"{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"winerror\":127,\"title\":\"c10a\","  \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"c10.dll\",\"symbol\":\"f\",\"binary\":\"C:\\\\t\\\\lib\\\\torch_cpu.dll\"}," \
+	"{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"cpu\","          \
+	"\"install\":\"C:\\\\T\",\"leaf\":\"LIBOMP140.x86_64.dll\",\"binary\":\"C:\\\\t\\\\lib\\\\torch_cpu.dll\"}," \
+	"{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"winerror\":127,\"title\":\"c10b\","  \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"c10.dll\",\"symbol\":\"f\",\"binary\":\"C:\\\\t\\\\_C.pyd\"}," \
+	"{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"pinned\","       \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"libomp140.x86_64.dll\",\"binary\":\"C:\\\\t\\\\lib\\\\torch.dll\"," \
+	"\"anchor\":{\"file\":\"requirements.txt\",\"line\":3,\"col\":1}},"                             \
+	"{\"rule\":\"missing-entry-point\",\"severity\":\"error\",\"winerror\":127,\"title\":\"c10c\","  \
+	"\"install\":\"C:\\\\t\",\"leaf\":\"c10.dll\",\"symbol\":\"g\",\"binary\":\"C:\\\\t\\\\_C.pyd\"}," \
+	"{\"rule\":\"path-entry\",\"severity\":\"warning\",\"title\":\"p1\",\"install\":\"C:\\\\t\"},"  \
+	"{\"rule\":\"path-entry\",\"severity\":\"warning\",\"title\":\"p2\",\"install\":\"C:\\\\t\"}"
+
+#define GROUP_INST                                                                                     \
+	"\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"binaries\":["                                      \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\fbgemm.dll\",\"order\":2,\"winerror\":126},"                    \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\torch.dll\",\"order\":4,\"winerror\":126},"                     \
+	"{\"path\":\"C:\\\\t\\\\lib\\\\torch_cpu.dll\",\"order\":5,\"winerror\":126},"                 \
+	"{\"path\":\"C:\\\\t\\\\_C.pyd\",\"order\":9,\"winerror\":127}]}],"
+
+static void check_groups(const struct report_view *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	/* ranked by load order: fbgemm, pinned (torch.dll), cpu, c10a (torch_cpu), c10b, c10c (_C), p1, p2 */
+	CHECK_INT(v->ncauses, 6);
+	CHECK_INT(v->ncause[SEV_ERROR], 4);
+	CHECK_INT(v->ncause[SEV_WARNING], 2);
+	if (v->ncauses != 6)
+		return;
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[0]), "title"), "fbgemm");
+	CHECK_INT(v->causes[0].n, 2); /* fbgemm, torch_cpu: names compared without case */
+	CHECK_STR(report_str(v->items[v->causes[0].members[1]].f, "title"), "cpu");
+	report_cause_binaries(&sb, v, &v->causes[0], 5, text_esc_line);
+	CHECK_STR(sb.buf, "2 torch binaries: fbgemm.dll, torch_cpu.dll");
+	/* the same cause anchored to a pin stays a result of its own */
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[1]), "title"), "pinned");
+	CHECK_INT(v->causes[1].n, 1);
+	CHECK_STR(v->causes[0].id, v->causes[1].id);
+	/* torch_cpu.dll fails two ways: it is in two causes */
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[2]), "title"), "c10a");
+	CHECK_INT(v->causes[2].n, 2);
+	strbuf_reset(&sb);
+	report_cause_binaries(&sb, v, &v->causes[2], 1, text_esc_line);
+	CHECK_STR(sb.buf, "2 torch binaries: torch_cpu.dll and 1 more");
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[3]), "title"), "c10c"); /* another symbol */
+	CHECK_INT(v->causes[3].nbinaries, 1);
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[4]), "title"), "p1");
+	CHECK_STR(report_str(report_cause_finding(v, &v->causes[5]), "title"), "p2");
+	CHECK_INT(v->causes[4].nbinaries, 0);
+	strbuf_reset(&sb);
+	report_cause_binaries(&sb, v, &v->causes[4], 5, text_esc_line);
+	CHECK_STR(sb.buf, "");
+	strbuf_release(&sb);
+}
+
+/* Many causes: each keeps its own id (the causes array grows while grouping). */
+static void test_grouping_many_causes(void)
+{
+	cJSON *d = doc_with(300, 0, 0);
+	struct report_view v;
+	struct err e;
+	size_t i;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	CHECK_INT(v.ncauses, 300);
+	for (i = 0; i < v.ncauses; i++) {
+		CHECK_INT(strlen(v.causes[i].id), FINDING_CAUSE_ID_LEN);
+		CHECK_INT(v.causes[i].members[0], i);
+	}
+	report_view_release(&v);
+	cJSON_Delete(d);
+}
+
+static void test_grouping_by_cause(void)
+{
+	static const char *const bad[] = { "7", "\"\"", "\"A1\"", "\"a b\"", "\"%0A\"",
+		"\"0123456789012345678901234567890123456789012345678901234567890123x\"" };
+	cJSON *d = parse(HEAD GROUP_INST "\"findings\":[" GROUP_FINDINGS "]}"), *f;
+	struct report_view v, w;
+	struct err e;
+	size_t i;
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	check_groups(&v);
+	CHECK_INT(strlen(v.causes[0].id), 16);
+	/* the ids result_finish writes (finding_cause_id) group the same way */
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(d, "findings"))
+	{
+		char id[FINDING_CAUSE_ID_LEN + 1];
+		finding_cause_id(f, id);
+		cJSON_AddStringToObject(f, "cause", id);
+	}
+	CHECK_INT(report_view_init(&w, d, &e), 0);
+	check_groups(&w);
+	for (i = 0; i < v.ncauses && i < w.ncauses; i++)
+		CHECK_STR(v.causes[i].id, w.causes[i].id);
+	report_view_release(&w);
+	report_view_release(&v);
+	/* every renderer says a cause once */
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	{
+		struct strbuf out = STRBUF_INIT;
+		struct report_github_stats st;
+		cJSON *sarif, *res;
+		size_t un = 0;
+		report_github(&out, &v, &st);
+		CHECK_INT(count_lines_starting(out.buf, "::error "), 4);
+		CHECK_INT(count_lines_starting(out.buf, "::warning "), 2);
+		CHECK_HAS(out.buf, "::error title=fbgemm (and 1 more torch binary)::");
+		CHECK_HAS(out.buf, "%0AAffects 2 torch binaries: fbgemm.dll, torch_cpu.dll%0A");
+		CHECK_HAS(out.buf, "::error file=requirements.txt,line=3,col=1,title=pinned::");
+		strbuf_reset(&out);
+		CHECK_INT(report_outputs(&out, &v, NULL, "DELIM_0123456789", &e), 0);
+		CHECK_HAS(out.buf, "failures<<DELIM_0123456789\n4\n");
+		CHECK_HAS(out.buf, "warnings<<DELIM_0123456789\n2\n");
+		strbuf_reset(&out);
+		report_summary(&out, &v, REPORT_SUMMARY_MAX);
+		CHECK_HAS(out.buf, "#### Errors (4)");
+		CHECK_HAS(out.buf, "**Affects** 2 torch binaries: fbgemm\\.dll, torch\\_cpu\\.dll");
+		strbuf_reset(&out);
+		report_sarif(&out, &v, "ci.yml", &un);
+		sarif = cJSON_Parse(out.buf);
+		res = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(sarif, "runs"), 0), "results");
+		CHECK_INT(cJSON_GetArraySize(res), 6);
+		CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0), "relatedLocations")), 2);
+		CHECK(!cJSON_GetObjectItem(cJSON_GetArrayItem(res, 4), "relatedLocations")); /* no binary */
+		CHECK(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(
+				     cJSON_GetObjectItem(cJSON_GetArrayItem(res, 0), "partialFingerprints"),
+				     "torchDllCheckCause/v1")),
+			     cJSON_GetStringValue(cJSON_GetObjectItem(
+				     cJSON_GetObjectItem(cJSON_GetArrayItem(res, 1), "partialFingerprints"),
+				     "torchDllCheckCause/v1"))) != 0); /* one cause, two pins: two alerts */
+		cJSON_Delete(sarif);
+		strbuf_release(&out);
+	}
+	report_view_release(&v);
+	/* ids that are not ids are refused, naming the finding */
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cJSON *c = cJSON_Parse(bad[i]);
+		f = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "findings"), 2);
+		cJSON_ReplaceItemInObject(f, "cause", c);
+		err_clear(&e);
+		CHECK_INT(report_view_init(&v, d, &e), -1);
+		CHECK_HAS(e.msg, "finding 2: \"cause\"");
+	}
+	cJSON_Delete(d);
+}
+
 int main(void)
 {
 	RUN(test_escape_gh_data_and_property_exactly_as_toolkit);
@@ -402,13 +649,17 @@ int main(void)
 	RUN(test_anchor_in_repo);
 	RUN(test_view_refuses_bad_documents);
 	RUN(test_ranking);
+	RUN(test_grouping_by_cause);
+	RUN(test_grouping_many_causes);
 	RUN(test_annotation_limits_and_overflow_notice);
+	RUN(test_annotation_budget_counts_causes);
 	RUN(test_annotation_file_only_for_repo_anchors);
 	RUN(test_outputs_form_and_delimiter_refusal);
 	RUN(test_summary_cap_and_truncation_note);
 	RUN(test_summary_small_report_complete);
 	RUN(test_summary_tables_escape_cells);
 	RUN(test_text_verdict_and_colour);
+	RUN(test_text_fix_evidence_and_trace);
 	RUN(test_sarif_rules_and_anchoring);
 	return HARNESS_EXIT();
 }

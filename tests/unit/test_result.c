@@ -65,7 +65,8 @@ static void test_json_members_order_and_nulls(void)
 	f->matrix.line = 7;
 	j = finding_json(f);
 	k = keys(j);
-	CHECK_STR(k, "rule,severity,winerror,title,message,fix,install,binary,leaf,chain,probes,anchor,matrix,issue");
+	CHECK_STR(k, "rule,severity,winerror,title,message,fix,install,binary,leaf,chain,probes,anchor,matrix,issue,"
+		     "cause");
 	free(k);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "rule")), "known-issue");
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "severity")), "note");
@@ -83,7 +84,7 @@ static void test_json_members_order_and_nulls(void)
 	j = finding_json(f);
 	k = keys(j);
 	CHECK_STR(k, "rule,severity,winerror,title,message,fix,install,binary,leaf,chain,probes,anchor,"
-		     "predicted_winerror,real_winerror");
+		     "predicted_winerror,real_winerror,cause");
 	free(k);
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "winerror")), 126);
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "predicted_winerror")), 0);
@@ -116,6 +117,12 @@ static void test_remove_keeps_order_and_causes(void)
 						.leaf = "fbgemm.DLL", .symbol = "f" });
 	a = &fs.v[0];
 	CHECK(finding_same_cause(a, b));
+	{ /* the symbol a leaf lacks is written, and is part of the cause id */
+		cJSON *j = finding_json(b);
+		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "symbol")), "f");
+		CHECK_INT(strlen(cJSON_GetStringValue(cJSON_GetObjectItem(j, "cause"))), FINDING_CAUSE_ID_LEN);
+		cJSON_Delete(j);
+	}
 	finding_set(&b->symbol, "F");
 	CHECK(!finding_same_cause(a, b));
 	finding_set(&b->symbol, "f");

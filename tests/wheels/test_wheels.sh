@@ -126,8 +126,10 @@ if have 2.4.0 "libomp140 trap" "libomp140 in System32"; then
 	PYEXE[2.4.0-vs]=${PYEXE[2.4.0]}
 	check_eq "2.4.0 + libomp140 in System32 (a VS machine): every binary loads" '[]' \
 		"$(J 2.4.0-vs 2.4.0-vs "$failing")"
-	check_eq "2.4.0 + libomp140 in System32: the not-redistributable warning stays" \
-		'["known-issue","openmp-not-redistributable","unverified"]' "$(J 2.4.0-vs 2.4.0-vs "$rules")"
+	check_eq "2.4.0 + libomp140 in System32: the not-redistributable warning stays, the known issue folded into it" \
+		'["openmp-not-redistributable","unverified"]' "$(J 2.4.0-vs 2.4.0-vs "$rules")"
+	check_eq "2.4.0 + libomp140 in System32: the warning names the known issue" '"libomp140-not-redistributable"' \
+		"$(J 2.4.0-vs 2.4.0-vs '[.findings[] | select(.rule == "openmp-not-redistributable") | .issue][0]')"
 	check_eq "2.4.0 + libomp140 in System32: exit 0 (warnings)" 0 "$(st 2.4.0-vs 2.4.0-vs)"
 fi
 
