@@ -355,12 +355,10 @@ static int is_file_at(struct view *v, const char *dir, const char *name)
 }
 
 /* Whether the folder at a Windows path is a link or junction on the host. */
+/* Asked before view_is_dir: a walk that skips links never follows one, in the root or out of it. */
 static int is_link(struct view *v, const char *winpath)
 {
-	char *host = view_host_path(v, winpath);
-	int r = host && os_is_link(host);
-	free(host);
-	return r;
+	return view_is_link(v, winpath);
 }
 
 /* "python311.dll" → "3.11"; NULL for anything else (python3.dll is the stable ABI shim). */
@@ -727,12 +725,9 @@ int inventory_from_torch(struct inventory *inv, struct view *v, const char *torc
 	}
 	{
 		/* the letter case as it exists, so reports show the real folder names */
-		char *host = view_host_path(v, torch_dir), *real = host ? view_win_path(v, host) : NULL;
-		if (real) {
-			free(torch_dir);
-			torch_dir = real;
-		}
-		free(host);
+		char *real = view_win_case(v, torch_dir);
+		free(torch_dir);
+		torch_dir = real;
 	}
 	if (install_known(inv, torch_dir)) {
 		free(torch_dir);
@@ -972,7 +967,7 @@ static int scan_dir(struct scan *s, const char *dir, int depth, struct err *err)
 	if (is_sp) {
 		/* a site-packages: only its torch matters, never descend into packages */
 		char *torch = winpath_join(dir, "torch");
-		if (view_is_dir(s->v, torch) && is_dir_at(s->v, torch, "lib") && !is_link(s->v, torch)) {
+		if (!is_link(s->v, torch) && view_is_dir(s->v, torch) && is_dir_at(s->v, torch, "lib")) {
 			struct err e2;
 			if (inventory_from_torch(s->inv, s->v, torch, &e2))
 				strlist_pushf(&s->inv->notes, "%s", e2.msg);
@@ -993,7 +988,7 @@ static int scan_dir(struct scan *s, const char *dir, int depth, struct err *err)
 		if (skip_dir_name(names.v[i]))
 			continue;
 		sub = winpath_join(dir, names.v[i]);
-		if (view_is_dir(s->v, sub) && !is_link(s->v, sub))
+		if (!is_link(s->v, sub) && view_is_dir(s->v, sub))
 			scan_dir(s, sub, depth + 1, err);
 		free(sub);
 	}

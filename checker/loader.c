@@ -59,6 +59,24 @@ struct ldr_module {
 	char *order_dll;
 };
 
+/*
+ * The loaded-module list is searched by base name (a bare import) and by
+ * full path (a load by path, a module found on disk): an index of each,
+ * case-insensitive as the list's names are (str_icmp), so a lookup costs
+ * O(1) instead of a walk of every module loaded so far. The list is searched
+ * in order and only ever appended to, so the index keeps the first module of
+ * a name and a later one of the same name never replaces it: the answer is
+ * the walk's.
+ */
+struct mod_slot {
+	size_t hash;
+	size_t idx1; /* index + 1 into the module array; 0 = empty */
+};
+struct mod_index {
+	struct mod_slot *slot;
+	size_t cap, n;
+};
+
 struct loader {
 	struct view *view;
 	struct apiset *apiset;
@@ -76,6 +94,7 @@ struct loader {
 	int no_system;
 	struct ldr_module *mods;
 	size_t nmods, amods;
+	struct mod_index mods_by_base, mods_by_path;
 	struct ldr_image **images;
 	size_t nimages, aimages;
 	size_t *image_index; /* open addressing over images[]: index + 1, 0 = empty */
@@ -249,6 +268,8 @@ void loader_free(struct loader *ld)
 		free(ld->mods[i].order_dll);
 	}
 	free(ld->mods);
+	free(ld->mods_by_base.slot);
+	free(ld->mods_by_path.slot);
 	for (i = 0; i < ld->nimages; i++) {
 		struct ldr_image *im = ld->images[i];
 		if (im->img)
@@ -561,31 +582,83 @@ struct load_ctx {
 	const char *top_dir;        /* directory of the DLL given to LoadLibraryExW */
 	struct ldr_module *newmods; /* mapped by this load, in order */
 	size_t nnew, anew;
+	struct mod_index new_by_base, new_by_path;
 	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
 	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
 	struct fwd_map forwarders;  /* (module node, target DLL) -> the forwarder's node */
 	int user_dirs_order;        /* AddDllDirectory folders: 0 as added, -1 last-added first, k rotated by k */
 };
 
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL & (size_t)-1;
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		h = (h ^ (ch >= 'A' && ch <= 'Z' ? ch + 32u : ch)) * (size_t)1099511628211ULL;
+	}
+	return h;
+}
+
+static const char *mod_key(const struct ldr_module *m, int by_path)
+{
+	return by_path ? m->path : m->base;
+}
+
+/* The first module of `mods` whose base name (or path) is `key`, case-insensitively; NULL if none. */
+static struct ldr_module *mod_index_get(const struct mod_index *x, struct ldr_module *mods, int by_path,
+					const char *key)
+{
+	size_t h, k;
+	if (!x->cap)
+		return NULL;
+	h = name_hash(key);
+	for (k = h & (x->cap - 1); x->slot[k].idx1; k = (k + 1) & (x->cap - 1))
+		if (x->slot[k].hash == h && !str_icmp(mod_key(&mods[x->slot[k].idx1 - 1], by_path), key))
+			return &mods[x->slot[k].idx1 - 1];
+	return NULL;
+}
+
+static void mod_slot_put(struct mod_index *x, size_t hash, size_t idx1)
+{
+	size_t k;
+	for (k = hash & (x->cap - 1); x->slot[k].idx1; k = (k + 1) & (x->cap - 1))
+		;
+	x->slot[k].hash = hash;
+	x->slot[k].idx1 = idx1;
+	x->n++;
+}
+
+/* Indexes mods[i] unless a module of that name is indexed already (the first one stays the answer). */
+static void mod_index_add(struct mod_index *x, struct ldr_module *mods, int by_path, size_t i)
+{
+	if (mod_index_get(x, mods, by_path, mod_key(&mods[i], by_path)))
+		return;
+	if ((x->n + 1) * 2 > x->cap) {
+		struct mod_index old = *x;
+		size_t k;
+		x->cap = old.cap ? old.cap * 2 : 64;
+		x->slot = xcalloc(x->cap, sizeof(*x->slot));
+		x->n = 0;
+		for (k = 0; k < old.cap; k++)
+			if (old.slot[k].idx1)
+				mod_slot_put(x, old.slot[k].hash, old.slot[k].idx1);
+		free(old.slot);
+	}
+	mod_slot_put(x, name_hash(mod_key(&mods[i], by_path)), i + 1);
+}
+
 static const struct ldr_module *find_loaded_module(const struct loader *ld, const char *base)
 {
-	size_t i;
-	for (i = 0; i < ld->nmods; i++)
-		if (!str_icmp(ld->mods[i].base, base))
-			return &ld->mods[i];
-	return NULL;
+	return mod_index_get(&ld->mods_by_base, ld->mods, 0, base);
 }
 
 static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
 {
-	size_t i;
 	const struct ldr_module *m = find_loaded_module(ld, base);
 	if (m)
 		return m->path;
-	for (i = 0; c && i < c->nnew; i++)
-		if (!str_icmp(c->newmods[i].base, base))
-			return c->newmods[i].path;
-	return NULL;
+	m = c ? mod_index_get(&c->new_by_base, c->newmods, 0, base) : NULL;
+	return m ? m->path : NULL;
 }
 
 const char *loader_host_error(const struct loader *ld)
@@ -612,11 +685,7 @@ int loader_is_loaded(const struct loader *ld, const char *base)
 
 static int loaded_before(const struct loader *ld, const char *base)
 {
-	size_t i;
-	for (i = 0; i < ld->nmods; i++)
-		if (!str_icmp(ld->mods[i].base, base))
-			return 1;
-	return 0;
+	return find_loaded_module(ld, base) != NULL;
 }
 
 /* The search directories for `flags`, in order, with the step name of each. */
@@ -808,14 +877,9 @@ static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags);
 /* Whether the module at a Windows path is loaded (earlier, or by this load): 2 earlier, 1 this load, 0 no. */
 static int loaded_path(const struct load_ctx *c, const char *path)
 {
-	size_t i;
-	for (i = 0; i < c->ld->nmods; i++)
-		if (!str_icmp(c->ld->mods[i].path, path))
-			return 2;
-	for (i = 0; i < c->nnew; i++)
-		if (!str_icmp(c->newmods[i].path, path))
-			return 1;
-	return 0;
+	if (mod_index_get(&c->ld->mods_by_path, c->ld->mods, 1, path))
+		return 2;
+	return mod_index_get(&c->new_by_path, c->newmods, 1, path) ? 1 : 0;
 }
 
 static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags)
@@ -847,6 +911,8 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 		c->newmods[c->nnew].base = xstrdup(winpath_basename(path));
 		c->newmods[c->nnew].path = xstrdup(path);
 		c->nnew++;
+		mod_index_add(&c->new_by_base, c->newmods, 0, c->nnew - 1);
+		mod_index_add(&c->new_by_path, c->newmods, 1, c->nnew - 1);
 	}
 	expand(c, node, flags);
 }
@@ -900,6 +966,15 @@ char *ldr_dll_name_normalize(const char *name)
 	return n;
 }
 
+/*
+ * What a probe that found no file says: "not found", or, for a symbolic link
+ * that leads outside --root (view.h), that it was not followed.
+ */
+static const char *not_found(struct view *v, const char *dir, const char *name)
+{
+	return view_outside_link(v, dir, name, NULL) ? LDR_PROBE_OUTSIDE_ROOT : "not found";
+}
+
 /* A dependency named by full path: loaded from there, no search. */
 static void resolve_full_path(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 {
@@ -908,7 +983,7 @@ static void resolve_full_path(struct load_ctx *c, struct ldr_node *node, unsigne
 	int saw_wrong_arch = 0;
 	node->via = "full path";
 	if (!view_find_file(c->ld->view, dir, winpath_basename(name), &p)) {
-		probe_add(node, name, "full path", "not found");
+		probe_add(node, name, "full path", "%s", not_found(c->ld->view, dir, winpath_basename(name)));
 		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
 	} else {
 		int ok = candidate_ok(c, node, p, "full path", 0, &saw_wrong_arch);
@@ -1069,7 +1144,8 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 			char *tried = winpath_join(dirs[i].dir, name);
 			if (!found) {
 				probe_add(node, tried, dirs[i].step, "%s%s%s%s",
-					  dirs[i].skip ? dirs[i].skip : "not found", dirs[i].note ? " (" : "",
+					  dirs[i].skip ? dirs[i].skip : not_found(ld->view, dirs[i].dir, name),
+					  dirs[i].note ? " (" : "",
 					  dirs[i].note ? dirs[i].note : "", dirs[i].note ? ")" : "");
 				probe_label(node, &dirs[i]);
 			}
@@ -1319,6 +1395,8 @@ static void pending_settle(struct loader *ld, struct ldr_pending *p, int commit)
 		if (commit) {
 			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
 			ld->mods[ld->nmods++] = p->mods[i];
+			mod_index_add(&ld->mods_by_base, ld->mods, 0, ld->nmods - 1);
+			mod_index_add(&ld->mods_by_path, ld->mods, 1, ld->nmods - 1);
 		} else {
 			free(p->mods[i].base);
 			free(p->mods[i].path);
@@ -1337,17 +1415,15 @@ static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *
 	struct loader *ld = c->ld;
 	char *dir = winpath_dirname(norm), *p = NULL;
 	int wrong = 0, ok;
-	size_t i;
-	for (i = 0; i < ld->nmods; i++) {
-		if (!str_icmp(ld->mods[i].path, norm)) {
-			probe_add(root, norm, "loaded-module list", "found");
-			root->path = xstrdup(ld->mods[i].path);
-			root->via = "loaded-module list";
-			root->preloaded = 1;
-			root->dup = 1;
-			free(dir);
-			return;
-		}
+	const struct ldr_module *m = mod_index_get(&ld->mods_by_path, ld->mods, 1, norm);
+	if (m) {
+		probe_add(root, norm, "loaded-module list", "found");
+		root->path = xstrdup(m->path);
+		root->via = "loaded-module list";
+		root->preloaded = 1;
+		root->dup = 1;
+		free(dir);
+		return;
 	}
 	if (!view_find_file(ld->view, dir, winpath_basename(norm), &p)) {
 		if (view_is_dir(ld->view, norm)) {
@@ -1427,6 +1503,8 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 
 	pend->mods = c.newmods;
 	pend->n = c.nnew;
+	free(c.new_by_base.slot);
+	free(c.new_by_path.slot);
 	strlist_release(&c.delay_seen);
 	strlist_release(&c.fwd_keys);
 	free(c.forwarders.v);

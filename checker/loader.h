@@ -67,6 +67,9 @@ struct ldr_probe {
 	char *result;       /* "found", "not found", "wrong machine x86, skipped", "unreadable: ...", ... */
 };
 
+/* A probe's result when the name is a symbolic link leading outside --root (never followed). */
+#define LDR_PROBE_OUTSIDE_ROOT "a link outside --root, not followed"
+
 struct ldr_node {
 	char *name;          /* as imported (letter case as written), or the path given */
 	char *path;          /* Windows path of the module that satisfies it, NULL if none */

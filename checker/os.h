@@ -61,6 +61,16 @@ void os_stat(const char *path, struct os_stat *st);
  */
 int os_is_link(const char *path);
 
+/*
+ * The target of symbolic link `path`, as stored (relative or absolute),
+ * appended to out: 0; -1 when it cannot be read; -2 where the host has no
+ * such call (Windows: junctions and links are resolved by the host there).
+ */
+int os_readlink(const char *path, struct strbuf *out);
+
+/* os_stat without following a link: returns 1 (st untouched) when path is a link, else 0 with st filled. */
+int os_lstat(const char *path, struct os_stat *st);
+
 /* Appends the names in `dir` (not "." or "..") in the order the OS returns them. */
 int os_list_dir(const char *dir, struct strlist *names, struct err *err);
 
@@ -98,6 +108,14 @@ char *os_abspath(const char *path);
  * frees; NULL on failure.
  */
 char *os_absolute(const char *path);
+
+/*
+ * The path an existing file or folder really has: every symbolic link (or
+ * junction) on the way resolved, "." and ".." folded. NULL when it does not
+ * exist or cannot be reached (a dangling link). Caller frees. The view uses
+ * it to keep --root a boundary.
+ */
+char *os_realpath(const char *path);
 
 /* The host's path separator: '/' or '\\'. */
 char os_sep(void);

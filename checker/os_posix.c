@@ -131,6 +131,35 @@ void os_stat(const char *path, struct os_stat *out)
 	out->size = (uint64_t)st.st_size;
 }
 
+int os_readlink(const char *path, struct strbuf *out)
+{
+	char buf[4096];
+	ssize_t n = readlink(path, buf, sizeof(buf));
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return -1;
+	strbuf_add(out, buf, (size_t)n);
+	return 0;
+}
+
+int os_lstat(const char *path, struct os_stat *out)
+{
+	struct stat st;
+	out->type = OS_NONE;
+	out->size = 0;
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return 1;
+	if (S_ISREG(st.st_mode))
+		out->type = OS_FILE;
+	else if (S_ISDIR(st.st_mode))
+		out->type = OS_DIR;
+	else
+		out->type = OS_OTHER;
+	out->size = (uint64_t)st.st_size;
+	return 0;
+}
+
 int os_is_link(const char *path)
 {
 	struct stat st;
@@ -335,6 +364,16 @@ char *os_abspath(const char *path)
 	if (!getcwd(cwd, sizeof(cwd)))
 		return NULL;
 	return xasprintf("%s/%s", cwd, path);
+}
+
+char *os_realpath(const char *path)
+{
+	char *r = realpath(path, NULL), *res;
+	if (!r)
+		return NULL;
+	res = xstrdup(r);
+	free(r);
+	return res;
 }
 
 char *os_absolute(const char *path)

@@ -146,6 +146,34 @@ void os_stat(const char *path, struct os_stat *st)
 	free(w);
 }
 
+int os_readlink(const char *path, struct strbuf *out)
+{
+	(void)path;
+	(void)out;
+	return -2; /* reparse data differs by kind (links, junctions, app links): the view asks os_realpath */
+}
+
+int os_lstat(const char *path, struct os_stat *st)
+{
+	WIN32_FILE_ATTRIBUTE_DATA a;
+	wchar_t *w = to_wide(path);
+	st->type = OS_NONE;
+	st->size = 0;
+	if (!w)
+		return 0;
+	/* attributes of the entry itself: a symbolic link or junction is a reparse point */
+	if (GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
+		if (a.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) {
+			free(w);
+			return 1;
+		}
+		st->type = (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? OS_DIR : OS_FILE;
+		st->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
+	}
+	free(w);
+	return 0;
+}
+
 int os_is_link(const char *path)
 {
 	wchar_t *w = to_wide(path);
@@ -364,6 +392,33 @@ char *os_abspath(const char *path)
 char *os_absolute(const char *path)
 {
 	return os_abspath(path); /* GetFullPathNameW works by text: links are not resolved */
+}
+
+char *os_realpath(const char *path)
+{
+	wchar_t *w = to_wide(path), buf[32768];
+	const wchar_t *p = buf;
+	HANDLE h;
+	DWORD n;
+	if (!w)
+		return NULL;
+	/* FILE_FLAG_BACKUP_SEMANTICS opens folders too; the handle follows every link and junction */
+	h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+			FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return NULL;
+	n = GetFinalPathNameByHandleW(h, buf, 32768, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+	CloseHandle(h);
+	if (n == 0 || n >= 32768)
+		return NULL;
+	if (!wcsncmp(p, L"\\\\?\\UNC\\", 8)) {
+		p += 6;
+		buf[6] = L'\\';
+	} else if (!wcsncmp(p, L"\\\\?\\", 4)) {
+		p += 4;
+	}
+	return from_wide(p);
 }
 
 char os_sep(void)

@@ -201,6 +201,23 @@ int pe_export_by_ordinal(const struct pe_image *img, uint32_t ordinal, struct pe
  */
 int pe_exports(struct pe_image *img, const struct pe_export **out, size_t *n, struct err *err);
 
+/*
+ * The same list one slot at a time, in constant memory (pe --json and pe on
+ * tables of millions of slots). _init checks every slot and name first, so a
+ * corrupt table is an error (-1, as pe_exports) before anything is listed;
+ * _next then yields each slot in ordinal order, unused ones included (1),
+ * until the end (0). The strings belong to the image.
+ */
+struct pe_export_iter {
+	const struct pe_image *img;
+	uint32_t next;        /* the next address-table index (0 again: list from the start) */
+	uint32_t *first_name; /* per index below 65,536: 1 + its first name's table index, 0 none */
+	uint32_t nfirst;
+};
+int pe_export_iter_init(struct pe_export_iter *it, const struct pe_image *img, struct err *err);
+int pe_export_iter_next(struct pe_export_iter *it, struct pe_export *out);
+void pe_export_iter_release(struct pe_export_iter *it);
+
 /* "x64", "x86", "arm64", "arm64ec", "arm64x", "arm", or "0x%04x". */
 const char *pe_machine_name(uint16_t machine);
 

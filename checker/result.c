@@ -582,6 +582,66 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 	return inst;
 }
 
+/* Whether Windows path `p` is `dir` or below it (case-insensitively). */
+static int win_under(const char *p, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+	return n && !str_nicmp(p, dir, n) && (!p[n] || p[n] == '\\' || dir[n - 1] == '\\');
+}
+
+/*
+ * The install a link belongs to: the one whose torch folder, python folder or
+ * application folder holds it, else the only install; NULL when neither.
+ */
+static const char *link_install(cJSON *installs, const char *win)
+{
+	static const char *const dirs[] = { "torch_dir", "application_dir" };
+	cJSON *inst;
+	size_t i;
+	cJSON_ArrayForEach(inst, installs)
+	{
+		const char *py = cJSON_GetStringValue(cJSON_GetObjectItem(inst, "python"));
+		char *pydir = py ? winpath_dirname(py) : NULL;
+		int hit = pydir && win_under(win, pydir);
+		free(pydir);
+		for (i = 0; i < 2 && !hit; i++)
+			hit = win_under(win, cJSON_GetStringValue(cJSON_GetObjectItem(inst, dirs[i])));
+		if (hit)
+			return cJSON_GetStringValue(cJSON_GetObjectItem(inst, "torch_dir"));
+	}
+	inst = cJSON_GetArraySize(installs) == 1 ? cJSON_GetArrayItem(installs, 0) : NULL;
+	return inst ? cJSON_GetStringValue(cJSON_GetObjectItem(inst, "torch_dir")) : NULL;
+}
+
+void result_outside_links(struct result *res, struct view *v)
+{
+	size_t i, n = view_outside_links(v, 0, NULL, NULL);
+	cJSON *installs = cJSON_GetObjectItem(res->doc, "installs");
+	for (i = 0; i < n; i++) {
+		const char *win, *target;
+		char *title, *msg;
+		const char *base;
+		int binary;
+		view_outside_links(v, i, &win, &target);
+		base = winpath_basename(win);
+		binary = str_iendswith(base, ".dll") || str_iendswith(base, ".pyd");
+		title = xasprintf("%s is a link outside --root: not followed", win);
+		msg = xasprintf("%s is a symbolic link (or junction) to %s, outside the tree checked (--root). "
+				"Nothing outside --root is read: the check treats %s as absent, so the verdicts "
+				"that need it are those of a machine without it.",
+				win, target, base);
+		finding_add(&res->findings, RULE_LINK_OUTSIDE_ROOT, SEV_DEFAULT,
+			    &(struct finding_spec){
+				    .title = title, .message = msg,
+				    .fix = "put the real file or folder in the tree (copy it, or hard-link it) instead "
+					   "of a link that leaves --root, or give a --root that contains both",
+				    .install = link_install(installs, win), .binary = binary ? win : NULL,
+				    .leaf = win, .path = win });
+		free(title);
+		free(msg);
+	}
+}
+
 void result_finish(struct result *res)
 {
 	cJSON *report = res->doc, *inst, *counts = cJSON_CreateObject();

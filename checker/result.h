@@ -40,6 +40,13 @@ cJSON *result_machine_json(struct view *v, const struct loader *ld);
  */
 cJSON *result_add_install(struct result *r, struct view *v, const struct torch_run *run, cJSON *matrix_row);
 
+/*
+ * One link-outside-root finding for every symbolic link that leads outside
+ * --root the view met (view_outside_link), on the install whose folders hold
+ * it. Call after the last install was added.
+ */
+void result_outside_links(struct result *r, struct view *v);
+
 /* Writes the findings into the document's findings[], then `status` and `counts`. Call once, last. */
 void result_finish(struct result *r);
 

@@ -35,10 +35,17 @@
 
 struct dirent_cache {
 	char *key;            /* upcased Windows path of the directory */
-	char *host;           /* host path as it exists, or NULL when absent */
+	char *win;            /* the Windows path as first asked (normalised) */
+	char *host;           /* host path as it exists (no link in it below the root), or NULL when absent */
 	struct strlist names; /* NTFS order */
-	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1 */
+	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1, or ENTRY_OUTSIDE + 1; | ENTRY_RECORDED */
+	char **real;          /* per name: where a symbolic link leads, resolved (lazily allocated) */
 };
+
+/* entry_type of a symbolic link (or junction) that leads outside --root: never followed */
+#define ENTRY_OUTSIDE 0x40
+/* isdir[] flag: that link was recorded as not followed (view_outside_link) */
+#define ENTRY_RECORDED 0x80
 
 struct env_var {
 	char *name;
@@ -48,6 +55,8 @@ struct env_var {
 struct view {
 	int live;
 	char *root; /* host path standing for C:\ (offline) */
+	char *real_root; /* the same with every link resolved: what "inside the root" is measured against */
+	struct strlist outside_win, outside_target; /* links met that lead outside the root (view_outside_link) */
 	struct dirent_cache *dirs;
 	size_t ndirs, adirs;
 	size_t *dir_index; /* open addressing over dirs[] by key hash: index + 1, 0 = empty */
@@ -279,6 +288,10 @@ int view_open_root(struct view **out, const char *root_dir, struct err *err)
 	n = strlen(v->root);
 	while (n > 1 && v->root[n - 1] == '/')
 		v->root[--n] = '\0';
+	/* the root may itself be a link (a Wine prefix's dosdevices\c:): what it leads to is the boundary */
+	v->real_root = os_realpath(v->root);
+	if (!v->real_root)
+		v->real_root = xstrdup(v->root);
 	*out = v; /* the registry under the root is looked for when first asked (view_autoload_registry) */
 	return 0;
 }
@@ -302,11 +315,20 @@ void view_free(struct view *v)
 	if (!v)
 		return;
 	for (i = 0; i < v->ndirs; i++) {
+		size_t k;
+		if (v->dirs[i].real)
+			for (k = 0; k < v->dirs[i].names.n; k++)
+				free(v->dirs[i].real[k]);
+		free(v->dirs[i].real);
 		free(v->dirs[i].key);
+		free(v->dirs[i].win);
 		free(v->dirs[i].host);
 		strlist_release(&v->dirs[i].names);
 		free(v->dirs[i].isdir);
 	}
+	strlist_release(&v->outside_win);
+	strlist_release(&v->outside_target);
+	free(v->real_root);
 	free(v->dirs);
 	free(v->dir_index);
 	for (i = 0; i < v->nenv; i++) {
@@ -364,17 +386,206 @@ static long listing_find(const struct strlist *names, const char *name)
 	return -1;
 }
 
-/* The type of listing entry k (stat once, then cached): OS_FILE, OS_DIR, ... */
-static int entry_type(struct dirent_cache *dc, size_t k)
+/* Whether path is dir or below it (host paths, by text). */
+static int path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
+		return !strncmp(path, dir, n); /* dir is the host's "/" (or "X:\\") */
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
+}
+
+/* resolve_link: the host cannot read links (os_readlink): resolve with os_realpath instead */
+#define RESOLVE_BY_HOST (-2)
+/* hops through links before giving up, as ELOOP does */
+#define RESOLVE_MAX_HOPS 40
+
+/*
+ * Where the link `name` in the folder `dir_host` (a host path of the tree,
+ * with no link in it below the root) leads, resolved inside the root only:
+ * component by component, a link's target read with os_readlink and spliced
+ * in, ".." by text. Nothing outside the root is ever looked at (no stat, no
+ * readlink): the first component that steps out of it ends the walk, and
+ * the path it would have gone on with is where the link leads (*real). The
+ * root's ancestors, which an absolute target passes through, are taken as
+ * text; the root's own path as given (--root may be a link) stands for the
+ * root. Returns OS_FILE/OS_DIR/OS_OTHER with *real the resolved host path,
+ * ENTRY_OUTSIDE with *real the textual path outside, OS_NONE (dangling,
+ * a loop, an unreadable link) with *real NULL, or RESOLVE_BY_HOST.
+ */
+static int resolve_link(struct view *v, const char *dir_host, const char *name, char **real)
+{
+	struct strbuf res = STRBUF_INIT, rest = STRBUF_INIT;
+	struct os_stat st;
+	int hops = 0, t = OS_NONE;
+	size_t n = strlen(v->root);
+	*real = NULL;
+	/* the folder as a real path: the root's part of it spelt as the root really is */
+	if (path_under(dir_host, v->root) && strcmp(v->root, v->real_root))
+		strbuf_addf(&res, "%s%s", v->real_root, dir_host + (v->root[n - 1] == '/' ? n - 1 : n));
+	else
+		strbuf_adds(&res, dir_host);
+	strbuf_adds(&rest, name);
+	st.type = OS_DIR;
+	while (rest.len) {
+		size_t c = strcspn(rest.buf, "/"), skip = c + (rest.buf[c] == '/');
+		char *comp = xstrndup(rest.buf, c), *next;
+		memmove(rest.buf, rest.buf + skip, rest.len - skip + 1);
+		rest.len -= skip;
+		if (!*comp || !strcmp(comp, ".")) {
+			free(comp);
+			continue;
+		}
+		if (st.type != OS_DIR) { /* a name below a file */
+			free(comp);
+			goto none;
+		}
+		if (!strcmp(comp, "..")) {
+			char *slash = strrchr(res.buf, '/');
+			res.len = slash && slash != res.buf ? (size_t)(slash - res.buf) : 1;
+			res.buf[res.len] = '\0';
+			free(comp);
+			continue;
+		}
+		next = host_join(res.buf, comp);
+		free(comp);
+		if (path_under(next, v->root) && !path_under(next, v->real_root)) {
+			/* the root as --root spells it: the real root */
+			char *r = xasprintf("%s%s", v->real_root, next + n);
+			free(next);
+			next = r;
+		}
+		if (path_under(next, v->real_root)) {
+			if (os_lstat(next, &st)) {
+				struct strbuf target = STRBUF_INIT;
+				int r = ++hops > RESOLVE_MAX_HOPS ? -1 : os_readlink(next, &target);
+				if (!r && !target.len)
+					r = -1; /* an empty target names nothing */
+				if (r) {
+					free(next);
+					strbuf_release(&target);
+					if (r == -2) {
+						t = RESOLVE_BY_HOST;
+						goto out;
+					}
+					goto none;
+				}
+				free(next);
+				if (target.buf[0] == '/') {
+					strbuf_reset(&res);
+					strbuf_addch(&res, '/');
+				}
+				if (rest.len) {
+					strbuf_addch(&target, '/');
+					strbuf_add(&target, rest.buf, rest.len);
+				}
+				strbuf_reset(&rest);
+				strbuf_add(&rest, target.buf, target.len);
+				strbuf_release(&target);
+				st.type = OS_DIR;
+				continue;
+			}
+			if (st.type == OS_NONE) {
+				free(next);
+				goto none;
+			}
+		} else if (path_under(v->real_root, next) || path_under(v->root, next)) {
+			st.type = OS_DIR; /* an ancestor of the root, on the way down to it: taken as text */
+		} else {
+			/* out of the root (and not on the way down to it): nothing there is looked at */
+			if (rest.len) {
+				char *w = host_join(next, rest.buf);
+				free(next);
+				next = w;
+			}
+			*real = next;
+			t = ENTRY_OUTSIDE;
+			goto out;
+		}
+		strbuf_reset(&res);
+		strbuf_adds(&res, next);
+		free(next);
+	}
+	if (!path_under(res.buf, v->real_root)) {
+		*real = strbuf_detach(&res); /* ends on an ancestor of the root */
+		t = ENTRY_OUTSIDE;
+		goto out;
+	}
+	*real = strbuf_detach(&res);
+	t = (int)st.type;
+	goto out;
+none:
+	t = OS_NONE;
+out:
+	strbuf_release(&res);
+	strbuf_release(&rest);
+	return t;
+}
+
+/*
+ * The type of listing entry k (looked at once, then cached): OS_FILE,
+ * OS_DIR, ..., or ENTRY_OUTSIDE. --root is a boundary: a symbolic link (or
+ * junction) is resolved here, once, and followed only when where it leads is
+ * inside the root ("..", absolute targets and chains of links all end up as
+ * one real path); its resolved path is kept (dc->real) and is what the host
+ * opens later, so no link is traversed again after this check. A link that
+ * leads out is neither file nor folder; where it leads is kept (dc->real)
+ * for the record (entry_followed).
+ */
+static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
 {
 	if (!dc->isdir[k]) {
 		char *h = host_join(dc->host, dc->names.v[k]);
 		struct os_stat st;
-		os_stat(h, &st);
+		if (os_lstat(h, &st)) { /* one call for what is not a link (most entries) */
+			char *real = NULL;
+			int t = resolve_link(v, dc->host, dc->names.v[k], &real);
+			if (t == RESOLVE_BY_HOST) {
+				/* a host without readlink (Windows): the host resolves, then the prefix is checked */
+				real = os_realpath(h);
+				t = !real ? OS_NONE : path_under(real, v->real_root) ? -1 : ENTRY_OUTSIDE;
+				if (t < 0) {
+					os_stat(real, &st);
+					t = (int)st.type;
+				}
+			}
+			st.type = (enum os_ftype)t;
+			if (real) {
+				if (!dc->real)
+					dc->real = xcalloc(dc->names.n, sizeof(*dc->real));
+				dc->real[k] = real;
+			}
+		}
 		free(h);
 		dc->isdir[k] = (unsigned char)(st.type + 1);
 	}
-	return dc->isdir[k] - 1;
+	return (dc->isdir[k] & ~ENTRY_RECORDED) - 1;
+}
+
+/*
+ * entry_type for a lookup that would follow the entry: a link leading out of
+ * the root is recorded (once) as one that was not followed. Walks that skip
+ * links anyway (view_is_link first) do not record it.
+ */
+static int entry_followed(struct view *v, struct dirent_cache *dc, size_t k)
+{
+	int t = entry_type(v, dc, k);
+	if (t == ENTRY_OUTSIDE && !(dc->isdir[k] & ENTRY_RECORDED)) {
+		dc->isdir[k] |= ENTRY_RECORDED;
+		strlist_push_owned(&v->outside_win, winpath_join(dc->win, dc->names.v[k]));
+		strlist_push(&v->outside_target, dc->real[k]);
+	}
+	return t;
+}
+
+/* The host path of listing entry k: its resolved path when it is a link inside the root. */
+static char *entry_host(struct view *v, struct dirent_cache *dc, size_t k)
+{
+	if (entry_followed(v, dc, k) == ENTRY_OUTSIDE)
+		return NULL;
+	if (dc->real && dc->real[k])
+		return xstrdup(dc->real[k]);
+	return host_join(dc->host, dc->names.v[k]);
 }
 
 static size_t key_hash(const char *k)
@@ -437,14 +648,15 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 			free(parent);
 			if (pc && pc->host) {
 				long k = listing_find(&pc->names, winpath_basename(norm));
-				if (k >= 0 && entry_type(pc, (size_t)k) == OS_DIR)
-					host = host_join(pc->host, pc->names.v[k]);
+				if (k >= 0 && entry_followed(v, pc, (size_t)k) == OS_DIR)
+					host = entry_host(v, pc, (size_t)k);
 			}
 		}
 		ALLOC_GROW(v->dirs, v->ndirs + 1, v->adirs);
 		dc = &v->dirs[v->ndirs++];
 		memset(dc, 0, sizeof(*dc));
 		dc->key = key;
+		dc->win = xstrdup(norm);
 		key = NULL;
 		dc->host = host;
 		if (host) {
@@ -492,7 +704,8 @@ char *view_host_path(struct view *v, const char *winpath)
 	dc = dir_lookup(v, dir);
 	if (dc) {
 		long k = listing_find(&dc->names, base);
-		res = host_join(dc->host, k >= 0 ? dc->names.v[k] : base);
+		/* an entry that exists is opened where it really is; a link leading out of the root is not there */
+		res = k >= 0 ? entry_host(v, dc, (size_t)k) : host_join(dc->host, base);
 	} else {
 		/* the parent does not exist either: resolve what does, append the rest */
 		char *hdir = view_host_path(v, dir);
@@ -504,6 +717,15 @@ char *view_host_path(struct view *v, const char *winpath)
 	return res;
 }
 
+/* The length of the root prefix of hostpath (as given, or resolved: view_host_path returns both), or 0. */
+static size_t root_prefix(const char *root, const char *hostpath)
+{
+	size_t n = strlen(root);
+	if (strncmp(hostpath, root, n) || (hostpath[n] && hostpath[n] != '/' && root[n - 1] != '/'))
+		return 0;
+	return n;
+}
+
 char *view_win_path(struct view *v, const char *hostpath)
 {
 	size_t n;
@@ -512,8 +734,10 @@ char *view_win_path(struct view *v, const char *hostpath)
 	char *res;
 	if (v->live)
 		return winpath_normalize(hostpath);
-	n = strlen(v->root);
-	if (strncmp(hostpath, v->root, n) || (hostpath[n] && hostpath[n] != '/' && v->root[n - 1] != '/'))
+	n = root_prefix(v->root, hostpath);
+	if (!n)
+		n = root_prefix(v->real_root, hostpath);
+	if (!n)
 		return NULL;
 	strbuf_adds(&sb, "C:\\");
 	for (p = hostpath + n; *p; p++)
@@ -521,6 +745,32 @@ char *view_win_path(struct view *v, const char *hostpath)
 	res = winpath_normalize(strbuf_str(&sb));
 	strbuf_release(&sb);
 	return res;
+}
+
+char *view_win_case(struct view *v, const char *winpath)
+{
+	char *norm = winpath_normalize(winpath);
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+	if (v->live || !(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\'))
+		return norm;
+	/* component by component through the cached listings: links are names here, never followed */
+	strbuf_adds(&sb, "C:\\");
+	for (p = norm + 3; *p;) {
+		size_t n = strcspn(p, "\\");
+		char *name = xstrndup(p, n);
+		struct dirent_cache *dc = dir_lookup(v, strbuf_str(&sb));
+		long k = dc ? listing_find(&dc->names, name) : -1;
+		if (sb.len > 3)
+			strbuf_addch(&sb, '\\');
+		strbuf_adds(&sb, k >= 0 ? dc->names.v[k] : name);
+		free(name);
+		p += n;
+		if (*p)
+			p++;
+	}
+	free(norm);
+	return strbuf_detach(&sb);
 }
 
 int view_find_file(struct view *v, const char *win_dir, const char *name, char **win_out)
@@ -541,7 +791,7 @@ int view_find_file(struct view *v, const char *win_dir, const char *name, char *
 		if (!dc || strchr(name, '\\') || strchr(name, '/'))
 			return 0;
 		k = listing_find(&dc->names, name);
-		if (k < 0 || entry_type(dc, (size_t)k) != OS_FILE)
+		if (k < 0 || entry_followed(v, dc, (size_t)k) != OS_FILE)
 			return 0;
 		{
 			char *norm = winpath_normalize(win_dir);
@@ -567,19 +817,40 @@ int view_has_dir_entry(struct view *v, const char *win_dir, const char *name)
 		if (!dc || strchr(name, '\\') || strchr(name, '/'))
 			return 0;
 		k = listing_find(&dc->names, name);
-		return k >= 0 && entry_type(dc, (size_t)k) == OS_DIR;
+		return k >= 0 && entry_followed(v, dc, (size_t)k) == OS_DIR;
 	}
 }
 
 static int view_type(struct view *v, const char *winpath)
 {
 	struct os_stat st;
-	char *h = view_host_path(v, winpath);
-	if (!h)
+	char *norm, *dir;
+	struct dirent_cache *dc;
+	long k;
+	int t;
+	if (v->live) {
+		os_stat(winpath, &st);
+		return (int)st.type;
+	}
+	/* offline: the cached listing of the folder, so links are judged (entry_type) like everywhere else */
+	norm = winpath_normalize(winpath);
+	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+		free(norm);
 		return OS_NONE;
-	os_stat(h, &st);
-	free(h);
-	return (int)st.type;
+	}
+	if (!norm[3]) {
+		free(norm);
+		return OS_DIR;
+	}
+	dir = winpath_dirname(norm);
+	dc = dir_lookup(v, dir);
+	k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;
+	t = k >= 0 ? entry_followed(v, dc, (size_t)k) : OS_NONE;
+	free(dir);
+	free(norm);
+	if (t == ENTRY_OUTSIDE)
+		return OS_NONE;
+	return t;
 }
 
 int view_is_dir(struct view *v, const char *winpath)
@@ -603,6 +874,54 @@ int view_list_dir(struct view *v, const char *win_dir, struct strlist *names, st
 		strlist_copy(names, &dc->names);
 	}
 	return 0;
+}
+
+int view_is_link(struct view *v, const char *winpath)
+{
+	char *norm, *dir;
+	struct dirent_cache *dc;
+	long k = -1;
+	int r = 0;
+	if (v->live) {
+		return os_is_link(winpath);
+	}
+	norm = winpath_normalize(winpath);
+	if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3]) {
+		dir = winpath_dirname(norm);
+		dc = dir_lookup(v, dir);
+		k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;
+		/* classified without being followed: a link out of the root is not recorded here */
+		if (k >= 0) {
+			entry_type(v, dc, (size_t)k);
+			r = dc->real && dc->real[k];
+		}
+		free(dir);
+	}
+	free(norm);
+	return r;
+}
+
+int view_outside_link(struct view *v, const char *win_dir, const char *name, const char **target)
+{
+	struct dirent_cache *dc;
+	long k;
+	if (v->live || strchr(name, '\\') || strchr(name, '/') || !(dc = dir_lookup(v, win_dir)))
+		return 0;
+	k = listing_find(&dc->names, name);
+	if (k < 0 || entry_followed(v, dc, (size_t)k) != ENTRY_OUTSIDE)
+		return 0;
+	if (target)
+		*target = dc->real[k];
+	return 1;
+}
+
+size_t view_outside_links(const struct view *v, size_t i, const char **win, const char **target)
+{
+	if (win && i < v->outside_win.n) {
+		*win = v->outside_win.v[i];
+		*target = v->outside_target.v[i];
+	}
+	return v->outside_win.n;
 }
 
 /* ---- environment ---------------------------------------------------------- */

@@ -57,6 +57,14 @@ const char *view_root(const struct view *v);
  */
 char *view_host_path(struct view *v, const char *winpath);
 
+/*
+ * The Windows path with the letter case of what exists (caller frees):
+ * "c:\\python311\\LIB" → "C:\\Python311\\Lib"; components that do not
+ * exist are kept as given. A link in the path stays a name (its target is not
+ * substituted), as Windows paths through links are.
+ */
+char *view_win_case(struct view *v, const char *winpath);
+
 /* Host path → Windows path (caller frees), NULL if outside the root. */
 char *view_win_path(struct view *v, const char *hostpath);
 
@@ -69,6 +77,24 @@ int view_find_file(struct view *v, const char *win_dir, const char *name, char *
 
 /* Whether `win_dir` holds a folder called `name` (case-insensitively): what a DLL search that expects a file meets. */
 int view_has_dir_entry(struct view *v, const char *win_dir, const char *name);
+
+/*
+ * --root is a boundary (offline views): a symbolic link (or junction) in the
+ * tree is followed only when it leads to a place inside the root; one that
+ * leads out is neither file nor folder to every lookup above, nothing behind
+ * it is read, and it is recorded. view_outside_link tells whether `name` in
+ * `win_dir` is such a link (1, and its resolved host target in *target,
+ * borrowed) or not (0). view_outside_links returns how many were met so far
+ * and, for i below that, the i-th one's Windows path and target (borrowed).
+ */
+int view_outside_link(struct view *v, const char *win_dir, const char *name, const char **target);
+/*
+ * Whether a Windows path is itself a symbolic link or junction (inside the
+ * root or not), without following it: tree walks skip these (no loops), and
+ * asking does not record a link out of the root as one not followed.
+ */
+int view_is_link(struct view *v, const char *winpath);
+size_t view_outside_links(const struct view *v, size_t i, const char **win, const char **target);
 
 /* Whether a Windows path is an existing directory / file. */
 int view_is_dir(struct view *v, const char *winpath);

@@ -290,6 +290,12 @@ int cmd_inventory(int argc, char **argv)
 		cmd_usage_error("inventory: %s", e.msg);
 		goto out;
 	}
+	/* --root is a boundary (view.h): what was not followed is said, not left to look absent */
+	for (k = 0; v && k < view_outside_links(v, 0, NULL, NULL); k++) {
+		const char *lw, *lt;
+		view_outside_links(v, k, &lw, &lt);
+		strlist_pushf(&inv.notes, "%s is a link to %s, outside --root: not followed (taken as absent)", lw, lt);
+	}
 
 	if (o.json) {
 		cJSON *doc = cJSON_CreateObject(), *tool, *m;

@@ -4,14 +4,13 @@
  * exports (with forwarders), DependentLoadFlags, version resource, overlay.
  *
  * --json prints the shape documented in docs/pe-json.md (schema
- * "torch-dll-check/pe/v1"), built with cJSON. cJSON 1.7.15 appends to arrays
- * in O(1) (it keeps the tail in child->prev; measured linear up to 400k
- * items), but a node per field costs: 150k exports as cJSON objects took
- * 0.19 s and 73 MB. So the two long lists (export entries, each DLL's
- * imported functions) are rendered as JSON text into a strbuf (json_quote,
- * jsonout.h) and attached as raw cJSON items; the rest is ordinary cJSON.
- * Integers are added as raw number text, because cJSON prints every number
- * through "%1.15g" plus a re-parse check.
+ * "torch-dll-check/pe/v1"). The short parts are ordinary cJSON (integers as
+ * raw number text, because cJSON prints every number through "%1.15g" plus a
+ * re-parse check); the two long lists (export entries, each DLL's imported
+ * functions) are rendered as JSON text (json_quote, jsonout.h) as they are
+ * read and handed to stdout every 64 KiB, so memory does not grow with them:
+ * a node per field cost 73 MB for 150k exports, and one buffer for the list
+ * 343 MB for 4,000,000 export slots.
  *
  * Strings from the file are bytes, not necessarily UTF-8: every JSON text
  * passes through jsonout.h, so invalid bytes become U+FFFD, controls and
@@ -81,42 +80,62 @@ static void json_keynum(struct strbuf *sb, const char *key_colon, uint32_t v)
 	strbuf_add(sb, b + i, sizeof(b) - i);
 }
 
-/* Adds text already rendered as JSON under key. */
-static void jraw(cJSON *o, const char *key, struct strbuf *sb)
+/* Hands what is buffered to stdout once it is large: the document never sits whole in memory. */
+static void spill(struct strbuf *out, int force)
 {
-	cJSON_AddRawToObject(o, key, strbuf_str(sb));
-	strbuf_release(sb);
+	if (out->len && (force || out->len >= 65536)) {
+		fwrite(out->buf, 1, out->len, stdout);
+		strbuf_reset(out);
+	}
 }
 
-static cJSON *json_imports(const struct pe_import_dll *dlls, size_t n)
+/* Appends a cJSON object printed unformatted (and made safe, jsonout.h) without its closing brace. */
+static void object_open(struct strbuf *out, cJSON *o)
 {
-	cJSON *arr = cJSON_CreateArray();
+	json_print(out, o, 0);
+	out->len--; /* the '}' */
+	out->buf[out->len] = '\0';
+	cJSON_Delete(o);
+}
+
+/* Appends the members of a cJSON object (its text without the opening brace), after a ','. */
+static void object_close(struct strbuf *out, cJSON *o)
+{
+	struct strbuf t = STRBUF_INIT;
+	json_print(&t, o, 0);
+	strbuf_addch(out, ',');
+	strbuf_add(out, t.buf + 1, t.len - 1);
+	strbuf_release(&t);
+	cJSON_Delete(o);
+}
+
+static void json_imports(struct strbuf *out, const char *key_colon, const struct pe_import_dll *dlls, size_t n)
+{
 	size_t i, j;
+	strbuf_adds(out, key_colon);
+	strbuf_addch(out, '[');
 	for (i = 0; i < n; i++) {
-		cJSON *d = cJSON_CreateObject();
-		struct strbuf sb = STRBUF_INIT;
-		json_add_str_or_null(d, "dll", dlls[i].dll);
-		strbuf_init(&sb);
-		strbuf_addch(&sb, '[');
+		strbuf_adds(out, i ? ",{\"dll\":" : "{\"dll\":");
+		json_quote(out, dlls[i].dll);
+		strbuf_adds(out, ",\"functions\":[");
 		for (j = 0; j < dlls[i].nfuncs; j++) {
 			const struct pe_import_func *f = &dlls[i].funcs[j];
 			if (j)
-				strbuf_addch(&sb, ',');
+				strbuf_addch(out, ',');
 			if (f->by_ordinal) {
-				json_keynum(&sb, "{\"ordinal\":", f->ordinal);
-				strbuf_addch(&sb, '}');
+				json_keynum(out, "{\"ordinal\":", f->ordinal);
+				strbuf_addch(out, '}');
 			} else {
-				strbuf_adds(&sb, "{\"name\":");
-				json_quote(&sb, f->name);
-				json_keynum(&sb, ",\"hint\":", f->hint);
-				strbuf_addch(&sb, '}');
+				strbuf_adds(out, "{\"name\":");
+				json_quote(out, f->name);
+				json_keynum(out, ",\"hint\":", f->hint);
+				strbuf_addch(out, '}');
 			}
+			spill(out, 0);
 		}
-		strbuf_addch(&sb, ']');
-		jraw(d, "functions", &sb);
-		cJSON_AddItemToArray(arr, d);
+		strbuf_adds(out, "]}");
 	}
-	return arr;
+	strbuf_addch(out, ']');
 }
 
 static void version_text(char *buf, size_t n, const uint16_t v[4])
@@ -124,12 +143,57 @@ static void version_text(char *buf, size_t n, const uint16_t v[4])
 	snprintf(buf, n, "%u.%u.%u.%u", v[0], v[1], v[2], v[3]);
 }
 
-static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err)
+/* Export entries, streamed from the iterator (unused slots skipped). */
+static void json_exports(struct strbuf *out, struct pe_image *img, struct pe_export_iter *it)
 {
-	cJSON *o = cJSON_CreateObject(), *arr;
+	struct pe_export ex;
+	int first = 1;
+	strbuf_adds(out, ",\"exports\":{\"dll_name\":");
+	json_quote(out, img->export_dll_name);
+	json_keynum(out, ",\"ordinal_base\":", img->export_base);
+	strbuf_adds(out, ",\"entries\":[");
+	while (pe_export_iter_next(it, &ex)) {
+		if (!ex.rva && !ex.name)
+			continue; /* unused slot */
+		if (!first)
+			strbuf_addch(out, ',');
+		first = 0;
+		json_keynum(out, "{\"ordinal\":", ex.ordinal);
+		if (ex.name) {
+			strbuf_adds(out, ",\"name\":");
+			json_quote(out, ex.name);
+		}
+		if (ex.forwarder) {
+			strbuf_adds(out, ",\"forwarder\":");
+			json_quote(out, ex.forwarder);
+		} else {
+			json_keynum(out, ",\"rva\":", ex.rva);
+		}
+		strbuf_addch(out, '}');
+		spill(out, 0);
+	}
+	strbuf_adds(out, "]}");
+}
+
+/*
+ * One file's object, written to `out` (and spilled to stdout as it grows):
+ * the byte-for-byte text cJSON would print for the whole object, with the
+ * long lists (imports, export entries) rendered as they are read instead of
+ * as cJSON nodes or one buffer (pe --json on 4,000,000 export slots held
+ * 343 MB). A corrupt export table fails before anything of the file is
+ * written (pe_export_iter_init checks it first): -1, nothing appended.
+ */
+static int json_image(struct strbuf *out, struct pe_image *img, int want_exports, struct err *err)
+{
+	cJSON *o, *arr;
 	char buf[64];
 	size_t i;
+	struct pe_export_iter it;
 
+	memset(&it, 0, sizeof(it));
+	if (want_exports && img->has_exports && pe_export_iter_init(&it, img, err))
+		return -1;
+	o = cJSON_CreateObject();
 	json_add_str_or_null(o, "path", img->path);
 	cJSON_AddNullToObject(o, "error");
 	cJSON_AddStringToObject(o, "machine", pe_machine_name(img->machine));
@@ -143,7 +207,6 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 	cJSON_AddStringToObject(o, "linker", buf);
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, img->image_base);
 	cJSON_AddStringToObject(o, "image_base", buf);
-
 	arr = cJSON_AddArrayToObject(o, "sections");
 	for (i = 0; i < img->nsections; i++) {
 		const struct pe_section *s = &img->sections[i];
@@ -155,56 +218,22 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 		jnum(so, "raw_size", s->raw_size);
 		cJSON_AddItemToArray(arr, so);
 	}
-	cJSON_AddItemToObject(o, "imports", json_imports(img->imports, img->nimports));
-	cJSON_AddItemToObject(o, "delay_imports", json_imports(img->delay_imports, img->ndelay_imports));
-
+	object_open(out, o);
+	json_imports(out, ",\"imports\":", img->imports, img->nimports);
+	json_imports(out, ",\"delay_imports\":", img->delay_imports, img->ndelay_imports);
 	if (want_exports) {
-		const struct pe_export *ex;
-		size_t n;
-		if (!img->has_exports) {
-			cJSON_AddNullToObject(o, "exports");
-		} else {
-			cJSON *eo = cJSON_CreateObject();
-			cJSON_AddItemToObject(o, "exports", eo);
-			if (pe_exports(img, &ex, &n, err)) {
-				cJSON_Delete(o);
-				return NULL;
-			}
-			struct strbuf sb = STRBUF_INIT;
-			int first = 1;
-			json_add_str_or_null(eo, "dll_name", img->export_dll_name);
-			jnum(eo, "ordinal_base", img->export_base);
-			strbuf_init(&sb);
-			strbuf_addch(&sb, '[');
-			for (i = 0; i < n; i++) {
-				if (!ex[i].rva && !ex[i].name)
-					continue; /* unused slot */
-				if (!first)
-					strbuf_addch(&sb, ',');
-				first = 0;
-				json_keynum(&sb, "{\"ordinal\":", ex[i].ordinal);
-				if (ex[i].name) {
-					strbuf_adds(&sb, ",\"name\":");
-					json_quote(&sb, ex[i].name);
-				}
-				if (ex[i].forwarder) {
-					strbuf_adds(&sb, ",\"forwarder\":");
-					json_quote(&sb, ex[i].forwarder);
-				} else {
-					json_keynum(&sb, ",\"rva\":", ex[i].rva);
-				}
-				strbuf_addch(&sb, '}');
-			}
-			strbuf_addch(&sb, ']');
-			jraw(eo, "entries", &sb);
-		}
+		if (!img->has_exports)
+			strbuf_adds(out, ",\"exports\":null");
+		else
+			json_exports(out, img, &it);
 	}
+	pe_export_iter_release(&it);
 
+	o = cJSON_CreateObject();
 	if (img->has_dependent_load_flags)
 		jnum(o, "dependent_load_flags", img->dependent_load_flags);
 	else
 		cJSON_AddNullToObject(o, "dependent_load_flags");
-
 	if (img->version.present) {
 		const struct pe_version *v = &img->version;
 		cJSON *vo = cJSON_AddObjectToObject(o, "version"), *so;
@@ -227,7 +256,8 @@ static cJSON *json_image(struct pe_image *img, int want_exports, struct err *err
 		cJSON_AddNullToObject(o, "version");
 	}
 	jnum(o, "overlay_size", img->overlay_size);
-	return o;
+	object_close(out, o);
+	return 0;
 }
 
 /* The message without the "PATH: " prefix the reader puts first (the path is its own field). */
@@ -302,26 +332,31 @@ static int text_image(struct pe_image *img, int want_exports, struct err *err)
 	text_imports("imports", img->imports, img->nimports);
 	text_imports("delay imports", img->delay_imports, img->ndelay_imports);
 	if (want_exports) {
-		const struct pe_export *ex;
-		size_t n, used = 0;
+		struct pe_export_iter it;
+		struct pe_export ex;
+		size_t used = 0;
 		if (!img->has_exports) {
 			out_printf("  exports:     none\n");
 		} else {
-			if (pe_exports(img, &ex, &n, err))
+			/* two passes over the table (count, then list) instead of holding it */
+			if (pe_export_iter_init(&it, img, err))
 				return -1;
-			for (i = 0; i < n; i++)
-				used += ex[i].rva || ex[i].name;
-			out_printf("  exports (%s, ordinal base %u, %zu used of %zu slots):\n",
-			       img->export_dll_name ? img->export_dll_name : "no DLL name", img->export_base, used, n);
-			for (i = 0; i < n; i++) {
-				if (!ex[i].rva && !ex[i].name)
+			while (pe_export_iter_next(&it, &ex))
+				used += ex.rva || ex.name;
+			out_printf("  exports (%s, ordinal base %u, %zu used of %u slots):\n",
+			       img->export_dll_name ? img->export_dll_name : "no DLL name", img->export_base, used,
+			       img->export_count);
+			it.next = 0;
+			while (pe_export_iter_next(&it, &ex)) {
+				if (!ex.rva && !ex.name)
 					continue;
-				out_printf("    %6u %s", ex[i].ordinal, ex[i].name ? ex[i].name : "(ordinal only)");
-				if (ex[i].forwarder)
-					out_printf(" -> %s\n", ex[i].forwarder);
+				out_printf("    %6u %s", ex.ordinal, ex.name ? ex.name : "(ordinal only)");
+				if (ex.forwarder)
+					out_printf(" -> %s\n", ex.forwarder);
 				else
-					out_printf(" at 0x%x\n", ex[i].rva);
+					out_printf(" at 0x%x\n", ex.rva);
 			}
+			pe_export_iter_release(&it);
 		}
 	}
 	if (img->has_dependent_load_flags)
@@ -382,40 +417,36 @@ int cmd_pe(int argc, char **argv)
 		const char *path = args.v[i];
 		struct pe_image *img = NULL;
 		struct err err;
-		cJSON *fo = NULL;
+		struct strbuf text = STRBUF_INIT;
 		int bad;
 
 		err_clear(&err);
 		bad = pe_open(&img, path, what, &err);
+		if (o.json && !first_out)
+			strbuf_addch(&text, ',');
+		first_out = 0;
 		if (!bad) {
 			if (o.json) {
-				fo = json_image(img, !o.no_exports, &err);
-				bad = !fo;
-			} else {
-				if (text_image(img, !o.no_exports, &err)) {
-					bad = 1;
-					out_printf("  error:       %s\n", strip_path(err.msg, path));
-				}
+				bad = json_image(&text, img, !o.no_exports, &err) != 0;
+			} else if (text_image(img, !o.no_exports, &err)) {
+				bad = 1;
+				out_printf("  error:       %s\n", strip_path(err.msg, path));
 			}
 		}
 		if (bad) {
 			failed = 1;
 			say_failure(path, err.msg);
 			if (o.json) {
-				fo = cJSON_CreateObject();
+				cJSON *fo = cJSON_CreateObject();
 				json_add_str_or_null(fo, "path", path);
 				json_add_str_or_null(fo, "error", strip_path(err.msg, path));
+				json_print(&text, fo, 0); /* escaped: jsonout.h */
+				cJSON_Delete(fo);
 			}
 		}
 		pe_close(img);
 		if (o.json) {
-			struct strbuf text = STRBUF_INIT;
-			if (!first_out)
-				strbuf_addch(&text, ',');
-			json_print(&text, fo, 0); /* escaped: jsonout.h */
-			cJSON_Delete(fo);
-			first_out = 0;
-			fwrite(text.buf, 1, text.len, stdout);
+			spill(&text, 1);
 			strbuf_release(&text);
 		} else if (i + 1 < args.n) {
 			out_printf("\n");

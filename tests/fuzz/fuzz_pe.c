@@ -2,7 +2,8 @@
  * fuzz_pe: libFuzzer target for the PE reader. Parses the input with every
  * directory (PE_ALL; if that fails, again with PE_LENIENT as the loader
  * does), then drives every lookup the loader will make: the
- * full export list, by-name lookups of the image's own imported names (with
+ * full export list (and the streaming iterator, which must list the same
+ * slots and refuse the same tables), by-name lookups of the image's own imported names (with
  * and without their hints), by-ordinal lookups of its ordinal imports and of
  * the ordinals around the export base, and the RVA mapper on the RVAs seen.
  * Built by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined) and
@@ -10,6 +11,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "pe.h"
 
@@ -41,6 +43,7 @@ static int fuzz_one(const uint8_t *data, size_t size)
 	struct err err;
 	const struct pe_export *ex;
 	struct pe_export e;
+	struct pe_export_iter it;
 	size_t n, i, off;
 	uint32_t o;
 
@@ -56,6 +59,18 @@ static int fuzz_one(const uint8_t *data, size_t size)
 				pe_export_by_name(img, ex[i].name, (int)i, &e, &err);
 			pe_rva_to_off(img, ex[i].rva, &off);
 		}
+		/* the streaming iterator (pe --json) lists exactly the same slots */
+		if (pe_export_iter_init(&it, img, &err))
+			abort();
+		for (i = 0; pe_export_iter_next(&it, &e); i++)
+			if (i >= n || e.ordinal != ex[i].ordinal || e.rva != ex[i].rva || e.name != ex[i].name ||
+			    e.forwarder != ex[i].forwarder)
+				abort();
+		if (i != n)
+			abort();
+		pe_export_iter_release(&it);
+	} else if (!pe_export_iter_init(&it, img, &err)) {
+		abort(); /* a table pe_exports refuses, the iterator must refuse too */
 	}
 	for (o = 0; o < 8; o++)
 		pe_export_by_ordinal(img, img->export_base + o - 2, &e, &err);

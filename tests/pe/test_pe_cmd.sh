@@ -124,56 +124,7 @@ assert b - s <= 1024, (s, b)
 PY
 
 # ---- 150,000 exports list in linear time ----
-python3 - "$work/many.dll" <<'PY'
-import struct, sys
-# Ordinal indices are 16-bit, so at most 65,536 slots can have names: the
-# rest are ordinal-only, as in DLLs that outgrow the limit.
-N = 150000
-NAMED = 65000
-names = sorted("export_%06d" % i for i in range(NAMED))
-SEC_RVA, SEC_OFF = 0x1000, 0x400
-# Section layout: export directory, address table, name pointers, ordinals, strings.
-ed = SEC_RVA
-eat = ed + 0x40
-enpt = eat + 4 * N
-eot = enpt + 4 * NAMED
-strs = eot + 2 * NAMED
-blob = bytearray()
-name_rvas = []
-dllname_rva = strs
-blob += b"many.dll\0"
-for n in names:
-    name_rvas.append(strs + len(blob))
-    blob += n.encode() + b"\0"
-size = (strs - SEC_RVA) + len(blob)
-size = (size + 0x1ff) & ~0x1ff
-sec = bytearray(size)
-struct.pack_into("<IIHHIIIIIII", sec, 0, 0, 0, 0, 0, dllname_rva, 1, N, NAMED, eat, enpt, eot)
-for i in range(N):
-    struct.pack_into("<I", sec, eat - SEC_RVA + 4 * i, 0x100000 + i)
-for i in range(NAMED):
-    struct.pack_into("<I", sec, enpt - SEC_RVA + 4 * i, name_rvas[i])
-    struct.pack_into("<H", sec, eot - SEC_RVA + 2 * i, i)
-sec[strs - SEC_RVA:strs - SEC_RVA + len(blob)] = blob
-hdr = bytearray(SEC_OFF)
-hdr[0:2] = b"MZ"
-struct.pack_into("<I", hdr, 0x3c, 0x80)
-hdr[0x80:0x84] = b"PE\0\0"
-struct.pack_into("<HHIIIHH", hdr, 0x84, 0x8664, 1, 0, 0, 0, 240, 0x2022)
-opt = 0x98
-struct.pack_into("<HBB", hdr, opt, 0x20b, 14, 38)
-struct.pack_into("<Q", hdr, opt + 24, 0x180000000)
-struct.pack_into("<II", hdr, opt + 32, 0x1000, 0x200)
-struct.pack_into("<II", hdr, opt + 56, SEC_RVA + ((size + 0xfff) & ~0xfff), SEC_OFF)
-struct.pack_into("<HH", hdr, opt + 68, 2, 0x160)
-struct.pack_into("<I", hdr, opt + 108, 16)
-struct.pack_into("<II", hdr, opt + 112, ed, 0x40)
-st = opt + 240
-hdr[st:st + 8] = b".edata\0\0"
-struct.pack_into("<IIII", hdr, st + 8, size, SEC_RVA, size, SEC_OFF)
-struct.pack_into("<I", hdr, st + 36, 0x40000040)
-open(sys.argv[1], "wb").write(hdr + sec)
-PY
+python3 tests/lib/many_exports.py "$work/many.dll" 150000 65000
 check_cmd "150,000 exports (65,000 named): all listed, under 2 s" python3 - "$bin" "$work/many.dll" <<'PY'
 import json, subprocess, sys, time
 t = time.monotonic()
@@ -186,4 +137,30 @@ assert e["entries"][-1] == {"ordinal": 150000, "rva": 0x100000 + 149999}, e["ent
 print("%.2f s" % dt)
 assert dt < 2.0, dt
 PY
+# ---- 4,000,000 export slots (the reader's cap) are streamed: memory does not grow with them ----
+python3 tests/lib/many_exports.py "$work/huge.dll" 4000000 65536
+# peak FILE ARGS...: the peak RSS in KiB of `$bin pe ARGS FILE`, best of two
+peak() {
+	local f=$1 _i r best=
+	shift
+	for _i in 1 2; do
+		/usr/bin/time -f %M -o "$work/rss" "$bin" pe "$@" "$f" >/dev/null
+		r=$(tail -1 "$work/rss")
+		[ -z "$best" ] || [ "$r" -lt "$best" ] && best=$r
+	done
+	echo "$best"
+}
+for mode in --json text; do
+	args=()
+	[ "$mode" = --json ] && args=(--json)
+	small=$(peak "$work/many.dll" "${args[@]}")
+	huge=$(peak "$work/huge.dll" "${args[@]}")
+	if [ $((huge - small)) -le 4096 ]; then
+		ok "4,000,000 export slots, pe ${args[*]:-(text)}: streamed (peak RSS $huge KiB, $small KiB for 150,000)"
+	else
+		not_ok "4,000,000 export slots, pe ${args[*]:-(text)}: streamed (peak RSS $huge KiB, $small KiB for 150,000)"
+	fi
+done
+n=$("$bin" pe --json "$work/huge.dll" | grep -o '{"ordinal":' | wc -l)
+check_eq "...every one of them listed" 4000000 "$n"
 tap_done

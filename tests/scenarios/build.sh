@@ -7,10 +7,12 @@
 #
 # Each scenario is a fake C:\ (a host directory standing for the drive),
 # `<dir>/<name>/root`, holding:
-#   Windows/System32     a symlink to the Wine prefix's real system32 (the
-#                        Windows the oracle really runs on), or a farm of
-#                        per-file links minus what the scenario removes
-#                        (e.g. vcruntime140_1.dll)
+#   Windows/System32     the Wine prefix's real system32 (the Windows the
+#                        oracle really runs on) as hard links (a copy on
+#                        another file system), minus what the scenario
+#                        removes (e.g. vcruntime140_1.dll). Not a symbolic
+#                        link: --root is a boundary the checker does not
+#                        follow links out of
 #   <python dir>/python.exe    the oracle (tests/oracle/torchload_oracle.c):
 #                        placed as python.exe, its directory is the
 #                        application directory, as python.exe's is for torch
@@ -71,13 +73,9 @@ sdll() {
 	cp "$c" "$out"
 }
 
-# sys32_remove NAME...: System32 without these files (a farm of per-file
-# symlinks instead of one link to the prefix's folder).
+# sys32_remove NAME...: System32 without these files (removing a hard link
+# leaves the prefix's file alone).
 sys32_remove() {
-	if [ -L "$R/Windows/System32" ]; then
-		rm "$R/Windows/System32"
-		cp -as "$PFX/drive_c/windows/system32" "$R/Windows/System32"
-	fi
 	local n
 	for n in "$@"; do rm -f "$R/Windows/System32/$n"; done
 }
@@ -106,7 +104,9 @@ scn_begin() {
 	R=$OUT/$S/root
 	M=$OUT/$S/meta
 	mkdir -p "$R/Windows"
-	ln -s "$PFX/drive_c/windows/system32" "$R/Windows/System32"
+	# hard links: as cheap as the symbolic link was, and inside the root
+	cp -al "$PFX/drive_c/windows/system32" "$R/Windows/System32" 2>/dev/null ||
+		cp -a "$PFX/drive_c/windows/system32" "$R/Windows/System32" || return 1
 	: >"$M"
 	: >"$M.tsv"
 	meta DESCRIPTION "$2"
@@ -733,7 +733,7 @@ printf '%s\n' "${SCENARIOS[@]}" >"$OUT/SCENARIOS"
 touch "$OUT/.complete"
 # Trees of other generator versions are left alone: several worktrees (and
 # their test runs) share one cache, each with its own key; a key's trees
-# take ≈10 MB (System32 is a link), so old keys cost little.
+# take ≈10 MB (System32 is hard links), so old keys cost little.
 if ! mv -T "$OUT" "$FINAL" 2>/dev/null; then
 	rm -rf "$OUT"
 fi

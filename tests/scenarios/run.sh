@@ -12,8 +12,8 @@
 # How a tree meets Wine: the prefix's drive T: (dosdevices/t:) is pointed at
 # the scenario's root, so the tree's own folders (Python311, Users, Tools)
 # are T:\..., while C:\windows\system32 stays the prefix's real one. The
-# checker sees the same tree as C:\ with Windows\System32 linked to that same
-# folder, so both look at the same files; compare.py maps T: to C:.
+# checker sees the same tree as C:\ with Windows\System32 hard links to that
+# same folder's files, so both look at the same files; compare.py maps T: to C:.
 # A lock keeps two runs from re-pointing T: under each other.
 set -u
 SCN_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

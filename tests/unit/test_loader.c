@@ -34,8 +34,11 @@ static int make_root(void)
 	p = xasprintf("%s/Windows", root);
 	mkdir(p, 0755);
 	free(p);
-	p = xasprintf("%s/Windows/System32", root);
-	if (symlink(wine_dir, p)) {
+	/* hard links (a copy across file systems): a symbolic link out of --root is not followed */
+	p = xasprintf("mkdir '%s/Windows/System32' && { cp -l '%s'/* '%s/Windows/System32/' 2>/dev/null || "
+		      "cp '%s'/* '%s/Windows/System32/'; }",
+		      root, wine_dir, root, wine_dir, root);
+	if (system(p)) {
 		free(p);
 		root_broken = 1;
 		return -1;
@@ -46,13 +49,10 @@ static int make_root(void)
 
 static void remove_root(void)
 {
-	char *p = xasprintf("%s/Windows/System32", root);
-	unlink(p);
+	char *p = xasprintf("rm -rf '%s'", root);
+	if (system(p))
+		fprintf(stderr, "cannot remove %s\n", root);
 	free(p);
-	p = xasprintf("%s/Windows", root);
-	rmdir(p);
-	free(p);
-	rmdir(root);
 }
 
 static struct loader *open_loader(struct view **v, uint16_t machine)
@@ -193,16 +193,19 @@ static void test_names_as_windows_normalises_them(void)
 static void test_paths_folders_and_path_entries(void)
 {
 	struct view *v;
-	struct loader *ld = open_loader(&v, PE_MACHINE_AMD64);
+	struct loader *ld;
 	struct ldr_result r;
 	size_t i;
 	int quoted = 0, relative = 0;
 	char *folder = xasprintf("%s/folder.dll", root);
+	/* made before the view is opened: a view lists each folder once (view.h) */
+	if (root[0] && !root_broken)
+		CHECK_INT(mkdir(folder, 0755), 0);
+	ld = open_loader(&v, PE_MACHINE_AMD64);
 	if (!ld) {
 		free(folder);
 		return;
 	}
-	CHECK_INT(mkdir(folder, 0755), 0);
 	CHECK_INT(loader_load(ld, "C:/Windows/System32/version.dll", 0x1100, &r, NULL), 0);
 	CHECK_INT(r.winerror, 0);
 	ldr_result_release(&r);

@@ -69,8 +69,13 @@ static int make_tree(const char *name)
 	p = xasprintf("%s/Windows", root);
 	CHECK_INT(run_cmd("mkdir -p", p), 0);
 	free(p);
+	/* hard links (a copy across file systems): a symbolic link out of --root is not followed */
 	p = xasprintf("%s/Windows/System32", root);
-	CHECK_INT(symlink(wine_dir, p), 0);
+	CHECK_INT(run_cmd("mkdir", p), 0);
+	free(p);
+	p = xasprintf("cp -l '%s'/* '%s/Windows/System32/' 2>/dev/null || cp '%s'/* '%s/Windows/System32/'", wine_dir,
+		      root, wine_dir, root);
+	CHECK_INT(system(p), 0);
 	free(p);
 	put("Python311/python.exe", "notepad.exe", NULL);
 	put("Python311/Lib/site-packages/torch/__init__.py", NULL, "");

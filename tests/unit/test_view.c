@@ -205,6 +205,143 @@ static void test_path_helpers(void)
 	CHECK(!winpath_is_absolute("C:x.dll"));
 }
 
+/* ln -s TARGET ROOT/REL */
+static void lnk(const char *base, const char *target, const char *rel)
+{
+	char *p = xasprintf("%s/%s", base, rel);
+	CHECK_INT(symlink(target, p), 0);
+	free(p);
+}
+
+/*
+ * --root is a boundary: links are followed only to places inside the root
+ * (relative with "..", absolute, or through a root that is itself a link);
+ * one that leads out is neither file nor folder, gives no host path, nothing
+ * behind it is listed, and it is recorded with where it leads.
+ */
+static void test_links_stop_at_root(void)
+{
+	char *in = xasprintf("%s-links", root), *out = xasprintf("%s-out", root), *via = xasprintf("%s-via", root);
+	char *cmd = xasprintf("rm -rf '%s' '%s' '%s' && mkdir -p '%s/lib' '%s/stash/d' '%s/dir' && touch "
+			      "'%s/stash/real.dll' '%s/stash/d/y.dll' '%s/evil.dll' '%s/dir/x.dll'",
+			      in, out, via, in, in, out, in, in, out, out);
+	char *abs_in = xasprintf("%s/stash/real.dll", in), *evil = xasprintf("%s/evil.dll", out);
+	char *outdir = xasprintf("%s/dir", out), *climb = xasprintf("../../%s/evil.dll", strrchr(out, '/') + 1);
+	char *back = xasprintf("../../%s/stash/real.dll", strrchr(in, '/') + 1), *ghost = xasprintf("%s/none.dll", out);
+	char *via_abs = xasprintf("%s/stash/real.dll", via);
+	struct view *v = NULL;
+	struct strlist names = STRLIST_INIT;
+	const char *t = NULL, *w = NULL;
+	char *h, *found = NULL;
+	CHECK_INT(system(cmd), 0);
+	lnk(in, evil, "lib/out.dll");
+	lnk(in, climb, "lib/climb.dll");
+	lnk(in, "../stash/real.dll", "lib/rel.dll");
+	lnk(in, abs_in, "lib/abs.dll");
+	lnk(in, "../nothing.dll", "lib/dangling.dll");
+	lnk(in, outdir, "lib/outdir");
+	lnk(in, "../stash/d", "lib/indir");
+	lnk(in, "..", "lib/top");
+	lnk(in, "../..", "lib/up");
+	lnk(in, outdir, "lib/skipped");
+	lnk(in, "b.dll", "lib/a.dll"); /* a chain inside */
+	lnk(in, "../stash/real.dll", "lib/b.dll");
+	lnk(in, "loop2", "lib/loop1"); /* a loop */
+	lnk(in, "loop1", "lib/loop2");
+	lnk(in, back, "lib/comeback.dll"); /* up out of the root by "..", and back in */
+	lnk(in, ghost, "lib/ghost.dll"); /* out, to nothing: still out (nothing out there is looked at) */
+	lnk(in, via_abs, "lib/viaabs.dll"); /* through the root's other name */
+	CHECK_INT(symlink(in, via), 0);
+	CHECK_INT(view_open_root(&v, in, NULL), 0);
+	if (!v)
+		goto done;
+	/* inside: followed, and opened where they really are */
+	CHECK(view_is_file(v, "C:\\lib\\rel.dll"));
+	CHECK(view_is_file(v, "C:\\lib\\ABS.dll"));
+	CHECK_INT(view_find_file(v, "C:\\lib", "rel.dll", &found), 1);
+	CHECK_STR(found, "C:\\lib\\rel.dll");
+	h = view_host_path(v, "C:\\lib\\rel.dll");
+	CHECK_STR(h, abs_in);
+	free(h);
+	free(found);
+	found = NULL;
+	CHECK_INT(view_find_file(v, "C:\\lib\\indir", "y.dll", &found), 1);
+	CHECK(view_is_dir(v, "C:\\lib\\top\\stash"));
+	/* the letter case as it exists, through a link kept as a name (not replaced by its target) */
+	h = view_win_case(v, "c:\\LIB\\INDIR\\Y.DLL");
+	CHECK_STR(h, "C:\\lib\\indir\\y.dll");
+	free(h);
+	CHECK_INT(view_outside_link(v, "C:\\lib", "rel.dll", NULL), 0);
+	/* dangling: nothing there, nothing to report */
+	CHECK(!view_is_file(v, "C:\\lib\\dangling.dll"));
+	CHECK_INT(view_outside_link(v, "C:\\lib", "dangling.dll", NULL), 0);
+	/* outside: absolute, relative climbing out, a folder, ".." above the root */
+	CHECK(!view_is_file(v, "C:\\lib\\out.dll"));
+	CHECK_INT(view_find_file(v, "C:\\lib", "out.dll", &found), 0);
+	CHECK_INT(view_outside_link(v, "C:\\lib", "OUT.dll", &t), 1);
+	CHECK_STR(t, evil);
+	CHECK(view_host_path(v, "C:\\lib\\out.dll") == NULL);
+	CHECK(!view_is_file(v, "C:\\lib\\climb.dll"));
+	CHECK_INT(view_outside_link(v, "C:\\lib", "climb.dll", &t), 1);
+	CHECK_STR(t, evil);
+	CHECK(!view_is_dir(v, "C:\\lib\\outdir"));
+	CHECK_INT(view_find_file(v, "C:\\lib\\outdir", "x.dll", &found), 0);
+	CHECK(view_host_path(v, "C:\\lib\\outdir\\x.dll") == NULL);
+	CHECK(view_list_dir(v, "C:\\lib\\outdir", &names, NULL) != 0);
+	CHECK_INT((int)names.n, 0);
+	/* a walk that asks first whether it is a link never follows it, so it is not recorded */
+	CHECK(view_is_link(v, "C:\\lib\\skipped"));
+	CHECK(view_is_link(v, "C:\\lib\\rel.dll"));
+	CHECK(!view_is_link(v, "C:\\stash\\real.dll"));
+	CHECK(!view_is_dir(v, "C:\\lib\\up"));
+	CHECK_INT(view_outside_link(v, "C:\\lib", "up", &t), 1);
+	CHECK(view_is_file(v, "C:\\lib\\a.dll"));
+	CHECK(!view_is_file(v, "C:\\lib\\loop1"));
+	CHECK_INT(view_outside_link(v, "C:\\lib", "loop1", NULL), 0);
+	CHECK(view_is_file(v, "C:\\lib\\comeback.dll"));
+	CHECK(!view_is_file(v, "C:\\lib\\ghost.dll"));
+	CHECK_INT(view_outside_link(v, "C:\\lib", "ghost.dll", &t), 1);
+	CHECK_STR(t, ghost);
+	CHECK(!view_is_file(v, "C:\\lib\\viaabs.dll")); /* via is outside this root (a link we do not follow) */
+	CHECK_INT((int)view_outside_links(v, 0, NULL, NULL), 6);
+	CHECK_INT((int)view_outside_links(v, 0, &w, &t), 6);
+	CHECK_STR(w, "C:\\lib\\out.dll");
+	view_free(v);
+	v = NULL;
+	/* a root that is itself a link (a Wine prefix's dosdevices\c:): the boundary is where it leads */
+	CHECK_INT(view_open_root(&v, via, NULL), 0);
+	if (v) {
+		CHECK(view_is_file(v, "C:\\lib\\abs.dll"));
+		CHECK(view_is_file(v, "C:\\lib\\viaabs.dll")); /* the root as --root spells it */
+		CHECK(!view_is_file(v, "C:\\lib\\out.dll"));
+		h = view_host_path(v, "C:\\lib\\abs.dll");
+		w = NULL;
+		free(found);
+		found = h ? view_win_path(v, h) : NULL;
+		CHECK_STR(found, "C:\\stash\\real.dll");
+		free(h);
+		view_free(v);
+	}
+done:
+	strlist_release(&names);
+	free(found);
+	free(cmd);
+	cmd = xasprintf("rm -rf '%s' '%s' '%s'", in, out, via);
+	if (system(cmd)) {
+	}
+	free(cmd);
+	free(in);
+	free(out);
+	free(via);
+	free(abs_in);
+	free(evil);
+	free(outdir);
+	free(climb);
+	free(back);
+	free(ghost);
+	free(via_abs);
+}
+
 static void test_root_must_exist(void)
 {
 	struct view *v = NULL;
@@ -223,6 +360,7 @@ int main(void)
 	RUN(test_env);
 	RUN(test_path_helpers);
 	RUN(test_root_must_exist);
+	RUN(test_links_stop_at_root);
 	remove_tree();
 	return HARNESS_EXIT();
 }

@@ -50,9 +50,9 @@ wheel_tree() {
 	mkdir -p "$sp" || return 1
 	if [ ! -d "$d/windows/system32" ]; then # else: a Wine prefix's drive_c, System32 and all
 		mkdir -p "$d/Windows/System32" || return 1
-		for f in "$WINE_PE"/*.dll; do
-			ln -s "$f" "$d/Windows/System32/" || return 1
-		done
+		# hard links (copies across file systems), not symbolic ones: the checker does not follow links out of --root
+		cp -l "$WINE_PE"/*.dll "$d/Windows/System32/" 2>/dev/null || cp "$WINE_PE"/*.dll "$d/Windows/System32/" ||
+			return 1
 	fi
 	python3 - "$whl" "$sp" <<'PYEOF' || return 1
 import re, sys, zipfile
@@ -62,7 +62,7 @@ for n in z.namelist():
         z.extract(n, sys.argv[2])
 PYEOF
 	# python.org's layout: python.exe, pythonXY.dll and vcruntime140.dll side by side
-	ln -s "$WINE_PE/vcruntime140.dll" "$py/vcruntime140.dll"
+	cp -l "$WINE_PE/vcruntime140.dll" "$py/vcruntime140.dll" 2>/dev/null || cp "$WINE_PE/vcruntime140.dll" "$py/"
 	"$TDC_BIN" pe --json --no-exports "$sp"/torch/lib/*.dll "$sp"/torch/*.pyd |
 		jq -r --arg dll "python$xy.dll" '.files[].imports[]? | select(.dll | ascii_downcase == $dll)
 			| .functions[] | .name // empty' | sort -u >"$d/python-exports.txt"
