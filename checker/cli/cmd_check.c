@@ -431,8 +431,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		goto out;
 	if (o.pins && judge_gate_pins(&report, v, &o, &p, &m, &inv, &gp))
 		goto out;
-	/* after the gate: its runtime DLL searches go through the view too */
-	result_outside_links(&report, v);
+	result_outside_links(&report, v); /* after every lookup: the gate's too */
 	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
