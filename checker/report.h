@@ -126,6 +126,15 @@ void report_cause_binaries(struct strbuf *out, const struct report_view *v, cons
 /* The cause's representative finding: the one rendered in full. */
 const cJSON *report_cause_finding(const struct report_view *v, const struct report_cause *c);
 
+/*
+ * Why a finding happened, for renderers that show its evidence (chain,
+ * places searched) on lines of their own: its `message`, except where the
+ * message only tells that evidence in prose (a missing DLL's chain and
+ * searches, written for annotations, which have no lines of their own):
+ * then the matrix's `explanation`, or NULL when there is none.
+ */
+const char *report_why(const cJSON *f);
+
 /* "pass" | "warn" | "fail", from the findings (not the document's own claim). */
 const char *report_status(const struct report_view *v);
 

@@ -76,14 +76,17 @@ static void fixes(struct strbuf *msg, const char *fix)
 
 /*
  * The human message of one cause's annotation (unescaped for GitHub yet):
- * its first finding's message, the binaries it affects (when more than one)
- * or the one binary's path, that finding's chain, the WinError, the fix.
+ * why (report_why; the finding's message when nothing else says it), the
+ * binaries it affects (when more than one) or the one binary's path, that
+ * finding's chain, the WinError, the fix best first.
  */
 static void message(struct strbuf *msg, const struct report_view *v, const struct report_cause *c)
 {
 	const cJSON *f = report_cause_finding(v, c);
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain"), *e;
-	text_esc_line(msg, report_str(f, "message") ? report_str(f, "message") : report_str(f, "title"));
+	/* why (the chain and WinError have lines below); the evidence in prose when nothing else says why */
+	text_esc_line(msg, report_why(f) ? report_why(f)
+					 : report_str(f, "message") ? report_str(f, "message") : report_str(f, "title"));
 	if (c->nbinaries > 1) {
 		strbuf_adds(msg, "\nAffects ");
 		report_cause_binaries(msg, v, c, AFFECTED_NAMES, text_esc_line);

@@ -110,7 +110,7 @@ static void fixes(struct strbuf *c, const char *fix)
 		strbuf_add(&one, s, next ? (size_t)(next - s) : strlen(s));
 		strbuf_adds(c, first ? "**Fix:** " : "**or:** ");
 		report_esc_md(c, one.buf);
-		strbuf_adds(c, next ? "  \n" : "\n");
+		strbuf_adds(c, "  \n");
 		s = next ? next + sizeof(sep) - 1 : NULL;
 		first = 0;
 	}
@@ -137,9 +137,9 @@ static void pre_chain(struct strbuf *c, const cJSON *ch)
 #define OTHER_CHAINS 20
 
 /*
- * One entry per root cause: its first finding's title, message and fix, the
- * binaries it affects, then (collapsed) that finding's chain and search
- * trace and the other binaries' chains.
+ * One entry per root cause: its first finding's title, the binaries it
+ * affects, the fix (best first), why (report_why), then (collapsed) that
+ * finding's chain and search trace and the other binaries' chains.
  */
 static void cause_entry(struct strbuf *c, const struct report_view *v, const struct report_cause *rc, size_t num)
 {
@@ -154,19 +154,15 @@ static void cause_entry(struct strbuf *c, const struct report_view *v, const str
 	if (we)
 		strbuf_addf(c, ", WinError %ld", we);
 	strbuf_adds(c, "\\)  \n");
-	if (report_str(f, "message")) {
-		report_esc_md(c, report_str(f, "message"));
-		strbuf_adds(c, "  \n");
-	}
 	if (rc->nbinaries > 1) {
 		strbuf_adds(c, "**Affects** ");
 		report_cause_binaries(c, v, rc, 10, report_esc_md);
 		strbuf_adds(c, "  \n");
 	}
 	fixes(c, report_str(f, "fix"));
-	if (report_str(f, "explanation")) {
+	if (report_why(f)) { /* the chain and the places searched are in the details below */
 		strbuf_adds(c, "**Why:** ");
-		report_esc_md(c, report_str(f, "explanation"));
+		report_esc_md(c, report_why(f));
 		strbuf_adds(c, "\n");
 	}
 	ch = cJSON_GetObjectItemCaseSensitive(f, "chain");

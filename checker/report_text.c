@@ -123,21 +123,17 @@ static int same_str(const char *a, const char *b)
 }
 
 /*
- * One finding: the headline, the fix (best first), why, then the evidence.
- * Why is the message, except where the message only tells the evidence
- * below in prose (a missing DLL: its chain and the places searched; it is
- * written for annotations, which have no lines of their own): then the
- * matrix's explanation, when there is one, says why.
+ * One finding: the headline, the fix (best first), why (report_why: the
+ * message, or the matrix's explanation where the message only tells the
+ * evidence below in prose), then the evidence.
  */
 static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi,
 		    int trace)
 {
 	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
-	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
 	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
 	long we = report_int(f, "winerror", 0);
 	const char *title = report_str(f, "title");
-	int evidence_only = cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0 && same_str(report_str(f, "rule"), "missing-dll");
 	strbuf_addf(out, "  %s%zu.%s %s", col, num, st->off, st->bold);
 	text_esc_line(out, title ? title : report_str(f, "rule"));
 	strbuf_addf(out, "%s  [", st->off);
@@ -146,7 +142,7 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 		strbuf_addf(out, ", WinError %ld", we);
 	strbuf_adds(out, "]\n");
 	fixes(out, st, report_str(f, "fix"));
-	field(out, st, "why:", report_str(f, evidence_only ? "explanation" : "message"));
+	field(out, st, "why:", report_why(f));
 	chain(out, st, f);
 	probes(out, st, f, trace);
 	if (trace)
