@@ -547,9 +547,9 @@ static void judge_openmp(struct judge *j)
 		if (!o->redistributable && o->where != MATRIX_SYSTEM)
 			continue; /* bundled by some builds, not others: the loader check of an install decides */
 		fix = o->redistributable ? redist_fix(j)
-			: o->fix ? xasprintf("%s is not part of the VC++ redistributable: %s", o->dll, o->fix)
-				 : xasprintf("%s is not part of the VC++ redistributable: pin a torch that does not import "
-					     "it, or install the Visual Studio Build Tools' C++ workload on every machine",
+			: o->fix ? xstrdup(o->fix) /* the finding's why: says it is not redistributable */
+				 : xasprintf("pin a torch that does not import %s, or install the Visual Studio Build "
+					     "Tools' C++ workload on every machine",
 					     o->dll);
 		if (!runner_find(j->cache, j->r, o->dll, &c)) {
 			if (!(o->redistributable && j->redist_missing)) {

@@ -18,8 +18,9 @@
 #include "view.h"
 
 const char *const inv_runtime_dll_names[] = {
-	"vcruntime140.dll", "vcruntime140_1.dll", "msvcp140.dll", "msvcp140_1.dll", "msvcp140_2.dll",
-	"msvcp140_atomic_wait.dll", "msvcp140_codecvt_ids.dll", "concrt140.dll", "vccorlib140.dll",
+	"vcruntime140.dll", "vcruntime140_1.dll", "vcruntime140_threads.dll", "msvcp140.dll",
+	"msvcp140_1.dll", "msvcp140_2.dll", "msvcp140_atomic_wait.dll", "msvcp140_codecvt_ids.dll",
+	"concrt140.dll", "vccorlib140.dll",
 	"vcomp140.dll", "ucrtbase.dll", "libomp140.x86_64.dll", "libiomp5md.dll", "libiompstubs5md.dll",
 	NULL,
 };

@@ -7,7 +7,8 @@
 #                      ntdll, kernel32, kernelbase, ucrtbase, msvcrt and its
 #                      apisetschema.dll), plus MSVC-like VC++ runtime DLLs
 #                      with version resources 14.40.33810.0 (vcruntime140,
-#                      vcruntime140_1, msvcp140), as the redistributable puts them
+#                      vcruntime140_1, msvcp140, vcomp140 and the rest of
+#                      DEMO_REDIST_DLLS), as the redistributable puts them
 #   runner.reg         a `reg export` file (UTF-16LE with BOM, CRLF, as reg.exe
 #                      writes it) recording that redistributable, x64 and x86
 #   C:\Python311       python.org-style Python 3.11 with torch 2.4.0+cpu whose
@@ -50,6 +51,11 @@ dist_info() {
 	printf 'pip\n' >"$d/INSTALLER"
 }
 
+# The DLLs the VC++ 2015-2022 x64 redistributable 14.40 installs in System32
+# (vcamp140 and vccorlib140 aside: nothing torch loads imports them).
+DEMO_REDIST_DLLS="vcruntime140.dll vcruntime140_1.dll vcruntime140_threads.dll msvcp140.dll msvcp140_1.dll
+msvcp140_2.dll msvcp140_atomic_wait.dll msvcp140_codecvt_ids.dll concrt140.dll vcomp140.dll"
+
 # runtime DIR VERSION NAME: an MSVC-like VC++ runtime DLL with a version resource.
 runtime() {
 	local dir=$1 ver=$2 name=$3
@@ -64,6 +70,28 @@ runtime() {
 	msvcp140.dll)
 		make_dll "$dir/$name" "${vs[@]}" --export '?_Xlength_error@std@@YAXPEBD@Z' --export _Thrd_yield \
 			--export _Mtx_init --import VCRUNTIME140.dll:memset ;;
+	# the rest of what the 14.40 redistributable puts in System32, each with
+	# an export and an import of the real file's
+	vcomp140.dll)
+		make_dll "$dir/$name" "${vs[@]}" --export omp_get_max_threads --export _vcomp_fork \
+			--import KERNEL32.dll:FormatMessageW ;;
+	msvcp140_1.dll)
+		make_dll "$dir/$name" "${vs[@]}" --export _Aligned_new_delete_resource --import VCRUNTIME140.dll:memset ;;
+	msvcp140_2.dll)
+		make_dll "$dir/$name" "${vs[@]}" --export __std_smf_assoc_laguerre --import VCRUNTIME140.dll:memcmp ;;
+	msvcp140_atomic_wait.dll)
+		make_dll "$dir/$name" "${vs[@]}" --export __std_atomic_compare_exchange_128 \
+			--import VCRUNTIME140.dll:memset ;;
+	msvcp140_codecvt_ids.dll)
+		make_dll "$dir/$name" "${vs[@]}" --export "?id@?\$codecvt@_SDU_Mbstatet@@@std@@2V0locale@2@A" \
+			--import VCRUNTIME140.dll:memcpy ;;
+	concrt140.dll)
+		make_dll "$dir/$name" "${vs[@]}" --export '?Alloc@Concurrency@@YAPEAX_K@Z' --import VCRUNTIME140.dll:memset ;;
+	vcruntime140_threads.dll)
+		make_dll "$dir/$name" "${vs[@]}" --export _cnd_timedwait64 --import KERNEL32.dll:GetLastError ;;
+	*)
+		echo "runtime: no recipe for $name" >&2
+		return 1 ;;
 	esac
 }
 
@@ -82,9 +110,10 @@ demo_build() {
 	dist_info "$tc/x64/Lib/site-packages" 2.5.1+cpu
 	# the VC++ 2015-2022 redistributable 14.40 in System32 (x64) and SysWOW64 (x86)
 	sys=$r/Windows/System32
-	runtime "$sys" 14.40.33810.0 vcruntime140.dll &&
-		runtime "$sys" 14.40.33810.0 vcruntime140_1.dll &&
-		runtime "$sys" 14.40.33810.0 msvcp140.dll || return 1
+	local dll
+	for dll in $DEMO_REDIST_DLLS; do
+		runtime "$sys" 14.40.33810.0 "$dll" || return 1
+	done
 	# python.org ships vcruntime140.dll next to python.exe (it wins over System32's)
 	runtime "$r/Python311" 14.40.33810.0 vcruntime140.dll &&
 		runtime "$tc/x64" 14.40.33810.0 vcruntime140.dll || return 1

@@ -171,7 +171,7 @@ check_eq "2.4.0 on a runner with Visual Studio's libomp140: a version-only warni
 	'[["openmp-not-redistributable","warning","ci/torch.txt:2:1"],["pin-changed","note","ci/torch.txt:2:1"]]' \
 	"$(G "$vsr" "$tmp/144.reg" req-include "$RSA")"
 check_eq "…it names the known issue, says this runner is fine, and the fix" \
-	'["libomp140-not-redistributable",true,true,"libomp140.x86_64.dll is not part of the VC++ redistributable: upgrade to torch >= 2.4.1; or install the Visual Studio Build Tools'"'"' C++ workload; or copy libomp140.x86_64.dll from a Visual Studio install into torch\\lib"]' \
+	'["libomp140-not-redistributable",true,true,"upgrade to torch >= 2.4.1; or install the Visual Studio Build Tools'"'"' C++ workload; or copy libomp140.x86_64.dll from a Visual Studio install into torch\\lib"]' \
 	"$(G "$vsr" "$tmp/144.reg" req-include '.findings[0] | [.issue, (.message | contains("Reported for the torch version alone, even though this runner is fine")), (.message | contains("C:\\Windows\\System32\\libomp140.x86_64.dll")), .fix]')"
 check_eq "…the row that judged it" '["torch-2.4.0","<embedded>/matrix/torch.yml"]' \
 	"$(G "$vsr" "$tmp/144.reg" req-include '.findings[0].matrix | [.row, .file]')"
