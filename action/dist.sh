@@ -3,7 +3,10 @@
 #
 #   dist/torch-dll-check-<version>-linux-x64         libyaml and libhivex linked in
 #                                                    statically; needs glibc and libcjson1
-#   dist/torch-dll-check-<version>-windows-x64.exe   when the mingw cross-build
+#   dist/torch-dll-check-git-<version>-linux-x64     the libgit2 program (pins, check
+#                                                    --pins, audit, history, fleet); also
+#                                                    needs libgit2-1.5
+#   dist/torch-dll-check{,-git}-<version>-windows-x64.exe   when the mingw cross-build
 #                                                    (tests/lib/cross-build.sh,
 #                                                    `make win`) exists and works;
 #                                                    skipped with a clear note if not
@@ -45,19 +48,23 @@ else
 	libs="$(pkg-config --libs hivex) $libs"
 	echo "dist: no libhivex.a: the Linux binary links libhivex dynamically" >&2
 fi
-make -s -C "$work" CFLAGS="-O2 -g0" CORE_LIBS="$libs" torch-dll-check >&2
-linux=torch-dll-check-$version-linux-x64
-cp "$work/torch-dll-check" "$out/$linux"
-strip "$out/$linux"
-"$out/$linux" --version >&2
-echo "dist: $linux (needs: $(objdump -p "$out/$linux" | awk '/NEEDED/ {print $2}' | tr '\n' ' '))" >&2
+make -s -C "$work" CFLAGS="-O2 -g0" CORE_LIBS="$libs" torch-dll-check torch-dll-check-git >&2
+for prog in torch-dll-check torch-dll-check-git; do
+	linux=$prog-$version-linux-x64
+	cp "$work/$prog" "$out/$linux"
+	strip "$out/$linux"
+	"$out/$linux" --version >&2
+	echo "dist: $linux (needs: $(objdump -p "$out/$linux" | awk '/NEEDED/ {print $2}' | tr '\n' ' '))" >&2
+done
 
 # Windows x64: the mingw cross-build, when this tree has it.
 win=torch-dll-check-$version-windows-x64.exe
 if [ -f tests/lib/cross-build.sh ]; then
-	if exe=$(bash tests/lib/cross-build.sh | tail -1) && [ -f "$exe" ]; then
+	if exe=$(bash tests/lib/cross-build.sh --with-git | tail -1) && [ -f "$exe" ] &&
+		[ -f "$(dirname "$exe")/torch-dll-check-git.exe" ]; then
 		cp "$exe" "$out/$win"
-		echo "dist: $win" >&2
+		cp "$(dirname "$exe")/torch-dll-check-git.exe" "$out/torch-dll-check-git-$version-windows-x64.exe"
+		echo "dist: $win, torch-dll-check-git-$version-windows-x64.exe" >&2
 	else
 		echo "dist: SKIPPED $win: tests/lib/cross-build.sh failed (see its output above)" >&2
 	fi

@@ -7,6 +7,11 @@
 # report and the SARIF file; this script's exit status is the program's:
 # 0 pass, 1 findings at or above fail-on, 2 usage or input error.
 #
+# With pins=true (the pre-merge gate) the repository's torch pins are judged
+# (`check --pins --repo`): no torch needs to be installed, so the installed
+# torch is checked too only when python or torch-path is given explicitly —
+# before `pip install`, the python on PATH has none.
+#
 # TDC_ACTION_REPORT_IN (not an input; for tests and for replaying a saved
 # report): render that JSON report with `report --in` instead of checking.
 set -uo pipefail
@@ -26,6 +31,13 @@ annotations=${TDC_INPUT_ANNOTATIONS:-true}
 summary=${TDC_INPUT_SUMMARY:-true}
 case "$annotations" in true | false) ;; *) die "annotations must be true or false" ;; esac
 case "$summary" in true | false) ;; *) die "summary must be true or false" ;; esac
+pins=${TDC_INPUT_PINS:-false}
+pins_unchanged=${TDC_INPUT_PINS_UNCHANGED:-false}
+case "$pins" in true | false) ;; *) die "pins must be true or false" ;; esac
+case "$pins_unchanged" in true | false) ;; *) die "pins-unchanged must be true or false" ;; esac
+if [ "$pins" = false ] && { [ -n "${TDC_INPUT_REPOSITORY:-}" ] || [ "$pins_unchanged" = true ]; }; then
+	die "repository and pins-unchanged are read only with pins: true"
+fi
 
 json=${TDC_INPUT_JSON:-}
 if [ -z "$json" ]; then
@@ -45,11 +57,15 @@ fi
 what=()
 scan=${TDC_INPUT_SCAN:-machine}
 [ "$scan" = machine ] || what+=(--root "$scan")
+if [ "$pins" = true ]; then
+	what+=(--pins --repo "${TDC_INPUT_REPOSITORY:-${GITHUB_WORKSPACE:-.}}")
+	[ "$pins_unchanged" = false ] || what+=(--pins-unchanged)
+fi
 if [ -n "${TDC_INPUT_TORCH_PATH:-}" ]; then
 	what+=(--torch "$TDC_INPUT_TORCH_PATH")
 elif [ -n "${TDC_INPUT_PYTHON:-}" ]; then
 	what+=(--python "$TDC_INPUT_PYTHON")
-else
+elif [ "$pins" = false ]; then
 	py=$(command -v python || command -v python3 || true)
 	[ -n "$py" ] || die "give python or torch-path: no python on PATH"
 	case "$py" in /[a-z]/*) command -v cygpath >/dev/null && py=$(cygpath -w "$py") ;; esac
@@ -57,4 +73,23 @@ else
 fi
 [ -z "${TDC_INPUT_MATRIX:-}" ] || what+=(--matrix "$TDC_INPUT_MATRIX")
 
-exec "$exe" check "${what[@]}" "${args[@]}"
+# An input error (exit 2: a clone without the PR's base commit, a pin file
+# that does not parse, a bad option) also becomes one error annotation, so
+# the pull request's checks page says why, not only the log. The message is
+# the checker's stderr (already escaped for a log: no control characters,
+# no leading "::", no "##["), %-escaped as annotation data; `##[` is broken
+# once more here in case.
+errf=$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/torch-dll-check-stderr.XXXXXX") || die "cannot create a temporary file"
+"$exe" check "${what[@]}" "${args[@]}" 2>"$errf"
+rc=$?
+cat "$errf" >&2
+if [ "$rc" -eq 2 ] && [ -s "$errf" ]; then
+	msg=$(grep -v "^Try '.*--help'\.\$" "$errf" | head -c 3000)
+	msg=${msg//'%'/%25}
+	msg=${msg//$'\r'/%0D}
+	msg=${msg//$'\n'/%0A}
+	msg=${msg//'##['/'#\x23['}
+	echo "::error title=torch-dll-check::$msg"
+fi
+rm -f "$errf"
+exit "$rc"

@@ -5,8 +5,9 @@
 #
 #   1. $RUNNER_TOOL_CACHE/torch-dll-check/<version>/<arch>/ holds a verified
 #      binary already: use it.
-#   2. action/checksums.txt pins a SHA-256 for this version and platform:
-#      download the release asset, verify it, install it into the tool cache.
+#   2. action/checksums.txt pins a SHA-256 for this version and platform, for
+#      both programs (torch-dll-check and torch-dll-check-git): download the
+#      release assets, verify them, install them into the tool cache.
 #      A checksum mismatch is an error, never a silent fallback.
 #   3. Otherwise (no pinned asset, download failed, or version=source): ask
 #      for a build from this action's source: `build=msys2` on Windows (the
@@ -63,47 +64,64 @@ exe="$dir/torch-dll-check$ext"
 out exe "$exe"
 
 sha256() { sha256sum "$1" | cut -d' ' -f1; }
-want=$(awk -v a="$asset" '$2 == a || $2 == "*" a { print $1 }' "$sums" | head -1)
+pinned_sum() { awk -v a="$1" '$2 == a || $2 == "*" a { print $1 }' "$sums" | head -1; }
+# The release is two programs: torch-dll-check and torch-dll-check-git
+# (libgit2: pins, check --pins, audit, history, fleet), installed side by
+# side. Both must be pinned, or the action builds both from source.
+gexe="$dir/torch-dll-check-git$ext"
+gasset="torch-dll-check-git-$version-$os-$arch$ext"
+want=$(pinned_sum "$asset")
+gwant=$(pinned_sum "$gasset")
+[ -n "$want" ] && [ -n "$gwant" ] || want='' gwant=''
 
-# A source build also leaves torch-dll-check-git (pins, audit, fleet) next to it.
-if [ -x "$exe" ] && { [ "$version" = source ] || [ -z "$want" ] || [ "$(sha256 "$exe")" = "$want" ]; } &&
-	{ [ -n "$want" ] || [ -x "$dir/torch-dll-check-git$ext" ]; }; then
+if [ -x "$exe" ] && [ -x "$gexe" ] &&
+	{ [ -z "$want" ] || { [ "$(sha256 "$exe")" = "$want" ] && [ "$(sha256 "$gexe")" = "$gwant" ]; }; }; then
 	echo "torch-dll-check: using $exe (tool cache)"
 	out build none
 	exit 0
 fi
 
+# fetch ASSET SHA DEST: downloads ASSET into DEST if its SHA-256 is SHA. 1:
+# not downloaded (fall back to a source build); a mismatch exits 2 here.
+fetch() {
+	local tmp="$3.download.$$" got
+	echo "torch-dll-check: downloading $1"
+	if ! curl -fsSL --retry 3 -o "$tmp" "$base/$1"; then
+		rm -f "$tmp"
+		return 1
+	fi
+	got=$(sha256 "$tmp")
+	if [ "$got" != "$2" ]; then
+		rm -f "$tmp"
+		echo "::error title=torch-dll-check: checksum mismatch::$1 has SHA-256 $got, action/checksums.txt pins $2. Refusing to run it."
+		exit 2
+	fi
+	chmod +x "$tmp"
+	mv -f "$tmp" "$3"
+	echo "torch-dll-check: verified SHA-256 $got ($1)"
+}
+
 if [ "$version" != source ] && [ -n "$want" ]; then
 	base=${TDC_RELEASE_URL:-https://github.com/$repo/releases/download/v$version}
 	mkdir -p "$dir"
-	tmp="$exe.download.$$"
-	echo "torch-dll-check: downloading $asset"
-	if curl -fsSL --retry 3 -o "$tmp" "$base/$asset"; then
-		got=$(sha256 "$tmp")
-		if [ "$got" != "$want" ]; then
-			rm -f "$tmp"
-			echo "::error title=torch-dll-check: checksum mismatch::$asset has SHA-256 $got, action/checksums.txt pins $want. Refusing to run it."
-			exit 2
-		fi
-		chmod +x "$tmp"
-		mv -f "$tmp" "$exe"
-		echo "torch-dll-check: verified SHA-256 $got"
-		# The Linux asset links libcjson dynamically (Debian ships no libcjson.a).
-		if [ "$os" = linux ] && ldd "$exe" 2>/dev/null | grep -q 'libcjson.*not found'; then
+	if fetch "$asset" "$want" "$exe" && fetch "$gasset" "$gwant" "$gexe"; then
+		# The Linux assets link libcjson and libgit2 dynamically (Debian 12's
+		# libcjson1 and libgit2-1.5: Debian ships no libcjson.a).
+		if [ "$os" = linux ] && ldd "$exe" "$gexe" 2>/dev/null | grep -q 'not found'; then
 			SUDO=
 			[ "$(id -u)" -eq 0 ] || SUDO=sudo
-			if ! $SUDO apt-get install -y -qq libcjson1 >/dev/null; then
+			if ! $SUDO apt-get install -y -qq libcjson1 libgit2-1.5 >/dev/null; then
 				$SUDO apt-get update -qq
-				$SUDO apt-get install -y -qq libcjson1 >/dev/null
+				$SUDO apt-get install -y -qq libcjson1 libgit2-1.5 >/dev/null
 			fi
 		fi
 		out build none
 		exit 0
 	fi
-	rm -f "$tmp"
-	echo "torch-dll-check: $asset could not be downloaded; building from source instead"
+	rm -f "$exe" "$gexe"
+	echo "torch-dll-check: the release assets could not be downloaded; building from source instead"
 elif [ "$version" != source ]; then
-	echo "torch-dll-check: no pinned $os-$arch binary for $version in action/checksums.txt; building from source"
+	echo "torch-dll-check: no pinned $os-$arch binaries for $version in action/checksums.txt; building from source"
 fi
 if [ "$version" != source ] && [ "$version" != "$pinned" ]; then
 	echo "::error title=torch-dll-check::version $version has no pinned binary and this action's source is $pinned: use the action at the v$version tag, or version: source"

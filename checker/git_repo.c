@@ -258,7 +258,11 @@ int git_repo_pins(struct git_repo *r, const char *sha, struct pinset *ps, struct
 	int rc;
 
 	if (git_oid_fromstr(&oid, sha) < 0 || git_commit_lookup(&commit, r->repo, &oid) < 0)
-		return err_set(err, "commit %s is not in the repository", sha);
+		/* a pull request's shas from the event: actions/checkout's default
+		 * fetch-depth 1 has neither the base nor the head, only the merge */
+		return err_set(err, "commit %s is not in the repository %s%s: fetch it (actions/checkout with "
+				    "fetch-depth: 0, or git fetch origin %s)",
+			       sha, r->path, git_repository_is_shallow(r->repo) == 1 ? ", a shallow clone" : "", sha);
 	if (git_commit_tree(&tree, commit) < 0) {
 		git_commit_free(commit);
 		return err_set(err, "cannot read the tree of %s: %s", sha, lg_msg());

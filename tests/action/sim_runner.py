@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """sim_runner.py ACTION_DIR LOG_DIR [name=value ...]: runs a composite
 action's steps the way the GitHub Actions runner does, on this machine.
+sim_runner.py --workflow FILE [--job ID] [--machine-root DIR] ACTION_DIR
+LOG_DIR: runs one job of a workflow that uses the action, checkout and
+SARIF upload included (workflow_main below).
 
 - Inputs: defaults from action.yml, overridden by name=value arguments.
 - Each step: `if:` evaluated; `env:` and `with:` expressions substituted
@@ -18,9 +21,11 @@ GITHUB_ACTION_PATH is ACTION_DIR. Prints one JSON document: steps (id,
 name, skipped, rc), outputs (the action's), rc (the action's exit status).
 Each step's stdout/stderr go to LOG_DIR/<n>.out and <n>.err.
 """
+import fnmatch
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -37,6 +42,12 @@ def value(expr, ctx):
     m = re.fullmatch(r"steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)", expr)
     if m:
         return ctx["steps"].get(m.group(1), {}).get(m.group(2), "")
+    m = re.fullmatch(r"github\.([A-Za-z0-9_.-]+)", expr)
+    if m and "github" in ctx:
+        v = ctx["github"]
+        for part in m.group(1).split("."):
+            v = v.get(part, "") if isinstance(v, dict) else ""
+        return v if isinstance(v, str) else json.dumps(v) if v != "" else ""
     m = re.fullmatch(r"'([^']*)'", expr)
     if m:
         return m.group(1)
@@ -153,18 +164,33 @@ def parse_output_file(path):
     return out
 
 
-def main():
-    action_dir, log_dir = sys.argv[1], sys.argv[2]
+def run_bash(script_text, env, log_dir, n, ctx, cwd):
+    """One `run:` step as the runner runs it with `shell: bash`: the script in
+    a file, `bash --noprofile --norc -eo pipefail FILE`, a fresh GITHUB_OUTPUT
+    parsed afterwards. Returns (rc, outputs)."""
+    outfile = os.path.join(log_dir, "%d.github_output" % n)
+    open(outfile, "w").close()
+    script = os.path.join(log_dir, "%d.sh" % n)
+    with open(script, "w") as f:
+        f.write(script_text)
+    env = dict(env, GITHUB_OUTPUT=outfile)
+    with open(os.path.join(log_dir, "%d.out" % n), "wb") as o, open(os.path.join(log_dir, "%d.err" % n), "wb") as e:
+        rc = subprocess.call(["bash", "--noprofile", "--norc", "-eo", "pipefail", script], env=env,
+                             stdout=o, stderr=e, stdin=subprocess.DEVNULL, cwd=cwd)
+    return rc, parse_output_file(outfile)
+
+
+def run_action(action_dir, log_dir, given, base_env, summary):
+    """The composite action at ACTION_DIR with the inputs GIVEN (name -> value;
+    an undeclared name is an error). Returns {steps, outputs, rc}."""
     os.makedirs(log_dir, exist_ok=True)
     action = yaml.safe_load(open(os.path.join(action_dir, "action.yml")))
     inputs = {k: str(v.get("default", "")) for k, v in action.get("inputs", {}).items()}
-    for a in sys.argv[3:]:
-        k, v = a.split("=", 1)
+    for k, v in given.items():
         if k not in inputs:
             raise SystemExit("sim_runner: no input " + k)
-        inputs[k] = v
+        inputs[k] = str(v)
     ctx = {"inputs": inputs, "steps": {}, "outcomes": {}, "failed": False}
-    summary = os.environ.get("GITHUB_STEP_SUMMARY") or os.path.join(log_dir, "summary.md")
     result = {"steps": [], "outputs": {}, "rc": 0}
     failed = False
     for n, step in enumerate(action["runs"]["steps"]):
@@ -182,27 +208,221 @@ def main():
             continue
         if step.get("shell") != "bash":
             raise SystemExit("sim_runner: shell %r not simulated" % step.get("shell"))
-        env = dict(os.environ)
+        env = dict(base_env)
         env.update({k: subst(v, ctx) for k, v in (step.get("env") or {}).items()})
-        outfile = os.path.join(log_dir, "%d.github_output" % n)
-        open(outfile, "w").close()
-        script = os.path.join(log_dir, "%d.sh" % n)
-        with open(script, "w") as f:
-            f.write(step["run"])
-        env.update({"GITHUB_ACTION_PATH": action_dir, "GITHUB_OUTPUT": outfile, "GITHUB_STEP_SUMMARY": summary})
-        with open(os.path.join(log_dir, "%d.out" % n), "wb") as o, open(os.path.join(log_dir, "%d.err" % n), "wb") as e:
-            rc = subprocess.call(["bash", "--noprofile", "--norc", "-eo", "pipefail", script], env=env,
-                                 stdout=o, stderr=e, stdin=subprocess.DEVNULL, cwd=env.get("GITHUB_WORKSPACE"))
+        env.update({"GITHUB_ACTION_PATH": action_dir, "GITHUB_STEP_SUMMARY": summary})
+        rc, outs = run_bash(step["run"], env, log_dir, n, ctx, env.get("GITHUB_WORKSPACE"))
         rec["rc"] = rc
         if step.get("id"):
-            ctx["steps"][step["id"]] = parse_output_file(outfile)
+            ctx["steps"][step["id"]] = outs
             ctx["outcomes"][step["id"]] = "success" if rc == 0 else "failure"
         if rc != 0 and not failed:
             failed = True
             result["rc"] = rc
     for k, v in action.get("outputs", {}).items():
         result["outputs"][k] = subst(v["value"], ctx)
+    return result
+
+
+def github_context(env):
+    """The `github` context as far as workflows use it here: from the
+    runner's environment and the event payload."""
+    ev = {}
+    if env.get("GITHUB_EVENT_PATH") and os.path.isfile(env["GITHUB_EVENT_PATH"]):
+        ev = json.load(open(env["GITHUB_EVENT_PATH"]))
+    keys = ["workspace", "event_name", "sha", "ref", "repository", "run_id", "server_url", "workflow_ref"]
+    g = {k: env.get("GITHUB_" + k.upper(), "") for k in keys}
+    g["event"] = ev
+    return g
+
+
+def triggered(wf, event, ref):
+    """Whether the workflow's `on:` runs for EVENT on REF (GITHUB_REF). The
+    `branches` filter of a push is simulated (names and fnmatch globs; a
+    pull_request's would need its base branch: refused); path filters are
+    not: a workflow using them is refused, never half-run."""
+    on = wf.get("on", wf.get(True))  # PyYAML reads the key `on` as True
+    if isinstance(on, str):
+        return on == event
+    if isinstance(on, list):
+        return event in on
+    if isinstance(on, dict) and event in on:
+        filt = on[event] or {}
+        unsupported = set(filt) - {"types"} - ({"branches"} if event == "push" else set())
+        if unsupported:
+            raise SystemExit("sim_runner: `on.%s` filters %s not simulated" % (event, sorted(unsupported)))
+        if "branches" in filt:
+            branch = ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else None
+            return branch is not None and any(fnmatch.fnmatchcase(branch, b) for b in filt["branches"])
+        return True
+    return False
+
+
+def git(*args, cwd=None):
+    r = subprocess.run(["git"] + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("git %s: %s" % (" ".join(args), r.stderr.strip()))
+    return r.stdout.strip()
+
+
+def sim_checkout(with_, env, log):
+    """actions/checkout@v4 for a pull_request or push event, as its git
+    commands do it: init the workspace, fetch from SIM_ORIGIN (the simulated
+    GitHub repository, a git URL) — with fetch-depth 0 every branch and tag
+    and then the PR's merge commit, else only GITHUB_SHA at that depth — and
+    check the commit out (detached at refs/remotes/pull/N/merge for a PR; a
+    pushed branch as a local branch of that name).
+    Returns the exit status; the git commands go to LOG."""
+    unsupported = set(with_) - {"fetch-depth"}
+    if unsupported:
+        raise SystemExit("sim_runner: actions/checkout inputs %s not simulated" % sorted(unsupported))
+    depth = int(with_.get("fetch-depth", 1))
+    ws, origin, sha, ref = env["GITHUB_WORKSPACE"], env["SIM_ORIGIN"], env["GITHUB_SHA"], env["GITHUB_REF"]
+    local = "refs/remotes/pull/%s" % ref[len("refs/pull/"):] if ref.startswith("refs/pull/") else \
+        "refs/remotes/origin/" + ref[len("refs/heads/"):]
+    try:
+        for name in os.listdir(ws):  # checkout empties the workspace first
+            p = os.path.join(ws, name)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            else:
+                os.unlink(p)
+        git("init", "-q", ws)
+        git("remote", "add", "origin", origin, cwd=ws)
+        fetch = ["-c", "protocol.version=2", "fetch", "--prune", "--no-recurse-submodules", "-q"]
+        if depth == 0:
+            git(*fetch, "origin", "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*", cwd=ws)
+            git(*fetch, "origin", "+%s:%s" % (sha, local), cwd=ws)
+        else:
+            git(*fetch, "--no-tags", "--depth=%d" % depth, "origin", "+%s:%s" % (sha, local), cwd=ws)
+        if ref.startswith("refs/heads/"):  # a branch: checked out as a local branch
+            git("checkout", "-q", "--force", "-B", ref[len("refs/heads/"):], local, cwd=ws)
+        else:
+            git("checkout", "-q", "--force", local, cwd=ws)
+        log.write(("checked out %s at %s (fetch-depth %d)\n" % (local, sha, depth)).encode())
+        return 0
+    except RuntimeError as e:
+        log.write((str(e) + "\n").encode())
+        return 1
+
+
+def sim_upload_sarif(with_, env, perms, log, here):
+    """github/codeql-action/upload-sarif@v3: the upload needs the job's token
+    to hold security-events: write, and GitHub refuses a file that is not
+    SARIF 2.1.0 or has a result without a repository location. Validated with
+    tests/report/validate_sarif.py --github against the schema SIM_SARIF_SCHEMA."""
+    if perms is not None and perms.get("security-events") != "write":
+        log.write(b"Resource not accessible by integration (the job lacks permissions: security-events: write)\n")
+        return 1
+    f = with_.get("sarif_file", "../results")
+    path = f if os.path.isabs(f) else os.path.join(env["GITHUB_WORKSPACE"], f)
+    if not os.path.isfile(path):
+        log.write(("Path does not exist: %s\n" % f).encode())
+        return 1
+    r = subprocess.run([sys.executable, os.path.join(here, "..", "report", "validate_sarif.py"),
+                        env["SIM_SARIF_SCHEMA"], path, "--github"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    log.write(r.stdout)
+    return r.returncode
+
+
+def workflow_main(argv):
+    """--workflow FILE [--job ID] [--machine-root DIR] ACTION_DIR LOG_DIR:
+    runs one job of a workflow as the runner would for the event in the
+    environment (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, GITHUB_SHA,
+    GITHUB_REF, GITHUB_WORKSPACE; SIM_ORIGIN the repository checkout fetches
+    from; SIM_SARIF_SCHEMA the SARIF 2.1.0 schema). `uses:` steps: actions/
+    checkout and github/codeql-action/upload-sarif simulated (above); this
+    action (torch-dll-check/torch-dll-check@REF or ./) run from ACTION_DIR;
+    anything else is an error. --machine-root DIR: this simulated runner is
+    Linux, so the Windows machine the workflow expects is the offline tree
+    DIR: this action's `scan` input is DIR unless the workflow sets scan.
+    Prints {job, runs_on, permissions, steps (each composite's own steps
+    under "action"), rc, uploads}."""
+    opts = {"--job": None, "--machine-root": None}
+    wf_path = argv[0]
+    rest = argv[1:]
+    while rest and rest[0] in opts:
+        opts[rest[0]] = rest[1]
+        rest = rest[2:]
+    action_dir, log_dir = rest[0], rest[1]
+    os.makedirs(log_dir, exist_ok=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    wf = yaml.safe_load(open(wf_path))
+    env0 = dict(os.environ)
+    event = env0.get("GITHUB_EVENT_NAME", "")
+    if not triggered(wf, event, env0.get("GITHUB_REF", "")):
+        raise SystemExit("sim_runner: %s does not run on %r" % (wf_path, event))
+    jobs = wf["jobs"]
+    job_id = opts["--job"] or (list(jobs)[0] if len(jobs) == 1 else None)
+    if job_id not in jobs:
+        raise SystemExit("sim_runner: say which job (--job): %s" % ", ".join(jobs))
+    job = jobs[job_id]
+    if "if" in job or "strategy" in job or "needs" in job:
+        raise SystemExit("sim_runner: job-level if/strategy/needs not simulated")
+    perms = job.get("permissions", wf.get("permissions"))
+    summary = env0.get("GITHUB_STEP_SUMMARY") or os.path.join(log_dir, "summary.md")
+    ctx = {"inputs": {}, "steps": {}, "outcomes": {}, "failed": False, "github": github_context(env0)}
+    env_job = dict(env0)
+    env_job.update({k: str(v) for k, v in (wf.get("env") or {}).items()})
+    env_job.update({k: str(v) for k, v in (job.get("env") or {}).items()})
+    result = {"job": job_id, "runs_on": job.get("runs-on"), "permissions": perms, "steps": [], "rc": 0,
+              "uploads": []}
+    failed = False
+    for n, step in enumerate(job["steps"]):
+        rec = {"n": n, "id": step.get("id"), "name": step.get("name"), "uses": step.get("uses"),
+               "skipped": False, "rc": 0}
+        result["steps"].append(rec)
+        ctx["failed"] = failed
+        if not condition(step.get("if"), ctx):
+            rec["skipped"] = True
+            continue
+        env = dict(env_job)
+        env.update({k: subst(v, ctx) for k, v in (step.get("env") or {}).items()})
+        with_ = {k: subst(v, ctx) for k, v in (step.get("with") or {}).items()}
+        outs = {}
+        uses = step.get("uses", "")
+        if "run" in step:
+            if step.get("shell", (job.get("defaults") or {}).get("run", {}).get("shell")) != "bash":
+                raise SystemExit("sim_runner: step %d: only `shell: bash` is simulated" % n)
+            env["GITHUB_STEP_SUMMARY"] = summary
+            rc, outs = run_bash(subst(step["run"], ctx), env, log_dir, n, ctx, env.get("GITHUB_WORKSPACE"))
+        elif uses.startswith("actions/checkout@"):
+            with open(os.path.join(log_dir, "%d.out" % n), "wb") as log:
+                rc = sim_checkout(with_, env, log)
+        elif uses.startswith("github/codeql-action/upload-sarif@"):
+            with open(os.path.join(log_dir, "%d.out" % n), "wb") as log:
+                rc = sim_upload_sarif(with_, env, perms, log, here)
+            result["uploads"].append({"sarif_file": with_.get("sarif_file"), "category": with_.get("category"),
+                                      "rc": rc})
+        elif uses.startswith("torch-dll-check/torch-dll-check@") or uses == "./":
+            if opts["--machine-root"] and "scan" not in with_:
+                with_["scan"] = opts["--machine-root"]
+            sub = run_action(action_dir, os.path.join(log_dir, str(n)), with_, env, summary)
+            rec["action"] = sub
+            rc, outs = sub["rc"], sub["outputs"]
+        else:
+            rc = 99
+            rec["error"] = "cannot run `uses: %s` in the simulation" % uses
+        rec["rc"] = rc
+        if step.get("id"):
+            ctx["steps"][step["id"]] = outs
+            ctx["outcomes"][step["id"]] = "success" if rc == 0 else "failure"
+        if rc != 0 and not failed:
+            failed = True
+            result["rc"] = rc
     print(json.dumps(result, indent=1))
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--workflow":
+        return workflow_main(sys.argv[2:])
+    action_dir, log_dir = sys.argv[1], sys.argv[2]
+    given = {}
+    for a in sys.argv[3:]:
+        k, v = a.split("=", 1)
+        given[k] = v
+    summary = os.environ.get("GITHUB_STEP_SUMMARY") or os.path.join(log_dir, "summary.md")
+    print(json.dumps(run_action(action_dir, log_dir, given, dict(os.environ), summary), indent=1))
 
 
 if __name__ == "__main__":

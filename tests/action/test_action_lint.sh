@@ -82,7 +82,7 @@ for i, s in enumerate(a["runs"]["steps"]):
             if m not in declared:
                 bad.append("step %d: env %s uses undeclared input %s" % (i, k, m))
 used = set(re.findall(r"inputs\.([A-Za-z0-9_-]+)", open("action.yml").read()))
-for want in ["python", "torch-path", "scan", "matrix", "fail-on", "annotations", "summary", "json", "sarif", "version"]:
+for want in ["pins", "repository", "pins-unchanged", "python", "torch-path", "scan", "matrix", "fail-on", "annotations", "summary", "json", "sarif", "version"]:
     if want not in declared:
         bad.append("input %s missing" % want)
     elif want not in used:
@@ -90,6 +90,49 @@ for want in ["python", "torch-path", "scan", "matrix", "fail-on", "annotations",
 for o in ["status", "failures", "warnings", "report"]:
     if o not in a.get("outputs", {}):
         bad.append("output %s missing" % o)
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
+# The documentation's workflow snippets (README.md, action/README.md) and the
+# examples give the action only inputs it declares, with valid values for
+# the true/false ones (a snippet is YAML from a job's steps, indented or not).
+check_cmd "documented snippets and examples use only declared inputs" python3 - <<'PY'
+import glob, re, sys, textwrap, yaml
+declared = yaml.safe_load(open("action.yml"))["inputs"]
+bad, seen = [], 0
+def steps_of(doc):
+    if isinstance(doc, dict):
+        if "uses" in doc:
+            yield doc
+        for v in doc.values():
+            yield from steps_of(v)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from steps_of(v)
+sources = []
+for md in ["README.md", "action/README.md"]:
+    for i, block in enumerate(re.findall(r"```yaml\n(.*?)```", open(md).read(), re.S)):
+        sources.append(("%s yaml block %d" % (md, i + 1), textwrap.dedent(block)))
+for f in sorted(glob.glob("action/examples/*.yml")):
+    sources.append((f, open(f).read()))
+for name, text in sources:
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        bad.append("%s: not YAML: %s" % (name, str(e).splitlines()[0]))
+        continue
+    for st in steps_of(doc):
+        if not str(st["uses"]).startswith("torch-dll-check/torch-dll-check@"):
+            continue
+        seen += 1
+        for k, v in (st.get("with") or {}).items():
+            if k not in declared:
+                bad.append("%s: undeclared input %s" % (name, k))
+            elif declared[k].get("default") in ("true", "false") and str(v).lower() not in ("true", "false"):
+                bad.append("%s: %s: %r is not true or false" % (name, k, v))
+if seen < 8:
+    bad.append("only %d uses of the action found in the snippets and examples" % seen)
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY

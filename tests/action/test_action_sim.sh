@@ -9,8 +9,8 @@
 # the simulated action's checksums.txt. Checks: download + verification +
 # tool cache, a tampered asset refused, the source build when nothing is
 # pinned, the annotations (parsed as the runner does), the outputs, the job
-# summary, JSON and SARIF files, exit codes per fail-on, and that hostile
-# input values never run as shell code.
+# summary, JSON and SARIF files, exit codes per fail-on, that hostile
+# input values never run as shell code, and the release `make dist` makes.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
@@ -38,15 +38,18 @@ torch='C:\Python311\Lib\site-packages\torch'
 # The action as `uses:` would find it, with this build pinned as the release.
 version=$(sed -n 's/^# version: *//p' action/checksums.txt)
 asset=torch-dll-check-$version-linux-x64
+gasset=torch-dll-check-git-$version-linux-x64
+GIT_BIN=${TDC_GIT_BIN:-./torch-dll-check-git}
 act=$tmp/act
 mkdir -p "$act" "$tmp/mirror" "$tmp/ws/.github/workflows"
 cp -R action.yml action checker matrix Makefile "$act/"
 cp "$BIN" "$tmp/mirror/$asset"
-pin() { # pin CHECKSUMS_FILE [SHA]: the action's checksums.txt with one asset line
+cp "$GIT_BIN" "$tmp/mirror/$gasset"
+pin() { # pin CHECKSUMS_FILE [SHA GIT_SHA]: the action's checksums.txt with the two asset lines
 	grep '^#' action/checksums.txt >"$1"
-	[ -z "${2:-}" ] || echo "$2  $asset" >>"$1"
+	[ -z "${2:-}" ] || printf '%s  %s\n%s  %s\n' "$2" "$asset" "$3" "$gasset" >>"$1"
 }
-pin "$act/action/checksums.txt" "$(sha256sum "$BIN" | cut -d' ' -f1)"
+pin "$act/action/checksums.txt" "$(sha256sum "$BIN" | cut -d' ' -f1)" "$(sha256sum "$GIT_BIN" | cut -d' ' -f1)"
 touch "$tmp/ws/.github/workflows/gate.yml"
 
 sim() { # sim NAME [input=value...]: runs the action; result in $tmp/NAME/result.json
@@ -73,7 +76,11 @@ check_eq "failing tree: the action exits 1" 1 "$(res first "r['rc']")"
 check_eq "msys2 and source-build steps skipped" "True True True" \
 	"$(res first "' '.join(str(s['skipped']) for s in r['steps'][1:4])")"
 cached=$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check
-if [ -x "$cached" ] && cmp -s "$cached" "$BIN"; then ok "verified binary installed under RUNNER_TOOL_CACHE/torch-dll-check/$version/x64"; else not_ok "tool cache"; fi
+if [ -x "$cached" ] && cmp -s "$cached" "$BIN" && cmp -s "$cached-git" "$GIT_BIN"; then
+	ok "both verified programs installed under RUNNER_TOOL_CACHE/torch-dll-check/$version/x64"
+else
+	not_ok "tool cache"
+fi
 if step_out first 0 | grep -q 'verified SHA-256'; then ok "setup verified the SHA-256"; else not_ok "no verification message"; step_out first 0 | sed 's/^/#   /'; fi
 check_eq "status output" fail "$(res first "r['outputs']['status']")"
 # three torch binaries fail for one root cause (libomp140.x86_64.dll): one failure, one annotation
@@ -140,6 +147,18 @@ check_eq "tampered asset: setup fails (2)" 2 "$(res tampered "r['rc']")"
 if step_out tampered 0 | grep -q '^::error title=torch-dll-check: checksum mismatch::'; then ok "checksum mismatch annotated"; else not_ok "no mismatch error"; fi
 if [ -e "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ]; then not_ok "tampered binary installed"; else ok "tampered binary not installed"; fi
 mv "$tmp/mirror/$asset.orig" "$tmp/mirror/$asset"
+# ... and so is a tampered torch-dll-check-git (the second asset), with the first one intact.
+cp "$GIT_BIN" "$tmp/mirror/$gasset.orig"
+printf 'x' >>"$tmp/mirror/$gasset"
+sim tampered_git scan="$root" torch-path="$torch"
+check_eq "tampered torch-dll-check-git asset: setup fails (2)" 2 "$(res tampered_git "r['rc']")"
+if step_out tampered_git 0 | grep -q "^::error title=torch-dll-check: checksum mismatch::$gasset has"; then
+	ok "its checksum mismatch is annotated"
+else
+	not_ok "no mismatch error for $gasset"
+fi
+if [ -e "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check-git" ]; then not_ok "tampered git binary installed"; else ok "tampered git binary not installed"; fi
+mv "$tmp/mirror/$gasset.orig" "$tmp/mirror/$gasset"
 
 # 4. Hostile input values stay data: inputs reach the scripts only through env.
 # shellcheck disable=SC2016 # the $(...) and backticks are the attack, kept literal
@@ -149,6 +168,13 @@ check_eq "hostile torch-path: usage error (2)" 2 "$(res hostile "r['rc']")"
 if ls "$tmp"/pwned* >/dev/null 2>&1; then not_ok "an input value ran as shell code"; else ok "no input value ran as shell code"; fi
 sim badfail scan="$root" torch-path="$torch" fail-on=sometimes
 check_eq "fail-on=sometimes: 2" 2 "$(res badfail "r['rc']")"
+sim badpins scan="$root" torch-path="$torch" pins=yes
+check_eq "pins=yes: 2" 2 "$(res badpins "r['rc']")"
+if step_out badpins "$(last_step badpins)" | grep -q '^::error title=torch-dll-check::pins must be true or false$'; then
+	ok "pins=yes: annotated"
+else
+	not_ok "pins=yes: no annotation"
+fi
 
 # 5. Nothing pinned: setup asks for the source build (apt on Linux), which
 #    builds this action's checker into the tool cache (apt-get stubbed: the
@@ -162,10 +188,37 @@ PATH="$tmp/stub:$PATH" sim source scan="$root" torch-path="$torch"
 check_eq "no pinned asset: build=apt, msys2 steps skipped, source build ran" "True True False" \
 	"$(res source "' '.join(str(s['skipped']) for s in r['steps'][1:4])")"
 check_eq "source-built action gives the same verdict (exit 1)" 1 "$(res source "r['rc']")"
-if [ -x "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ] && grep -q 'install' "$tmp/apt.log" 2>/dev/null; then
-	ok "source build installed into the tool cache (after apt-get install)"
+if [ -x "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ] &&
+	[ -x "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check-git" ] && grep -q 'install' "$tmp/apt.log" 2>/dev/null; then
+	ok "source build installed both programs into the tool cache (after apt-get install)"
 else
 	not_ok "source build"
 	step_out source 3 | tail -20 | sed 's/^/#   /'
+fi
+
+# 6. The release as `make dist` makes it (action/dist.sh in a copy of the
+#    sources): the two Linux assets and the checksums.txt it writes are what
+#    setup downloads, verifies and installs, and they run the check.
+mkdir -p "$tmp/distsrc"
+cp -R action checker matrix Makefile "$tmp/distsrc/"
+if (cd "$tmp/distsrc" && nice bash action/dist.sh) >"$tmp/dist.log" 2>&1; then
+	check_eq "make dist: checksums.txt pins the two Linux assets" \
+		"torch-dll-check-$version-linux-x64 torch-dll-check-git-$version-linux-x64" \
+		"$(grep -v '^#' "$tmp/distsrc/action/checksums.txt" | awk '{print $2}' | sort | tr '\n' ' ' | sed 's/ $//')"
+	rm -rf "$tmp/mirror" "$tmp/toolcache"
+	cp -R "$tmp/distsrc/dist" "$tmp/mirror"
+	cp "$tmp/distsrc/action/checksums.txt" "$act/action/checksums.txt"
+	sim dist scan="$root" torch-path="$torch"
+	check_eq "the dist release: setup verified both assets, the check ran (exit 1)" "2 1" \
+		"$(step_out dist 0 | grep -c '^torch-dll-check: verified SHA-256') $(res dist "r['rc']")"
+	if cmp -s "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check-git" \
+		"$tmp/mirror/torch-dll-check-git-$version-linux-x64"; then
+		ok "the dist release: torch-dll-check-git installed next to torch-dll-check"
+	else
+		not_ok "the dist release: torch-dll-check-git not installed"
+	fi
+else
+	not_ok "make dist failed"
+	tail -20 "$tmp/dist.log" | sed 's/^/#   /'
 fi
 tap_done
