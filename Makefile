@@ -124,7 +124,7 @@ REPLAY_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/asan/tests/fuzz/replay_%,$(FU
 
 unit-build: $(UNIT_BINS) $(REPLAY_BINS) build/asan/tests/fuzz/mutate_hive build/asan/tests/inventory/regdump build/asan/torch-dll-check build/asan/torch-dll-check-git
 
-# The suite: strict warnings for both builds, then tests/run prints "N passed, N failed".
+# The suite: strict warnings for both builds, then tests/run prints "N passed, N failed, N skipped".
 test:
 	$(Q)$(MAKE) --no-print-directory DEVELOPER=1 all unit-build
 	$(Q)bash tests/run
