@@ -341,13 +341,14 @@ int history_append(struct history *h, const char *runner, const char *report, si
 		goto done;
 	strbuf_addf(&logmsg, "torch-dll-check audit: %s", runner);
 	for (unsigned attempt = 0; attempt < HISTORY_MAX_ATTEMPTS; attempt++) {
-		git_oid tip, commit;
+		git_oid tip, commit, no_tip;
 		git_reference *ref = NULL;
 		int has_tip, swap;
 		const char *prev_text = NULL;
 		struct err perr;
 		out->problem[0] = '\0';
 		out->parent[0] = '\0';
+		memset(&no_tip, 0, sizeof(no_tip));
 		if (read_tip(h->repo, refname.buf, &tip, &has_tip, err) < 0)
 			goto done;
 		if (has_tip) {
@@ -375,8 +376,15 @@ int history_append(struct history *h, const char *runner, const char *report, si
 				err_prefix(err, "%s; nothing was written: ", out->problem);
 			goto done;
 		}
-		swap = git_reference_create_matching(&ref, h->repo, refname.buf, &commit, has_tip,
-						     has_tip ? &tip : NULL, logmsg.buf);
+		/*
+		 * Compare-and-swap under the ref's lock. The first snapshot too:
+		 * a zero expected id means "must not exist yet" and is checked
+		 * after the lock is taken, whereas force=0 alone only checks
+		 * before it, so two first writers could both "succeed" and one
+		 * snapshot be lost.
+		 */
+		swap = git_reference_create_matching(&ref, h->repo, refname.buf, &commit, 1,
+						     has_tip ? &tip : &no_tip, logmsg.buf);
 		git_reference_free(ref);
 		out->attempts = attempt + 1;
 		if (swap == 0) {
