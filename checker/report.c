@@ -436,6 +436,15 @@ const char *report_status(const struct report_view *v)
 	return "pass";
 }
 
+int report_load_fails(const struct report_view *v)
+{
+	size_t i;
+	for (i = 0; i < v->n; i++)
+		if (v->items[i].sev == SEV_ERROR && report_int(v->items[i].f, "winerror", 0) != 0)
+			return 1;
+	return 0;
+}
+
 int report_exit_status(const struct report_view *v, enum report_fail_on fail_on)
 {
 	switch (fail_on) {

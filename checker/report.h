@@ -138,6 +138,14 @@ const char *report_why(const cJSON *f);
 /* "pass" | "warn" | "fail", from the findings (not the document's own claim). */
 const char *report_status(const struct report_view *v);
 
+/*
+ * Whether an error says torch will not load (one with a WinError: 126, 127,
+ * 193, 1114, ...), as opposed to errors that only break a requirement (a
+ * redistributable older than the matrix asks for while every binary loads):
+ * verdict lines say "will not load" only then.
+ */
+int report_load_fails(const struct report_view *v);
+
 /* 0 pass, 1 when a finding reaches `fail_on` (cmd.h's EXIT_* values). */
 int report_exit_status(const struct report_view *v, enum report_fail_on fail_on);
 

@@ -410,8 +410,10 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 	s.max = start + (max > NOTE_RESERVE * 2 ? max : NOTE_RESERVE * 2);
 
 	/* The verdict. */
-	if (v->count[SEV_ERROR])
+	if (v->count[SEV_ERROR] && report_load_fails(v))
 		strbuf_adds(&c, "### ❌ torch-dll-check: torch will not load\n\n");
+	else if (v->count[SEV_ERROR])
+		strbuf_adds(&c, "### ❌ torch-dll-check: torch fails the check\n\n");
 	else if (v->count[SEV_WARNING])
 		strbuf_adds(&c, "### ⚠️ torch-dll-check: torch loads, with warnings\n\n");
 	else

@@ -224,7 +224,7 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 			strbuf_addf(out, "%d of %d torch installs", nfail, ninst);
 		else
 			what(out, v);
-		strbuf_adds(out, " will not load: ");
+		strbuf_adds(out, report_load_fails(v) ? " will not load: " : ": ");
 		text_esc_line(out, report_str(report_cause_finding(v, &v->causes[0]), "title"));
 	} else if (v->count[SEV_WARNING]) {
 		strbuf_addf(out, "%sWARN%s ", st->yellow, st->off);

@@ -319,7 +319,7 @@ static void test_summary_small_report_complete(void)
 	struct err e;
 	CHECK_INT(report_view_init(&v, d, &e), 0);
 	report_summary(&out, &v, REPORT_SUMMARY_MAX);
-	CHECK_HAS(out.buf, "### ❌ torch-dll-check: torch will not load");
+	CHECK_HAS(out.buf, "### ❌ torch-dll-check: torch fails the check");
 	CHECK_HAS(out.buf, "#### Errors (1)");
 	CHECK_HAS(out.buf, "#### Warnings (1)");
 	CHECK_HAS(out.buf, "#### Notes (1)");
@@ -360,8 +360,8 @@ static void test_text_verdict_and_colour(void)
 	struct err e;
 	CHECK_INT(report_view_init(&v, d, &e), 0);
 	report_text(&out, &v, 0, 0);
-	CHECK(!strncmp(out.buf, "FAIL no torch install will not load: error 0 (2 errors, 1 warning, 0 notes)\n",
-		       strlen("FAIL no torch install will not load: error 0 (2 errors, 1 warning, 0 notes)\n")));
+	CHECK(!strncmp(out.buf, "FAIL no torch install: error 0 (2 errors, 1 warning, 0 notes)\n",
+		       strlen("FAIL no torch install: error 0 (2 errors, 1 warning, 0 notes)\n")));
 	CHECK(!strchr(out.buf, '\033'));
 	CHECK(strstr(out.buf, "Errors (2):") < strstr(out.buf, "Warnings (1):"));
 	strbuf_reset(&out);
