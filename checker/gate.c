@@ -245,11 +245,6 @@ struct judge {
 	const char *searched; /* searched_text() */
 };
 
-static enum report_severity sev_of(enum matrix_status s)
-{
-	return s == MATRIX_INFERRED ? SEV_WARNING : SEV_ERROR;
-}
-
 static int arch_ok(const struct judge *j, unsigned mask)
 {
 	return !mask || (j->aidx >= 0 && (mask & (1u << j->aidx)));
@@ -312,15 +307,9 @@ static int cb_unresolved(const char *dll, void *ctx)
 	return !found;
 }
 
-static char *min_text(const struct judge *j)
-{
-	const struct matrix_min *m = j->aidx >= 0 ? &j->row->vc_redist[j->aidx] : NULL;
-	return m && m->set ? xasprintf(" >= %s", m->text) : xstrdup("");
-}
-
 static char *redist_fix(const struct judge *j)
 {
-	char *min = min_text(j), *fix;
+	char *min = policy_redist_min(j->row, j->aidx), *fix;
 	fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", j->r->arch, min,
 			policy_redist_url(j->r->arch));
 	free(min);
@@ -368,7 +357,7 @@ static void judge_redist(struct judge *j)
 	const struct inventory *inv = j->r->inv;
 	const struct inv_redist *rd = NULL;
 	const struct matrix_min *m = j->aidx >= 0 ? &j->row->vc_redist[j->aidx] : NULL;
-	char *who = pinned(j), *rn = range_note(j), *min = min_text(j), *fix = redist_fix(j), *title = NULL,
+	char *who = pinned(j), *rn = range_note(j), *min = policy_redist_min(j->row, j->aidx), *fix = redist_fix(j), *title = NULL,
 	     *msg = NULL, *leaf = NULL;
 	struct strbuf missing = STRBUF_INIT;
 	size_t i, nmissing = missing_runtimes(j, &missing, &leaf);
@@ -447,7 +436,7 @@ static void judge_redist(struct judge *j)
 					who, m->text, j->row->id, matrix_row_file(j->row), m->pos.line, rd->key,
 					inv->redist_source ? inv->redist_source : "registry",
 					rd->version_raw ? rd->version_raw : rd->version, rn);
-			add(j, RULE_REDIST_TOO_OLD, sev_of(j->row->status),
+			add(j, RULE_REDIST_TOO_OLD, policy_row_severity(j->row->status),
 			    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
 		}
 	}
@@ -530,7 +519,7 @@ static void judge_runtime_dlls(struct judge *j)
 						  "2015-2022 %s redistributable >= %s (%s)",
 						  d->name, c.path, c.ver_text, j->r->arch, d->min.text,
 						  policy_redist_url(j->r->arch));
-			add(j, RULE_RUNTIME_TOO_OLD, sev_of(d->status),
+			add(j, RULE_RUNTIME_TOO_OLD, policy_row_severity(d->status),
 			    (struct finding_spec){ .winerror = d->winerror, .title = title, .message = msg, .fix = fix,
 						   .leaf = d->name, .path = c.path });
 			free(fix);

@@ -46,9 +46,15 @@ const char *policy_redist_url(const char *arch)
 	return "https://aka.ms/vs/17/release/vc_redist.x64.exe";
 }
 
-static enum report_severity sev_of(enum matrix_status s)
+enum report_severity policy_row_severity(enum matrix_status s)
 {
-	return s == MATRIX_INFERRED ? SEV_WARNING : SEV_ERROR; /* sourced and measured are facts */
+	return s == MATRIX_INFERRED ? SEV_WARNING : SEV_ERROR;
+}
+
+char *policy_redist_min(const struct matrix_row *row, int aidx)
+{
+	const struct matrix_min *m = row && aidx >= 0 ? &row->vc_redist[aidx] : NULL;
+	return m && m->set ? xasprintf(" >= %s", m->text) : xstrdup("");
 }
 
 /* A finding about this install, with the row that judged it. `severity`: as for finding_add. */
@@ -194,17 +200,11 @@ static int vc_runtime_unresolved(const struct torch_run *run, char **which)
 	return 0;
 }
 
-static char *min_text(const struct pol *p)
-{
-	const struct matrix_min *m = p->row && p->aidx >= 0 ? &p->row->vc_redist[p->aidx] : NULL;
-	return m && m->set ? xasprintf(" >= %s", m->text) : xstrdup("");
-}
-
 static void redist(struct pol *p)
 {
 	const struct inventory *inv = p->in->inv;
 	const struct inv_redist *r = NULL;
-	char *min = min_text(p);
+	char *min = policy_redist_min(p->row, p->aidx);
 	size_t i;
 	if (!inv->redist_read) {
 		char *msg = xasprintf("No registry was read, so whether the VC++ 2015-2022 %s redistributable%s is "
@@ -287,7 +287,7 @@ static void redist(struct pol *p)
 					      matrix_row_file(p->row), m->pos.line, m->text);
 			char *fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", p->arch, min,
 					      policy_redist_url(p->arch));
-			add(p, RULE_REDIST_TOO_OLD, sev_of(p->row->status),
+			add(p, RULE_REDIST_TOO_OLD, policy_row_severity(p->row->status),
 			    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
 			free(title);
 			free(msg);
@@ -386,7 +386,7 @@ static void runtime_dlls(struct pol *p)
 			char *t2 = d->winerror ? xasprintf("%s (WinError %d%s)", title, d->winerror,
 							   d->winerror == 1114 ? " in DllMain" : "")
 					       : NULL;
-			add(p, RULE_RUNTIME_TOO_OLD, sev_of(d->status),
+			add(p, RULE_RUNTIME_TOO_OLD, policy_row_severity(d->status),
 			    (struct finding_spec){ .winerror = d->winerror, .title = t2 ? t2 : title, .message = msg,
 						   .fix = fix, .leaf = d->name, .path = n->path, .probes = n });
 			free(t2);
@@ -475,7 +475,7 @@ static void openmp(struct pol *p)
 static void enrich_vc(struct pol *p)
 {
 	const struct inventory *inv = p->in->inv;
-	char *min = min_text(p);
+	char *min = policy_redist_min(p->row, p->aidx);
 	size_t i;
 	for (i = 0; i < p->out->n; i++) {
 		struct finding *f = &p->out->v[i];
