@@ -62,9 +62,9 @@ void gate_pins_release(struct gate_pins *g);
  */
 void gate_pins_touch(struct gate_pins *g, const char *path, const struct strlist *matrix_paths);
 
-/* Where the pins come from: check's --repo, --rev, --base, --head, --github-event. */
+/* Where the pins come from: check's --repo, --rev, --base, --head, --github-event, and its --matrix files. */
 struct gate_source {
-	const char *repo, *rev, *base, *head, *event;
+	struct pins_where at;
 	const struct strlist *matrices; /* --matrix files: a PR that changes one is judged */
 };
 

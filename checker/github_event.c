@@ -7,6 +7,7 @@
 #include "github_event.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "os.h"
@@ -62,4 +63,29 @@ int github_event_pr_shas(const char *path, char base[41], char head[41], struct 
 	rc = github_event_parse_pr_shas(buf.buf, buf.len, path, base, head, err);
 	strbuf_release(&buf);
 	return rc;
+}
+
+int github_event_pin_revs(const struct pins_where *src, struct pin_revs *out, struct err *err)
+{
+	const char *event = src->event;
+	char *ev;
+	int r;
+	memset(out, 0, sizeof(*out));
+	out->head_rev = src->rev ? src->rev : src->head ? src->head : "HEAD";
+	out->base_rev = src->base;
+	if (!event && !src->rev && !src->base) {
+		const char *name = os_getenv("GITHUB_EVENT_NAME");
+		if (name && !strncmp(name, "pull_request", 12))
+			event = os_getenv("GITHUB_EVENT_PATH");
+	}
+	if (!event)
+		return 0;
+	ev = xstrdup(event); /* os_getenv's pointer is not stable */
+	r = github_event_pr_shas(ev, out->base_sha, out->head_sha, err);
+	free(ev);
+	if (r < 0)
+		return -1;
+	out->head_rev = "pull_request.head.sha";
+	out->base_rev = "pull_request.base.sha";
+	return 0;
 }

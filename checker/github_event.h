@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "pins.h"
 
 #define GITHUB_EVENT_MAX_SIZE (64u << 20)
 
@@ -24,5 +25,20 @@ int github_event_pr_shas(const char *path, char base[41], char head[41], struct 
 /* The same for an event already in memory (`name` names it in messages). */
 int github_event_parse_pr_shas(const char *text, size_t len, const char *name, char base[41], char head[41],
 			       struct err *err);
+
+/* The revisions a pin_source names (github_event_pin_revs). */
+struct pin_revs {
+	const char *head_rev; /* as asked: --rev, --head, "HEAD", or "pull_request.head.sha" */
+	const char *base_rev; /* NULL: no base, nothing compared */
+	char head_sha[41], base_sha[41]; /* from the event payload; empty: resolve head_rev/base_rev */
+};
+
+/*
+ * Fills *out from src. With an event payload (src->event, or
+ * $GITHUB_EVENT_PATH in a pull_request job when src names no revision) both
+ * commit ids come from it. Returns -1 with err when the payload cannot be
+ * read.
+ */
+int github_event_pin_revs(const struct pins_where *src, struct pin_revs *out, struct err *err);
 
 #endif

@@ -21,6 +21,13 @@
 
 #define PINS_MAX_FILES 1000
 
+/* Where pins are read: the revisions `pins` and `check --pins` are given (the command line: pins_where_cli_opts). */
+struct pins_where {
+	const char *repo;              /* NULL: the current folder or a parent */
+	const char *rev, *base, *head; /* one revision, or a base [and head] to compare */
+	const char *event;             /* a pull request event payload naming base and head */
+};
+
 /* Reads `path` (repository-relative, '/'-separated) into out: 0 ok, 1 no such file, -1 error. */
 typedef int (*pins_read_fn)(void *ctx, const char *path, struct strbuf *out, struct err *err);
 

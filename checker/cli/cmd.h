@@ -14,6 +14,7 @@
 #include "err.h"
 #include "strbuf.h"
 #include "opt.h"
+#include "pins.h"
 #include "tdc.h"
 
 #define EXIT_PASS 0
@@ -55,8 +56,17 @@ extern const struct cli_cmd pe_cli, deps_cli, check_cli, inventory_cli, matrix_l
  * `pins` runs in torch-dll-check-git (git_main.c) but is described here, so
  * that the main program's help and docs/cli.md list it too.
  */
+/*
+ * --repo, --rev, --base, --head, --github-event over a struct pins_where
+ * (cmd_pins.c): a table to include with CLI_GROUP, for `pins` and
+ * `check --pins`. pins_where_check refuses two sources at once (-1 after
+ * cli_error on cmd).
+ */
+extern const struct cli_opt pins_where_cli_opts[];
+int pins_where_check(const struct cli_cmd *cmd, const struct pins_where *s);
+
 struct pins_opts {
-	const char *repo, *rev, *base, *head, *event;
+	struct pins_where src;
 	struct strlist matrices;
 	int all, json;
 };

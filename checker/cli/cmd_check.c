@@ -88,7 +88,7 @@ struct check_opts {
 	struct report_opts ro;
 	struct confirm_opts co;
 	int pins, pins_unchanged;
-	const char *repo, *rev, *base, *head, *event;
+	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
 };
 
 static const struct cli_opt check_opts_table[] = {
@@ -113,17 +113,7 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--pins", NULL, "the pre-merge gate: judge the torch the repository pins (at head; what a PR\n"
 		"changes) against this runner, before torch is installed (docs/check.md)",
 		cli_set_flag, struct check_opts, pins),
-	CLI_OPT("--repo", "DIR", "with --pins: the repository (default: the current folder or a parent)",
-		cli_set_str, struct check_opts, repo),
-	CLI_OPT("--rev", "REV", "with --pins: the revision whose pins are judged (default HEAD)",
-		cli_set_str, struct check_opts, rev),
-	CLI_OPT("--base", "REV", "with --pins: the pull request's base: what changed, and whether anything did",
-		cli_set_str, struct check_opts, base),
-	CLI_OPT("--head", "REV", "with --pins: the other side of --base (default HEAD)",
-		cli_set_str, struct check_opts, head),
-	CLI_OPT("--github-event", "FILE", "with --pins: base and head from a pull request event payload\n"
-		"(default in a pull_request job: $GITHUB_EVENT_PATH)",
-		cli_set_str, struct check_opts, event),
+	CLI_GROUP(pins_where_cli_opts, struct check_opts, src),
 	CLI_OPT("--pins-unchanged", NULL, "with --pins: judge the head's pins even when the PR changes no pin file\n"
 		"and no --matrix file (else it passes at once, with one note)",
 		cli_set_flag, struct check_opts, pins_unchanged),
@@ -148,18 +138,13 @@ const struct cli_cmd check_cli = {
 /* The install options: one of them (or --pins), and --scan alone; the gate's options need --pins. */
 static int check_combination(const struct check_opts *o)
 {
-	if (!o->pins && (o->repo || o->rev || o->base || o->head || o->event || o->pins_unchanged)) {
+	const struct pins_where *s = &o->src;
+	if (!o->pins && (s->repo || s->rev || s->base || s->head || s->event || o->pins_unchanged)) {
 		cli_error(&check_cli, "--repo, --rev, --base, --head, --github-event and --pins-unchanged need --pins");
 		return -1;
 	}
-	if ((o->rev && (o->base || o->head || o->event)) || (o->event && (o->base || o->head))) {
-		cli_error(&check_cli, "use one of --rev, --base/--head, --github-event");
+	if (pins_where_check(&check_cli, s) < 0)
 		return -1;
-	}
-	if (o->head && !o->base) {
-		cli_error(&check_cli, "--head needs --base");
-		return -1;
-	}
 	if (!o->pins && !o->torch && !o->sitepk && !o->python && !o->scan) {
 		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH, --scan DIR or --pins");
 		return -1;
@@ -345,11 +330,7 @@ static int read_gate_pins(const struct check_opts *o, gate_read_fn read_pins, st
 	struct err e;
 	memset(&src, 0, sizeof(src));
 	err_clear(&e);
-	src.repo = o->repo;
-	src.rev = o->rev;
-	src.base = o->base;
-	src.head = o->head;
-	src.event = o->event;
+	src.at = o->src;
 	src.matrices = &o->matrices;
 	if (read_pins(gp, &src, &e) < 0) {
 		cmd_usage_error("check --pins: %s", e.msg);

@@ -12,15 +12,34 @@
 #include "cmd.h"
 #include "os.h"
 
-static const struct cli_opt pins_opts_table[] = {
+const struct cli_opt pins_where_cli_opts[] = {
 	CLI_OPT("--repo", "DIR", "the repository (default: the current folder or a parent)",
-		cli_set_str, struct pins_opts, repo),
-	CLI_OPT("--rev", "REV", "one revision (default HEAD)", cli_set_str, struct pins_opts, rev),
+		cli_set_str, struct pins_where, repo),
+	CLI_OPT("--rev", "REV", "one revision whose pins are read (default HEAD)", cli_set_str, struct pins_where, rev),
 	CLI_OPT("--base", "REV", "compare with this revision: the torch pins added, changed or removed",
-		cli_set_str, struct pins_opts, base),
-	CLI_OPT("--head", "REV", "the other side of --base (default HEAD)", cli_set_str, struct pins_opts, head),
-	CLI_OPT("--github-event", "FILE", "base and head from a pull request event payload ($GITHUB_EVENT_PATH)",
-		cli_set_str, struct pins_opts, event),
+		cli_set_str, struct pins_where, base),
+	CLI_OPT("--head", "REV", "the other side of --base (default HEAD)", cli_set_str, struct pins_where, head),
+	CLI_OPT("--github-event", "FILE", "base and head from a pull request event payload (default in a\n"
+		"pull_request job: $GITHUB_EVENT_PATH)",
+		cli_set_str, struct pins_where, event),
+	CLI_END,
+};
+
+int pins_where_check(const struct cli_cmd *cmd, const struct pins_where *s)
+{
+	if ((s->rev && (s->base || s->head || s->event)) || (s->event && (s->base || s->head))) {
+		cli_error(cmd, "use one of --rev, --base/--head, --github-event");
+		return -1;
+	}
+	if (s->head && !s->base) {
+		cli_error(cmd, "--head needs --base");
+		return -1;
+	}
+	return 0;
+}
+
+static const struct cli_opt pins_opts_table[] = {
+	CLI_GROUP(pins_where_cli_opts, struct pins_opts, src),
 	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable), for the runner rows",
 		cli_push, struct pins_opts, matrices),
 	CLI_OPT("--all", NULL, "every package, not only torch", cli_set_flag, struct pins_opts, all),

@@ -65,31 +65,19 @@ static void matrix_paths(const char *repo_dir, const struct strlist *matrices, s
 
 static int git_gate_read(struct gate_pins *g, const struct gate_source *src, struct err *err)
 {
-	const char *event = src->event;
 	struct git_repo *repo = NULL;
 	struct strlist changed = STRLIST_INIT, mpaths = STRLIST_INIT;
+	struct pin_revs revs;
 	size_t i;
 	int rc = -1;
-	if (!src->rev && !src->base && !event) {
-		const char *name = os_getenv("GITHUB_EVENT_NAME");
-		if (name && !strncmp(name, "pull_request", 12) && os_getenv("GITHUB_EVENT_PATH"))
-			event = os_getenv("GITHUB_EVENT_PATH");
-	}
-	g->head_rev = xstrdup(src->rev ? src->rev : src->head ? src->head : "HEAD");
-	if (src->base)
-		g->base_rev = xstrdup(src->base);
-	if (event) {
-		char *ev = xstrdup(event); /* os_getenv's pointer is not stable */
-		int r = github_event_pr_shas(ev, g->base_sha, g->head_sha, err);
-		free(ev);
-		if (r < 0)
-			return -1;
-		free(g->head_rev);
-		g->head_rev = xstrdup("pull_request.head.sha");
-		g->base_rev = xstrdup("pull_request.base.sha");
-	}
+	if (github_event_pin_revs(&src->at, &revs, err) < 0)
+		return -1;
+	g->head_rev = xstrdup(revs.head_rev);
+	g->base_rev = revs.base_rev ? xstrdup(revs.base_rev) : NULL;
+	memcpy(g->head_sha, revs.head_sha, sizeof(g->head_sha));
+	memcpy(g->base_sha, revs.base_sha, sizeof(g->base_sha));
 	g->has_base = g->base_rev != NULL;
-	if (git_repo_open(&repo, src->repo ? src->repo : ".", err) < 0)
+	if (git_repo_open(&repo, src->at.repo ? src->at.repo : ".", err) < 0)
 		return -1;
 	g->repo = xstrdup(git_repo_path(repo));
 	if (load(repo, g->head_rev, g->head_sha, &g->head_subject, &g->head, "head", err) < 0)

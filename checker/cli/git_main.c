@@ -496,7 +496,7 @@ static int load_side(struct git_repo *repo, struct side *s, const char *label, s
 
 static int cmd_git_pins(int argc, char **argv)
 {
-	const char *repo_dir, *rev, *base_rev, *head_rev, *event;
+	struct pin_revs revs;
 	int json, all, i, rc = EXIT_PASS, diff;
 	struct side head, base;
 	struct git_repo *repo = NULL;
@@ -515,20 +515,11 @@ static int cmd_git_pins(int argc, char **argv)
 		strlist_release(&layers);
 		return i == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 	}
-	repo_dir = o.repo ? o.repo : ".";
-	rev = o.rev;
-	base_rev = o.base;
-	head_rev = o.head;
-	event = o.event;
 	json = o.json;
 	all = o.all;
-	if ((rev && (base_rev || head_rev || event)) || (event && (base_rev || head_rev))) {
+	if (pins_where_check(&pins_cli, &o.src) < 0) {
 		strlist_release(&layers);
-		return cli_error(&pins_cli, "use one of --rev, --base/--head, --github-event");
-	}
-	if (head_rev && !base_rev) {
-		strlist_release(&layers);
-		return cli_error(&pins_cli, "--head needs --base");
+		return EXIT_USAGE;
 	}
 	err_clear(&err);
 	i = matrix_setup(&layers, &err);
@@ -537,31 +528,21 @@ static int cmd_git_pins(int argc, char **argv)
 		default_matrix_release();
 		return fail(&err);
 	}
-	if (!rev && !base_rev && !event) {
-		const char *name = os_getenv("GITHUB_EVENT_NAME");
-		if (name && !strncmp(name, "pull_request", 12) && os_getenv("GITHUB_EVENT_PATH"))
-			event = os_getenv("GITHUB_EVENT_PATH");
+	if (github_event_pin_revs(&o.src, &revs, &err) < 0) {
+		default_matrix_release();
+		return fail(&err);
 	}
 
 	memset(&head, 0, sizeof(head));
 	memset(&base, 0, sizeof(base));
 	strbuf_init(&head.subject);
 	strbuf_init(&base.subject);
-	diff = base_rev || event;
-	head.rev = rev ? rev : head_rev ? head_rev : "HEAD";
-	base.rev = base_rev;
-	if (event) {
-		char *ev = xstrdup(event); /* os_getenv's pointer is not stable */
-		if (github_event_pr_shas(ev, base.sha, head.sha, &err) < 0) {
-			free(ev);
-			default_matrix_release();
-			return fail(&err);
-		}
-		free(ev);
-		head.rev = "pull_request.head.sha";
-		base.rev = "pull_request.base.sha";
-	}
-	if (git_repo_open(&repo, repo_dir, &err) < 0) {
+	diff = revs.base_rev != NULL;
+	head.rev = revs.head_rev;
+	base.rev = revs.base_rev;
+	memcpy(head.sha, revs.head_sha, sizeof(head.sha));
+	memcpy(base.sha, revs.base_sha, sizeof(base.sha));
+	if (git_repo_open(&repo, o.src.repo ? o.src.repo : ".", &err) < 0) {
 		default_matrix_release();
 		return fail(&err);
 	}
