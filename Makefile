@@ -21,7 +21,7 @@ PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 
-# libhivex reads regf registry hives (checker/hive.c); the mingw build has none
+# libhivex reads regf registry hives (checker/machine/hive.c); the mingw build has none
 CORE_PKGS = yaml-0.1 libcjson hivex
 # zlib: git_history checks loose objects before libgit2 reads them
 GIT_PKGS = libgit2 zlib
@@ -33,7 +33,7 @@ WARNINGS += -Werror
 endif
 
 TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX $(WARNINGS) -MMD -MP \
-	     -Ichecker -Ichecker/util -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
+	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
 GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
@@ -46,15 +46,16 @@ else
 Q = @
 endif
 
-# The library is checker/*.c, with checker/util/ for the small general-purpose
-# modules every other one uses; the command-line layer is checker/cli/ (the
-# commands, and the mains of the two programs). The sources that need libgit2
-# are named here, one by one: they make up torch-dll-check-git alone, so that
-# the commands that never touch git do not pay libgit2's start-up cost.
-GIT_SRCS = checker/cli/git_main.c checker/cli/git_audit.c checker/cli/git_gate.c checker/git_repo.c checker/git_history.c
+# The library is one folder per layer, listed lowest first in checker/LAYERS;
+# the command-line layer is checker/cli/ (the commands, and the main of the
+# program). The folders that need libgit2, checker/git/ and checker/cli/git/,
+# make up torch-dll-check-git alone, so that the commands that never touch git
+# do not pay libgit2's start-up cost.
+LAYERS = $(shell sed -e '/^\#/d' -e '/^$$/d' checker/LAYERS)
+GIT_LAYERS = git cli/git
+GIT_SRCS = $(foreach l,$(GIT_LAYERS),$(wildcard checker/$(l)/*.c))
 MAIN_SRCS = checker/cli/main.c
-UTIL_SRCS = $(wildcard checker/util/*.c)
-LIB_SRCS = $(filter-out $(MAIN_SRCS) $(GIT_SRCS),$(wildcard checker/*.c checker/cli/*.c)) $(UTIL_SRCS)
+LIB_SRCS = $(filter-out $(MAIN_SRCS),$(foreach l,$(filter-out $(GIT_LAYERS),$(LAYERS)),$(wildcard checker/$(l)/*.c)))
 GEN_SRCS = build/gen/matrix_embed.c
 
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
@@ -69,9 +70,9 @@ ASAN_LIB = build/asan/libtdc.a
 .PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey
 all: torch-dll-check torch-dll-check-git
 
-build/gen/matrix_embed.c: matrix/torch.yml checker/embed.sh
+build/gen/matrix_embed.c: matrix/torch.yml checker/matrix/embed.sh
 	@mkdir -p $(dir $@)
-	$(Q)sh checker/embed.sh matrix_default_yaml $< > $@.tmp && mv $@.tmp $@
+	$(Q)sh checker/matrix/embed.sh matrix_default_yaml $< > $@.tmp && mv $@.tmp $@
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)

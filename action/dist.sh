@@ -13,15 +13,15 @@
 #   dist/SHA256SUMS                                  sha256sum format
 #   action/checksums.txt                             the same sums, pinned in the action
 #
-# <version> is TDC_VERSION from checker/tdc.h. After `make dist`, commit
+# <version> is TDC_VERSION from checker/util/tdc.h. After `make dist`, commit
 # action/checksums.txt and upload dist/* to the GitHub release v<version>:
 # the action downloads exactly those files and refuses any other bytes.
 # TDC_RELEASE_REPO (owner/name) is written into action/checksums.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo_root=$PWD
-version=$(sed -n 's/^#define TDC_VERSION "\(.*\)"/\1/p' checker/tdc.h)
-[ -n "$version" ] || { echo "dist: no TDC_VERSION in checker/tdc.h" >&2; exit 1; }
+version=$(sed -n 's/^#define TDC_VERSION "\(.*\)"/\1/p' checker/util/tdc.h)
+[ -n "$version" ] || { echo "dist: no TDC_VERSION in checker/util/tdc.h" >&2; exit 1; }
 release_repo=${TDC_RELEASE_REPO:-$(sed -n 's/^# repository: *//p' action/checksums.txt 2>/dev/null | head -1)}
 release_repo=${release_repo:-torch-dll-check/torch-dll-check}
 out=$repo_root/dist

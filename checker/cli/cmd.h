@@ -11,15 +11,13 @@
 #ifndef TDC_CMD_H
 #define TDC_CMD_H
 
-#include "err.h"
-#include "strbuf.h"
-#include "opt.h"
-#include "pins.h"
-#include "tdc.h"
+#include "util/err.h"
+#include "util/strbuf.h"
+#include "cli/opt.h"
+#include "cli/usage.h"
+#include "pins/pins.h"
+#include "util/tdc.h"
 
-#define EXIT_PASS 0
-#define EXIT_FINDINGS 1
-#define EXIT_USAGE 2
 
 /*
  * The commands: each takes argv with argv[0] its last word ("deps", "lint")
@@ -97,27 +95,18 @@ int cmd_confirm_helper(int argc, char **argv);
 extern const struct cli_opt confirm_cli_opts[];
 int cmd_confirm_installs(struct result *report, const struct confirm_opts *o);
 
-/* Prints "torch-dll-check: <msg>" to stderr; returns EXIT_USAGE. */
-int cmd_usage_error(const char *fmt, ...) ERR_PRINTF(1, 2);
-
-/*
- * Prints one line to stderr, escaped like cmd_usage_error (controls made
- * visible, "::" and "##[" broken): for messages that quote the machine or
- * the repository but are not usage errors.
- */
-void cmd_errorf(const char *fmt, ...) ERR_PRINTF(1, 2);
 
 /*
  * The machine to check, for commands that take --root: an offline tree when
  * `root` is given, else the live machine on Windows, else "/" standing for
- * C:\ (cmd_view.c). Prints and returns NULL on error.
+ * C:\ (view_opt.c). Prints and returns NULL on error.
  */
 struct view;
 struct view *cmd_open_view(const char *root);
 
 /*
  * The options that describe the machine being checked, shared by `deps`,
- * `check` and `inventory` (cmd_view.c): --root DIR, --registry FILE (repeatable,
+ * `check` and `inventory` (view_opt.c): --root DIR, --registry FILE (repeatable,
  * merged in order), --env NAME=VALUE (repeatable); view_cli_opts is their
  * table, to include with CLI_GROUP over a struct view_opts.
  *

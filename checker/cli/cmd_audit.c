@@ -3,9 +3,9 @@
  * main program's side of them: run torch-dll-check-git, which has libgit2
  * (git_audit.c does the work).
  */
-#include "cmd_audit.h"
+#include "cli/cmd_audit.h"
 
-#include "cmd.h"
+#include "cli/cmd.h"
 
 static const struct cli_opt audit_opts_table[] = {
 	CLI_OPT("--history", "DIR",

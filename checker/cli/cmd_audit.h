@@ -9,8 +9,8 @@
 #ifndef TDC_CMD_AUDIT_H
 #define TDC_CMD_AUDIT_H
 
-#include "opt.h"
-#include "strbuf.h"
+#include "cli/opt.h"
+#include "util/strbuf.h"
 
 struct audit_opts {
 	const char *history, *runner, *report, *json, *format, *summary, *fail_on, *date;

@@ -26,17 +26,17 @@
 
 #include <cjson/cJSON.h>
 
-#include "cmd.h"
-#include "confirm.h"
-#include "gate.h"
-#include "inventory.h"
-#include "matrix.h"
-#include "policy.h"
-#include "registry.h"
-#include "report.h"
-#include "result.h"
-#include "torchload.h"
-#include "view.h"
+#include "cli/cmd.h"
+#include "judge/confirm.h"
+#include "judge/gate.h"
+#include "machine/inventory.h"
+#include "matrix/matrix.h"
+#include "judge/policy.h"
+#include "machine/registry.h"
+#include "report/report.h"
+#include "report/result.h"
+#include "loader/torchload.h"
+#include "machine/view.h"
 
 /* One install: the loader's run, its results, then the matrix row's verdict. */
 static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,

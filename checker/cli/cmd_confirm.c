@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "confirm.h"
-#include "jsonout.h"
-#include "os.h"
-#include "result.h"
+#include "cli/cmd.h"
+#include "judge/confirm.h"
+#include "util/jsonout.h"
+#include "util/os.h"
+#include "report/result.h"
 
 static void print_line(const char *line, void *ctx)
 {

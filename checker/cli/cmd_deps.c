@@ -12,13 +12,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "cmd.h"
-#include "out.h"
-#include "loader.h"
-#include "result.h"
-#include "torchload.h"
-#include "registry.h"
-#include "view.h"
+#include "cli/cmd.h"
+#include "cli/out.h"
+#include "loader/loader.h"
+#include "report/result.h"
+#include "loader/torchload.h"
+#include "machine/registry.h"
+#include "machine/view.h"
 
 static const char *probe_code(const char *result)
 {

@@ -15,13 +15,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "cmd.h"
-#include "out.h"
-#include "inventory.h"
-#include "os.h"
-#include "pe.h"
-#include "registry.h"
-#include "view.h"
+#include "cli/cmd.h"
+#include "cli/out.h"
+#include "machine/inventory.h"
+#include "util/os.h"
+#include "pe/pe.h"
+#include "machine/registry.h"
+#include "machine/view.h"
 
 static const char *type_name(unsigned t)
 {

@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "derive.h"
-#include "out.h"
-#include "matrix.h"
-#include "pe.h"
+#include "cli/cmd.h"
+#include "matrix/derive.h"
+#include "cli/out.h"
+#include "matrix/matrix.h"
+#include "pe/pe.h"
 
 static void print_diags(const struct matrix_diags *d)
 {

@@ -28,11 +28,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "cmd.h"
-#include "jsonout.h"
-#include "out.h"
-#include "pe.h"
-#include "strbuf.h"
+#include "cli/cmd.h"
+#include "util/jsonout.h"
+#include "cli/out.h"
+#include "pe/pe.h"
+#include "util/strbuf.h"
 
 struct pe_opts {
 	int json, no_exports;

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cmd.h"
-#include "os.h"
+#include "cli/cmd.h"
+#include "util/os.h"
 
 const struct cli_opt pins_where_cli_opts[] = {
 	CLI_OPT("--repo", "DIR", "the repository (default: the current folder or a parent)",

@@ -27,11 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "os.h"
-#include "jsonout.h"
-#include "out.h"
-#include "report.h"
+#include "cli/cmd.h"
+#include "util/os.h"
+#include "util/jsonout.h"
+#include "cli/out.h"
+#include "report/report.h"
 
 static void say(const char *prefix, const char *msg)
 {

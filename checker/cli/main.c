@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "cmd_audit.h"
-#include "os.h"
-#include "out.h"
-#include "report.h"
+#include "cli/cmd.h"
+#include "cli/cmd_audit.h"
+#include "util/os.h"
+#include "cli/out.h"
+#include "report/report.h"
 
 struct command {
 	const struct cli_cmd *cli; /* name, summary, options: opt.h */

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "opt.h"
-#include "out.h"
-#include "pe.h"
+#include "cli/opt.h"
+#include "cli/usage.h"
+#include "cli/out.h"
+#include "pe/pe.h"
 
 #define DEFAULT_PROGRAM "torch-dll-check"
 #define HELP_COLUMN 23 /* where help lines start: "  --name ARG" padded */

@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "err.h"
-#include "strbuf.h"
+#include "util/err.h"
+#include "util/strbuf.h"
 
 struct cli_opt;
 

@@ -1,4 +1,4 @@
-#include "err.h"
+#include "util/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

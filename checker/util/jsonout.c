@@ -1,11 +1,11 @@
 /*
  * jsonout: making JSON text safe to print (contracts in jsonout.h).
  */
-#include "jsonout.h"
+#include "util/jsonout.h"
 
 #include <string.h>
 
-#include "text.h"
+#include "util/text.h"
 
 /* The body of a string literal s[0..n) (no quotes; JSON escapes kept as they are). */
 static void safe_body(struct strbuf *out, const unsigned char *s, size_t n)

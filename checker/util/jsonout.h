@@ -30,7 +30,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 /* Appends json[0..n), a JSON text, with its string literals made safe as above. */
 void json_safe_append(struct strbuf *out, const char *json, size_t n);

@@ -17,7 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "err.h"
+#include "util/err.h"
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

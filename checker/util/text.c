@@ -1,13 +1,13 @@
 /*
  * text: the one escaper for untrusted text in a line (contracts in text.h).
  */
-#include "text.h"
+#include "util/text.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "utf.h"
+#include "util/utf.h"
 
 /* Characters that reorder or hide text: shown as \uXXXX. */
 int text_is_invisible(long cp)

@@ -38,7 +38,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 enum text_esc_flags {
 	TEXT_ESC_WORKFLOW = 1, /* also break "::" and "##[" (GitHub workflow commands) */

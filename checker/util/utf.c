@@ -1,7 +1,7 @@
 /*
  * utf: UTF-8 and UTF-16 conversions (contracts in utf.h).
  */
-#include "utf.h"
+#include "util/utf.h"
 
 size_t utf8_len(const unsigned char *s, size_t n)
 {

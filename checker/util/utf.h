@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #define UTF_REPLACEMENT 0xfffdu
 

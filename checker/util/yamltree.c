@@ -2,7 +2,7 @@
  * yamltree: a YAML document as a tree with positions (contracts in
  * yamltree.h).
  */
-#include "yamltree.h"
+#include "util/yamltree.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "strbuf.h"
-#include "text.h"
-#include "utf.h"
+#include "util/strbuf.h"
+#include "util/text.h"
+#include "util/utf.h"
 
 #define YT_DEPTH_CAP 64
 

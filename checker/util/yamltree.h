@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#include "err.h"
+#include "util/err.h"
 
 enum ykind { Y_SCALAR, Y_SEQ, Y_MAP };
 

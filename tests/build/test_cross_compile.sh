@@ -10,7 +10,7 @@ TEST_NAME=cross_compile
 cd "$TDC_REPO" || exit 1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-mods=(checker/pe.c checker/os_win32.c checker/os_posix.c checker/util/strbuf.c checker/util/err.c checker/util/utf.c checker/util/text.c checker/version.c)
+mods=(checker/pe/pe.c checker/util/os_win32.c checker/util/os_posix.c checker/util/strbuf.c checker/util/err.c checker/util/utf.c checker/util/text.c checker/util/version.c)
 for cc in x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do
 	if ! command -v "$cc" >/dev/null; then
 		not_ok "$cc is not installed (gcc-mingw-w64)"
@@ -18,7 +18,7 @@ for cc in x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do
 	fi
 	for f in "${mods[@]}"; do
 		check_cmd "$cc: $f" "$cc" -std=c11 -Wall -Wextra -Werror -Wmissing-prototypes -Wshadow \
-			-Wformat=2 -Wvla -Ichecker -Ichecker/util -c -o "$out/$(basename "$f" .c).o" "$f"
+			-Wformat=2 -Wvla -Ichecker -c -o "$out/$(basename "$f" .c).o" "$f"
 	done
 done
 tap_done

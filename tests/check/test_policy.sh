@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317,SC2016  # functions run through fx_build; jq programs in single quotes
 # test_policy: `check` judges each torch install against its matrix row
-# (checker/policy.c). One generated Windows tree per matrix rule — the
+# (checker/judge/policy.c). One generated Windows tree per matrix rule — the
 # loader's torch stand-ins (tests/loader/torchtree.sh) with MSVC-like
 # runtime DLLs carrying real version resources (tests/lib/demo.sh's
 # builders) — and real offline registries: the Wine prefix of

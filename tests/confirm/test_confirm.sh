@@ -43,7 +43,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The .exe, cached by a hash of what it is built from (a warm run skips the compile)
-xkey=$(cat checker/*.c checker/*.h checker/util/* matrix/torch.yml tests/lib/cross-build.sh | sha256sum | cut -c1-16)
+xkey=$( { find checker -type f | LC_ALL=C sort | xargs cat; cat matrix/torch.yml tests/lib/cross-build.sh; } | sha256sum | cut -c1-16)
 exe=$TDC_CACHE/confirm-exe/$xkey/torch-dll-check.exe
 if [ ! -f "$exe" ]; then
 	if ! built=$(bash tests/lib/cross-build.sh 2>"$work/xbuild.log" | tail -1) || [ ! -f "$built" ]; then

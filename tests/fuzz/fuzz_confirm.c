@@ -11,9 +11,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "confirm.h"
-#include "finding.h"
-#include "strbuf.h"
+#include "judge/confirm.h"
+#include "judge/finding.h"
+#include "util/strbuf.h"
 
 #include "oracle.h"
 

@@ -14,9 +14,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "jsonout.h"
-#include "text.h"
-#include "utf.h"
+#include "util/jsonout.h"
+#include "util/text.h"
+#include "util/utf.h"
 
 #include "oracle.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "github_event.h"
+#include "pins/github_event.h"
 
 #include "oracle.h"
 

@@ -1,5 +1,5 @@
 /*
- * fuzz_hive: the glue between libhivex and the registry (checker/hive.c)
+ * fuzz_hive: the glue between libhivex and the registry (checker/machine/hive.c)
  * must turn any bytes that start like a hive into either a registry or a
  * clean error that names the file, never a crash, a hang or a leak. libhivex
  * reads files only, so each input is written to a file named SOFTWARE and
@@ -14,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "registry.h"
-#include "view.h"
+#include "machine/regfile.h"
+#include "machine/registry.h"
+#include "machine/view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -95,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (i == 1)
 			view_registry_scope(reg);
-		if (registry_load_more(reg, paths[i], &err)) {
+		if (regfile_load_more(reg, paths[i], &err)) {
 			/* a clean error names the file it is about */
 			if (strncmp(err.msg, paths[i], strlen(paths[i])) || strlen(err.msg) <= strlen(paths[i]) + 2) {
 				fprintf(stderr, "fuzz_hive: unclear error \"%s\"\n", err.msg);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 #include "oracle.h"
 

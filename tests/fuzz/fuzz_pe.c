@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "pe.h"
+#include "pe/pe.h"
 
 #include "oracle.h"
 

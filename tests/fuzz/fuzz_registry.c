@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "registry.h"
+#include "machine/regfile.h"
+#include "machine/registry.h"
 
 #include "oracle.h"
 
@@ -24,7 +25,7 @@ static int fuzz_one(const uint8_t *data, size_t size)
 	struct err err;
 	size_t k, v;
 	int view;
-	if (registry_parse(&reg, data, size, "fuzz.reg", &err))
+	if (regfile_parse(&reg, data, size, "fuzz.reg", &err))
 		return 0;
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		for (view = 32; view <= 64; view += 32) {
@@ -39,7 +40,7 @@ static int fuzz_one(const uint8_t *data, size_t size)
 		}
 	}
 	/* a second file on top exercises merging and deletions */
-	registry_parse_more(reg, data, size, "again.reg", &err);
+	regfile_parse_more(reg, data, size, "again.reg", &err);
 	registry_free(reg);
 	return 0;
 }

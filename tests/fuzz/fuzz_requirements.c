@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "requirements.h"
+#include "pins/requirements.h"
+#include "pins/req_markers.h"
 
 #include "oracle.h"
 

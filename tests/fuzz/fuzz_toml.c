@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "toml.h"
+#include "util/toml.h"
 
 #include "oracle.h"
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "inventory.h"
+#include "machine/inventory.h"
 
 #include "oracle.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "version.h"
+#include "util/version.h"
 
 #include "oracle.h"
 

@@ -3,7 +3,7 @@
 #
 # Each tests/fuzz/fuzz_<target>.c is compiled with clang
 # -fsanitize=fuzzer,address,undefined against the library sources
-# (checker/*.c except git_*.c, plus build/gen/matrix_embed.c; not the
+# (checker/'s layers except git/, plus build/gen/matrix_embed.c; not the
 # command line, checker/cli/) and
 # run for SECONDS. Seeds: the committed corpus (tests/fuzz/corpus/<target>,
 # *.b64 decoded) and, for pe, the fixtures tests/pe/fixtures.sh builds. New
@@ -20,12 +20,12 @@ shift || true
 mkdir -p build/fuzz
 
 srcs=()
-for f in checker/*.c checker/util/*.c; do
-	case $f in checker/git_*.c) continue ;; esac
+while IFS= read -r f; do
+	case $f in checker/git/* | checker/cli/*) continue ;; esac
 	srcs+=("$f")
-done
+done < <(find checker -name '*.c' | LC_ALL=C sort)
 srcs+=(build/gen/matrix_embed.c)
-cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX -g -O1 -Ichecker -Ichecker/util -Ibuild/gen
+cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX -g -O1 -Ichecker -Ibuild/gen
 	"-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all -fno-omit-frame-pointer)
 read -r -a pkg_cflags <<<"$(pkg-config --cflags yaml-0.1 libcjson hivex)"
 read -r -a pkg_libs <<<"$(pkg-config --libs yaml-0.1 libcjson hivex)"

@@ -16,7 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "registry.h"
+#include "machine/regfile.h"
+#include "machine/registry.h"
 
 static void put_text(const char *s, size_t n)
 {
@@ -112,7 +113,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (; i < argc; i++) {
-		if (registry_load_more(reg, argv[i], &e)) {
+		if (regfile_load_more(reg, argv[i], &e)) {
 			fprintf(stderr, "regdump: %s\n", e.msg);
 			registry_free(reg);
 			return 2;

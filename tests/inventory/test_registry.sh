@@ -197,18 +197,18 @@ win_exe() { # prints the path of a cached torch-dll-check.exe, building it when 
 	fi
 	[ -n "$prefix" ] || return 1
 	prefix=${prefix%/lib/libcjson.a}
-	key=$( { cat "$TDC_REPO"/checker/*.[ch] "$TDC_REPO"/checker/cli/*.[ch] "$TDC_REPO"/checker/util/* "$TDC_REPO/matrix/torch.yml";
+	key=$( { find "$TDC_REPO/checker" -type f | LC_ALL=C sort | xargs cat; cat "$TDC_REPO/matrix/torch.yml";
 		x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } | sha256sum | cut -c1-16)
 	dir=$TDC_CACHE/inventory-win/$key
 	if [ ! -f "$dir/torch-dll-check.exe" ]; then
 		mkdir -p "$dir"
-		sh "$TDC_REPO/checker/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" >"$dir/matrix_embed.c" || return 1
+		sh "$TDC_REPO/checker/matrix/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" >"$dir/matrix_embed.c" || return 1
 		local srcs=() f
-		for f in "$TDC_REPO"/checker/*.c "$TDC_REPO"/checker/cli/*.c "$TDC_REPO"/checker/util/*.c; do
-			case "$f" in */git_*) ;; *) srcs+=("$f") ;; esac
-		done
+		while IFS= read -r f; do
+			case "$f" in */checker/git/* | */checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
+		done < <(find "$TDC_REPO/checker" -name '*.c' | LC_ALL=C sort)
 		x86_64-w64-mingw32-gcc -std=c11 -O1 -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
-			-I"$TDC_REPO/checker" -I"$TDC_REPO/checker/util" -I"$prefix/include" -I"$prefix/include/cjson" \
+			-I"$TDC_REPO/checker" -I"$prefix/include" -I"$prefix/include/cjson" \
 			-o "$dir/tmp.exe" "${srcs[@]}" "$dir/matrix_embed.c" \
 			-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32 >"$out/xbuild.log" 2>&1 || return 1
 		mv "$dir/tmp.exe" "$dir/torch-dll-check.exe"

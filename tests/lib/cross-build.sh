@@ -98,20 +98,21 @@ fi
 
 out=$repo/build/win
 mkdir -p "$out/gen"
-sh checker/embed.sh matrix_default_yaml matrix/torch.yml >"$out/gen/matrix_embed.c"
+sh checker/matrix/embed.sh matrix_default_yaml matrix/torch.yml >"$out/gen/matrix_embed.c"
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1
-	-Ichecker -Ichecker/util -I"$prefix/include")
+	-Ichecker -I"$prefix/include")
 srcs=()
-for f in checker/*.c checker/cli/*.c checker/util/*.c; do
-	case "$f" in checker/git_*.c | checker/cli/git_*.c) ;; *) srcs+=("$f") ;; esac
-done
+# The layers of checker/LAYERS but the libgit2 ones (git/, cli/git/).
+while IFS= read -r f; do
+	case "$f" in checker/git/* | checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
+done < <(find checker -name '*.c' | LC_ALL=C sort)
 $HOST-gcc "${cflags[@]}" -o "$repo/torch-dll-check.exe" "${srcs[@]}" "$out/gen/matrix_embed.c" \
 	-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32
 if [ "$with_git" = 1 ]; then
 	gsrcs=()
-	for f in checker/*.c checker/cli/*.c checker/util/*.c; do
+	while IFS= read -r f; do
 		case "$f" in checker/cli/main.c) ;; *) gsrcs+=("$f") ;; esac
-	done
+	done < <(find checker -name '*.c' | LC_ALL=C sort)
 	$HOST-gcc "${cflags[@]}" -DPCRE2_STATIC -o "$repo/torch-dll-check-git.exe" "${gsrcs[@]}" "$out/gen/matrix_embed.c" \
 		-L"$prefix/lib" -static -lgit2 -lhttp_parser -lpcre2-8 -l:libz.a -lcjson -lyaml \
 		-lws2_32 -lsecur32 -lrpcrt4 -lcrypt32 -lole32 -ladvapi32

@@ -21,7 +21,7 @@ mkdir -p "$tmp/bin" "$(dirname "$WINEPREFIX")"
 
 cat >"$tmp/parent.c" <<'C'
 #include <stdio.h>
-#include "os.h"
+#include "util/os.h"
 int main(int argc, char **argv)
 {
 	struct err err;
@@ -44,8 +44,8 @@ int main(int argc, char **argv)
 	return 7;
 }
 C
-check_cmd "parent builds with os_win32.c" x86_64-w64-mingw32-gcc -std=c11 -Ichecker -Ichecker/util "$tmp/parent.c" \
-	checker/os_win32.c checker/util/strbuf.c checker/util/err.c -o "$tmp/bin/parent.exe"
+check_cmd "parent builds with os_win32.c" x86_64-w64-mingw32-gcc -std=c11 -Ichecker "$tmp/parent.c" \
+	checker/util/os_win32.c checker/util/strbuf.c checker/util/err.c -o "$tmp/bin/parent.exe"
 check_cmd "child builds" x86_64-w64-mingw32-gcc "$tmp/child.c" -o "$tmp/bin/child.exe"
 [ -d "$WINEPREFIX" ] || wine wineboot -i >"$tmp/boot.log" 2>&1
 

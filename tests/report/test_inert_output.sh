@@ -5,7 +5,7 @@
 # command but ours (text inside the one stop-commands guard, JSON escaped and
 # still valid JSON), and outside Actions no raw control byte, C1 control or
 # bidi character on the terminal, with the hostile bytes still shown (as
-# visible escapes). checker/out.h, text.h and jsonout.h are the mechanism.
+# visible escapes). checker/cli/out.h, text.h and jsonout.h are the mechanism.
 #
 # The hostile inputs (issue 9): a DLL importing
 # x##[add-mask]torch##[error]pwned.dll (built by mingw from a .def); a DLL

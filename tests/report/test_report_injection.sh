@@ -90,7 +90,7 @@ if grep -q 'from-path' "$tmp/e1.err"; then ok "the hostile path is still shown (
 if grep -q 'from-check' "$tmp/e4.err"; then ok "cmd_usage_error shows hostile text escaped"; else not_ok "check error not shown"; fi
 
 # Every other command, in GitHub Actions, prints its text inside one
-# stop-commands block (checker/out.h), and its JSON escaped instead (valid
+# stop-commands block (checker/cli/out.h), and its JSON escaped instead (valid
 # JSON, no guard lines): a hostile YAML key, DLL name or path in `matrix
 # lint`, `pe`, `deps` and `inventory` output can act as no command.
 mkdir -p "$tmp/cmds"

@@ -3,9 +3,9 @@
  * apisetschema.dll (every entry compared with `winedump dump -j apiset`),
  * a hand-built schema with importer-specific hosts, and broken schemas.
  */
-#include "apiset.h"
+#include "pe/apiset.h"
 #include "harness.h"
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 #include <stdint.h>
 #include <stdio.h>

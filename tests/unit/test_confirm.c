@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "confirm.h"
-#include "finding.h"
+#include "judge/confirm.h"
+#include "judge/finding.h"
 
 #define TORCH "C:\\Python311\\Lib\\site-packages\\torch"
 

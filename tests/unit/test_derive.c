@@ -3,7 +3,7 @@
  * errors of derive_dir on folders that hold no torch or a broken binary.
  * Real torch installs are measured in tests/wheels/ (PyPI's wheels).
  */
-#include "derive.h"
+#include "matrix/derive.h"
 #include "harness.h"
 
 #include <stdio.h>

@@ -4,8 +4,8 @@
  * the same documents.
  */
 #include "harness.h"
-#include "drift.h"
-#include "fleet.h"
+#include "audit/drift.h"
+#include "audit/fleet.h"
 
 #include <stdlib.h>
 

@@ -7,7 +7,7 @@
  * git repositories.
  */
 #include "harness.h"
-#include "gate.h"
+#include "judge/gate.h"
 
 #include <stdlib.h>
 

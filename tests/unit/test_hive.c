@@ -1,5 +1,5 @@
 /*
- * test_hive: the base-block verdicts of checker/hive.c (no libhivex needed),
+ * test_hive: the base-block verdicts of checker/machine/hive.c (no libhivex needed),
  * each corrupt or dirty header against its exact message. Reading whole
  * hives is tested on real ones in tests/inventory/test_hives.sh.
  */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "hive.h"
+#include "machine/hive.h"
 
 static void put32(unsigned char *p, size_t off, uint32_t v)
 {

@@ -4,15 +4,16 @@
  * version.py / METADATA parsers on good, truncated and garbage input.
  */
 #include "harness.h"
-#include "inventory.h"
-#include "registry.h"
-#include "strbuf.h"
+#include "machine/inventory.h"
+#include "machine/regfile.h"
+#include "machine/registry.h"
+#include "util/strbuf.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "view.h"
+#include "machine/view.h"
 
 #define V(s) vpy((s), strlen(s))
 
@@ -26,7 +27,7 @@ static int redist_of(const char *text, struct inventory *inv)
 	struct err err;
 	int r;
 	inventory_init(inv);
-	if (registry_parse(&reg, text, strlen(text), "t.reg", &err)) {
+	if (regfile_parse(&reg, text, strlen(text), "t.reg", &err)) {
 		printf("# parse: %s\n", err.msg);
 		return -1;
 	}

@@ -8,9 +8,9 @@
  * loader can return.
  */
 #include "harness.h"
-#include "loader.h"
-#include "os.h"
-#include "view.h"
+#include "loader/loader.h"
+#include "util/os.h"
+#include "machine/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * wins, a bad layer changes nothing); specificity; positions.
  */
 #include "harness.h"
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 #include <stdlib.h>
 

@@ -7,7 +7,7 @@
  */
 #include "harness.h"
 #include "cli/opt.h"
-#include "pe.h"
+#include "pe/pe.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "confirm.h"
+#include "judge/confirm.h"
 #include "harness.h"
-#include "os.h"
+#include "util/os.h"
 
 static long long ms_now(void)
 {

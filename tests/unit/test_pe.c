@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "pe.h"
+#include "pe/pe.h"
 
 #define IMG_MAX 0x1c000
 #define SEC_RVA 0x1000

@@ -4,7 +4,7 @@
  * picks, on an in-memory tree.
  */
 #include "harness.h"
-#include "pins.h"
+#include "pins/pins.h"
 
 #include <stdlib.h>
 

@@ -14,12 +14,12 @@
  */
 #include "harness.h"
 #include "policy_trees.h"
-#include "inventory.h"
-#include "matrix.h"
-#include "policy.h"
-#include "result.h"
-#include "strbuf.h"
-#include "view.h"
+#include "machine/inventory.h"
+#include "matrix/matrix.h"
+#include "judge/policy.h"
+#include "report/result.h"
+#include "util/strbuf.h"
+#include "machine/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,8 +4,9 @@
  * the 32-bit view, deletions, and the exact error for each malformed line.
  */
 #include "harness.h"
-#include "registry.h"
-#include "strbuf.h"
+#include "machine/regfile.h"
+#include "machine/registry.h"
+#include "util/strbuf.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,7 +50,7 @@ static struct registry *parse_str(const char *text, struct err *err)
 {
 	struct registry *reg = NULL;
 	err_clear(err);
-	if (registry_parse(&reg, text, strlen(text), "t.reg", err))
+	if (regfile_parse(&reg, text, strlen(text), "t.reg", err))
 		return NULL;
 	return reg;
 }
@@ -120,7 +121,7 @@ static void test_reg_export_utf16(void)
 	struct registry *reg = NULL;
 	struct err err;
 	to_utf16(&sb, reg_export_text);
-	CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "out.reg", &err), 0);
+	CHECK_INT(regfile_parse(&reg, sb.buf, sb.len, "out.reg", &err), 0);
 	if (reg) {
 		check_vc_values(reg);
 		CHECK_STR(get(reg, VC, "Quoted \"name\"", 64), "C:\\Windows\\System32");
@@ -322,7 +323,7 @@ static void test_load_more_merges(void)
 		CHECK(0);
 		return;
 	}
-	CHECK_INT(registry_parse_more(reg, more, strlen(more), "b.reg", &err), 0);
+	CHECK_INT(regfile_parse_more(reg, more, strlen(more), "b.reg", &err), 0);
 	CHECK_STR(get(reg, "SOFTWARE\\A", "v", 64), "1");
 	CHECK_STR(get(reg, "SOFTWARE\\A", "v", 32), "32");
 	CHECK_STR(registry_describe(reg), "reg export t.reg + reg export b.reg");
@@ -389,7 +390,7 @@ static void test_malformed_lines_exact_errors(void)
 		static const char nul[] = HDR "\"v\0";
 		struct registry *reg = NULL;
 		struct err err;
-		CHECK_INT(registry_parse(&reg, nul, sizeof(nul) - 1, "t.reg", &err), -1);
+		CHECK_INT(regfile_parse(&reg, nul, sizeof(nul) - 1, "t.reg", &err), -1);
 		CHECK_STR(err.msg, "t.reg:3: NUL byte in a text file (a UTF-16 file without its BOM?)");
 	}
 }
@@ -402,19 +403,19 @@ static void test_utf16_errors(void)
 	static const char lone[] = "\xff\xfeW\0\x00\xdc";
 	static const char odd[] = "\xff\xfeW\0i";
 	static const char hi_end[] = "\xff\xfeW\0\n\0\x3d\xd8";
-	CHECK_INT(registry_parse(&reg, lone, sizeof(lone) - 1, "u.reg", &err), -1);
+	CHECK_INT(regfile_parse(&reg, lone, sizeof(lone) - 1, "u.reg", &err), -1);
 	CHECK_STR(err.msg, "u.reg:1: unpaired UTF-16 surrogate 0xdc00");
-	CHECK_INT(registry_parse(&reg, odd, sizeof(odd) - 1, "u.reg", &err), -1);
+	CHECK_INT(regfile_parse(&reg, odd, sizeof(odd) - 1, "u.reg", &err), -1);
 	CHECK_STR(err.msg, "u.reg: UTF-16 text with an odd number of bytes (5): truncated?");
 	/* the header line is checked first: a bad second line after a bad first names line 1 */
-	CHECK_INT(registry_parse(&reg, hi_end, sizeof(hi_end) - 1, "u.reg", &err), -1);
+	CHECK_INT(regfile_parse(&reg, hi_end, sizeof(hi_end) - 1, "u.reg", &err), -1);
 	CHECK_STR(err.msg, "u.reg:1: not a registry file: expected \"Windows Registry Editor Version 5.00\", "
 			   "\"REGEDIT4\" or \"WINE REGISTRY Version 2\"");
 	{
 		struct strbuf sb = STRBUF_INIT;
 		to_utf16(&sb, HDR);
 		strbuf_add(&sb, "\x3d\xd8", 2);
-		CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "u.reg", &err), -1);
+		CHECK_INT(regfile_parse(&reg, sb.buf, sb.len, "u.reg", &err), -1);
 		CHECK_STR(err.msg, "u.reg:3: unpaired UTF-16 surrogate 0xd83d");
 		strbuf_release(&sb);
 	}
@@ -432,7 +433,7 @@ static void test_regedit4_and_bomless_utf16(void)
 	registry_free(reg);
 	reg = NULL;
 	to_utf16(&sb, HDR "[HKEY_LOCAL_MACHINE\\SOFTWARE\\A]\r\n\"v\"=\"1\"\r\n");
-	CHECK_INT(registry_parse(&reg, sb.buf + 2, sb.len - 2, "nobom.reg", &err), 0);
+	CHECK_INT(regfile_parse(&reg, sb.buf + 2, sb.len - 2, "nobom.reg", &err), 0);
 	if (reg)
 		CHECK_STR(get(reg, "SOFTWARE\\A", "v", 64), "1");
 	registry_free(reg);
@@ -448,7 +449,7 @@ static void test_caps(void)
 	strbuf_adds(&sb, HDR);
 	for (i = 0; i <= 10000; i++)
 		strbuf_addf(&sb, "[-HKEY_LOCAL_MACHINE\\SOFTWARE\\K%d]\n", i);
-	CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
+	CHECK_INT(regfile_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
 	CHECK_STR(err.msg, "t.reg:10003: more than 10000 deleted keys");
 	strbuf_reset(&sb);
 	/* a long value name */
@@ -456,7 +457,7 @@ static void test_caps(void)
 	for (i = 0; i < 16384; i++)
 		strbuf_addch(&sb, 'n');
 	strbuf_adds(&sb, "\"=\"x\"\n");
-	CHECK_INT(registry_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
+	CHECK_INT(regfile_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
 	CHECK_STR(err.msg, "t.reg:4: value name longer than 16383 characters");
 	strbuf_release(&sb);
 	CHECK(reg == NULL);
@@ -485,7 +486,7 @@ static void test_keep(void)
 	CHECK_INT(registry_scope(reg, ""), REGISTRY_DESCEND);
 	CHECK_INT(registry_scope(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\RuntimesX"), REGISTRY_SKIP);
 	CHECK_INT(registry_scope(reg, "SYSTEM"), REGISTRY_SKIP);
-	CHECK_INT(registry_parse_more(reg, text, strlen(text), "t.reg", &err), 0);
+	CHECK_INT(regfile_parse_more(reg, text, strlen(text), "t.reg", &err), 0);
 	CHECK_STR(err.msg, "");
 	CHECK_STR(get(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64", "Version", 64),
 		  "v14.40.33810.00");
@@ -499,14 +500,14 @@ static void test_keep(void)
 	/* [-KEY] of an ancestor still deletes what was kept below it */
 	{
 		static const char del[] = HDR "[-HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft]\n";
-		CHECK_INT(registry_parse_more(reg, del, strlen(del), "d.reg", &err), 0);
+		CHECK_INT(regfile_parse_more(reg, del, strlen(del), "d.reg", &err), 0);
 		CHECK_STR(get(reg, "SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64", "Version", 64),
 			  "<absent>");
 	}
 	/* a bad line in a key that is not kept is still an error naming its line */
 	{
 		static const char bad[] = HDR "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Classes\\.py]\n\"x\"=dword:zz\n";
-		CHECK_INT(registry_parse_more(reg, bad, strlen(bad), "b.reg", &err), -1);
+		CHECK_INT(regfile_parse_more(reg, bad, strlen(bad), "b.reg", &err), -1);
 		CHECK_STR(err.msg, "b.reg:4: value \"x\": expected 1 to 8 hex digits after \"dword:\", found \"zz\"");
 	}
 	registry_free(reg);
@@ -517,7 +518,7 @@ static void test_hive_bytes(void)
 {
 	struct registry *reg = NULL;
 	struct err err;
-	CHECK_INT(registry_parse(&reg, "regf\1\0\0\0", 8, "h", &err), -1);
+	CHECK_INT(regfile_parse(&reg, "regf\1\0\0\0", 8, "h", &err), -1);
 	CHECK_STR(err.msg, "h: hive: truncated regf hive: 8 bytes, its base block alone takes 4096");
 	CHECK(reg == NULL);
 }
@@ -526,7 +527,7 @@ static void test_load_missing_file(void)
 {
 	struct registry *reg = NULL;
 	struct err err;
-	CHECK_INT(registry_load(&reg, "/nonexistent/system.reg", &err), -1);
+	CHECK_INT(regfile_load(&reg, "/nonexistent/system.reg", &err), -1);
 	CHECK_HAS(err.msg, "/nonexistent/system.reg");
 }
 

@@ -5,8 +5,8 @@
  * delimiter refusal, SARIF anchoring.
  */
 #include "harness.h"
-#include "finding.h"
-#include "report.h"
+#include "judge/finding.h"
+#include "report/report.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,10 @@
  * positions, and the exact error text for malformed input.
  */
 #include "harness.h"
-#include "requirements.h"
+#include "pins/requirements.h"
+#include "pins/req_markers.h"
+#include "pins/req_pep508.h"
+#include "pins/poetry_spec.h"
 
 #include <stdlib.h>
 

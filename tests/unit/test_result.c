@@ -8,9 +8,9 @@
  */
 #include "harness.h"
 #include "policy_trees.h"
-#include "result.h"
-#include "strbuf.h"
-#include "view.h"
+#include "report/result.h"
+#include "util/strbuf.h"
+#include "machine/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,14 +1,14 @@
 /*
- * test_rules: the rule table (checker/rules.def) and the docs written from
+ * test_rules: the rule table (checker/judge/rules.def) and the docs written from
  * it. Every row is complete and its id and SARIF name well formed, ids
  * round-trip, and docs/rules.md is exactly what the table generates
  * (TDC_WRITE_DOCS=1 rewrites it).
  */
 #include "harness.h"
-#include "loader.h"
-#include "os.h"
-#include "rules.h"
-#include "strbuf.h"
+#include "loader/loader.h"
+#include "util/os.h"
+#include "judge/rules.h"
+#include "util/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +89,7 @@ static void rules_markdown(struct strbuf *md)
 {
 	size_t i;
 	strbuf_adds(md, "# Finding rules\n\n"
-			"<!-- Generated from checker/rules.def by tests/unit/test_rules.c: do not edit here.\n"
+			"<!-- Generated from checker/judge/rules.def by tests/unit/test_rules.c: do not edit here.\n"
 			"     After changing a rule: TDC_WRITE_DOCS=1 build/asan/tests/unit/test_rules -->\n\n"
 			"Every finding of the JSON report ([report-json.md](report-json.md)) has one of these\n"
 			"`rule`s. They are listed in order of importance: the text, GitHub and SARIF reports\n"
@@ -126,7 +126,7 @@ static void test_rules_md_is_generated(void)
 	CHECK_INT(os_read_file(path, 1 << 20, &have, &e), 0);
 	CHECK(have.len == want.len && !memcmp(strbuf_str(&have), strbuf_str(&want), want.len));
 	if (have.len != want.len || memcmp(strbuf_str(&have), strbuf_str(&want), want.len))
-		printf("# %s differs from checker/rules.def: TDC_WRITE_DOCS=1 build/asan/tests/unit/test_rules\n", path);
+		printf("# %s differs from checker/judge/rules.def: TDC_WRITE_DOCS=1 build/asan/tests/unit/test_rules\n", path);
 	free(path);
 	strbuf_release(&want);
 	strbuf_release(&have);

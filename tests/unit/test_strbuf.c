@@ -1,6 +1,6 @@
 #include "harness.h"
-#include "span.h"
-#include "strbuf.h"
+#include "util/span.h"
+#include "util/strbuf.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,10 +3,10 @@
  * escaping built on the same rules (checker/util/text.h, jsonout.h).
  */
 #include "harness.h"
-#include "jsonout.h"
-#include "strbuf.h"
-#include "text.h"
-#include "utf.h"
+#include "util/jsonout.h"
+#include "util/strbuf.h"
+#include "util/text.h"
+#include "util/utf.h"
 
 #include <stdlib.h>
 

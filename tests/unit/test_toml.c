@@ -1,13 +1,13 @@
 /*
- * test_toml: the bounded TOML reader (checker/toml.c) on its own: every value
+ * test_toml: the bounded TOML reader (checker/util/toml.c) on its own: every value
  * form it accepts with the line and column it records, the spec's string
  * rules (escapes, multi-line trimming, quotes at the end), tables and arrays
  * of tables, and the exact "LINE:COL: message" for what it refuses.
  * Expectations follow https://toml.io/en/v1.0.0, not the reader's output.
  */
 #include "harness.h"
-#include "strbuf.h"
-#include "toml.h"
+#include "util/strbuf.h"
+#include "util/toml.h"
 
 #include <stdlib.h>
 

@@ -9,9 +9,9 @@
  * the import error torch raises, and the numbered steps' order.
  */
 #include "harness.h"
-#include "os.h"
-#include "torchload.h"
-#include "view.h"
+#include "util/os.h"
+#include "loader/torchload.h"
+#include "machine/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

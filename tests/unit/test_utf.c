@@ -4,8 +4,8 @@
  * cut-off sequences, and unpaired surrogates in UTF-16.
  */
 #include "harness.h"
-#include "strbuf.h"
-#include "utf.h"
+#include "util/strbuf.h"
+#include "util/utf.h"
 
 #include <stdint.h>
 

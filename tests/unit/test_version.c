@@ -4,8 +4,8 @@
  * and torch variants.
  */
 #include "harness.h"
-#include "result.h"
-#include "version.h"
+#include "report/result.h"
+#include "util/version.h"
 
 #include <stdlib.h>
 

@@ -4,9 +4,9 @@
  * environment, and the Windows path helpers.
  */
 #include "harness.h"
-#include "os.h"
-#include "strbuf.h"
-#include "view.h"
+#include "util/os.h"
+#include "util/strbuf.h"
+#include "machine/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>

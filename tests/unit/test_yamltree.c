@@ -4,7 +4,7 @@
  * and the laxer ones a conda environment file needs.
  */
 #include "harness.h"
-#include "yamltree.h"
+#include "util/yamltree.h"
 
 static const struct ytree_opts strict = { 4, 100, 32, 6, "a matrix", "a matrix file", "torch",
 					  YT_REFUSE_ANCHORS | YT_REFUSE_TAGS | YT_ONE_DOCUMENT };

@@ -1,0 +1,56 @@
+/*
+ * fleet: one table across runners, from their latest audit snapshots.
+ *
+ * A row per runner and torch install (one row for a runner with none):
+ * runner, snapshot time, torch version and folder, verdict, the VC++
+ * redistributable for the install's architecture, the OpenMP runtimes the
+ * install can reach (in torch\lib, its environment, System32), the first
+ * error, and the drift since the runner's previous snapshot. Rendered as
+ * aligned text, as Markdown for a job summary (escaped; cut to a byte budget
+ * with a line saying what was left out), or as JSON
+ * (`torch-dll-check/fleet/v1`).
+ */
+#ifndef TDC_FLEET_H
+#define TDC_FLEET_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+#include "util/strbuf.h"
+
+#define FLEET_SCHEMA "torch-dll-check/fleet/v1"
+
+struct fleet_row {
+	char *runner, *when, *torch, *install, *verdict, *redist, *openmp, *first_error, *drift;
+	int fails; /* the verdict is a failure: sorts first */
+};
+
+struct fleet {
+	struct fleet_row *rows;
+	size_t n, alloc;
+	size_t runners;
+};
+
+#define FLEET_INIT { NULL, 0, 0, 0 }
+
+/*
+ * Adds a runner's rows. report: a report/v1 or inventory/v1 document (drift.h
+ * checks it); drift: the snapshot's drift.json object or NULL (unknown);
+ * when: seconds since the epoch or -1 (a report file given by hand).
+ */
+int fleet_add(struct fleet *f, const char *runner, int64_t when, const cJSON *report, const cJSON *drift,
+	      struct err *err);
+
+/* Failing rows first, then by runner and install. */
+void fleet_sort(struct fleet *f);
+
+void fleet_text(struct strbuf *out, const struct fleet *f);
+/* Markdown; at most max bytes (0: no limit), cutting rows and saying how many. */
+void fleet_markdown(struct strbuf *out, const struct fleet *f, size_t max);
+cJSON *fleet_json(const struct fleet *f);
+
+void fleet_release(struct fleet *f);
+
+#endif

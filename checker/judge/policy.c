@@ -1,0 +1,679 @@
+/*
+ * policy: one torch install judged against its matrix row (see policy.h).
+ *
+ * What "the runtime DLL that will be loaded" means here: the module the
+ * emulated process resolves for that name — python.exe's own imports first,
+ * then torch's ctypes probe of vcruntime140/msvcp140/vcruntime140_1, then
+ * torch\lib\*.dll in load order. The first resolution is the one in the
+ * loaded-module list that every later import by that name gets (docs/loader.md §5.2),
+ * so an app-local msvcp140.dll next to python.exe beats System32's, as on
+ * Windows.
+ *
+ * Departures: the redistributable's registry key is trusted as the record
+ * of what the VC++ installer put in System32; a machine with the DLLs but
+ * no key (copied by hand, a Wine prefix) is reported as missing only when a
+ * runtime DLL also fails to resolve, else as a warning. DllMain is not run:
+ * the WinError 1114 of a too-old msvcp140.dll is predicted from its file
+ * version (pytorch#169429, microsoft/STL#4730).
+ */
+#include "judge/policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+#include "util/version.h"
+
+struct pol {
+	struct findings *out;
+	cJSON *inst;
+	struct view *v;
+	const struct policy_input *in;
+	const struct torch_run *run;
+	const char *arch;  /* "x64" */
+	int aidx;          /* enum matrix_arch, -1 if unknown */
+	const struct matrix_row *row;
+	const char *version, *variant;
+};
+
+const char *policy_redist_url(const char *arch)
+{
+	if (arch && !strcmp(arch, "x86"))
+		return "https://aka.ms/vs/17/release/vc_redist.x86.exe";
+	if (arch && !strcmp(arch, "arm64"))
+		return "https://aka.ms/vs/17/release/vc_redist.arm64.exe";
+	return "https://aka.ms/vs/17/release/vc_redist.x64.exe";
+}
+
+enum report_severity policy_row_severity(enum matrix_status s)
+{
+	return s == MATRIX_INFERRED ? SEV_WARNING : SEV_ERROR;
+}
+
+char *policy_redist_min(const struct matrix_row *row, int aidx)
+{
+	const struct matrix_min *m = row && aidx >= 0 ? &row->vc_redist[aidx] : NULL;
+	return m && m->set ? xasprintf(" >= %s", m->text) : xstrdup("");
+}
+
+/* A finding about this install, with the row that judged it. `severity`: as for finding_add. */
+static struct finding *add(struct pol *p, enum rule_id rule, int severity, struct finding_spec spec)
+{
+	struct finding *f;
+	spec.install = p->run->torch_dir;
+	f = finding_add(p->out, rule, severity, &spec);
+	if (p->row) {
+		f->matrix.row = xstrdup(p->row->id);
+		f->matrix.file = xstrdup(matrix_row_file(p->row));
+		f->matrix.line = p->row->pos.line;
+	}
+	return f;
+}
+
+/* Whether f is about this install (Windows compares folder names without case). */
+static int ours(const struct pol *p, const struct finding *f)
+{
+	return f->install && !str_icmp(f->install, p->run->torch_dir);
+}
+
+/* ---- what the emulated process loaded ---- */
+
+static const char *node_base(const struct ldr_node *n)
+{
+	return winpath_basename(n->name);
+}
+
+/* First node named dll (static, not delay) in a tree: resolved ones when want_path, else unresolved. */
+static const struct ldr_node *tree_find(const struct ldr_node *n, const char *dll, int want_path, int skip_root)
+{
+	size_t i;
+	if (!n)
+		return NULL;
+	if (!skip_root && !n->delay && !str_icmp(node_base(n), dll) && (want_path ? n->path != NULL : n->path == NULL))
+		return n;
+	for (i = 0; i < n->nkids; i++) {
+		const struct ldr_node *r;
+		if (n->kids[i]->delay)
+			continue;
+		if ((r = tree_find(n->kids[i], dll, want_path, 0)))
+			return r;
+	}
+	return NULL;
+}
+
+/* The module the process resolves for `dll` (see the design comment), or NULL. */
+static const struct ldr_node *loaded(const struct torch_run *run, const char *dll)
+{
+	const struct ldr_node *n;
+	size_t i;
+	if ((n = tree_find(run->python_res.root, dll, 1, 0)))
+		return n;
+	for (i = 0; i < 3; i++)
+		if (run->vc[i].attempted && (n = tree_find(run->vc[i].res.root, dll, 1, 0)))
+			return n;
+	for (i = 0; i < run->nbins; i++)
+		if ((n = tree_find(run->bins[i].res.root, dll, 1, 1)))
+			return n;
+	return NULL;
+}
+
+static int cb_imports(const char *dll, void *ctx)
+{
+	const struct torch_run *run = ctx;
+	size_t i;
+	for (i = 0; i < run->nbins; i++)
+		if (tree_find(run->bins[i].res.root, dll, 1, 1) || tree_find(run->bins[i].res.root, dll, 0, 1))
+			return 1;
+	return 0;
+}
+
+static int cb_unresolved(const char *dll, void *ctx)
+{
+	const struct torch_run *run = ctx;
+	size_t i;
+	for (i = 0; i < run->nbins; i++)
+		if (tree_find(run->bins[i].res.root, dll, 0, 1))
+			return 1;
+	return 0;
+}
+
+static int in_dir(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return path && !str_nicmp(path, dir, n) && path[n] == '\\' && !strchr(path + n + 1, '\\');
+}
+
+/* "python.exe's folder", "System32", "torch\lib", or the folder. Caller frees. */
+static char *where_text(const struct pol *p, const struct ldr_node *n)
+{
+	char *dir = winpath_dirname(n->path), *s;
+	if (in_dir(n->path, view_system32(p->v)))
+		s = xstrdup("System32");
+	else if (p->run->app_dir && !str_icmp(dir, p->run->app_dir))
+		s = xasprintf("python.exe's folder, %s", dir);
+	else
+		s = xstrdup(dir);
+	free(dir);
+	return s;
+}
+
+/* ---- the rules ---- */
+
+static void uncovered(struct pol *p, const char *why)
+{
+	const char *semi = strstr(why, "; add a row");
+	char *title = xasprintf("torch %s (%s, %s) is not covered by the matrix", p->version ? p->version : "?",
+				p->variant && *p->variant ? p->variant : "variant unknown", p->arch);
+	char *msg = semi ? xasprintf("%.*s: its runtime requirements (redistributable, runtime DLL versions, OpenMP) "
+				     "are unknown, so only the loader's findings apply.",
+				     (int)(semi - why), why)
+			 : xstrdup(why);
+	add(p, RULE_TORCH_UNCOVERED, SEV_ERROR,
+	    (struct finding_spec){ .title = title, .message = msg,
+				   .fix = semi ? semi + 2 : "add a row for it to a --matrix file" });
+	free(title);
+	free(msg);
+}
+
+static int vc_runtime_name(const char *n)
+{
+	return str_istartswith(n, "vcruntime140") || str_istartswith(n, "msvcp140") || str_istartswith(n, "concrt140") ||
+	       str_istartswith(n, "vccorlib140") || str_istartswith(n, "vcomp140");
+}
+
+/* Whether any VC runtime DLL a torch binary or torch's probe needs fails to resolve. */
+static int vc_runtime_unresolved(const struct torch_run *run, char **which)
+{
+	static const char *const names[] = { "vcruntime140.dll", "vcruntime140_1.dll", "msvcp140.dll",
+					     "msvcp140_1.dll", "msvcp140_2.dll", "concrt140.dll", "vcomp140.dll" };
+	size_t i, k;
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		int bad = cb_unresolved(names[k], (void *)run);
+		for (i = 0; !bad && i < 3; i++)
+			bad = run->vc[i].attempted && run->vc[i].res.winerror && !str_icmp(run->vc[i].name, names[k]);
+		if (bad) {
+			*which = xstrdup(names[k]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void redist(struct pol *p)
+{
+	const struct inventory *inv = p->in->inv;
+	const struct inv_redist *r = NULL;
+	char *min = policy_redist_min(p->row, p->aidx);
+	size_t i;
+	if (!inv->redist_read) {
+		char *msg = xasprintf("No registry was read, so whether the VC++ 2015-2022 %s redistributable%s is "
+				      "installed is unknown (not missing); the runtime DLLs were still checked "
+				      "through the loader.",
+				      p->arch, min);
+		add(p, RULE_UNVERIFIED, SEV_NOTE,
+		    (struct finding_spec){
+			    .title = "VC++ redistributable: unknown (no registry)", .message = msg,
+			    .fix = "give --registry FILE (a `reg export` of HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\"
+				   "14.0\\VC\\Runtimes, or a Wine system.reg), or --root a Wine prefix's drive_c" });
+		free(msg);
+		free(min);
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		if (!strcmp(inv->redist[i].arch, p->arch))
+			r = &inv->redist[i];
+	if (!r) {
+		free(min);
+		return;
+	}
+	if (!r->installed) {
+		struct strbuf others = STRBUF_INIT;
+		char *which = NULL, *title, *msg, *fix, *tail;
+		int unresolved = vc_runtime_unresolved(p->run, &which);
+		for (i = 0; i < 3; i++) {
+			const struct inv_redist *o = &inv->redist[i];
+			if (o != r && o->installed)
+				strbuf_addf(&others, "%s%s %s", others.len ? ", " : "", o->arch,
+					    o->version ? o->version : "(version unknown)");
+		}
+		title = others.len ? xasprintf("%s installed but %s missing: the VC++ 2015-2022 %s redistributable "
+					       "is not installed",
+					       others.buf, p->arch, p->arch)
+				   : xasprintf("the VC++ 2015-2022 %s redistributable is not installed", p->arch);
+		tail = unresolved ? xasprintf("%s does not resolve for torch's %s process.", which, p->arch)
+				  : xstrdup("The runtime DLLs still resolve on this machine (copied there without the "
+					    "installer), so torch loads here, but nothing services or guarantees them.");
+		msg = xasprintf("%s\\%s is %s in the registry (%s)%s%s%s. %s",
+				"HKLM\\" INV_REDIST_KEY, p->arch, r->found ? "present with Installed = 0 or no version" : "absent",
+				inv->redist_source ? inv->redist_source : "?",
+				others.len ? "; only " : "", others.len ? others.buf : "",
+				others.len ? " is installed, and a redistributable of another architecture never serves a "
+					     "process of this one (x86 goes to SysWOW64; a 64-bit python.exe loads only x64 DLLs)"
+					   : "",
+				tail);
+		free(tail);
+		fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", p->arch, min,
+				policy_redist_url(p->arch));
+		add(p, RULE_REDIST_MISSING, unresolved ? SEV_ERROR : SEV_WARNING,
+		    (struct finding_spec){ .title = title, .message = msg, .fix = fix, .leaf = which });
+		free(title);
+		free(msg);
+		free(fix);
+		free(which);
+		strbuf_release(&others);
+	} else if (p->row && p->aidx >= 0 && p->row->vc_redist[p->aidx].set && !r->has_ver) {
+		char *msg = xasprintf("%s is installed but records no version the checker can read, so the minimum "
+				      "%s of matrix row %s cannot be checked.",
+				      r->key, p->row->vc_redist[p->aidx].text, p->row->id);
+		add(p, RULE_UNVERIFIED, SEV_NOTE,
+		    (struct finding_spec){
+			    .title = "VC++ redistributable: version unknown", .message = msg,
+			    .fix = "reinstall the VC++ 2015-2022 redistributable so its registry key is complete" });
+		free(msg);
+	} else if (p->row && p->aidx >= 0 && p->row->vc_redist[p->aidx].set && r->has_ver) {
+		const struct matrix_min *m = &p->row->vc_redist[p->aidx];
+		struct winver have;
+		memset(&have, 0, sizeof(have));
+		memcpy(have.part, r->ver, sizeof(have.part));
+		have.nparts = 4;
+		if (!winver_at_least(&have, &m->v)) {
+			char *title = xasprintf("VC++ %s redistributable %s is older than torch %s needs (>= %s)", p->arch,
+						r->version, p->version, m->text);
+			char *msg = xasprintf("%s (%s) records %s; the matrix row %s (%s:%u) asks for at least %s: the "
+					      "redistributable must be as new as the toolset torch was built with.",
+					      r->key, inv->redist_source ? inv->redist_source : "registry",
+					      r->version_raw ? r->version_raw : r->version, p->row->id,
+					      matrix_row_file(p->row), m->pos.line, m->text);
+			char *fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", p->arch, min,
+					      policy_redist_url(p->arch));
+			add(p, RULE_REDIST_TOO_OLD, policy_row_severity(p->row->status),
+			    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
+			free(title);
+			free(msg);
+			free(fix);
+		}
+	}
+	free(min);
+}
+
+/* Removes the loader's shadowed-dll finding about the copy at `path` in this install (runtime-too-old says more). */
+static void drop_shadow_finding(struct pol *p, const char *path)
+{
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		const struct finding *f = &p->out->v[i];
+		if (f->rule == RULE_SHADOWED_DLL && ours(p, f) && f->path && !str_icmp(f->path, path)) {
+			findings_remove(p->out, i);
+			return;
+		}
+	}
+}
+
+static void runtime_dlls(struct pol *p)
+{
+	size_t i, k;
+	for (i = 0; p->row && i < p->row->ndlls; i++) {
+		const struct matrix_dll *d = &p->row->dlls[i];
+		const struct ldr_node *n;
+		struct winver have;
+		struct err e;
+		char *where, *title, *msg, *fix;
+		struct strbuf shadow = STRBUF_INIT;
+		const char *newer_path = NULL, *newer_ver = NULL;
+		if (!d->min.set || (d->arch_mask && (p->aidx < 0 || !(d->arch_mask & (1u << p->aidx)))))
+			continue;
+		n = loaded(p->run, d->name);
+		if (!n)
+			continue; /* nobody loads it: the loader's findings say what is missing */
+		where = where_text(p, n);
+		if (!n->version || winver_parse(&have, n->version, &e)) {
+			title = xasprintf("%s: version unknown, torch %s needs >= %s", d->name, p->version, d->min.text);
+			msg = xasprintf("%s (%s) will be the one loaded, but it has no version resource (Wine's builtins "
+					"have none), so the minimum %s cannot be checked.",
+					n->path, where, d->min.text);
+			add(p, RULE_UNVERIFIED, SEV_NOTE,
+			    (struct finding_spec){ .title = title, .message = msg,
+						   .fix = "nothing to do if this is a Wine prefix; on Windows every "
+							  "Microsoft runtime DLL carries its version",
+						   .leaf = d->name, .path = n->path });
+			free(title);
+			free(msg);
+			free(where);
+			continue;
+		}
+		if (winver_at_least(&have, &d->min.v)) {
+			free(where);
+			continue;
+		}
+		for (k = 0; k < n->shadowed.n; k++) {
+			const char *sv = loader_file_version(p->run->ld, n->shadowed.v[k]);
+			struct winver w;
+			if (sv && !winver_parse(&w, sv, &e) && winver_at_least(&w, &d->min.v)) {
+				newer_path = n->shadowed.v[k];
+				newer_ver = sv;
+				break;
+			}
+		}
+		if (newer_path)
+			strbuf_addf(&shadow, " It shadows %s (file version %s), which would be new enough.", newer_path,
+				    newer_ver);
+		title = xasprintf("%s %s will be the one loaded (%s); torch %s needs >= %s", d->name, n->version, where,
+				  p->version, d->min.text);
+		msg = xasprintf("The process resolves %s to %s (%s, file version %s).%s Below %s: %s (matrix row %s, "
+				"%s:%u).",
+				d->name, n->path, n->via ? n->via : "?", n->version, strbuf_str(&shadow), d->min.text,
+				d->why ? d->why : "too old for this torch", p->row->id, matrix_row_file(p->row),
+				d->min.pos.line);
+		if (newer_path) {
+			const char *nv = newer_ver;
+			char *sys = in_dir(newer_path, view_system32(p->v)) ? xstrdup("System32's") : xasprintf("%s's",
+														newer_path);
+			fix = xasprintf("remove or update the %s at %s: it shadows %s %s copy with %s", d->name, n->path, sys,
+					nv, n->version);
+			free(sys);
+			drop_shadow_finding(p, n->path);
+		} else if (in_dir(n->path, view_system32(p->v))) {
+			fix = xasprintf("install the VC++ 2015-2022 %s redistributable >= %s (%s)", p->arch, d->min.text,
+					policy_redist_url(p->arch));
+		} else {
+			fix = xasprintf("remove or update the %s at %s (file version %s), and install the VC++ 2015-2022 %s "
+					"redistributable >= %s (%s)",
+					d->name, n->path, n->version, p->arch, d->min.text, policy_redist_url(p->arch));
+		}
+		{
+			/* the row's `winerror`: what import torch raises with this copy (1114: its DllMain fails) */
+			char *t2 = d->winerror ? xasprintf("%s (WinError %d%s)", title, d->winerror,
+							   d->winerror == 1114 ? " in DllMain" : "")
+					       : NULL;
+			add(p, RULE_RUNTIME_TOO_OLD, policy_row_severity(d->status),
+			    (struct finding_spec){ .winerror = d->winerror, .title = t2 ? t2 : title, .message = msg,
+						   .fix = fix, .leaf = d->name, .path = n->path, .probes = n });
+			free(t2);
+		}
+		free(title);
+		free(msg);
+		free(fix);
+		free(where);
+		strbuf_release(&shadow);
+	}
+}
+
+/*
+ * The loader's findings that `leaf` is missing (or lacks an export) in this
+ * install get the row's fix, and `extra` (the row's words) once.
+ */
+static void enrich_missing(struct pol *p, const char *leaf, const char *fix, const char *extra,
+			   const char *explanation)
+{
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		if (!ours(p, f) || !f->leaf || str_icmp(f->leaf, leaf))
+			continue;
+		if (f->rule != RULE_MISSING_DLL && f->rule != RULE_VC_RUNTIME_PROBE && f->rule != RULE_MISSING_ENTRY_POINT)
+			continue;
+		if (fix)
+			finding_set(&f->fix, fix);
+		if (explanation && !f->explanation)
+			finding_set(&f->explanation, explanation);
+		if (extra && f->message && !f->matrix_noted) {
+			char *m = xasprintf("%s %s", f->message, extra);
+			free(f->message);
+			f->message = m;
+			f->matrix_noted = 1;
+		}
+	}
+}
+
+static void openmp(struct pol *p)
+{
+	size_t i;
+	for (i = 0; p->row && i < p->row->nopenmp; i++) {
+		const struct matrix_openmp *o = &p->row->openmp[i];
+		const struct ldr_node *n;
+		char *fix, *extra, *why;
+		if (o->redistributable || (o->arch_mask && (p->aidx < 0 || !(o->arch_mask & (1u << p->aidx)))))
+			continue;
+		if (!cb_imports(o->dll, (void *)p->run))
+			continue;
+		/* the fix alone, its alternatives as the row lists them: why is the explanation's and the message's */
+		fix = o->fix ? xstrdup(o->fix)
+			     : xstrdup("install the Visual Studio Build Tools' C++ OpenMP (LLVM) component; or move to "
+				       "torch >= 2.4.1");
+		n = loaded(p->run, o->dll);
+		if (!n) {
+			extra = xasprintf("Matrix row %s (%s:%u): %s is %s; the VC++ redistributable does not install it.",
+					  p->row->id, matrix_row_file(p->row), o->pos.line, o->dll,
+					  o->provider ? o->provider : "not redistributable");
+			why = xasprintf("%s is %s; the VC++ redistributable does not install it (matrix row %s, %s:%u).",
+					o->dll, o->provider ? o->provider : "not redistributable", p->row->id,
+					matrix_row_file(p->row), o->pos.line);
+			enrich_missing(p, o->dll, fix, extra, why);
+			free(extra);
+			free(why);
+		} else if (in_dir(n->path, view_system32(p->v)) && o->where != MATRIX_BUNDLED) {
+			char *title = xasprintf("%s is found only in System32, where Visual Studio / Build Tools put it",
+						o->dll);
+			char *msg = xasprintf("torch %s imports %s and this machine resolves it to %s. The VC++ "
+					      "redistributable does not install it (%s), so machines without Visual "
+					      "Studio or Build Tools fail with WinError 126: this machine hides the "
+					      "problem (GitHub-hosted runners have Visual Studio).",
+					      p->version, o->dll, n->path,
+					      o->provider ? o->provider : "MSVC's LLVM OpenMP runtime");
+			add(p, RULE_OPENMP_NOT_REDISTRIBUTABLE, SEV_DEFAULT,
+			    (struct finding_spec){ .title = title, .message = msg, .fix = fix, .leaf = o->dll,
+						   .path = n->path, .probes = n });
+			free(title);
+			free(msg);
+		}
+		free(fix);
+	}
+}
+
+/* The loader's VC runtime findings get the row's minimum and the other architectures' state. */
+static void enrich_vc(struct pol *p)
+{
+	const struct inventory *inv = p->in->inv;
+	char *min = policy_redist_min(p->row, p->aidx);
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		if (!ours(p, f) || !f->leaf || !vc_runtime_name(f->leaf))
+			continue;
+		if (f->rule != RULE_MISSING_DLL && f->rule != RULE_VC_RUNTIME_PROBE)
+			continue;
+		free(f->fix);
+		f->fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)%s", p->arch, min,
+				   policy_redist_url(p->arch),
+				   inv->redist_read && !strcmp(p->arch, "x64") && inv->redist[1].installed &&
+						   !inv->redist[0].installed
+					   ? ": the x86 one that is installed does not serve a 64-bit Python"
+					   : "");
+	}
+	free(min);
+}
+
+/* Errors and warnings (loader's and ours) already reported for this install. */
+static int trouble(const struct pol *p)
+{
+	size_t i;
+	int n = 0;
+	for (i = 0; i < p->out->n; i++)
+		n += p->out->v[i].severity != SEV_NOTE && ours(p, &p->out->v[i]);
+	return n;
+}
+
+/*
+ * A known issue that names the DLLs it is about (applies_when imports or
+ * unresolved) and whose DLL is the leaf of an error or warning of this
+ * install is that finding's explanation, not a second finding: the issue
+ * is folded into each such finding (its id, its sources) and 1 returned.
+ */
+static int names_dll(const struct strlist *l, const char *dll)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		if (!str_icmp(l->v[i], dll))
+			return 1;
+	return 0;
+}
+
+static int fold_known_issue(struct pol *p, const struct matrix_issue *is)
+{
+	const struct matrix_when *w = &is->when;
+	struct strbuf note = STRBUF_INIT;
+	size_t i, k;
+	int folded = 0;
+	strbuf_addf(&note, "Known issue %s of torch %s", is->id, p->version);
+	for (k = 0; k < is->sources.n; k++)
+		strbuf_addf(&note, "%s%s", k ? " " : ": ", is->sources.v[k]);
+	strbuf_addch(&note, '.');
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		if (!ours(p, f) || !f->leaf || f->severity == SEV_NOTE || f->rule == RULE_KNOWN_ISSUE || f->issue)
+			continue;
+		if (!names_dll(&w->imports, f->leaf) && !names_dll(&w->unresolved, f->leaf))
+			continue;
+		finding_set(&f->issue, is->id);
+		{
+			char *e = f->explanation ? xasprintf("%s %s", f->explanation, note.buf) : xstrdup(note.buf);
+			free(f->explanation);
+			f->explanation = e;
+		}
+		if (f->message) {
+			char *m = xasprintf("%s %s", f->message, note.buf);
+			free(f->message);
+			f->message = m;
+		}
+		folded = 1;
+	}
+	strbuf_release(&note);
+	return folded;
+}
+
+static void known_issues(struct pol *p)
+{
+	size_t i;
+	int before = trouble(p);
+	for (i = 0; p->row && i < p->row->nissues; i++) {
+		const struct matrix_issue *is = &p->row->issues[i];
+		const struct matrix_when *w = &is->when;
+		int conditional = w->variant.n || w->arch_mask || w->imports.n || w->unresolved.n;
+		struct strbuf msg = STRBUF_INIT, src = STRBUF_INIT;
+		char *title;
+		size_t k;
+		if (!matrix_issue_applies(is, p->variant, p->aidx, cb_imports, cb_unresolved, (void *)p->run))
+			continue;
+		/* an issue with no condition is only worth a note next to other trouble */
+		if (!conditional && !before)
+			continue;
+		if (fold_known_issue(p, is))
+			continue;
+		for (k = 0; k < is->sources.n; k++)
+			strbuf_addf(&src, "%s%s", k ? " " : "", is->sources.v[k]);
+		strbuf_addf(&msg, "Symptom: %s Cause: %s", is->symptom, is->cause);
+		if (src.len)
+			strbuf_addf(&msg, " Sources: %s", src.buf);
+		title = xasprintf("known issue of torch %s: %s", p->version, is->id);
+		add(p, RULE_KNOWN_ISSUE, conditional ? SEV_WARNING : SEV_NOTE,
+		    (struct finding_spec){ .title = title, .message = msg.buf, .fix = is->fix, .issue = is->id });
+		free(title);
+		strbuf_release(&msg);
+		strbuf_release(&src);
+	}
+}
+
+/*
+ * A torch newer than every wheel the matrix was measured on is still judged
+ * by the row that covers it (the newest rows are open-ended), but its
+ * binaries may need more: say so, naming the newest measured release.
+ */
+static void newer_than_measured(struct pol *p, const struct pep440 *ver)
+{
+	struct pep440 newest, v = *ver;
+	char *title, *msg, *nv;
+	size_t i;
+	struct strbuf sb;
+	if (!matrix_newest_measured(p->in->matrix, &newest))
+		return;
+	v.local[0] = '\0';
+	if (pep440_cmp(&v, &newest) <= 0)
+		return;
+	strbuf_init(&sb);
+	for (i = 0; i < newest.nrelease; i++)
+		strbuf_addf(&sb, "%s%llu", i ? "." : "", (unsigned long long)newest.release[i]);
+	nv = strbuf_detach(&sb);
+	title = xasprintf("torch %s is newer than the newest wheel the matrix was measured on (%s)", p->version, nv);
+	msg = xasprintf("Matrix row %s (%s:%u) covers torch %s, but its runtime needs were measured on wheels up "
+			"to torch %s; a newer torch may need a newer toolset or more runtime DLLs. The loader's "
+			"findings still come from this install's real binaries.",
+			p->row->id, matrix_row_file(p->row), p->row->pos.line, p->version, nv);
+	add(p, RULE_TORCH_NEWER_THAN_MEASURED, SEV_DEFAULT,
+	    (struct finding_spec){ .title = title, .message = msg,
+				   .fix = "nothing to do; an updated torch-dll-check carries rows measured on newer wheels" });
+	free(title);
+	free(msg);
+	free(nv);
+}
+
+int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, const struct policy_input *in,
+		    struct err *err)
+{
+	struct pol p;
+	struct pep440 ver;
+	struct err e;
+	memset(&p, 0, sizeof(p));
+	p.out = out;
+	p.inst = install_json;
+	p.v = v;
+	p.in = in;
+	p.run = in->run;
+	p.arch = pe_machine_name(loader_machine(in->run->ld));
+	p.aidx = matrix_arch_parse(p.arch);
+	if (in->install) {
+		p.version = in->install->version ? in->install->version : in->install->metadata_version;
+		p.variant = in->install->variant;
+	}
+	if (install_json) {
+		cJSON_ReplaceItemInObject(install_json, "version",
+					  p.version ? cJSON_CreateString(p.version) : cJSON_CreateNull());
+		if (p.variant)
+			cJSON_ReplaceItemInObject(install_json, "variant", cJSON_CreateString(p.variant));
+	}
+	err_clear(&e);
+	if (!p.version) {
+		p.arch = p.arch ? p.arch : "x64";
+		add(&p, RULE_TORCH_UNCOVERED, SEV_WARNING,
+		    (struct finding_spec){
+			    .title = "torch version unknown: no matrix row can be chosen",
+			    .message = "Neither torch\\version.py nor a torch dist-info METADATA gives a version, so the "
+				       "runtime requirements of this torch are unknown; only the loader's findings apply.",
+			    .fix = "reinstall torch with pip (the install is incomplete or was copied)" });
+	} else if (pep440_parse(&ver, p.version, &e)) {
+		char *msg = xasprintf("%s: the matrix cannot place it.", e.msg);
+		add(&p, RULE_TORCH_UNCOVERED, SEV_WARNING,
+		    (struct finding_spec){ .title = "torch version is not a PEP 440 version", .message = msg,
+					   .fix = "reinstall torch with pip" });
+		free(msg);
+	} else {
+		int r = matrix_select(in->matrix, &ver, p.version,
+				      p.variant && strcmp(p.variant, "cuda") ? p.variant : NULL, p.arch, &p.row, &e);
+		if (r == 1)
+			uncovered(&p, e.msg);
+		else if (r < 0)
+			return err_set(err, "%s", e.msg);
+	}
+	if (p.row)
+		newer_than_measured(&p, &ver);
+	if (p.row && install_json) {
+		cJSON *ref = matrix_row_json(p.row, 0);
+		cJSON_ReplaceItemInObject(install_json, "matrix_row", ref);
+	}
+	enrich_vc(&p);
+	redist(&p);
+	runtime_dlls(&p);
+	openmp(&p);
+	known_issues(&p);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * policy: one torch install judged against its matrix row.
+ *
+ * The loader (torchload.c, result.c) says which torch binaries load; the
+ * inventory (inventory.c) says what the machine has; the matrix (matrix.c)
+ * says what this torch version needs. policy_evaluate() puts the three
+ * together for one install and adds findings (finding.h; rules.def):
+ * torch-uncovered, redist-missing, redist-too-old,
+ * runtime-too-old, openmp-not-redistributable, known-issue and, for
+ * requirements that cannot be checked (no registry, a DLL without a version
+ * resource), `unverified` notes — unknown is never reported as missing.
+ * It also gives the loader's own findings the row's concrete fix (the
+ * minimum redistributable, where libomp140 comes from).
+ *
+ * Severity: a row or entry marked `sourced` gives an error, an `inferred`
+ * one a warning (advice), as matrix/README.md asks.
+ */
+#ifndef TDC_POLICY_H
+#define TDC_POLICY_H
+
+#include <cjson/cJSON.h>
+
+#include "util/err.h"
+#include "judge/finding.h"
+#include "machine/inventory.h"
+#include "matrix/matrix.h"
+#include "loader/torchload.h"
+#include "machine/view.h"
+
+struct policy_input {
+	const struct matrix *matrix;        /* the layered matrix (required) */
+	const struct inventory *inv;        /* redistributables (+ runtime DLLs) of the machine (required) */
+	const struct inv_install *install;  /* the inventory's view of this install, or NULL */
+	const struct torch_run *run;        /* the loader's run for this install (required) */
+};
+
+/*
+ * Evaluates one install. `install_json` is the installs[] object that
+ * result_add_install() returned for `in->run`: its version, variant and
+ * matrix_row are filled here. Findings are added to `out`, and the loader's
+ * findings about this install there get the row's fixes (or are dropped
+ * where a matrix finding says more). Returns 0; -1 only for internal errors
+ * (err set).
+ */
+int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, const struct policy_input *in,
+		    struct err *err);
+
+/* The download link of the VC++ 2015-2022 redistributable for "x64" / "x86" / "arm64". */
+const char *policy_redist_url(const char *arch);
+
+/* How strongly a row's requirement is meant: a warning for an `inferred` row, else an error (sourced and measured are facts). */
+enum report_severity policy_row_severity(enum matrix_status s);
+
+/* " >= 14.42" for the row's redistributable minimum of architecture index aidx, or "" (row NULL, aidx < 0, none). Caller frees. */
+char *policy_redist_min(const struct matrix_row *row, int aidx);
+
+#endif

@@ -1,0 +1,1556 @@
+/*
+ * loader: what the Windows loader does with LoadLibraryExW, emulated over a
+ * view of the machine, statically (nothing is executed).
+ *
+ * The procedure, its sources and every undocumented choice are written
+ * once, in docs/loader.md (section 5: names, API sets, the loaded-module
+ * list, KnownDLLs, the search orders, mapping then snapping, forwarders,
+ * machines, delay loads, process state; section 5.3: what Windows leaves
+ * open). This file follows that text; its comments only say how.
+ *
+ * How, in short: resolve() finds one name (API set, loaded-module list,
+ * KnownDLLs, search folders) and map_found()/expand() map its static and
+ * delay imports depth-first; snap_node()/find_export() then bind every
+ * imported name and ordinal, following forwarders. No fixed limits: import
+ * cycles end at the loaded-module list (modules mapped by this load
+ * included), forwarder loops at the set of forwarders being followed.
+ * loader_load() evaluates a load once more with the AddDllDirectory folders
+ * in the opposite order when two of them held a needed name, and commits
+ * the mapped modules to the loaded-module list only when the load succeeds.
+ *
+ * Performance: each file is mapped once and parsed once per loader (cache
+ * keyed by Windows path); export lookups are lazy binary searches in pe.c;
+ * directory listings are cached by the view.
+ */
+#include "loader/loader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/os.h"
+
+struct ldr_image {
+	char *win;  /* Windows path (the cache key, compared case-insensitively) */
+	char *host;
+	struct pe_image *img; /* NULL when it could not be parsed */
+	int err_code;         /* PE_ERR_* */
+	char *err_msg;
+	char *version;
+	int hot; /* touched since the last loader_trim */
+	unsigned lookups; /* export lookups by name, for the page trim in find_export */
+};
+
+/*
+ * Binding thousands of imports against a large export table (torch_cpu.dll:
+ * 57k names, ~3.4 MB of name strings) touches most of its pages through the
+ * binary searches; the mapping's pages are handed back every this many
+ * lookups, so resident memory stays bounded while one module is bound (a
+ * dropped page is read again from the page cache when a later search needs it).
+ */
+#define LDR_TRIM_EVERY_LOOKUPS 8u
+
+struct ldr_module {
+	char *base; /* base name as it exists */
+	char *path; /* Windows path */
+	/* loaded by a load whose verdict depends on the AddDllDirectory order (then: the other verdict) */
+	int order_dependent, alt_winerror;
+	enum ldr_outcome alt_outcome;
+	struct strlist order_candidates;
+	char *order_dll;
+};
+
+/*
+ * The loaded-module list is searched by base name (a bare import) and by
+ * full path (a load by path, a module found on disk): an index of each,
+ * case-insensitive as the list's names are (str_icmp), so a lookup costs
+ * O(1) instead of a walk of every module loaded so far. The list is searched
+ * in order and only ever appended to, so the index keeps the first module of
+ * a name and a later one of the same name never replaces it: the answer is
+ * the walk's.
+ */
+struct mod_slot {
+	size_t hash;
+	size_t idx1; /* index + 1 into the module array; 0 = empty */
+};
+struct mod_index {
+	struct mod_slot *slot;
+	size_t cap, n;
+};
+
+struct loader {
+	struct view *view;
+	struct apiset *apiset;
+	char *apiset_source;
+	struct strlist known;
+	const char *known_source;
+	uint16_t machine;
+	char *app_dir;
+	char *cur_dir;
+	struct strlist user_dirs;
+	const char *user_dirs_why;   /* loader_label_user_dirs */
+	size_t path_prefix_n;        /* loader_label_path_prefix */
+	const char *path_prefix_why;
+	enum ldr_dll_load_dir_mode dld_mode;
+	int no_system;
+	struct ldr_module *mods;
+	size_t nmods, amods;
+	struct mod_index mods_by_base, mods_by_path;
+	struct ldr_image **images;
+	size_t nimages, aimages;
+	size_t *image_index; /* open addressing over images[]: index + 1, 0 = empty */
+	size_t image_index_cap;
+	struct ldr_image **hot; /* images touched since the last loader_trim */
+	size_t nhot, ahot;
+	char *host_error; /* the first file the host would not let us read */
+};
+
+/* Windows 10/11 x64 HKLM\...\Session Manager\KnownDLLs values (plus ntdll, always known). */
+static const char *const builtin_known[] = {
+	"advapi32.dll", "clbcatq.dll", "combase.dll", "comdlg32.dll", "coml2.dll", "difxapi.dll",
+	"gdi32.dll", "gdiplus.dll", "imagehlp.dll", "imm32.dll", "kernel32.dll", "msctf.dll",
+	"msvcrt.dll", "normaliz.dll", "nsi.dll", "ole32.dll", "oleaut32.dll", "psapi.dll",
+	"rpcrt4.dll", "sechost.dll", "setupapi.dll", "shcore.dll", "shell32.dll", "shlwapi.dll",
+	"user32.dll", "wldap32.dll", "wow64.dll", "wow64win.dll", "ws2_32.dll", "ntdll.dll",
+	"kernelbase.dll",
+};
+
+/* Other OS DLLs assumed present when the view has no System32 (never the VC++ runtimes). */
+static const char *const builtin_system[] = {
+	"ucrtbase.dll", "bcrypt.dll", "crypt32.dll", "dbghelp.dll", "version.dll", "winmm.dll",
+	"iphlpapi.dll", "secur32.dll", "userenv.dll", "ncrypt.dll", "dxgi.dll", "d3d11.d3d12.dll",
+	"d3d12.dll", "d3d11.dll", "wintrust.dll", "powrprof.dll", "dwmapi.dll", "uxtheme.dll",
+	"cfgmgr32.dll", "bcryptprimitives.dll", "ntmarta.dll", "mswsock.dll", "dnsapi.dll",
+	"winhttp.dll", "wininet.dll", "comctl32.dll", "opengl32.dll", "glu32.dll", "netapi32.dll",
+};
+
+const char *ldr_outcome_name(enum ldr_outcome o)
+{
+	switch (o) {
+	case LDR_LOADS: return "loads";
+	case LDR_MISSING_DLL: return "missing-dll";
+	case LDR_MISSING_ENTRY: return "missing-entry-point";
+	case LDR_MISSING_ORDINAL: return "missing-ordinal";
+	case LDR_BAD_ARCH: return "bad-arch";
+	case LDR_UNREADABLE: return "unreadable";
+	case LDR_BAD_PARAM: return "invalid-parameter";
+	case LDR_NOT_A_FILE: return "not-a-file";
+	}
+	return "?";
+}
+
+static int in_list(const char *const *list, size_t n, const char *name)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (!str_icmp(list[i], name))
+			return 1;
+	return 0;
+}
+
+static int strlist_has_icase(const struct strlist *l, const char *s)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		if (!str_icmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+/* ---- set-up ------------------------------------------------------------------ */
+
+static const char *sysdir(const struct loader *ld)
+{
+	return ld->machine == PE_MACHINE_I386 ? view_syswow64(ld->view) : view_system32(ld->view);
+}
+
+static const char *sysdir_why(const struct loader *ld)
+{
+	return ld->machine == PE_MACHINE_I386 ? "the system folder of a 32-bit process (SysWOW64)" : "System32";
+}
+
+static void load_known_dlls(struct loader *ld)
+{
+	static const char key[] = "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs";
+	size_t i;
+	if (view_has_registry(ld->view)) {
+		struct strbuf sb = STRBUF_INIT;
+		struct strlist names = STRLIST_INIT;
+		int any = 0;
+		if (view_reg_values(ld->view, key, 64, &names, NULL) == 0) {
+			/* every value except DllDirectory* names a KnownDLL file */
+			for (i = 0; i < names.n; i++) {
+				if (str_istartswith(names.v[i], "DllDirectory"))
+					continue;
+				strbuf_reset(&sb);
+				if (view_reg_get(ld->view, key, names.v[i], 64, &sb, NULL) == 0 && sb.len) {
+					strlist_push(&ld->known, strbuf_str(&sb));
+					any = 1;
+				}
+			}
+		} else {
+			/* a registry that cannot list values: ask about each name Windows ships */
+			for (i = 0; i < sizeof(builtin_known) / sizeof(builtin_known[0]); i++) {
+				char *valname = xstrdup(builtin_known[i]);
+				char *dot = strrchr(valname, '.');
+				if (dot)
+					*dot = '\0';
+				strbuf_reset(&sb);
+				if (view_reg_get(ld->view, key, valname, 64, &sb, NULL) == 0 && sb.len) {
+					strlist_push(&ld->known, strbuf_str(&sb));
+					any = 1;
+				}
+				free(valname);
+			}
+		}
+		strbuf_release(&sb);
+		strlist_release(&names);
+		if (any) {
+			/* ntdll is always known (it is mapped before the list is read) */
+			strlist_push(&ld->known, "ntdll.dll");
+			ld->known_source = "registry";
+			return;
+		}
+	}
+	for (i = 0; i < sizeof(builtin_known) / sizeof(builtin_known[0]); i++)
+		strlist_push(&ld->known, builtin_known[i]);
+	ld->known_source = "built-in list";
+}
+
+int loader_open(struct loader **out, struct view *view, const char *app_dir, uint16_t machine, struct err *err)
+{
+	struct loader *ld = xcalloc(1, sizeof(*ld));
+	char *schema, *host;
+	ld->view = view;
+	ld->machine = machine ? machine : PE_MACHINE_AMD64;
+	ld->app_dir = app_dir ? winpath_normalize(app_dir) : NULL;
+	ld->dld_mode = LDR_DLD_TOP;
+	ld->no_system = !view_is_dir(view, sysdir(ld));
+
+	/* The schema is read from the native System32 (the loader's own), whatever the process. */
+	schema = winpath_join(view_system32(view), "apisetschema.dll");
+	host = view_host_path(view, schema);
+	if (host && view_is_file(view, schema)) {
+		struct err e;
+		err_clear(&e);
+		if (apiset_load(&ld->apiset, host, &e) == 0) {
+			ld->apiset_source = xstrdup(schema);
+		} else {
+			ld->apiset = apiset_fallback();
+			ld->apiset_source = xasprintf("built-in fallback (%s)", e.msg);
+		}
+	} else {
+		ld->apiset = apiset_fallback();
+		ld->apiset_source = xstrdup("built-in fallback");
+	}
+	free(host);
+	free(schema);
+	load_known_dlls(ld);
+	(void)err;
+	*out = ld;
+	return 0;
+}
+
+void loader_free(struct loader *ld)
+{
+	size_t i;
+	if (!ld)
+		return;
+	apiset_free(ld->apiset);
+	free(ld->apiset_source);
+	strlist_release(&ld->known);
+	free(ld->app_dir);
+	free(ld->cur_dir);
+	strlist_release(&ld->user_dirs);
+	for (i = 0; i < ld->nmods; i++) {
+		free(ld->mods[i].base);
+		free(ld->mods[i].path);
+		strlist_release(&ld->mods[i].order_candidates);
+		free(ld->mods[i].order_dll);
+	}
+	free(ld->mods);
+	free(ld->mods_by_base.slot);
+	free(ld->mods_by_path.slot);
+	for (i = 0; i < ld->nimages; i++) {
+		struct ldr_image *im = ld->images[i];
+		if (im->img)
+			pe_close(im->img);
+		free(im->win);
+		free(im->host);
+		free(im->err_msg);
+		free(im->version);
+		free(im);
+	}
+	free(ld->images);
+	free(ld->image_index);
+	free(ld->hot);
+	free(ld->host_error);
+	free(ld);
+}
+
+void loader_add_dll_directory(struct loader *ld, const char *win_dir)
+{
+	strlist_push_owned(&ld->user_dirs, winpath_normalize(win_dir));
+}
+
+void loader_label_user_dirs(struct loader *ld, const char *why)
+{
+	ld->user_dirs_why = why;
+}
+
+void loader_label_path_prefix(struct loader *ld, size_t n, const char *why)
+{
+	ld->path_prefix_n = why ? n : 0;
+	ld->path_prefix_why = why;
+}
+
+void loader_set_current_dir(struct loader *ld, const char *win_dir)
+{
+	free(ld->cur_dir);
+	ld->cur_dir = win_dir ? winpath_normalize(win_dir) : NULL;
+}
+
+void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode mode)
+{
+	ld->dld_mode = mode;
+}
+
+const char *loader_apiset_source(const struct loader *ld)
+{
+	return ld->apiset_source;
+}
+
+const char *loader_known_dlls_source(const struct loader *ld)
+{
+	return ld->known_source;
+}
+
+int loader_apiset_is_fallback(const struct loader *ld)
+{
+	return apiset_is_fallback(ld->apiset);
+}
+
+uint16_t loader_machine(const struct loader *ld)
+{
+	return ld->machine;
+}
+
+const char *loader_app_dir(const struct loader *ld)
+{
+	return ld->app_dir;
+}
+
+/* ---- image cache ------------------------------------------------------------- */
+
+static size_t ikey_hash(const char *k)
+{
+	size_t h = (size_t)1469598103934665603ULL;
+	for (; *k; k++) {
+		unsigned char c = (unsigned char)*k;
+		h = (h ^ (c >= 'a' && c <= 'z' ? c - 32 : c)) * (size_t)1099511628211ULL;
+	}
+	return h;
+}
+
+static void image_index_put(struct loader *ld, size_t i)
+{
+	size_t m = ld->image_index_cap - 1, h = ikey_hash(ld->images[i]->win) & m;
+	while (ld->image_index[h])
+		h = (h + 1) & m;
+	ld->image_index[h] = i + 1;
+}
+
+/* Remembers that im's pages may be resident again (for loader_trim). */
+static struct ldr_image *image_touch(struct loader *ld, struct ldr_image *im)
+{
+	if (!im->hot) {
+		im->hot = 1;
+		ALLOC_GROW(ld->hot, ld->nhot + 1, ld->ahot);
+		ld->hot[ld->nhot++] = im;
+	}
+	return im;
+}
+
+/* The parsed image of a Windows path, opened once per loader (cached even when it fails). */
+static struct ldr_image *image_get(struct loader *ld, const char *win_path)
+{
+	struct ldr_image *im;
+	struct err e;
+	size_t i;
+	if (ld->image_index_cap) {
+		size_t m = ld->image_index_cap - 1, h;
+		for (h = ikey_hash(win_path) & m; ld->image_index[h]; h = (h + 1) & m)
+			if (!str_icmp(ld->images[ld->image_index[h] - 1]->win, win_path))
+				return image_touch(ld, ld->images[ld->image_index[h] - 1]);
+	}
+	im = xcalloc(1, sizeof(*im));
+	im->win = xstrdup(win_path);
+	im->host = view_host_path(ld->view, win_path);
+	if (!im->host)
+		im->host = xstrdup(win_path);
+	err_clear(&e);
+	/*
+	 * PE_LENIENT: Windows reads neither the version resource nor the
+	 * delay-import table when it maps a DLL, so damage there must not turn a
+	 * loadable DLL into an "unreadable" one (those parts are left empty).
+	 */
+	if (pe_open(&im->img, im->host,
+		    PE_IMPORTS | PE_DELAY_IMPORTS | PE_EXPORTS | PE_LOAD_CONFIG | PE_VERSION | PE_LENIENT,
+		    &e)) {
+		im->img = NULL;
+		im->err_code = e.code ? e.code : PE_ERR_CORRUPT;
+		im->err_msg = xstrdup(e.msg);
+		/* the host's error (EACCES, EIO), not a Windows verdict on the file */
+		if (im->err_code == PE_ERR_IO && !ld->host_error)
+			ld->host_error = xstrdup(e.msg);
+	} else if (im->img->version.present && im->img->version.has_fixed) {
+		const uint16_t *f = im->img->version.file;
+		im->version = xasprintf("%u.%u.%u.%u", f[0], f[1], f[2], f[3]);
+	}
+	ALLOC_GROW(ld->images, ld->nimages + 1, ld->aimages);
+	ld->images[ld->nimages++] = im;
+	if (ld->nimages * 2 >= ld->image_index_cap) {
+		free(ld->image_index);
+		ld->image_index_cap = ld->image_index_cap ? ld->image_index_cap * 2 : 128;
+		ld->image_index = xcalloc(ld->image_index_cap, sizeof(*ld->image_index));
+		for (i = 0; i < ld->nimages; i++)
+			image_index_put(ld, i);
+	} else {
+		image_index_put(ld, ld->nimages - 1);
+	}
+	return image_touch(ld, im);
+}
+
+const char *loader_file_version(struct loader *ld, const char *win_path)
+{
+	return image_get(ld, win_path)->version;
+}
+
+/* ---- nodes ---------------------------------------------------------------------- */
+
+static struct ldr_node *node_new(const char *name, struct ldr_node *parent)
+{
+	struct ldr_node *n = xcalloc(1, sizeof(*n));
+	n->name = xstrdup(name);
+	n->parent = parent;
+	if (parent) {
+		ALLOC_GROW(parent->kids, parent->nkids + 1, parent->akids);
+		parent->kids[parent->nkids++] = n;
+	}
+	return n;
+}
+
+static void node_free(struct ldr_node *n)
+{
+	size_t i;
+	if (!n)
+		return;
+	for (i = 0; i < n->nkids; i++)
+		node_free(n->kids[i]);
+	free(n->kids);
+	for (i = 0; i < n->nprobes; i++) {
+		free(n->probes[i].path);
+		free(n->probes[i].why);
+		free(n->probes[i].result);
+	}
+	free(n->probes);
+	strlist_release(&n->missing);
+	strlist_release(&n->shadowed);
+	strlist_release(&n->order_candidates);
+	free(n->name);
+	free(n->path);
+	free(n->apiset_host);
+	free(n->detail);
+	free(n->version);
+	free(n);
+}
+
+static void probe_add(struct ldr_node *n, const char *path, const char *step, const char *fmt, ...)
+	ERR_PRINTF(4, 5);
+
+/* Why a place of a fixed step is searched; the search folders carry their own (struct search_dir). */
+static const char *step_why(const char *step)
+{
+	static const struct { const char *step, *why; } t[] = {
+		{ "full path", "the path given" },
+		{ "API set", "an API set contract, resolved by the schema" },
+		{ "loaded-module list", "already loaded in the process" },
+		{ "KnownDLLs", "a KnownDLL: always System32's copy" },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(step, t[i].step))
+			return t[i].why;
+	return step;
+}
+
+static void probe_add(struct ldr_node *n, const char *path, const char *step, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	ALLOC_GROW(n->probes, n->nprobes + 1, n->aprobes);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	n->probes[n->nprobes].path = xstrdup(path);
+	n->probes[n->nprobes].step = step;
+	n->probes[n->nprobes].why = xstrdup(step_why(step));
+	n->probes[n->nprobes].minor = 0;
+	n->probes[n->nprobes].result = strbuf_detach(&sb);
+	n->nprobes++;
+}
+
+void ldr_result_release(struct ldr_result *res)
+{
+	size_t i;
+	node_free(res->root);
+	free(res->symbol);
+	for (i = 0; i < res->nwarnings; i++)
+		free(res->warnings[i].symbol);
+	free(res->warnings);
+	memset(res, 0, sizeof(*res));
+}
+
+void ldr_node_chain(const struct ldr_node *node, struct strlist *out)
+{
+	const struct ldr_node *p;
+	size_t n = 0, i, first = out->n;
+	for (p = node; p; p = p->parent, n++)
+		strlist_push(out, p->parent ? p->name : winpath_basename(p->name));
+	/* pushed leaf first: reverse into root-first order */
+	for (i = 0; i < n / 2; i++) {
+		char *t = out->v[first + i];
+		out->v[first + i] = out->v[first + n - 1 - i];
+		out->v[first + n - 1 - i] = t;
+	}
+}
+
+/* ---- one load --------------------------------------------------------------- */
+
+/*
+ * The forwarder nodes of one load by (module node, target DLL name), so that
+ * 65,535 exports forwarding to distinct DLLs cost one lookup each, not a
+ * walk of the module's kids each (which was quadratic: 35 s).
+ */
+struct fwd_ent {
+	const struct ldr_node *parent; /* NULL: empty slot */
+	struct ldr_node *fw;
+};
+
+struct fwd_map {
+	struct fwd_ent *v;
+	size_t n, cap;
+};
+
+static size_t fwd_hash(const struct ldr_node *parent, const char *name)
+{
+	return ikey_hash(name) ^ ((size_t)(uintptr_t)parent * (size_t)0x9E3779B97F4A7C15ULL);
+}
+
+static struct fwd_ent *fwd_slot(const struct fwd_map *m, const struct ldr_node *parent, const char *name)
+{
+	size_t mask = m->cap - 1, h;
+	for (h = fwd_hash(parent, name) & mask; m->v[h].parent; h = (h + 1) & mask)
+		if (m->v[h].parent == parent && !str_icmp(m->v[h].fw->name, name))
+			break;
+	return &m->v[h];
+}
+
+static struct ldr_node *fwd_get(const struct fwd_map *m, const struct ldr_node *parent, const char *name)
+{
+	return m->cap ? fwd_slot(m, parent, name)->fw : NULL;
+}
+
+static void fwd_put(struct fwd_map *m, const struct ldr_node *parent, struct ldr_node *fw)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct fwd_map old = *m;
+		size_t i;
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->v = xcalloc(m->cap, sizeof(*m->v));
+		for (i = 0; i < old.cap; i++)
+			if (old.v[i].parent)
+				*fwd_slot(m, old.v[i].parent, old.v[i].fw->name) = old.v[i];
+		free(old.v);
+	}
+	*fwd_slot(m, parent, fw->name) = (struct fwd_ent){ parent, fw };
+	m->n++;
+}
+
+struct load_ctx {
+	struct loader *ld;
+	struct ldr_result *res;
+	const char *top_dir;        /* directory of the DLL given to LoadLibraryExW */
+	struct ldr_module *newmods; /* mapped by this load, in order */
+	size_t nnew, anew;
+	struct mod_index new_by_base, new_by_path;
+	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
+	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
+	struct fwd_map forwarders;  /* (module node, target DLL) -> the forwarder's node */
+	int user_dirs_order;        /* AddDllDirectory folders: 0 as added, -1 last-added first, k rotated by k */
+};
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL & (size_t)-1;
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		h = (h ^ (ch >= 'A' && ch <= 'Z' ? ch + 32u : ch)) * (size_t)1099511628211ULL;
+	}
+	return h;
+}
+
+static const char *mod_key(const struct ldr_module *m, int by_path)
+{
+	return by_path ? m->path : m->base;
+}
+
+/* The first module of `mods` whose base name (or path) is `key`, case-insensitively; NULL if none. */
+static struct ldr_module *mod_index_get(const struct mod_index *x, struct ldr_module *mods, int by_path,
+					const char *key)
+{
+	size_t h, k;
+	if (!x->cap)
+		return NULL;
+	h = name_hash(key);
+	for (k = h & (x->cap - 1); x->slot[k].idx1; k = (k + 1) & (x->cap - 1))
+		if (x->slot[k].hash == h && !str_icmp(mod_key(&mods[x->slot[k].idx1 - 1], by_path), key))
+			return &mods[x->slot[k].idx1 - 1];
+	return NULL;
+}
+
+static void mod_slot_put(struct mod_index *x, size_t hash, size_t idx1)
+{
+	size_t k;
+	for (k = hash & (x->cap - 1); x->slot[k].idx1; k = (k + 1) & (x->cap - 1))
+		;
+	x->slot[k].hash = hash;
+	x->slot[k].idx1 = idx1;
+	x->n++;
+}
+
+/* Indexes mods[i] unless a module of that name is indexed already (the first one stays the answer). */
+static void mod_index_add(struct mod_index *x, struct ldr_module *mods, int by_path, size_t i)
+{
+	if (mod_index_get(x, mods, by_path, mod_key(&mods[i], by_path)))
+		return;
+	if ((x->n + 1) * 2 > x->cap) {
+		struct mod_index old = *x;
+		size_t k;
+		x->cap = old.cap ? old.cap * 2 : 64;
+		x->slot = xcalloc(x->cap, sizeof(*x->slot));
+		x->n = 0;
+		for (k = 0; k < old.cap; k++)
+			if (old.slot[k].idx1)
+				mod_slot_put(x, old.slot[k].hash, old.slot[k].idx1);
+		free(old.slot);
+	}
+	mod_slot_put(x, name_hash(mod_key(&mods[i], by_path)), i + 1);
+}
+
+static const struct ldr_module *find_loaded_module(const struct loader *ld, const char *base)
+{
+	return mod_index_get(&ld->mods_by_base, ld->mods, 0, base);
+}
+
+static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
+{
+	const struct ldr_module *m = find_loaded_module(ld, base);
+	if (m)
+		return m->path;
+	m = c ? mod_index_get(&c->new_by_base, c->newmods, 0, base) : NULL;
+	return m ? m->path : NULL;
+}
+
+const char *loader_host_error(const struct loader *ld)
+{
+	return ld->host_error;
+}
+
+void loader_trim(struct loader *ld)
+{
+	/* only what was touched since the last trim: the rest is dropped already (a walk of every image per load was quadratic) */
+	size_t i;
+	for (i = 0; i < ld->nhot; i++) {
+		if (ld->hot[i]->img)
+			os_drop_pages(ld->hot[i]->img->file.p, ld->hot[i]->img->file.len);
+		ld->hot[i]->hot = 0;
+	}
+	ld->nhot = 0;
+}
+
+int loader_is_loaded(const struct loader *ld, const char *base)
+{
+	return find_loaded(ld, NULL, base) != NULL;
+}
+
+static int loaded_before(const struct loader *ld, const char *base)
+{
+	return find_loaded_module(ld, base) != NULL;
+}
+
+/* The search directories for `flags`, in order, with the step name of each. */
+struct search_dir {
+	char *dir;
+	const char *step;
+	char *why;        /* the probe's `why` (loader.h) */
+	int minor;        /* the probe's `minor` */
+	const char *skip; /* why this entry is not searched (NULL: searched) */
+	const char *note; /* what to add to a "not found" probe */
+};
+
+static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step,
+		    const char *why)
+{
+	ALLOC_GROW(*v, *n + 1, *alloc);
+	(*v)[*n].dir = winpath_normalize(dir);
+	(*v)[*n].step = step;
+	(*v)[*n].why = xstrdup(why);
+	(*v)[*n].minor = 0;
+	(*v)[*n].skip = NULL;
+	(*v)[*n].note = NULL;
+	(*n)++;
+}
+
+/* The last probe of `node` was of search folder `d`: its label. */
+static void probe_label(struct ldr_node *node, const struct search_dir *d)
+{
+	struct ldr_probe *p = &node->probes[node->nprobes - 1];
+	free(p->why);
+	p->why = xstrdup(d->why);
+	p->minor = d->minor;
+}
+
+/*
+ * One PATH entry as the loader takes it: literally. An empty entry is
+ * ignored; quotes are part of the folder name (cmd.exe strips them, the
+ * loader does not, so a quoted entry names no folder); a relative entry
+ * is resolved against the current directory, which a static check does
+ * not know: recorded, not searched.
+ */
+static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, const char *e, const char *why)
+{
+	if (!*e)
+		return;
+	add_dir(v, n, alloc, e, "PATH", why);
+	if (strchr(e, '"'))
+		(*v)[*n - 1].note = "the PATH entry is quoted: the loader takes the quotes as part of the folder name";
+	else if (!winpath_is_absolute(e))
+		(*v)[*n - 1].skip = "not searched: a relative PATH entry depends on the current directory";
+}
+
+/* The i-th AddDllDirectory folder in `order` (see load_ctx.user_dirs_order). */
+static const char *user_dir(const struct loader *ld, size_t i, int order)
+{
+	size_t n = ld->user_dirs.n;
+	if (order < 0)
+		return ld->user_dirs.v[n - 1 - i];
+	return ld->user_dirs.v[(i + (size_t)order) % n];
+}
+
+static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, int user_dirs_order,
+			  struct search_dir **out)
+{
+	struct search_dir *v = NULL;
+	size_t n = 0, alloc = 0, i;
+	if (flags & LDR_SEARCH_MASK) {
+		if (flags & LDR_SEARCH_DEFAULT_DIRS)
+			flags |= LDR_SEARCH_APPLICATION_DIR | LDR_SEARCH_USER_DIRS | LDR_SEARCH_SYSTEM32;
+		if ((flags & LDR_SEARCH_DLL_LOAD_DIR) && dll_dir)
+			add_dir(&v, &n, &alloc, dll_dir, "DLL_LOAD_DIR", "the folder of the DLL being loaded");
+		if ((flags & LDR_SEARCH_APPLICATION_DIR) && ld->app_dir)
+			add_dir(&v, &n, &alloc, ld->app_dir, "APPLICATION_DIR", "the application folder");
+		if (flags & LDR_SEARCH_USER_DIRS)
+			for (i = 0; i < ld->user_dirs.n; i++)
+				add_dir(&v, &n, &alloc, user_dir(ld, i, user_dirs_order), "USER_DIRS",
+					ld->user_dirs_why ? ld->user_dirs_why : "added with AddDllDirectory");
+		if (flags & LDR_SEARCH_SYSTEM32)
+			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32", sysdir_why(ld));
+	} else {
+		const char *path = view_getenv(ld->view, "PATH");
+		size_t k = 0;
+		/* LOAD_WITH_ALTERED_SEARCH_PATH: the DLL's folder takes the application dir's place */
+		if ((flags & LDR_WITH_ALTERED_SEARCH_PATH) && dll_dir)
+			add_dir(&v, &n, &alloc, dll_dir, "altered search path", "the folder of the DLL being loaded");
+		else if (ld->app_dir)
+			add_dir(&v, &n, &alloc, ld->app_dir, "application dir", "the application folder");
+		add_dir(&v, &n, &alloc, sysdir(ld), "System32", sysdir_why(ld));
+		/* searched, but only 16-bit programs ever installed DLLs there */
+		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir", "the 16-bit system folder");
+		v[n - 1].minor = ld->machine != PE_MACHINE_I386;
+		add_dir(&v, &n, &alloc, view_windows_dir(ld->view), "Windows dir", "the Windows folder");
+		if (ld->cur_dir) {
+			add_dir(&v, &n, &alloc, ld->cur_dir, "current dir", "the current folder");
+		} else {
+			add_dir(&v, &n, &alloc, ".", "current dir", "the current folder");
+			v[n - 1].skip = "not searched: the process's current directory is not known";
+			v[n - 1].minor = 1;
+		}
+		while (path && *path) {
+			const char *semi = strchr(path, ';');
+			size_t len = semi ? (size_t)(semi - path) : strlen(path);
+			char *entry = xstrndup(path, len), *why;
+			/* numbered as the machine's PATH has them: the caller's prefix apart */
+			why = k < ld->path_prefix_n ? xstrdup(ld->path_prefix_why)
+						    : xasprintf("PATH entry %zu", k + 1 - ld->path_prefix_n);
+			add_path_entry(&v, &n, &alloc, entry, why);
+			free(why);
+			free(entry);
+			k++;
+			path = semi ? semi + 1 : NULL;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+static void free_dirs(struct search_dir *v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		free(v[i].dir);
+		free(v[i].why);
+	}
+	free(v);
+}
+
+static void set_fail(struct load_ctx *c, struct ldr_node *node, enum ldr_outcome o, int winerror,
+		     const char *symbol)
+{
+	node->outcome = o;
+	if (node->delay) {
+		struct ldr_result *r = c->res;
+		ALLOC_GROW(r->warnings, r->nwarnings + 1, r->awarnings);
+		r->warnings[r->nwarnings].node = node;
+		r->warnings[r->nwarnings].symbol = symbol ? xstrdup(symbol) : NULL;
+		r->nwarnings++;
+		return;
+	}
+	if (c->res->winerror)
+		return; /* the first failure is the one reported */
+	c->res->winerror = winerror;
+	c->res->outcome = o;
+	c->res->leaf = node;
+	c->res->symbol = symbol ? xstrdup(symbol) : NULL;
+}
+
+static int is_system_path(const struct loader *ld, const char *path)
+{
+	char *dir;
+	int r;
+	if (!path)
+		return 0;
+	dir = winpath_dirname(path);
+	r = !str_icmp(dir, view_system32(ld->view)) || !str_icmp(dir, view_syswow64(ld->view));
+	free(dir);
+	return r;
+}
+
+/* Checks a found candidate; 1 usable, 0 skip (wrong machine), -1 unusable file (stop). */
+static int candidate_ok(struct load_ctx *c, struct ldr_node *node, const char *path, const char *step,
+			int top, int *saw_wrong_arch)
+{
+	struct ldr_image *im = image_get(c->ld, path);
+	if (!im->img) {
+		probe_add(node, path, step, "unreadable: %s", im->err_msg);
+		node->detail = xstrdup(im->err_msg);
+		return -1;
+	}
+	if (!pe_machine_compatible(c->ld->machine, im->img->machine)) {
+		if (top) {
+			probe_add(node, path, step, "wrong machine %s", pe_machine_name(im->img->machine));
+			return -2;
+		}
+		probe_add(node, path, step, "wrong machine %s, skipped", pe_machine_name(im->img->machine));
+		*saw_wrong_arch = 1;
+		if (!node->detail)
+			node->detail = xasprintf("%s is %s, the process is %s", path,
+						 pe_machine_name(im->img->machine),
+						 pe_machine_name(c->ld->machine));
+		return 0;
+	}
+	probe_add(node, path, step, "found");
+	return 1;
+}
+
+static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags);
+
+/* Whether the module at a Windows path is loaded (earlier, or by this load): 2 earlier, 1 this load, 0 no. */
+static int loaded_path(const struct load_ctx *c, const char *path)
+{
+	if (mod_index_get(&c->ld->mods_by_path, c->ld->mods, 1, path))
+		return 2;
+	return mod_index_get(&c->new_by_path, c->newmods, 1, path) ? 1 : 0;
+}
+
+static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags)
+{
+	struct ldr_image *im = image_get(c->ld, path);
+	int already = node->delay ? 0 : loaded_path(c, path);
+	node->path = xstrdup(path);
+	node->machine = im->img ? im->img->machine : 0;
+	if (im->version)
+		node->version = xstrdup(im->version);
+	if (already) {
+		/* a name with a path that leads to a module already mapped: that module */
+		node->dup = 1;
+		node->preloaded = already == 2;
+		return;
+	}
+	if (node->delay) {
+		size_t i;
+		for (i = 0; i < c->delay_seen.n; i++) {
+			if (!str_icmp(c->delay_seen.v[i], path)) {
+				node->dup = 1;
+				return;
+			}
+		}
+		strlist_push(&c->delay_seen, path);
+	} else {
+		ALLOC_GROW(c->newmods, c->nnew + 1, c->anew);
+		memset(&c->newmods[c->nnew], 0, sizeof(c->newmods[c->nnew]));
+		c->newmods[c->nnew].base = xstrdup(winpath_basename(path));
+		c->newmods[c->nnew].path = xstrdup(path);
+		c->nnew++;
+		mod_index_add(&c->new_by_base, c->newmods, 0, c->nnew - 1);
+		mod_index_add(&c->new_by_path, c->newmods, 1, c->nnew - 1);
+	}
+	expand(c, node, flags);
+}
+
+/*
+ * A name in a search folder. A relative path ("sub\\x.dll") is appended to
+ * the folder whole, as LoadLibrary documents for every search-path entry.
+ */
+static int find_in_dir(struct view *v, const char *dir, const char *name, char **out)
+{
+	char *sub, *full;
+	int r;
+	if (!strchr(name, '\\'))
+		return view_find_file(v, dir, name, out);
+	full = winpath_join(dir, name);
+	sub = winpath_dirname(full);
+	r = view_find_file(v, sub, winpath_basename(full), out);
+	free(sub);
+	free(full);
+	return r;
+}
+
+/*
+ * The name a DLL is searched for (docs/loader.md, "Names"): LdrLoadDll
+ * appends ".dll" when the last component has no '.' (a trailing '.' is how
+ * a caller says "no extension"), then Win32 path normalisation turns '/'
+ * into '\\' and drops trailing dots and spaces of the last component, so
+ * "plaindep2." is the file "plaindep2" and "dep.dll " the file "dep.dll".
+ * A "\\?\\" name skips Win32 normalisation: the prefix is dropped and
+ * the rest is taken as it is.
+ */
+char *ldr_dll_name_normalize(const char *name)
+{
+	char *n, *base;
+	size_t len;
+	if (!strncmp(name, "\\\\?\\", 4))
+		return xstrdup(name + 4);
+	n = xstrdup(name);
+	for (base = n; *base; base++)
+		if (*base == '/')
+			*base = '\\';
+	base = (char *)winpath_basename(n);
+	if (!strchr(base, '.')) {
+		char *withext = xasprintf("%s.dll", n);
+		free(n);
+		return withext;
+	}
+	len = strlen(base);
+	while (len && (base[len - 1] == '.' || base[len - 1] == ' '))
+		base[--len] = '\0';
+	return n;
+}
+
+/*
+ * What a probe that found no file says: "not found", or, for a symbolic link
+ * that leads outside --root (view.h), that it was not followed.
+ */
+static const char *not_found(struct view *v, const char *dir, const char *name)
+{
+	return view_outside_link(v, dir, name, NULL) ? LDR_PROBE_OUTSIDE_ROOT : "not found";
+}
+
+/* A dependency named by full path: loaded from there, no search. */
+static void resolve_full_path(struct load_ctx *c, struct ldr_node *node, unsigned flags)
+{
+	const char *name = node->name;
+	char *dir = winpath_dirname(name), *p = NULL;
+	int saw_wrong_arch = 0;
+	node->via = "full path";
+	if (!view_find_file(c->ld->view, dir, winpath_basename(name), &p)) {
+		probe_add(node, name, "full path", "%s", not_found(c->ld->view, dir, winpath_basename(name)));
+		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	} else {
+		int ok = candidate_ok(c, node, p, "full path", 0, &saw_wrong_arch);
+		if (ok == 1) {
+			map_found(c, node, p, flags);
+		} else {
+			node->path = xstrdup(p);
+			set_fail(c, node, ok < 0 ? LDR_UNREADABLE : LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+		}
+	}
+	free(p);
+	free(dir);
+}
+
+/*
+ * 1. API sets: *name becomes the host (borrowed from the node). Returns 1
+ * when the node is settled (no host: ignored or failed), 0 to go on.
+ */
+static int resolve_apiset(struct load_ctx *c, struct ldr_node *node, const char *importer_path, const char **name)
+{
+	const char *host = NULL;
+	const char *importer_base = importer_path ? winpath_basename(importer_path) : NULL;
+	int r;
+	if (!apiset_is_contract(*name))
+		return 0;
+	r = apiset_resolve(c->ld->apiset, *name, importer_base, &host);
+	if (r == 1) {
+		probe_add(node, *name, "API set", "-> %s", host);
+		node->apiset_host = xstrdup(host);
+		*name = node->apiset_host;
+		return 0;
+	}
+	if (r != 0) {
+		probe_add(node, *name, "API set", "not in the schema, searched as a file");
+		return 0;
+	}
+	probe_add(node, *name, "API set", "contract without a host");
+	if (str_istartswith(*name, "ext-") && is_system_path(c->ld, importer_path)) {
+		node->via = "API set";
+		node->assumed = 1;
+		node->detail = xstrdup("optional extension contract without a host (ignored)");
+		return 1;
+	}
+	node->detail = xstrdup("API set contract has no host on this machine");
+	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	return 1;
+}
+
+/* 2. The loaded-module list (earlier loads, then this one: how cycles end). Returns 1 when found. */
+static int resolve_loaded(struct load_ctx *c, struct ldr_node *node, const char *name)
+{
+	struct loader *ld = c->ld;
+	const char *loaded = find_loaded(ld, c, name);
+	const struct ldr_module *m;
+	struct ldr_image *im;
+	if (!loaded)
+		return 0;
+	probe_add(node, loaded, "loaded-module list", "found");
+	node->via = "loaded-module list";
+	node->path = xstrdup(loaded);
+	node->preloaded = loaded_before(ld, name);
+	node->dup = 1;
+	/* a module whose own load was order-dependent: so is every load that uses it */
+	m = find_loaded_module(ld, name);
+	if (m && m->order_dependent && !c->res->order_dependent) {
+		c->res->order_ambiguous = c->res->order_dependent = 1;
+		c->res->alt_winerror = m->alt_winerror;
+		c->res->alt_outcome = m->alt_outcome;
+		strlist_copy(&node->order_candidates, &m->order_candidates);
+		free(node->detail);
+		node->detail = xasprintf("loaded earlier by a load that depends on which copy of %s Windows takes",
+					 m->order_dll);
+		if (!c->res->ambiguous_node)
+			c->res->ambiguous_node = node;
+	}
+	im = image_get(ld, loaded);
+	node->machine = im->img ? im->img->machine : 0;
+	if (im->version)
+		node->version = xstrdup(im->version);
+	return 1;
+}
+
+/* 3. KnownDLLs: always from System32, whatever another folder holds. Returns 1 when the name is one. */
+static int resolve_known(struct load_ctx *c, struct ldr_node *node, const char *name, unsigned flags)
+{
+	struct loader *ld = c->ld;
+	char *p = NULL;
+	if (!strlist_has_icase(&ld->known, name))
+		return 0;
+	node->via = "KnownDLLs";
+	if (view_find_file(ld->view, sysdir(ld), name, &p)) {
+		probe_add(node, p, "KnownDLLs", "found");
+		map_found(c, node, p, flags);
+		free(p);
+		return 1;
+	}
+	p = winpath_join(sysdir(ld), name);
+	if (ld->no_system) {
+		probe_add(node, p, "KnownDLLs", "assumed (no System32 in this tree)");
+		node->assumed = 1;
+		node->path = p;
+		return 1;
+	}
+	probe_add(node, p, "KnownDLLs", "not found");
+	free(p);
+	node->detail = xstrdup("a KnownDLL missing from System32");
+	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	return 1;
+}
+
+/* A later copy the winner shadows; two in AddDllDirectory folders make the order matter. */
+static void note_later_copy(struct load_ctx *c, struct ldr_node *node, const char *found, const char *p,
+			    const char *step)
+{
+	if (!str_icmp(found, p))
+		return;
+	strlist_push(&node->shadowed, p);
+	if (!strcmp(step, "USER_DIRS") && node->via && !strcmp(node->via, "USER_DIRS")) {
+		if (!node->order_candidates.n)
+			strlist_push(&node->order_candidates, found);
+		strlist_push(&node->order_candidates, p);
+		c->res->order_ambiguous = 1;
+		if (!c->res->ambiguous_node)
+			c->res->ambiguous_node = node;
+	}
+}
+
+/* 4. The search folders of `flags`, in order; the first usable file wins. */
+static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char *name, unsigned flags,
+			   const char *dll_dir)
+{
+	struct loader *ld = c->ld;
+	struct search_dir *dirs;
+	size_t ndirs, i;
+	int saw_wrong_arch = 0, ok;
+	char *found = NULL;
+
+	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_order, &dirs);
+	for (i = 0; i < ndirs; i++) {
+		char *p = NULL;
+		if (!found && !dirs[i].skip && !strchr(name, '\\') && view_has_dir_entry(ld->view, dirs[i].dir, name)) {
+			/*
+			 * A folder of that name: the search finds it (the loader tests for
+			 * existence, not for a file) and opening it fails with
+			 * STATUS_FILE_IS_A_DIRECTORY, WinError 5 [I: Wine stops the search
+			 * there, scenario folder_on_search_path].
+			 */
+			char *tried = winpath_join(dirs[i].dir, name);
+			probe_add(node, tried, dirs[i].step, "a folder, not a file");
+			probe_label(node, &dirs[i]);
+			node->path = tried;
+			node->detail = xasprintf("%s is a folder", tried);
+			free_dirs(dirs, ndirs);
+			set_fail(c, node, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
+			return;
+		}
+		if (dirs[i].skip || !find_in_dir(ld->view, dirs[i].dir, name, &p)) {
+			char *tried = winpath_join(dirs[i].dir, name);
+			if (!found) {
+				probe_add(node, tried, dirs[i].step, "%s%s%s%s",
+					  dirs[i].skip ? dirs[i].skip : not_found(ld->view, dirs[i].dir, name),
+					  dirs[i].note ? " (" : "",
+					  dirs[i].note ? dirs[i].note : "", dirs[i].note ? ")" : "");
+				probe_label(node, &dirs[i]);
+			}
+			free(tried);
+			continue;
+		}
+		if (found) {
+			note_later_copy(c, node, found, p, dirs[i].step);
+			free(p);
+			continue;
+		}
+		ok = candidate_ok(c, node, p, dirs[i].step, 0, &saw_wrong_arch);
+		probe_label(node, &dirs[i]);
+		if (ok == 1) {
+			found = p;
+			node->via = dirs[i].step;
+			continue;
+		}
+		if (ok < 0) {
+			node->path = p;
+			free_dirs(dirs, ndirs);
+			set_fail(c, node, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
+			return;
+		}
+		free(p);
+	}
+	free_dirs(dirs, ndirs);
+	if (found) {
+		map_found(c, node, found, flags);
+		free(found);
+	} else if (ld->no_system &&
+		   (node->apiset_host || in_list(builtin_system, sizeof(builtin_system) / sizeof(builtin_system[0]),
+						 name))) {
+		node->assumed = 1;
+		node->via = "assumed";
+		node->detail = xstrdup("a Windows system DLL, assumed present (no System32 in this tree)");
+	} else if (saw_wrong_arch) {
+		/* the remembered STATUS_INVALID_IMAGE_FORMAT (c000007b) is the load's status */
+		set_fail(c, node, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+	} else {
+		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+	}
+}
+
+/*
+ * Resolves `node->name` (a DLL name, or a path) imported by `importer` and,
+ * when found, maps it and its static imports (depth-first): the steps of
+ * docs/loader.md §5.2, after the name is normalised (§5.1).
+ */
+static void resolve(struct load_ctx *c, struct ldr_node *node, const char *importer_path, unsigned flags,
+		    const char *dll_dir)
+{
+	char *norm = ldr_dll_name_normalize(node->name);
+	const char *name;
+	free(node->name);
+	node->name = norm;
+	name = node->name;
+	if (winpath_is_absolute(name)) {
+		resolve_full_path(c, node, flags);
+		return;
+	}
+	if (resolve_apiset(c, node, importer_path, &name) || /* 1 */
+	    resolve_loaded(c, node, name) ||                 /* 2 */
+	    resolve_known(c, node, name, flags))             /* 3 */
+		return;
+	resolve_search(c, node, name, flags, dll_dir);       /* 4 */
+}
+
+/* Maps the static (and delay) imports of a found module. */
+static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags)
+{
+	struct ldr_image *im = image_get(c->ld, node->path);
+	const struct pe_image *img = im->img;
+	unsigned dep_flags = flags;
+	char *dir, *dll_dir;
+	size_t i;
+	if (!img)
+		return;
+	if (img->has_dependent_load_flags && img->dependent_load_flags)
+		dep_flags = img->dependent_load_flags;
+	dir = winpath_dirname(node->path);
+	dll_dir = (c->ld->dld_mode == LDR_DLD_IMPORTER || dep_flags != flags) ? dir : (char *)c->top_dir;
+	for (i = 0; i < img->nimports; i++) {
+		struct ldr_node *kid = node_new(img->imports[i].dll, node);
+		kid->delay = node->delay;
+		kid->forwarder = 0;
+		resolve(c, kid, node->path, dep_flags, dll_dir);
+	}
+	for (i = 0; i < img->ndelay_imports; i++) {
+		struct ldr_node *kid = node_new(img->delay_imports[i].dll, node);
+		kid->delay = 1;
+		/* the delay-load helper calls LoadLibraryExA(name, NULL, 0) */
+		resolve(c, kid, node->path, 0, NULL);
+	}
+	free(dir);
+}
+
+/* ---- snapping --------------------------------------------------------------------- */
+
+static void snap_node(struct load_ctx *c, struct ldr_node *node);
+
+/* Finds `func` in the module of `exp_node`, following forwarders; 1 found, 0 missing (reported). */
+static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const struct pe_import_func *f,
+		       const char *fname, uint32_t ordinal, int by_ordinal, int hint, int level)
+{
+	struct ldr_image *im;
+	struct pe_export ex;
+	struct err e;
+	int r;
+	if (exp_node->assumed || !exp_node->path)
+		return 1;
+	im = image_get(c->ld, exp_node->path);
+	if (!im->img)
+		return 1; /* reported as unreadable already */
+	err_clear(&e);
+	if (by_ordinal)
+		r = pe_export_by_ordinal(im->img, ordinal, &ex, &e);
+	else
+		r = pe_export_by_name(im->img, fname, hint, &ex, &e);
+	(void)f;
+	if (++im->lookups % LDR_TRIM_EVERY_LOOKUPS == 0)
+		os_drop_pages(im->img->file.p, im->img->file.len);
+	if (r <= 0) {
+		char *sym = by_ordinal ? xasprintf("#%u", ordinal) : xstrdup(fname);
+		strlist_push(&exp_node->missing, sym);
+		if (r < 0 && !exp_node->detail)
+			exp_node->detail = xstrdup(e.msg);
+		set_fail(c, exp_node, by_ordinal ? LDR_MISSING_ORDINAL : LDR_MISSING_ENTRY,
+			 by_ordinal ? WINERR_INVALID_ORDINAL : WINERR_PROC_NOT_FOUND, sym);
+		free(sym);
+		return 0;
+	}
+	if (ex.forwarder) {
+		const char *dot = strrchr(ex.forwarder, '.');
+		char *dll, *target, *key;
+		struct ldr_node *fw;
+		int loop, ret;
+		key = by_ordinal ? xasprintf("%s|#%u", exp_node->path, ordinal) : xasprintf("%s|%s", exp_node->path, fname);
+		/* a loop is the same module and symbol again while it is being followed: no depth limit */
+		loop = strlist_has_icase(&c->fwd_keys, key);
+		if (!dot || loop) {
+			char *sym = by_ordinal ? xasprintf("#%u", ordinal) : xstrdup(fname);
+			strlist_push(&exp_node->missing, sym);
+			exp_node->detail = xasprintf("forwarder %s %s", ex.forwarder,
+						     dot ? "forms a loop" : "is malformed");
+			set_fail(c, exp_node, LDR_MISSING_ENTRY, WINERR_PROC_NOT_FOUND, sym);
+			free(sym);
+			free(key);
+			return 0;
+		}
+		strlist_push_owned(&c->fwd_keys, key);
+		dll = xstrndup(ex.forwarder, (size_t)(dot - ex.forwarder));
+		target = str_iendswith(dll, ".dll") ? xstrdup(dll) : xasprintf("%s.dll", dll);
+		free(dll);
+		/* reuse a forwarder node for the same DLL under this module */
+		fw = fwd_get(&c->forwarders, exp_node, target);
+		if (!fw) {
+			char *dir = winpath_dirname(exp_node->path);
+			fw = node_new(target, exp_node);
+			fwd_put(&c->forwarders, exp_node, fw);
+			fw->forwarder = 1;
+			fw->delay = exp_node->delay;
+			resolve(c, fw, exp_node->path, c->res->flags, c->ld->dld_mode == LDR_DLD_TOP ?
+				c->top_dir : dir);
+			free(dir);
+			/* a module this forwarder brought in needs its own imports snapped */
+			if (fw->path && !fw->dup && fw->outcome == LDR_LOADS)
+				snap_node(c, fw);
+		}
+		free(target);
+		if (!fw->path || fw->outcome != LDR_LOADS) {
+			ret = 0; /* reported by resolve */
+		} else {
+			const char *fsym = dot + 1;
+			if (fsym[0] == '#') {
+				unsigned long o = strtoul(fsym + 1, NULL, 10);
+				ret = find_export(c, fw, NULL, NULL, (uint32_t)o, 1, -1, level + 1);
+			} else {
+				ret = find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1);
+			}
+		}
+		/* pop this level's key (the list is a stack) */
+		free(c->fwd_keys.v[--c->fwd_keys.n]);
+		return ret;
+	}
+	return 1;
+}
+
+/* Snaps the imports of `node`'s module against its kids, then recurses. */
+static void snap_node(struct load_ctx *c, struct ldr_node *node)
+{
+	struct ldr_image *im;
+	const struct pe_image *img;
+	size_t i, k, nstatic;
+	if (!node->path || node->dup || node->assumed)
+		return;
+	im = image_get(c->ld, node->path);
+	img = im->img;
+	if (!img)
+		return;
+	/* kids[0..nimports) are the static imports, then the delay ones, in directory order */
+	nstatic = img->nimports;
+	for (i = 0; i < node->nkids && i < img->nimports + img->ndelay_imports; i++) {
+		struct ldr_node *kid = node->kids[i];
+		const struct pe_import_dll *d = i < nstatic ? &img->imports[i] : &img->delay_imports[i - nstatic];
+		if (kid->forwarder || !kid->path || kid->outcome != LDR_LOADS)
+			continue;
+		for (k = 0; k < d->nfuncs; k++) {
+			const struct pe_import_func *f = &d->funcs[k];
+			find_export(c, kid, f, f->name, f->ordinal, f->by_ordinal, f->by_ordinal ? -1 : f->hint, 0);
+		}
+	}
+	for (i = 0; i < node->nkids; i++)
+		if (!node->kids[i]->forwarder)
+			snap_node(c, node->kids[i]);
+}
+
+static int tree_has_failure(const struct ldr_result *res)
+{
+	return res->winerror != 0;
+}
+
+/* The path given to LoadLibraryExW as the loader opens it (see ldr_dll_name_normalize). */
+static char *root_name_normalize(const char *name)
+{
+	char *n, *r;
+	if (!strncmp(name, "\\\\?\\", 4))
+		return xstrdup(name + 4);
+	n = winpath_normalize(name);
+	if (!winpath_is_absolute(n))
+		return n;
+	r = ldr_dll_name_normalize(n);
+	free(n);
+	return r;
+}
+
+/* What one load mapped, to be committed to the loaded-module list or dropped. */
+struct ldr_pending {
+	struct ldr_module *mods;
+	size_t n;
+};
+
+static void pending_settle(struct loader *ld, struct ldr_pending *p, int commit)
+{
+	size_t i;
+	for (i = 0; i < p->n; i++) {
+		if (commit) {
+			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
+			ld->mods[ld->nmods++] = p->mods[i];
+			mod_index_add(&ld->mods_by_base, ld->mods, 0, ld->nmods - 1);
+			mod_index_add(&ld->mods_by_path, ld->mods, 1, ld->nmods - 1);
+		} else {
+			free(p->mods[i].base);
+			free(p->mods[i].path);
+			strlist_release(&p->mods[i].order_candidates);
+			free(p->mods[i].order_dll);
+		}
+	}
+	free(p->mods);
+	p->mods = NULL;
+	p->n = 0;
+}
+
+/* The DLL given to LoadLibraryExW by full path: the module already loaded from there, or the file. */
+static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *norm, unsigned flags)
+{
+	struct loader *ld = c->ld;
+	char *dir = winpath_dirname(norm), *p = NULL;
+	int wrong = 0, ok;
+	const struct ldr_module *m = mod_index_get(&ld->mods_by_path, ld->mods, 1, norm);
+	if (m) {
+		probe_add(root, norm, "loaded-module list", "found");
+		root->path = xstrdup(m->path);
+		root->via = "loaded-module list";
+		root->preloaded = 1;
+		root->dup = 1;
+		free(dir);
+		return;
+	}
+	if (!view_find_file(ld->view, dir, winpath_basename(norm), &p)) {
+		if (view_is_dir(ld->view, norm)) {
+			/* NtOpenFile on a folder: STATUS_FILE_IS_A_DIRECTORY, ERROR_ACCESS_DENIED */
+			probe_add(root, norm, "full path", "a folder, not a file");
+			root->detail = xasprintf("%s is a folder", norm);
+			set_fail(c, root, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
+		} else {
+			probe_add(root, norm, "full path", "not found");
+			set_fail(c, root, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
+		}
+		free(dir);
+		return;
+	}
+	ok = candidate_ok(c, root, p, "full path", 1, &wrong);
+	root->via = "full path";
+	if (ok == 1) {
+		map_found(c, root, p, flags);
+	} else {
+		root->path = xstrdup(p);
+		if (ok == -2) {
+			struct ldr_image *im = image_get(ld, p);
+			root->machine = im->img->machine;
+			root->detail = xasprintf("%s is %s, the process is %s", p, pe_machine_name(im->img->machine),
+						 pe_machine_name(ld->machine));
+			set_fail(c, root, LDR_BAD_ARCH, WINERR_BAD_EXE_FORMAT, NULL);
+		} else {
+			set_fail(c, root, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
+		}
+	}
+	free(p);
+	free(dir);
+}
+
+/*
+ * One LoadLibraryExW, without touching the loaded-module list: what it
+ * mapped is handed back in *pend. `order`: how the AddDllDirectory folders
+ * are searched last-added first.
+ */
+static void load_once(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, int order,
+		      struct ldr_pending *pend)
+{
+	struct load_ctx c;
+	struct ldr_node *root;
+	char *norm = root_name_normalize(name), *dir = NULL;
+
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	c.ld = ld;
+	c.res = res;
+	c.user_dirs_order = order;
+	res->flags = flags;
+	root = res->root = node_new(norm, NULL);
+
+	if (!winpath_is_absolute(norm)) {
+		if (flags & LDR_SEARCH_DLL_LOAD_DIR) {
+			/* LoadLibraryExW rejects DLL_LOAD_DIR with a relative name */
+			root->outcome = LDR_BAD_PARAM;
+			root->detail = xstrdup("LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR needs a full path");
+			res->winerror = WINERR_INVALID_PARAMETER;
+			res->outcome = LDR_BAD_PARAM;
+			res->leaf = root;
+			free(norm);
+			return;
+		}
+		resolve(&c, root, NULL, flags, NULL);
+	} else {
+		dir = winpath_dirname(norm);
+		c.top_dir = dir; /* what DLL_LOAD_DIR stands for, at every depth */
+		load_by_path(&c, root, norm, flags);
+	}
+	/* phase two: snap every import, once every module is mapped */
+	if (!tree_has_failure(res))
+		snap_node(&c, root);
+	c.top_dir = NULL;
+	free(dir);
+
+	pend->mods = c.newmods;
+	pend->n = c.nnew;
+	free(c.new_by_base.slot);
+	free(c.new_by_path.slot);
+	strlist_release(&c.delay_seen);
+	strlist_release(&c.fwd_keys);
+	free(c.forwarders.v);
+	free(norm);
+}
+
+int loader_load(struct loader *ld, const char *name, unsigned flags, struct ldr_result *res, struct err *err)
+{
+	(void)err;
+	/*
+	 * Microsoft documents no order among AddDllDirectory folders: when two
+	 * hold a DLL this load needs, evaluate it again in other orders — last
+	 * added first (Wine's), then each folder first in turn (so every copy
+	 * of a name wins once) — and say whether the verdict depends on it. The
+	 * process state follows the order the folders were added in.
+	 */
+	struct ldr_pending pend = { NULL, 0 };
+	int order;
+	load_once(ld, name, flags, res, 0, &pend);
+	for (order = -1; res->order_ambiguous && !res->order_dependent && order < (int)ld->user_dirs.n; order++) {
+		struct ldr_pending alt_pend = { NULL, 0 };
+		struct ldr_result alt;
+		if (order == 0 || (order == 1 && ld->user_dirs.n == 2))
+			continue; /* the first load's order; for two folders rotation 1 is the reverse */
+		load_once(ld, name, flags, &alt, order, &alt_pend);
+		pending_settle(ld, &alt_pend, 0);
+		if (alt.winerror != res->winerror || (alt.winerror && alt.outcome != res->outcome)) {
+			res->order_dependent = 1;
+			res->alt_winerror = alt.winerror;
+			res->alt_outcome = alt.outcome;
+		}
+		ldr_result_release(&alt);
+	}
+	if (res->order_dependent) {
+		size_t i;
+		const struct ldr_node *an = res->ambiguous_node;
+		for (i = 0; i < pend.n; i++) {
+			pend.mods[i].order_dependent = 1;
+			pend.mods[i].alt_winerror = res->alt_winerror;
+			pend.mods[i].alt_outcome = res->alt_outcome;
+			if (an)
+				strlist_copy(&pend.mods[i].order_candidates, &an->order_candidates);
+			pend.mods[i].order_dll = xstrdup(an ? an->name : "a DLL");
+		}
+	}
+	/* a failed load leaves nothing loaded */
+	pending_settle(ld, &pend, !res->winerror);
+	return 0;
+}

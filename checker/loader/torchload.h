@@ -1,0 +1,75 @@
+/*
+ * torchload: what `import torch` does to load its binaries, emulated on a
+ * loader: torch's _load_dll_libraries (torch\lib\*.dll) and then CPython's
+ * extension-module loading for every .pyd in the torch package. The result
+ * gives every binary a verdict and names the error `import torch` raises.
+ */
+#ifndef TDC_TORCHLOAD_H
+#define TDC_TORCHLOAD_H
+
+#include "loader/loader.h"
+#include "machine/view.h"
+
+struct torch_inputs {
+	const char *torch_dir;  /* Windows path of the torch package (required) */
+	const char *python_exe; /* Windows path of python.exe, or NULL (guessed from torch_dir) */
+	const char *userbase;   /* Windows path of the Python user base, or NULL (PYTHONUSERBASE / APPDATA) */
+	uint16_t machine;       /* process machine; 0 = python.exe's, else x64 */
+};
+
+enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON };
+
+struct torch_binary {
+	char *path;                /* Windows path */
+	int is_pyd;
+	int order;                 /* position in the load order */
+	unsigned flags;            /* of the last LoadLibraryExW modelled */
+	enum torch_stage stage;
+	int winerror;              /* 0 when it loads */
+	const char *outcome;       /* "loads", "loads-via-path", "missing-dll", ... */
+	struct ldr_result res;     /* the last attempt */
+	struct ldr_result first;   /* the 0x1100 attempt when a PATH retry followed (else empty) */
+};
+
+struct torch_vcprobe {
+	const char *name;          /* vcruntime140.dll, msvcp140.dll, vcruntime140_1.dll */
+	int attempted;
+	struct ldr_result res;
+};
+
+struct torch_run {
+	char *torch_dir;
+	char *python_exe;          /* as modelled (NULL if unknown) */
+	char *app_dir;             /* the process's application directory */
+	char *exec_prefix, *base_exec_prefix, *userbase;
+	char *cuda_version;        /* torch.version.cuda, or NULL */
+	struct strlist dll_paths;  /* torch's add_dll_directory set, in order */
+	int path_patched;          /* the PATH fallback ran */
+	struct torch_vcprobe vc[3];
+	int vc_failed;             /* the probe would print its warning */
+	struct ldr_result python_res; /* python.exe's own imports at process start (if found) */
+	int python_loaded;
+	struct torch_binary *bins;
+	size_t nbins;
+	int import_error_index;    /* first failing binary, -1 if none */
+	char *import_error_text;   /* exactly what Python prints, or NULL */
+	int import_error_winerror;
+	struct loader *ld;         /* the emulated process (versions, sources) */
+	uint16_t machine;          /* the process's machine */
+	char *saved_path;          /* PATH before torch's fallback changed it */
+	char *cfg_version;         /* pyvenv.cfg `version`, or NULL */
+	char *python_tag;          /* "cp311", "cp313t": the interpreter's, or NULL if unknown */
+	int python_debug;          /* a debug build (python311_d.dll): "_d" suffixes */
+	struct strlist ext_suffixes; /* importlib.machinery.EXTENSION_SUFFIXES of that interpreter */
+};
+
+/* Runs the procedure. Fails only on unusable input (no torch\lib, ...). */
+int torch_run(struct torch_run **out, struct view *view, const struct torch_inputs *in, struct err *err);
+void torch_run_free(struct torch_run *run);
+
+/* The message FormatMessageW gives for a Win32 error, as ctypes.WinError shows it. */
+const char *winerror_text(int winerror);
+
+const char *torch_stage_name(enum torch_stage s);
+
+#endif

@@ -1,0 +1,1139 @@
+/*
+ * view: the Windows machine being checked (see view.h for the contract).
+ *
+ * Offline backend. A host directory stands for C:\. Windows resolves names
+ * case-insensitively (NTFS compares names after upcasing them with the
+ * volume's $UpCase table); Linux does not, so every path component is looked
+ * up in a cached listing of its directory. Each directory is listed once and
+ * kept sorted in NTFS order, which serves two purposes: binary search for
+ * lookups, and the enumeration order FindFirstFileW returns on NTFS (B-tree
+ * index order of the upcased names) that torch's glob() sees.
+ *
+ * Upcasing: ASCII, Latin-1, Greek and Cyrillic letters are folded; other
+ * characters compare by their UTF-16 code units unchanged. The real $UpCase
+ * table covers more scripts; names torch and Python ship are ASCII, and the
+ * scripts folded here cover the non-ASCII user names we have seen in paths.
+ *
+ * Environment: offline views start empty (nothing is inherited from the
+ * host); names compare case-insensitively as on Windows.
+ *
+ * Registry: an offline view reads what view_attach_registry gave it, or, when
+ * the root is a Wine prefix's drive_c, the prefix's system.reg (found as
+ * <root>/../system.reg). The live view asks os.h.
+ *
+ * Live backend: Windows paths are host paths; listings come from the OS in
+ * the order it returns them (on NTFS that already is NTFS order).
+ */
+#include "machine/view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/os.h"
+#include "machine/regfile.h"
+#include "machine/registry.h"
+#include "util/utf.h"
+
+struct dirent_cache {
+	char *key;            /* upcased Windows path of the directory */
+	char *win;            /* the Windows path as first asked (normalised) */
+	char *host;           /* host path as it exists (no link in it below the root), or NULL when absent */
+	struct strlist names; /* NTFS order */
+	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1, or ENTRY_OUTSIDE + 1; | ENTRY_RECORDED */
+	char **real;          /* per name: where a symbolic link leads, resolved (lazily allocated) */
+};
+
+/* entry_type of a symbolic link (or junction) that leads outside --root: never followed */
+#define ENTRY_OUTSIDE 0x40
+/* isdir[] flag: that link was recorded as not followed (view_outside_link) */
+#define ENTRY_RECORDED 0x80
+
+struct env_var {
+	char *name;
+	char *value;
+};
+
+struct view {
+	int live;
+	char *root; /* host path standing for C:\ (offline) */
+	char *real_root; /* the same with every link resolved: what "inside the root" is measured against */
+	struct strlist outside_win, outside_target; /* links met that lead outside the root (view_outside_link) */
+	struct dirent_cache *dirs;
+	size_t ndirs, adirs;
+	size_t *dir_index; /* open addressing over dirs[] by key hash: index + 1, 0 = empty */
+	size_t dir_index_cap;
+	struct env_var *env;
+	size_t nenv, aenv;
+	struct registry *reg;
+	char *reg_source;
+	char *host_error; /* view_host_error */
+	int reg_tried;
+};
+
+/* ---- Unicode-lite: UTF-8 → UTF-16 code units, upcased ---------------- */
+
+static unsigned up16(unsigned c)
+{
+	if (c >= 'a' && c <= 'z')
+		return c - 32;
+	if ((c >= 0xe0 && c <= 0xfe && c != 0xf7))
+		return c - 32;
+	if (c == 0xff)
+		return 0x178;
+	if (c >= 0x3b1 && c <= 0x3c9 && c != 0x3c2)
+		return c - 32;
+	if (c >= 0x430 && c <= 0x44f)
+		return c - 32;
+	if (c >= 0x450 && c <= 0x45f)
+		return c - 80;
+	return c;
+}
+
+/* Decodes one code point (utf.h); a byte that does not start valid UTF-8 maps to itself, as Latin-1. */
+static unsigned next_cp(const unsigned char **pp)
+{
+	size_t n = utf8_len_z(*pp), i = 0;
+	if (!n)
+		return *(*pp)++;
+	n = (size_t)utf8_next(*pp, n, &i);
+	*pp += i;
+	return (unsigned)n;
+}
+
+/* A cursor yielding upcased UTF-16 code units (surrogate pairs for > U+FFFF). */
+struct u16cur {
+	const unsigned char *p;
+	unsigned pending;
+};
+
+static unsigned u16_next(struct u16cur *c)
+{
+	unsigned cp;
+	if (c->pending) {
+		cp = c->pending;
+		c->pending = 0;
+		return cp;
+	}
+	if (!*c->p)
+		return 0;
+	cp = next_cp(&c->p);
+	if (cp >= 0x10000) {
+		cp -= 0x10000;
+		c->pending = 0xdc00 + (cp & 0x3ff);
+		return 0xd800 + (cp >> 10);
+	}
+	return up16(cp);
+}
+
+/* NTFS collation: upcased UTF-16 code units, shorter name first on a tie. */
+int view_ntfs_cmp(const char *a, const char *b)
+{
+	struct u16cur x = { (const unsigned char *)a, 0 }, y = { (const unsigned char *)b, 0 };
+	for (;;) {
+		unsigned ca = u16_next(&x), cb = u16_next(&y);
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!ca)
+			return 0;
+	}
+}
+
+static int ntfs_qsort_cmp(const void *a, const void *b)
+{
+	return view_ntfs_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *upcase_key(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+	for (i = 0; p[i] && p[i] < 0x80; i++)
+		;
+	if (!p[i]) {
+		/* ASCII (the common case): upcase a copy in place */
+		char *r = xstrndup(s, i);
+		for (i = 0; r[i]; i++)
+			if (r[i] >= 'a' && r[i] <= 'z')
+				r[i] = (char)(r[i] - 32);
+		return r;
+	}
+	while (*p) {
+		/* re-encoded as UTF-8 (utf.h) for a stable byte key */
+		utf8_put(&sb, up16(next_cp(&p)));
+	}
+	return strbuf_detach(&sb);
+}
+
+/* ---- Windows path helpers ---------------------------------------------- */
+
+/*
+ * "." and ".." components of a drive path folded as Windows folds them
+ * (GetFullPathNameW, which every path given to CreateFileW or LoadLibraryExW
+ * goes through): ".." at X:\ stays at X:\. So "C:\..\..\tmp" is C:\tmp,
+ * inside the tree, and no host path built from a Windows path climbs out of
+ * --root. Takes and returns an already normalised path (frees it).
+ */
+static char *fold_dots(char *norm)
+{
+	char *out;
+	const char *p;
+	size_t len, keep;
+	if (!(norm[0] && norm[1] == ':' && norm[2] == '\\') || !strstr(norm, "\\."))
+		return norm;
+	out = xmalloc(strlen(norm) + 1);
+	memcpy(out, norm, 3);
+	len = keep = 3;
+	for (p = norm + 3; *p;) {
+		size_t n = strcspn(p, "\\");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (len > keep && out[len - 1] != '\\')
+				len--;
+			if (len > keep)
+				len--;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			if (len > keep)
+				out[len++] = '\\';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	out[len] = '\0';
+	free(norm);
+	return out;
+}
+
+char *winpath_normalize(const char *path)
+{
+	size_t n = strlen(path), len = 0;
+	char *out = xmalloc(n + 2);
+	const char *p = path;
+	int unc = 0;
+	if ((p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/')) {
+		out[len++] = '\\';
+		out[len++] = '\\';
+		p += 2;
+		unc = 1;
+	}
+	for (; *p; p++) {
+		char c = *p == '/' ? '\\' : *p;
+		if (c == '\\' && len && out[len - 1] == '\\' && !(unc && len == 2))
+			continue;
+		out[len++] = c;
+	}
+	/* "C:" → "C:\", keep the root's separator; drop other trailing ones */
+	if (len == 2 && out[1] == ':')
+		out[len++] = '\\';
+	while (len > 3 && out[len - 1] == '\\')
+		len--;
+	out[len] = '\0';
+	if (len >= 2 && out[1] == ':' && out[0] >= 'a' && out[0] <= 'z')
+		out[0] = (char)(out[0] - 32);
+	return fold_dots(out);
+}
+
+char *winpath_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	if (n && (dir[n - 1] == '\\' || dir[n - 1] == '/'))
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s\\%s", dir, name);
+}
+
+const char *winpath_basename(const char *path)
+{
+	const char *b = path, *p;
+	for (p = path; *p; p++)
+		if (*p == '\\' || *p == '/' || (*p == ':' && p == path + 1))
+			b = p + 1;
+	return b;
+}
+
+char *winpath_dirname(const char *path)
+{
+	const char *b = winpath_basename(path);
+	size_t n = (size_t)(b - path);
+	/* keep "C:\" whole; strip the separator otherwise */
+	if (n > 0 && (path[n - 1] == '\\' || path[n - 1] == '/') && !(n == 3 && path[1] == ':'))
+		n--;
+	return xstrndup(path, n);
+}
+
+int winpath_is_absolute(const char *path)
+{
+	if (path[0] && path[1] == ':' && (path[2] == '\\' || path[2] == '/'))
+		return 1;
+	return (path[0] == '\\' || path[0] == '/') && (path[1] == '\\' || path[1] == '/');
+}
+
+/* ---- construction ------------------------------------------------------ */
+
+static void view_autoload_registry(struct view *v);
+
+int view_open_root(struct view **out, const char *root_dir, struct err *err)
+{
+	struct os_stat st;
+	struct view *v;
+	size_t n;
+	os_stat(root_dir, &st);
+	if (st.type != OS_DIR)
+		return err_set(err, "--root %s: not a directory", root_dir);
+	v = xcalloc(1, sizeof(*v));
+	/* resolved once, here: a relative --root drive_c must find drive_c/../system.reg, not /system.reg */
+	v->root = os_absolute(root_dir);
+	if (!v->root)
+		v->root = xstrdup(root_dir);
+	n = strlen(v->root);
+	while (n > 1 && v->root[n - 1] == '/')
+		v->root[--n] = '\0';
+	/* the root may itself be a link (a Wine prefix's dosdevices\c:): what it leads to is the boundary */
+	v->real_root = os_realpath(v->root);
+	if (!v->real_root)
+		v->real_root = xstrdup(v->root);
+	*out = v; /* the registry under the root is looked for when first asked (view_autoload_registry) */
+	return 0;
+}
+
+int view_open_live(struct view **out, struct err *err)
+{
+	struct view *v;
+	if (!os_is_windows())
+		return err_set(err, "this build cannot inspect the machine it runs on; "
+				    "give --root DIR (a directory standing for C:\\)");
+	v = xcalloc(1, sizeof(*v));
+	v->live = 1;
+	v->reg_source = xstrdup("live registry");
+	*out = v;
+	return 0;
+}
+
+void view_free(struct view *v)
+{
+	size_t i;
+	if (!v)
+		return;
+	for (i = 0; i < v->ndirs; i++) {
+		size_t k;
+		if (v->dirs[i].real)
+			for (k = 0; k < v->dirs[i].names.n; k++)
+				free(v->dirs[i].real[k]);
+		free(v->dirs[i].real);
+		free(v->dirs[i].key);
+		free(v->dirs[i].win);
+		free(v->dirs[i].host);
+		strlist_release(&v->dirs[i].names);
+		free(v->dirs[i].isdir);
+	}
+	strlist_release(&v->outside_win);
+	strlist_release(&v->outside_target);
+	free(v->real_root);
+	free(v->dirs);
+	free(v->dir_index);
+	for (i = 0; i < v->nenv; i++) {
+		free(v->env[i].name);
+		free(v->env[i].value);
+	}
+	free(v->env);
+	if (v->reg)
+		registry_free(v->reg);
+	free(v->reg_source);
+	free(v->root);
+	free(v->host_error);
+	free(v);
+}
+
+int view_is_live(const struct view *v)
+{
+	return v->live;
+}
+
+const char *view_host_error(const struct view *v)
+{
+	return v->host_error;
+}
+
+const char *view_root(const struct view *v)
+{
+	return v->live ? NULL : v->root;
+}
+
+/* ---- offline directory cache -------------------------------------------- */
+
+static char *host_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	if (n && dir[n - 1] == '/')
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+/* Binary search of a sorted listing; the index of a case-insensitive match or -1. */
+static long listing_find(const struct strlist *names, const char *name)
+{
+	size_t lo = 0, hi = names->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = view_ntfs_cmp(names->v[mid], name);
+		if (!c)
+			return (long)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Whether path is dir or below it (host paths, by text). */
+static int path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
+		return !strncmp(path, dir, n); /* dir is the host's "/" (or "X:\\") */
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
+}
+
+/* resolve_link: the host cannot read links (os_readlink): resolve with os_realpath instead */
+#define RESOLVE_BY_HOST (-2)
+/* hops through links before giving up, as ELOOP does */
+#define RESOLVE_MAX_HOPS 40
+
+/*
+ * Where the link `name` in the folder `dir_host` (a host path of the tree,
+ * with no link in it below the root) leads, resolved inside the root only:
+ * component by component, a link's target read with os_readlink and spliced
+ * in, ".." by text. Nothing outside the root is ever looked at (no stat, no
+ * readlink): the first component that steps out of it ends the walk, and
+ * the path it would have gone on with is where the link leads (*real). The
+ * root's ancestors, which an absolute target passes through, are taken as
+ * text; the root's own path as given (--root may be a link) stands for the
+ * root. Returns OS_FILE/OS_DIR/OS_OTHER with *real the resolved host path,
+ * ENTRY_OUTSIDE with *real the textual path outside, OS_NONE (dangling,
+ * a loop, an unreadable link) with *real NULL, or RESOLVE_BY_HOST.
+ */
+static int resolve_link(struct view *v, const char *dir_host, const char *name, char **real)
+{
+	struct strbuf res = STRBUF_INIT, rest = STRBUF_INIT;
+	struct os_stat st;
+	int hops = 0, t = OS_NONE;
+	size_t n = strlen(v->root);
+	*real = NULL;
+	/* the folder as a real path: the root's part of it spelt as the root really is */
+	if (path_under(dir_host, v->root) && strcmp(v->root, v->real_root))
+		strbuf_addf(&res, "%s%s", v->real_root, dir_host + (v->root[n - 1] == '/' ? n - 1 : n));
+	else
+		strbuf_adds(&res, dir_host);
+	strbuf_adds(&rest, name);
+	st.type = OS_DIR;
+	while (rest.len) {
+		size_t c = strcspn(rest.buf, "/"), skip = c + (rest.buf[c] == '/');
+		char *comp = xstrndup(rest.buf, c), *next;
+		memmove(rest.buf, rest.buf + skip, rest.len - skip + 1);
+		rest.len -= skip;
+		if (!*comp || !strcmp(comp, ".")) {
+			free(comp);
+			continue;
+		}
+		if (st.type != OS_DIR) { /* a name below a file */
+			free(comp);
+			goto none;
+		}
+		if (!strcmp(comp, "..")) {
+			char *slash = strrchr(res.buf, '/');
+			res.len = slash && slash != res.buf ? (size_t)(slash - res.buf) : 1;
+			res.buf[res.len] = '\0';
+			free(comp);
+			continue;
+		}
+		next = host_join(res.buf, comp);
+		free(comp);
+		if (path_under(next, v->root) && !path_under(next, v->real_root)) {
+			/* the root as --root spells it: the real root */
+			char *r = xasprintf("%s%s", v->real_root, next + n);
+			free(next);
+			next = r;
+		}
+		if (path_under(next, v->real_root)) {
+			if (os_lstat(next, &st)) {
+				struct strbuf target = STRBUF_INIT;
+				int r = ++hops > RESOLVE_MAX_HOPS ? -1 : os_readlink(next, &target);
+				if (!r && !target.len)
+					r = -1; /* an empty target names nothing */
+				if (r) {
+					free(next);
+					strbuf_release(&target);
+					if (r == -2) {
+						t = RESOLVE_BY_HOST;
+						goto out;
+					}
+					goto none;
+				}
+				free(next);
+				if (target.buf[0] == '/') {
+					strbuf_reset(&res);
+					strbuf_addch(&res, '/');
+				}
+				if (rest.len) {
+					strbuf_addch(&target, '/');
+					strbuf_add(&target, rest.buf, rest.len);
+				}
+				strbuf_reset(&rest);
+				strbuf_add(&rest, target.buf, target.len);
+				strbuf_release(&target);
+				st.type = OS_DIR;
+				continue;
+			}
+			if (st.type == OS_NONE) {
+				free(next);
+				goto none;
+			}
+		} else if (path_under(v->real_root, next) || path_under(v->root, next)) {
+			st.type = OS_DIR; /* an ancestor of the root, on the way down to it: taken as text */
+		} else {
+			/* out of the root (and not on the way down to it): nothing there is looked at */
+			if (rest.len) {
+				char *w = host_join(next, rest.buf);
+				free(next);
+				next = w;
+			}
+			*real = next;
+			t = ENTRY_OUTSIDE;
+			goto out;
+		}
+		strbuf_reset(&res);
+		strbuf_adds(&res, next);
+		free(next);
+	}
+	if (!path_under(res.buf, v->real_root)) {
+		*real = strbuf_detach(&res); /* ends on an ancestor of the root */
+		t = ENTRY_OUTSIDE;
+		goto out;
+	}
+	*real = strbuf_detach(&res);
+	t = (int)st.type;
+	goto out;
+none:
+	t = OS_NONE;
+out:
+	strbuf_release(&res);
+	strbuf_release(&rest);
+	return t;
+}
+
+/*
+ * The type of listing entry k (looked at once, then cached): OS_FILE,
+ * OS_DIR, ..., or ENTRY_OUTSIDE. --root is a boundary: a symbolic link (or
+ * junction) is resolved here, once, and followed only when where it leads is
+ * inside the root ("..", absolute targets and chains of links all end up as
+ * one real path); its resolved path is kept (dc->real) and is what the host
+ * opens later, so no link is traversed again after this check. A link that
+ * leads out is neither file nor folder; where it leads is kept (dc->real)
+ * for the record (entry_followed).
+ */
+static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
+{
+	if (!dc->isdir[k]) {
+		char *h = host_join(dc->host, dc->names.v[k]);
+		struct os_stat st;
+		if (os_lstat(h, &st)) { /* one call for what is not a link (most entries) */
+			char *real = NULL;
+			int t = resolve_link(v, dc->host, dc->names.v[k], &real);
+			if (t == RESOLVE_BY_HOST) {
+				/* a host without readlink (Windows): the host resolves, then the prefix is checked */
+				real = os_realpath(h);
+				t = !real ? OS_NONE : path_under(real, v->real_root) ? -1 : ENTRY_OUTSIDE;
+				if (t < 0) {
+					os_stat(real, &st);
+					t = (int)st.type;
+				}
+			}
+			st.type = (enum os_ftype)t;
+			if (real) {
+				if (!dc->real)
+					dc->real = xcalloc(dc->names.n, sizeof(*dc->real));
+				dc->real[k] = real;
+			}
+		}
+		free(h);
+		dc->isdir[k] = (unsigned char)(st.type + 1);
+	}
+	return (dc->isdir[k] & ~ENTRY_RECORDED) - 1;
+}
+
+/*
+ * entry_type for a lookup that would follow the entry: a link leading out of
+ * the root is recorded (once) as one that was not followed. Walks that skip
+ * links anyway (view_is_link first) do not record it.
+ */
+static int entry_followed(struct view *v, struct dirent_cache *dc, size_t k)
+{
+	int t = entry_type(v, dc, k);
+	if (t == ENTRY_OUTSIDE && !(dc->isdir[k] & ENTRY_RECORDED)) {
+		dc->isdir[k] |= ENTRY_RECORDED;
+		strlist_push_owned(&v->outside_win, winpath_join(dc->win, dc->names.v[k]));
+		strlist_push(&v->outside_target, dc->real[k]);
+	}
+	return t;
+}
+
+/* The host path of listing entry k: its resolved path when it is a link inside the root. */
+static char *entry_host(struct view *v, struct dirent_cache *dc, size_t k)
+{
+	if (entry_followed(v, dc, k) == ENTRY_OUTSIDE)
+		return NULL;
+	if (dc->real && dc->real[k])
+		return xstrdup(dc->real[k]);
+	return host_join(dc->host, dc->names.v[k]);
+}
+
+static size_t key_hash(const char *k)
+{
+	size_t h = 1469598103934665603ULL & (size_t)-1;
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * (size_t)1099511628211ULL;
+	return h;
+}
+
+static void dir_index_put(struct view *v, size_t i)
+{
+	size_t m = v->dir_index_cap - 1, h = key_hash(v->dirs[i].key) & m;
+	while (v->dir_index[h])
+		h = (h + 1) & m;
+	v->dir_index[h] = i + 1;
+}
+
+static struct dirent_cache *dir_index_get(struct view *v, const char *key)
+{
+	size_t m, h;
+	if (!v->dir_index_cap)
+		return NULL;
+	m = v->dir_index_cap - 1;
+	for (h = key_hash(key) & m; v->dir_index[h]; h = (h + 1) & m)
+		if (!strcmp(v->dirs[v->dir_index[h] - 1].key, key))
+			return &v->dirs[v->dir_index[h] - 1];
+	return NULL;
+}
+
+static void dir_index_grow(struct view *v)
+{
+	size_t i;
+	if (v->ndirs * 2 < v->dir_index_cap)
+		return;
+	free(v->dir_index);
+	v->dir_index_cap = v->dir_index_cap ? v->dir_index_cap * 2 : 64;
+	v->dir_index = xcalloc(v->dir_index_cap, sizeof(*v->dir_index));
+	for (i = 0; i < v->ndirs; i++)
+		dir_index_put(v, i);
+}
+
+/*
+ * The cached listing of an offline Windows directory ("C:\\A\\B"), resolved
+ * component by component. Returns NULL when the directory does not exist.
+ */
+static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
+{
+	char *norm = winpath_normalize(windir);
+	char *key = upcase_key(norm);
+	struct dirent_cache *dc = dir_index_get(v, key);
+	if (!dc) {
+		char *host = NULL;
+		/* "C:\" is the root; otherwise resolve the parent, then find this name in it */
+		if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3] == '\0') {
+			host = xstrdup(v->root);
+		} else if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\') {
+			char *parent = winpath_dirname(norm);
+			struct dirent_cache *pc = dir_lookup(v, parent);
+			free(parent);
+			if (pc && pc->host) {
+				long k = listing_find(&pc->names, winpath_basename(norm));
+				if (k >= 0 && entry_followed(v, pc, (size_t)k) == OS_DIR)
+					host = entry_host(v, pc, (size_t)k);
+			}
+		}
+		ALLOC_GROW(v->dirs, v->ndirs + 1, v->adirs);
+		dc = &v->dirs[v->ndirs++];
+		memset(dc, 0, sizeof(*dc));
+		dc->key = key;
+		dc->win = xstrdup(norm);
+		key = NULL;
+		dc->host = host;
+		if (host) {
+			struct err e;
+			err_clear(&e);
+			if (os_list_dir(host, &dc->names, &e) == 0 && dc->names.n > 1)
+				qsort(dc->names.v, dc->names.n, sizeof(char *), ntfs_qsort_cmp);
+			else if (e.msg[0] && !v->host_error)
+				v->host_error = xstrdup(e.msg); /* an unreadable folder is not an empty one */
+			dc->isdir = xcalloc(dc->names.n ? dc->names.n : 1, 1);
+		}
+		dir_index_grow(v);
+		if (v->dir_index_cap && !dir_index_get(v, dc->key))
+			dir_index_put(v, (size_t)(dc - v->dirs));
+	}
+	free(key);
+	free(norm);
+	return dc->host ? dc : NULL;
+}
+
+char *view_host_path(struct view *v, const char *winpath)
+{
+	char *norm, *dir, *res;
+	const char *base;
+	struct dirent_cache *dc;
+	if (v->live)
+		return xstrdup(winpath);
+	norm = winpath_normalize(winpath);
+	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+		free(norm);
+		return NULL;
+	}
+	if (!norm[3]) {
+		free(norm);
+		return xstrdup(v->root);
+	}
+	dc = dir_lookup(v, norm);
+	if (dc) {
+		res = xstrdup(dc->host);
+		free(norm);
+		return res;
+	}
+	dir = winpath_dirname(norm);
+	base = winpath_basename(norm);
+	dc = dir_lookup(v, dir);
+	if (dc) {
+		long k = listing_find(&dc->names, base);
+		/* an entry that exists is opened where it really is; a link leading out of the root is not there */
+		res = k >= 0 ? entry_host(v, dc, (size_t)k) : host_join(dc->host, base);
+	} else {
+		/* the parent does not exist either: resolve what does, append the rest */
+		char *hdir = view_host_path(v, dir);
+		res = hdir ? host_join(hdir, base) : NULL;
+		free(hdir);
+	}
+	free(dir);
+	free(norm);
+	return res;
+}
+
+/* The length of the root prefix of hostpath (as given, or resolved: view_host_path returns both), or 0. */
+static size_t root_prefix(const char *root, const char *hostpath)
+{
+	size_t n = strlen(root);
+	if (strncmp(hostpath, root, n) || (hostpath[n] && hostpath[n] != '/' && root[n - 1] != '/'))
+		return 0;
+	return n;
+}
+
+char *view_win_path(struct view *v, const char *hostpath)
+{
+	size_t n;
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+	char *res;
+	if (v->live)
+		return winpath_normalize(hostpath);
+	n = root_prefix(v->root, hostpath);
+	if (!n)
+		n = root_prefix(v->real_root, hostpath);
+	if (!n)
+		return NULL;
+	strbuf_adds(&sb, "C:\\");
+	for (p = hostpath + n; *p; p++)
+		strbuf_addch(&sb, *p == '/' ? '\\' : *p);
+	res = winpath_normalize(strbuf_str(&sb));
+	strbuf_release(&sb);
+	return res;
+}
+
+char *view_win_case(struct view *v, const char *winpath)
+{
+	char *norm = winpath_normalize(winpath);
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+	if (v->live || !(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\'))
+		return norm;
+	/* component by component through the cached listings: links are names here, never followed */
+	strbuf_adds(&sb, "C:\\");
+	for (p = norm + 3; *p;) {
+		size_t n = strcspn(p, "\\");
+		char *name = xstrndup(p, n);
+		struct dirent_cache *dc = dir_lookup(v, strbuf_str(&sb));
+		long k = dc ? listing_find(&dc->names, name) : -1;
+		if (sb.len > 3)
+			strbuf_addch(&sb, '\\');
+		strbuf_adds(&sb, k >= 0 ? dc->names.v[k] : name);
+		free(name);
+		p += n;
+		if (*p)
+			p++;
+	}
+	free(norm);
+	return strbuf_detach(&sb);
+}
+
+int view_find_file(struct view *v, const char *win_dir, const char *name, char **win_out)
+{
+	struct os_stat st;
+	if (v->live) {
+		char *p = winpath_join(win_dir, name);
+		os_stat(p, &st);
+		if (st.type == OS_FILE) {
+			*win_out = p;
+			return 1;
+		}
+		free(p);
+		return 0;
+	} else {
+		struct dirent_cache *dc = dir_lookup(v, win_dir);
+		long k;
+		if (!dc || strchr(name, '\\') || strchr(name, '/'))
+			return 0;
+		k = listing_find(&dc->names, name);
+		if (k < 0 || entry_followed(v, dc, (size_t)k) != OS_FILE)
+			return 0;
+		{
+			char *norm = winpath_normalize(win_dir);
+			/* report the directory as given (normalised) and the name as it exists */
+			*win_out = winpath_join(norm, dc->names.v[k]);
+			free(norm);
+		}
+		return 1;
+	}
+}
+
+int view_has_dir_entry(struct view *v, const char *win_dir, const char *name)
+{
+	if (v->live) {
+		struct os_stat st;
+		char *p = winpath_join(win_dir, name);
+		os_stat(p, &st);
+		free(p);
+		return st.type == OS_DIR;
+	} else {
+		struct dirent_cache *dc = dir_lookup(v, win_dir);
+		long k;
+		if (!dc || strchr(name, '\\') || strchr(name, '/'))
+			return 0;
+		k = listing_find(&dc->names, name);
+		return k >= 0 && entry_followed(v, dc, (size_t)k) == OS_DIR;
+	}
+}
+
+static int view_type(struct view *v, const char *winpath)
+{
+	struct os_stat st;
+	char *norm, *dir;
+	struct dirent_cache *dc;
+	long k;
+	int t;
+	if (v->live) {
+		os_stat(winpath, &st);
+		return (int)st.type;
+	}
+	/* offline: the cached listing of the folder, so links are judged (entry_type) like everywhere else */
+	norm = winpath_normalize(winpath);
+	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+		free(norm);
+		return OS_NONE;
+	}
+	if (!norm[3]) {
+		free(norm);
+		return OS_DIR;
+	}
+	dir = winpath_dirname(norm);
+	dc = dir_lookup(v, dir);
+	k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;
+	t = k >= 0 ? entry_followed(v, dc, (size_t)k) : OS_NONE;
+	free(dir);
+	free(norm);
+	if (t == ENTRY_OUTSIDE)
+		return OS_NONE;
+	return t;
+}
+
+int view_is_dir(struct view *v, const char *winpath)
+{
+	return view_type(v, winpath) == OS_DIR;
+}
+
+int view_is_file(struct view *v, const char *winpath)
+{
+	return view_type(v, winpath) == OS_FILE;
+}
+
+int view_list_dir(struct view *v, const char *win_dir, struct strlist *names, struct err *err)
+{
+	if (v->live)
+		return os_list_dir(win_dir, names, err);
+	{
+		struct dirent_cache *dc = dir_lookup(v, win_dir);
+		if (!dc)
+			return err_set(err, "%s: no such directory in the tree at %s", win_dir, v->root);
+		strlist_copy(names, &dc->names);
+	}
+	return 0;
+}
+
+int view_is_link(struct view *v, const char *winpath)
+{
+	char *norm, *dir;
+	struct dirent_cache *dc;
+	long k = -1;
+	int r = 0;
+	if (v->live) {
+		return os_is_link(winpath);
+	}
+	norm = winpath_normalize(winpath);
+	if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3]) {
+		dir = winpath_dirname(norm);
+		dc = dir_lookup(v, dir);
+		k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;
+		/* classified without being followed: a link out of the root is not recorded here */
+		if (k >= 0) {
+			entry_type(v, dc, (size_t)k);
+			r = dc->real && dc->real[k];
+		}
+		free(dir);
+	}
+	free(norm);
+	return r;
+}
+
+int view_outside_link(struct view *v, const char *win_dir, const char *name, const char **target)
+{
+	struct dirent_cache *dc;
+	long k;
+	if (v->live || strchr(name, '\\') || strchr(name, '/') || !(dc = dir_lookup(v, win_dir)))
+		return 0;
+	k = listing_find(&dc->names, name);
+	if (k < 0 || entry_followed(v, dc, (size_t)k) != ENTRY_OUTSIDE)
+		return 0;
+	if (target)
+		*target = dc->real[k];
+	return 1;
+}
+
+size_t view_outside_links(const struct view *v, size_t i, const char **win, const char **target)
+{
+	if (win && i < v->outside_win.n) {
+		*win = v->outside_win.v[i];
+		*target = v->outside_target.v[i];
+	}
+	return v->outside_win.n;
+}
+
+/* ---- environment ---------------------------------------------------------- */
+
+const char *view_getenv(struct view *v, const char *name)
+{
+	size_t i;
+	for (i = 0; i < v->nenv; i++)
+		if (!str_icmp(v->env[i].name, name))
+			return v->env[i].value;
+	if (v->live)
+		return os_getenv(name);
+	return NULL;
+}
+
+void view_setenv(struct view *v, const char *name, const char *value)
+{
+	size_t i;
+	for (i = 0; i < v->nenv; i++) {
+		if (!str_icmp(v->env[i].name, name)) {
+			free(v->env[i].value);
+			v->env[i].value = xstrdup(value);
+			return;
+		}
+	}
+	ALLOC_GROW(v->env, v->nenv + 1, v->aenv);
+	v->env[v->nenv].name = xstrdup(name);
+	v->env[v->nenv].value = xstrdup(value);
+	v->nenv++;
+}
+
+int view_setenv_assignment(struct view *v, const char *assignment)
+{
+	const char *eq = strchr(assignment, '=');
+	char *name;
+	if (!eq || eq == assignment)
+		return -1;
+	name = xstrndup(assignment, (size_t)(eq - assignment));
+	view_setenv(v, name, eq + 1);
+	free(name);
+	return 0;
+}
+
+/* ---- well-known directories ----------------------------------------------- */
+
+/*
+ * Offline trees always stand for a default Windows install on C:. A live view
+ * would read %SystemRoot%; C:\Windows is what every hosted runner uses.
+ */
+const char *view_windows_dir(const struct view *v)
+{
+	(void)v;
+	return "C:\\Windows";
+}
+
+const char *view_system32(const struct view *v)
+{
+	(void)v;
+	return "C:\\Windows\\System32";
+}
+
+const char *view_syswow64(const struct view *v)
+{
+	(void)v;
+	return "C:\\Windows\\SysWOW64";
+}
+
+/* ---- registry -------------------------------------------------------------- */
+
+/*
+ * The registry subtrees a check reads, and the only ones kept from a registry
+ * file (registry_keep): the VC++ runtimes (inventory.c, INV_REDIST_KEY), PEP
+ * 514 Python installs, CUDA toolkits, and Session Manager (loader.c's
+ * KnownDLLs, the machine's environment, API set extensions). SOFTWARE keys
+ * come in both views. A reader of another key must add it here.
+ */
+static const char *const checked_subtrees[] = {
+	"SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes",
+	"SOFTWARE\\Python",
+	"SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit",
+	"SYSTEM\\CurrentControlSet\\Control\\Session Manager",
+};
+
+void view_registry_scope(struct registry *reg)
+{
+	size_t i;
+	for (i = 0; i < sizeof(checked_subtrees) / sizeof(checked_subtrees[0]); i++)
+		registry_keep(reg, checked_subtrees[i]);
+}
+
+/* Loads one registry file into *reg (created with the checked scope); 0, or -1 with source set. */
+static int autoload_file(struct view *v, struct registry **reg, const char *path)
+{
+	struct err e;
+	err_clear(&e);
+	if (!*reg) {
+		*reg = registry_new();
+		view_registry_scope(*reg);
+	}
+	if (regfile_load_more(*reg, path, &e) == 0)
+		return 0;
+	registry_free(*reg);
+	*reg = NULL;
+	free(v->reg_source);
+	v->reg_source = xasprintf("none (%s)", e.msg);
+	return -1;
+}
+
+/*
+ * An offline root's own registry, looked for once, when first asked: a Wine
+ * prefix's <root>/../system.reg, else the hives of a Windows disk,
+ * <root>\Windows\System32\config\SOFTWARE and SYSTEM. Not looked for at all
+ * when a registry was attached first (--registry replaces it).
+ */
+static void view_autoload_registry(struct view *v)
+{
+	/* the parent by text, not "..": a drive_c that is a symbolic link still finds its prefix */
+	char *slash = strrchr(v->root, '/');
+	char *parent = slash && slash != v->root ? xstrndup(v->root, (size_t)(slash - v->root)) : xstrdup("/");
+	char *p = host_join(parent, "system.reg");
+	struct registry *reg = NULL;
+	struct os_stat st;
+	static const char *const hives[] = { "SOFTWARE", "SYSTEM" };
+	size_t i;
+	v->reg_tried = 1;
+	free(parent);
+	os_stat(p, &st);
+	if (st.type == OS_FILE) {
+		if (autoload_file(v, &reg, p) == 0) {
+			v->reg = reg;
+			v->reg_source = xasprintf("wine system.reg at %s", p);
+		}
+		free(p);
+		return;
+	}
+	free(p);
+	for (i = 0; i < 2; i++) {
+		char *win;
+		if (!view_find_file(v, "C:\\Windows\\System32\\config", hives[i], &win))
+			continue;
+		p = view_host_path(v, win);
+		free(win);
+		if (!p)
+			continue;
+		if (autoload_file(v, &reg, p)) {
+			free(p);
+			return;
+		}
+		free(p);
+	}
+	if (reg) {
+		v->reg = reg;
+		free(v->reg_source);
+		v->reg_source = xasprintf("%s under --root", registry_describe(reg));
+	}
+}
+
+/* The lazily found registry of an offline view (logically const: found once). */
+static struct registry *view_registry(const struct view *cv)
+{
+	struct view *v = (struct view *)cv;
+	if (!v->live && !v->reg && !v->reg_tried)
+		view_autoload_registry(v);
+	return v->reg;
+}
+
+void view_attach_registry(struct view *v, struct registry *reg)
+{
+	if (v->reg)
+		registry_free(v->reg);
+	v->reg = reg;
+	v->reg_tried = 1;
+	free(v->reg_source);
+	v->reg_source = xstrdup(reg ? registry_describe(reg) : "none");
+}
+
+int view_reg_get(struct view *v, const char *subkey, const char *value, int regview, struct strbuf *out,
+		 struct err *err)
+{
+	if (v->live)
+		return os_reg_get(subkey, value, regview, out, err);
+	if (!view_registry(v))
+		return 1;
+	return registry_get(v->reg, subkey, value, regview, out, err);
+}
+
+int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err)
+{
+	if (v->live)
+		return os_reg_subkeys(subkey, regview, out, err);
+	if (!view_registry(v))
+		return 1;
+	return registry_subkeys(v->reg, subkey, regview, out, err);
+}
+
+int view_reg_values(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err)
+{
+	if (v->live)
+		return err_set(err, "listing registry values is not supported on the live registry");
+	if (!view_registry(v))
+		return 1;
+	return registry_values(v->reg, subkey, regview, out, err);
+}
+
+const char *view_registry_source(const struct view *v)
+{
+	view_registry(v);
+	return v->reg_source ? v->reg_source : "none";
+}
+
+int view_has_registry(const struct view *v)
+{
+	return v->live || view_registry(v) != NULL;
+}

@@ -1,0 +1,1738 @@
+/*
+ * matrix: the torch → Windows runtime requirements matrix (schema 1).
+ *
+ * Reading goes in three steps, each of which can only refuse, never crash:
+ *   1. bytes: size cap, UTF-8 BOM skipped, UTF-16/32 and invalid UTF-8
+ *      refused with the line and column of the first bad byte;
+ *   2. tree: the one YAML tree reader (util/yamltree.h), strictly: anchors,
+ *      aliases, tags other than !!str, several documents, nesting deeper
+ *      than 32 and more than 50000 nodes are refused at their position;
+ *   3. schema: every key is checked against the schema of its mapping
+ *      (unknown keys get the nearest valid one by edit distance), every
+ *      value against its type, versions and specifiers with the column
+ *      inside the string. All errors are collected, not just the first.
+ * Then rows of one file are checked against each other for contradictory
+ * overlaps, and the layer is applied (see matrix.h for the layering and
+ * selection rules; matrix/README.md documents the schema).
+ */
+#include "matrix/matrix.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/os.h"
+#include "util/text.h"
+#include "util/yamltree.h"
+
+#define YT_MAX_DEPTH 32
+#define YT_MAX_NODES 50000
+#define YT_MAX_SCALAR 16384
+#define YT_MAX_KIDS 1024 /* items of one list, or keys + values of one mapping: bounds the quadratic checks */
+#define OVERLAP_BUDGET 8000000 /* clause evaluations per file (256 two-clause rows need 5M) */
+
+/* Lint context: one file being read. */
+struct lint {
+	const char *file;
+	struct matrix_diags *diags;
+	size_t nerr;
+	struct err *err;
+};
+
+static void lint_error(struct lint *L, unsigned line, unsigned col, const char *fmt, ...) ERR_PRINTF(4, 5);
+
+static void lint_error(struct lint *L, unsigned line, unsigned col, const char *fmt, ...)
+{
+	char msg[ERR_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!L->nerr)
+		err_set(L->err, "%s:%u:%u: %s", L->file, line, col, msg);
+	L->nerr++;
+	if (!L->diags)
+		return;
+	if (L->diags->n >= MATRIX_MAX_DIAGS) {
+		L->diags->dropped++;
+		return;
+	}
+	ALLOC_GROW(L->diags->v, L->diags->n + 1, L->diags->alloc);
+	L->diags->v[L->diags->n].file = xstrdup(L->file);
+	L->diags->v[L->diags->n].line = line;
+	L->diags->v[L->diags->n].col = col;
+	L->diags->v[L->diags->n].msg = xstrdup(msg);
+	L->diags->n++;
+}
+
+void matrix_diags_release(struct matrix_diags *d)
+{
+	size_t i;
+	for (i = 0; i < d->n; i++) {
+		free(d->v[i].file);
+		free(d->v[i].msg);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->n = d->alloc = d->dropped = 0;
+}
+
+/* A short, printable copy of a string for messages: text_excerpt (text.h), at most 60 bytes. */
+static const char *printable(const char *s, char *buf, size_t n)
+{
+	return text_excerpt(s, strlen(s), 60, buf, n);
+}
+
+/* ---- steps 1 and 2: bytes and tree (yamltree.h) ---------------------- */
+
+static const struct ytree_opts matrix_yaml = {
+	YT_MAX_DEPTH, YT_MAX_NODES, YT_MAX_SCALAR, YT_MAX_KIDS, "a matrix", "a matrix file", "torch",
+	YT_REFUSE_ANCHORS | YT_REFUSE_TAGS | YT_ONE_DOCUMENT,
+};
+
+/* ---- step 3: schema --------------------------------------------------- */
+
+static int is_null(const struct ynode *y)
+{
+	if (!y)
+		return 1;
+	if (y->kind != Y_SCALAR || y->quoted)
+		return 0;
+	return !y->len || !strcmp(y->s, "~") || !strcmp(y->s, "null") || !strcmp(y->s, "Null") ||
+	       !strcmp(y->s, "NULL");
+}
+
+static const char *kind_name(const struct ynode *y)
+{
+	if (is_null(y))
+		return "empty";
+	switch (y->kind) {
+	case Y_SCALAR:
+		return "a string";
+	case Y_SEQ:
+		return "a list";
+	case Y_MAP:
+		return "a mapping";
+	}
+	return "?";
+}
+
+/*
+ * The column of byte `off` (0-based) inside a scalar, for errors within
+ * strings. libyaml counts columns in characters, so UTF-8 continuation
+ * bytes do not count. Exact for plain and quoted one-line scalars without
+ * escapes before `off`; block scalars get the scalar's own column.
+ */
+static unsigned scalar_col(const struct ynode *y, size_t off)
+{
+	size_t i, chars = 0;
+	if (y->quoted == 2)
+		return y->col;
+	for (i = 0; i < off && i < y->len; i++)
+		chars += ((unsigned char)y->s[i] & 0xc0) != 0x80;
+	return y->col + (y->quoted ? 1u : 0u) + (unsigned)chars;
+}
+
+static void join_names(struct strbuf *sb, const char *const *names)
+{
+	size_t i;
+	for (i = 0; names[i]; i++)
+		strbuf_addf(sb, "%s`%s`", i ? ", " : "", names[i]);
+}
+
+static const char *shown(const struct ynode *y, char *buf, size_t n)
+{
+	return printable(y && y->kind == Y_SCALAR ? y->s : "", buf, n);
+}
+
+/*
+ * Checks a mapping's keys against `keys`: keys must be strings, known and
+ * unique. Sets bit i of *present for each known key i seen.
+ */
+static void map_check(struct lint *L, const struct ynode *map, const char *what, const char *const *keys,
+		      unsigned *present)
+{
+	size_t i, j, k;
+	char buf[128];
+	*present = 0;
+	for (i = 0; i + 1 < map->n; i += 2) {
+		const struct ynode *key = map->kid[i];
+		int found = -1;
+		if (key->kind != Y_SCALAR) {
+			lint_error(L, key->line, key->col, "keys in %s must be plain words, not %s", what, kind_name(key));
+			continue;
+		}
+		for (j = 0; j + 1 < i; j += 2) {
+			const struct ynode *prev = map->kid[j];
+			if (prev->kind == Y_SCALAR && !strcmp(prev->s, key->s)) {
+				lint_error(L, key->line, key->col, "duplicate key `%s` in %s (first at line %u)",
+					   shown(key, buf, sizeof(buf)), what, prev->line);
+				found = -2;
+				break;
+			}
+		}
+		if (found == -2)
+			continue;
+		for (k = 0; keys[k]; k++)
+			if (!strcmp(keys[k], key->s))
+				found = (int)k;
+		if (found >= 0) {
+			*present |= 1u << found;
+			continue;
+		}
+		{
+			const char *near = str_nearest(key->s, keys);
+			if (near) {
+				lint_error(L, key->line, key->col, "unknown key `%s` in %s; did you mean `%s`?",
+					   shown(key, buf, sizeof(buf)), what, near);
+			} else {
+				struct strbuf sb = STRBUF_INIT;
+				join_names(&sb, keys);
+				lint_error(L, key->line, key->col, "unknown key `%s` in %s; expected one of %s",
+					   shown(key, buf, sizeof(buf)), what, strbuf_str(&sb));
+				strbuf_release(&sb);
+			}
+		}
+	}
+}
+
+static const struct ynode *map_get(const struct ynode *map, const char *key)
+{
+	size_t i;
+	for (i = 0; i + 1 < map->n; i += 2)
+		if (map->kid[i]->kind == Y_SCALAR && !strcmp(map->kid[i]->s, key))
+			return map->kid[i + 1];
+	return NULL;
+}
+
+static const struct ynode *map_key(const struct ynode *map, const char *key)
+{
+	size_t i;
+	for (i = 0; i + 1 < map->n; i += 2)
+		if (map->kid[i]->kind == Y_SCALAR && !strcmp(map->kid[i]->s, key))
+			return map->kid[i];
+	return NULL;
+}
+
+static void set_pos(struct matrix_pos *pos, const char *file, const struct ynode *y)
+{
+	pos->file = file;
+	pos->line = y->line;
+	pos->col = y->col;
+}
+
+/*
+ * A string value. Returns it (allocated) or NULL: absent (reported if
+ * `required`), empty or of another type (always reported). `what` names the
+ * place ("row `x`"), `hint` describes the value expected.
+ */
+static char *get_str(struct lint *L, const struct ynode *map, const char *key, const char *what, const char *hint,
+		     int required)
+{
+	const struct ynode *v = map_get(map, key);
+	if (!v) {
+		if (required)
+			lint_error(L, map->line, map->col, "%s is missing `%s` (%s)", what, key, hint);
+		return NULL;
+	}
+	if (v->kind != Y_SCALAR || is_null(v)) {
+		const struct ynode *k = is_null(v) ? map_key(map, key) : v;
+		lint_error(L, k->line, k->col, "`%s` must be %s, not %s", key, hint, kind_name(v));
+		return NULL;
+	}
+	return xstrndup(v->s, v->len);
+}
+
+/* A list of strings (or one string, when `one_ok`), appended to out. Returns the node or NULL. */
+static const struct ynode *get_list(struct lint *L, const struct ynode *map, const char *key, const char *hint,
+				    int one_ok, struct strlist *out)
+{
+	const struct ynode *v = map_get(map, key);
+	size_t i;
+	if (!v)
+		return NULL;
+	if (v->kind == Y_SCALAR && !is_null(v) && one_ok) {
+		strlist_push(out, v->s);
+		return v;
+	}
+	if (v->kind != Y_SEQ) {
+		const struct ynode *k = is_null(v) ? map_key(map, key) : v;
+		lint_error(L, k->line, k->col, "`%s` must be a list of %s, not %s", key, hint, kind_name(v));
+		return NULL;
+	}
+	for (i = 0; i < v->n; i++) {
+		const struct ynode *it = v->kid[i];
+		if (it->kind != Y_SCALAR || is_null(it)) {
+			lint_error(L, it->line, it->col, "each item of `%s` must be %s, not %s", key, hint, kind_name(it));
+			continue;
+		}
+		strlist_push(out, it->s);
+	}
+	return v;
+}
+
+/* The item node of list `key` that produced out->v[i] (for positions). */
+static const struct ynode *list_item(const struct ynode *list, size_t i)
+{
+	if (!list)
+		return NULL;
+	if (list->kind == Y_SCALAR)
+		return list;
+	{
+		size_t k, seen = 0;
+		for (k = 0; k < list->n; k++) {
+			if (list->kid[k]->kind != Y_SCALAR || is_null(list->kid[k]))
+				continue;
+			if (seen++ == i)
+				return list->kid[k];
+		}
+	}
+	return list;
+}
+
+/* One of `names`; returns its index, or -1 (absent, reported if required) / -2 (bad, reported). */
+static int get_enum(struct lint *L, const struct ynode *map, const char *key, const char *what,
+		    const char *const *names, int required)
+{
+	const struct ynode *v = map_get(map, key);
+	char buf[128];
+	struct strbuf sb = STRBUF_INIT;
+	const char *near;
+	int i;
+	join_names(&sb, names);
+	if (!v) {
+		if (required)
+			lint_error(L, map->line, map->col, "%s is missing `%s` (one of %s)", what, key, strbuf_str(&sb));
+		strbuf_release(&sb);
+		return -1;
+	}
+	if (v->kind == Y_SCALAR && !is_null(v)) {
+		for (i = 0; names[i]; i++)
+			if (!strcmp(names[i], v->s)) {
+				strbuf_release(&sb);
+				return i;
+			}
+		near = str_nearest(v->s, names);
+		if (near)
+			lint_error(L, v->line, v->col, "`%s` is `%s`; did you mean `%s`?", key, shown(v, buf, sizeof(buf)),
+				   near);
+		else
+			lint_error(L, v->line, v->col, "`%s` is `%s`; expected one of %s", key, shown(v, buf, sizeof(buf)),
+				   strbuf_str(&sb));
+	} else {
+		const struct ynode *k = is_null(v) ? map_key(map, key) : v;
+		lint_error(L, k->line, k->col, "`%s` must be one of %s, not %s", key, strbuf_str(&sb), kind_name(v));
+	}
+	strbuf_release(&sb);
+	return -2;
+}
+
+/* true/false; -1 absent, -2 bad (reported). */
+static int get_bool(struct lint *L, const struct ynode *map, const char *key)
+{
+	const struct ynode *v = map_get(map, key);
+	if (!v)
+		return -1;
+	if (v->kind == Y_SCALAR && !v->quoted) {
+		if (!strcmp(v->s, "true") || !strcmp(v->s, "True") || !strcmp(v->s, "TRUE"))
+			return 1;
+		if (!strcmp(v->s, "false") || !strcmp(v->s, "False") || !strcmp(v->s, "FALSE"))
+			return 0;
+	}
+	lint_error(L, v->line, v->col, "`%s` must be true or false", key);
+	return -2;
+}
+
+/* A Windows error code (1..65535: a Win32 error, what [WinError N] shows); 0 when absent or bad (reported). */
+static int get_winerror(struct lint *L, const struct ynode *map, const char *key)
+{
+	const struct ynode *v = map_get(map, key);
+	unsigned long n = 0;
+	size_t i;
+	if (!v)
+		return 0;
+	if (v->kind == Y_SCALAR && !v->quoted && v->len > 0 && v->len <= 5) {
+		for (i = 0; i < v->len && v->s[i] >= '0' && v->s[i] <= '9'; i++)
+			n = n * 10 + (unsigned long)(v->s[i] - '0');
+		if (i == v->len && n >= 1 && n <= 65535)
+			return (int)n;
+	}
+	lint_error(L, v->line, v->col, "`%s` must be a Windows error code, a number such as 1114", key);
+	return 0;
+}
+
+static const char *const status_names[] = { "sourced", "inferred", "measured", NULL };
+static const char *const where_names[] = { "either", "system", "bundled", NULL };
+static const char *const arch_names[] = { "x64", "x86", "arm64", NULL };
+
+const char *matrix_arch_name(int arch)
+{
+	return arch >= 0 && arch < MATRIX_NARCH ? arch_names[arch] : "any";
+}
+
+int matrix_arch_parse(const char *s)
+{
+	int i;
+	for (i = 0; i < MATRIX_NARCH; i++)
+		if (!str_icmp(s, arch_names[i]))
+			return i;
+	return -1;
+}
+
+const char *matrix_where_name(enum matrix_where w)
+{
+	return where_names[w];
+}
+
+const char *matrix_status_name(enum matrix_status s)
+{
+	return status_names[s];
+}
+
+/* An architecture list (or one name) → mask; 0 if absent. */
+static unsigned get_arch(struct lint *L, const struct ynode *map, const char *key)
+{
+	struct strlist l = STRLIST_INIT;
+	const struct ynode *list = get_list(L, map, key, "architectures (x64, x86, arm64)", 1, &l);
+	unsigned mask = 0;
+	size_t i;
+	static const char *const aliases[][2] = { { "amd64", "x64" },   { "x86_64", "x64" }, { "win64", "x64" },
+						  { "win32", "x86" },   { "i386", "x86" },   { "i686", "x86" },
+						  { "aarch64", "arm64" }, { NULL, NULL } };
+	for (i = 0; i < l.n; i++) {
+		const struct ynode *it = list_item(list, i);
+		int a = matrix_arch_parse(l.v[i]), k;
+		char buf[128];
+		if (a >= 0 && !strcmp(l.v[i], arch_names[a])) {
+			mask |= 1u << a;
+			continue;
+		}
+		for (k = 0; aliases[k][0]; k++)
+			if (!str_icmp(l.v[i], aliases[k][0]))
+				break;
+		if (aliases[k][0])
+			lint_error(L, it->line, it->col, "unknown architecture `%s`; write `%s`", shown(it, buf, sizeof(buf)),
+				   aliases[k][1]);
+		else if (a >= 0)
+			lint_error(L, it->line, it->col, "unknown architecture `%s`; write `%s`", shown(it, buf, sizeof(buf)),
+				   arch_names[a]);
+		else
+			lint_error(L, it->line, it->col, "unknown architecture `%s`; expected x64, x86 or arm64",
+				   shown(it, buf, sizeof(buf)));
+	}
+	if (list && list->kind == Y_SEQ && !list->n)
+		lint_error(L, list->line, list->col, "`%s` is an empty list; omit it to match every architecture", key);
+	strlist_release(&l);
+	return mask;
+}
+
+/* cpu, xpu, cu followed by digits/wildcards, rocm followed by digits/dots/wildcards. */
+static int variant_pattern_ok(const char *p)
+{
+	const char *rest;
+	if (strlen(p) > 31)
+		return 0;
+	if (!str_icmp(p, "cpu") || !str_icmp(p, "xpu"))
+		return 1;
+	if (!str_nicmp(p, "rocm", 4))
+		rest = p + 4;
+	else if (!str_nicmp(p, "cu", 2))
+		rest = p + 2;
+	else
+		return 0;
+	if (!*rest)
+		return 0;
+	for (; *rest; rest++)
+		if (!ascii_isdigit(*rest) && *rest != '*' && *rest != '?' && (*rest != '.' || p[0] == 'c' || p[0] == 'C'))
+			return 0;
+	return 1;
+}
+
+static void get_variants(struct lint *L, const struct ynode *map, const char *key, struct strlist *out)
+{
+	const struct ynode *list = get_list(L, map, key, "variant patterns (cpu, cu*, rocm*, xpu)", 1, out);
+	size_t i;
+	char buf[128];
+	for (i = 0; i < out->n; i++) {
+		const struct ynode *it = list_item(list, i);
+		if (!strcmp(out->v[i], "*"))
+			lint_error(L, it->line, it->col, "variant `*` matches everything; omit `%s` instead", key);
+		else if (!variant_pattern_ok(out->v[i]))
+			lint_error(L, it->line, it->col,
+				   "unknown variant `%s`; expected cpu, xpu, cuXYZ (cu121), rocmX.Y (rocm6.1) or a pattern such as cu* or rocm6.*",
+				   shown(it, buf, sizeof(buf)));
+	}
+	if (list && list->kind == Y_SEQ && !list->n)
+		lint_error(L, list->line, list->col, "`%s` is an empty list; omit it to match every variant", key);
+}
+
+static void get_sources(struct lint *L, const struct ynode *map, struct strlist *out)
+{
+	const struct ynode *list = get_list(L, map, "sources", "URLs", 1, out);
+	size_t i;
+	char buf[128];
+	for (i = 0; i < out->n; i++) {
+		const char *u = out->v[i];
+		if (str_nicmp(u, "https://", 8) && str_nicmp(u, "http://", 7)) {
+			const struct ynode *it = list_item(list, i);
+			lint_error(L, it->line, it->col, "source `%s` is not an http(s) URL", shown(it, buf, sizeof(buf)));
+		}
+	}
+}
+
+/*
+ * evidence: the wheels a measured row was read from, "FILE sha256=HEX" with
+ * FILE a torch wheel name (its version is the torch measured) and HEX the
+ * 64-digit sha256 PyPI publishes for it.
+ */
+static void get_evidence(struct lint *L, const struct ynode *map, struct matrix_row *r)
+{
+	const struct ynode *list = get_list(L, map, "evidence", "wheel file names with their sha256", 1, &r->evidence);
+	size_t i, k;
+	char buf[128];
+	for (i = 0; i < r->evidence.n; i++) {
+		const char *s = r->evidence.v[i], *sp = strchr(s, ' '), *dash;
+		const struct ynode *it = list_item(list, i);
+		struct pep440 v;
+		int okhex = sp && !strncmp(sp, " sha256=", 8) && strlen(sp + 8) == 64;
+		for (k = 0; okhex && k < 64; k++)
+			okhex = hex_digit((unsigned char)sp[8 + k]) >= 0 && !(sp[8 + k] >= 'A' && sp[8 + k] <= 'F');
+		dash = !str_nicmp(s, "torch-", 6) ? strchr(s + 6, '-') : NULL;
+		if (!okhex || !dash || sp - s < 5 || str_nicmp(sp - 4, ".whl", 4)) {
+			lint_error(L, it->line, it->col,
+				   "evidence `%s` is not \"torch-VERSION-...whl sha256=<64 lower-case hex digits>\"",
+				   shown(it, buf, sizeof(buf)));
+			continue;
+		}
+		{
+			char *ver = xstrndup(s + 6, (size_t)(dash - (s + 6)));
+			if (pep440_parse(&v, ver, NULL) < 0)
+				lint_error(L, it->line, it->col, "evidence `%s`: `%s` is not a version",
+					   shown(it, buf, sizeof(buf)), ver);
+			else if (!r->measured_max.nrelease || pep440_cmp(&v, &r->measured_max) > 0)
+				r->measured_max = v;
+			free(ver);
+		}
+	}
+}
+
+int matrix_newest_measured(const struct matrix *m, struct pep440 *out)
+{
+	size_t i;
+	int found = 0;
+	for (i = 0; i < m->nrows; i++) {
+		const struct matrix_row *r = m->rows[i];
+		if (!r->evidence.n || !r->measured_max.nrelease)
+			continue;
+		if (!found || pep440_cmp(&r->measured_max, out) > 0)
+			*out = r->measured_max;
+		found = 1;
+	}
+	return found;
+}
+
+/* A minimum file version node (scalar) → *min. */
+static void parse_min(struct lint *L, const struct ynode *v, const char *what, struct matrix_min *min)
+{
+	struct err e;
+	err_clear(&e);
+	if (v->kind != Y_SCALAR || is_null(v)) {
+		lint_error(L, v->line, v->col, "%s must be a file version such as \"14.40\", not %s", what, kind_name(v));
+		return;
+	}
+	if (winver_parse(&min->v, v->s, &e) < 0) {
+		lint_error(L, v->line, scalar_col(v, e.code > 0 ? (size_t)e.code - 1 : 0), "%s: %s", what, e.msg);
+		return;
+	}
+	min->set = 1;
+	min->text = xstrdup(v->s);
+	set_pos(&min->pos, L->file, v);
+}
+
+static int id_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+	if (!n || n > 64)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		if (!(ascii_isalnum(c) || c == '.' || c == '-' ||
+		      c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+static int dll_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	return n > 4 && n < 128 && str_iendswith(s, ".dll") && !strpbrk(s, "/\\:*?\"<>| ");
+}
+
+static void check_dll_name(struct lint *L, const struct ynode *map, const char *key, const char *name)
+{
+	const struct ynode *v = map_get(map, key);
+	char buf[128];
+	if (name && v && !dll_name_ok(name))
+		lint_error(L, v->line, v->col, "`%s` is `%s`; expected a DLL file name such as msvcp140.dll", key,
+			   shown(v, buf, sizeof(buf)));
+}
+
+/* The row-level keys, in the order of the bits in matrix_row.present. */
+static const char *const row_keys[] = { "id",      "torch",        "variant", "arch",         "status",
+					"sources", "note",         "vc_redist", "runtime_dlls", "openmp",
+					"known_issues", "merge", "evidence", NULL };
+enum { RK_ID, RK_TORCH, RK_VARIANT, RK_ARCH, RK_STATUS, RK_SOURCES, RK_NOTE, RK_VC, RK_DLLS, RK_OPENMP, RK_ISSUES, RK_MERGE,
+       RK_EVIDENCE };
+
+static const char *const dll_keys[] = { "name", "min_version", "where", "arch", "why", "winerror", "status", "sources",
+					NULL };
+static const char *const omp_keys[] = { "dll", "where", "redistributable", "arch", "provider", "fix", "why",
+					"status", "sources", NULL };
+static const char *const issue_keys[] = { "id", "symptom", "cause", "fix", "status", "sources", "applies_when", NULL };
+static const char *const when_keys[] = { "variant", "arch", "imports", "unresolved", NULL };
+
+static void dll_release(struct matrix_dll *d)
+{
+	free(d->name);
+	free(d->min.text);
+	free(d->why);
+	strlist_release(&d->sources);
+}
+
+static void omp_release(struct matrix_openmp *o)
+{
+	free(o->dll);
+	free(o->provider);
+	free(o->fix);
+	free(o->why);
+	strlist_release(&o->sources);
+}
+
+static void issue_release(struct matrix_issue *i)
+{
+	free(i->id);
+	free(i->symptom);
+	free(i->cause);
+	free(i->fix);
+	strlist_release(&i->sources);
+	strlist_release(&i->when.variant);
+	strlist_release(&i->when.imports);
+	strlist_release(&i->when.unresolved);
+}
+
+static void row_free(struct matrix_row *r)
+{
+	size_t i;
+	if (!r)
+		return;
+	free(r->id);
+	free(r->torch_text);
+	pep440_spec_release(&r->torch);
+	strlist_release(&r->variants);
+	strlist_release(&r->sources);
+	strlist_release(&r->evidence);
+	free(r->note);
+	for (i = 0; i < MATRIX_NARCH; i++)
+		free(r->vc_redist[i].text);
+	for (i = 0; i < r->ndlls; i++)
+		dll_release(&r->dlls[i]);
+	free(r->dlls);
+	for (i = 0; i < r->nopenmp; i++)
+		omp_release(&r->openmp[i]);
+	free(r->openmp);
+	for (i = 0; i < r->nissues; i++)
+		issue_release(&r->issues[i]);
+	free(r->issues);
+	free(r);
+}
+
+/* Item i of a list value that must hold mappings; NULL (reported) when it does not. */
+static const struct ynode *list_map(struct lint *L, const struct ynode *list, size_t i, const char *key)
+{
+	const struct ynode *it = list->kid[i];
+	if (it->kind != Y_MAP) {
+		lint_error(L, it->line, it->col, "each item of `%s` must be a mapping, not %s", key, kind_name(it));
+		return NULL;
+	}
+	return it;
+}
+
+/* A list-of-mappings value: the node, or NULL (absent, or reported as the wrong type). */
+static const struct ynode *get_map_list(struct lint *L, const struct ynode *row, const char *key, const char *hint)
+{
+	const struct ynode *v = map_get(row, key);
+	if (!v)
+		return NULL;
+	if (v->kind != Y_SEQ) {
+		const struct ynode *k = is_null(v) ? map_key(row, key) : v;
+		lint_error(L, k->line, k->col, "`%s` must be a list of %s, not %s", key, hint, kind_name(v));
+		return NULL;
+	}
+	return v;
+}
+
+static void parse_dlls(struct lint *L, const struct ynode *row, struct matrix_row *r)
+{
+	const struct ynode *list = get_map_list(L, row, "runtime_dlls", "mappings ({name, min_version, where, why})");
+	size_t i, j;
+	char what[160], pbuf[128];
+	if (!list)
+		return;
+	r->dlls = xcalloc(list->n ? list->n : 1, sizeof(*r->dlls));
+	for (i = 0; i < list->n; i++) {
+		const struct ynode *m = list_map(L, list, i, "runtime_dlls"), *v;
+		struct matrix_dll *d;
+		unsigned present;
+		int e;
+		if (!m)
+			continue;
+		d = &r->dlls[r->ndlls++];
+		set_pos(&d->pos, L->file, m);
+		map_check(L, m, "a runtime_dlls entry", dll_keys, &present);
+		d->name = get_str(L, m, "name", "a runtime_dlls entry", "a DLL file name such as msvcp140.dll", 1);
+		check_dll_name(L, m, "name", d->name);
+		snprintf(what, sizeof(what), "runtime_dlls entry `%s`", printable(d->name ? d->name : "?", pbuf, sizeof(pbuf)));
+		if ((v = map_get(m, "min_version")))
+			parse_min(L, v, "`min_version`", &d->min);
+		e = get_enum(L, m, "where", what, where_names, 0);
+		d->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
+		d->arch_mask = get_arch(L, m, "arch");
+		d->why = get_str(L, m, "why", what, "a sentence saying why torch needs it", 1);
+		d->winerror = get_winerror(L, m, "winerror");
+		if (d->winerror && !d->min.set)
+			lint_error(L, m->line, m->col, "%s has `winerror` but no `min_version` (the error is for a copy "
+				   "older than it)", what);
+		e = get_enum(L, m, "status", what, status_names, 0);
+		d->status = e >= 0 ? (enum matrix_status)e : r->status;
+		get_sources(L, m, &d->sources);
+		for (j = 0; d->name && j + 1 < r->ndlls; j++)
+			if (r->dlls[j].name && !str_icmp(r->dlls[j].name, d->name) &&
+			    (!r->dlls[j].arch_mask || !d->arch_mask || (r->dlls[j].arch_mask & d->arch_mask)))
+				lint_error(L, m->line, m->col, "`%s` is listed twice in runtime_dlls (first at line %u)",
+					   d->name, r->dlls[j].pos.line);
+	}
+}
+
+static void parse_openmp(struct lint *L, const struct ynode *row, struct matrix_row *r)
+{
+	const struct ynode *list = get_map_list(L, row, "openmp", "mappings ({dll, where, redistributable})");
+	size_t i, j;
+	char what[160], pbuf[128];
+	if (!list)
+		return;
+	r->openmp = xcalloc(list->n ? list->n : 1, sizeof(*r->openmp));
+	for (i = 0; i < list->n; i++) {
+		const struct ynode *m = list_map(L, list, i, "openmp");
+		struct matrix_openmp *o;
+		unsigned present;
+		int e;
+		if (!m)
+			continue;
+		o = &r->openmp[r->nopenmp++];
+		set_pos(&o->pos, L->file, m);
+		map_check(L, m, "an openmp entry", omp_keys, &present);
+		o->dll = get_str(L, m, "dll", "an openmp entry", "a DLL file name such as libiomp5md.dll", 1);
+		check_dll_name(L, m, "dll", o->dll);
+		snprintf(what, sizeof(what), "openmp entry `%s`", printable(o->dll ? o->dll : "?", pbuf, sizeof(pbuf)));
+		e = get_enum(L, m, "where", what, where_names, 1);
+		o->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
+		e = get_bool(L, m, "redistributable");
+		if (e == -1)
+			lint_error(L, m->line, m->col, "%s is missing `redistributable` (true if the VC++ redistributable installs it)",
+				   what);
+		o->redistributable = e == 1;
+		o->arch_mask = get_arch(L, m, "arch");
+		o->provider = get_str(L, m, "provider", what, "text", 0);
+		o->fix = get_str(L, m, "fix", what, "text", 0);
+		o->why = get_str(L, m, "why", what, "text", 0);
+		e = get_enum(L, m, "status", what, status_names, 0);
+		o->status = e >= 0 ? (enum matrix_status)e : r->status;
+		get_sources(L, m, &o->sources);
+		for (j = 0; o->dll && j + 1 < r->nopenmp; j++)
+			if (r->openmp[j].dll && !str_icmp(r->openmp[j].dll, o->dll))
+				lint_error(L, m->line, m->col, "`%s` is listed twice in openmp (first at line %u)", o->dll,
+					   r->openmp[j].pos.line);
+	}
+}
+
+static void parse_dll_list(struct lint *L, const struct ynode *m, const char *key, struct strlist *out)
+{
+	const struct ynode *list = get_list(L, m, key, "DLL file names", 1, out);
+	size_t i;
+	char buf[128];
+	for (i = 0; i < out->n; i++)
+		if (!dll_name_ok(out->v[i])) {
+			const struct ynode *it = list_item(list, i);
+			lint_error(L, it->line, it->col, "`%s` is not a DLL file name (such as libomp140.x86_64.dll)",
+				   shown(it, buf, sizeof(buf)));
+		}
+}
+
+static void parse_issues(struct lint *L, const struct ynode *row, struct matrix_row *r)
+{
+	const struct ynode *list = get_map_list(L, row, "known_issues", "mappings ({id, symptom, cause, fix, sources})");
+	size_t i, j;
+	char what[160], pbuf[128];
+	if (!list)
+		return;
+	r->issues = xcalloc(list->n ? list->n : 1, sizeof(*r->issues));
+	for (i = 0; i < list->n; i++) {
+		const struct ynode *m = list_map(L, list, i, "known_issues"), *w;
+		struct matrix_issue *is;
+		unsigned present;
+		int e;
+		if (!m)
+			continue;
+		is = &r->issues[r->nissues++];
+		set_pos(&is->pos, L->file, m);
+		map_check(L, m, "a known_issues entry", issue_keys, &present);
+		is->id = get_str(L, m, "id", "a known_issues entry", "a short name such as libomp140-missing", 1);
+		if (is->id && !id_ok(is->id)) {
+			const struct ynode *v = map_get(m, "id");
+			lint_error(L, v->line, v->col, "known issue id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
+				   shown(v, pbuf, sizeof(pbuf)));
+		}
+		snprintf(what, sizeof(what), "known issue `%s`", printable(is->id ? is->id : "?", pbuf, sizeof(pbuf)));
+		is->symptom = get_str(L, m, "symptom", what, "what the user sees", 1);
+		is->cause = get_str(L, m, "cause", what, "why it happens", 1);
+		is->fix = get_str(L, m, "fix", what, "what to do", 1);
+		e = get_enum(L, m, "status", what, status_names, 0);
+		is->status = e >= 0 ? (enum matrix_status)e : r->status;
+		get_sources(L, m, &is->sources);
+		if (is->status == MATRIX_SOURCED && !is->sources.n && e >= 0)
+			lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources`", what);
+		if ((w = map_get(m, "applies_when"))) {
+			if (w->kind != Y_MAP) {
+				lint_error(L, w->line, w->col, "`applies_when` must be a mapping (variant, arch, imports, unresolved), not %s",
+					   kind_name(w));
+			} else {
+				map_check(L, w, "applies_when", when_keys, &present);
+				get_variants(L, w, "variant", &is->when.variant);
+				is->when.arch_mask = get_arch(L, w, "arch");
+				parse_dll_list(L, w, "imports", &is->when.imports);
+				parse_dll_list(L, w, "unresolved", &is->when.unresolved);
+			}
+		}
+		for (j = 0; is->id && j + 1 < r->nissues; j++)
+			if (r->issues[j].id && !strcmp(r->issues[j].id, is->id))
+				lint_error(L, m->line, m->col, "known issue `%s` is listed twice in this row (first at line %u)",
+					   is->id, r->issues[j].pos.line);
+	}
+}
+
+static void parse_vc_redist(struct lint *L, const struct ynode *row, struct matrix_row *r)
+{
+	const struct ynode *v = map_get(row, "vc_redist");
+	unsigned present;
+	int a;
+	char what[32];
+	if (!v)
+		return;
+	if (v->kind != Y_MAP) {
+		const struct ynode *k = is_null(v) ? map_key(row, "vc_redist") : v;
+		lint_error(L, k->line, k->col, "`vc_redist` must be a mapping of architecture to minimum version ({x64: \"14.29\"}), not %s",
+			   kind_name(v));
+		return;
+	}
+	map_check(L, v, "vc_redist (x64, x86, arm64)", arch_names, &present);
+	for (a = 0; a < MATRIX_NARCH; a++) {
+		const struct ynode *x = map_get(v, arch_names[a]);
+		if (!x)
+			continue;
+		snprintf(what, sizeof(what), "vc_redist.%s", arch_names[a]);
+		parse_min(L, x, what, &r->vc_redist[a]);
+	}
+}
+
+/* Whether the torch specifier pins one version (== without wildcard, or ===). */
+static int pins_one(const struct pep440_spec *s)
+{
+	size_t i;
+	for (i = 0; i < s->n; i++)
+		if ((s->v[i].op == PEP440_OP_EQ && !s->v[i].wildcard) || s->v[i].op == PEP440_OP_ARBITRARY)
+			return 1;
+	return 0;
+}
+
+/* Variant and arch restrictions count more than pinning one version: a cu92 row beats ==1.5.0. */
+static int specificity(const struct matrix_row *r)
+{
+	return 2 * ((r->variants.n > 0) + (r->arch_mask != 0)) + pins_one(&r->torch);
+}
+
+/* Parses one row; NULL if it had errors (they are reported). */
+static struct matrix_row *parse_row(struct lint *L, const struct ynode *m, unsigned layer)
+{
+	struct matrix_row *r;
+	size_t before = L->nerr;
+	const struct ynode *v;
+	char what[160], pbuf[128];
+	int e;
+
+	if (m->kind != Y_MAP) {
+		lint_error(L, m->line, m->col, "each row must be a mapping (id, torch, status, ...), not %s", kind_name(m));
+		return NULL;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->layer = layer;
+	set_pos(&r->pos, L->file, m);
+	map_check(L, m, "a row", row_keys, &r->present);
+	e = get_bool(L, m, "merge");
+	r->merge = e == 1;
+	r->id = get_str(L, m, "id", "row", "a unique name such as torch-2.4.0", 1);
+	if (r->id && !id_ok(r->id)) {
+		v = map_get(m, "id");
+		lint_error(L, v->line, v->col, "row id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
+			   shown(v, pbuf, sizeof(pbuf)));
+	}
+	snprintf(what, sizeof(what), "row `%s`", printable(r->id ? r->id : "?", pbuf, sizeof(pbuf)));
+	r->torch_text = get_str(L, m, "torch", what, "a version specifier such as \">=2.4.1,<2.7\"", !r->merge);
+	if (r->torch_text) {
+		struct err se;
+		err_clear(&se);
+		v = map_get(m, "torch");
+		set_pos(&r->torch_pos, L->file, v);
+		if (pep440_spec_parse(&r->torch, r->torch_text, &se) < 0)
+			lint_error(L, v->line, scalar_col(v, se.code > 0 ? (size_t)se.code - 1 : 0), "torch: %s", se.msg);
+	}
+	get_variants(L, m, "variant", &r->variants);
+	r->arch_mask = get_arch(L, m, "arch");
+	e = get_enum(L, m, "status", what, status_names, !r->merge);
+	r->status = e >= 0 ? (enum matrix_status)e : MATRIX_INFERRED;
+	get_sources(L, m, &r->sources);
+	if (e == MATRIX_SOURCED && !r->sources.n)
+		lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources` (links to issues, PRs or docs)",
+			   what);
+	get_evidence(L, m, r);
+	if (e == MATRIX_MEASURED && !r->evidence.n)
+		lint_error(L, m->line, m->col, "%s is `status: measured` but has no `evidence` (the wheels measured)", what);
+	r->note = get_str(L, m, "note", what, "text", 0);
+	parse_vc_redist(L, m, r);
+	parse_dlls(L, m, r);
+	parse_openmp(L, m, r);
+	parse_issues(L, m, r);
+	if (L->nerr != before) {
+		row_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* ---- overlaps within one file ---------------------------------------- */
+
+static void add_sample(struct pep440 *out, size_t *n, size_t cap, const struct pep440 *v)
+{
+	if (*n < cap)
+		out[(*n)++] = *v;
+}
+
+/* Boundary versions around each clause's version: where two rows' sets meet, one of these is in both. */
+static void spec_samples(const struct pep440_spec *s, struct pep440 *out, size_t *n, size_t cap)
+{
+	size_t i;
+	for (i = 0; i < s->n; i++) {
+		struct pep440 v, b, t;
+		const struct pep440_clause *c = &s->v[i];
+		if (c->op == PEP440_OP_ARBITRARY) {
+			if (pep440_parse(&v, c->arbitrary, NULL) < 0)
+				continue;
+		} else {
+			v = c->v;
+		}
+		add_sample(out, n, cap, &v);
+		memset(&b, 0, sizeof(b));
+		b.epoch = v.epoch;
+		b.nrelease = v.nrelease;
+		memcpy(b.release, v.release, sizeof(b.release));
+		add_sample(out, n, cap, &b);
+		t = b; /* just above: X.Y → X.Y.0.1 */
+		if (t.nrelease + 2 <= PEP440_MAX_RELEASE) {
+			t.release[t.nrelease++] = 0;
+			t.release[t.nrelease++] = 1;
+			add_sample(out, n, cap, &t);
+		}
+		t = b; /* next: X.Y → X.(Y+1) */
+		t.release[t.nrelease - 1]++;
+		add_sample(out, n, cap, &t);
+		t = b; /* X.Y.1 */
+		if (t.nrelease < PEP440_MAX_RELEASE) {
+			t.release[t.nrelease++] = 1;
+			add_sample(out, n, cap, &t);
+		}
+		if (b.release[b.nrelease - 1] > 0) { /* just below: X.(Y-1) and X.(Y-1).999 */
+			t = b;
+			t.release[t.nrelease - 1]--;
+			add_sample(out, n, cap, &t);
+			if (t.nrelease < PEP440_MAX_RELEASE) {
+				t.release[t.nrelease++] = 999;
+				add_sample(out, n, cap, &t);
+			}
+		}
+		t = b;
+		t.has_post = 1;
+		t.post = 1;
+		add_sample(out, n, cap, &t);
+		t = b;
+		t.has_dev = 1;
+		add_sample(out, n, cap, &t);
+	}
+}
+
+static const char *const variant_samples[] = { "cpu",     "cu92",    "cu101",     "cu118",  "cu121", "cu124",
+					       "cu126",   "cu128",   "cu129",     "cu130",  "rocm5.7", "rocm6.1",
+					       "rocm6.2", "rocm6.2.4", "rocm6.3", "rocm6.4", "xpu",   NULL };
+
+static int variant_ok(const struct matrix_row *r, const char *name)
+{
+	size_t i;
+	if (!r->variants.n)
+		return 1;
+	if (!name || !*name)
+		return 0;
+	for (i = 0; i < r->variants.n; i++)
+		if (matrix_glob(r->variants.v[i], name))
+			return 1;
+	return 0;
+}
+
+/* A variant both rows accept ("" when neither restricts it); NULL if none. */
+static const char *common_variant(const struct matrix_row *a, const struct matrix_row *b)
+{
+	size_t i;
+	if (!a->variants.n && !b->variants.n)
+		return "";
+	for (i = 0; variant_samples[i]; i++)
+		if (variant_ok(a, variant_samples[i]) && variant_ok(b, variant_samples[i]))
+			return variant_samples[i];
+	for (i = 0; i < a->variants.n; i++)
+		if (!strpbrk(a->variants.v[i], "*?") && variant_ok(b, a->variants.v[i]))
+			return a->variants.v[i];
+	for (i = 0; i < b->variants.n; i++)
+		if (!strpbrk(b->variants.v[i], "*?") && variant_ok(a, b->variants.v[i]))
+			return b->variants.v[i];
+	return NULL;
+}
+
+static void describe_min(struct strbuf *sb, const struct matrix_min *m)
+{
+	if (m->set)
+		strbuf_addf(sb, "\"%s\"", m->text);
+	else
+		strbuf_adds(sb, "(none)");
+}
+
+/* 1 and a description of the first difference in what two rows require; 0 if they agree. */
+static int row_diff(const struct matrix_row *a, const struct matrix_row *b, unsigned arch_mask, struct strbuf *why)
+{
+	size_t i, j;
+	int k;
+	for (k = 0; k < MATRIX_NARCH; k++) {
+		const struct matrix_min *x = &a->vc_redist[k], *y = &b->vc_redist[k];
+		if (arch_mask && !(arch_mask & (1u << k)))
+			continue;
+		if (x->set != y->set || (x->set && winver_cmp(&x->v, &y->v))) {
+			strbuf_addf(why, "vc_redist.%s ", arch_names[k]);
+			describe_min(why, x);
+			strbuf_adds(why, " vs ");
+			describe_min(why, y);
+			return 1;
+		}
+	}
+	for (i = 0; i < a->ndlls + b->ndlls; i++) {
+		const struct matrix_dll *x = i < a->ndlls ? &a->dlls[i] : &b->dlls[i - a->ndlls];
+		const struct matrix_row *other = i < a->ndlls ? b : a;
+		const struct matrix_dll *y = NULL;
+		for (j = 0; j < other->ndlls; j++)
+			if (!str_icmp(other->dlls[j].name, x->name) && other->dlls[j].arch_mask == x->arch_mask)
+				y = &other->dlls[j];
+		if (!y) {
+			strbuf_addf(why, "runtime_dlls: %s only in `%s`", x->name, i < a->ndlls ? a->id : b->id);
+			return 1;
+		}
+		if (x->min.set != y->min.set || (x->min.set && winver_cmp(&x->min.v, &y->min.v)) || x->where != y->where) {
+			const struct matrix_dll *p = i < a->ndlls ? x : y, *q = i < a->ndlls ? y : x;
+			strbuf_addf(why, "runtime_dlls %s: min_version ", x->name);
+			describe_min(why, &p->min);
+			strbuf_addf(why, " where %s vs min_version ", where_names[p->where]);
+			describe_min(why, &q->min);
+			strbuf_addf(why, " where %s", where_names[q->where]);
+			return 1;
+		}
+	}
+	for (i = 0; i < a->nopenmp + b->nopenmp; i++) {
+		const struct matrix_openmp *x = i < a->nopenmp ? &a->openmp[i] : &b->openmp[i - a->nopenmp];
+		const struct matrix_row *other = i < a->nopenmp ? b : a;
+		const struct matrix_openmp *y = NULL;
+		for (j = 0; j < other->nopenmp; j++)
+			if (!str_icmp(other->openmp[j].dll, x->dll))
+				y = &other->openmp[j];
+		if (!y) {
+			strbuf_addf(why, "openmp: %s only in `%s`", x->dll, i < a->nopenmp ? a->id : b->id);
+			return 1;
+		}
+		if (x->where != y->where || x->redistributable != y->redistributable) {
+			strbuf_addf(why, "openmp %s: where/redistributable differ", x->dll);
+			return 1;
+		}
+	}
+	for (i = 0; i < a->nissues + b->nissues; i++) {
+		const struct matrix_issue *x = i < a->nissues ? &a->issues[i] : &b->issues[i - a->nissues];
+		const struct matrix_row *other = i < a->nissues ? b : a;
+		int found = 0;
+		for (j = 0; j < other->nissues; j++)
+			found |= !strcmp(other->issues[j].id, x->id);
+		if (!found) {
+			strbuf_addf(why, "known issue %s only in `%s`", x->id, i < a->nissues ? a->id : b->id);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* For messages: a plain release with few parts reads better than 2.4.3.0.1 or 2.4.post1. */
+static int simpler(const struct pep440 *a, const struct pep440 *b)
+{
+	size_t sa = a->nrelease + (pep440_is_prerelease(a) || a->has_post ? 10 : 0);
+	size_t sb = b->nrelease + (pep440_is_prerelease(b) || b->has_post ? 10 : 0);
+	if (sa != sb)
+		return sa < sb;
+	return pep440_cmp(a, b) < 0;
+}
+
+static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
+{
+	size_t i, j, k, budget = OVERLAP_BUDGET;
+	enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* spec_samples adds at most 9 per clause */
+	struct pep440 *samples;
+	if (n < 2)
+		return;
+	samples = xmalloc(sizeof(*samples) * MAX_SAMPLES);
+	for (j = 1; j < n; j++) {
+		for (i = 0; i < j; i++) {
+			const struct matrix_row *a = rows[i], *b = rows[j];
+			const char *variant;
+			unsigned amask;
+			size_t ns = 0, cost;
+			if (a->merge || b->merge || !a->torch.n || !b->torch.n)
+				continue;
+			if (specificity(a) != specificity(b))
+				continue;
+			if (a->arch_mask && b->arch_mask && !(a->arch_mask & b->arch_mask))
+				continue;
+			amask = a->arch_mask & b->arch_mask ? a->arch_mask & b->arch_mask : a->arch_mask | b->arch_mask;
+			if (!(variant = common_variant(a, b)))
+				continue;
+			spec_samples(&a->torch, samples, &ns, MAX_SAMPLES);
+			spec_samples(&b->torch, samples, &ns, MAX_SAMPLES);
+			cost = ns * (a->torch.n + b->torch.n);
+			if (budget < cost) {
+				lint_error(L, b->pos.line, b->pos.col,
+					   "too many rows and clauses to check for overlaps; split the file");
+				free(samples);
+				return;
+			}
+			budget -= cost;
+			{
+				const struct pep440 *low = NULL;
+				for (k = 0; k < ns; k++)
+					if (pep440_spec_contains(&a->torch, &samples[k], NULL) &&
+					    pep440_spec_contains(&b->torch, &samples[k], NULL) &&
+					    (!low || simpler(&samples[k], low)))
+						low = &samples[k];
+				if (low) {
+					struct strbuf why = STRBUF_INIT, ver = STRBUF_INIT;
+					if (row_diff(a, b, amask, &why)) {
+						pep440_format(low, &ver);
+						lint_error(L, b->torch_pos.line, b->torch_pos.col,
+							   "rows `%s` (line %u) and `%s` both match torch %s%s%s%s%s with different requirements (%s); narrow one `torch` specifier or restrict one row by `variant`/`arch`",
+							   a->id, a->pos.line, b->id, strbuf_str(&ver),
+							   *variant ? ", variant " : "", variant,
+							   amask && (amask & (amask - 1)) == 0 ? ", arch " : "",
+							   amask && (amask & (amask - 1)) == 0
+								   ? arch_names[amask == 1 ? 0 : amask == 2 ? 1 : 2]
+								   : "",
+							   strbuf_str(&why));
+					}
+					strbuf_release(&why);
+					strbuf_release(&ver);
+				}
+			}
+		}
+	}
+	free(samples);
+}
+
+/* ---- files and layers ------------------------------------------------- */
+
+static const char *const top_keys[] = { "schema", "description", "remove", "rows", NULL };
+
+static long find_row(const struct matrix *m, const char *id)
+{
+	size_t i;
+	for (i = 0; i < m->nrows; i++)
+		if (!strcmp(m->rows[i]->id, id))
+			return (long)i;
+	return -1;
+}
+
+static void remove_row(struct matrix *m, size_t i, int free_it)
+{
+	if (free_it)
+		row_free(m->rows[i]);
+	memmove(m->rows + i, m->rows + i + 1, (m->nrows - i - 1) * sizeof(*m->rows));
+	m->nrows--;
+}
+
+/* Moves the fields `nw` wrote into `old`; returns old (nw is freed). */
+static struct matrix_row *merge_rows(struct matrix_row *old, struct matrix_row *nw)
+{
+	size_t i;
+	if (nw->present & (1u << RK_TORCH)) {
+		struct pep440_spec t = old->torch;
+		char *tt = old->torch_text;
+		old->torch = nw->torch;
+		old->torch_text = nw->torch_text;
+		old->torch_pos = nw->torch_pos;
+		nw->torch = t;
+		nw->torch_text = tt;
+	}
+	if (nw->present & (1u << RK_VARIANT)) {
+		struct strlist t = old->variants;
+		old->variants = nw->variants;
+		nw->variants = t;
+	}
+	if (nw->present & (1u << RK_ARCH))
+		old->arch_mask = nw->arch_mask;
+	if (nw->present & (1u << RK_STATUS))
+		old->status = nw->status;
+	if (nw->present & (1u << RK_SOURCES)) {
+		struct strlist t = old->sources;
+		old->sources = nw->sources;
+		nw->sources = t;
+	}
+	if (nw->present & (1u << RK_EVIDENCE)) {
+		struct strlist t = old->evidence;
+		struct pep440 tv = old->measured_max;
+		old->evidence = nw->evidence;
+		old->measured_max = nw->measured_max;
+		nw->evidence = t;
+		nw->measured_max = tv;
+	}
+	if (nw->present & (1u << RK_NOTE)) {
+		char *t = old->note;
+		old->note = nw->note;
+		nw->note = t;
+	}
+	if (nw->present & (1u << RK_VC))
+		for (i = 0; i < MATRIX_NARCH; i++) {
+			struct matrix_min t = old->vc_redist[i];
+			old->vc_redist[i] = nw->vc_redist[i];
+			nw->vc_redist[i] = t;
+		}
+	if (nw->present & (1u << RK_DLLS)) {
+		struct matrix_dll *t = old->dlls;
+		size_t tn = old->ndlls;
+		old->dlls = nw->dlls;
+		old->ndlls = nw->ndlls;
+		nw->dlls = t;
+		nw->ndlls = tn;
+	}
+	if (nw->present & (1u << RK_OPENMP)) {
+		struct matrix_openmp *t = old->openmp;
+		size_t tn = old->nopenmp;
+		old->openmp = nw->openmp;
+		old->nopenmp = nw->nopenmp;
+		nw->openmp = t;
+		nw->nopenmp = tn;
+	}
+	if (nw->present & (1u << RK_ISSUES)) {
+		struct matrix_issue *t = old->issues;
+		size_t tn = old->nissues;
+		old->issues = nw->issues;
+		old->nissues = nw->nissues;
+		nw->issues = t;
+		nw->nissues = tn;
+	}
+	old->pos = nw->pos;
+	old->layer = nw->layer;
+	old->present |= nw->present;
+	old->merge = 0;
+	row_free(nw);
+	return old;
+}
+
+/* The positions in rows point at the layer's file name; the name is interned in m->files first. */
+static void fix_file_names(struct matrix_row *r, const char *file)
+{
+	size_t i;
+	int a;
+	r->pos.file = file;
+	if (r->torch_pos.line)
+		r->torch_pos.file = file;
+	for (a = 0; a < MATRIX_NARCH; a++)
+		if (r->vc_redist[a].set && r->vc_redist[a].pos.line)
+			r->vc_redist[a].pos.file = file;
+	for (i = 0; i < r->ndlls; i++) {
+		r->dlls[i].pos.file = file;
+		if (r->dlls[i].min.set)
+			r->dlls[i].min.pos.file = file;
+	}
+	for (i = 0; i < r->nopenmp; i++)
+		r->openmp[i].pos.file = file;
+	for (i = 0; i < r->nissues; i++)
+		r->issues[i].pos.file = file;
+}
+
+int matrix_load_buffer(struct matrix *m, const char *name, const void *data, size_t len,
+		       struct matrix_diags *diags, struct err *err)
+{
+	struct lint L;
+	struct ynode *root = NULL;
+	const struct ynode *v, *rows_node, *remove_node;
+	struct matrix_row **rows = NULL;
+	size_t nrows = 0, i, j;
+	struct strlist remove = STRLIST_INIT;
+	long start;
+	int empty;
+	struct ytree_error ye;
+	unsigned present, layer = (unsigned)m->files.n;
+	char buf[128];
+	size_t d0 = 0;
+
+	L.file = name;
+	L.diags = diags;
+	L.nerr = 0;
+	L.err = err;
+	if (diags)
+		d0 = diags->n;
+	if (len > MATRIX_MAX_BYTES) {
+		lint_error(&L, 1, 1, "the file is larger than %d bytes", MATRIX_MAX_BYTES);
+		return -1;
+	}
+	start = ytree_check_bytes(data, len, &ye);
+	if (start < 0) {
+		lint_error(&L, ye.line, ye.col, "%s", ye.msg);
+		return -1;
+	}
+	root = ytree_parse((const unsigned char *)data + start, len - (size_t)start, &matrix_yaml, &empty, &ye);
+	if (!root) {
+		if (!empty)
+			lint_error(&L, ye.line, ye.col, "%s", ye.msg);
+		else if (!L.nerr)
+			lint_error(&L, 1, 1, "empty file: expected a mapping with `schema: 1` and `rows`");
+		return -1;
+	}
+	if (root->kind != Y_MAP) {
+		lint_error(&L, root->line, root->col, "the top level must be a mapping with `schema: 1` and `rows`, not %s",
+			   kind_name(root));
+		goto out;
+	}
+	map_check(&L, root, "the top level", top_keys, &present);
+	v = map_get(root, "schema");
+	if (!v) {
+		lint_error(&L, root->line, root->col, "missing `schema: %d` at the top level", MATRIX_SCHEMA);
+	} else if (v->kind != Y_SCALAR || v->quoted || strcmp(v->s, "1")) {
+		if (v->kind == Y_SCALAR && v->len && v->len < 10 && strspn(v->s, "0123456789") == v->len && !v->quoted)
+			lint_error(&L, v->line, v->col, "unsupported schema %s: this torch-dll-check reads schema %d",
+				   shown(v, buf, sizeof(buf)), MATRIX_SCHEMA);
+		else
+			lint_error(&L, v->line, v->col, "`schema` must be the number %d", MATRIX_SCHEMA);
+		goto out; /* another schema: its keys mean other things */
+	}
+	if (map_get(root, "description")) {
+		char *d = get_str(&L, root, "description", "the top level", "text", 0);
+		free(d);
+	}
+	remove_node = get_list(&L, root, "remove", "row ids", 1, &remove);
+	rows_node = map_get(root, "rows");
+	if (!rows_node) {
+		if (!remove_node)
+			lint_error(&L, root->line, root->col, "missing `rows` (a list of rows) at the top level");
+	} else if (rows_node->kind != Y_SEQ) {
+		const struct ynode *k = is_null(rows_node) ? map_key(root, "rows") : rows_node;
+		lint_error(&L, k->line, k->col, "`rows` must be a list of rows, not %s", kind_name(rows_node));
+	} else if (rows_node->n > MATRIX_MAX_ROWS) {
+		lint_error(&L, rows_node->kid[MATRIX_MAX_ROWS]->line, rows_node->kid[MATRIX_MAX_ROWS]->col,
+			   "more than %d rows in one file", MATRIX_MAX_ROWS);
+	} else {
+		rows = xcalloc(rows_node->n ? rows_node->n : 1, sizeof(*rows));
+		for (i = 0; i < rows_node->n; i++) {
+			const struct ynode *ri = rows_node->kid[i], *idn = ri->kind == Y_MAP ? map_get(ri, "id") : NULL;
+			struct matrix_row *r;
+			/* Duplicate ids are found on the raw nodes, so rows with other errors count too. */
+			for (j = 0; idn && idn->kind == Y_SCALAR && j < i; j++) {
+				const struct ynode *rj = rows_node->kid[j], *idj = rj->kind == Y_MAP ? map_get(rj, "id") : NULL;
+				if (idj && idj->kind == Y_SCALAR && idj->len && !strcmp(idj->s, idn->s)) {
+					lint_error(&L, idn->line, idn->col,
+						   "duplicate row id `%s` (first at line %u); ids are unique within a file",
+						   shown(idn, buf, sizeof(buf)), idj->line);
+					break;
+				}
+			}
+			r = parse_row(&L, ri, layer);
+			if (!r)
+				continue;
+			if (idn && j < i) {
+				row_free(r);
+				continue;
+			}
+			rows[nrows++] = r;
+		}
+		check_overlaps(&L, rows, nrows);
+	}
+	/* Against earlier layers: what remove and merge refer to must exist. */
+	for (i = 0; i < remove.n; i++) {
+		const struct ynode *it = list_item(remove_node, i);
+		if (find_row(m, remove.v[i]) < 0)
+			lint_error(&L, it->line, it->col, "remove: no earlier layer has a row `%s`", shown(it, buf, sizeof(buf)));
+	}
+	for (i = 0; i < nrows; i++) {
+		int removed = 0;
+		for (j = 0; j < remove.n; j++)
+			removed |= !strcmp(remove.v[j], rows[i]->id);
+		if (rows[i]->merge && (removed || find_row(m, rows[i]->id) < 0))
+			lint_error(&L, rows[i]->pos.line, rows[i]->pos.col,
+				   "row `%s` has `merge: true` but no earlier layer has a row with this id to merge into",
+				   rows[i]->id);
+	}
+	if (L.nerr)
+		goto out;
+
+	/* Apply. */
+	strlist_push(&m->files, name);
+	name = m->files.v[m->files.n - 1];
+	for (i = 0; i < remove.n; i++) {
+		long at = find_row(m, remove.v[i]);
+		if (at >= 0)
+			remove_row(m, (size_t)at, 1);
+	}
+	for (i = 0; i < nrows; i++) {
+		struct matrix_row *r = rows[i];
+		long at = find_row(m, r->id);
+		fix_file_names(r, name);
+		if (at >= 0) {
+			struct matrix_row *old = m->rows[at];
+			remove_row(m, (size_t)at, !r->merge);
+			if (r->merge)
+				r = merge_rows(old, r);
+		}
+		ALLOC_GROW(m->rows, m->nrows + 1, m->alloc);
+		m->rows[m->nrows++] = r;
+		rows[i] = NULL;
+	}
+out:
+	/* Report in file order, whatever order the checks ran in (stable insertion sort: few items). */
+	if (diags && diags->n > d0) {
+		for (i = d0 + 1; i < diags->n; i++) {
+			struct matrix_diag t = diags->v[i];
+			for (j = i; j > d0 && (diags->v[j - 1].line > t.line ||
+					      (diags->v[j - 1].line == t.line && diags->v[j - 1].col > t.col)); j--)
+				diags->v[j] = diags->v[j - 1];
+			diags->v[j] = t;
+		}
+	}
+	for (i = 0; i < nrows; i++)
+		row_free(rows[i]);
+	free(rows);
+	strlist_release(&remove);
+	ynode_free(root);
+	return L.nerr ? -1 : 0;
+}
+
+int matrix_load_file(struct matrix *m, const char *path, struct matrix_diags *diags, struct err *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r;
+	if (os_read_file(path, MATRIX_MAX_BYTES, &sb, err) < 0) {
+		struct lint L = { path, diags, 0, NULL };
+		lint_error(&L, 1, 1, "%s", err ? err->msg : "cannot read the file");
+		if (err)
+			err_prefix(err, "%s: ", path);
+		strbuf_release(&sb);
+		return -1;
+	}
+	r = matrix_load_buffer(m, path, sb.buf, sb.len, diags, err);
+	strbuf_release(&sb);
+	return r;
+}
+
+int matrix_load_default(struct matrix *m, struct matrix_diags *diags, struct err *err)
+{
+	return matrix_load_buffer(m, MATRIX_DEFAULT_NAME, matrix_default_yaml, matrix_default_yaml_len, diags, err);
+}
+
+void matrix_init(struct matrix *m)
+{
+	m->rows = NULL;
+	m->nrows = m->alloc = 0;
+	strlist_init(&m->files);
+}
+
+void matrix_release(struct matrix *m)
+{
+	size_t i;
+	for (i = 0; i < m->nrows; i++)
+		row_free(m->rows[i]);
+	free(m->rows);
+	strlist_release(&m->files);
+	matrix_init(m);
+}
+
+/* ---- selection -------------------------------------------------------- */
+
+int matrix_glob(const char *p, const char *s)
+{
+	const char *star = NULL, *retry = NULL;
+	while (*s) {
+		if (*p == '*') {
+			star = ++p;
+			retry = s;
+		} else if (*p && (*p == '?' || ((*p | 32) == (*s | 32) && *p != '*'))) {
+			p++;
+			s++;
+		} else if (star) {
+			p = star;
+			s = ++retry;
+		} else {
+			return 0;
+		}
+	}
+	while (*p == '*')
+		p++;
+	return !*p;
+}
+
+void matrix_variant_of(const struct pep440 *torch, char *out, size_t outlen)
+{
+	struct torch_variant tv;
+	out[0] = '\0';
+	if (torch_variant_parse(&tv, torch->local, NULL) < 0 || tv.kind == VARIANT_UNKNOWN)
+		return;
+	snprintf(out, outlen, "%s", tv.name);
+}
+
+int matrix_row_matches(const struct matrix_row *r, const struct pep440 *torch, const char *raw, const char *variant,
+		       int arch)
+{
+	if (r->arch_mask && (arch < 0 || arch >= MATRIX_NARCH || !(r->arch_mask & (1u << arch))))
+		return 0;
+	if (!variant_ok(r, variant))
+		return 0;
+	return pep440_spec_contains(&r->torch, torch, raw);
+}
+
+int matrix_select(const struct matrix *m, const struct pep440 *torch, const char *raw, const char *variant,
+		  const char *arch, const struct matrix_row **out, struct err *err)
+{
+	char vbuf[32];
+	int a = -1;
+	size_t i;
+	const struct matrix_row *best = NULL;
+	*out = NULL;
+	if (arch && *arch) {
+		a = matrix_arch_parse(arch);
+		if (a < 0)
+			return err_set(err, "unknown architecture \"%.20s\": expected x64, x86 or arm64", arch);
+	}
+	if (!variant) {
+		matrix_variant_of(torch, vbuf, sizeof(vbuf));
+		variant = vbuf;
+	}
+	for (i = 0; i < m->nrows; i++) {
+		const struct matrix_row *r = m->rows[i];
+		if (!matrix_row_matches(r, torch, raw, variant, a))
+			continue;
+		/* Later layer, then more specific, then later in the file. */
+		if (!best || r->layer > best->layer || (r->layer == best->layer && specificity(r) >= specificity(best)))
+			best = r;
+	}
+	if (!best) {
+		struct strbuf v = STRBUF_INIT, pub = STRBUF_INIT, id = STRBUF_INIT;
+		struct pep440 p;
+		const char *c;
+		pep440_format(torch, &v);
+		pep440_public(&p, torch);
+		pep440_format(&p, &pub);
+		for (c = strbuf_str(&pub); *c && id.len < 48; c++)
+			strbuf_addch(&id, ascii_isdigit(*c) || ascii_islower(*c) || *c == '.' ? *c : '-');
+		err_set(err,
+			"no matrix row covers torch %s (variant %s, arch %s); add a row to a file passed with --matrix, e.g. "
+			"`schema: 1` / `rows: [{id: my-torch-%s, torch: \"==%s\", status: inferred, vc_redist: {x64: \"14.40\"}}]` "
+			"(schema in matrix/README.md)%s",
+			strbuf_str(&v), *variant ? variant : "unknown", a >= 0 ? arch_names[a] : "unknown", strbuf_str(&id),
+			strbuf_str(&pub),
+			pep440_is_prerelease(torch) ? "; note: pre-releases sort before their release (PEP 440), "
+						      "so \">=X.Y\" does not cover X.Y.0.devN or X.Y.0rcN: write \">=X.Y.0.dev0\""
+						    : "");
+		strbuf_release(&v);
+		strbuf_release(&pub);
+		strbuf_release(&id);
+		return 1;
+	}
+	*out = best;
+	return 0;
+}
+
+const struct matrix_dll *matrix_row_dll(const struct matrix_row *r, const char *name, int arch)
+{
+	size_t i;
+	for (i = 0; i < r->ndlls; i++)
+		if (!str_icmp(r->dlls[i].name, name) &&
+		    (!r->dlls[i].arch_mask || (arch >= 0 && arch < MATRIX_NARCH && (r->dlls[i].arch_mask & (1u << arch)))))
+			return &r->dlls[i];
+	return NULL;
+}
+
+static int any_dll(const struct strlist *l, int (*fn)(const char *dll, void *ctx), void *ctx)
+{
+	size_t i;
+	if (!l->n)
+		return 1;
+	if (!fn)
+		return 0;
+	for (i = 0; i < l->n; i++)
+		if (fn(l->v[i], ctx))
+			return 1;
+	return 0;
+}
+
+int matrix_issue_applies(const struct matrix_issue *is, const char *variant, int arch,
+			 int (*imports)(const char *dll, void *ctx), int (*unresolved)(const char *dll, void *ctx),
+			 void *ctx)
+{
+	size_t i;
+	int ok = !is->when.variant.n;
+	for (i = 0; i < is->when.variant.n && variant && *variant; i++)
+		ok |= matrix_glob(is->when.variant.v[i], variant);
+	if (!ok)
+		return 0;
+	if (is->when.arch_mask && (arch < 0 || arch >= MATRIX_NARCH || !(is->when.arch_mask & (1u << arch))))
+		return 0;
+	return any_dll(&is->when.imports, imports, ctx) && any_dll(&is->when.unresolved, unresolved, ctx);
+}
+
+const char *matrix_row_file(const struct matrix_row *r)
+{
+	return r->pos.file;
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static cJSON *str_array(const struct strlist *l)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
+	return a;
+}
+
+static cJSON *arch_array(unsigned mask)
+{
+	cJSON *a = cJSON_CreateArray();
+	int i;
+	for (i = 0; i < MATRIX_NARCH; i++)
+		if (mask & (1u << i))
+			cJSON_AddItemToArray(a, cJSON_CreateString(matrix_arch_name(i)));
+	return a;
+}
+
+static cJSON *pos_json(const struct matrix_pos *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", p->file ? p->file : "");
+	cJSON_AddNumberToObject(o, "line", p->line);
+	cJSON_AddNumberToObject(o, "col", p->col);
+	return o;
+}
+
+static void add_opt_str(cJSON *o, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+cJSON *matrix_row_json(const struct matrix_row *r, int full)
+{
+	cJSON *o = cJSON_CreateObject(), *vc, *a;
+	size_t i;
+	int k;
+	if (!full) {
+		cJSON_AddStringToObject(o, "id", r->id);
+		cJSON_AddStringToObject(o, "file", r->pos.file ? r->pos.file : "");
+		cJSON_AddNumberToObject(o, "line", r->pos.line);
+		cJSON_AddNumberToObject(o, "col", r->pos.col);
+		cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
+		cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
+		cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+		return o;
+	}
+	cJSON_AddStringToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
+	cJSON_AddItemToObject(o, "variant", str_array(&r->variants));
+	cJSON_AddItemToObject(o, "arch", arch_array(r->arch_mask));
+	cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
+	cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+	cJSON_AddItemToObject(o, "evidence", str_array(&r->evidence));
+	add_opt_str(o, "note", r->note);
+	vc = cJSON_AddObjectToObject(o, "vc_redist");
+	for (k = 0; k < MATRIX_NARCH; k++)
+		if (r->vc_redist[k].set)
+			cJSON_AddStringToObject(vc, matrix_arch_name(k), r->vc_redist[k].text);
+	a = cJSON_AddArrayToObject(o, "runtime_dlls");
+	for (i = 0; i < r->ndlls; i++) {
+		const struct matrix_dll *d = &r->dlls[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "name", d->name);
+		add_opt_str(x, "min_version", d->min.set ? d->min.text : NULL);
+		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
+		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
+		cJSON_AddStringToObject(x, "why", d->why);
+		if (d->winerror)
+			cJSON_AddNumberToObject(x, "winerror", d->winerror);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "openmp");
+	for (i = 0; i < r->nopenmp; i++) {
+		const struct matrix_openmp *d = &r->openmp[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "dll", d->dll);
+		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
+		cJSON_AddBoolToObject(x, "redistributable", d->redistributable);
+		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
+		add_opt_str(x, "provider", d->provider);
+		add_opt_str(x, "fix", d->fix);
+		add_opt_str(x, "why", d->why);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		cJSON_AddItemToArray(a, x);
+	}
+	a = cJSON_AddArrayToObject(o, "known_issues");
+	for (i = 0; i < r->nissues; i++) {
+		const struct matrix_issue *d = &r->issues[i];
+		cJSON *x = cJSON_CreateObject(), *w;
+		cJSON_AddStringToObject(x, "id", d->id);
+		cJSON_AddStringToObject(x, "symptom", d->symptom);
+		cJSON_AddStringToObject(x, "cause", d->cause);
+		cJSON_AddStringToObject(x, "fix", d->fix);
+		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
+		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
+		w = cJSON_AddObjectToObject(x, "applies_when");
+		cJSON_AddItemToObject(w, "variant", str_array(&d->when.variant));
+		cJSON_AddItemToObject(w, "arch", arch_array(d->when.arch_mask));
+		cJSON_AddItemToObject(w, "imports", str_array(&d->when.imports));
+		cJSON_AddItemToObject(w, "unresolved", str_array(&d->when.unresolved));
+		cJSON_AddItemToArray(a, x);
+	}
+	cJSON_AddItemToObject(o, "origin", pos_json(&r->pos));
+	return o;
+}
+

@@ -1,0 +1,240 @@
+/*
+ * matrix: what each torch release needs from the Windows machine, read
+ * from YAML (schema 1, documented in matrix/README.md).
+ *
+ * A matrix is a stack of layers: the default compiled into the program
+ * (matrix/torch.yml, see MATRIX_DEFAULT_NAME) first, then each file given
+ * with --matrix, in order. Within a later layer:
+ *   - a row whose `id` exists in an earlier layer replaces that row (with
+ *     `merge: true`, only the keys it writes replace the earlier row's);
+ *   - a row with a new `id` is added;
+ *   - top-level `remove: [id, ...]` drops earlier rows.
+ * A layer is applied whole or not at all: a file with any error changes
+ * nothing.
+ *
+ * Selection (matrix_select) picks, among the rows whose `torch` specifier,
+ * `variant` and `arch` all match, the one from the latest layer; within a
+ * layer the most specific (one point each for a `variant` list, an `arch`
+ * list, and a `torch` that pins one version with == or ===); then the later
+ * row in the file. Ties within a file that would give different answers are
+ * lint errors (found by testing boundary versions of each specifier against
+ * the other rows), so the last rule only settles harmless duplicates.
+ *
+ * Every value keeps the file, line and column it came from, for
+ * annotations. Reading never crashes and never trusts the input: size,
+ * depth, node, row and scalar-length caps; anchors, aliases, tags other
+ * than !!str, duplicate keys, several documents, UTF-16/32 and invalid
+ * UTF-8 are refused with a positioned error.
+ */
+#ifndef TDC_MATRIX_H
+#define TDC_MATRIX_H
+
+#include <stddef.h>
+
+#include "util/err.h"
+#include "util/strbuf.h"
+#include "util/version.h"
+
+/* The default matrix, generated from matrix/torch.yml (build/gen/matrix_embed.c). */
+extern const char matrix_default_yaml[];
+extern const size_t matrix_default_yaml_len;
+
+#define MATRIX_DEFAULT_NAME "<embedded>/matrix/torch.yml"
+#define MATRIX_SCHEMA 1
+#define MATRIX_MAX_BYTES (1024 * 1024) /* per file */
+#define MATRIX_MAX_ROWS 256            /* per file */
+#define MATRIX_MAX_DIAGS 200           /* kept per load; the rest are counted */
+
+enum matrix_arch { MATRIX_X64 = 0, MATRIX_X86, MATRIX_ARM64, MATRIX_NARCH };
+enum matrix_where { MATRIX_EITHER = 0, MATRIX_SYSTEM, MATRIX_BUNDLED };
+/*
+ * sourced: a linked source states it; inferred: our reading, to be confirmed;
+ * measured: read from the binaries of the wheels listed in the row's
+ * `evidence` (`matrix derive`, matrix/evidence/).
+ */
+enum matrix_status { MATRIX_SOURCED = 0, MATRIX_INFERRED, MATRIX_MEASURED };
+
+/* Where a value was written. `file` points into the matrix's file list. */
+struct matrix_pos {
+	const char *file;
+	unsigned line, col; /* 1-based */
+};
+
+/* A minimum Windows file version ("14.40"), compared with winver_at_least. */
+struct matrix_min {
+	int set;
+	struct winver v;
+	char *text;             /* as written */
+	struct matrix_pos pos;
+};
+
+/* A runtime DLL that must resolve (runtime_dlls entry). */
+struct matrix_dll {
+	char *name;             /* "msvcp140.dll" */
+	struct matrix_min min;  /* min_version; min.set == 0 if only presence matters */
+	enum matrix_where where;
+	unsigned arch_mask;     /* 1 << enum matrix_arch; 0 = every architecture */
+	char *why;
+	int winerror;           /* what import torch raises when the copy loaded is below min (1114), or 0 */
+	enum matrix_status status;
+	struct strlist sources; /* empty: see the row's sources */
+	struct matrix_pos pos;
+};
+
+/* An OpenMP runtime torch's binaries use (openmp entry). */
+struct matrix_openmp {
+	char *dll;              /* "libiomp5md.dll", "libomp140.x86_64.dll", "vcomp140.dll" */
+	enum matrix_where where;
+	int redistributable;    /* 1: the VC++ redistributable installs it */
+	unsigned arch_mask;
+	char *provider;         /* who ships it (text), or NULL */
+	char *fix;              /* what to do when it is missing, or NULL */
+	char *why;              /* or NULL */
+	enum matrix_status status;
+	struct strlist sources;
+	struct matrix_pos pos;
+};
+
+/*
+ * When a known issue applies. Every condition given must hold; an empty
+ * list means "no condition". `imports`: some torch binary imports one of
+ * these DLLs; `unresolved`: one of these DLLs does not resolve. `check`
+ * evaluates them against what the loader found.
+ */
+struct matrix_when {
+	struct strlist variant; /* patterns, as a row's `variant` */
+	unsigned arch_mask;
+	struct strlist imports;
+	struct strlist unresolved;
+};
+
+struct matrix_issue {
+	char *id, *symptom, *cause, *fix;
+	enum matrix_status status;
+	struct strlist sources;
+	struct matrix_when when;
+	struct matrix_pos pos;
+};
+
+struct matrix_row {
+	char *id;
+	char *torch_text;            /* the specifier as written */
+	struct pep440_spec torch;
+	struct strlist variants;     /* patterns (cpu, cu*, rocm6.*, xpu); empty = any */
+	unsigned arch_mask;          /* 0 = any */
+	enum matrix_status status;
+	struct strlist sources;
+	struct strlist evidence;     /* "torch-2.4.0-cp311-cp311-win_amd64.whl sha256=<64 hex>" */
+	struct pep440 measured_max;  /* newest torch release in `evidence` (valid when evidence.n) */
+	char *note;                  /* or NULL */
+	struct matrix_min vc_redist[MATRIX_NARCH]; /* minimum redistributable per architecture */
+	struct matrix_dll *dlls;
+	size_t ndlls;
+	struct matrix_openmp *openmp;
+	size_t nopenmp;
+	struct matrix_issue *issues;
+	size_t nissues;
+	struct matrix_pos pos;       /* the row's first key */
+	struct matrix_pos torch_pos; /* the `torch` value */
+	unsigned layer;              /* index into matrix.files */
+	unsigned present;            /* internal: which keys the row wrote */
+	int merge;                   /* internal: `merge: true` */
+};
+
+struct matrix {
+	struct matrix_row **rows; /* effective rows, in layer then file order */
+	size_t nrows, alloc;
+	struct strlist files;     /* one name per applied layer */
+};
+
+/* One lint message: "file:line:col: msg". */
+struct matrix_diag {
+	char *file;
+	unsigned line, col;
+	char *msg;
+};
+
+struct matrix_diags {
+	struct matrix_diag *v;
+	size_t n, alloc;
+	size_t dropped; /* errors beyond MATRIX_MAX_DIAGS */
+};
+
+#define MATRIX_DIAGS_INIT { NULL, 0, 0, 0 }
+
+void matrix_diags_release(struct matrix_diags *d);
+
+void matrix_init(struct matrix *m);
+void matrix_release(struct matrix *m);
+
+/*
+ * Adds a layer. 0 on success; -1 when the file has errors: each goes to
+ * `diags` (if not NULL) and the first, as "file:line:col: msg", to err; the
+ * matrix is then unchanged. `name` is used in positions and messages.
+ */
+int matrix_load_buffer(struct matrix *m, const char *name, const void *data, size_t len,
+		       struct matrix_diags *diags, struct err *err);
+int matrix_load_file(struct matrix *m, const char *path, struct matrix_diags *diags, struct err *err);
+int matrix_load_default(struct matrix *m, struct matrix_diags *diags, struct err *err);
+
+/*
+ * The row for an installed torch. `raw` is the version text as found
+ * (compared by ===; may be NULL). `variant` is a variant name ("cpu",
+ * "cu121", "rocm6.1", "xpu") or NULL to take it from the version's local
+ * label; "" or an unknown variant only matches rows without `variant`.
+ * `arch` is "x64"/"x86"/"arm64" or NULL (unknown: only rows without `arch`).
+ * Returns 0 and a borrowed *out; 1 when no row covers it (err says which
+ * version, variant and architecture, and how to add a row); -1 for a bad
+ * arch name.
+ */
+int matrix_select(const struct matrix *m, const struct pep440 *torch, const char *raw, const char *variant,
+		  const char *arch, const struct matrix_row **out, struct err *err);
+
+/* Whether one row matches (the test matrix_select applies to each row). */
+int matrix_row_matches(const struct matrix_row *r, const struct pep440 *torch, const char *raw,
+		       const char *variant, int arch);
+
+/* The variant name matrix_select uses for a version when none is given ("" if unknown). */
+void matrix_variant_of(const struct pep440 *torch, char *out, size_t outlen);
+
+/* Whether a glob pattern ("cu*", "rocm6.?") matches a variant name, ASCII case-insensitively. */
+int matrix_glob(const char *pattern, const char *name);
+
+/* The requirement on `name` for architecture `arch` (NULL if the row has none). */
+const struct matrix_dll *matrix_row_dll(const struct matrix_row *r, const char *name, int arch);
+
+/*
+ * Whether a known issue applies to an install: every condition of its
+ * `applies_when` must hold. `variant`/`arch` as for matrix_select (unknown
+ * fails a condition that names variants/arches). `imports(dll, ctx)` answers
+ * "does some torch binary import this DLL?", `unresolved(dll, ctx)` "does
+ * this DLL fail to resolve?"; a NULL callback makes its condition false.
+ */
+int matrix_issue_applies(const struct matrix_issue *is, const char *variant, int arch,
+			 int (*imports)(const char *dll, void *ctx), int (*unresolved)(const char *dll, void *ctx),
+			 void *ctx);
+
+/* The file a row came from, as given when its layer was loaded. */
+const char *matrix_row_file(const struct matrix_row *r);
+
+/*
+ * The row as JSON (caller owns it). full == 0: the reference the report
+ * keeps in installs[].matrix_row (docs/report-json.md): {id, file, line, col,
+ * torch, status, sources}. full == 1: every field, as `matrix show --json`.
+ */
+struct cJSON;
+struct cJSON *matrix_row_json(const struct matrix_row *r, int full);
+
+const char *matrix_arch_name(int arch);        /* "x64", "x86", "arm64" */
+int matrix_arch_parse(const char *s);          /* enum matrix_arch or -1 */
+const char *matrix_where_name(enum matrix_where w);
+const char *matrix_status_name(enum matrix_status s);
+
+/*
+ * The newest torch release any row's `evidence` names (1, *out set), or 0
+ * when no row is measured: `check` says when it judges a newer torch by
+ * rows measured on older wheels.
+ */
+int matrix_newest_measured(const struct matrix *m, struct pep440 *out);
+
+#endif

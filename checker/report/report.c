@@ -1,0 +1,576 @@
+/*
+ * report: the shared part of the renderers — reading the JSON report
+ * document and ranking its findings (by rules.def's order among others),
+ * and one escaping function per output syntax (see report.h for why each
+ * exists).
+ *
+ * The document is trusted for its shape only after report_view_init; its
+ * strings are never trusted. Renderers read optional fields with
+ * report_str/report_int, which return "absent" for a wrong type, so a
+ * hand-edited or newer v1 document degrades to less detail, never to a crash.
+ */
+#include "report/report.h"
+#include "judge/finding.h"
+#include "util/text.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void report_opts_init(struct report_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->format = REPORT_FMT_AUTO;
+	o->fail_on = FAIL_ON_ERROR;
+	o->color = -1;
+}
+
+int report_format_parse(const char *s, enum report_format *out)
+{
+	static const struct { const char *w; enum report_format f; } t[] = {
+		{ "auto", REPORT_FMT_AUTO }, { "text", REPORT_FMT_TEXT }, { "json", REPORT_FMT_JSON },
+		{ "github", REPORT_FMT_GITHUB }, { "sarif", REPORT_FMT_SARIF },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(s, t[i].w)) {
+			*out = t[i].f;
+			return 0;
+		}
+	return -1;
+}
+
+int report_fail_on_parse(const char *s, enum report_fail_on *out)
+{
+	if (!strcmp(s, "error"))
+		*out = FAIL_ON_ERROR;
+	else if (!strcmp(s, "warning"))
+		*out = FAIL_ON_WARNING;
+	else if (!strcmp(s, "never"))
+		*out = FAIL_ON_NEVER;
+	else
+		return -1;
+	return 0;
+}
+
+const char *report_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+long report_int(const cJSON *obj, const char *key, long def)
+{
+	const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+	if (!cJSON_IsNumber(v) || v->valuedouble != v->valuedouble)
+		return def;
+	if (v->valuedouble > (double)LONG_MAX / 2 || v->valuedouble < -(double)LONG_MAX / 2)
+		return def;
+	return (long)v->valuedouble;
+}
+
+/*
+ * The torch binaries of every install, sorted by path (case-insensitively, as
+ * Windows compares; ties in document order), so that each finding finds its
+ * binary by binary search: one pass over the document, not one per finding.
+ */
+struct bin_ref {
+	const char *path;
+	const cJSON *b;
+	size_t pos;
+};
+
+static int bin_ref_cmp(const void *pa, const void *pb)
+{
+	const struct bin_ref *a = pa, *b = pb;
+	int c = str_icmp(a->path, b->path);
+	return c ? c : a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static struct bin_ref *binary_index(const cJSON *doc, size_t *n)
+{
+	const cJSON *inst, *b;
+	struct bin_ref *v = NULL;
+	size_t alloc = 0;
+	*n = 0;
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(doc, "installs"))
+	{
+		cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(inst, "binaries"))
+		{
+			const char *p = report_str(b, "path");
+			if (!p)
+				continue;
+			ALLOC_GROW(v, *n + 1, alloc);
+			v[*n].path = p;
+			v[*n].b = b;
+			v[*n].pos = *n;
+			(*n)++;
+		}
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), bin_ref_cmp);
+	return v;
+}
+
+/* The first torch binary named `path` in document order, or NULL. */
+static const cJSON *find_binary(const struct bin_ref *idx, size_t n, const char *path)
+{
+	size_t lo = 0, hi = n;
+	if (!path)
+		return NULL;
+	while (lo < hi) { /* the first entry not below path */
+		size_t mid = lo + (hi - lo) / 2;
+		if (str_icmp(idx[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !str_icmp(idx[lo].path, path) ? idx[lo].b : NULL;
+}
+
+static int item_cmp(const void *pa, const void *pb)
+{
+	const struct report_item *a = pa, *b = pb;
+	if (a->sev != b->sev)
+		return a->sev > b->sev ? -1 : 1;
+	if (a->failing_binary != b->failing_binary)
+		return a->failing_binary ? -1 : 1;
+	if (a->failing_binary && a->binary_order != b->binary_order)
+		return a->binary_order < b->binary_order ? -1 : 1;
+	if (a->rule_rank != b->rule_rank)
+		return a->rule_rank < b->rule_rank ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* ---- grouping by root cause ---- */
+
+/* A finding's grouping key: its cause id and its anchor. */
+struct cause_key {
+	size_t i; /* position in v->items (ranked) */
+	const char *id, *file;
+	long line, col;
+};
+
+static int cause_key_cmp(const void *pa, const void *pb)
+{
+	const struct cause_key *a = pa, *b = pb;
+	int c;
+	if ((c = strcmp(a->id, b->id)))
+		return c;
+	if (!a->file != !b->file)
+		return a->file ? 1 : -1;
+	if (a->file && (c = strcmp(a->file, b->file)))
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int same_group(const struct cause_key *a, const struct cause_key *b)
+{
+	struct cause_key x = *a, y = *b;
+	x.i = y.i = 0;
+	return !cause_key_cmp(&x, &y);
+}
+
+/* A `cause` the document carries: 1 to 64 of [0-9a-z-]. */
+static int cause_id_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (n >= 64 || !((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'z') || s[n] == '-'))
+			return 0;
+	return n > 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p;
+	for (; p && *p; p++)
+		if (*p == '\\' || *p == '/')
+			s = p + 1;
+	return s;
+}
+
+static int str_icmp_ptr(const void *pa, const void *pb)
+{
+	return str_icmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* Distinct `binary` values of the cause's members: sorted once, O(n log n). */
+static size_t count_binaries(const struct report_view *v, const struct report_cause *c)
+{
+	const char **b = xmalloc((c->n + 1) * sizeof(*b));
+	size_t i, k = 0, d = 0;
+	for (i = 0; i < c->n; i++) {
+		const char *p = report_str(v->items[c->members[i]].f, "binary");
+		if (p)
+			b[k++] = p;
+	}
+	if (k)
+		qsort(b, k, sizeof(*b), str_icmp_ptr);
+	for (i = 0; i < k; i++)
+		d += !i || str_icmp(b[i - 1], b[i]);
+	free(b);
+	return d;
+}
+
+/*
+ * Groups the ranked items by (cause, anchor): sorting the keys once keeps it
+ * O(n log n). Causes are numbered by their first member in rank order, so
+ * they come out ranked too. Returns -1 for a malformed `cause`.
+ */
+static int group_causes(struct report_view *v, struct err *err)
+{
+	struct cause_key *keys = xmalloc((v->n + 1) * sizeof(*keys));
+	size_t *cause_of = xmalloc((v->n + 1) * sizeof(*cause_of)), *next = xmalloc((v->n + 1) * sizeof(*next));
+	char (*ids)[FINDING_CAUSE_ID_LEN + 1] = xmalloc((v->n + 1) * sizeof(*ids));
+	size_t i, j, alloc = 0;
+	for (i = 0; i < v->n; i++) {
+		const cJSON *f = v->items[i].f, *c = cJSON_GetObjectItemCaseSensitive(f, "cause");
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+		struct cause_key *k = &keys[i];
+		k->i = i;
+		if (c && !cJSON_IsNull(c)) {
+			if (!cJSON_IsString(c) || !cause_id_ok(c->valuestring)) {
+				err_set(err, "finding %zu: \"cause\" must be an id of 1 to 64 characters 0-9, a-z, -",
+					v->items[i].index);
+				free(keys);
+				free(cause_of);
+				free(next);
+				free(ids);
+				return -1;
+			}
+			k->id = c->valuestring;
+		} else {
+			finding_cause_id(f, ids[i]);
+			k->id = ids[i];
+		}
+		k->file = cJSON_IsObject(a) ? report_str(a, "file") : NULL;
+		k->line = k->file ? report_int(a, "line", 0) : 0;
+		k->col = k->file ? report_int(a, "col", 0) : 0;
+		next[i] = v->n;
+		cause_of[i] = v->n;
+	}
+	{
+		struct cause_key *sorted = xmalloc((v->n + 1) * sizeof(*sorted));
+		if (v->n)
+			memcpy(sorted, keys, v->n * sizeof(*keys));
+		if (v->n)
+			qsort(sorted, v->n, sizeof(*sorted), cause_key_cmp);
+		for (i = 0; i + 1 < v->n; i++)
+			if (same_group(&sorted[i], &sorted[i + 1]))
+				next[sorted[i].i] = sorted[i + 1].i; /* within a group the sort keeps rank order */
+		free(sorted);
+	}
+	for (i = 0; i < v->n; i++) {
+		struct report_cause *c;
+		size_t n = 0, m;
+		if (cause_of[i] != v->n)
+			continue;
+		for (j = i; j < v->n; j = next[j])
+			n++;
+		ALLOC_GROW(v->causes, v->ncauses + 1, alloc);
+		c = &v->causes[v->ncauses];
+		memset(c, 0, sizeof(*c));
+		c->members = xmalloc(n * sizeof(*c->members));
+		for (j = i, m = 0; j < v->n; j = next[j]) {
+			c->members[m++] = j;
+			cause_of[j] = v->ncauses;
+		}
+		c->n = n;
+		c->sev = v->items[i].sev;
+		snprintf(c->own, sizeof(c->own), "%s", keys[i].id); /* ids are checked to fit */
+		v->ncause[c->sev]++;
+		v->ncauses++;
+	}
+	for (i = 0; i < v->ncauses; i++) { /* the array no longer moves */
+		v->causes[i].id = v->causes[i].own;
+		v->causes[i].nbinaries = count_binaries(v, &v->causes[i]);
+	}
+	free(keys);
+	free(cause_of);
+	free(next);
+	free(ids);
+	return 0;
+}
+
+const char *report_why(const cJSON *f)
+{
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
+	const char *rule = report_str(f, "rule");
+	int evidence_only = cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0 && rule && !strcmp(rule, "missing-dll");
+	return report_str(f, evidence_only ? "explanation" : "message");
+}
+
+const cJSON *report_cause_finding(const struct report_view *v, const struct report_cause *c)
+{
+	return v->items[c->members[0]].f;
+}
+
+void report_cause_binaries(struct strbuf *out, const struct report_view *v, const struct report_cause *c,
+			   size_t max_names, void (*esc)(struct strbuf *, const char *))
+{
+	const char *shown[16];
+	size_t i, k, n = 0;
+	if (!c->nbinaries)
+		return;
+	if (max_names > sizeof(shown) / sizeof(shown[0]))
+		max_names = sizeof(shown) / sizeof(shown[0]);
+	strbuf_addf(out, "%zu torch binar%s: ", c->nbinaries, c->nbinaries == 1 ? "y" : "ies");
+	for (i = 0; i < c->n && n < max_names; i++) {
+		const char *p = report_str(v->items[c->members[i]].f, "binary");
+		int dup = 0;
+		if (!p)
+			continue;
+		for (k = 0; k < n && !dup; k++) /* O(max_names) per member */
+			dup = !str_icmp(p, shown[k]);
+		if (dup)
+			continue;
+		if (n)
+			strbuf_adds(out, ", ");
+		esc(out, base_name(p));
+		shown[n++] = p;
+	}
+	if (c->nbinaries > n)
+		strbuf_addf(out, " and %zu more", c->nbinaries - n);
+}
+
+/*
+ * A cap far above any real report (a tree of 100,000 unreadable DLLs gives
+ * 100,001 findings): every step below is O(n log n), and the input is
+ * capped at REPORT_INPUT_MAX bytes anyway.
+ */
+#define REPORT_FINDINGS_MAX 1000000
+
+int report_view_init(struct report_view *v, const cJSON *doc, struct err *err)
+{
+	const cJSON *findings, *f, *installs;
+	const char *schema;
+	size_t alloc = 0, nbin = 0;
+	struct bin_ref *bins = NULL;
+	memset(v, 0, sizeof(*v));
+	if (!cJSON_IsObject(doc))
+		return err_set(err, "the report is not a JSON object");
+	schema = report_str(doc, "schema");
+	if (!schema)
+		return err_set(err, "the report has no \"schema\" (expected \"%s\")", REPORT_SCHEMA);
+	if (strcmp(schema, REPORT_SCHEMA))
+		return err_set(err, "unsupported report schema (expected \"%s\")", REPORT_SCHEMA);
+	findings = cJSON_GetObjectItemCaseSensitive(doc, "findings");
+	if (!cJSON_IsArray(findings))
+		return err_set(err, "the report's \"findings\" is missing or not an array");
+	installs = cJSON_GetObjectItemCaseSensitive(doc, "installs");
+	if (installs && !cJSON_IsArray(installs) && !cJSON_IsNull(installs))
+		return err_set(err, "the report's \"installs\" is not an array");
+	if (cJSON_GetArraySize(findings) > REPORT_FINDINGS_MAX)
+		return err_set(err, "the report has more than %d findings", REPORT_FINDINGS_MAX);
+	v->doc = doc;
+	bins = binary_index(doc, &nbin);
+	cJSON_ArrayForEach(f, findings)
+	{
+		struct report_item it;
+		const cJSON *b;
+		const char *rule = report_str(f, "rule");
+		if (!cJSON_IsObject(f)) {
+			free(bins);
+			report_view_release(v);
+			return err_set(err, "finding %zu is not an object", v->n);
+		}
+		if (!rule || !*rule) {
+			free(bins);
+			report_view_release(v);
+			return err_set(err, "finding %zu has no \"rule\"", v->n);
+		}
+		memset(&it, 0, sizeof(it));
+		if (severity_parse(report_str(f, "severity"), &it.sev)) {
+			free(bins);
+			report_view_release(v);
+			return err_set(err, "finding %zu: \"severity\" must be \"error\", \"warning\" or \"note\"", v->n);
+		}
+		it.f = f;
+		it.index = v->n;
+		{
+			enum rule_id id;
+			it.rule_rank = rule_find(rule, &id) ? INT_MAX : (int)id;
+		}
+		it.binary_order = INT_MAX;
+		b = find_binary(bins, nbin, report_str(f, "binary"));
+		if (b && report_int(b, "winerror", 0) != 0) {
+			it.failing_binary = 1;
+			it.binary_order = (int)report_int(b, "order", INT_MAX);
+		}
+		ALLOC_GROW(v->items, v->n + 1, alloc);
+		v->items[v->n++] = it;
+		v->count[it.sev]++;
+	}
+	free(bins);
+	if (v->n)
+		qsort(v->items, v->n, sizeof(*v->items), item_cmp);
+	if (group_causes(v, err)) {
+		report_view_release(v);
+		return -1;
+	}
+	return 0;
+}
+
+void report_view_release(struct report_view *v)
+{
+	size_t i;
+	for (i = 0; i < v->ncauses; i++)
+		free(v->causes[i].members);
+	free(v->causes);
+	free(v->items);
+	memset(v, 0, sizeof(*v));
+}
+
+const char *report_status(const struct report_view *v)
+{
+	if (v->count[SEV_ERROR])
+		return "fail";
+	if (v->count[SEV_WARNING])
+		return "warn";
+	return "pass";
+}
+
+int report_load_fails(const struct report_view *v)
+{
+	size_t i;
+	for (i = 0; i < v->n; i++)
+		if (v->items[i].sev == SEV_ERROR && report_int(v->items[i].f, "winerror", 0) != 0)
+			return 1;
+	return 0;
+}
+
+int report_exit_status(const struct report_view *v, enum report_fail_on fail_on)
+{
+	switch (fail_on) {
+	case FAIL_ON_NEVER:
+		return 0;
+	case FAIL_ON_WARNING:
+		return (v->count[SEV_ERROR] || v->count[SEV_WARNING]) ? 1 : 0;
+	case FAIL_ON_ERROR:
+	default:
+		return v->count[SEV_ERROR] ? 1 : 0;
+	}
+}
+
+int report_anchor_in_repo(const char *file)
+{
+	const char *p;
+	if (!file || !*file || strlen(file) > 4096)
+		return 0;
+	if (file[0] == '/' || file[0] == '\\' || file[0] == '<' || file[0] == '~')
+		return 0;
+	if (strchr(file, ':')) /* C:\..., file://, <embedded>: never a repository path */
+		return 0;
+	if (strstr(file, "##[")) /* would carry the legacy command form onto the annotation line */
+		return 0;
+	for (p = file; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	/* no ".." component, whichever separator */
+	p = file;
+	while (*p) {
+		size_t n = strcspn(p, "/\\");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return 0;
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 1;
+}
+
+/* ---- escaping ---- */
+
+void report_esc_gh_data(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '%': strbuf_adds(out, "%25"); break;
+		case '\r': strbuf_adds(out, "%0D"); break;
+		case '\n': strbuf_adds(out, "%0A"); break;
+		default: strbuf_addch(out, *s); break;
+		}
+	}
+}
+
+void report_esc_gh_prop(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '%': strbuf_adds(out, "%25"); break;
+		case '\r': strbuf_adds(out, "%0D"); break;
+		case '\n': strbuf_adds(out, "%0A"); break;
+		case ':': strbuf_adds(out, "%3A"); break;
+		case ',': strbuf_adds(out, "%2C"); break;
+		default: strbuf_addch(out, *s); break;
+		}
+	}
+}
+
+/*
+ * Runs of bytes the format itself handles (`special`) are written by `one`;
+ * everything between goes through text_esc, so controls, C1, bidi marks
+ * and invalid UTF-8 are shown exactly as in a terminal line.
+ */
+static void esc_with(struct strbuf *out, const char *str, const char *special, void (*one)(struct strbuf *, int))
+{
+	const char *s = str ? str : "";
+	while (*s) {
+		size_t n = strcspn(s, special);
+		text_esc(out, s, n, 0);
+		s += n;
+		if (*s)
+			one(out, (unsigned char)*s++);
+	}
+}
+
+static void md_one(struct strbuf *out, int c)
+{
+	if (c == '\n' || c == '\r') {
+		strbuf_addch(out, ' ');
+		return;
+	}
+	strbuf_addch(out, '\\');
+	strbuf_addch(out, c);
+}
+
+void report_esc_md(struct strbuf *out, const char *s)
+{
+	esc_with(out, s, "\n\r!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", md_one);
+}
+
+static void html_one(struct strbuf *out, int c)
+{
+	switch (c) {
+	case '&': strbuf_adds(out, "&amp;"); break;
+	case '<': strbuf_adds(out, "&lt;"); break;
+	case '>': strbuf_adds(out, "&gt;"); break;
+	case '"': strbuf_adds(out, "&quot;"); break;
+	default: strbuf_adds(out, "&#39;"); break;
+	}
+}
+
+void report_esc_html(struct strbuf *out, const char *s)
+{
+	esc_with(out, s, "&<>\"'", html_one);
+}
+
+void report_esc_uri(struct strbuf *out, const char *path)
+{
+	const unsigned char *s = (const unsigned char *)(path ? path : "");
+	for (; *s; s++) {
+		if (*s == '\\')
+			strbuf_addch(out, '/');
+		else if (ascii_isalnum(*s) ||
+			 strchr("-._~/", *s))
+			strbuf_addch(out, *s);
+		else
+			strbuf_addf(out, "%%%02X", *s);
+	}
+}

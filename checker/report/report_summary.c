@@ -1,0 +1,485 @@
+/*
+ * report_summary: the job summary ($GITHUB_STEP_SUMMARY), GitHub-flavoured
+ * Markdown with a little HTML (<details>, <pre>).
+ *
+ * Order is importance, because the summary is cut when it would pass
+ * GitHub's 1 MiB per step: the verdict, each error — one entry per root
+ * cause (report_view's causes), naming the torch binaries it affects, fix
+ * visible, chain and search trace in a collapsed <details> — warnings, the table of torch
+ * binaries × outcome, the matrix row applied with its source links, the
+ * inventory, notes, the machine. Content is added in chunks; the first chunk
+ * that does not fit ends the summary and an explicit note says what was left
+ * out and where the complete result is (the JSON report).
+ *
+ * Untrusted text: inline Markdown through report_esc_md (every ASCII
+ * punctuation backslash-escaped, so `|` cannot split a table cell and `<`
+ * cannot open a tag); trace blocks are <pre> with report_esc_html, whose
+ * contents Markdown does not interpret. Links are made only from http(s)
+ * URLs made of URL characters; anything else is shown as text.
+ */
+#include "report/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NOTE_RESERVE 1024 /* room always kept for the truncation note */
+
+struct sum {
+	struct strbuf *out;
+	size_t max;
+	int full;
+	size_t dropped_findings;
+	struct strlist dropped;
+};
+
+static void dropped(struct sum *s, const char *section)
+{
+	size_t i;
+	if (!section)
+		return;
+	for (i = 0; i < s->dropped.n; i++)
+		if (!strcmp(s->dropped.v[i], section))
+			return;
+	strlist_push(&s->dropped, section);
+}
+
+/* Appends the chunk if it fits; else the summary is full from here on. */
+static void add(struct sum *s, struct strbuf *chunk, const char *section, int is_finding)
+{
+	if (!s->full && s->out->len + chunk->len + NOTE_RESERVE <= s->max) {
+		strbuf_add(s->out, chunk->buf, chunk->len);
+	} else {
+		s->full = 1;
+		if (is_finding)
+			s->dropped_findings++;
+		else
+			dropped(s, section);
+	}
+	strbuf_reset(chunk);
+}
+
+static int url_ok(const char *u)
+{
+	const char *p;
+	if (strncmp(u, "https://", 8) && strncmp(u, "http://", 7))
+		return 0;
+	if (strlen(u) > 2000)
+		return 0;
+	for (p = u; *p; p++)
+		if (!(ascii_isalnum(*p) ||
+		      strchr("-._~:/?#@!$&*+,;=%", *p)))
+			return 0;
+	return 1;
+}
+
+static void link_or_text(struct strbuf *c, const char *u)
+{
+	if (!u)
+		return;
+	if (url_ok(u)) {
+		strbuf_adds(c, "[");
+		report_esc_md(c, u);
+		strbuf_addf(c, "](%s)", u);
+	} else {
+		report_esc_md(c, u);
+	}
+}
+
+static void pre_line(struct strbuf *c, const char *label, const char *val)
+{
+	if (!val || !*val)
+		return;
+	strbuf_addf(c, "%-10s", label);
+	report_esc_html(c, val);
+	strbuf_addch(c, '\n');
+}
+
+/*
+ * The fix, best first: a `fix` lists its alternatives separated by "; or "
+ * (docs/report-json.md); each alternative gets a line of its own.
+ */
+static void fixes(struct strbuf *c, const char *fix)
+{
+	static const char sep[] = "; or ";
+	struct strbuf one = STRBUF_INIT;
+	const char *s = fix, *next;
+	int first = 1;
+	while (s && *s) {
+		next = strstr(s, sep);
+		strbuf_reset(&one);
+		strbuf_add(&one, s, next ? (size_t)(next - s) : strlen(s));
+		strbuf_adds(c, first ? "**Fix:** " : "**or:** ");
+		report_esc_md(c, one.buf);
+		strbuf_adds(c, "  \n");
+		s = next ? next + sizeof(sep) - 1 : NULL;
+		first = 0;
+	}
+	strbuf_release(&one);
+}
+
+/* A chain as "a -> b -> c" inside <pre>. */
+static void pre_chain(struct strbuf *c, const cJSON *ch)
+{
+	const cJSON *e;
+	int first = 1;
+	cJSON_ArrayForEach(e, ch)
+	{
+		if (!cJSON_IsString(e))
+			continue;
+		if (!first)
+			strbuf_adds(c, " -&gt; ");
+		report_esc_html(c, e->valuestring);
+		first = 0;
+	}
+}
+
+/* Chains of the other findings of a cause shown, at most this many. */
+#define OTHER_CHAINS 20
+
+/*
+ * One entry per root cause: its first finding's title, the binaries it
+ * affects, the fix (best first), why (report_why), then (collapsed) that
+ * finding's chain and search trace and the other binaries' chains.
+ */
+static void cause_entry(struct strbuf *c, const struct report_view *v, const struct report_cause *rc, size_t num)
+{
+	static const char *const icon[3] = { "ℹ️", "⚠️", "❌" };
+	const cJSON *f = report_cause_finding(v, rc), *ch, *pr, *e, *a;
+	long we = report_int(f, "winerror", 0);
+	size_t i, shown = 0;
+	strbuf_addf(c, "%s **%zu\\. ", icon[rc->sev], num);
+	report_esc_md(c, report_str(f, "title") ? report_str(f, "title") : report_str(f, "rule"));
+	strbuf_adds(c, "** \\(");
+	report_esc_md(c, report_str(f, "rule"));
+	if (we)
+		strbuf_addf(c, ", WinError %ld", we);
+	strbuf_adds(c, "\\)  \n");
+	if (rc->nbinaries > 1) {
+		strbuf_adds(c, "**Affects** ");
+		report_cause_binaries(c, v, rc, 10, report_esc_md);
+		strbuf_adds(c, "  \n");
+	}
+	fixes(c, report_str(f, "fix"));
+	if (report_why(f)) { /* the chain and the places searched are in the details below */
+		strbuf_adds(c, "**Why:** ");
+		report_esc_md(c, report_why(f));
+		strbuf_adds(c, "\n");
+	}
+	ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
+	pr = cJSON_GetObjectItemCaseSensitive(f, "probes");
+	a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+	strbuf_adds(c, "\n<details><summary>Chain and search trace</summary>\n\n<pre>\n");
+	pre_line(c, "binary:", report_str(f, "binary"));
+	pre_line(c, "install:", report_str(f, "install"));
+	if (cJSON_IsArray(ch) && cJSON_GetArraySize(ch)) {
+		strbuf_addf(c, "%-10s", "chain:");
+		pre_chain(c, ch);
+		strbuf_addch(c, '\n');
+	}
+	pre_line(c, "leaf:", report_str(f, "leaf"));
+	if (cJSON_IsArray(pr) && cJSON_GetArraySize(pr)) {
+		int minor = 0;
+		strbuf_addf(c, "searched (%d places, in order):\n", cJSON_GetArraySize(pr));
+		cJSON_ArrayForEach(e, pr)
+		{
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "minor"))) { /* cannot matter here */
+				minor++;
+				continue;
+			}
+			strbuf_adds(c, "  ");
+			report_esc_html(c, report_str(e, "path"));
+			strbuf_adds(c, "  (");
+			report_esc_html(c, report_str(e, "why") ? report_str(e, "why") : report_str(e, "step"));
+			strbuf_adds(c, ": ");
+			report_esc_html(c, report_str(e, "result"));
+			strbuf_adds(c, ")\n");
+		}
+		if (minor)
+			strbuf_addf(c, "  (%d more that cannot matter here: in the JSON report)\n", minor);
+	}
+	if (cJSON_IsObject(a) && report_str(a, "file")) {
+		strbuf_addf(c, "%-10s", "anchor:");
+		report_esc_html(c, report_str(a, "file"));
+		if (report_int(a, "line", 0) > 0)
+			strbuf_addf(c, ":%ld", report_int(a, "line", 0));
+		strbuf_addch(c, '\n');
+	}
+	for (i = 1; i < rc->n; i++) {
+		const cJSON *o = v->items[rc->members[i]].f, *och = cJSON_GetObjectItemCaseSensitive(o, "chain");
+		if (!report_str(o, "binary"))
+			continue;
+		if (shown++ == OTHER_CHAINS) {
+			strbuf_addf(c, "... %zu more in the JSON report\n", rc->n - i);
+			break;
+		}
+		if (shown == 1)
+			strbuf_adds(c, "the same way:\n");
+		strbuf_adds(c, "  ");
+		report_esc_html(c, report_str(o, "binary"));
+		if (cJSON_IsArray(och) && cJSON_GetArraySize(och)) {
+			strbuf_adds(c, "  (");
+			pre_chain(c, och);
+			strbuf_adds(c, ")");
+		}
+		strbuf_addch(c, '\n');
+	}
+	strbuf_adds(c, "</pre>\n</details>\n\n");
+}
+
+static void cell(struct strbuf *c, const char *s)
+{
+	strbuf_adds(c, " ");
+	if (s && *s)
+		report_esc_md(c, s);
+	else
+		strbuf_adds(c, "–");
+	strbuf_adds(c, " |");
+}
+
+static void binaries(struct sum *s, struct strbuf *c, const cJSON *inst)
+{
+	const cJSON *b;
+	const cJSON *bins = cJSON_GetObjectItemCaseSensitive(inst, "binaries");
+	if (!cJSON_IsArray(bins) || !cJSON_GetArraySize(bins))
+		return;
+	strbuf_adds(c, "| # | torch binary | stage | outcome | WinError | missing / symbol |\n"
+		       "|---:|---|---|---|---:|---|\n");
+	add(s, c, "binaries table", 0);
+	cJSON_ArrayForEach(b, bins)
+	{
+		const char *path = report_str(b, "path"), *base = path;
+		const char *outcome = report_str(b, "outcome");
+		long we = report_int(b, "winerror", 0);
+		char num[32];
+		if (path) {
+			const char *p;
+			for (p = path; *p; p++)
+				if (*p == '\\' || *p == '/')
+					base = p + 1;
+		}
+		strbuf_adds(c, "|");
+		snprintf(num, sizeof(num), "%ld", report_int(b, "order", -1));
+		cell(c, report_int(b, "order", -1) >= 0 ? num : NULL);
+		cell(c, base);
+		cell(c, report_str(b, "stage"));
+		strbuf_adds(c, " ");
+		if (outcome && (!strcmp(outcome, "loads")))
+			strbuf_adds(c, "✅ ");
+		else if (outcome && !strcmp(outcome, "loads-via-path"))
+			strbuf_adds(c, "⚠️ ");
+		else
+			strbuf_adds(c, "❌ ");
+		report_esc_md(c, outcome ? outcome : "?");
+		strbuf_adds(c, " |");
+		if (we) {
+			snprintf(num, sizeof(num), "%ld", we);
+			cell(c, num);
+		} else {
+			cell(c, NULL);
+		}
+		cell(c, report_str(b, "symbol") ? report_str(b, "symbol") : report_str(b, "leaf"));
+		strbuf_addch(c, '\n');
+		add(s, c, "binaries table", 0);
+	}
+	strbuf_addch(c, '\n');
+	add(s, c, "binaries table", 0);
+}
+
+static void install(struct sum *s, struct strbuf *c, const cJSON *inst)
+{
+	const cJSON *row = cJSON_GetObjectItemCaseSensitive(inst, "matrix_row"), *src, *ie;
+	strbuf_adds(c, "#### torch ");
+	report_esc_md(c, report_str(inst, "version") ? report_str(inst, "version") : "(unknown version)");
+	strbuf_adds(c, " — ");
+	report_esc_md(c, report_str(inst, "torch_dir"));
+	strbuf_adds(c, "\n\n");
+	ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
+	if (cJSON_IsObject(ie) && report_str(ie, "text")) {
+		strbuf_adds(c, "`import torch` would raise:\n<pre>");
+		report_esc_html(c, report_str(ie, "text"));
+		strbuf_adds(c, "</pre>\n\n");
+	}
+	if (cJSON_IsObject(row)) {
+		strbuf_adds(c, "Matrix row applied: **");
+		report_esc_md(c, report_str(row, "id"));
+		strbuf_adds(c, "** from ");
+		report_esc_md(c, report_str(row, "file"));
+		if (report_int(row, "line", 0) > 0)
+			strbuf_addf(c, ":%ld", report_int(row, "line", 0));
+		src = cJSON_GetObjectItemCaseSensitive(row, "sources");
+		if (cJSON_IsArray(src) && cJSON_GetArraySize(src)) {
+			const cJSON *e;
+			strbuf_adds(c, "; sources:");
+			cJSON_ArrayForEach(e, src)
+			{
+				if (!cJSON_IsString(e))
+					continue;
+				strbuf_adds(c, " ");
+				link_or_text(c, e->valuestring);
+			}
+		}
+		strbuf_adds(c, "\n\n");
+	}
+	add(s, c, "installs", 0);
+	binaries(s, c, inst);
+}
+
+static void inventory_of(struct sum *s, struct strbuf *c, const cJSON *doc)
+{
+	const cJSON *inv = cJSON_GetObjectItemCaseSensitive(doc, "inventory");
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(inv, "redistributables");
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(inv, "runtime_dlls"), *e;
+	if (!cJSON_IsObject(inv))
+		return;
+	strbuf_adds(c, "### Inventory\n\n");
+	if (cJSON_IsArray(r) && cJSON_GetArraySize(r)) {
+		strbuf_adds(c, "| VC++ redistributable | version | installed | source |\n|---|---|---|---|\n");
+		cJSON_ArrayForEach(e, r)
+		{
+			const cJSON *ins = cJSON_GetObjectItemCaseSensitive(e, "installed");
+			strbuf_adds(c, "|");
+			cell(c, report_str(e, "arch"));
+			cell(c, report_str(e, "version"));
+			cell(c, cJSON_IsBool(ins) ? (cJSON_IsTrue(ins) ? "yes" : "no") : NULL);
+			cell(c, report_str(e, "source"));
+			strbuf_addch(c, '\n');
+		}
+		strbuf_addch(c, '\n');
+	} else {
+		strbuf_adds(c, "No Visual C++ 2015–2022 redistributable found.\n\n");
+	}
+	add(s, c, "inventory", 0);
+	if (cJSON_IsArray(d) && cJSON_GetArraySize(d)) {
+		strbuf_adds(c, "| runtime DLL | version | machine | path |\n|---|---|---|---|\n");
+		add(s, c, "inventory", 0);
+		cJSON_ArrayForEach(e, d)
+		{
+			strbuf_adds(c, "|");
+			cell(c, report_str(e, "name"));
+			cell(c, report_str(e, "file_version"));
+			cell(c, report_str(e, "machine"));
+			cell(c, report_str(e, "path"));
+			strbuf_addch(c, '\n');
+			add(s, c, "inventory", 0);
+		}
+		strbuf_addch(c, '\n');
+		add(s, c, "inventory", 0);
+	}
+}
+
+static void machine(struct sum *s, struct strbuf *c, const cJSON *doc)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+	const cJSON *mx = cJSON_GetObjectItemCaseSensitive(doc, "matrix"), *e;
+	if (!cJSON_IsObject(m))
+		return;
+	strbuf_adds(c, "<sub>Machine: ");
+	report_esc_md(c, report_str(m, "source"));
+	strbuf_adds(c, ", ");
+	report_esc_md(c, report_str(m, "arch"));
+	strbuf_adds(c, "; API sets: ");
+	report_esc_md(c, report_str(m, "api_set_schema"));
+	strbuf_adds(c, "; KnownDLLs: ");
+	report_esc_md(c, report_str(m, "known_dlls"));
+	if (cJSON_IsObject(mx) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(mx, "sources"))) {
+		strbuf_adds(c, "; matrix:");
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(mx, "sources"))
+		{
+			if (!cJSON_IsString(e))
+				continue;
+			strbuf_adds(c, " ");
+			report_esc_md(c, e->valuestring);
+		}
+	}
+	strbuf_adds(c, ".</sub>\n\n");
+	add(s, c, "machine", 0);
+}
+
+void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
+{
+	struct sum s;
+	struct strbuf c = STRBUF_INIT;
+	const cJSON *inst, *t = cJSON_GetObjectItemCaseSensitive(v->doc, "tool");
+	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *pins;
+	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
+	size_t i, num = 0, start = out->len;
+	int sev;
+
+	memset(&s, 0, sizeof(s));
+	s.out = out;
+	s.max = start + (max > NOTE_RESERVE * 2 ? max : NOTE_RESERVE * 2);
+
+	/* The verdict. */
+	if (v->count[SEV_ERROR] && report_load_fails(v))
+		strbuf_adds(&c, "### ❌ torch-dll-check: torch will not load\n\n");
+	else if (v->count[SEV_ERROR])
+		strbuf_adds(&c, "### ❌ torch-dll-check: torch fails the check\n\n");
+	else if (v->count[SEV_WARNING])
+		strbuf_adds(&c, "### ⚠️ torch-dll-check: torch loads, with warnings\n\n");
+	else
+		strbuf_adds(&c, "### ✅ torch-dll-check: torch loads\n\n");
+	if (v->n && v->items[0].sev != SEV_NOTE) {
+		strbuf_adds(&c, "**");
+		report_esc_md(&c, report_str(v->items[0].f, "title"));
+		strbuf_adds(&c, "**  \n");
+	}
+	strbuf_addf(&c, "%zu error%s, %zu warning%s, %zu note%s (one per root cause)", v->ncause[SEV_ERROR],
+		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING], v->ncause[SEV_WARNING] == 1 ? "" : "s",
+		    v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
+	pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins");
+	if (cJSON_IsObject(counts) && report_int(counts, "binaries", -1) >= 0 &&
+	    (report_int(counts, "installs", 0) > 0 || !cJSON_IsObject(pins)))
+		strbuf_addf(&c, " · %ld torch binaries checked, %ld fail", report_int(counts, "binaries", 0),
+			    report_int(counts, "binaries_failing", 0));
+	if (cJSON_IsObject(pins)) { /* check --pins: which commit's pins */
+		const char *sha = report_str(cJSON_GetObjectItemCaseSensitive(pins, "head"), "commit");
+		strbuf_adds(&c, " · torch pins of ");
+		report_esc_md(&c, sha ? sha : "?");
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pins, "judged")))
+			strbuf_adds(&c, " (unchanged: not judged)");
+	}
+	if (cJSON_IsObject(t) && report_str(t, "version")) {
+		strbuf_adds(&c, " · torch-dll-check ");
+		report_esc_md(&c, report_str(t, "version"));
+	}
+	strbuf_adds(&c, "\n\n");
+	add(&s, &c, "verdict", 0);
+
+	for (sev = SEV_ERROR; sev >= SEV_WARNING; sev--) {
+		if (!v->ncause[sev])
+			continue;
+		strbuf_addf(&c, "#### %s (%zu)\n\n", head[sev], v->ncause[sev]);
+		add(&s, &c, sev == SEV_ERROR ? "errors" : "warnings", 0);
+		for (i = 0; i < v->ncauses; i++)
+			if ((int)v->causes[i].sev == sev) {
+				cause_entry(&c, v, &v->causes[i], ++num);
+				add(&s, &c, NULL, 1);
+			}
+	}
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+		install(&s, &c, inst);
+	inventory_of(&s, &c, v->doc);
+	if (v->ncause[SEV_NOTE]) {
+		strbuf_addf(&c, "#### Notes (%zu)\n\n", v->ncause[SEV_NOTE]);
+		add(&s, &c, "notes", 0);
+		for (i = 0; i < v->ncauses; i++)
+			if (v->causes[i].sev == SEV_NOTE) {
+				cause_entry(&c, v, &v->causes[i], ++num);
+				add(&s, &c, NULL, 1);
+			}
+	}
+	machine(&s, &c, v->doc);
+
+	if (s.full) {
+		strbuf_adds(out, "\n---\n**Summary truncated** at GitHub's 1 MiB job-summary limit; left out:");
+		if (s.dropped_findings)
+			strbuf_addf(out, " %zu problem%s", s.dropped_findings, s.dropped_findings == 1 ? "" : "s");
+		if (s.dropped.n)
+			strbuf_addf(out, "%s the section%s", s.dropped_findings ? " and" : "", s.dropped.n == 1 ? "" : "s");
+		for (i = 0; i < s.dropped.n; i++)
+			strbuf_addf(out, "%s %s", i ? "," : "", s.dropped.v[i]);
+		strbuf_adds(out, ". The complete result is the JSON report (the `report` output).\n");
+	}
+	strlist_release(&s.dropped);
+	strbuf_release(&c);
+}

@@ -1,0 +1,296 @@
+/*
+ * report_text: the human report. The first line is the verdict a person
+ * reads in ten seconds (PASS/WARN/FAIL, the most important finding, the
+ * counts of root causes); then the installs and what `import torch` raises;
+ * then one entry per root cause (report.h), errors, warnings, notes: its
+ * headline, the fix (best first, alternatives after), why (the matrix's
+ * words), then the evidence — chain, the places searched with why each was
+ * searched (the loader's labels; places that cannot matter only with
+ * --trace), the binaries it fails. Our own words are ASCII so a legacy Windows console code page
+ * shows them; untrusted strings pass through text_esc_line (text.h), so a DLL name
+ * cannot move the cursor, recolour the terminal or start a workflow command.
+ *
+ * Colour (ANSI SGR) only when the caller says so: cmd_report enables it for
+ * a terminal and never when NO_COLOR is set (https://no-color.org/).
+ */
+#include "report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PROBES_SHOWN 8
+
+struct style {
+	const char *red, *yellow, *green, *cyan, *bold, *dim, *off;
+};
+
+static const struct style plain = { "", "", "", "", "", "", "" };
+static const struct style ansi = { "\033[1;31m", "\033[1;33m", "\033[1;32m", "\033[36m", "\033[1m",
+				   "\033[2m", "\033[0m" };
+
+static void field(struct strbuf *out, const struct style *st, const char *label, const char *val)
+{
+	if (!val || !*val)
+		return;
+	strbuf_addf(out, "      %s%-9s%s ", st->dim, label, st->off);
+	text_esc_line(out, val);
+	strbuf_addch(out, '\n');
+}
+
+static void chain(struct strbuf *out, const struct style *st, const cJSON *f)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "chain"), *e;
+	int first = 1;
+	if (!cJSON_IsArray(c) || !cJSON_GetArraySize(c))
+		return;
+	strbuf_addf(out, "      %s%-9s%s ", st->dim, "chain:", st->off);
+	cJSON_ArrayForEach(e, c)
+	{
+		if (!cJSON_IsString(e))
+			continue;
+		if (!first)
+			strbuf_adds(out, " -> ");
+		text_esc_line(out, e->valuestring);
+		first = 0;
+	}
+	strbuf_addch(out, '\n');
+}
+
+/* A probe's place: the folder when the probe looked for `leaf` there, else the path as tried. */
+static void place(struct strbuf *out, const char *path, const char *leaf)
+{
+	size_t n = path ? strlen(path) : 0, l = leaf ? strlen(leaf) : 0;
+	if (l && n > l + 1 && path[n - l - 1] == '\\' && !str_icmp(path + n - l, leaf))
+		text_esc(out, path, n - l - 1, TEXT_ESC_WORKFLOW);
+	else
+		text_esc_line(out, path);
+}
+
+/*
+ * Where the loader looked, one place a line with why it was searched there
+ * (probes[].why, the loader's words) and what it found. Places that cannot
+ * matter (probes[].minor) only with --trace; a count says what was left out.
+ */
+static void probes(struct strbuf *out, const struct style *st, const cJSON *f, int trace)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "probes"), *e;
+	const char *leaf = report_str(f, "leaf");
+	int n, shown = 0, hidden = 0;
+	if (!cJSON_IsArray(p) || !(n = cJSON_GetArraySize(p)))
+		return;
+	cJSON_ArrayForEach(e, p)
+	{
+		if (!trace && (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "minor")) || shown == PROBES_SHOWN)) {
+			hidden++;
+			continue;
+		}
+		strbuf_addf(out, "      %s%-9s%s ", st->dim, shown ? "" : "searched:", st->off);
+		place(out, report_str(e, "path"), leaf);
+		strbuf_adds(out, "  (");
+		text_esc_line(out, report_str(e, "why") ? report_str(e, "why") : report_str(e, "step"));
+		strbuf_adds(out, ": ");
+		text_esc_line(out, report_str(e, "result"));
+		strbuf_adds(out, ")\n");
+		shown++;
+	}
+	if (hidden)
+		strbuf_addf(out, "      %-9s %s(%d more place%s with --trace)%s\n", shown ? "" : "searched:", st->dim, hidden,
+			    hidden == 1 ? "" : "s", st->off);
+}
+
+/*
+ * The fix, best first: a `fix` lists its alternatives separated by "; or "
+ * (docs/report-json.md), shown one a line.
+ */
+static void fixes(struct strbuf *out, const struct style *st, const char *fix)
+{
+	static const char sep[] = "; or ";
+	const char *s = fix, *next;
+	int first = 1;
+	while (s && *s) {
+		next = strstr(s, sep);
+		strbuf_addf(out, "      %s%-9s%s ", first ? st->bold : st->dim, first ? "fix:" : "or:", st->off);
+		text_esc(out, s, next ? (size_t)(next - s) : strlen(s), TEXT_ESC_WORKFLOW);
+		strbuf_addch(out, '\n');
+		s = next ? next + sizeof(sep) - 1 : NULL;
+		first = 0;
+	}
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/*
+ * One finding: the headline, the fix (best first), why (report_why: the
+ * message, or the matrix's explanation where the message only tells the
+ * evidence below in prose), then the evidence.
+ */
+static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi,
+		    int trace)
+{
+	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
+	long we = report_int(f, "winerror", 0);
+	const char *title = report_str(f, "title");
+	strbuf_addf(out, "  %s%zu.%s %s", col, num, st->off, st->bold);
+	text_esc_line(out, title ? title : report_str(f, "rule"));
+	strbuf_addf(out, "%s  [", st->off);
+	text_esc_line(out, report_str(f, "rule"));
+	if (we)
+		strbuf_addf(out, ", WinError %ld", we);
+	strbuf_adds(out, "]\n");
+	fixes(out, st, report_str(f, "fix"));
+	field(out, st, "why:", report_why(f));
+	chain(out, st, f);
+	probes(out, st, f, trace);
+	if (trace)
+		field(out, st, "binary:", report_str(f, "binary"));
+	if (cJSON_IsObject(a) && report_str(a, "file")) {
+		strbuf_addf(out, "      %s%-9s%s ", st->dim, "at:", st->off);
+		text_esc_line(out, report_str(a, "file"));
+		if (report_int(a, "line", 0) > 0)
+			strbuf_addf(out, ":%ld", report_int(a, "line", 0));
+		strbuf_addch(out, '\n');
+	}
+	if (multi)
+		field(out, st, "install:", report_str(f, "install"));
+}
+
+static void esc_line(struct strbuf *out, const char *s)
+{
+	text_esc_line(out, s);
+}
+
+/* A root cause: its most important finding in full, then the torch binaries it makes fail. */
+static void cause(struct strbuf *out, const struct style *st, const struct report_view *v,
+		  const struct report_cause *c, size_t num, int multi, int trace)
+{
+	finding(out, st, &v->items[c->members[0]], num, multi, trace);
+	if (c->nbinaries > 1) {
+		strbuf_addf(out, "      %s%-9s%s ", st->dim, "affects:", st->off);
+		report_cause_binaries(out, v, c, 8, esc_line);
+		strbuf_addch(out, '\n');
+	}
+}
+
+/* The causes by severity: "1 error, 0 warnings, 0 notes" (one root cause is one problem, whatever it fails). */
+static void counts(struct strbuf *out, const struct report_view *v)
+{
+	strbuf_addf(out, "%zu error%s, %zu warning%s, %zu note%s", v->ncause[SEV_ERROR],
+		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING],
+		    v->ncause[SEV_WARNING] == 1 ? "" : "s", v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
+}
+
+/* "torch 2.4.0+cpu" or "2 torch installs" or "no torch install". */
+static void what(struct strbuf *out, const struct report_view *v)
+{
+	const cJSON *inst = cJSON_GetObjectItemCaseSensitive(v->doc, "installs");
+	int n = cJSON_IsArray(inst) ? cJSON_GetArraySize(inst) : 0;
+	if (n == 1 && report_str(cJSON_GetArrayItem(inst, 0), "version")) {
+		strbuf_adds(out, "torch ");
+		text_esc_line(out, report_str(cJSON_GetArrayItem(inst, 0), "version"));
+	} else if (n > 1) {
+		strbuf_addf(out, "%d torch installs", n);
+	} else if (n == 1) {
+		strbuf_adds(out, "torch");
+	} else if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(v->doc, "pins"))) {
+		strbuf_adds(out, "the torch this branch pins"); /* check --pins before any install */
+	} else {
+		strbuf_adds(out, "no torch install");
+	}
+}
+
+void report_text(struct strbuf *out, const struct report_view *v, int color, int trace)
+{
+	const struct style *st = color ? &ansi : &plain;
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *inst;
+	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
+	size_t i, num = 0;
+	int sev, ninst = 0, nfail = 0, multi, pass;
+
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+	{
+		ninst++;
+		nfail += same_str(report_str(inst, "status"), "fail");
+	}
+	multi = ninst > 1;
+
+	/* The verdict line. */
+	if (v->count[SEV_ERROR]) {
+		strbuf_addf(out, "%sFAIL%s ", st->red, st->off);
+		if (ninst > 1 && nfail)
+			strbuf_addf(out, "%d of %d torch installs", nfail, ninst);
+		else
+			what(out, v);
+		strbuf_adds(out, report_load_fails(v) ? " will not load: " : ": ");
+		text_esc_line(out, report_str(report_cause_finding(v, &v->causes[0]), "title"));
+	} else if (v->count[SEV_WARNING]) {
+		strbuf_addf(out, "%sWARN%s ", st->yellow, st->off);
+		what(out, v);
+		strbuf_adds(out, " loads, but: ");
+		text_esc_line(out, report_str(report_cause_finding(v, &v->causes[0]), "title"));
+	} else if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v->doc, "pins"),
+								  "judged")) && !ninst) {
+		strbuf_addf(out, "%sPASS%s no torch pin changed: the gate passes", st->green, st->off);
+	} else {
+		strbuf_addf(out, "%sPASS%s ", st->green, st->off);
+		what(out, v);
+		strbuf_adds(out, " loads");
+	}
+	strbuf_adds(out, " (");
+	counts(out, v);
+	if (cJSON_IsObject(c) && report_int(c, "binaries", -1) >= 0 &&
+	    (ninst || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(v->doc, "pins"))))
+		strbuf_addf(out, "; %ld torch binaries checked, %ld fail", report_int(c, "binaries", 0),
+			    report_int(c, "binaries_failing", 0));
+	strbuf_adds(out, ")\n");
+
+	/* Where, and what `import torch` would say (Windows names only the DLL it asked for); failing installs first. */
+	for (pass = 0; pass < 2; pass++)
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+	{
+		const cJSON *ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
+		if (!report_str(inst, "torch_dir") || same_str(report_str(inst, "status"), "fail") != !pass)
+			continue;
+		{
+			const char *is = report_str(inst, "status");
+			if (same_str(is, "fail"))
+				strbuf_addf(out, "  %sFAIL%s ", st->red, st->off);
+			else if (same_str(is, "warn"))
+				strbuf_addf(out, "  %sWARN%s ", st->yellow, st->off);
+			else if (same_str(is, "pass"))
+				strbuf_addf(out, "  %sPASS%s ", st->green, st->off);
+			else
+				strbuf_adds(out, "  ");
+		}
+		strbuf_addf(out, "%storch%s ", st->dim, st->off);
+		text_esc_line(out, report_str(inst, "version") ? report_str(inst, "version") : "(version unknown)");
+		strbuf_adds(out, " at ");
+		text_esc_line(out, report_str(inst, "torch_dir"));
+		strbuf_addch(out, '\n');
+		if (cJSON_IsObject(ie) && report_str(ie, "text")) {
+			strbuf_addf(out, "  %simport torch raises:%s ", st->dim, st->off);
+			text_esc_line(out, report_str(ie, "text"));
+			strbuf_addch(out, '\n');
+		}
+	}
+
+	/* One entry per root cause (report.h), by severity, most important first. */
+	for (sev = SEV_ERROR; sev >= SEV_NOTE; sev--) {
+		if (!v->ncause[sev])
+			continue;
+		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->ncause[sev], st->off);
+		for (i = 0; i < v->ncauses; i++)
+			if ((int)v->causes[i].sev == sev)
+				cause(out, st, v, &v->causes[i], ++num, multi, trace);
+	}
+	if (v->n && report_str(v->doc, "status") && strcmp(report_str(v->doc, "status"), report_status(v)))
+		strbuf_addf(out, "\n(the report says status \"%s\"; its findings say \"%s\")\n",
+			    strcmp(report_str(v->doc, "status"), "pass") && strcmp(report_str(v->doc, "status"), "warn") &&
+					    strcmp(report_str(v->doc, "status"), "fail")
+				    ? "?"
+				    : report_str(v->doc, "status"),
+			    report_status(v));
+}
