@@ -45,10 +45,7 @@ static void say(const char *prefix, const char *msg)
 
 static int set_format(void *dst, const char *val, struct strbuf *why)
 {
-	if (!report_format_parse(val, dst))
-		return 0;
-	strbuf_adds(why, "expected text, json, github or sarif");
-	return -1;
+	return report_format_choose(val, REPORT_FORMATS_CHECK, dst, why);
 }
 
 static int set_fail_on(void *dst, const char *val, struct strbuf *why)
@@ -71,7 +68,7 @@ static int set_json(void *dst, const char *val, struct strbuf *why)
 }
 
 const struct cli_opt report_cli_opts[] = {
-	CLI_OPT("--format", "text|json|github|sarif",
+	CLI_OPT("--format", REPORT_FORMATS_CHECK,
 		"what goes to stdout (default: github when GITHUB_ACTIONS=true, else text)",
 		set_format, struct report_opts, format),
 	/* the whole struct: --json sets either the format or the path */

@@ -26,18 +26,36 @@ void report_opts_init(struct report_opts *o)
 	o->color = -1;
 }
 
-int report_format_parse(const char *s, enum report_format *out)
+int report_format_choose(const char *s, const char *choices, enum report_format *out, struct strbuf *why)
 {
 	static const struct { const char *w; enum report_format f; } t[] = {
-		{ "auto", REPORT_FMT_AUTO }, { "text", REPORT_FMT_TEXT }, { "json", REPORT_FMT_JSON },
-		{ "github", REPORT_FMT_GITHUB }, { "sarif", REPORT_FMT_SARIF },
+		{ "text", REPORT_FMT_TEXT }, { "json", REPORT_FMT_JSON }, { "github", REPORT_FMT_GITHUB },
+		{ "sarif", REPORT_FMT_SARIF }, { "markdown", REPORT_FMT_MARKDOWN },
 	};
-	size_t i;
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(s, t[i].w)) {
-			*out = t[i].f;
-			return 0;
-		}
+	const char *p = choices, *bar;
+	size_t i, n = strlen(s);
+	if (!strcmp(s, "auto")) {
+		*out = REPORT_FMT_AUTO;
+		return 0;
+	}
+	for (; *p; p = *bar ? bar + 1 : bar) {
+		bar = p + strcspn(p, "|");
+		if ((size_t)(bar - p) != n || strncmp(p, s, n))
+			continue;
+		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+			if (!strcmp(s, t[i].w)) {
+				*out = t[i].f;
+				return 0;
+			}
+	}
+	/* "a|b|c" -> "expected a, b or c" */
+	strbuf_adds(why, "expected ");
+	for (p = choices; *p; p = *bar ? bar + 1 : bar) {
+		bar = p + strcspn(p, "|");
+		if (p != choices)
+			strbuf_adds(why, *bar ? ", " : " or ");
+		strbuf_add(why, p, (size_t)(bar - p));
+	}
 	return -1;
 }
 

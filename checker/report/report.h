@@ -42,7 +42,19 @@
 /* Largest report document `report --in` accepts. */
 #define REPORT_INPUT_MAX (64u << 20)
 
-enum report_format { REPORT_FMT_AUTO = 0, REPORT_FMT_TEXT, REPORT_FMT_JSON, REPORT_FMT_GITHUB, REPORT_FMT_SARIF };
+enum report_format {
+	REPORT_FMT_AUTO = 0,
+	REPORT_FMT_TEXT,
+	REPORT_FMT_JSON,
+	REPORT_FMT_GITHUB,
+	REPORT_FMT_SARIF,
+	REPORT_FMT_MARKDOWN,
+};
+
+/* The forms each command's --format takes, as --help shows them (report_format_choose). */
+#define REPORT_FORMATS_CHECK "text|json|github|sarif"
+#define REPORT_FORMATS_AUDIT "text|github"
+#define REPORT_FORMATS_FLEET "text|markdown|json"
 
 enum report_fail_on { FAIL_ON_ERROR = 0, FAIL_ON_WARNING, FAIL_ON_NEVER };
 
@@ -149,8 +161,15 @@ int report_load_fails(const struct report_view *v);
 /* 0 pass, 1 when a finding reaches `fail_on` (cmd.h's EXIT_* values). */
 int report_exit_status(const struct report_view *v, enum report_fail_on fail_on);
 
-/* Parsing the option words; 0 ok, -1 unknown word. */
-int report_format_parse(const char *s, enum report_format *out);
+/*
+ * The one --format parser of every command: `s` is one of `choices` (the
+ * option's argument as --help shows it, "text|json|github|sarif"), or
+ * "auto" (the command's default). 0 ok; -1 with `why` = "expected text,
+ * json, github or sarif", the same words in every command.
+ */
+int report_format_choose(const char *s, const char *choices, enum report_format *out, struct strbuf *why);
+
+/* Parsing --fail-on's word; 0 ok, -1 unknown word. */
 int report_fail_on_parse(const char *s, enum report_fail_on *out);
 
 /* Borrowed string member or NULL; integer member or `def`. */
@@ -187,6 +206,51 @@ void report_esc_html(struct strbuf *out, const char *s);
 
 /* A repository-relative path as a SARIF artifactLocation.uri (forward slashes, %-encoded). */
 void report_esc_uri(struct strbuf *out, const char *path);
+
+/* ---- annotations, for every command that writes them (annotate.c) ---- */
+
+/*
+ * GitHub workflow-command annotations of check, pins and audit: one line writer with the Actions
+ * toolkit's escaping, and one limiter of how many of each kind a step shows.
+ *
+ * Limits (docs.github.com, "Workflow commands"): 10 errors, 10 warnings and
+ * 10 notices per step (a composite action is one step). A command asks the
+ * limiter once with how many annotations of each kind it has, in rank
+ * order, then asks before each one whether it is written. The first 10 of
+ * each kind are; when anything is left out, one notice slot is kept for the
+ * single notice that says how many were (a notice itself), so at most 9
+ * notes go before it. The command words that notice itself (what was left
+ * out and where the rest is): report_annot_left says how many.
+ *
+ * Escaping: message data as the toolkit's escapeData (% CR LF), property
+ * values as escapeProperty (% CR LF : ,) — actions/toolkit
+ * packages/core/src/command.ts. Callers make every untrusted field a safe
+ * single line first (text_esc_line), so the annotation never carries a
+ * second command even for a reader that ignored this escaping.
+ */
+struct report_annot_budget {
+	size_t limit[3];   /* by enum report_severity */
+	size_t emitted[3];
+	size_t left[3];
+};
+
+/* `wanted`: how many annotations of each severity the command has (by enum report_severity). */
+void report_annot_budget_init(struct report_annot_budget *b, const size_t wanted[3]);
+
+/* 1 when the next annotation of severity `sev` is written (and counts it), 0 when it is left out. */
+int report_annot_take(struct report_annot_budget *b, enum report_severity sev);
+
+/* How many were left out, all severities. */
+size_t report_annot_left(const struct report_annot_budget *b);
+
+/*
+ * One annotation: "::error file=F,line=L,col=C,title=T::MSG\n" (notice,
+ * warning, error by `sev`). `file` NULL: no location; `line` <= 0: no line
+ * (nor col); `col` <= 0: no col. `title` and `msg` are escaped here as
+ * property and data; nothing else is done to them.
+ */
+void report_annotation(struct strbuf *out, enum report_severity sev, const char *file, long line, long col,
+		       const char *title, const char *msg);
 
 /* ---- renderers ---- */
 

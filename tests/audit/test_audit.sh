@@ -184,7 +184,8 @@ check_cmd "under Actions, history: the runner name is there, escaped" grep -q 'g
 GITHUB_ACTIONS=true "$gbin" audit --history "$hist" --runner "$evil" --report "$tmp/n3.json" >"$tmp/gh.out" 2>"$tmp/gh.err"
 check_eq "under Actions, audit: only its own annotations are live (1 warning, 6 notices)" "6 notice 1 warning" \
 	"$(live "$tmp/gh.out" "$tmp/gh.err" | cut -d' ' -f2 | sort | uniq -c | awk '{print $1, $2}' | paste -sd' ')"
-check_cmd "under Actions, audit: the annotation title names the runner, escaped" grep -q '^::warning title=torch-dll-check drift on gpu box%0A%3A%3Aerror%3A%3Ax' "$tmp/gh.out"
+# one escaping path for every annotation (report/annotate.h): the line made visible (LF as \n), then escapeProperty
+check_cmd "under Actions, audit: the annotation title names the runner, escaped" grep -qF '::warning title=torch-dll-check drift on gpu box\n%3A%3Aerror%3A%3Ax' "$tmp/gh.out"
 GITHUB_ACTIONS=true "$gbin" fleet --history "$hist" --format markdown >"$tmp/gh.out" 2>"$tmp/gh.err"
 check_eq "under Actions, fleet: no live workflow command" "" "$(live "$tmp/gh.out" "$tmp/gh.err")"
 

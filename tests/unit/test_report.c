@@ -642,8 +642,57 @@ static void test_grouping_by_cause(void)
 	cJSON_Delete(d);
 }
 
+
+/* The one --format parser: the choices are the option's argument; the error lists them. */
+static void test_format_choose(void)
+{
+	struct strbuf why = STRBUF_INIT;
+	enum report_format f = REPORT_FMT_TEXT;
+	CHECK_INT(report_format_choose("sarif", REPORT_FORMATS_CHECK, &f, &why), 0);
+	CHECK_INT(f, REPORT_FMT_SARIF);
+	CHECK_INT(report_format_choose("markdown", REPORT_FORMATS_FLEET, &f, &why), 0);
+	CHECK_INT(f, REPORT_FMT_MARKDOWN);
+	CHECK_INT(report_format_choose("auto", REPORT_FORMATS_AUDIT, &f, &why), 0);
+	CHECK_INT(f, REPORT_FMT_AUTO);
+	CHECK_INT(report_format_choose("markdown", REPORT_FORMATS_CHECK, &f, &why), -1);
+	CHECK_STR(why.buf, "expected text, json, github or sarif");
+	strbuf_reset(&why);
+	CHECK_INT(report_format_choose("json", REPORT_FORMATS_AUDIT, &f, &why), -1);
+	CHECK_STR(why.buf, "expected text or github");
+	strbuf_reset(&why);
+	CHECK_INT(report_format_choose("tex", REPORT_FORMATS_FLEET, &f, &why), -1);
+	CHECK_STR(why.buf, "expected text, markdown or json");
+	strbuf_reset(&why);
+	CHECK_INT(report_format_choose("", REPORT_FORMATS_FLEET, &f, &why), -1);
+	strbuf_release(&why);
+}
+
+/* The one budget: 10 a kind; one notice slot kept when anything is left out; the writer's escaping. */
+static void test_annotation_budget_and_writer(void)
+{
+	struct report_annot_budget b;
+	struct strbuf out = STRBUF_INIT;
+	size_t want[3] = { 12, 0, 3 }, i, ok = 0;
+	report_annot_budget_init(&b, want);
+	for (i = 0; i < 12; i++)
+		ok += (size_t)report_annot_take(&b, SEV_NOTE);
+	CHECK_INT(ok, 9);
+	for (i = 0, ok = 0; i < 3; i++)
+		ok += (size_t)report_annot_take(&b, SEV_ERROR);
+	CHECK_INT(ok, 3);
+	CHECK_INT(report_annot_left(&b), 3);
+	report_annotation(&out, SEV_WARNING, "a,b:c.txt", 3, 0, "t: x, y", "50%\nnext\r");
+	CHECK_STR(out.buf, "::warning file=a%2Cb%3Ac.txt,line=3,title=t%3A x%2C y::50%25%0Anext%0D\n");
+	strbuf_reset(&out);
+	report_annotation(&out, SEV_ERROR, NULL, 0, 0, "t", "a\nb");
+	CHECK_STR(out.buf, "::error title=t::a%0Ab\n");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
+	RUN(test_format_choose);
+	RUN(test_annotation_budget_and_writer);
 	RUN(test_escape_gh_data_and_property_exactly_as_toolkit);
 	RUN(test_escape_markdown_html_uri);
 	RUN(test_anchor_in_repo);

@@ -1,0 +1,163 @@
+/*
+ * cmd_fleet (torch-dll-check-git): `fleet`, one table across runners from
+ * each runner's latest snapshot (git/git_history.h) or from report files
+ * (audit/fleet.h builds the rows). The option table is in cli/cmd_audit.c.
+ *
+ * One document, the fleet table (schema torch-dll-check/fleet/v1): --format
+ * json prints it; text and Markdown (stdout, and --summary cut to GitHub's
+ * 1 MiB) are rendered from it by report/report_audit.h.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit/fleet.h"
+#include "cli/cmd.h"
+#include "cli/cmd_audit.h"
+#include "cli/out.h"
+#include "git/git_history.h"
+#include "report/report.h"
+#include "report/report_audit.h"
+#include "util/os.h"
+
+struct fleet_ctx {
+	struct fleet *f;
+	struct err *err;
+	int failed;
+};
+
+static int fleet_entry(void *vctx, const char *runner, const struct history_entry *e)
+{
+	struct fleet_ctx *fc = vctx;
+	cJSON *report = e->report_json ? cJSON_ParseWithLength(e->report_json, e->report_len) : NULL;
+	cJSON *drift = e->drift_json ? cJSON_ParseWithLength(e->drift_json, e->drift_len) : NULL;
+	if (!report) {
+		err_set(fc->err, "runner %s: snapshot %.12s: %s", runner, e->sha,
+			e->problem ? e->problem : "report.json is not JSON");
+		fc->failed = 1;
+	} else if (fleet_add(fc->f, runner, e->when, report, drift, fc->err) < 0) {
+		fc->failed = 1;
+	}
+	cJSON_Delete(report);
+	cJSON_Delete(drift);
+	return 1; /* the latest only */
+}
+
+static char *runner_from_file(const char *path)
+{
+	const char *base = path, *p;
+	size_t n;
+	for (p = path; *p; p++)
+		if (*p == '/' || *p == '\\')
+			base = p + 1;
+	n = strlen(base);
+	if (n > 5 && !strcmp(base + n - 5, ".json"))
+		n -= 5;
+	return xstrndup(base, n);
+}
+
+/* The rows of REPORT.json operands, each named after its file. -1 after printing. */
+static int add_files(struct fleet *f, const struct cli_args *args)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct err err;
+	int rc = 0;
+	err_clear(&err);
+	for (int i = 0; !rc && i < args->n; i++) {
+		cJSON *doc;
+		char *name;
+		strbuf_reset(&text);
+		if (os_read_file(args->v[i], AUDIT_SNAPSHOT_MAX, &text, &err) < 0) {
+			rc = cmd_usage_error("fleet: %s", err.msg);
+			break;
+		}
+		doc = cJSON_ParseWithLength(text.buf ? text.buf : "", text.len);
+		if (!doc) {
+			rc = cmd_usage_error("fleet: %s: not JSON", args->v[i]);
+			break;
+		}
+		name = runner_from_file(args->v[i]);
+		if (fleet_add(f, name, -1, doc, NULL, &err) < 0)
+			rc = cmd_usage_error("fleet: %s: %s", args->v[i], err.msg);
+		free(name);
+		cJSON_Delete(doc);
+	}
+	strbuf_release(&text);
+	return rc ? -1 : 0;
+}
+
+/* Every runner's latest snapshot in the history. -1 after printing. */
+static int add_history(struct fleet *f, const char *dir)
+{
+	struct history *h = NULL;
+	struct strlist runners = STRLIST_INIT;
+	struct err err;
+	struct fleet_ctx fc = { f, &err, 0 };
+	int rc = 0;
+	err_clear(&err);
+	if (history_open(&h, dir, &err) < 0 || history_runners(h, &runners, &err) < 0)
+		rc = -1;
+	for (size_t i = 0; !rc && i < runners.n; i++)
+		if (history_walk(h, runners.v[i], 1, 1, fleet_entry, &fc, &err) < 0 || fc.failed)
+			rc = -1;
+	if (rc)
+		cmd_usage_error("fleet: %s", err.msg);
+	strlist_release(&runners);
+	history_close(h);
+	return rc;
+}
+
+int cmd_git_fleet(int argc, char **argv)
+{
+	struct fleet_opts o;
+	struct cli_args args = { 0 };
+	struct fleet f = FLEET_INIT;
+	struct strbuf out = STRBUF_INIT;
+	struct err err;
+	enum report_format format;
+	int r, rc = EXIT_USAGE;
+	cJSON *doc = NULL;
+
+	memset(&o, 0, sizeof(o));
+	err_clear(&err);
+	r = cli_parse(&fleet_cli, argc, argv, &o, &args);
+	if (r) {
+		cli_args_release(&args);
+		return r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
+	}
+	format = o.format != REPORT_FMT_AUTO ? o.format : REPORT_FMT_TEXT;
+	if (!o.history && !args.n) {
+		rc = cli_error(&fleet_cli, "give --history DIR or REPORT.json files");
+		goto out;
+	}
+	if (add_files(&f, &args) < 0 || (o.history && add_history(&f, o.history) < 0))
+		goto out;
+	fleet_sort(&f);
+	doc = fleet_json(&f);
+	if (format == REPORT_FMT_JSON) {
+		out_json(doc);
+	} else {
+		if (format == REPORT_FMT_MARKDOWN)
+			report_fleet_markdown(&out, doc, 0);
+		else
+			report_fleet_text(&out, doc);
+		if (out_text(out.buf, out.len) < 0)
+			goto out;
+	}
+	if (o.summary) {
+		strbuf_reset(&out);
+		report_fleet_markdown(&out, doc, REPORT_SUMMARY_MAX);
+		if (os_append_file(o.summary, out.buf, out.len, &err) < 0) {
+			rc = cmd_usage_error("fleet: %s", err.msg);
+			goto out;
+		}
+	}
+	rc = EXIT_PASS;
+out:
+	cJSON_Delete(doc);
+	fleet_release(&f);
+	strbuf_release(&out);
+	cli_args_release(&args);
+	return rc;
+}
