@@ -592,3 +592,37 @@ void report_esc_uri(struct strbuf *out, const char *path)
 			strbuf_addf(out, "%%%02X", *s);
 	}
 }
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+void report_count_phrase(struct strbuf *out, const struct report_view *v)
+{
+	strbuf_addf(out, "%zu %s: %zu %s, %zu %s, %zu %s; %zu %s", v->ncauses, plural(v->ncauses, "problem", "problems"),
+		    v->ncause[SEV_ERROR], plural(v->ncause[SEV_ERROR], "error", "errors"), v->ncause[SEV_WARNING],
+		    plural(v->ncause[SEV_WARNING], "warning", "warnings"), v->ncause[SEV_NOTE],
+		    plural(v->ncause[SEV_NOTE], "note", "notes"), v->n, plural(v->n, "finding", "findings"));
+}
+
+static void add_count(cJSON *counts, const char *name, const size_t by_sev[3], size_t total)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "errors", (double)by_sev[SEV_ERROR]);
+	cJSON_AddNumberToObject(o, "warnings", (double)by_sev[SEV_WARNING]);
+	cJSON_AddNumberToObject(o, "notes", (double)by_sev[SEV_NOTE]);
+	cJSON_AddNumberToObject(o, "total", (double)total);
+	cJSON_AddItemToObject(counts, name, o);
+}
+
+void report_counts_json(cJSON *counts, const cJSON *doc)
+{
+	struct report_view v;
+	struct err err;
+	if (report_view_init(&v, doc, &err) < 0)
+		return; /* a document no renderer could read: the renderers say why */
+	add_count(counts, "problems", v.ncause, v.ncauses);
+	add_count(counts, "findings", v.count, v.n);
+	report_view_release(&v);
+}

@@ -147,6 +147,22 @@ const cJSON *report_cause_finding(const struct report_view *v, const struct repo
  */
 const char *report_why(const cJSON *f);
 
+/*
+ * The two counts, each under its own name, the same in every form: a
+ * PROBLEM is one root cause (report_cause: one annotation, one summary
+ * entry, one SARIF result), a FINDING one finding of the document (the
+ * demo's missing libomp140.x86_64.dll is 1 problem of 5 findings, one per
+ * torch binary it fails).
+ *
+ * report_count_phrase: "1 problem: 1 error, 0 warnings, 0 notes; 5 findings"
+ * (the text's verdict line and the summary say it so).
+ * report_counts_json: adds "problems" and "findings", each {errors,
+ * warnings, notes, total}, to the document's `counts` object (result.c);
+ * the flat errors/warnings/notes there stay the findings (schema v1).
+ */
+void report_count_phrase(struct strbuf *out, const struct report_view *v);
+void report_counts_json(cJSON *counts, const cJSON *doc);
+
 /* "pass" | "warn" | "fail", from the findings (not the document's own claim). */
 const char *report_status(const struct report_view *v);
 

@@ -423,9 +423,7 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 		report_esc_md(&c, report_str(v->items[0].f, "title"));
 		strbuf_adds(&c, "**  \n");
 	}
-	strbuf_addf(&c, "%zu error%s, %zu warning%s, %zu note%s (one per root cause)", v->ncause[SEV_ERROR],
-		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING], v->ncause[SEV_WARNING] == 1 ? "" : "s",
-		    v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
+	report_count_phrase(&c, v);
 	pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins");
 	if (cJSON_IsObject(counts) && report_int(counts, "binaries", -1) >= 0 &&
 	    (report_int(counts, "installs", 0) > 0 || !cJSON_IsObject(pins)))

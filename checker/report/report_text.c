@@ -176,13 +176,6 @@ static void cause(struct strbuf *out, const struct style *st, const struct repor
 }
 
 /* The causes by severity: "1 error, 0 warnings, 0 notes" (one root cause is one problem, whatever it fails). */
-static void counts(struct strbuf *out, const struct report_view *v)
-{
-	strbuf_addf(out, "%zu error%s, %zu warning%s, %zu note%s", v->ncause[SEV_ERROR],
-		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING],
-		    v->ncause[SEV_WARNING] == 1 ? "" : "s", v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
-}
-
 /* "torch 2.4.0+cpu" or "2 torch installs" or "no torch install". */
 static void what(struct strbuf *out, const struct report_view *v)
 {
@@ -240,7 +233,7 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 		strbuf_adds(out, " loads");
 	}
 	strbuf_adds(out, " (");
-	counts(out, v);
+	report_count_phrase(out, v);
 	if (cJSON_IsObject(c) && report_int(c, "binaries", -1) >= 0 &&
 	    (ninst || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(v->doc, "pins"))))
 		strbuf_addf(out, "; %ld torch binaries checked, %ld fail", report_int(c, "binaries", 0),

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/report.h"
 #include "util/tdc.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -681,6 +682,7 @@ void result_finish(struct result *res)
 	cJSON_AddNumberToObject(counts, "installs", ninst);
 	cJSON_AddNumberToObject(counts, "binaries", nbin);
 	cJSON_AddNumberToObject(counts, "binaries_failing", nfail);
+	report_counts_json(counts, report);
 	cJSON_ReplaceItemInObject(report, "counts", counts);
 	cJSON_ReplaceItemInObject(report, "status",
 				  cJSON_CreateString(errors ? "fail" : warnings ? "warn" : "pass"));

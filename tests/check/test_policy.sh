@@ -242,7 +242,7 @@ check_eq "--scan: the inventory lists both installs and the registry's redistrib
 	"$(jq -c '[(.inventory.installs|length), .inventory.redistributables[0].version]' <<<"$out")"
 txt=$("$B" check --root "$d/root" --scan "C:\\" --registry "$d/runner.reg")
 check_eq "--scan text: verdict line" \
-	"FAIL 1 of 2 torch installs will not load: fbgemm.dll cannot load: libomp140.x86_64.dll is missing (1 error, 0 warnings, 0 notes; 18 torch binaries checked, 5 fail)" \
+	"FAIL 1 of 2 torch installs will not load: fbgemm.dll cannot load: libomp140.x86_64.dll is missing (1 problem: 1 error, 0 warnings, 0 notes; 5 findings; 18 torch binaries checked, 5 fail)" \
 	"$(head -1 <<<"$txt")"
 check_eq "--scan text: failing install first, then the passing one" "FAIL PASS" \
 	"$(grep -E '^  (FAIL|PASS|WARN) torch ' <<<"$txt" | awk '{print $1}' | paste -sd' ')"

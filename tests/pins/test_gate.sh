@@ -257,7 +257,7 @@ check_eq "a PR touching no pin: passes at once with one note, nothing judged" \
 	"$(G "$bare" "$tmp/none.reg" docs '[[.findings[] | [.rule, .severity, .anchor]], .pins.changed, .pins.judged]')"
 check_eq "…exit 0 even on a runner without the redistributable" 0 "$(st "$bare" "$tmp/none.reg" docs)"
 "$B" check --pins --repo "$repo" --base main --head docs --root "$bare/root" --registry "$tmp/none.reg" >"$tmp/docs.txt" 2>&1
-check_eq "…its text headline" "PASS no torch pin changed: the gate passes (0 errors, 0 warnings, 1 note)" "$(head -1 "$tmp/docs.txt")"
+check_eq "…its text headline" "PASS no torch pin changed: the gate passes (1 problem: 0 errors, 0 warnings, 1 note; 1 finding)" "$(head -1 "$tmp/docs.txt")"
 check_eq "--pins-unchanged judges the head's pins anyway: 2.4.1 on a bare runner" \
 	'[["redist-missing","error","ci/torch.txt:1:1"]]' \
 	"$(G "$bare" "$tmp/none.reg" docs "$RSA" --pins-unchanged)"
@@ -298,7 +298,7 @@ check_eq "SARIF: a physical location on the pin's line" '["ci/torch.txt",2,1]' \
 GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$tmp/summary.md "$B" check --pins --repo "$repo" --base main --head docs \
 	--root "$redist/root" --registry "$tmp/144.reg" --format github >/dev/null 2>&1
 check_eq "the job summary of a PR touching no pin names the head commit and says nothing was judged" 1 \
-	"$(grep -c "^0 errors, 0 warnings, 1 note (one per root cause) · torch pins of $(sha docs) (unchanged: not judged) · " "$tmp/summary.md")"
+	"$(grep -c "^1 problem: 0 errors, 0 warnings, 1 note; 1 finding · torch pins of $(sha docs) (unchanged: not judged) · " "$tmp/summary.md")"
 
 # ---- a shallow clone without the base ----
 git clone -q --depth 1 --branch req-include "file://$repo" "$tmp/shallow" 2>/dev/null

@@ -44,7 +44,7 @@ import json,sys; sys.exit(json.load(open('$tmp/out.json')) != json.load(open('$t
 
 # Text: the verdict comes first; no colour codes when not a terminal.
 "$BIN" report --in "$tmp/fail240.json" >"$tmp/text" 2>&1
-check_eq "verdict line" "FAIL torch 2.4.0+cpu will not load: fbgemm.dll cannot load: libomp140.x86_64.dll is missing (2 errors, 1 warning, 0 notes; 12 torch binaries checked, 1 fail)" "$(head -1 "$tmp/text")"
+check_eq "verdict line" "FAIL torch 2.4.0+cpu will not load: fbgemm.dll cannot load: libomp140.x86_64.dll is missing (3 problems: 2 errors, 1 warning, 0 notes; 3 findings; 12 torch binaries checked, 1 fail)" "$(head -1 "$tmp/text")"
 if grep -q $'\033' "$tmp/text"; then not_ok "colour codes in piped output"; else ok "no colour codes when stdout is not a terminal"; fi
 if grep -n 'Errors (2):' "$tmp/text" | grep -q . && [ "$(grep -n 'Errors (2):' "$tmp/text" | cut -d: -f1)" -lt "$(grep -n 'Warnings (1):' "$tmp/text" | cut -d: -f1)" ]; then
 	ok "failures before warnings"

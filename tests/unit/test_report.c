@@ -264,6 +264,10 @@ static void test_outputs_form_and_delimiter_refusal(void)
 			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
 			   "warnings<<ghadelimiter_00112233445566778899aabbccddeeff\n1\n"
 			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
+			   "problems<<ghadelimiter_00112233445566778899aabbccddeeff\n3\n"
+			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
+			   "findings<<ghadelimiter_00112233445566778899aabbccddeeff\n3\n"
+			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
 			   "report<<ghadelimiter_00112233445566778899aabbccddeeff\nout/report.json\n"
 			   "ghadelimiter_00112233445566778899aabbccddeeff\n");
 	strbuf_reset(&out);
@@ -360,8 +364,8 @@ static void test_text_verdict_and_colour(void)
 	struct err e;
 	CHECK_INT(report_view_init(&v, d, &e), 0);
 	report_text(&out, &v, 0, 0);
-	CHECK(!strncmp(out.buf, "FAIL no torch install: error 0 (2 errors, 1 warning, 0 notes)\n",
-		       strlen("FAIL no torch install: error 0 (2 errors, 1 warning, 0 notes)\n")));
+	CHECK(!strncmp(out.buf, "FAIL no torch install: error 0 (3 problems: 2 errors, 1 warning, 0 notes; 3 findings)\n",
+		       strlen("FAIL no torch install: error 0 (3 problems: 2 errors, 1 warning, 0 notes; 3 findings)\n")));
 	CHECK(!strchr(out.buf, '\033'));
 	CHECK(strstr(out.buf, "Errors (2):") < strstr(out.buf, "Warnings (1):"));
 	strbuf_reset(&out);
@@ -373,7 +377,7 @@ static void test_text_verdict_and_colour(void)
 	d = doc_with(0, 0, 0);
 	CHECK_INT(report_view_init(&v, d, &e), 0);
 	report_text(&out, &v, 0, 0);
-	CHECK_STR(out.buf, "PASS no torch install loads (0 errors, 0 warnings, 0 notes)\n");
+	CHECK_STR(out.buf, "PASS no torch install loads (0 problems: 0 errors, 0 warnings, 0 notes; 0 findings)\n");
 	CHECK_INT(report_exit_status(&v, FAIL_ON_WARNING), 0);
 	strbuf_release(&out);
 	report_view_release(&v);
@@ -403,8 +407,8 @@ static void test_text_fix_evidence_and_trace(void)
 	struct err e;
 	CHECK_INT(report_view_init(&v, d, &e), 0);
 	report_text(&out, &v, 0, 0);
-	CHECK(!strncmp(out.buf, "FAIL torch will not load: a.dll cannot load (1 error, 0 warnings, 0 notes)\n",
-		       strlen("FAIL torch will not load: a.dll cannot load (1 error, 0 warnings, 0 notes)\n")));
+	CHECK(!strncmp(out.buf, "FAIL torch will not load: a.dll cannot load (1 problem: 1 error, 0 warnings, 0 notes; 2 findings)\n",
+		       strlen("FAIL torch will not load: a.dll cannot load (1 problem: 1 error, 0 warnings, 0 notes; 2 findings)\n")));
 	CHECK_HAS(out.buf, "Errors (1):\n  1. a.dll cannot load  [missing-dll, WinError 126]\n"
 			   "      fix:      upgrade\n"
 			   "      or:       install X\n"
@@ -689,8 +693,37 @@ static void test_annotation_budget_and_writer(void)
 	strbuf_release(&out);
 }
 
+/* One count, named: one missing leaf failing two binaries is 1 problem of 2 findings, in JSON as in text. */
+static void test_counts_named(void)
+{
+	cJSON *d = parse(HEAD "\"findings\":["
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"a.dll cannot load\","
+			      "\"install\":\"C:\\\\t\",\"binary\":\"C:\\\\t\\\\a.dll\",\"leaf\":\"m.dll\"},"
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"b.dll cannot load\","
+			      "\"install\":\"C:\\\\t\",\"binary\":\"C:\\\\t\\\\b.dll\",\"leaf\":\"m.dll\"},"
+			      "{\"rule\":\"redist-too-old\",\"severity\":\"warning\",\"title\":\"old\"}]}");
+	cJSON *counts = cJSON_CreateObject();
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	report_counts_json(counts, d);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "problems"), "errors", -1), 1);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "problems"), "warnings", -1), 1);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "problems"), "total", -1), 2);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "findings"), "errors", -1), 2);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "findings"), "total", -1), 3);
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_count_phrase(&out, &v);
+	CHECK_STR(out.buf, "2 problems: 1 error, 1 warning, 0 notes; 3 findings");
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(counts);
+	cJSON_Delete(d);
+}
+
 int main(void)
 {
+	RUN(test_counts_named);
 	RUN(test_format_choose);
 	RUN(test_annotation_budget_and_writer);
 	RUN(test_escape_gh_data_and_property_exactly_as_toolkit);
