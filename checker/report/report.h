@@ -220,6 +220,12 @@ void report_esc_md(struct strbuf *out, const char *s);
 /* Text inside HTML (<pre>, <summary>): & < > " ' as entities, the rest as text_esc. */
 void report_esc_html(struct strbuf *out, const char *s);
 
+/*
+ * A Mermaid label (report_mermaid.c): text_esc_line, then every character
+ * but ASCII letters, digits, space, . _ - as a Mermaid entity code (#92;).
+ */
+void report_esc_mermaid(struct strbuf *out, const char *s);
+
 /* A repository-relative path as a SARIF artifactLocation.uri (forward slashes, %-encoded). */
 void report_esc_uri(struct strbuf *out, const char *path);
 
@@ -296,6 +302,13 @@ void report_github(struct strbuf *out, const struct report_view *v, struct repor
  * that do not fit are left out and an explicit truncation note says so.
  */
 void report_summary(struct strbuf *out, const struct report_view *v, size_t max);
+
+/*
+ * The chain of cause `c` as a ```mermaid flowchart block (report_mermaid.c):
+ * the failing torch binaries through their imports to the leaf, the leaf
+ * marked. Returns 0 and writes nothing when no member has a chain.
+ */
+int report_mermaid_chain(struct strbuf *out, const struct report_view *v, const struct report_cause *c);
 
 /*
  * Step outputs in GITHUB_OUTPUT's `name<<DELIM` form: status, failures and

@@ -131,8 +131,9 @@ def main():
               "hostile titles are still shown (escaped), not dropped")
 
     outs = parse_outputs(outputs)
-    check(sorted(outs) == ["failures", "report", "status", "warnings"] and all(len(v) == 1 for v in outs.values()),
-          "GITHUB_OUTPUT defines exactly status, failures, warnings, report once", outs)
+    check(sorted(outs) == ["failures", "findings", "problems", "report", "status", "warnings"] and
+          all(len(v) == 1 for v in outs.values()),
+          "GITHUB_OUTPUT defines exactly status, failures, warnings, problems, findings, report once", outs)
     check(outs.get("status") == [doc["status"]], "status output matches", outs.get("status"))
     check(outs.get("report") == [json_path], "a report path with newlines and 'status<<EOF' stays one value",
           outs.get("report"))
@@ -140,7 +141,9 @@ def main():
     md = open(summary, encoding="utf-8").read()
     # Inside <pre> (an HTML block up to the line with </pre>) Markdown is not interpreted.
     outside = re.sub(r"(?ms)^<pre>.*?</pre>", "", md)
-    tags = set(re.findall(r"(?<!\\)</?([A-Za-z][A-Za-z0-9]*)", md))
+    # CommonMark autolinks of http(s) URLs (<https://...>, URL characters only) are links, not HTML.
+    nolinks = re.sub(r"<https?://[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+>", "", md)
+    tags = set(re.findall(r"(?<!\\)</?([A-Za-z][A-Za-z0-9]*)", nolinks))
     check(tags <= {"details", "summary", "pre", "sub", "br"} and "](javascript" not in outside,
           "summary carries no raw HTML or javascript: link from the report", tags)
     return failed

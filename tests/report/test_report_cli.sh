@@ -92,7 +92,7 @@ size=$(stat -c %s "$tmp/sum2.md")
 if [ "$size" -le 1048576 ]; then ok "earlier steps' summary text counts against the cap ($size)"; else not_ok "summary size $size"; fi
 "$BIN" report --in "$tmp/fail240.json" --summary "$tmp/sum3.md" --format json >/dev/null
 if grep -q 'fbgemm' "$tmp/sum3.md" && ! grep -q 'truncated' "$tmp/sum3.md"; then ok "small summary complete"; else not_ok "small summary"; fi
-for want in '### ❌ torch-dll-check: torch will not load' '| 2 | fbgemm\.dll | path\_fallback | ❌ missing\-dll | 126 |' \
+for want in '### ❌ torch-dll-check: torch will not load' 'retry with PATH \(after WinError 126\) | ❌ missing\-dll | 126 |' \
 	'Matrix row applied: **torch\-2\.4\.0**' '](https://github.com/pytorch/pytorch/issues/131662)' \
 	'<details><summary>Chain and search trace</summary>' '| x64 | 14\.40\.33810\.0 | yes |'; do
 	if grep -qF -- "$want" "$tmp/sum3.md"; then ok "summary has: $want"; else not_ok "summary lacks: $want"; fi
