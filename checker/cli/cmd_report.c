@@ -56,6 +56,20 @@ static int set_fail_on(void *dst, const char *val, struct strbuf *why)
 	return -1;
 }
 
+static int set_color(void *dst, const char *val, struct strbuf *why)
+{
+	int *c = dst;
+	if (!strcmp(val, "auto"))
+		*c = -1;
+	else if (!strcmp(val, "always"))
+		*c = 1;
+	else if (!strcmp(val, "never"))
+		*c = 0;
+	else
+		return strbuf_adds(why, "expected auto, always or never"), -1;
+	return 0;
+}
+
 /* `--json` alone or `--json -` prints the JSON (`check --json`); `--json FILE` writes it to FILE. */
 static int set_json(void *dst, const char *val, struct strbuf *why)
 {
@@ -90,6 +104,10 @@ const struct cli_opt report_cli_opts[] = {
 	CLI_OPT("--trace", NULL, "the text report lists every place searched, also those that cannot matter\n"
 		"(the 16-bit system folder of a 64-bit process, an unknown current folder)",
 		cli_set_flag, struct report_opts, trace),
+	CLI_OPT("--color", "auto|always|never", "ANSI colours in the text report (default auto: on a terminal, off with\n"
+		"NO_COLOR set; FORCE_COLOR set to anything but 0 turns them on)", set_color, struct report_opts, color),
+	CLI_OPT("--quiet", NULL, "the text report's verdict line alone (also -q)", cli_set_flag, struct report_opts, quiet),
+	CLI_OPT_HIDDEN("-q", NULL, cli_set_flag, struct report_opts, quiet),
 	CLI_END,
 };
 
@@ -99,7 +117,13 @@ static int env_true(const char *name)
 	return v && !strcmp(v, "true");
 }
 
-static int want_color(const struct report_opts *o)
+/*
+ * Colour: --color always|never decides; in auto, NO_COLOR (any value,
+ * no-color.org) turns it off, then FORCE_COLOR (anything but "" and "0")
+ * turns it on, then a terminal that is not TERM=dumb. In github format auto
+ * means off unless FORCE_COLOR: the Actions log is no terminal.
+ */
+static int want_color(const struct report_opts *o, int github)
 {
 	const char *v;
 	if (o->color >= 0)
@@ -107,10 +131,63 @@ static int want_color(const struct report_opts *o)
 	v = os_getenv("NO_COLOR"); /* each os_getenv result is used before the next call */
 	if (v && *v)
 		return 0;
+	v = os_getenv("FORCE_COLOR");
+	if (v && *v && strcmp(v, "0") && strcmp(v, "false"))
+		return 1;
+	if (github)
+		return 0;
 	v = os_getenv("TERM");
 	if (v && !strcmp(v, "dumb"))
 		return 0;
 	return os_isatty(1);
+}
+
+/* The width the text wraps at: $COLUMNS, else the terminal's, else 80. */
+static int text_width(void)
+{
+	const char *v = os_getenv("COLUMNS");
+	char *end;
+	long n = v && *v ? strtol(v, &end, 10) : 0;
+	if (v && *v && !*end && n > 0 && n < 10000)
+		return (int)n;
+	n = os_term_columns(1);
+	return n > 0 ? (int)n : 80;
+}
+
+/*
+ * The text report to stdout (inside the guard, out.h); each REPORT_TEXT_GROUP
+ * ... REPORT_TEXT_ENDGROUP span becomes ::group::TITLE / ::endgroup::, our own
+ * commands, written with the guard off (out_commands). -1 when the guard refused.
+ */
+static int put_text(const char *text)
+{
+	const char *p = text;
+	size_t glen = strlen(REPORT_TEXT_GROUP), elen = strlen(REPORT_TEXT_ENDGROUP);
+	while (*p) {
+		const char *g = strstr(p, "\001"), *nl;
+		struct strbuf cmd = STRBUF_INIT;
+		if (!g)
+			return out_text(p, strlen(p));
+		if (g > p && out_text(p, (size_t)(g - p)))
+			return -1;
+		nl = strchr(g, '\n');
+		if (!nl)
+			nl = g + strlen(g);
+		if (!strncmp(g, REPORT_TEXT_GROUP, glen)) {
+			struct strbuf title = STRBUF_INIT;
+			strbuf_add(&title, g + glen, (size_t)(nl - g) - glen);
+			strbuf_adds(&cmd, "::group::");
+			report_esc_gh_data(&cmd, title.buf);
+			strbuf_addch(&cmd, '\n');
+			strbuf_release(&title);
+		} else if (!strncmp(g, REPORT_TEXT_ENDGROUP, elen)) {
+			strbuf_adds(&cmd, "::endgroup::\n");
+		}
+		out_commands(cmd.buf, cmd.len);
+		strbuf_release(&cmd);
+		p = *nl ? nl + 1 : nl;
+	}
+	return 0;
 }
 
 /* "owner/repo/.github/workflows/x.yml@refs/..." → ".github/workflows/x.yml" (caller frees). */
@@ -247,9 +324,18 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 	case REPORT_FMT_GITHUB: /* after the annotations: the text report, inside the guard */
 	case REPORT_FMT_TEXT:
 	default:
-		report_text(&sb, &v, o.format == REPORT_FMT_GITHUB ? 0 : want_color(&o), o.trace);
-		if (out_text(sb.buf, sb.len))
+	{
+		struct report_text_opts to;
+		memset(&to, 0, sizeof(to));
+		to.color = want_color(&o, o.format == REPORT_FMT_GITHUB);
+		to.trace = o.trace;
+		to.quiet = o.quiet;
+		to.width = text_width();
+		to.groups = out_in_actions() && !o.quiet;
+		report_text_ex(&sb, &v, &to);
+		if (put_text(sb.buf))
 			failed = 1; /* main says why (out_finish) */
+	}
 		break;
 	}
 	fflush(stdout);

@@ -152,7 +152,7 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *opts, struct
 			return CLI_HELP_SHOWN;
 		}
 		eq = strchr(a, '=');
-		o = a[1] == '-' ? find(w, n, a, eq ? (size_t)(eq - a) : strlen(a)) : NULL;
+		o = find(w, n, a, eq ? (size_t)(eq - a) : strlen(a)); /* a table may name a short alias ("-q") */
 		if (!o)
 			return unknown_option(c, w, n, a);
 		if (!o->opt->arg) {

@@ -68,8 +68,9 @@ struct report_opts {
 	const char *sarif_anchor;    /* --sarif-anchor FILE: repository file for results without an anchor */
 	const char *input_path;      /* the saved report read by `report --in` (the `report` output when no --json) */
 	enum report_fail_on fail_on; /* --fail-on */
-	int color;                   /* -1 auto (tty and no NO_COLOR), 0 never, 1 always */
+	int color;                   /* --color: -1 auto (NO_COLOR, FORCE_COLOR, a terminal), 0 never, 1 always */
 	int trace;                   /* --trace: the text report lists every probe, minor ones too */
+	int quiet;                   /* -q, --quiet: the text report's verdict line alone */
 };
 
 void report_opts_init(struct report_opts *o);
@@ -282,6 +283,27 @@ void report_annotation(struct strbuf *out, enum report_severity sev, const char 
  * (probes[].minor), none elided.
  */
 void report_text(struct strbuf *out, const struct report_view *v, int color, int trace);
+
+/*
+ * The same with every choice: `width` wraps lines longer than that many
+ * columns (0: none; the verdict line never: scripts read it with head -1) at spaces, continuing under the field's value ("why:",
+ * "fix:"), a long word cut where the line is full, and a ':' that would
+ * begin a continuation escaped as at any line start; `groups` puts each
+ * problem's evidence between a REPORT_TEXT_GROUP line (with its title) and
+ * a REPORT_TEXT_ENDGROUP line, which the caller turns into ::group:: /
+ * ::endgroup:: outside the stop-commands guard (the text itself can hold no
+ * raw control byte, so the marker cannot be forged); `quiet`: the verdict
+ * line alone.
+ */
+#define REPORT_TEXT_GROUP "\001group "
+#define REPORT_TEXT_ENDGROUP "\001endgroup"
+struct report_text_opts {
+	int color, trace, width, groups, quiet;
+};
+void report_text_ex(struct strbuf *out, const struct report_view *v, const struct report_text_opts *o);
+
+/* Wraps rendered text at `width` columns (at least 40), as report_text_ex does. */
+void report_text_wrap(struct strbuf *out, const char *text, size_t width);
 
 struct report_github_stats {
 	size_t emitted[3]; /* annotations written, by severity */

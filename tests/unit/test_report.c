@@ -721,8 +721,28 @@ static void test_counts_named(void)
 	cJSON_Delete(d);
 }
 
+/* Wrapping never puts a ':' where the runner looks for "::": after a line's (Unicode) white space. */
+static void test_wrap_keeps_continuations_inert(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p;
+	report_text_wrap(&out, "      why:      aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk \xe3\x80\x80::error::x "
+				"llll ::warning::y\n", 40);
+	for (p = out.buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "\xe3\x80\x80", 3))
+			p += 3;
+		CHECK(strncmp(p, "::", 2) != 0);
+	}
+	CHECK_HAS(out.buf, "\n                ");
+	CHECK_HAS(out.buf, "\\x3a:error::x");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
+	RUN(test_wrap_keeps_continuations_inert);
 	RUN(test_counts_named);
 	RUN(test_format_choose);
 	RUN(test_annotation_budget_and_writer);
