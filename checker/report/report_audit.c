@@ -141,6 +141,67 @@ void report_audit_markdown(struct strbuf *out, const cJSON *a, size_t max)
 
 /* ---- history ---- */
 
+/* Drift kinds whose change is a version (or a presence) before and after: what a timeline says changed. */
+static int is_version_change(const cJSON *c)
+{
+	static const char *const kinds[] = { "redistributable", "runtime-dll", "openmp", "install" };
+	const char *k = report_str(c, "kind");
+	for (size_t i = 0; k && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(k, kinds[i]))
+			return 1;
+	return 0;
+}
+
+/* Shown per snapshot, then "and N more" (the JSON has them all). */
+#define HISTORY_CHANGES 3
+
+/* Whether the snapshot's failure is news: its first one, or drift that made or changed a failure. */
+static int failure_is_news(const cJSON *e)
+{
+	const cJSON *c;
+	if (is_true(e, "first") || count_of(e, "errors"))
+		return 1;
+	cJSON_ArrayForEach(c, changes_of(e))
+		if (report_str(c, "kind") && !strcmp(report_str(c, "kind"), "status"))
+			return 1;
+	return 0;
+}
+
+/*
+ * What drifted, under a snapshot's line: the error it fails on (its first
+ * error's title) when that is news, and what changed, before -> after.
+ */
+static void history_detail(struct strbuf *out, const cJSON *e, int with_runner)
+{
+	const char *indent = with_runner ? "      " : "    ";
+	const cJSON *c;
+	size_t shown = 0, more = 0;
+	if (report_str(e, "first_error") && report_str(e, "status") && !strcmp(report_str(e, "status"), "fail") &&
+	    failure_is_news(e)) {
+		strbuf_addf(out, "%sfails on: ", indent);
+		text_esc_line(out, report_str(e, "first_error"));
+		strbuf_addch(out, '\n');
+	}
+	cJSON_ArrayForEach(c, changes_of(e)) {
+		if (!is_version_change(c))
+			continue;
+		if (shown == HISTORY_CHANGES) {
+			more++;
+			continue;
+		}
+		strbuf_addf(out, "%schanged: ", indent);
+		text_esc_line(out, report_str(c, "key"));
+		strbuf_adds(out, "  ");
+		text_esc_line(out, str_or(c, "old", "(absent)"));
+		strbuf_adds(out, " -> ");
+		text_esc_line(out, str_or(c, "new", "(absent)"));
+		strbuf_addch(out, '\n');
+		shown++;
+	}
+	if (more)
+		strbuf_addf(out, "%sand %zu more change(s) (history --json)\n", indent, more);
+}
+
 static void history_line(struct strbuf *out, const cJSON *e, int with_runner)
 {
 	const cJSON *changes = changes_of(e);
@@ -167,6 +228,7 @@ static void history_line(struct strbuf *out, const cJSON *e, int with_runner)
 		}
 	}
 	strbuf_addch(out, '\n');
+	history_detail(out, e, with_runner);
 }
 
 void report_history_text(struct strbuf *out, const cJSON *h)
@@ -192,6 +254,16 @@ static const char *const fleet_keys[NCOLS] = { "runner", "snapshot", "torch", "i
 static const char *fleet_cell(const cJSON *row, int i)
 {
 	return str_or(row, fleet_keys[i], "-");
+}
+
+/* The last cell, "drift since previous", with what drifted: "1 note(s): msvcp140.dll changed: a -> b". */
+static void fleet_drift_cell(struct strbuf *out, const cJSON *row, void (*esc)(struct strbuf *, const char *))
+{
+	esc(out, fleet_cell(row, NCOLS - 1));
+	if (report_str(row, "drift_change")) {
+		strbuf_adds(out, ": ");
+		esc(out, report_str(row, "drift_change"));
+	}
 }
 
 static int fleet_row_fails(const cJSON *row)
@@ -226,7 +298,10 @@ void report_fleet_text(struct strbuf *out, const cJSON *f)
 	cJSON_ArrayForEach(r, rows)
 		for (int i = 0; i < NCOLS; i++) {
 			strbuf_reset(&esc);
-			text_esc_line(&esc, fleet_cell(r, i));
+			if (i == NCOLS - 1)
+				fleet_drift_cell(&esc, r, text_esc_line);
+			else
+				text_esc_line(&esc, fleet_cell(r, i));
 			strbuf_addf(out, i < NCOLS - 1 ? "%-*s  " : "%-*s\n", (int)(i < NCOLS - 1 ? w[i] : 0),
 				    strbuf_str(&esc));
 		}
@@ -256,7 +331,10 @@ void report_fleet_markdown(struct strbuf *out, const cJSON *f, size_t max)
 			strbuf_adds(&row, "| ");
 			if (i == 4 && bold)
 				strbuf_adds(&row, "**");
-			report_esc_md(&row, fleet_cell(r, i));
+			if (i == NCOLS - 1)
+				fleet_drift_cell(&row, r, report_esc_md);
+			else
+				report_esc_md(&row, fleet_cell(r, i));
 			if (i == 4 && bold)
 				strbuf_adds(&row, "**");
 			strbuf_addch(&row, ' ');

@@ -132,10 +132,21 @@ check_status "--fail-on bogus: usage error" 2 "$gbin" audit --history "$hist" --
 
 # history: the timeline, newest first
 out=$("$gbin" history --history "$hist" --runner r1 2>&1)
-check_eq "history: 8 snapshots" 8 "$(printf '%s\n' "$out" | wc -l)"
+check_eq "history: 8 snapshots" 8 "$(grep -c '^[0-9]\{4\}-' <<<"$out")"
 check_cmd "history: night 4's errors with the first title" \
 	grep -q "fail   [0-9a-f]\{12\}  6 error(s), 0 warning(s), 1 note(s): .*fbgemm.dll loaded and now fails" <<<"$out"
-check_cmd "history: night 1 is the first snapshot (last line)" bash -c "tail -1 <<<'$out' | grep -q 'first snapshot'"
+# what drifted, not only that it did: the error a failing night fails on, and the versions before and after
+check_cmd "history: night 4 says what it fails on (its first error)" \
+	grep -A1 "6 error(s), 0 warning(s), 1 note(s)" <<<"$out" | grep -q "^    fails on: fbgemm.dll cannot load: libomp140.x86_64.dll is missing"
+check_cmd "history: night 4 says what changed, before -> after" \
+	grep -qF "    changed: $SYS\\libomp140.x86_64.dll  " <<<"$out"
+check_cmd "history: night 5 names the older msvcp140.dll, both versions" \
+	grep -qF "    changed: $SYS\\msvcp140.dll  14.40.33810.0 -> 14.29.30133.0" <<<"$out"
+check_cmd "history: night 6 names the redistributable's versions" \
+	grep -qE "^    changed: x64  14\.40\.33810\.0 .*-> 14\.44\.35211\.0" <<<"$out"
+check_eq "history --json: each snapshot's first error" "fbgemm.dll cannot load: libomp140.x86_64.dll is missing" \
+	"$("$gbin" history --history "$hist" --runner r1 --json --limit 1 | jq -r '.snapshots[0].first_error' 2>&1)"
+check_cmd "history: night 1 is the first snapshot (the last snapshot line)" bash -c "grep '^[0-9]\{4\}-' <<<'$out' | tail -1 | grep -q 'first snapshot'"
 check_eq "history --json --limit 2" "2 torch-dll-check/history/v1" \
 	"$("$gbin" history --history "$hist" --runner r1 --json --limit 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["snapshots"]), d["schema"])' 2>&1)"
 check_status "history: unknown runner is exit 2" 2 "$gbin" history --history "$hist" --runner nobody
@@ -159,6 +170,11 @@ out=$("$gbin" fleet --history "$hist" 2>&1)
 check_cmd "fleet: failing rows first (r1 2.4.0)" bash -c "sed -n 2p <<<'$out' | grep -q '^r1 .*2.4.0+cpu.*fail'"
 check_cmd "fleet: the empty runner has a row" grep -q "^empty .*(no torch install)" <<<"$out"
 check_cmd "fleet: 3 runners" grep -q "^3 runner(s)" <<<"$out"
+# the drift column says what drifted on r1's last night: the vcruntime140_1.dll upgrade, both versions
+check_cmd "fleet: r1's drift says what changed, before -> after" \
+	grep -qF "1 note(s): $SYS\\vcruntime140_1.dll changed: 14.40.33810.0 -> 14.44.35211.0" <<<"$out"
+check_eq "fleet --format json: the row's drift_change" "$SYS\\vcruntime140_1.dll changed: 14.40.33810.0 -> 14.44.35211.0" \
+	"$("$gbin" fleet --history "$hist" --format json | jq -r '.rows[] | select(.runner == "r1") | .drift_change' | sort -u 2>&1)"
 md=$("$gbin" fleet --history "$hist" --format markdown --summary "$tmp/summary.md" 2>&1)
 check_cmd "fleet --format markdown: a table" grep -q '^| runner | snapshot (UTC) |' <<<"$md"
 check_cmd "fleet --summary: appended" grep -q "torch-dll-check fleet: 3 runner(s)" "$tmp/summary.md"

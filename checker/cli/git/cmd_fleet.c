@@ -19,13 +19,33 @@
 #include "git/git_history.h"
 #include "report/report.h"
 #include "report/report_audit.h"
+#include "util/jsonout.h"
 #include "util/os.h"
 
 struct fleet_ctx {
 	struct fleet *f;
 	struct err *err;
 	int failed;
+	struct strlist changed; /* "runner\0what changed" pairs: runner, then its drift's version change */
 };
+
+/*
+ * What a runner's latest drift changed, for the table: the first change of
+ * a version (a redistributable, a runtime DLL, libomp140, a torch install),
+ * else the first change; NULL when none.
+ */
+static const char *drift_change(const cJSON *drift)
+{
+	static const char *const kinds[] = { "redistributable", "runtime-dll", "openmp", "install" };
+	const cJSON *changes = cJSON_GetObjectItemCaseSensitive(drift, "changes"), *c;
+	cJSON_ArrayForEach(c, changes) {
+		const char *k = report_str(c, "kind");
+		for (size_t i = 0; k && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (!strcmp(k, kinds[i]))
+				return report_str(c, "title");
+	}
+	return report_str(cJSON_GetArrayItem(changes, 0), "title");
+}
 
 static int fleet_entry(void *vctx, const char *runner, const struct history_entry *e)
 {
@@ -38,6 +58,9 @@ static int fleet_entry(void *vctx, const char *runner, const struct history_entr
 		fc->failed = 1;
 	} else if (fleet_add(fc->f, runner, e->when, report, drift, fc->err) < 0) {
 		fc->failed = 1;
+	} else if (drift_change(drift)) {
+		strlist_push(&fc->changed, runner);
+		strlist_push(&fc->changed, drift_change(drift));
 	}
 	cJSON_Delete(report);
 	cJSON_Delete(drift);
@@ -87,13 +110,13 @@ static int add_files(struct fleet *f, const struct cli_args *args)
 	return rc ? -1 : 0;
 }
 
-/* Every runner's latest snapshot in the history. -1 after printing. */
-static int add_history(struct fleet *f, const char *dir)
+/* Every runner's latest snapshot in the history; `changed` gets what each one's drift changed. -1 after printing. */
+static int add_history(struct fleet *f, const char *dir, struct strlist *changed)
 {
 	struct history *h = NULL;
 	struct strlist runners = STRLIST_INIT;
 	struct err err;
-	struct fleet_ctx fc = { f, &err, 0 };
+	struct fleet_ctx fc = { f, &err, 0, STRLIST_INIT };
 	int rc = 0;
 	err_clear(&err);
 	if (history_open(&h, dir, &err) < 0 || history_runners(h, &runners, &err) < 0)
@@ -103,9 +126,24 @@ static int add_history(struct fleet *f, const char *dir)
 			rc = -1;
 	if (rc)
 		cmd_usage_error("fleet: %s", err.msg);
+	*changed = fc.changed;
 	strlist_release(&runners);
 	history_close(h);
 	return rc;
+}
+
+/* The table's rows say what drifted: "drift_change" from the runner's latest drift. */
+static void add_changes(cJSON *doc, const struct strlist *changed)
+{
+	const cJSON *row;
+	cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "rows")) {
+		const char *runner = report_str(row, "runner");
+		const char *what = NULL;
+		for (size_t i = 0; runner && i + 1 < changed->n; i += 2)
+			if (!strcmp(changed->v[i], runner))
+				what = changed->v[i + 1];
+		json_add_str_or_null((cJSON *)row, "drift_change", what);
+	}
 }
 
 int cmd_git_fleet(int argc, char **argv)
@@ -114,6 +152,7 @@ int cmd_git_fleet(int argc, char **argv)
 	struct cli_args args = { 0 };
 	struct fleet f = FLEET_INIT;
 	struct strbuf out = STRBUF_INIT;
+	struct strlist changed = STRLIST_INIT;
 	struct err err;
 	enum report_format format;
 	int r, rc = EXIT_USAGE;
@@ -131,10 +170,11 @@ int cmd_git_fleet(int argc, char **argv)
 		rc = cli_error(&fleet_cli, "give --history DIR or REPORT.json files");
 		goto out;
 	}
-	if (add_files(&f, &args) < 0 || (o.history && add_history(&f, o.history) < 0))
+	if (add_files(&f, &args) < 0 || (o.history && add_history(&f, o.history, &changed) < 0))
 		goto out;
 	fleet_sort(&f);
 	doc = fleet_json(&f);
+	add_changes(doc, &changed);
 	if (format == REPORT_FMT_JSON) {
 		out_json(doc);
 	} else {
@@ -157,6 +197,7 @@ int cmd_git_fleet(int argc, char **argv)
 out:
 	cJSON_Delete(doc);
 	fleet_release(&f);
+	strlist_release(&changed);
 	strbuf_release(&out);
 	cli_args_release(&args);
 	return rc;

@@ -18,7 +18,9 @@
 #include "cli/cmd_audit.h"
 #include "cli/out.h"
 #include "git/git_history.h"
+#include "report/report.h"
 #include "report/report_audit.h"
+#include "util/jsonout.h"
 #include "util/os.h"
 
 struct timeline {
@@ -39,6 +41,27 @@ static void date_text(char buf[32], int64_t when)
 		return;
 	}
 	strftime(buf, 32, "%Y-%m-%d %H:%M", &tm);
+}
+
+/*
+ * The title of a report's most important error (report.h's ranking: the root
+ * cause said first everywhere), or NULL: what a failing snapshot failed on.
+ */
+static char *first_error(const struct history_entry *e)
+{
+	cJSON *doc = e->report_json ? cJSON_ParseWithLength(e->report_json, e->report_len) : NULL;
+	struct report_view v;
+	struct err err;
+	char *title = NULL;
+	if (doc && report_view_init(&v, doc, &err) == 0) {
+		if (v.ncauses && v.causes[0].sev == SEV_ERROR) {
+			const char *t = report_str(report_cause_finding(&v, &v.causes[0]), "title");
+			title = t ? xstrdup(t) : NULL;
+		}
+		report_view_release(&v);
+	}
+	cJSON_Delete(doc);
+	return title;
 }
 
 /* history_walk_fn: one snapshot's entry of the timeline. */
@@ -70,6 +93,11 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 		cJSON_AddStringToObject(o, "problem", problem->valuestring);
 	else if (e->problem)
 		cJSON_AddStringToObject(o, "problem", e->problem);
+	{
+		char *fe = first_error(e);
+		json_add_str_or_null(o, "first_error", fe);
+		free(fe);
+	}
 	cJSON_AddItemToArray(tl->snapshots, o);
 	cJSON_Delete(d);
 	return 0;
@@ -81,12 +109,12 @@ static int timeline_walk(struct history *h, const char *runner, size_t limit, st
 	struct strlist runners = STRLIST_INIT;
 	int rc = 0;
 	if (runner && *runner)
-		return history_walk(h, runner, limit, 0, timeline_entry, tl, err);
+		return history_walk(h, runner, limit, 1, timeline_entry, tl, err);
 	tl->with_runner = 1;
 	if (history_runners(h, &runners, err) < 0)
 		rc = -1;
 	for (size_t i = 0; !rc && i < runners.n; i++)
-		if (history_walk(h, runners.v[i], 1, 0, timeline_entry, tl, err) < 0)
+		if (history_walk(h, runners.v[i], 1, 1, timeline_entry, tl, err) < 0)
 			rc = -1;
 	strlist_release(&runners);
 	return rc;
