@@ -51,13 +51,14 @@ static const struct cli_opt audit_opts_table[] = {
 const struct cli_cmd audit_cli = {
 	.name = "audit",
 	.summary = "check this runner, keep the result as a snapshot in git, report what drifted",
-	.synopsis = "[--history DIR] [--runner NAME] [--report FILE] [options] [-- CHECK-OPTIONS...]",
+	.synopsis = "[--history DIR] [--runner NAME] [--report FILE] [options] [CHECK-OPTIONS...] [-- CHECK-OPTIONS...]",
 	.operands = "[CHECK-OPTIONS...]",
 	.min_operands = 0,
 	.max_operands = -1,
 	.opts = audit_opts_table,
 	.notes = "Without --report, runs `torch-dll-check check --format json` with CHECK-OPTIONS\n"
-		 "(e.g. -- --scan 'C:\\');\n"
+		 "(e.g. --scan 'C:\\' --python X), given directly or after `--`; check's options named as\n"
+		 "audit's own (--json, --format, --summary, --fail-on) go after `--`;\n"
 		 "when `inventory` with the same options finds no torch install, the snapshot is the\n"
 		 "inventory alone. The snapshot is written as a commit on refs/torch-dll-check/<runner>\n"
 		 "straight into the repository's object database (no worktree, no index, no git program),\n"

@@ -91,6 +91,14 @@ static const struct walk *find(const struct walk *w, size_t n, const char *name,
 	return NULL;
 }
 
+const struct cli_opt *cli_lookup(const struct cli_cmd *c, const char *arg)
+{
+	struct walk w[MAX_OPTS];
+	size_t n = all_opts(c, w);
+	const struct walk *o = find(w, n, arg, strcspn(arg, "="));
+	return o ? o->opt : NULL;
+}
+
 static int unknown_option(const struct cli_cmd *c, const struct walk *w, size_t n, const char *a)
 {
 	const char *names[MAX_OPTS + 2];

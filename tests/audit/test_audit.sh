@@ -158,6 +158,15 @@ check_status "torch-dll-check history reaches torch-dll-check-git" 0 "$bin" hist
 check_status "audit runs the check (r2; a first snapshot has no drift)" 0 "$gbin" audit --history "$hist" --runner r2 --fail-on warning --json "$tmp/r2.json" -- \
 	--root "$m" --scan 'C:\' --registry "$tmp/runner.reg"
 check_eq "r2: a report snapshot" "fail True" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], d["first"])' "$tmp/r2.json" 2>&1)"
+# check's options directly, without `--` (audit's own names stay audit's): the same snapshot
+check_status "audit takes check's options directly (r2, a second night)" 0 "$gbin" audit --history "$hist" --runner r2 \
+	--root "$m" --scan 'C:\' --json "$tmp/r2b.json" --registry="$tmp/runner.reg" --date 4000000000
+check_eq "...the same check: no drift since the -- night" "0 False" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["drift"]["changes"]), d["first"])' "$tmp/r2b.json" 2>&1)"
+check_status "...both ways at once" 0 "$gbin" audit --history "$hist" --runner r2 --root "$m" --date 4000086400 -- \
+	--scan 'C:\' --registry "$tmp/runner.reg"
+check_status "an option neither audit nor check knows is still a usage error" 2 "$gbin" audit --history "$hist" --runner r2 --bogus
+check_cmd "...with did-you-mean from audit's options" sh -c "'$gbin' audit --runner r2 --histroy x 2>&1 | grep -q \"did you mean '--history'\""
 # ... and an empty machine gives an inventory snapshot
 mkdir -p "$tmp/empty/Windows/System32"
 check_status "audit of a machine without torch: inventory snapshot" 0 "$gbin" audit --history "$hist" --runner empty --json "$tmp/empty.json" -- \

@@ -306,6 +306,49 @@ static int audit_say(const cJSON *doc, const struct audit_opts *o, enum report_f
 	return rc;
 }
 
+/*
+ * audit takes check's options directly as well as after `--`: every option
+ * audit does not know but `check` does moves, with its value, to the
+ * CHECK-OPTIONS (after a "--" appended at the end); audit's own (--json,
+ * --format, --summary, --fail-on, ...) stay audit's, so check's options of
+ * those names go after `--`. Returns a new argv (caller frees the array).
+ */
+static char **split_check_options(int argc, char **argv, int *out_argc)
+{
+	char **own = xcalloc((size_t)argc + 2, sizeof(*own)), **chk = xcalloc((size_t)argc + 1, sizeof(*chk));
+	int n = 0, m = 0, i;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const struct cli_opt *co;
+		if (i > 0 && !strcmp(a, "--")) {
+			for (; i < argc; i++)
+				own[n++] = argv[i];
+			break;
+		}
+		if (i == 0 || a[0] != '-' || !a[1] || cli_lookup(&audit_cli, a) || !(co = cli_lookup(&check_cli, a))) {
+			own[n++] = argv[i];
+			continue;
+		}
+		chk[m++] = argv[i];
+		if (co->arg && !strchr(a, '=') && i + 1 < argc &&
+		    (!(co->flags & CLI_MAYBE_VALUE) || argv[i + 1][0] != '-' || !argv[i + 1][1]))
+			chk[m++] = argv[++i];
+	}
+	if (m) {
+		int had_dashes = 0;
+		for (i = 1; i < n; i++)
+			had_dashes |= !strcmp(own[i], "--");
+		if (!had_dashes)
+			own[n++] = "--";
+		for (i = 0; i < m; i++)
+			own[n++] = chk[i];
+	}
+	own[n] = NULL;
+	free(chk);
+	*out_argc = n;
+	return own;
+}
+
 int cmd_git_audit(int argc, char **argv)
 {
 	struct audit_opts o;
@@ -318,15 +361,18 @@ int cmd_git_audit(int argc, char **argv)
 	const char *runner;
 	enum report_format format;
 	int64_t when;
-	int level, rc = EXIT_USAGE, r;
+	int level, rc = EXIT_USAGE, r, nsplit;
+	char **split;
 	cJSON *doc = NULL, *audit = NULL;
 
 	memset(&o, 0, sizeof(o));
 	memset(&ctx, 0, sizeof(ctx));
 	err_clear(&err);
-	r = cli_parse(&audit_cli, argc, argv, &o, &args);
+	split = split_check_options(argc, argv, &nsplit);
+	r = cli_parse(&audit_cli, nsplit, split, &o, &args);
 	if (r) {
 		cli_args_release(&args);
+		free(split);
 		return r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 	}
 	runner = o.runner ? o.runner : os_getenv("RUNNER_NAME");
@@ -369,5 +415,6 @@ out:
 	history_close(h);
 	strbuf_release(&report);
 	cli_args_release(&args);
+	free(split);
 	return rc;
 }
