@@ -69,6 +69,7 @@ struct pins_opts {
 	struct pins_where src;
 	struct strlist matrices;
 	int all, json;
+	int worktree; /* --worktree: the head is the working tree, uncommitted edits included */
 };
 
 /*

@@ -25,6 +25,7 @@
 #include "matrix/matrix.h"
 #include "pins/github_event.h"
 #include "pins/pins.h"
+#include "pins/pins_worktree.h"
 #include "report/report_pins.h"
 #include "util/jsonout.h"
 
@@ -60,6 +61,41 @@ static int load_side(struct git_repo *repo, struct pins_side *s, const char *lab
 	if (git_repo_pins(repo, s->sha, &s->ps, err) < 0)
 		return err_prefix(err, "at %s %.12s: ", label, s->sha);
 	return 0;
+}
+
+/* The head as the working tree (--worktree): its pin files on disk, uncommitted edits included. */
+static int load_worktree(struct git_repo *repo, struct pins_side *s, struct err *err)
+{
+	snprintf(s->sha, sizeof(s->sha), "worktree");
+	strbuf_reset(&s->subject);
+	strbuf_adds(&s->subject, "the working tree, uncommitted edits included");
+	s->loaded = 1;
+	if (pinset_load_worktree(&s->ps, git_repo_path(repo), err) < 0)
+		return err_prefix(err, "in the working tree: ");
+	return 0;
+}
+
+/*
+ * Without --worktree, a working tree whose torch pins differ from the commit
+ * read would be ignored silently: say so (stderr), naming the first pin.
+ */
+static void note_dirty(struct git_repo *repo, const struct pins_side *head)
+{
+	struct pinset wt;
+	struct pin_changes ch = { NULL, 0, 0 };
+	struct err err;
+	memset(&wt, 0, sizeof(wt));
+	if (pinset_load_worktree(&wt, git_repo_path(repo), &err) == 0) {
+		pinset_diff(&head->ps, &wt, 1, &ch);
+		if (ch.n) {
+			const struct pin *p = ch.v[0].head ? ch.v[0].head : ch.v[0].base;
+			cmd_errorf("note: the working tree's torch pins differ from %.12s (%s:%u: %s); these are the "
+				   "commit's, `pins --worktree` reads the working tree's",
+				   head->sha, p->file, p->line, p->raw);
+		}
+	}
+	pin_changes_release(&ch);
+	pinset_release(&wt);
 }
 
 /* Prints the report: JSON, or the text (guarded) and then the notices. */
@@ -121,6 +157,10 @@ int cmd_git_pins(int argc, char **argv)
 		strlist_release(&o.matrices);
 		return EXIT_USAGE;
 	}
+	if (o.worktree && (o.src.rev || o.src.head)) {
+		strlist_release(&o.matrices);
+		return cli_error(&pins_cli, "--worktree is the head: it does not go with --rev or --head");
+	}
 	err_clear(&err);
 	i = matrix_setup(&m, &o.matrices, &have_matrix, &err);
 	strlist_release(&o.matrices);
@@ -146,10 +186,13 @@ int cmd_git_pins(int argc, char **argv)
 		matrix_release(&m);
 		return fail(&err);
 	}
-	if (load_side(repo, &head, "head", &err) < 0 || (diff && load_side(repo, &base, "base", &err) < 0)) {
+	if ((o.worktree ? load_worktree(repo, &head, &err) : load_side(repo, &head, "head", &err)) < 0 ||
+	    (diff && load_side(repo, &base, "base", &err) < 0)) {
 		rc = fail(&err);
 		goto out;
 	}
+	if (!o.worktree && !o.src.rev && !o.src.head && !diff)
+		note_dirty(repo, &head);
 	if (diff)
 		pinset_diff(&base.ps, &head.ps, !o.all, &changes);
 	memset(&r, 0, sizeof(r));
