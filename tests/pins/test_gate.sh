@@ -126,6 +126,9 @@ commit "conda: pytorch 2.4.0"
 branch range
 printf '[project]\nname = "demo"\ndependencies = ["torch>=2.4,<2.10"]\n' >"$repo/pyproject.toml"
 commit "pyproject: a torch range"
+branch range25
+printf '[project]\nname = "demo"\ndependencies = ["torch>=2.4,<2.5"]\n' >"$repo/pyproject.toml"
+commit "pyproject: torch 2.4.x"
 branch rename
 g mv ci/torch.txt ci/torch-windows.txt
 printf '# runtime\nnumpy>=1.26\n-r ci/torch-windows.txt\n' >"$repo/requirements.txt"
@@ -234,15 +237,22 @@ check_eq "…an activated conda env (CONDA_PREFIX) is found without --python" \
 check_eq "…so is the first python.exe on PATH" '"PATH"' \
 	"$(G "$conda" "$tmp/144.reg" poetry '.pins.python.from' --env 'PATH=C:\Windows\system32;relative\dir;C:\Miniconda3\envs\ml;C:\Other')"
 
-# ---- a range: every row it meets, worst case first ----
+# ---- a range, as pip resolves it: the newest release it allows is the verdict ----
 check_eq "torch>=2.4,<2.10 on a runner with only the redistributable: the rows it meets" \
 	'["torch-2.4.0","torch-2.4.1-to-2.6","torch-2.7.0","torch-2.7.1","torch-2.8","torch-2.9-to-2.11"]' \
 	"$(G "$redist" "$tmp/144.reg" range '[.pins.targets[0].rows[].row]')"
-check_eq "…worst first: 2.4.0's missing libomp140, then 2.9's floor, each once" \
-	'[["missing-dll","error","pyproject.toml:3:18","torch-2.4.0"],["known-issue","warning","pyproject.toml:3:18","torch-2.9-to-2.11"],["pin-changed","note","pyproject.toml:3:18",null]]' \
+check_eq "…judged by the newest (2.9's floor, a warning); the older 2.4.0 that fails is one warning naming it" \
+	'[["pin-range-older-fails","warning","pyproject.toml:3:18",null],["known-issue","warning","pyproject.toml:3:18","torch-2.9-to-2.11"],["pin-changed","note","pyproject.toml:3:18",null]]' \
 	"$(G "$redist" "$tmp/144.reg" range '[.findings[] | [.rule, .severity, "\(.anchor.file):\(.anchor.line):\(.anchor.col)", .matrix.row]]')"
-check_eq "…saying the range is judged worst case first" true \
-	"$(G "$redist" "$tmp/144.reg" range '.findings[0].message | contains("The pin allows several versions; 2.4 is one of them, judged by row torch-2.4.0 (every row the range meets is judged, worst case first).")')"
+check_eq "…saying pip installs the newest" true \
+	"$(G "$redist" "$tmp/144.reg" range '[.findings[] | select(.rule == "known-issue") | .message | contains("pip installs the newest, so 2.9.0 and later are judged, by row torch-2.9-to-2.11")] | any')"
+check_eq "torch>=2.4,<2.5 (the issue's range): pip installs 2.4.1, which loads: no error, exit 0" \
+	'0 [["pin-range-older-fails","warning"],["pin-changed","note"]]' \
+	"$(st "$redist" "$tmp/144.reg" range25) $(G "$redist" "$tmp/144.reg" range25 '[.findings[] | [.rule, .severity]]')"
+check_eq "…the warning names the failing 2.4.0, its row and why, and suggests the lower bound" \
+	'[true,"raise the lower bound to leave them out: >=2.4.1"]' \
+	"$(G "$redist" "$tmp/144.reg" range25 '[(.findings[0].message | contains("2.4 (row torch-2.4.0: libomp140.x86_64.dll is not on this runner")), .findings[0].fix]')"
+check_eq "…--fail-on warning makes it fail" 1 "$(st "$redist" "$tmp/144.reg" range25 --fail-on warning)"
 
 # ---- renames, deletions, a PR that touches no pin, a matrix file ----
 check_eq "a renamed pin file: judged at its new path" \
