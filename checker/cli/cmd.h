@@ -135,6 +135,12 @@ extern const struct cli_opt view_cli_opts[];
 int view_opts_registry(const struct view_opts *o, const char *cmd, struct registry **reg);
 int view_opts_open(const struct view_opts *o, const char *cmd, struct registry **reg, struct view **v);
 
+/*
+ * A hint for a Windows path (C:\...) that is not there on an offline view
+ * opened without --root (C:\ is then "/"): " (without --root, ...)", else "".
+ */
+const char *cmd_root_hint(const struct view_opts *o, struct view *v, const char *arg);
+
 /* The --depth setter of check and inventory (opt.h): how many folders deep --scan looks, 1 to 64. */
 int cmd_set_scan_depth(void *dst, const char *val, struct strbuf *why);
 

@@ -209,7 +209,7 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 	if (o->userbase && !(p->userbase = cmd_winpath(v, o->userbase)))
 		return -1;
 	if (p->python && !view_is_file(v, p->python)) {
-		cmd_usage_error("check: --python %s: no such file", o->python);
+		cmd_usage_error("check: --python %s: no such file%s", o->python, cmd_root_hint(&o->vo, v, o->python));
 		return -1;
 	}
 	if (o->scan)

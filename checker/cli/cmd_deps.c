@@ -370,6 +370,26 @@ static void say_unreadable(struct view *v, const char *file, const struct ldr_no
 	free(host);
 }
 
+/*
+ * A bare name is searched for, as LoadLibraryExW does, and with
+ * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR (torch's 0x1100) a bare name is WinError
+ * 87: someone typing `deps fbgemm.dll` in torch\lib meant the file there.
+ */
+static void bare_name_hint(const char *file, int winerror)
+{
+	struct os_stat st;
+	if (winerror != 87 || strchr(file, '/') || strchr(file, '\\'))
+		return;
+	os_stat(file, &st);
+	if (st.type == OS_FILE)
+		cmd_errorf("hint: %s is a bare name, which is searched for as LoadLibraryExW searches (WinError 87 "
+			   "with these flags: they need a full path); to check the file in this folder, give a path: "
+			   "./%s", file, file);
+	else
+		cmd_errorf("hint: %s is a bare name, which is searched for as LoadLibraryExW searches (WinError 87 "
+			   "with these flags: they need a full path); to check a file, give its path", file);
+}
+
 int cmd_deps(int argc, char **argv)
 {
 	struct deps_opts o;
@@ -411,6 +431,7 @@ int cmd_deps(int argc, char **argv)
 		print_json(winfile, o.flags, &res, ld);
 	else
 		print_text(&o, &res, ld);
+	bare_name_hint(args.v[0], res.winerror);
 	rc = res.winerror ? EXIT_FINDINGS : EXIT_PASS;
 out:
 	cli_args_release(&args);

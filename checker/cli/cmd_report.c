@@ -43,16 +43,34 @@ static void say(const char *prefix, const char *msg)
 	strbuf_release(&sb);
 }
 
+/*
+ * --format and a bare --json (which prints the JSON: --format json) do not
+ * go together when they disagree: "--format sarif --json" would silently
+ * print JSON. The options struct remembers who set the format.
+ */
 static int set_format(void *dst, const char *val, struct strbuf *why)
 {
-	return report_format_choose(val, REPORT_FORMATS_CHECK, dst, why);
+	struct report_opts *o = dst;
+	enum report_format f;
+	if (report_format_choose(val, REPORT_FORMATS_CHECK, &f, why) < 0)
+		return -1;
+	if (o->format_by_json && f != REPORT_FMT_JSON)
+		return strbuf_adds(why, "does not go with a bare --json, which prints the JSON report; give "
+				       "--json FILE to write it beside"), -1;
+	o->format = f;
+	o->format_given = 1;
+	return 0;
 }
 
 static int set_fail_on(void *dst, const char *val, struct strbuf *why)
 {
+	static const char *const words[] = { "error", "warning", "never", NULL };
+	const char *near;
 	if (!report_fail_on_parse(val, dst))
 		return 0;
 	strbuf_adds(why, "expected error, warning or never");
+	if ((near = str_nearest(val, words)))
+		strbuf_addf(why, " (did you mean '%s'?)", near);
 	return -1;
 }
 
@@ -74,17 +92,22 @@ static int set_color(void *dst, const char *val, struct strbuf *why)
 static int set_json(void *dst, const char *val, struct strbuf *why)
 {
 	struct report_opts *o = dst;
-	if (val && strcmp(val, "-"))
+	if (val && strcmp(val, "-")) {
 		o->json_path = val;
-	else
-		o->format = REPORT_FMT_JSON;
+		return 0;
+	}
+	if (o->format_given && o->format != REPORT_FMT_JSON)
+		return strbuf_adds(why, "prints the JSON report, which does not go with --format (give --json FILE to "
+				       "write it beside that format)"), -1;
+	o->format = REPORT_FMT_JSON;
+	o->format_by_json = 1;
 	return 0;
 }
 
 const struct cli_opt report_cli_opts[] = {
-	CLI_OPT("--format", REPORT_FORMATS_CHECK,
-		"what goes to stdout (default: github when GITHUB_ACTIONS=true, else text)",
-		set_format, struct report_opts, format),
+	/* the whole struct: --format and a bare --json check each other */
+	{ "--format", REPORT_FORMATS_CHECK, "what goes to stdout (default: github when GITHUB_ACTIONS=true, else text)",
+	  set_format, 0, 0, NULL },
 	/* the whole struct: --json sets either the format or the path */
 	{ "--json", "FILE", "the JSON report (docs/report-json.md): alone or with -, printed to\n"
 	  "stdout; with FILE, written there whole", set_json, 0, CLI_MAYBE_VALUE, NULL },

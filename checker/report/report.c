@@ -48,13 +48,31 @@ int report_format_choose(const char *s, const char *choices, enum report_format 
 				return 0;
 			}
 	}
-	/* "a|b|c" -> "expected a, b or c" */
+	/* "a|b|c" -> "expected a, b or c", and the nearest when there is one */
 	strbuf_adds(why, "expected ");
 	for (p = choices; *p; p = *bar ? bar + 1 : bar) {
 		bar = p + strcspn(p, "|");
 		if (p != choices)
 			strbuf_adds(why, *bar ? ", " : " or ");
 		strbuf_add(why, p, (size_t)(bar - p));
+	}
+	{
+		const char *words[8], *near;
+		char buf[64];
+		size_t k = 0, m;
+		for (p = choices; *p && k < 7; p = *bar ? bar + 1 : bar) {
+			bar = p + strcspn(p, "|");
+			for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+				m = strlen(t[i].w);
+				if ((size_t)(bar - p) == m && !strncmp(p, t[i].w, m))
+					words[k++] = t[i].w;
+			}
+		}
+		words[k] = NULL;
+		if ((near = str_nearest(s, words))) {
+			snprintf(buf, sizeof(buf), " (did you mean '%s'?)", near);
+			strbuf_adds(why, buf);
+		}
 	}
 	return -1;
 }

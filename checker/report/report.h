@@ -71,6 +71,8 @@ struct report_opts {
 	int color;                   /* --color: -1 auto (NO_COLOR, FORCE_COLOR, a terminal), 0 never, 1 always */
 	int trace;                   /* --trace: the text report lists every probe, minor ones too */
 	int quiet;                   /* -q, --quiet: the text report's verdict line alone */
+	int format_given;            /* --format was given (it and a bare --json must agree) */
+	int format_by_json;          /* a bare --json set the format */
 };
 
 void report_opts_init(struct report_opts *o);

@@ -256,8 +256,12 @@ static int audit_check_opts(const struct audit_opts *o, const struct cli_args *a
 	int r;
 	if (!runner || !*runner)
 		return cli_error(&audit_cli, "no runner name: give --runner NAME (or set RUNNER_NAME)"), -1;
-	if (fail_on_level(o->fail_on, level) < 0)
-		return cli_error(&audit_cli, "--fail-on %s: expected error, warning, note or never", o->fail_on), -1;
+	if (fail_on_level(o->fail_on, level) < 0) {
+		static const char *const words[] = { "error", "warning", "note", "never", NULL };
+		const char *near = str_nearest(o->fail_on, words);
+		return cli_error(&audit_cli, "--fail-on %s: expected error, warning, note or never%s%s%s", o->fail_on,
+				 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : ""), -1;
+	}
 	if (parse_date(o->date, when) < 0)
 		return cli_error(&audit_cli, "--date %s: expected seconds since 1970", o->date), -1;
 	if (o->report && args->n)
