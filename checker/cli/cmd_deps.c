@@ -431,7 +431,8 @@ int cmd_deps(int argc, char **argv)
 		print_json(winfile, o.flags, &res, ld);
 	else
 		print_text(&o, &res, ld);
-	bare_name_hint(args.v[0], res.winerror);
+	if (!o.json) /* JSON readers get the document alone */
+		bare_name_hint(args.v[0], res.winerror);
 	rc = res.winerror ? EXIT_FINDINGS : EXIT_PASS;
 out:
 	cli_args_release(&args);

@@ -354,7 +354,7 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 		to.trace = o.trace;
 		to.quiet = o.quiet;
 		to.width = text_width();
-		to.groups = out_in_actions() && !o.quiet;
+		to.groups = o.format == REPORT_FMT_GITHUB && !o.quiet; /* the form that speaks GitHub */
 		report_text_ex(&sb, &v, &to);
 		if (put_text(sb.buf))
 			failed = 1; /* main says why (out_finish) */

@@ -99,8 +99,9 @@ check_eq "1 error annotation" 1 "$(grep -c '"name": "error"' "$tmp/first/cmds")"
 check_eq "...naming the 3 torch binaries it fails" 1 "$(grep -c 'Affects 3 torch binaries: ' "$tmp/first/cmds")"
 check_eq "no warning annotation (the known issue is the error's), the unknown redistributable (no registry) one notice" "0 1" \
 	"$(grep -c '"name": "warning"' "$tmp/first/cmds") $(grep -c '"name": "notice"' "$tmp/first/cmds")"
-check_eq "no other workflow commands than annotations and one stop-commands block" 0 \
-	"$(grep -v '"name": "\(error\|warning\|notice\)"' "$tmp/first/cmds" | grep -vc '"name": "stop-commands"\|"resume": true')"
+# (and the ::group:: / ::endgroup:: folding each problem's evidence, written between the guard's blocks)
+check_eq "no other workflow commands than annotations, the evidence groups and the stop-commands blocks" 0 \
+	"$(grep -v '"name": "\(error\|warning\|notice\|group\|endgroup\)"' "$tmp/first/cmds" | grep -vc '"name": "stop-commands"\|"resume": true')"
 if grep -q 'libomp140.x86_64.dll' "$tmp/first/cmds" && grep -q 'fbgemm.dll' "$tmp/first/cmds"; then
 	ok "annotations name the binary and the missing leaf"
 else

@@ -82,13 +82,16 @@ if [ "$w120" -le 120 ] && [ "$w120" -gt 80 ]; then ok "COLUMNS=120: wrapped at 1
 check_cmd "a wrapped 'why' continues under its value" grep -qE '^                [^ ]' "$tmp/text"
 check_eq "wrapping loses no word" "$(tr -s ' \n' '  ' <"$tmp/text120")" "$(COLUMNS=100000 "$BIN" report --in "$tmp/fail240.json" | tr -s ' \n' '  ')"
 
-# Under Actions each problem's evidence is a ::group:: (outside the guard), ended by ::endgroup::.
-GITHUB_ACTIONS=true "$BIN" report --in "$tmp/fail240.json" --format text >"$tmp/gh.txt"
+# In github format (Actions' default) each problem's evidence is a ::group:: (outside the guard), ended by ::endgroup::.
+GITHUB_ACTIONS=true "$BIN" report --in "$tmp/fail240.json" --format github --summary '' --outputs '' >"$tmp/gh.txt"
 check_eq "under Actions: one ::group:: per problem" "3 3" \
 	"$(grep -c '^::group::evidence of problem' "$tmp/gh.txt") $(grep -c '^::endgroup::$' "$tmp/gh.txt")"
+# shellcheck disable=SC2016 # awk's $0, not the shell's
 check_cmd "...each group outside a guard: the guard ends before it" \
 	awk '/^::group::/ { if (prev !~ /^::[0-9a-f]+::$/) exit 1 } { prev = $0 }' "$tmp/gh.txt"
 check_eq "not outside Actions" "0" "$(grep -c '::group::' "$tmp/text")"
+check_eq "nor in text format under Actions (plain text, one guard)" "0" \
+	"$(GITHUB_ACTIONS=true "$BIN" report --in "$tmp/fail240.json" --format text | grep -c '^::group::')"
 
 if grep -q 'fix: *pip install torch==2.4.1' "$tmp/text"; then ok "each failure with its fix"; else not_ok "fix missing"; fi
 if command -v script >/dev/null; then

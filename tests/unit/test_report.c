@@ -665,7 +665,7 @@ static void test_format_choose(void)
 	CHECK_STR(why.buf, "expected text or github");
 	strbuf_reset(&why);
 	CHECK_INT(report_format_choose("tex", REPORT_FORMATS_FLEET, &f, &why), -1);
-	CHECK_STR(why.buf, "expected text, markdown or json");
+	CHECK_STR(why.buf, "expected text, markdown or json (did you mean 'text'?)");
 	strbuf_reset(&why);
 	CHECK_INT(report_format_choose("", REPORT_FORMATS_FLEET, &f, &why), -1);
 	strbuf_release(&why);
