@@ -9,8 +9,8 @@
 #include <git2/sys/commit.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "git/git_objects.h"
 #include "util/os.h"
 
 #define HISTORY_MAX_ATTEMPTS 200
@@ -116,82 +116,22 @@ static char *decode_runner(const char *enc)
 }
 
 /*
- * libgit2 1.5 loops forever inflating a truncated loose object (fixed
- * upstream in 2026: libgit2/libgit2#7342) and writes past its buffer for
- * one whose header claims fewer bytes than it holds (#7177). A snapshot
- * history may be damaged, so every loose object is checked before libgit2
- * reads it: it must inflate completely, to exactly the size its header
- * states. Packed objects are read by libgit2's pack code, which checks
- * lengths itself.
+ * A snapshot history may be damaged (libgit2 1.5 loops forever on a
+ * truncated loose object and overruns its buffer on one whose header
+ * understates it): every object is checked against its own header before
+ * libgit2 reads it, and its size against HISTORY_MAX_BLOB before anything
+ * is inflated (git_objects.h).
  */
 static int object_sane(git_repository *repo, const git_oid *id, struct err *err)
 {
 	char hex[GIT_OID_HEXSZ + 1];
-	struct strbuf path = STRBUF_INIT, raw = STRBUF_INIT;
-	struct os_stat st;
-	z_stream z;
-	unsigned char out[16384], hdr[64];
-	unsigned long long content = 0, declared = 0;
-	size_t hlen = 0;
-	int zrc = Z_OK, rc = -1, have_hdr = 0, digits = 0;
-	const unsigned char *sp;
+	uint64_t size;
+	int rc = objects_check(repo, id, HISTORY_MAX_BLOB, &size, err);
 	git_oid_tostr(hex, sizeof(hex), id);
-	strbuf_addf(&path, "%sobjects/%.2s/%s", git_repository_commondir(repo), hex, hex + 2);
-	os_stat(path.buf, &st);
-	if (st.type == OS_NONE) {
-		strbuf_release(&path);
-		return 0;
-	}
-	if (os_read_file(path.buf, HISTORY_MAX_BLOB + 4096, &raw, err) < 0) {
-		strbuf_release(&path);
-		return -1;
-	}
-	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK) {
-		err_set(err, "object %.12s: cannot start zlib", hex);
-		goto out;
-	}
-	z.next_in = (unsigned char *)raw.buf;
-	z.avail_in = (uInt)raw.len;
-	while (zrc == Z_OK) {
-		size_t got, i = 0;
-		z.next_out = out;
-		z.avail_out = sizeof(out);
-		zrc = inflate(&z, Z_NO_FLUSH);
-		if (zrc != Z_OK && zrc != Z_STREAM_END)
-			break;
-		got = sizeof(out) - z.avail_out;
-		/* "TYPE SIZE\0" first, then the content. */
-		while (!have_hdr && i < got && hlen < sizeof(hdr)) {
-			hdr[hlen++] = out[i++];
-			have_hdr = hdr[hlen - 1] == '\0';
-		}
-		content += got - i;
-		if (!have_hdr && hlen == sizeof(hdr))
-			break;
-		if (!got && zrc == Z_OK) {
-			zrc = Z_BUF_ERROR; /* no progress: the stream is cut short */
-			break;
-		}
-	}
-	sp = have_hdr ? memchr(hdr, ' ', hlen) : NULL;
-	if (sp)
-		for (const unsigned char *p = sp + 1; *p >= '0' && *p <= '9' && digits < 20; p++, digits++)
-			declared = declared * 10 + (unsigned)(*p - '0');
-	if (zrc != Z_STREAM_END && !(zrc == Z_OK && !have_hdr))
-		err_set(err, "object %.12s is damaged (%s): %s", hex, zrc == Z_BUF_ERROR ? "truncated" : "not zlib data",
-			path.buf);
-	else if (!have_hdr || !digits)
-		err_set(err, "object %.12s has no valid header: %s", hex, path.buf);
-	else if (content != declared || z.avail_in != 0)
-		err_set(err, "object %.12s is damaged (its header says %llu bytes, it holds %llu%s): %s", hex, declared,
-			content, z.avail_in ? " and trailing data" : "", path.buf);
-	else
-		rc = 0;
-	inflateEnd(&z);
-out:
-	strbuf_release(&path);
-	strbuf_release(&raw);
+	if (rc == OBJECTS_TOO_BIG)
+		return err_set(err, "object %.12s is larger than %u MiB", hex, HISTORY_MAX_BLOB >> 20);
+	if (rc == OBJECTS_MISSING)
+		return err_set(err, "object %.12s is not in the repository", hex);
 	return rc;
 }
 
@@ -201,7 +141,6 @@ static int read_tree_file(git_repository *repo, const git_commit *c, const char 
 {
 	git_tree *tree = NULL;
 	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
 	int rc = -1;
 	if (object_sane(repo, git_commit_tree_id(c), err) < 0)
 		goto out;
@@ -217,21 +156,20 @@ static int read_tree_file(git_repository *repo, const git_commit *c, const char 
 		err_set(err, "its %s is not a file", path);
 		goto out;
 	}
-	if (object_sane(repo, git_tree_entry_id(entry), err) < 0)
-		goto out;
-	if (git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0) {
-		err_set(err, "cannot read its %s: %s", path, lg_msg());
-		goto out;
+	{
+		uint64_t size;
+		int r = objects_read_blob(repo, git_tree_entry_id(entry), HISTORY_MAX_BLOB, out, &size, err);
+		if (r == OBJECTS_TOO_BIG)
+			err_set(err, "its %s is larger than %u MiB", path, HISTORY_MAX_BLOB >> 20);
+		else if (r == OBJECTS_MISSING)
+			err_set(err, "its %s is not in the repository (not fetched?)", path);
+		else if (r < 0)
+			err_prefix(err, "its %s: ", path);
+		if (r != OBJECTS_OK)
+			goto out;
 	}
-	if (git_blob_rawsize(blob) > HISTORY_MAX_BLOB) {
-		err_set(err, "its %s is larger than %u MiB", path, HISTORY_MAX_BLOB >> 20);
-		goto out;
-	}
-	strbuf_reset(out);
-	strbuf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
 	rc = 0;
 out:
-	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	git_tree_free(tree);
 	return rc;

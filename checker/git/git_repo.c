@@ -7,7 +7,9 @@
  * (their targets are not in this tree); vendored environments, dependency
  * folders and test-data folders (corpus, fixtures, testdata: parser test
  * inputs are deliberately malformed pin files) are skipped, as is anything deeper than
- * GIT_REPO_MAX_DEPTH folders. Blob sizes are checked before reading.
+ * GIT_REPO_MAX_DEPTH folders. Blob sizes are read from the objects' headers
+ * before anything is inflated (git_objects.h), against the per-file cap and
+ * what is left of the revision's PINS_MAX_BYTES.
  */
 #include "git/git_repo.h"
 
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "git/git_objects.h"
 #include "util/strbuf.h"
 
 struct git_repo {
@@ -216,15 +219,15 @@ struct reader {
 	struct git_repo *r;
 	git_tree *tree;
 	const char *sha;
+	uint64_t left; /* bytes of pin files this revision may still hold (PINS_MAX_BYTES) */
 };
 
 static int read_blob(void *ctx, const char *path, struct strbuf *out, struct err *err)
 {
 	struct reader *rd = ctx;
 	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
-	git_object_size_t size;
-	int rc = 0;
+	uint64_t size = 0, max;
+	int rc;
 
 	if (git_tree_entry_bypath(&entry, rd->tree, path) < 0)
 		return 1;
@@ -234,16 +237,20 @@ static int read_blob(void *ctx, const char *path, struct strbuf *out, struct err
 		git_tree_entry_free(entry);
 		return 1; /* a folder, symlink or submodule: not a file of this tree */
 	}
-	if (git_blob_lookup(&blob, rd->r->repo, git_tree_entry_id(entry)) < 0) {
-		rc = err_set(err, "%s: cannot read the blob: %s", path, lg_msg());
-	} else {
-		size = git_blob_rawsize(blob);
-		if (size > REQ_MAX_FILE_SIZE)
-			rc = err_set(err, "%s: larger than %u bytes; refusing to parse it", path, REQ_MAX_FILE_SIZE);
-		else
-			strbuf_add(out, git_blob_rawcontent(blob), (size_t)size);
-	}
-	git_blob_free(blob);
+	/* The size comes from the object's header, before anything is inflated. */
+	max = rd->left < REQ_MAX_FILE_SIZE ? rd->left : REQ_MAX_FILE_SIZE;
+	rc = objects_read_blob(rd->r->repo, git_tree_entry_id(entry), max, out, &size, err);
+	if (rc == OBJECTS_TOO_BIG && size > REQ_MAX_FILE_SIZE)
+		rc = err_set(err, "%s: larger than %u bytes; refusing to parse it", path, REQ_MAX_FILE_SIZE);
+	else if (rc == OBJECTS_TOO_BIG)
+		rc = err_set(err, "%s: the pin files of this revision pass %u MiB together; refusing to read more",
+			     path, PINS_MAX_BYTES >> 20);
+	else if (rc == OBJECTS_MISSING)
+		rc = err_set(err, "%s: cannot read the blob: object not found", path);
+	else if (rc < 0)
+		rc = err_prefix(err, "%s: ", path);
+	else
+		rd->left -= out->len;
 	git_tree_entry_free(entry);
 	return rc;
 }
@@ -279,6 +286,7 @@ int git_repo_pins(struct git_repo *r, const char *sha, struct pinset *ps, struct
 	rd.r = r;
 	rd.tree = tree;
 	rd.sha = sha;
+	rd.left = PINS_MAX_BYTES;
 	rc = pinset_load(ps, &w.found, read_blob, &rd, err);
 out:
 	strlist_release(&w.found);

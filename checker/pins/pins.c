@@ -31,6 +31,12 @@ static int load_one(struct pinset *ps, const char *path, enum req_kind kind, con
 		strbuf_release(&buf);
 		return r;
 	}
+	if (buf.len > PINS_MAX_BYTES - ps->bytes) {
+		strbuf_release(&buf);
+		return err_set(err, "%s: the pin files of this revision pass %u MiB together; refusing to read more",
+			       path, PINS_MAX_BYTES >> 20);
+	}
+	ps->bytes += buf.len;
 	ALLOC_GROW(ps->files, ps->n + 1, ps->alloc);
 	f = &ps->files[ps->n++];
 	memset(f, 0, sizeof(*f));

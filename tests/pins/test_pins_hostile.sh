@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# test_pins_hostile: what anyone opening a pull request can put in the
+# repository the gate reads, written here as an attacker would (objects made
+# by hand with tests/pins/loose_object.py, trees with git mktree):
+# - a blob bomb: a loose object of 256 KiB that inflates to 256 MiB, as
+#   requirements.txt: refused from its header, in bounded memory (ulimit -v:
+#   inflating it first, as libgit2 does, runs out) and time;
+# - objects whose headers lie (fewer or more bytes than the stream holds),
+#   truncated streams, trailing data: a clear error, never a hang or an
+#   overrun (libgit2 1.5 loops on the first and overruns on the second);
+# - fan-out: one 16 MiB blob at 5 paths: the pin files of one revision are
+#   bounded together (64 MiB), not only each;
+# The release binary is run under ulimit, the lying objects under ASan too.
+set -u
+source "$(dirname "$0")/../lib/tap.sh"
+TEST_NAME=pins_hostile
+
+: "${TDC_BIN:=$PWD/torch-dll-check}" "${TDC_GIT_BIN:=$PWD/torch-dll-check-git}"
+: "${TDC_ASAN_GIT_BIN:=$PWD/build/asan/torch-dll-check-git}"
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS
+
+# commit_tree REPO "MODE TYPE OID\tPATH"...: a commit of exactly these entries on main (HEAD).
+commit_tree() {
+	local repo=$1 t c
+	shift
+	t=$(printf '%s\n' "$@" | git -C "$repo" mktree) || return 1
+	c=$(git -C "$repo" commit-tree -m hostile "$t") || return 1
+	git -C "$repo" update-ref refs/heads/main "$c" && git -C "$repo" symbolic-ref HEAD refs/heads/main
+}
+# repo_with NAME OID [PATHS]: a repository whose commit holds object OID at each requirements path.
+new_repo() { rm -rf "$tmp/$1" && git init -q "$tmp/$1"; }
+
+# run_limited OUT CPU_S VMEM_KB CMD...: runs CMD bounded in CPU time and address space.
+run_limited() {
+	local out=$1 cpu=$2 vm=$3
+	shift 3
+	(ulimit -t "$cpu" -v "$vm"; exec "$@") >"$out" 2>&1
+}
+
+# --- 1. a blob bomb -------------------------------------------------------------
+new_repo bomb
+oid=$(python3 "$here/loose_object.py" "$tmp/bomb/.git" $((256 << 20)))
+commit_tree "$tmp/bomb" "100644 blob $oid	requirements.txt"
+check_cmd "the bomb is a valid object git itself reads (git cat-file -s: 256 MiB)" \
+	test "$(git -C "$tmp/bomb" cat-file -s "$oid")" = $((256 << 20))
+check_cmd "...and under 1 MiB on disk" test "$(stat -c %s "$tmp/bomb/.git/objects/${oid:0:2}/${oid:2}")" -lt 1048576
+run_limited "$tmp/bomb.out" 10 150000 "$TDC_GIT_BIN" pins --repo "$tmp/bomb"
+check_eq "pins refuses a 256 MiB blob from its header: exit 2 in 150 MB of address space and 10 s" 2 $?
+check_cmd "...saying it is larger than the cap (not 'out of memory')" \
+	grep -q 'requirements.txt: larger than 16777216 bytes; refusing to parse it' "$tmp/bomb.out"
+
+# --- 2. headers that lie, truncated and padded streams ---------------------------
+lie() { # NAME SIZE DECLARED [TYPE]: a repository whose requirements.txt is such an object
+	new_repo "$1"
+	local o
+	o=$(python3 "$here/loose_object.py" "$tmp/$1/.git" "$2" "$3" "${4:-blob}") &&
+		commit_tree "$tmp/$1" "100644 blob $o	requirements.txt" && echo "$o"
+}
+tag() { case $1 in */asan/*) echo ASan ;; *) echo release ;; esac; }
+expect_damaged() { # DESC REPO PATTERN
+	local b
+	for b in "$TDC_GIT_BIN" "$TDC_ASAN_GIT_BIN"; do
+		run_limited "$tmp/lie.out" 20 unlimited "$b" pins --repo "$tmp/$2"
+		local rc=$?
+		if [ $rc -eq 2 ] && grep -q "$3" "$tmp/lie.out"; then ok "$1 ($(tag "$b"))"; else
+			not_ok "$1: exit $rc with $b"
+			sed 's/^/#   /' "$tmp/lie.out" | head -5
+		fi
+	done
+}
+lie under 1048576 10 >/dev/null
+expect_damaged "a header that says 10 bytes for 1 MiB: refused" under "its header says 10 bytes, it holds more"
+lie over 10 1048576 >/dev/null
+expect_damaged "a header that says 1 MiB for 10 bytes: refused" over "its header says 1048576 bytes, it holds 10"
+o=$(lie trunc 100000 100000)
+f=$tmp/trunc/.git/objects/${o:0:2}/${o:2}
+chmod u+w "$f" && truncate -s 40 "$f"
+expect_damaged "a truncated object: refused, no endless loop" trunc "damaged (truncated)"
+o=$(lie trail 100 100)
+f=$tmp/trail/.git/objects/${o:0:2}/${o:2}
+chmod u+w "$f" && printf 'junk' >>"$f"
+expect_damaged "an object with data after its zlib stream: refused" trail "trailing data"
+# git mktree refuses to name an object of no type: the tree names a real blob, whose file is then replaced.
+new_repo badtype
+o=$(echo torch==2.4.0 | git -C "$tmp/badtype" hash-object -w --stdin)
+commit_tree "$tmp/badtype" "100644 blob $o	requirements.txt"
+f=$tmp/badtype/.git/objects/${o:0:2}/${o:2}
+chmod u+w "$f" && python3 -c 'import sys, zlib; open(sys.argv[1], "wb").write(zlib.compress(b"blub 13\0torch==2.4.0\n"))' "$f"
+expect_damaged "an object whose header names no git type: refused" badtype "no valid object header"
+
+# --- 3. fan-out: one 16 MiB blob at many paths ----------------------------------
+new_repo fan
+python3 -c "
+import sys
+line = b'# ' + b'x' * 97 + b'\n'
+sys.stdout.buffer.write(b'torch==2.4.0\n' + line * ((16 * 1024 * 1024 - 20) // len(line)))" >"$tmp/big.txt"
+big=$(git -C "$tmp/fan" hash-object -w "$tmp/big.txt")
+fan_to() { # N: the blob at requirements-1.txt .. requirements-N.txt
+	local i entries=()
+	for ((i = 1; i <= $1; i++)); do entries+=("100644 blob $big	requirements-$i.txt"); done
+	commit_tree "$tmp/fan" "${entries[@]}"
+}
+fan_to 4
+run_limited "$tmp/fan.out" 30 2000000 "$TDC_GIT_BIN" pins --repo "$tmp/fan" --json
+check_eq "4 copies of a 16 MiB pin file (64 MiB together): read" "0 4" \
+	"$? $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["head"]["files"]))' "$tmp/fan.out" 2>&1)"
+fan_to 40
+run_limited "$tmp/fan.out" 30 2000000 "$TDC_GIT_BIN" pins --repo "$tmp/fan"
+check_eq "40 copies: exit 2 (the revision's pin files pass 64 MiB together)" 2 $?
+check_cmd "...naming the file that passed the bound" \
+	grep -q 'requirements-13.txt: the pin files of this revision pass 64 MiB together; refusing to read more' "$tmp/fan.out"
+
+tap_done
