@@ -335,7 +335,10 @@ static int write_audit_json(const char *path, const char *runner, const char *di
 	strbuf_addch(&text, '\n');
 	cJSON_Delete(doc);
 	strbuf_release(&ref);
-	rc = os_write_file_atomic(path, text.buf, text.len, err);
+	if (out_is_stdout(path))
+		rc = fwrite(text.buf, 1, text.len, stdout) == text.len ? 0 : err_set(err, "cannot write to stdout");
+	else
+		rc = os_write_file_atomic(path, text.buf, text.len, err);
 	strbuf_release(&text);
 	return rc;
 }
