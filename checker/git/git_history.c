@@ -83,7 +83,8 @@ int history_ref_name(const char *runner, struct strbuf *ref, struct err *err)
 	strbuf_adds(ref, HISTORY_REF_PREFIX);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)runner[i];
-		if (name_byte_ok(c, i == 0))
+		/* ".." cannot appear in a ref name (git check-ref-format): the second '.' is encoded */
+		if (name_byte_ok(c, i == 0) && !(c == '.' && i > 0 && runner[i - 1] == '.'))
 			strbuf_addch(ref, c);
 		else
 			strbuf_addf(ref, "%%%02X", c);
@@ -281,7 +282,7 @@ int history_append(struct history *h, const char *runner, const char *report, si
 	for (unsigned attempt = 0; attempt < HISTORY_MAX_ATTEMPTS; attempt++) {
 		git_oid tip, commit, no_tip;
 		git_reference *ref = NULL;
-		int has_tip, swap;
+		int has_tip, swap, new_root = 0, sane;
 		const char *prev_text = NULL;
 		struct err perr;
 		out->problem[0] = '\0';
@@ -292,13 +293,23 @@ int history_append(struct history *h, const char *runner, const char *report, si
 		if (has_tip) {
 			git_commit *c = NULL;
 			git_oid_tostr(out->parent, sizeof(out->parent), &tip);
-			if (object_sane(h->repo, &tip, &perr) < 0)
-				snprintf(out->problem, sizeof(out->problem), "previous snapshot %.12s cannot be read: %.400s",
-					 out->parent, perr.msg);
-			else if (git_commit_lookup(&c, h->repo, &tip) < 0)
-				snprintf(out->problem, sizeof(out->problem), "previous snapshot %.12s cannot be read: %.400s",
-					 out->parent, lg_msg());
-			else if (read_tree_file(h->repo, c, "report.json", &prev, &perr) < 0)
+			/*
+			 * A tip that is not a readable commit (not in the repository,
+			 * damaged) cannot be a parent: git refuses to write a commit
+			 * naming it, so every night would fail until someone mends the
+			 * ref by hand. The snapshot starts a new chain instead (a root
+			 * commit; the ref still moves from the old tip by
+			 * compare-and-swap), and says the earlier ones are unreachable.
+			 */
+			sane = object_sane(h->repo, &tip, &perr) == 0;
+			if (!sane || git_commit_lookup(&c, h->repo, &tip) < 0) {
+				snprintf(out->problem, sizeof(out->problem),
+					 "previous snapshot %.12s cannot be read (%.300s): this snapshot starts a new "
+					 "history; the earlier snapshots are unreachable from it", out->parent,
+					 sane ? lg_msg() : perr.msg);
+				out->parent[0] = '\0'; /* a root commit: no parent */
+				new_root = 1;
+			} else if (read_tree_file(h->repo, c, "report.json", &prev, &perr) < 0)
 				snprintf(out->problem, sizeof(out->problem), "previous snapshot %.12s: %.400s", out->parent,
 					 perr.msg);
 			else
@@ -308,8 +319,8 @@ int history_append(struct history *h, const char *runner, const char *report, si
 		strbuf_reset(&drift);
 		if (drift_fn && drift_fn(ctx, prev_text, prev_text ? prev.len : 0, out->problem, &drift, err) < 0)
 			goto done;
-		if (write_commit(h->repo, runner, report, report_len, &drift, when, has_tip ? &tip : NULL, &commit,
-				 err) < 0) {
+		if (write_commit(h->repo, runner, report, report_len, &drift, when, has_tip && !new_root ? &tip : NULL,
+				 &commit, err) < 0) {
 			if (out->problem[0])
 				err_prefix(err, "%s; nothing was written: ", out->problem);
 			goto done;
@@ -365,15 +376,19 @@ int history_walk(struct history *h, const char *runner, size_t limit, int with_r
 		struct history_entry e;
 		struct err perr;
 		char problem[ERR_MSG_MAX];
+		int sane;
 		memset(&e, 0, sizeof(e));
 		git_oid_tostr(e.sha, sizeof(e.sha), &id);
-		if (object_sane(h->repo, &id, &perr) < 0) {
-			err_set(err, "snapshot %.12s of runner %s cannot be read: %.600s", e.sha, runner, perr.msg);
-			goto done;
-		}
-		if (git_commit_lookup(&c, h->repo, &id) < 0) {
-			err_set(err, "snapshot %.12s of runner %s cannot be read: %s", e.sha, runner, lg_msg());
-			goto done;
+		sane = object_sane(h->repo, &id, &perr) == 0;
+		if (!sane || git_commit_lookup(&c, h->repo, &id) < 0) {
+			/* shown as the chain's last entry: what came before it is still worth listing */
+			snprintf(problem, sizeof(problem), "snapshot %.12s cannot be read: %.600s", e.sha,
+				 sane ? lg_msg() : perr.msg);
+			e.problem = problem;
+			e.unreadable = 1;
+			e.when = -1; /* unknown */
+			fn(ctx, runner, &e);
+			break;
 		}
 		e.when = (int64_t)git_commit_time(c);
 		if (read_tree_file(h->repo, c, "drift.json", &drift, &perr) == 0) {
@@ -391,12 +406,20 @@ int history_walk(struct history *h, const char *runner, size_t limit, int with_r
 			e.problem = problem;
 		}
 		{
-			int stop = fn(ctx, runner, &e);
-			int more = git_commit_parentcount(c) > 0;
+			int more = git_commit_parentcount(c) > 0, stop;
+			uint64_t size;
+			struct err ignored;
 			if (more)
 				git_oid_cpy(&id, git_commit_parent_id(c, 0));
 			git_commit_free(c);
 			seen++;
+			/* its parent not in the repository: refs fetched with --depth N stop here */
+			if (more && !(limit && seen >= limit) &&
+			    objects_check(h->repo, &id, HISTORY_MAX_BLOB, &size, &ignored) == OBJECTS_MISSING) {
+				e.not_fetched = 1;
+				more = 0;
+			}
+			stop = fn(ctx, runner, &e);
 			if (stop || !more || (limit && seen >= limit))
 				break;
 		}

@@ -12,6 +12,8 @@
 #   bounded together (64 MiB), not only each;
 # - 40,000 torch pins whose markers all change: the diff is O(n log n);
 # - TOML tables of 4,095 keys: duplicate keys found through a hash;
+# - numpy==99999999999999999999 (pip accepts it) next to torch: only torch's
+#   lines may fail the gate;
 # The release binary is run under ulimit, the lying objects under ASan too.
 set -u
 source "$(dirname "$0")/../lib/tap.sh"
@@ -139,5 +141,26 @@ git -C "$tmp/toml" add pyproject.toml && git -C "$tmp/toml" commit -qm toml
 run_limited "$tmp/toml.out" 1 2000000 "$TDC_GIT_BIN" pins --repo "$tmp/toml"
 check_eq "an 8 MB pyproject.toml of 4,095-key tables in under 1 s of CPU" 0 $?
 check_cmd "...its torch pin read" grep -q 'pyproject.toml:3:.*torch==2.4.0' "$tmp/toml.out"
+
+# --- 6. a version number PEP 440 cannot order here, on another package ----------------
+# pip accepts numpy==99999999999999999999; only torch's lines may fail the gate.
+new_repo big
+printf 'torch==2.4.0\nnumpy==99999999999999999999\n' >"$tmp/big/requirements.txt"
+cat >"$tmp/big/pyproject.toml" <<'TOML'
+[project]
+name = "x"
+dependencies = ["scipy==99999999999999999999"]
+[tool.poetry.dependencies]
+pandas = "99999999999999999999"
+TOML
+git -C "$tmp/big" add . && git -C "$tmp/big" commit -qm big
+"$TDC_GIT_BIN" pins --repo "$tmp/big" >"$tmp/big.out" 2>&1
+check_eq "numpy==99999999999999999999 next to torch (and in pyproject, poetry): exit 0" 0 $?
+check_cmd "...torch's pin read" grep -q '^  requirements.txt:1:1  torch==2.4.0$' "$tmp/big.out"
+printf 'torch==99999999999999999999\n' >"$tmp/big/requirements.txt"
+git -C "$tmp/big" commit -qam torch
+"$TDC_GIT_BIN" pins --repo "$tmp/big" >"$tmp/big.out" 2>&1
+check_eq "torch==99999999999999999999: exit 2" 2 $?
+check_cmd "...saying why, at the pin" grep -q "requirements.txt:1:8: invalid version specifier '==99999999999999999999': number too large" "$tmp/big.out"
 
 tap_done
