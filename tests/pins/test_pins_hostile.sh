@@ -14,6 +14,8 @@
 # - TOML tables of 4,095 keys: duplicate keys found through a hash;
 # - numpy==99999999999999999999 (pip accepts it) next to torch: only torch's
 #   lines may fail the gate;
+# - a partial clone (filter: blob:none): the missing blobs are fetched with
+#   git from the promisor remote, or one line says the cause and the fix;
 # The release binary is run under ulimit, the lying objects under ASan too.
 set -u
 source "$(dirname "$0")/../lib/tap.sh"
@@ -162,5 +164,33 @@ git -C "$tmp/big" commit -qam torch
 "$TDC_GIT_BIN" pins --repo "$tmp/big" >"$tmp/big.out" 2>&1
 check_eq "torch==99999999999999999999: exit 2" 2 $?
 check_cmd "...saying why, at the pin" grep -q "requirements.txt:1:8: invalid version specifier '==99999999999999999999': number too large" "$tmp/big.out"
+
+# --- 7. a partial clone (actions/checkout with filter: blob:none) -----------------------
+# Only the checked-out revision's blobs are there; the base's are fetched by git
+# from the promisor remote, an included file's too (it is not found by name).
+new_repo origin
+mkdir -p "$tmp/origin/ci"
+printf 'torch==2.4.0\n-r ci/extra.in\n' >"$tmp/origin/requirements.txt"
+printf 'torchvision==0.19.0\n' >"$tmp/origin/ci/extra.in"
+git -C "$tmp/origin" add . && git -C "$tmp/origin" commit -qm base
+git -C "$tmp/origin" config uploadpack.allowfilter true
+printf 'torch==2.4.1\n' >"$tmp/origin/requirements.txt"
+git -C "$tmp/origin" rm -q ci/extra.in && git -C "$tmp/origin" commit -qam head
+git clone -q --filter=blob:none "file://$tmp/origin" "$tmp/partial"
+base_blob=$(git -C "$tmp/origin" rev-parse HEAD~1:requirements.txt)
+# (rev-list --missing=print lists what is missing without fetching it, as cat-file -e would)
+check_eq "the clone is partial: the base's two blobs are not in it" 2 \
+	"$(git -C "$tmp/partial" rev-list --objects --missing=print HEAD~1 | grep -c '^?')"
+cp -a "$tmp/partial" "$tmp/partial2"
+"$TDC_GIT_BIN" pins --repo "$tmp/partial" --base HEAD~1 --head HEAD --json >"$tmp/partial.json" 2>"$tmp/partial.err"
+check_eq "pins --base of a partial clone: exit 0 (git fetched the base's blobs)" 0 $?
+check_eq "...the base's pin file and its included file read" "['requirements.txt', 'ci/extra.in']" \
+	"$(python3 -c 'import json,sys; print([f["path"] for f in json.load(open(sys.argv[1]))["base"]["files"]])' "$tmp/partial.json" 2>&1)"
+check_eq "...the change found" "changed ==2.4.0 ==2.4.1" \
+	"$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["changes"][0]; print(c["change"], c["base"]["spec"], c["head"]["spec"])' "$tmp/partial.json" 2>&1)"
+git -C "$tmp/partial2" remote set-url origin "file://$tmp/nowhere"
+"$TDC_GIT_BIN" pins --repo "$tmp/partial2" --base HEAD~1 --head HEAD >"$tmp/partial.out" 2>&1
+check_eq "a partial clone whose remote is gone: exit 2" 2 $?
+check_eq "...one line saying the cause and the fix" 1 "$(grep -c "requirements.txt: cannot read the blob ${base_blob:0:12}: this is a partial clone (filter: blob:none) and git could not fetch the missing blobs from its remote origin (fatal: .*): check out without a filter, or with network access to origin" "$tmp/partial.out")"
 
 tap_done
