@@ -13,6 +13,7 @@
  * and an unread registry is `unverified`, never missing.
  */
 #include "harness.h"
+#include "judge/loader_rules.h"
 #include "policy_trees.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -32,7 +33,7 @@ struct judged {
 	struct torch_run *run;
 	struct inventory inv;
 	struct result res;
-	cJSON *inst;
+	struct policy_verdict verdict;
 };
 
 /*
@@ -58,7 +59,7 @@ static int judge_open(struct judged *j, const char *root, const char *yaml)
 	if (torch_run(&j->run, j->v, &in, &e))
 		goto fail;
 	result_init(&j->res, j->v, j->run->ld);
-	j->inst = result_add_install(&j->res, j->v, j->run, NULL);
+	loader_rules(&j->res.findings, j->run);
 	return 0;
 fail:
 	printf("# %s: %s\n", root, e.msg);
@@ -74,7 +75,7 @@ static int judge(struct judged *j)
 	pin.inv = &j->inv;
 	pin.install = j->inv.ninstalls ? &j->inv.installs[0] : NULL;
 	pin.run = j->run;
-	return policy_evaluate(&j->res.findings, j->inst, j->v, &pin, &e);
+	return policy_evaluate(&j->res.findings, &j->verdict, j->v, &pin, &e);
 }
 
 static void judge_close(struct judged *j)
