@@ -1,7 +1,7 @@
 /*
  * test_policy: policy_evaluate on real loader runs, asserting the findings
  * as structs. Two Windows trees of real PE files built with mingw-w64
- * (tests/unit/policy_trees.sh, cached): torch 2.9.1 whose python.exe
+ * (tests/lib/trees/policy.sh, cached): torch 2.9.1 whose python.exe
  * folder holds an msvcp140.dll 14.29 that shadows System32's 14.40, and
  * torch 2.4.0 whose fbgemm.dll imports the absent libomp140.x86_64.dll.
  *
@@ -251,7 +251,7 @@ int main(void)
 {
 	if (policy_trees()) {
 		printf("ok - tests/unit/test_policy.c # SKIP the mingw-w64 fixture trees could not be built "
-		       "(tests/unit/policy_trees.sh)\n");
+		       "(tests/lib/trees/policy.sh)\n");
 		return 0;
 	}
 	RUN(test_runtime_too_old_replaces_the_shadow_warning);

@@ -2,7 +2,7 @@
  * test_result: findings as structs and the report document written from
  * them. finding_add's copies and default severities, the one JSON form of a
  * finding (members, order, nulls), removal and root-cause keys; then real
- * loader runs on the mingw-built trees of tests/unit/policy_trees.sh: the
+ * loader runs on the mingw-built trees of tests/lib/trees/policy.sh: the
  * loader's findings for each failing torch binary, and result_finish's
  * findings[], counts and statuses.
  */
@@ -261,7 +261,7 @@ int main(void)
 	RUN(test_version_cmp);
 	if (policy_trees()) {
 		printf("ok - tests/unit/test_result.c: loader runs # SKIP the mingw-w64 fixture trees could not be "
-		       "built (tests/unit/policy_trees.sh)\n");
+		       "built (tests/lib/trees/policy.sh)\n");
 		return HARNESS_EXIT();
 	}
 	RUN(test_each_failing_binary_is_a_finding_with_its_evidence);
