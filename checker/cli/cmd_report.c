@@ -92,7 +92,7 @@ static int set_color(void *dst, const char *val, struct strbuf *why)
 static int set_json(void *dst, const char *val, struct strbuf *why)
 {
 	struct report_opts *o = dst;
-	if (val && strcmp(val, "-")) {
+	if (val && !out_is_stdout(val)) {
 		o->json_path = val;
 		return 0;
 	}
@@ -104,15 +104,31 @@ static int set_json(void *dst, const char *val, struct strbuf *why)
 	return 0;
 }
 
+/* `--sarif -` (or /dev/stdout) prints the SARIF; `--sarif FILE` writes it to FILE. */
+static int set_sarif(void *dst, const char *val, struct strbuf *why)
+{
+	struct report_opts *o = dst;
+	if (!out_is_stdout(val)) {
+		o->sarif_path = val;
+		return 0;
+	}
+	if (o->format_by_json)
+		return strbuf_adds(why, "prints SARIF, which does not go with a bare --json (give --json FILE to write "
+				       "the JSON beside it)"), -1;
+	o->format = REPORT_FMT_SARIF;
+	o->format_given = 1;
+	return 0;
+}
+
 const struct cli_opt report_cli_opts[] = {
 	/* the whole struct: --format and a bare --json check each other */
 	{ "--format", REPORT_FORMATS_CHECK, "what goes to stdout (default: github when GITHUB_ACTIONS=true, else text)",
 	  set_format, 0, 0, NULL },
 	/* the whole struct: --json sets either the format or the path */
 	{ "--json", "FILE", "the JSON report (docs/report-json.md): alone or with -, printed to\n"
-	  "stdout; with FILE, written there whole", set_json, 0, CLI_MAYBE_VALUE, NULL },
-	CLI_OPT("--sarif", "FILE", "SARIF 2.1.0 for GitHub code scanning, written to FILE whole",
-		cli_set_str, struct report_opts, sarif_path),
+	  "stdout (so is /dev/stdout); with FILE, written there whole", set_json, 0, CLI_MAYBE_VALUE, NULL },
+	{ "--sarif", "FILE", "SARIF 2.1.0 for GitHub code scanning, written to FILE whole (-: printed to stdout)",
+	  set_sarif, 0, 0, NULL },
 	CLI_OPT("--summary", "FILE", "the Markdown job summary, appended to FILE (github format: default\n"
 		"$GITHUB_STEP_SUMMARY; an empty FILE turns it off)",
 		cli_set_str, struct report_opts, summary_path),

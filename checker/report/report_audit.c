@@ -211,9 +211,11 @@ static void history_line(struct strbuf *out, const cJSON *e, int with_runner)
 		strbuf_adds(out, "  ");
 	}
 	strbuf_addf(out, "%s  %-5s  %.12s  ", str_or(e, "date", "-"), str_or(e, "status", "?"), str_or(e, "snapshot", "?"));
-	if (is_true(e, "first"))
+	if (is_true(e, "unreadable"))
+		text_esc_line(out, str_or(e, "problem", "unreadable"));
+	else if (is_true(e, "first"))
 		strbuf_adds(out, "first snapshot");
-	else if (!changes)
+	else if (!changes && !report_str(e, "problem"))
 		strbuf_adds(out, "drift unreadable");
 	else if (report_str(e, "problem"))
 		strbuf_adds(out, "not compared");
@@ -229,6 +231,8 @@ static void history_line(struct strbuf *out, const cJSON *e, int with_runner)
 	}
 	strbuf_addch(out, '\n');
 	history_detail(out, e, with_runner);
+	if (is_true(e, "older_not_fetched"))
+		strbuf_adds(out, "(older snapshots were not fetched: a shallow fetch; git fetch --unshallow, or fetch-depth: 0)\n");
 }
 
 void report_history_text(struct strbuf *out, const cJSON *h)

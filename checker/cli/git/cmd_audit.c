@@ -301,7 +301,9 @@ static int audit_say(const cJSON *doc, const struct audit_opts *o, enum report_f
 		strbuf_reset(&out);
 		json_print(&out, doc, 1);
 		strbuf_addch(&out, '\n');
-		if (os_write_file_atomic(o->json, out.buf, out.len, &err) < 0)
+		if (out_is_stdout(o->json))
+			rc = fwrite(out.buf, 1, out.len, stdout) == out.len ? 0 : (err_set(&err, "cannot write to stdout"), -1);
+		else if (os_write_file_atomic(o->json, out.buf, out.len, &err) < 0)
 			rc = -1;
 	}
 	if (rc < 0)

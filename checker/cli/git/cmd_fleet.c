@@ -52,12 +52,13 @@ static int fleet_entry(void *vctx, const char *runner, const struct history_entr
 	struct fleet_ctx *fc = vctx;
 	cJSON *report = e->report_json ? cJSON_ParseWithLength(e->report_json, e->report_len) : NULL;
 	cJSON *drift = e->drift_json ? cJSON_ParseWithLength(e->drift_json, e->drift_len) : NULL;
+	struct err why;
 	if (!report) {
-		err_set(fc->err, "runner %s: snapshot %.12s: %s", runner, e->sha,
-			e->problem ? e->problem : "report.json is not JSON");
-		fc->failed = 1;
-	} else if (fleet_add(fc->f, runner, e->when, report, drift, fc->err) < 0) {
-		fc->failed = 1;
+		char m[ERR_MSG_MAX];
+		snprintf(m, sizeof(m), "snapshot %.12s: %.900s", e->sha, e->problem ? e->problem : "report.json is not JSON");
+		fleet_add_problem(fc->f, runner, e->unreadable ? -1 : e->when, e->unreadable ? e->problem : m);
+	} else if (fleet_add(fc->f, runner, e->when, report, drift, &why) < 0) {
+		fleet_add_problem(fc->f, runner, e->when, why.msg);
 	} else if (drift_change(drift)) {
 		strlist_push(&fc->changed, runner);
 		strlist_push(&fc->changed, drift_change(drift));
@@ -121,9 +122,10 @@ static int add_history(struct fleet *f, const char *dir, struct strlist *changed
 	err_clear(&err);
 	if (history_open(&h, dir, &err) < 0 || history_runners(h, &runners, &err) < 0)
 		rc = -1;
+	/* one bad runner is a row saying why, never an empty table for everyone */
 	for (size_t i = 0; !rc && i < runners.n; i++)
-		if (history_walk(h, runners.v[i], 1, 1, fleet_entry, &fc, &err) < 0 || fc.failed)
-			rc = -1;
+		if (history_walk(h, runners.v[i], 1, 1, fleet_entry, &fc, &err) < 0)
+			fleet_add_problem(f, runners.v[i], -1, err.msg);
 	if (rc)
 		cmd_usage_error("fleet: %s", err.msg);
 	*changed = fc.changed;

@@ -16,6 +16,7 @@
 
 #include "cli/cmd.h"
 #include "cli/cmd_audit.h"
+#include "audit/drift.h"
 #include "cli/out.h"
 #include "git/git_history.h"
 #include "report/report.h"
@@ -32,6 +33,10 @@ static void date_text(char buf[32], int64_t when)
 {
 	time_t t = (time_t)when;
 	struct tm tm;
+	if (when < 0) { /* unknown: an unreadable snapshot */
+		snprintf(buf, 32, "-");
+		return;
+	}
 #ifdef _WIN32
 	if (gmtime_s(&tm, &t) != 0) {
 #else
@@ -73,6 +78,7 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 	const cJSON *changes = cJSON_GetObjectItemCaseSensitive(d, "changes");
 	const cJSON *problem = cJSON_GetObjectItemCaseSensitive(d, "problem");
 	cJSON *o = cJSON_CreateObject();
+	long errors, warnings, notes;
 	char date[32];
 	date_text(date, e->when);
 	if (tl->with_runner)
@@ -82,17 +88,22 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 	cJSON_AddStringToObject(o, "date", date);
 	cJSON_AddStringToObject(o, "status", cJSON_IsString(status) ? status->valuestring : "?");
 	cJSON_AddBoolToObject(o, "first", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "first")));
-	if (d && cJSON_IsArray(changes)) {
-		static const char *const counts[] = { "errors", "warnings", "notes" };
-		for (size_t i = 0; i < 3; i++)
-			cJSON_AddNumberToObject(o, counts[i],
-						(double)(long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, counts[i])));
+	if (d && drift_json_counts(d, &errors, &warnings, &notes) == 0) {
+		cJSON_AddNumberToObject(o, "errors", (double)errors);
+		cJSON_AddNumberToObject(o, "warnings", (double)warnings);
+		cJSON_AddNumberToObject(o, "notes", (double)notes);
 		cJSON_AddItemToObject(o, "changes", cJSON_Duplicate(changes, 1));
 	}
-	if (cJSON_IsString(problem))
-		cJSON_AddStringToObject(o, "problem", problem->valuestring);
-	else if (e->problem)
+	if (e->unreadable) {
 		cJSON_AddStringToObject(o, "problem", e->problem);
+		cJSON_AddBoolToObject(o, "unreadable", 1);
+	} else if (cJSON_IsString(problem)) {
+		cJSON_AddStringToObject(o, "problem", problem->valuestring);
+	} else if (e->problem) {
+		cJSON_AddStringToObject(o, "problem", e->problem);
+	}
+	if (e->not_fetched)
+		cJSON_AddBoolToObject(o, "older_not_fetched", 1);
 	{
 		char *fe = first_error(e);
 		json_add_str_or_null(o, "first_error", fe);
@@ -114,8 +125,15 @@ static int timeline_walk(struct history *h, const char *runner, size_t limit, st
 	if (history_runners(h, &runners, err) < 0)
 		rc = -1;
 	for (size_t i = 0; !rc && i < runners.n; i++)
-		if (history_walk(h, runners.v[i], 1, 1, timeline_entry, tl, err) < 0)
-			rc = -1;
+		if (history_walk(h, runners.v[i], 1, 1, timeline_entry, tl, err) < 0) {
+			/* a ref that is no snapshot chain: its line says so, the others are listed */
+			struct history_entry bad;
+			memset(&bad, 0, sizeof(bad));
+			bad.problem = err->msg;
+			bad.unreadable = 1;
+			bad.when = -1;
+			timeline_entry(tl, runners.v[i], &bad);
+		}
 	strlist_release(&runners);
 	return rc;
 }
