@@ -86,9 +86,13 @@ static void note_dirty(struct git_repo *repo, const struct pins_side *head)
 	struct err err;
 	memset(&wt, 0, sizeof(wt));
 	if (pinset_load_worktree(&wt, git_repo_path(repo), &err) == 0) {
+		size_t i;
 		pinset_diff(&head->ps, &wt, 1, &ch);
-		if (ch.n) {
-			const struct pin *p = ch.v[0].head ? ch.v[0].head : ch.v[0].base;
+		/* an edited or added pin; pins only missing from the folder say nothing (a bare repository) */
+		for (i = 0; i < ch.n && !ch.v[i].head; i++)
+			;
+		if (i < ch.n) {
+			const struct pin *p = ch.v[i].head;
 			cmd_errorf("note: the working tree's torch pins differ from %.12s (%s:%u: %s); these are the "
 				   "commit's, `pins --worktree` reads the working tree's",
 				   head->sha, p->file, p->line, p->raw);
@@ -191,7 +195,7 @@ int cmd_git_pins(int argc, char **argv)
 		rc = fail(&err);
 		goto out;
 	}
-	if (!o.worktree && !o.src.rev && !o.src.head && !diff)
+	if (!o.worktree && !o.src.rev && !o.src.head && !diff && !o.json) /* JSON readers get the document alone */
 		note_dirty(repo, &head);
 	if (diff)
 		pinset_diff(&base.ps, &head.ps, !o.all, &changes);
