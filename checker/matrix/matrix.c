@@ -1454,9 +1454,37 @@ static int simpler(const struct pep440 *a, const struct pep440 *b)
 	return pep440_cmp(a, b) < 0;
 }
 
+/*
+ * Two rows of equal specificity that both match `variant` and the
+ * architectures `amask`: an error when some sample version is in both
+ * specifiers (the simplest one is named) and the rows require different things.
+ */
+static void overlap(struct lint *L, const struct matrix_row *a, const struct matrix_row *b, const char *variant,
+		    unsigned amask, const struct pep440 *samples, size_t ns)
+{
+	const struct pep440 *low = NULL;
+	struct strbuf why = STRBUF_INIT, ver = STRBUF_INIT;
+	int one_arch = amask && (amask & (amask - 1)) == 0;
+	size_t k;
+	for (k = 0; k < ns; k++)
+		if (pep440_spec_contains(&a->torch, &samples[k], NULL) && pep440_spec_contains(&b->torch, &samples[k], NULL) &&
+		    (!low || simpler(&samples[k], low)))
+			low = &samples[k];
+	if (low && row_diff(a, b, amask, &why)) {
+		pep440_format(low, &ver);
+		lint_error(L, b->torch_pos.line, b->torch_pos.col,
+			   "rows `%s` (line %u) and `%s` both match torch %s%s%s%s%s with different requirements (%s); narrow one `torch` specifier or restrict one row by `variant`/`arch`",
+			   a->id, a->pos.line, b->id, strbuf_str(&ver), *variant ? ", variant " : "", variant,
+			   one_arch ? ", arch " : "", one_arch ? arch_names[amask == 1 ? 0 : amask == 2 ? 1 : 2] : "",
+			   strbuf_str(&why));
+	}
+	strbuf_release(&why);
+	strbuf_release(&ver);
+}
+
 static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 {
-	size_t i, j, k, budget = OVERLAP_BUDGET;
+	size_t i, j, budget = OVERLAP_BUDGET;
 	enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* spec_samples adds at most 9 per clause */
 	struct pep440 *samples;
 	if (n < 2)
@@ -1487,31 +1515,7 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 				return;
 			}
 			budget -= cost;
-			{
-				const struct pep440 *low = NULL;
-				for (k = 0; k < ns; k++)
-					if (pep440_spec_contains(&a->torch, &samples[k], NULL) &&
-					    pep440_spec_contains(&b->torch, &samples[k], NULL) &&
-					    (!low || simpler(&samples[k], low)))
-						low = &samples[k];
-				if (low) {
-					struct strbuf why = STRBUF_INIT, ver = STRBUF_INIT;
-					if (row_diff(a, b, amask, &why)) {
-						pep440_format(low, &ver);
-						lint_error(L, b->torch_pos.line, b->torch_pos.col,
-							   "rows `%s` (line %u) and `%s` both match torch %s%s%s%s%s with different requirements (%s); narrow one `torch` specifier or restrict one row by `variant`/`arch`",
-							   a->id, a->pos.line, b->id, strbuf_str(&ver),
-							   *variant ? ", variant " : "", variant,
-							   amask && (amask & (amask - 1)) == 0 ? ", arch " : "",
-							   amask && (amask & (amask - 1)) == 0
-								   ? arch_names[amask == 1 ? 0 : amask == 2 ? 1 : 2]
-								   : "",
-							   strbuf_str(&why));
-					}
-					strbuf_release(&why);
-					strbuf_release(&ver);
-				}
-			}
+			overlap(L, a, b, variant, amask, samples, ns);
 		}
 	}
 	free(samples);
