@@ -243,10 +243,11 @@ def run_action(action_dir, log_dir, given, base_env, summary):
         if not condition(step.get("if"), ctx):
             rec["skipped"] = True
             continue
-        if "uses" in step and step["uses"].startswith("actions/cache@"):
+        if "uses" in step and step["uses"].startswith(("actions/cache@", "actions/cache/restore@",
+                                                          "actions/cache/save@")):
             with_ = {k: subst(v, ctx) for k, v in (step.get("with") or {}).items()}
-            outs = sim_cache(with_, base_env, post)
-            rec["cache-hit"] = outs["cache-hit"]
+            outs = sim_cache(with_, base_env, post, step["uses"].split("@")[0])
+            rec["cache-hit"] = outs.get("cache-hit")
             if step.get("id"):
                 ctx["steps"][step["id"]] = outs
                 ctx["outcomes"][step["id"]] = "success"
@@ -276,19 +277,22 @@ def run_action(action_dir, log_dir, given, base_env, summary):
             result["rc"] = rc
     for k, v in action.get("outputs", {}).items():
         result["outputs"][k] = subst(v["value"], ctx)
-    for fn in post:
-        fn()
+    for fn in post:  # actions/cache's post step runs only for a job that succeeded (post-if: success())
+        if result["rc"] == 0:
+            fn()
     return result
 
 
-def sim_cache(with_, env, post):
+def sim_cache(with_, env, post, which="actions/cache"):
     """actions/cache: on an exact match of `key` in the store (the folder
     SIM_ACTIONS_CACHE, one entry per key) `path` is restored from it and
     cache-hit is 'true'; else cache-hit is 'false' and the post step (run
-    after the action's steps; on GitHub at the job's end) saves `path` under
-    the key if `path` exists then. Keys are refused as the service refuses
-    them (a comma, over 512 characters). File modes are kept (the real
-    action tars the folder)."""
+    after the action's steps; on GitHub at the job's end) saves `path`
+    under the key if `path` exists then and the job succeeded (its
+    post-if: success()). actions/cache/restore restores only; actions/cache/save
+    saves at once (an existing key is kept, as the service keeps it). Keys
+    are refused as the service refuses them (a comma, over 512 characters).
+    File modes are kept (the real action tars the folder)."""
     store = env.get("SIM_ACTIONS_CACHE")
     if not store:
         raise SystemExit("sim_runner: actions/cache needs SIM_ACTIONS_CACHE (the simulated cache service)")
@@ -299,6 +303,14 @@ def sim_cache(with_, env, post):
     if not key or not path or "," in key or len(key) > 512 or "\n" in path:
         raise SystemExit("sim_runner: actions/cache: bad key %r or path %r" % (key, path))
     entry = os.path.join(store, hashlib.sha256(key.encode()).hexdigest()[:32])
+    if which == "actions/cache/save":
+        if not os.path.isdir(path):
+            raise SystemExit("sim_runner: actions/cache/save: %s does not exist" % path)
+        if not os.path.isdir(entry):
+            tmp = entry + ".tmp"
+            shutil.copytree(path, os.path.join(tmp, "data"), symlinks=True)
+            os.rename(tmp, entry)
+        return {}
     if os.path.isdir(entry):
         if os.path.isdir(path):
             shutil.rmtree(path)
@@ -312,7 +324,8 @@ def sim_cache(with_, env, post):
             with open(os.path.join(tmp, "key"), "w") as f:
                 f.write(key)
             os.rename(tmp, entry)
-    post.append(save)
+    if which == "actions/cache":
+        post.append(save)
     return {"cache-hit": "false"}
 
 
