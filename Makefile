@@ -96,6 +96,12 @@ build/asan/%.o: %.c
 	@$(if $(Q),echo "  CC ASAN $<")
 	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS),$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
 
+# hive.c compiles differently with and without libhivex: rebuilt when HIVEX changes.
+HIVEX_STAMP = build/hivex-$(HIVEX).stamp
+$(HIVEX_STAMP):
+	@mkdir -p build && rm -f build/hivex-*.stamp && touch $@
+build/rel/checker/machine/hive.o build/asan/checker/machine/hive.o: $(HIVEX_STAMP)
+
 $(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS))
 	$(Q)rm -f $@ && $(AR) rcsD $@ $^
 
