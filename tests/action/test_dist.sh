@@ -88,10 +88,10 @@ check_eq "the Linux program runs" "torch-dll-check $version" "$(cat "$tmp/v.out"
 # (and the wheels install; both need the torch 2.4.0 tree).
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
-# shellcheck source=tests/loader/tree.sh
-source tests/loader/tree.sh
-# shellcheck source=tests/action/torch_tree.sh
-source tests/action/torch_tree.sh
+# shellcheck source=tests/lib/trees/loader.sh
+source tests/lib/trees/loader.sh
+# shellcheck source=tests/lib/trees/torch240.sh
+source tests/lib/trees/torch240.sh
 if ! root=$(torch240_tree 2>"$tmp/tree.err") || [ ! -d "$root" ]; then
 	not_ok "cannot build the torch 2.4.0 tree"
 	tap_done
