@@ -77,7 +77,7 @@ check_cmd "...the ref at a blob is a line saying why" grep -q '^blob .*points at
 # --- a shallow fetch of the snapshot refs ------------------------------------------
 h=$tmp/deep.git
 git init -q --bare "$h"
-for i in 1 2 3 4 5 6 7 8; do snap "$h" r1; done
+for _ in 1 2 3 4 5 6 7 8; do snap "$h" r1; done
 git init -q --bare "$tmp/shallow.git"
 git -C "$tmp/shallow.git" fetch -q --depth 5 "file://$h" 'refs/torch-dll-check/*:refs/torch-dll-check/*'
 out=$("$gbin" history --history "$tmp/shallow.git" --runner r1 2>&1)

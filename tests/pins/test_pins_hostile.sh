@@ -38,7 +38,7 @@ commit_tree() {
 	git -C "$repo" update-ref refs/heads/main "$c" && git -C "$repo" symbolic-ref HEAD refs/heads/main
 }
 # repo_with NAME OID [PATHS]: a repository whose commit holds object OID at each requirements path.
-new_repo() { rm -rf "$tmp/$1" && git init -q "$tmp/$1"; }
+new_repo() { rm -rf "${tmp:?}/$1" && git init -q "$tmp/$1"; }
 
 # run_limited OUT CPU_S VMEM_KB CMD...: runs CMD bounded in CPU time and address space.
 run_limited() {

@@ -83,6 +83,7 @@ check_cmd "a regular file is replaced whole" grep -q torch-dll-check/report/v1 "
 
 # /dev/stdout: in a mount namespace of its own, with a /dev of its own.
 if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016 # expanded by the inner sh
 	out=$(unshare -m sh -c 'mount -t tmpfs tmpfs /dev && ln -s /proc/self/fd/1 /dev/stdout &&
 		{ "$0" report --in "$1" --json /dev/stdout; "$0" report --in "$1" --sarif /dev/stdout; } 2>&1;
 		ls -l /dev/stdout' "$BIN" "$tmp/f.json")
