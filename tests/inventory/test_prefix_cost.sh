@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
-TEST_NAME=prefix-cost
+TEST_NAME=prefix_cost
 BIN=${TDC_BIN:-./torch-dll-check}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -42,7 +42,11 @@ check_cmd "inventory of a $((size / 1000000)) MB system.reg: $ms_per_mb ms of CP
 	awk -v m="$ms_per_mb" 'BEGIN { exit !(m <= 4) }'
 # The check itself in the real prefix, against the same check's tree without the prefix's registry.
 pfx=$tmp/prefix
-mkdir -p "$pfx" && cp -al "$wp/drive_c" "$pfx/drive_c" 2>/dev/null || cp -a "$wp/drive_c" "$pfx/drive_c"
+mkdir -p "$pfx"
+if ! cp -al "$wp/drive_c" "$pfx/drive_c" 2>/dev/null; then
+	rm -rf "${pfx:?}/drive_c"
+	cp -a "$wp/drive_c" "$pfx/drive_c"
+fi
 cp "$wp/system.reg" "$pfx/"
 base=$( (/usr/bin/time -f '%M' "$BIN" --version) 2>&1 >/dev/null | tail -1)
 peak=$( (/usr/bin/time -f '%M' "$BIN" inventory --root "$pfx/drive_c") 2>&1 >/dev/null | tail -1)
