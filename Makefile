@@ -135,6 +135,11 @@ build/asan/tests/unit/test_git_%: build/asan/tests/unit/test_git_%.o $(call objs
 build/asan/tests/fuzz/replay_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/replay.o $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
 
+# fuzz_loose reads git objects with checker/git/git_loose.c, which needs zlib only (not libgit2).
+build/asan/tests/fuzz/replay_loose: build/asan/tests/fuzz/fuzz_loose.o build/asan/tests/fuzz/replay.o \
+		build/asan/checker/git/git_loose.o $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(shell $(PKG_CONFIG) --libs zlib)
+
 # A fuzz target fed every truncation and random byte flips of a fixture (tests/fuzz/mutate.c).
 build/asan/tests/fuzz/mutate_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/mutate.o $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
