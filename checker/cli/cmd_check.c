@@ -28,6 +28,7 @@
 
 #include "cli/cmd.h"
 #include "judge/confirm.h"
+#include "judge/dllmain.h"
 #include "judge/gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -58,6 +59,7 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	if (!cJSON_GetObjectItem(report->doc, "machine") ||
 	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
 		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
+	dllmain_judge(&report->findings, run, v, m, install); /* before its binaries are written */
 	inst = result_add_install(report, v, run, NULL);
 	pin.matrix = m;
 	pin.inv = inv;

@@ -471,7 +471,8 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 	bins = cJSON_AddArrayToObject(inst, "binaries");
 	for (i = 0; i < run->nbins; i++) {
 		const struct torch_binary *b = &run->bins[i];
-		const struct ldr_node *leaf = b->res.leaf;
+		/* init-failed: the module whose DllMain fails (judge/dllmain.c says why, in its findings) */
+		const struct ldr_node *leaf = b->init_failed ? b->init_failed : b->res.leaf;
 		cJSON *o = cJSON_CreateObject();
 		char flags[16];
 		snprintf(flags, sizeof(flags), "0x%x", b->flags);
@@ -482,8 +483,13 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 		cJSON_AddStringToObject(o, "stage", torch_stage_name(b->stage));
 		cJSON_AddNumberToObject(o, "winerror", b->winerror);
 		cJSON_AddStringToObject(o, "outcome", b->outcome);
-		cJSON_AddItemToObject(o, "leaf", json_str_or_null(leaf ? leaf_label(leaf) : NULL));
-		cJSON_AddItemToObject(o, "leaf_path", json_str_or_null(leaf ? leaf->path : NULL));
+		if (b->init_module) {
+			cJSON_AddStringToObject(o, "leaf", winpath_basename(b->init_module));
+			cJSON_AddStringToObject(o, "leaf_path", b->init_module);
+		} else {
+			cJSON_AddItemToObject(o, "leaf", json_str_or_null(leaf ? leaf_label(leaf) : NULL));
+			cJSON_AddItemToObject(o, "leaf_path", json_str_or_null(leaf ? leaf->path : NULL));
+		}
 		cJSON_AddItemToObject(o, "symbol", json_str_or_null(b->res.symbol));
 		cJSON_AddItemToObject(o, "chain", leaf ? chain_json(leaf) : cJSON_CreateArray());
 		cJSON_AddItemToObject(o, "probes", result_probes_json(leaf));
@@ -517,7 +523,8 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 			order_dependent_finding(out, run, b);
 		} else if (b->winerror) {
 			failing++;
-			binary_failure(out, run, b, arch);
+			if (!b->init_failed)
+				binary_failure(out, run, b, arch);
 		} else if (b->stage == TORCH_STAGE_PATH_FALLBACK) {
 			struct strlist via = STRLIST_INIT;
 			struct strbuf sb = STRBUF_INIT;

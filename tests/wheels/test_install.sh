@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016  # jq programs in single quotes
+# test_install: the install as it really is, on REAL torch wheels (issue #21).
+#
+# The import error as torch raises it: torch 2.12.1 and 2.14.1 (PyPI's
+# win_amd64 wheels, tests/lib/wheels.py) with the real msvc-runtime 14.34
+# DLLs — in System32 (an old redistributable) for the checker, app-local for
+# the Wine oracle too (the loader's search is the same there, and Wine's
+# prefix System32 is shared). c10.dll's initialisation fails (the VS 17.10
+# constexpr mutex, microsoft/STL#4730): `import torch` raises WinError 1114 on
+# c10.dll, the first binary of torch's order that fails, and c10.dll carries
+# 1114 in its per-binary result. Wine's loader (tests/oracle) runs the same
+# trees and names the same DllMain ("Initialization of c10.dll failed"; Wine
+# reports a crash in DllMain as 998 where Windows reports 1114).
+# About 400 MB of wheels, fetched once into $TDC_CACHE.
+TEST_NAME=install
+export TEST_NAME
+source "$TDC_REPO/tests/lib/tap.sh"
+source "$TDC_REPO/tests/lib/fixtures.sh"
+source "$TDC_REPO/tests/lib/wheels.sh"
+source "$TDC_REPO/tests/wheels/tree.sh"
+source "$TDC_REPO/tests/oracle/wine.sh"
+B=${TDC_ASAN_BIN:-$TDC_BIN}
+[ -x "$B" ] || B=$TDC_BIN
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-install.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+RT=14.34.31931
+
+declare -A PYEXE REFUSED
+# have VERSION DESC...: torch VERSION's tree in $WORK/VERSION, or a skip per DESC.
+have() {
+	local v=$1 whl d
+	shift
+	[ -n "${PYEXE[$v]:-}" ] && return 0
+	if [ -z "${REFUSED[$v]:-}" ]; then
+		if ! whl=$(wheel_fetch torch "$v" 2>"$WORK/err"); then
+			REFUSED[$v]="PyPI/pip did not give torch $v's win_amd64 wheel: $(grep -v '^\s*$' "$WORK/err" | tail -1)"
+		elif ! PYEXE[$v]=$(wheel_tree "$WORK/$v" "$whl" 2>"$WORK/err"); then
+			not_ok "torch $v: tree from $(basename "$whl")"
+			sed 's/^/#   /' "$WORK/err" | head -5
+			REFUSED[$v]="no tree"
+		else
+			return 0
+		fi
+	fi
+	for d in "$@"; do skip "torch $v: $d" "${REFUSED[$v]}"; done
+	return 1
+}
+# variant SRC DST: a hard-linked copy of tree SRC with the same python.exe
+variant() { tree_variant "$WORK/$1" "$WORK/$2" && PYEXE[$2]=${PYEXE[$1]}; }
+J() { "$B" check --root "$WORK/$1" --python "${PYEXE[$1]}" --json 2>"$WORK/check.err" | jq -c "$2" 2>&1; }
+T() {
+	local t=$1
+	shift
+	"$B" check --root "$WORK/$t" --python "${PYEXE[$t]}" "$@" 2>&1
+}
+# bins TREE: [name, winerror, outcome, leaf] of every binary that does not load
+bins='[.installs[0].binaries[] | select(.winerror != 0) | [(.path | split("\\") | last), .winerror, .outcome, .leaf]]'
+ie='.installs[0].import_error | [.winerror, (.binary | split("\\") | last)]'
+
+# ---- 1114: the import error as torch raises it
+for v in 2.12.1 2.14.1; do
+	have "$v" "1114 with msvcp140 $RT in System32" "1114 app-local, and Wine" || continue
+	variant "$v" "$v-sys" && tree_redist "$WORK/$v-sys" "$RT" 2>"$WORK/err" ||
+		{ skip "torch $v + msvc-runtime $RT" "PyPI/pip did not give msvc-runtime $RT: $(tail -1 "$WORK/err")"; continue; }
+	variant "$v" "$v-app" && tree_applocal "$WORK/$v-app" "$RT"
+	for t in "$v-sys" "$v-app"; do
+		where=System32
+		[ "$t" = "$v-app" ] && where="next to python.exe"
+		check_eq "torch $v + msvcp140 $RT in $where: import torch raises WinError 1114 on c10.dll" \
+			'[1114,"c10.dll"]' "$(J "$t" "$ie")"
+		case $v in
+		2.12.1) want='[["c10.dll",1114,"init-failed","c10.dll"],["shm.dll",1114,"init-failed","c10.dll"],["torch_cpu.dll",1114,"init-failed","c10.dll"],["torch_python.dll",1114,"init-failed","c10.dll"],["_C.cp311-win_amd64.pyd",1114,"init-failed","c10.dll"]]' ;;
+		# vcruntime140_threads.dll came with 14.40: the binaries that import it fail to map first (126)
+		*) want='[["c10.dll",1114,"init-failed","c10.dll"],["shm.dll",126,"missing-dll","VCRUNTIME140_THREADS.dll"],["torch_cpu.dll",126,"missing-dll","VCRUNTIME140_THREADS.dll"],["torch_python.dll",126,"missing-dll","VCRUNTIME140_THREADS.dll"],["_C.cp311-win_amd64.pyd",126,"missing-dll","VCRUNTIME140_THREADS.dll"]]' ;;
+		esac
+		check_eq "torch $v + msvcp140 $RT in $where: c10.dll carries 1114 in its per-binary result" "$want" "$(J "$t" "$bins")"
+	done
+	t=$v-sys
+	check_eq "torch $v + $RT: the text report's import error names c10.dll with 1114" 1 \
+		"$(T "$t" | grep -c '^  import torch raises: OSError: \[WinError 1114\] .*torch\\lib\\c10.dll" or one of its dependencies\.$')"
+	check_eq "torch $v + $RT: one runtime-too-old cause (WinError 1114, leaf msvcp140.dll) lists c10.dll first" \
+		'[[1114,"msvcp140.dll"],"C:\\Python311\\Lib\\site-packages\\torch\\lib\\c10.dll"]' \
+		"$(J "$t" '[([.findings[] | select(.rule == "runtime-too-old") | [.winerror, .leaf]] | unique[]),
+			([.findings[] | select(.rule == "runtime-too-old" and .binary != null) | .binary][0])]')"
+	GH=$(T "$t" --format github)
+	check_eq "torch $v + $RT: GitHub: one error annotation for the 1114 cause, naming c10.dll's DllMain" 1 \
+		"$(grep -c '^::error title=c10.dll fails in DllMain (WinError 1114)' <<<"$GH")"
+	"$B" check --root "$WORK/$t" --python "${PYEXE[$t]}" --json "$WORK/$t.json" --sarif "$WORK/$t.sarif" \
+		>/dev/null 2>&1
+	check_eq "torch $v + $RT: SARIF: the 1114 result is on c10.dll" 'true' \
+		"$(jq '[.runs[0].results[] | select(.ruleId == "runtime-too-old") | .message.text | test("c10.dll fails in DllMain")] | any' "$WORK/$t.sarif")"
+	"$B" report --in "$WORK/$t.json" --format github --summary "$WORK/$t.md" >/dev/null 2>&1
+	check_eq "torch $v + $RT: the job summary says import torch raises 1114 on c10.dll" 1 \
+		"$(grep -c 'WinError 1114\] .*c10.dll' "$WORK/$t.md")"
+	check_eq "torch $v + msvcp140 $RT: without it (Wine's System32) no DllMain failure is predicted" '[]' \
+		"$(J "$v" '[.installs[0].binaries[] | select(.outcome == "init-failed")]')"
+done
+
+# ---- Wine's loader on the app-local trees (tests/oracle): the same DllMain, the same binaries
+z() { local p=$1; echo "Z:${p//\//\\}"; }
+oracle_case() {
+	local label=$1 tree=$2 py out rc
+	py=$(_pydir "$WORK/$tree")
+	cp "$ORACLE" "$py/oracle.exe"
+	printf '%s\n' torch --out "$(z "$WORK/$tree.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
+		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$tree.args"
+	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES;msvcp140,msvcp140_1,msvcp140_2,msvcp140_atomic_wait,concrt140,vcomp140=n" \
+		timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$tree.out" "$WORK/$tree.err" "$py/oracle.exe" "@$(z "$WORK/$tree.args")"
+	rc=$?
+	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$tree.jsonl" ]; then
+		not_ok "$label: the oracle hung or died under Wine (status $rc)"
+		tail -3 "$WORK/$tree.err" | sed 's/^/#   /'
+		return
+	fi
+	"$B" check --root "$WORK/$tree" --python "${PYEXE[$tree]}" --json >"$WORK/$tree.check.json" 2>/dev/null
+	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/$tree.check.json" \
+		"$WORK/$tree.jsonl" "$WORK/$tree.err" 2>&1)
+	check_eq "$label: Wine's loader agrees on every torch\\lib DLL, DllMain failures included ($(grep -c '^agree' <<<"$out") agree)" \
+		"" "$(grep -v '^agree' <<<"$out")"
+	check_eq "$label: Wine names c10.dll's initialisation as the one that fails" "1" \
+		"$(grep -c 'Initialization of L"\([^"]*\\\)\{0,1\}c10\.dll" failed' "$WORK/$tree.err" | awk '{print ($1 > 0)}')"
+	sed 's/^/# /' <<<"$out"
+}
+if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
+	skip "Wine oracle on real wheels with msvcp140 $RT" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
+else
+	wine_lock "$PFX"
+	wine_start "$PFX"
+	for v in 2.12.1 2.14.1; do
+		[ -d "$WORK/$v-app" ] && oracle_case "Wine, torch $v + real app-local msvcp140 $RT" "$v-app"
+	done
+	wine_stop "$PFX"
+fi
+tap_done
