@@ -68,6 +68,7 @@ void torch_run_free(struct torch_run *run)
 	free(run->base_exec_prefix);
 	free(run->userbase);
 	free(run->cuda_version);
+	free(run->torch_version);
 	free(run->import_error_text);
 	free(run->saved_path);
 	free(run->cfg_version);
@@ -217,14 +218,19 @@ static void compute_dll_paths(struct torch_run *run, struct view *v)
 		add_if_dir(v, &run->dll_paths, p);
 		free(p);
 	}
-	if (run->userbase) {
+	if (run->userbase && run->proc->userbase) { /* 2.3.1 and later */
 		p = xasprintf("%s\\Library\\bin", run->userbase);
+		add_if_dir(v, &run->dll_paths, p);
+		free(p);
+	}
+	if (run->exec_prefix && run->proc->prefix_bin) { /* 2.8.0 and later: sys.exec_prefix\bin */
+		p = xasprintf("%s\\bin", run->exec_prefix);
 		add_if_dir(v, &run->dll_paths, p);
 		free(p);
 	}
 	{
 		char *nvtx = NULL, *cuda = NULL;
-		if (!dirs_have(v, &run->dll_paths, "nvToolsExt64_1.dll", 0)) {
+		if (run->proc->nvtx && !dirs_have(v, &run->dll_paths, "nvToolsExt64_1.dll", 0)) {
 			const char *base = view_getenv(v, "NVTOOLSEXT_PATH");
 			nvtx = base ? xasprintf("%s\\bin\\x64", base)
 				    : xasprintf("%s\\NVIDIA Corporation\\NvToolsExt\\bin\\x64", pf);
@@ -764,7 +770,11 @@ static void add_dll_directories(struct torch_run *run)
 static void probe_vc_runtime(struct torch_run *run)
 {
 	static const char *const probe[] = { "vcruntime140.dll", "msvcp140.dll", "vcruntime140_1.dll" };
-	size_t n = run->machine == PE_MACHINE_ARM64 ? 2 : 3, i;
+	/* vcruntime140_1.dll: not on ARM64 from 2.6.0, not for CUDA 9.2 / 10.0 builds before 1.10 */
+	int skip1 = (run->proc->vc1_arm64 && run->machine == PE_MACHINE_ARM64) ||
+		    (run->proc->vc1_old_cuda && run->cuda_version &&
+		     (!strcmp(run->cuda_version, "9.2") || !strcmp(run->cuda_version, "10.0")));
+	size_t n = skip1 ? 2 : 3, i;
 	for (i = 0; i < n; i++) {
 		run->vc[i].name = probe[i];
 		run->vc[i].attempted = 1;
@@ -905,6 +915,8 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 	locate_python(run, view, in);
 	find_userbase(run, view, in);
 	run->cuda_version = read_version_py(view, run->torch_dir, "cuda");
+	run->torch_version = read_version_py(view, run->torch_dir, "__version__");
+	run->proc = torch_proc_for(run->torch_version, &run->proc_exact);
 	run->machine = process_machine(run, view, in->machine);
 	loader_open(&run->ld, view, run->app_dir, run->machine, NULL);
 	if (view_getenv(view, "PATH"))

@@ -8,6 +8,7 @@
 #define TDC_TORCHLOAD_H
 
 #include "loader/loader.h"
+#include "loader/torchproc.h"
 #include "machine/view.h"
 
 struct torch_inputs {
@@ -47,6 +48,9 @@ struct torch_run {
 	char *app_dir;             /* the process's application directory */
 	char *exec_prefix, *base_exec_prefix, *userbase;
 	char *cuda_version;        /* torch.version.cuda, or NULL */
+	char *torch_version;       /* torch.__version__ from torch\version.py, or NULL */
+	const struct torch_proc *proc; /* the release's own procedure followed (torchproc.h) */
+	int proc_exact;            /* the version is one of the measured releases' span (else the nearest row) */
 	struct strlist dll_paths;  /* torch's add_dll_directory set, in order */
 	int path_patched;          /* the PATH fallback ran */
 	struct torch_vcprobe vc[3];

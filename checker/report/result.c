@@ -441,6 +441,20 @@ cJSON *result_add_install(struct result *res, struct view *v, const struct torch
 		cJSON_AddItemToArray(arr, cJSON_CreateString(run->ext_suffixes.v[i]));
 	cJSON_AddStringToObject(inst, "status", "pass");
 	cJSON_AddItemToObject(inst, "matrix_row", matrix_row ? matrix_row : cJSON_CreateNull());
+	{
+		/* the release's own _load_dll_libraries that was followed (loader/torchproc.h) */
+		cJSON *pr = cJSON_AddObjectToObject(inst, "procedure");
+		unsigned line = torch_proc_line(run->torch_version);
+		cJSON_AddStringToObject(pr, "since", run->proc->since);
+		if (line) {
+			char *src = xasprintf("torch/__init__.py:%u of torch %s", line, run->torch_version);
+			cJSON_AddStringToObject(pr, "source", src);
+			free(src);
+		} else {
+			cJSON_AddStringToObject(pr, "source", run->proc->source);
+		}
+		cJSON_AddBoolToObject(pr, "measured", line != 0);
+	}
 	arr = cJSON_AddArrayToObject(inst, "dll_paths");
 	for (i = 0; i < run->dll_paths.n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(run->dll_paths.v[i]));

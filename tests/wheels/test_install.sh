@@ -97,6 +97,54 @@ for v in 2.12.1 2.14.1; do
 		"$(J "$v" '[.installs[0].binaries[] | select(.outcome == "init-failed")]')"
 done
 
+# ---- each release's own procedure (loader/torchproc.c, docs/loader.md §2.1)
+# torch 2.3.0 searches [torch\lib, prefix, base prefix]; 2.3.1 added the user base's Library\bin
+# (pytorch#125109): `pip install --user mkl` — the real mkl 2021.4.0 wheel's DLLs in C:\ub\Library\bin.
+UB='PYTHONUSERBASE=C:\ub'
+for v in 2.3.0 2.3.1; do
+	have "$v" "its own dll_paths with MKL in the user base" || continue
+	variant "$v" "$v-ub" && tree_wheel_data "$WORK/$v-ub" mkl 2021.4.0 ub 2>"$WORK/err" ||
+		{ skip "torch $v + mkl in the user base" "PyPI/pip did not give mkl 2021.4.0: $(tail -1 "$WORK/err")"; continue; }
+	U() { "$B" check --root "$WORK/$1" --python "${PYEXE[$1]}" --env "$UB" --json 2>/dev/null | jq -c "$2"; }
+	case $v in
+	2.3.0)
+		check_eq "torch 2.3.0 + mkl in the user base: its procedure (measured, torch/__init__.py:81) has no user base" \
+			'[["C:\\Python311\\Lib\\site-packages\\torch\\lib"],"torch/__init__.py:81 of torch 2.3.0+cpu",true]' \
+			"$(U "$v-ub" '.installs[0] | [.dll_paths, .procedure.source, .procedure.measured]')"
+		check_eq "torch 2.3.0 + mkl in the user base: torch_cpu.dll fails on mkl_intel_thread.1.dll (126)" \
+			'["missing-dll",126,"mkl_intel_thread.1.dll"]' \
+			"$(U "$v-ub" '.installs[0].binaries[] | select(.path | endswith("\\torch_cpu.dll")) | [.outcome,.winerror,.leaf]')" ;;
+	*)
+		check_eq "torch 2.3.1 + mkl in the user base: its procedure adds C:\\ub\\Library\\bin (torch/__init__.py:83)" \
+			'[["C:\\Python311\\Lib\\site-packages\\torch\\lib","C:\\ub\\Library\\bin"],"torch/__init__.py:83 of torch 2.3.1+cpu"]' \
+			"$(U "$v-ub" '.installs[0] | [.dll_paths, .procedure.source]')"
+		check_eq "torch 2.3.1 + mkl in the user base: every binary loads" '[]' "$(U "$v-ub" "$bins")" ;;
+	esac
+done
+# 2.8.0 added sys.exec_prefix\bin: torch\lib's libiomp5md.dll moved to C:\Python311\bin is found
+# by 2.12.1 (and Wine, below), not by 2.4.1's procedure
+for v in 2.4.1 2.12.1; do
+	have "$v" "sys.exec_prefix\\bin" || continue
+	variant "$v" "$v-bin"
+	py=$(_pydir "$WORK/$v-bin")
+	mkdir -p "$py/bin" && mv "$py/Lib/site-packages/torch/lib/libiomp5md.dll" "$py/bin/"
+	case $v in
+	2.4.1) check_eq "torch 2.4.1, libiomp5md.dll only in C:\\Python311\\bin: not searched, torch_cpu.dll fails (126)" \
+		'[false,["missing-dll",126,"libiomp5md.dll"]]' \
+		"$(J "$v-bin" '.installs[0] | [(.dll_paths | index("C:\\Python311\\bin") != null),
+			(.binaries[] | select(.path | endswith("\\torch_cpu.dll")) | [.outcome,.winerror,.leaf])]')" ;;
+	*) check_eq "torch 2.12.1, libiomp5md.dll only in C:\\Python311\\bin: exec_prefix\\bin is a dll_paths folder, every binary loads" \
+		'[true,[]]' "$(J "$v-bin" "[(.installs[0].dll_paths | index(\"C:\\\\Python311\\\\bin\") != null), $bins]")" ;;
+	esac
+done
+E=$TDC_REPO/matrix/evidence/torch-win_amd64-init.txt
+check_eq "the survey of torch/__init__.py: 41 releases (1.7.1 to 2.15.0), every folder, flag and fallback read" \
+	'41 41 41 41 0' "$(for p in ' folders=' ' glob=\*\.dll ' ' flags=0x00001100 ' ' fallback=PATH+LoadLibraryW ' \
+		' folders=[^ ]*?'; do grep -c "$p" "$E"; done | paste -sd' ')"
+check_eq "the survey: only torch 2.3.x requires a package on Windows, mkl<=2021.4.0,>=2021.1.1" \
+	'2.3.0 mkl<=2021.4.0,>=2021.1.1
+2.3.1 mkl<=2021.4.0,>=2021.1.1' "$(grep -v 'requires_windows=none' "$E" | grep -v refused | sed 's/^\([^ ]*\) .*requires_windows=/\1 /')"
+
 # ---- Wine's loader on the app-local trees (tests/oracle): the same DllMain, the same binaries
 z() { local p=$1; echo "Z:${p//\//\\}"; }
 oracle_case() {

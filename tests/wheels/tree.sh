@@ -29,6 +29,8 @@
 #                            imports from it, by name and by ordinal (the one
 #                            stand-in besides python's)
 #   tree_drop DIR NAME       remove NAME from System32 and the Python folder
+#   tree_wheel_data DIR P V [FOLDER]  `pip install P==V`: its data DLLs (mkl, tbb, ...)
+#                            under FOLDER (default the Python folder, sys.prefix)
 #
 # Trees are big (torch_cpu.dll alone is 200-300 MB unpacked), so they are built
 # in a temporary folder per test run, never in the cache; variants of one
@@ -151,4 +153,26 @@ tree_libomp140() {
 
 tree_drop() {
 	rm -f "$1/Windows/System32/$2" "$(_pydir "$1")/$2"
+}
+
+# tree_wheel_data DIR PROJECT VER [FOLDER]: `pip install PROJECT==VER`'s data
+# files (<name>.data/data/...: Library\bin\*.dll for mkl, intel-openmp, tbb)
+# under FOLDER (a Windows-style path below DIR, default the Python folder:
+# sys.prefix; a user base for `pip install --user`).
+tree_wheel_data() {
+	local d=$1 whl dst
+	dst=${4:-$(_pydir "$d")}
+	case $dst in /*) ;; *) dst=$d/$dst ;; esac
+	whl=$(wheel_fetch "$2" "$3") || return 3
+	python3 - "$whl" "$dst" <<'PYEOF'
+import os, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    parts = n.split("/")
+    if len(parts) > 2 and parts[0].endswith(".data") and parts[1] == "data" and n.lower().endswith(".dll"):
+        dst = os.path.join(sys.argv[2], *parts[2:])
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(z.read(n))
+PYEOF
 }
