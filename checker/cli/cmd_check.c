@@ -29,6 +29,7 @@
 #include "cli/cmd.h"
 #include "judge/confirm.h"
 #include "judge/dllmain.h"
+#include "judge/required.h"
 #include "judge/gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -66,6 +67,8 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	pin.install = install;
 	pin.run = run;
 	r = policy_evaluate(&report->findings, inst, v, &pin, e);
+	if (!r)
+		required_judge(&report->findings, run, v, install); /* after policy: its fix names the package */
 	torch_run_free(run);
 	return r;
 }

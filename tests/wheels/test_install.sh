@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2016  # jq programs in single quotes
+# shellcheck disable=SC2016,SC2001  # jq programs in single quotes; sed over many lines
 # test_install: the install as it really is, on REAL torch wheels (issue #21).
 #
 # The import error as torch raises it: torch 2.12.1 and 2.14.1 (PyPI's
@@ -61,7 +61,8 @@ ie='.installs[0].import_error | [.winerror, (.binary | split("\\") | last)]'
 # ---- 1114: the import error as torch raises it
 for v in 2.12.1 2.14.1; do
 	have "$v" "1114 with msvcp140 $RT in System32" "1114 app-local, and Wine" || continue
-	variant "$v" "$v-sys" && tree_redist "$WORK/$v-sys" "$RT" 2>"$WORK/err" ||
+	variant "$v" "$v-sys"
+	tree_redist "$WORK/$v-sys" "$RT" 2>"$WORK/err" ||
 		{ skip "torch $v + msvc-runtime $RT" "PyPI/pip did not give msvc-runtime $RT: $(tail -1 "$WORK/err")"; continue; }
 	variant "$v" "$v-app" && tree_applocal "$WORK/$v-app" "$RT"
 	for t in "$v-sys" "$v-app"; do
@@ -103,7 +104,8 @@ done
 UB='PYTHONUSERBASE=C:\ub'
 for v in 2.3.0 2.3.1; do
 	have "$v" "its own dll_paths with MKL in the user base" || continue
-	variant "$v" "$v-ub" && tree_wheel_data "$WORK/$v-ub" mkl 2021.4.0 ub 2>"$WORK/err" ||
+	variant "$v" "$v-ub"
+	tree_wheel_data "$WORK/$v-ub" mkl 2021.4.0 ub 2>"$WORK/err" ||
 		{ skip "torch $v + mkl in the user base" "PyPI/pip did not give mkl 2021.4.0: $(tail -1 "$WORK/err")"; continue; }
 	U() { "$B" check --root "$WORK/$1" --python "${PYEXE[$1]}" --env "$UB" --json 2>/dev/null | jq -c "$2"; }
 	case $v in
@@ -121,6 +123,27 @@ for v in 2.3.0 2.3.1; do
 		check_eq "torch 2.3.1 + mkl in the user base: every binary loads" '[]' "$(U "$v-ub" "$bins")" ;;
 	esac
 done
+# ---- packages torch requires (judge/required.c): torch 2.3.x's METADATA requires mkl on Windows
+MKLFIX='pip install "mkl<=2021.4.0,>=2021.1.1"'
+fixof='[.findings[] | select(.rule == "missing-dll" and .leaf == "mkl_intel_thread.1.dll") | [.fix, .issue]] | unique'
+if [ -n "${PYEXE[2.3.0]:-}" ]; then
+	check_eq "torch 2.3.0 without mkl: the fix names the package METADATA requires, with its specifier" \
+		"[[\"${MKLFIX//\"/\\\"}\",\"mkl-not-installed\"]]" "$(J 2.3.0 "$fixof")"
+	check_eq "torch 2.3.0 without mkl: the text report's fix line says it" 1 \
+		"$(T 2.3.0 | grep -c "^      fix:      $MKLFIX\$")"
+	[ -d "$WORK/2.3.0-ub" ] && check_eq "torch 2.3.0 + mkl in the user base: the fix says to install it into the environment, or torch >= 2.3.1" \
+		'true' "$("$B" check --root "$WORK/2.3.0-ub" --python "${PYEXE[2.3.0-ub]}" --env "$UB" --json 2>/dev/null |
+			jq '[.findings[] | select(.leaf == "mkl_intel_thread.1.dll") | .fix |
+				test("^pip install \"mkl<=2021.4.0,>=2021.1.1\" into this environment .*C:\\\\ub\\\\Library\\\\bin\\\\mkl_intel_thread.1.dll.*torch >= 2.3.1")] | (length > 0 and all)')"
+	variant 2.3.0 2.3.0-mkl && tree_wheel_data "$WORK/2.3.0-mkl" mkl 2021.4.0 2>/dev/null &&
+		check_eq "torch 2.3.0 + pip install mkl==2021.4.0 (its real DLLs in C:\\Python311\\Library\\bin): every binary loads" \
+			'[]' "$(J 2.3.0-mkl "$bins")"
+fi
+check_eq "the 2.3.x matrix row mentions MKL and its requirement" 'true' \
+	"$("$B" matrix select 2.3.0 --json 2>/dev/null | jq '[.. | strings | test("mkl<=2021.4.0,>=2021.1.1")] | any')"
+[ -n "${PYEXE[2.4.1]:-}" ] && check_eq "torch 2.4.1 requires no package on Windows: its findings name none" '[]' \
+	"$(J 2.4.1 '[.findings[] | select(.fix // "" | test("pip install \"(mkl|intel-openmp|tbb)"))]')"
+
 # 2.8.0 added sys.exec_prefix\bin: torch\lib's libiomp5md.dll moved to C:\Python311\bin is found
 # by 2.12.1 (and Wine, below), not by 2.4.1's procedure
 for v in 2.4.1 2.12.1; do
