@@ -29,6 +29,7 @@
 #include "cli/cmd.h"
 #include "judge/confirm.h"
 #include "judge/dllmain.h"
+#include "judge/record.h"
 #include "judge/required.h"
 #include "judge/gate.h"
 #include "machine/inventory.h"
@@ -42,7 +43,8 @@
 
 /* One install: the loader's run, its results, then the matrix row's verdict. */
 static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
-			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
+			 const struct inv_install *install, const struct torch_inputs *in, int verify_hashes,
+			 struct err *e)
 {
 	struct torch_run *run = NULL;
 	struct policy_input pin;
@@ -69,6 +71,8 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	r = policy_evaluate(&report->findings, inst, v, &pin, e);
 	if (!r)
 		required_judge(&report->findings, run, v, install); /* after policy: its fix names the package */
+	if (!r)
+		record_judge(&report->findings, inst, run, v, install, verify_hashes); /* last: it refixes leftovers */
 	torch_run_free(run);
 	return r;
 }
@@ -93,6 +97,7 @@ struct check_opts {
 	struct report_opts ro;
 	struct confirm_opts co;
 	int pins, pins_unchanged;
+	int verify_hashes;
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
 };
 
@@ -122,6 +127,9 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--pins-unchanged", NULL, "with --pins: judge the head's pins even when the PR changes no pin file\n"
 		"and no --matrix file (else it passes at once, with one note)",
 		cli_set_flag, struct check_opts, pins_unchanged),
+	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
+		"(reads the whole install: seconds on a warm cache)",
+		cli_set_flag, struct check_opts, verify_hashes),
 	CLI_GROUP(report_cli_opts, struct check_opts, ro),
 	CLI_GROUP(confirm_cli_opts, struct check_opts, co),
 	CLI_END,
@@ -311,7 +319,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		return 0; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
-		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &e))
+		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, o->verify_hashes, &e))
 			goto fail;
 		return 0;
 	}
@@ -319,7 +327,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
-		if (check_install(report, v, m, inv, &inv->installs[k], &one, &e))
+		if (check_install(report, v, m, inv, &inv->installs[k], &one, o->verify_hashes, &e))
 			goto fail;
 	}
 	return 0;

@@ -11,7 +11,8 @@
 #                            vcruntime140.dll next to python.exe, and the wheel's
 #                            torch\lib, top-level .pyd files, version.py and
 #                            dist-info METADATA in Lib\site-packages (the rest
-#                            of the wheel is Python code the loader never reads).
+#                            of the wheel is Python code the loader never reads),
+#                            and RECORD with the wheel's rows of those files.
 #                            Prints the Windows path of python.exe.
 #   tree_redist DIR VER      the VC++ redistributable VER installed: msvc-runtime
 #                            VER's real DLLs into System32 (over Wine's, which
@@ -58,10 +59,18 @@ wheel_tree() {
 	fi
 	python3 - "$whl" "$sp" <<'PYEOF' || return 1
 import re, sys, zipfile
+import csv, io, os
 z = zipfile.ZipFile(sys.argv[1])
-for n in z.namelist():
-    if re.fullmatch(r"torch/(lib/[^/]+\.dll|[^/]+\.pyd|version\.py)|torch-[^/]+\.dist-info/METADATA", n, re.I):
-        z.extract(n, sys.argv[2])
+keep = [n for n in z.namelist()
+        if re.fullmatch(r"torch/(lib/[^/]+\.dll|[^/]+\.pyd|version\.py)|torch-[^/]+\.dist-info/(METADATA|RECORD)", n, re.I)]
+for n in keep:
+    z.extract(n, sys.argv[2])
+# RECORD as pip leaves it, for the files this tree holds: the wheel's own rows of them
+rec = [n for n in keep if n.endswith(".dist-info/RECORD")]
+if rec:
+    rows = [r for r in csv.reader(io.StringIO(z.read(rec[0]).decode("utf-8"))) if r and r[0] in keep]
+    with open(os.path.join(sys.argv[2], rec[0]), "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
 PYEOF
 	# python.org's layout: python.exe, pythonXY.dll and vcruntime140.dll side by side
 	cp -l "$WINE_PE/vcruntime140.dll" "$py/vcruntime140.dll" 2>/dev/null || cp "$WINE_PE/vcruntime140.dll" "$py/"
