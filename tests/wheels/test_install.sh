@@ -170,7 +170,6 @@ check_eq "the survey: only torch 2.3.x requires a package on Windows, mkl<=2021.
 
 # ---- RECORD against the disk (judge/record.c): torch 2.12.1's real RECORD rows
 REINST='pip install --force-reinstall --no-deps torch==2.12.1'
-rules_of() { J "$1" '[.findings[] | .rule] | unique'; }
 if have 2.12.1 "RECORD against the disk"; then
 	SP=$(_pydir "$WORK/2.12.1")/Lib/site-packages
 	check_eq "2.12.1 as pip left it: RECORD read, every listed file there, nothing left over" \
@@ -206,8 +205,7 @@ if have 2.12.1 "RECORD against the disk"; then
 	# imports a c10 symbol this c10.dll lacks (WinError 127, zeyad-mansour/lunar#58)
 	variant 2.12.1 lo
 	L=$(_pydir "$WORK/lo")/Lib/site-packages/torch/lib
-	make_dll "$L/c10_cuda.dll" --import c10.dll:"$(jq -r '.installs[0].binaries[0].path' "$WORK/h.json" >/dev/null; echo '?c10_init_removed@@YAXXZ')" \
-		--import KERNEL32.dll:GetLastError 2>/dev/null
+	make_dll "$L/c10_cuda.dll" --import 'c10.dll:?c10_init_removed@@YAXXZ' --import KERNEL32.dll:GetLastError 2>/dev/null
 	check_eq "c10_cuda.dll left over from a CUDA install: leftover-binary, and its 127 fix names it, not c10.dll" \
 		'[["leftover-binary","c10_cuda.dll"],true]' \
 		"$(J lo '[([.findings[] | select(.rule == "leftover-binary") | [.rule,.leaf]][]),
