@@ -281,7 +281,8 @@ void record_judge(struct findings *out, cJSON *install_json, const struct torch_
 	}
 	for (i = 0; i < rec.n; i++)
 		row(&r, &rec.v[i], hashes);
-	qsort(r.listed.v, r.listed.n, sizeof(char *), cmp_str);
+	if (r.listed.n)
+		qsort(r.listed.v, r.listed.n, sizeof(char *), cmp_str);
 	counted(&r, RULE_DELETED_AFTER_INSTALL, r.deleted - (r.nbin_deleted < RECORD_MAX_EACH ? r.nbin_deleted : RECORD_MAX_EACH),
 		&r.other_deleted, "deleted");
 	counted(&r, RULE_CHANGED_AFTER_INSTALL, r.changed - (r.nbin_changed < RECORD_MAX_EACH ? r.nbin_changed : RECORD_MAX_EACH),

@@ -98,6 +98,16 @@ for v in 2.12.1 2.14.1; do
 		"$(J "$v" '[.installs[0].binaries[] | select(.outcome == "init-failed")]')"
 done
 
+# ---- the noise: known issue msvcp140-older-than-14.40 only where an old msvcp140.dll is the one loaded
+# (applies_when: {older: [msvcp140.dll]})
+issue='[.findings[] | select(.issue == "msvcp140-older-than-14.40") | .rule] | unique'
+[ -n "${PYEXE[2.14.1]:-}" ] &&
+	check_eq "torch 2.14.1 on Wine's System32 (vcruntime140_threads missing, no old msvcp140): no msvcp140-older-than-14.40 note" \
+		'[]' "$(J 2.14.1 "$issue")"
+[ -d "$WORK/2.14.1-sys" ] &&
+	check_eq "torch 2.14.1 + msvcp140 $RT: the known issue is named, folded into the runtime-too-old error" \
+		'["runtime-too-old"]' "$(J 2.14.1-sys "$issue")"
+
 # ---- each release's own procedure (loader/torchproc.c, docs/loader.md §2.1)
 # torch 2.3.0 searches [torch\lib, prefix, base prefix]; 2.3.1 added the user base's Library\bin
 # (pytorch#125109): `pip install --user mkl` — the real mkl 2021.4.0 wheel's DLLs in C:\ub\Library\bin.
