@@ -166,11 +166,18 @@ static void add_if_dir(struct view *v, struct strlist *l, const char *dir)
 	char *n;
 	if (!dir || !*dir)
 		return;
+	/*
+	 * os.path.exists and AddDllDirectory see the folder through Win32
+	 * normalisation (C:\x\ub.\Library\bin is C:\x\ub\Library\bin); torch
+	 * keeps the string as it built it, for dll_paths and for PATH.
+	 */
+	char *w = ldr_win32_folder(dir);
 	n = winpath_normalize(dir);
-	if (view_is_dir(v, n))
+	if (view_is_dir(v, w))
 		strlist_push_owned(l, n);
 	else
 		free(n);
+	free(w);
 }
 
 static int dirs_have(struct view *v, const struct strlist *dirs, const char *name, int prefix_glob)
@@ -752,7 +759,7 @@ static void load_interpreter(struct torch_run *run, struct view *v)
 		return;
 	base_exe = winpath_join(run->app_dir, "python.exe");
 	exe = view_is_file(v, base_exe) ? base_exe : run->python_exe;
-	loader_load(run->ld, exe, 0, &run->python_res, NULL);
+	loader_load(run->ld, exe, LDR_AS_PROCESS_EXE, &run->python_res, NULL);
 	run->python_loaded = !run->python_res.winerror;
 	free(base_exe);
 }
