@@ -32,6 +32,7 @@
 #include "judge/record.h"
 #include "judge/required.h"
 #include "judge/gate.h"
+#include "judge/loader_rules.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
@@ -48,7 +49,7 @@ static int check_install(struct result *report, struct view *v, const struct mat
 {
 	struct torch_run *run = NULL;
 	struct policy_input pin;
-	cJSON *inst;
+	struct policy_verdict verdict;
 	int r;
 	if (torch_run(&run, v, in, e))
 		return -1;
@@ -62,17 +63,22 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	if (!cJSON_GetObjectItem(report->doc, "machine") ||
 	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
 		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
-	dllmain_judge(&report->findings, run, v, m, install); /* before its binaries are written */
-	inst = result_add_install(report, v, run, NULL);
+	dllmain_judge(&report->findings, run, v, m, install); /* before the loader's findings: init-failed binaries */
+	loader_rules(&report->findings, run);
 	pin.matrix = m;
 	pin.inv = inv;
 	pin.install = install;
 	pin.run = run;
-	r = policy_evaluate(&report->findings, inst, v, &pin, e);
+	r = policy_evaluate(&report->findings, &verdict, v, &pin, e);
 	if (!r)
 		required_judge(&report->findings, run, v, install); /* after policy: its fix names the package */
-	if (!r)
-		record_judge(&report->findings, inst, run, v, install, verify_hashes); /* last: it refixes leftovers */
+	result_add_install(report, v, run, &verdict);
+	if (!r) {
+		/* last: it refixes the loader's findings on leftovers, and adds `record` to the install just written */
+		cJSON *insts = cJSON_GetObjectItemCaseSensitive(report->doc, "installs");
+		record_judge(&report->findings, cJSON_GetArrayItem(insts, cJSON_GetArraySize(insts) - 1), run, v, install,
+			     verify_hashes);
+	}
 	torch_run_free(run);
 	return r;
 }
