@@ -75,9 +75,8 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	result_add_install(report, v, run, &verdict);
 	if (!r) {
 		/* last: it refixes the loader's findings on leftovers, and adds `record` to the install just written */
-		cJSON *insts = cJSON_GetObjectItemCaseSensitive(report->doc, "installs");
-		record_judge(&report->findings, cJSON_GetArrayItem(insts, cJSON_GetArraySize(insts) - 1), run, v, install,
-			     verify_hashes);
+		record_judge(&report->findings, report->ninstalls ? report->installs[report->ninstalls - 1].entry : NULL, run,
+			     v, install, verify_hashes);
 	}
 	torch_run_free(run);
 	return r;

@@ -18,7 +18,7 @@ export TEST_NAME
 source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
-source "$TDC_REPO/tests/wheels/tree.sh"
+source "$TDC_REPO/tests/lib/trees/wheels.sh"
 source "$TDC_REPO/tests/oracle/wine.sh"
 B=${TDC_ASAN_BIN:-$TDC_BIN}
 [ -x "$B" ] || B=$TDC_BIN
