@@ -28,6 +28,9 @@
 
 #include "cli/cmd.h"
 #include "judge/confirm.h"
+#include "judge/dllmain.h"
+#include "judge/record.h"
+#include "judge/required.h"
 #include "judge/gate.h"
 #include "judge/loader_rules.h"
 #include "machine/inventory.h"
@@ -41,7 +44,8 @@
 
 /* One install: the loader's run, its results, then the matrix row's verdict. */
 static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
-			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
+			 const struct inv_install *install, const struct torch_inputs *in, int verify_hashes,
+			 struct err *e)
 {
 	struct torch_run *run = NULL;
 	struct policy_input pin;
@@ -59,13 +63,21 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	if (!cJSON_GetObjectItem(report->doc, "machine") ||
 	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
 		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
+	dllmain_judge(&report->findings, run, v, m, install); /* before the loader's findings: init-failed binaries */
 	loader_rules(&report->findings, run);
 	pin.matrix = m;
 	pin.inv = inv;
 	pin.install = install;
 	pin.run = run;
 	r = policy_evaluate(&report->findings, &verdict, v, &pin, e);
+	if (!r)
+		required_judge(&report->findings, run, v, install); /* after policy: its fix names the package */
 	result_add_install(report, v, run, &verdict);
+	if (!r) {
+		/* last: it refixes the loader's findings on leftovers, and adds `record` to the install just written */
+		record_judge(&report->findings, report->ninstalls ? report->installs[report->ninstalls - 1].entry : NULL, run,
+			     v, install, verify_hashes);
+	}
 	torch_run_free(run);
 	return r;
 }
@@ -90,6 +102,7 @@ struct check_opts {
 	struct report_opts ro;
 	struct confirm_opts co;
 	int pins, pins_unchanged;
+	int verify_hashes;
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
 };
 
@@ -119,6 +132,9 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--pins-unchanged", NULL, "with --pins: judge the head's pins even when the PR changes no pin file\n"
 		"and no --matrix file (else it passes at once, with one note)",
 		cli_set_flag, struct check_opts, pins_unchanged),
+	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
+		"(reads the whole install: seconds on a warm cache)",
+		cli_set_flag, struct check_opts, verify_hashes),
 	CLI_GROUP(report_cli_opts, struct check_opts, ro),
 	CLI_GROUP(confirm_cli_opts, struct check_opts, co),
 	CLI_END,
@@ -308,7 +324,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		return 0; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
-		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &e))
+		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, o->verify_hashes, &e))
 			goto fail;
 		return 0;
 	}
@@ -316,7 +332,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
-		if (check_install(report, v, m, inv, &inv->installs[k], &one, &e))
+		if (check_install(report, v, m, inv, &inv->installs[k], &one, o->verify_hashes, &e))
 			goto fail;
 	}
 	return 0;

@@ -415,7 +415,8 @@ int cmd_deps(int argc, char **argv)
 	}
 	if (open_process(&o, &reg, &v, &ld) || preload(&o, v, ld) || !(winfile = target_path(v, args.v[0])))
 		goto out;
-	loader_load(ld, winfile, (unsigned)o.flags, &res, NULL);
+	/* an .exe is shown as its process starts it (its imports mapped), a DLL as LoadLibraryExW loads it */
+	loader_load(ld, winfile, (unsigned)o.flags | LDR_AS_PROCESS_EXE, &res, NULL);
 	if (loader_host_error(ld) || view_host_error(v)) {
 		/* a file or folder the host would not let us read has no Windows verdict */
 		cmd_usage_error("deps: cannot read the tree: %s",

@@ -42,13 +42,15 @@ reg_export() {
 	} >"$1"
 }
 
-# dist_info SITE VERSION: the pip metadata of a torch install.
+# dist_info SITE VERSION: the pip metadata of a torch install (METADATA, INSTALLER, and RECORD
+# listing torch\ as it is now: call it when the tree is complete).
 dist_info() {
 	local d="$1/torch-$2.dist-info"
 	mkdir -p "$d"
 	printf 'Metadata-Version: 2.1\nName: torch\nVersion: %s\nSummary: Tensors and Dynamic neural networks in Python\n' \
 		"$2" >"$d/METADATA"
 	printf 'pip\n' >"$d/INSTALLER"
+	python3 "$REPO/tests/lib/record.py" "$1" "$d" torch
 }
 
 # The DLLs the VC++ 2015-2022 x64 redistributable 14.40 installs in System32
@@ -145,7 +147,8 @@ EOF
 # demo_tree: build (or reuse) the runner tree, print its directory (root/ and runner.reg).
 demo_tree() {
 	local FX_KEY
-	FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/lib/trees/loader.sh" "$REPO/tests/lib/trees/torch_cases.sh" |
+	FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/lib/trees/loader.sh" "$REPO/tests/lib/trees/torch_cases.sh" \
+		"$REPO/tests/lib/record.py" |
 		sha256sum | cut -c1-12)
 	export FX_KEY
 	fx_build demo demo_build

@@ -11,7 +11,8 @@
 #                            vcruntime140.dll next to python.exe, and the wheel's
 #                            torch\lib, top-level .pyd files, version.py and
 #                            dist-info METADATA in Lib\site-packages (the rest
-#                            of the wheel is Python code the loader never reads).
+#                            of the wheel is Python code the loader never reads),
+#                            and RECORD with the wheel's rows of those files.
 #                            Prints the Windows path of python.exe.
 #   tree_redist DIR VER      the VC++ redistributable VER installed: msvc-runtime
 #                            VER's real DLLs into System32 (over Wine's, which
@@ -29,6 +30,8 @@
 #                            imports from it, by name and by ordinal (the one
 #                            stand-in besides python's)
 #   tree_drop DIR NAME       remove NAME from System32 and the Python folder
+#   tree_wheel_data DIR P V [FOLDER]  `pip install P==V`: its data DLLs (mkl, tbb, ...)
+#                            under FOLDER (default the Python folder, sys.prefix)
 #
 # Trees are big (torch_cpu.dll alone is 200-300 MB unpacked), so they are built
 # in a temporary folder per test run, never in the cache; variants of one
@@ -56,10 +59,18 @@ wheel_tree() {
 	fi
 	python3 - "$whl" "$sp" <<'PYEOF' || return 1
 import re, sys, zipfile
+import csv, io, os
 z = zipfile.ZipFile(sys.argv[1])
-for n in z.namelist():
-    if re.fullmatch(r"torch/(lib/[^/]+\.dll|[^/]+\.pyd|version\.py)|torch-[^/]+\.dist-info/METADATA", n, re.I):
-        z.extract(n, sys.argv[2])
+keep = [n for n in z.namelist()
+        if re.fullmatch(r"torch/(lib/[^/]+\.dll|[^/]+\.pyd|version\.py)|torch-[^/]+\.dist-info/(METADATA|RECORD)", n, re.I)]
+for n in keep:
+    z.extract(n, sys.argv[2])
+# RECORD as pip leaves it, for the files this tree holds: the wheel's own rows of them
+rec = [n for n in keep if n.endswith(".dist-info/RECORD")]
+if rec:
+    rows = [r for r in csv.reader(io.StringIO(z.read(rec[0]).decode("utf-8"))) if r and r[0] in keep]
+    with open(os.path.join(sys.argv[2], rec[0]), "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
 PYEOF
 	# python.org's layout: python.exe, pythonXY.dll and vcruntime140.dll side by side
 	cp -l "$WINE_PE/vcruntime140.dll" "$py/vcruntime140.dll" 2>/dev/null || cp "$WINE_PE/vcruntime140.dll" "$py/"
@@ -151,4 +162,26 @@ tree_libomp140() {
 
 tree_drop() {
 	rm -f "$1/Windows/System32/$2" "$(_pydir "$1")/$2"
+}
+
+# tree_wheel_data DIR PROJECT VER [FOLDER]: `pip install PROJECT==VER`'s data
+# files (<name>.data/data/...: Library\bin\*.dll for mkl, intel-openmp, tbb)
+# under FOLDER (a Windows-style path below DIR, default the Python folder:
+# sys.prefix; a user base for `pip install --user`).
+tree_wheel_data() {
+	local d=$1 whl dst
+	dst=${4:-$(_pydir "$d")}
+	case $dst in /*) ;; *) dst=$d/$dst ;; esac
+	whl=$(wheel_fetch "$2" "$3") || return 3
+	python3 - "$whl" "$dst" <<'PYEOF'
+import os, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    parts = n.split("/")
+    if len(parts) > 2 and parts[0].endswith(".data") and parts[1] == "data" and n.lower().endswith(".dll"):
+        dst = os.path.join(sys.argv[2], *parts[2:])
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(z.read(n))
+PYEOF
 }
