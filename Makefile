@@ -34,7 +34,14 @@ endif
 
 TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX $(WARNINGS) -MMD -MP \
 	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
-CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
+# MSVC C++ names demangled by LLVM (libLLVMDemangle.a of llvm-14-dev, static: the
+# shared libLLVM would cost every start-up) through one C++ shim (checker/util/demangle.h)
+CXX ?= c++
+LLVM_CONFIG ?= llvm-config
+DEMANGLE_CXXFLAGS = -std=c++17 -I$(shell $(LLVM_CONFIG) --includedir) -Wall -Wextra $(if $(filter -Werror,$(WARNINGS)),-Werror)
+DEMANGLE_LIBS = -L$(shell $(LLVM_CONFIG) --libdir) -l:libLLVMDemangle.a -lstdc++
+TDC_CFLAGS += -DTDC_LLVM_DEMANGLE
+CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS)) $(DEMANGLE_LIBS)
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
 GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
 
@@ -57,6 +64,7 @@ GIT_SRCS = $(foreach l,$(GIT_LAYERS),$(wildcard checker/$(l)/*.c))
 MAIN_SRCS = checker/cli/main.c
 LIB_SRCS = $(filter-out $(MAIN_SRCS),$(foreach l,$(filter-out $(GIT_LAYERS),$(LAYERS)),$(wildcard checker/$(l)/*.c)))
 GEN_SRCS = build/gen/matrix_embed.c
+CXX_SRCS = checker/util/demangle_llvm.cc
 
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
 FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
@@ -84,10 +92,20 @@ build/asan/%.o: %.c
 	@$(if $(Q),echo "  CC ASAN $<")
 	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS),$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
 
-$(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS))
+build/rel/%.o: %.cc
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) $(DEMANGLE_CXXFLAGS) -MMD -MP $(CFLAGS) -c -o $@ $<
+
+build/asan/%.o: %.cc
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX ASAN $<")
+	$(Q)$(CXX) $(DEMANGLE_CXXFLAGS) -MMD -MP $(SAN_FLAGS) -c -o $@ $<
+
+$(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS)) $(patsubst %.cc,build/rel/%.o,$(CXX_SRCS))
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(ASAN_LIB): $(call objs,asan,$(LIB_SRCS) $(GEN_SRCS))
+$(ASAN_LIB): $(call objs,asan,$(LIB_SRCS) $(GEN_SRCS)) $(patsubst %.cc,build/asan/%.o,$(CXX_SRCS))
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 torch-dll-check: $(call objs,rel,$(MAIN_SRCS)) $(REL_LIB)
