@@ -10,6 +10,8 @@
 #   make dist         release assets and SHA-256 sums in dist/
 #   make win          cross-build torch-dll-check.exe with mingw-w64 (deps cross-built, cached)
 #   make lint         shellcheck every script; action.yml and the example workflows against their schemas
+#   make extensions-survey  which torch each torchvision/torchaudio win_amd64 wheel requires
+#                     (not in CI; ~300 MB fetched) into matrix/evidence/extensions-win_amd64.txt
 #   make wheels-survey  measure every torch win_amd64 wheel PyPI serves (not in CI; ~8 GB
 #                     fetched) into matrix/evidence/torch-win_amd64.txt
 #
@@ -75,12 +77,15 @@ objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 REL_LIB = build/rel/libtdc.a
 ASAN_LIB = build/asan/libtdc.a
 
-.PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey
+.PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey extensions-survey
 all: torch-dll-check torch-dll-check-git
 
-build/gen/matrix_embed.c: matrix/torch.yml checker/matrix/embed.sh
+# the default matrix and the measured extension/torch pairs (checker/matrix/pairs.h), compiled in
+PAIRS_EVIDENCE = matrix/evidence/extensions-win_amd64.txt
+build/gen/matrix_embed.c: matrix/torch.yml $(PAIRS_EVIDENCE) checker/matrix/embed.sh
 	@mkdir -p $(dir $@)
-	$(Q)sh checker/matrix/embed.sh matrix_default_yaml $< > $@.tmp && mv $@.tmp $@
+	$(Q){ sh checker/matrix/embed.sh matrix_default_yaml $< && \
+	      sh checker/matrix/embed.sh matrix_pairs_text $(PAIRS_EVIDENCE); } > $@.tmp && mv $@.tmp $@
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -183,6 +188,11 @@ clean:
 .SECONDARY: $(patsubst %.c,build/asan/%.o,$(UNIT_SRCS) $(FUZZ_SRCS) tests/fuzz/replay.c)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# Which torch each torchvision/torchaudio win_amd64 wheel requires (tests/wheels/survey_ext.sh; not in CI).
+extensions-survey:
+	bash tests/wheels/survey_ext.sh > $(PAIRS_EVIDENCE).tmp
+	mv $(PAIRS_EVIDENCE).tmp $(PAIRS_EVIDENCE)
 
 # The matrix's evidence: one line per torch win_amd64 wheel (tests/wheels/survey.sh).
 wheels-survey: torch-dll-check

@@ -28,6 +28,7 @@
 
 #include "cli/cmd.h"
 #include "judge/confirm.h"
+#include "judge/extensions.h"
 #include "judge/gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -35,23 +36,60 @@
 #include "machine/registry.h"
 #include "report/report.h"
 #include "report/result.h"
+#include "report/result_ext.h"
 #include "loader/torchload.h"
 #include "machine/view.h"
 
-/* One install: the loader's run, its results, then the matrix row's verdict. */
+/* The install's matrix row, for the environment's findings (NULL: none matches). */
+static const struct matrix_row *row_of(const struct matrix *m, const struct inv_install *install)
+{
+	const struct matrix_row *row = NULL;
+	struct pep440 pv;
+	if (!install || !install->version || pep440_parse(&pv, install->version, NULL))
+		return NULL;
+	/* as policy_evaluate selects it */
+	if (matrix_select(m, &pv, install->version,
+			  install->variant && strcmp(install->variant, "cuda") ? install->variant : NULL,
+			  install->arch ? install->arch : "x64", &row, NULL))
+		return NULL;
+	return row;
+}
+
+/*
+ * One install: the packages imported first and torch's procedure on one
+ * process, then its extensions (judge/extensions.h); the loader's results,
+ * the matrix row's verdict, the environment's findings.
+ */
 static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
-			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
+			 const struct inv_install *install, const struct torch_inputs *in0,
+			 const struct strlist *import_first, struct err *e)
 {
 	struct torch_run *run = NULL;
 	struct policy_input pin;
+	struct ext_check xc;
+	struct torch_inputs in1 = *in0, *in = &in1;
 	cJSON *inst;
 	int r;
-	if (torch_run(&run, v, in, e))
+	ext_check_init(&xc, import_first);
+	in->before_torch = ext_check_before_torch;
+	in->before_ctx = &xc;
+	if (torch_run(&run, v, in, e)) {
+		ext_check_release(&xc, v);
 		return -1;
+	}
+	ext_check_after_torch(&xc, run, v);
+	if (xc.missing_first.n) {
+		err_set(e, "--import-first %s: no distribution of %s is named so (nor has it as a top-level package)",
+			xc.missing_first.v[0], xc.site_packages ? xc.site_packages : "torch's site-packages");
+		ext_check_release(&xc, v);
+		torch_run_free(run);
+		return -1;
+	}
 	if (loader_host_error(run->ld) || view_host_error(v)) {
 		/* a file or folder the host would not let us read has no Windows verdict */
 		err_set(e, "cannot read the tree: %s", loader_host_error(run->ld) ? loader_host_error(run->ld)
 										     : view_host_error(v));
+		ext_check_release(&xc, v);
 		torch_run_free(run);
 		return -1;
 	}
@@ -64,6 +102,9 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	pin.install = install;
 	pin.run = run;
 	r = policy_evaluate(&report->findings, inst, v, &pin, e);
+	result_add_extensions(report, inst, &xc);
+	ext_check_findings(&xc, &report->findings, run, install ? install->version : NULL, row_of(m, install));
+	ext_check_release(&xc, v);
 	torch_run_free(run);
 	return r;
 }
@@ -84,6 +125,7 @@ struct check_opts {
 	int depth;
 	uint16_t machine; /* 0: python.exe's, else x64 */
 	struct strlist matrices;
+	struct strlist import_first;
 	struct view_opts vo;
 	struct report_opts ro;
 	struct confirm_opts co;
@@ -106,6 +148,9 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_GROUP(view_cli_opts, struct check_opts, vo),
 	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable; matrix/README.md)",
 		cli_push, struct check_opts, matrices),
+	CLI_OPT("--import-first", "PKG", "a package the program imports before torch (repeatable, in order): its\n"
+		"binaries are loaded first, with its own DLL folders (docs/loader.md)",
+		cli_push, struct check_opts, import_first),
 	CLI_OPT("--userbase", "DIR", "the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)",
 		cli_set_str, struct check_opts, userbase),
 	CLI_OPT("--machine", CLI_MACHINE_ARG, "the process architecture (default: python.exe's, else x64)",
@@ -306,7 +351,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		return 0; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
-		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &e))
+		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &o->import_first, &e))
 			goto fail;
 		return 0;
 	}
@@ -314,7 +359,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
-		if (check_install(report, v, m, inv, &inv->installs[k], &one, &e))
+		if (check_install(report, v, m, inv, &inv->installs[k], &one, &o->import_first, &e))
 			goto fail;
 	}
 	return 0;
@@ -402,6 +447,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		/* git is read by torch-dll-check-git, which runs this command whole */
 		view_opts_release(&o.vo);
 		strlist_release(&o.matrices);
+		strlist_release(&o.import_first);
 		return cmd_git_sibling(argc, argv);
 	}
 	if (load_matrix(&o, &m) || (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
@@ -414,6 +460,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		goto out;
 	result_outside_links(&report, v); /* after every lookup: the gate's too */
 	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
+	result_ext_inventory(&report);
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
 	result_finish(&report);
@@ -431,5 +478,6 @@ out:
 	free(p.scan);
 	view_opts_release(&o.vo);
 	strlist_release(&o.matrices);
+	strlist_release(&o.import_first);
 	return rc;
 }

@@ -98,7 +98,8 @@ fi
 
 out=$repo/build/win
 mkdir -p "$out/gen"
-sh checker/matrix/embed.sh matrix_default_yaml matrix/torch.yml >"$out/gen/matrix_embed.c"
+{ sh checker/matrix/embed.sh matrix_default_yaml matrix/torch.yml &&
+	sh checker/matrix/embed.sh matrix_pairs_text matrix/evidence/extensions-win_amd64.txt; } >"$out/gen/matrix_embed.c"
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1
 	-Ichecker -I"$prefix/include")
 srcs=()
