@@ -421,6 +421,30 @@ static const struct torch_binary *first_importer(const struct torch_run *run, co
 	return NULL;
 }
 
+/* Whether the tree under `n` holds a module named `name` (by base name) or, with `path`, that very file. */
+static int tree_has(const struct ldr_node *n, const char *name, const char *path)
+{
+	size_t i;
+	if (!n)
+		return 0;
+	if (n->path && (path ? !str_icmp(n->path, path) : !str_icmp(winpath_basename(n->path), name)))
+		return 1;
+	for (i = 0; i < n->nkids && !n->dup; i++)
+		if (tree_has(n->kids[i], name, path))
+			return 1;
+	return 0;
+}
+
+/* The copy is what torch's binaries bound to (a package imported first loaded it): the loader's verdict says it. */
+static int copy_bound(const struct torch_run *run, const struct ext_copy *cp)
+{
+	size_t i;
+	for (i = 0; i < run->nbins; i++)
+		if (tree_has(run->bins[i].res.root, cp->name, cp->path))
+			return 1;
+	return 0;
+}
+
 static void copy_warning(struct findings *out, const struct torch_run *run, const struct ext_check *c,
 			 const struct ext_copy *cp, const char *torch_version, const struct matrix_row *row)
 {
@@ -437,6 +461,11 @@ static void copy_warning(struct findings *out, const struct torch_run *run, cons
 	if (!md || !cp->file_version || winver_parse(&have, cp->file_version, NULL) ||
 	    winver_at_least(&have, &md->min.v))
 		return;
+	/* python.exe loads its own copy at start-up: no package imported later can replace it */
+	if (tree_has(run->python_res.root, cp->name, NULL))
+		return;
+	if (copy_bound(run, cp))
+		return; /* the loader's findings on torch's binaries say it, with the real chain */
 	imp = first_importer(run, cp->name);
 	for (i = 0; i < c->dists.n; i++)
 		if (!strcmp(c->dists.v[i].name, cp->dist))
