@@ -103,6 +103,10 @@ if tree mismatch 2.9.1 torchvision==0.21.0 torchaudio==2.6.0; then
 	"$B" report --in "$WORK/m.json" --format github >"$WORK/m.gh" 2>/dev/null
 	check_eq "2.9.1 + 0.21.0: GitHub annotations carry both mismatches" \
 		'2' "$(grep -c '^::error .*was built for torch 2.6.0' "$WORK/m.gh")"
+	"$B" report --in "$WORK/m.json" --format github --summary "$WORK/m.md" --outputs '' >/dev/null 2>&1
+	check_eq "2.9.1 + 0.21.0: the job summary has one row per extension" \
+		'| torchaudio | 2\.6\.0 | extension\, after torch | 2\.6\.0 | ❌ fail | 2 |;| torchvision | 0\.21\.0 | extension\, after torch | 2\.6\.0 | ❌ fail | 2 |' \
+		"$(grep '^| torch[av]' "$WORK/m.md" | sort | paste -sd';')"
 else
 	skip "torch 2.9.1 with torchvision 0.21.0 / torchaudio 2.6.0" "$(cat "$WORK/why")"
 fi
