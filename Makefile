@@ -43,7 +43,7 @@ LLVM_CONFIG ?= llvm-config
 DEMANGLE_CXXFLAGS = -std=c++17 -I$(shell $(LLVM_CONFIG) --includedir) -Wall -Wextra $(if $(filter -Werror,$(WARNINGS)),-Werror)
 DEMANGLE_LIBS = -L$(shell $(LLVM_CONFIG) --libdir) -l:libLLVMDemangle.a -lstdc++
 TDC_CFLAGS += -DTDC_LLVM_DEMANGLE
-CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS)) $(DEMANGLE_LIBS)
+CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
 GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
 
@@ -115,33 +115,33 @@ $(ASAN_LIB): $(call objs,asan,$(LIB_SRCS) $(GEN_SRCS)) $(patsubst %.cc,build/asa
 
 torch-dll-check: $(call objs,rel,$(MAIN_SRCS)) $(REL_LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 torch-dll-check-git: $(call objs,rel,$(GIT_SRCS)) $(REL_LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS) $(GIT_LIBS)
 
 build/asan/torch-dll-check: $(call objs,asan,$(MAIN_SRCS)) $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 build/asan/torch-dll-check-git: $(call objs,asan,$(GIT_SRCS)) $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS) $(GIT_LIBS)
 
 # Unit tests link the sanitizer build of the library.
 build/asan/tests/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 # Fuzz corpora are replayed by `make test` through a standalone driver.
 build/asan/tests/fuzz/replay_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/replay.o $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 # A fuzz target fed every truncation and random byte flips of a fixture (tests/fuzz/mutate.c).
 build/asan/tests/fuzz/mutate_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/mutate.o $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 # Prints all a registry file holds, for key-by-key comparisons (tests/inventory/test_hives.sh).
 build/asan/tests/inventory/regdump: build/asan/tests/inventory/regdump.o $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 UNIT_BINS = $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
 REPLAY_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/asan/tests/fuzz/replay_%,$(FUZZ_SRCS))
