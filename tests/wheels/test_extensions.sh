@@ -29,7 +29,6 @@ B=${TDC_ASAN_BIN:-$TDC_BIN}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-ext.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 PY='C:\Python311\python.exe'
-SPW='C:\Python311\Lib\site-packages'
 
 # whl PROJECT VERSION: the cached wheel's path, or a skip naming it (status 1).
 declare -A WHL
@@ -192,7 +191,7 @@ oracle() {
 		printf '%s\n' torch --out "$(z "$WORK/$tree.o.jsonl")" --torch-dir "$(z "$sp/torch")" --dll-path "$(z "$sp/torch/lib")"
 		printf '%s\n' "$@"
 	} >"$WORK/$tree.o.args"
-	local prev= a
+	local prev='' a
 	: >"$WORK/$tree.o.asked"
 	for a in "$@"; do
 		case $prev in --ext | --first) echo "$a" >>"$WORK/$tree.o.asked" ;; esac
@@ -211,7 +210,7 @@ oracle() {
 		"$WORK/$tree.o.jsonl" "$WORK/$tree.o.err" "$WORK/$tree.o.asked" 2>&1)
 	check_eq "$label: Wine's loader agrees with the checker ($(grep -c '^agree' <<<"$out") agree)" \
 		"" "$(grep -v '^agree\|^dllmain' <<<"$out")"
-	sed 's/^/# /' <<<"$out"
+	while IFS= read -r l; do echo "# $l"; done <<<"$out"
 }
 if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
 	skip "Wine oracle: extensions after torch, PyQt5 before it" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
@@ -220,7 +219,6 @@ else
 	wine_start "$PFX"
 	if [ -d "$WORK/mismatch" ]; then
 		C mismatch >"$WORK/mismatch.check.json"
-		tv=$SPW'\torchvision' ta=$SPW'\torchaudio\lib'
 		tvz=$(z "$WORK/mismatch/Python311/Lib/site-packages/torchvision")
 		taz=$(z "$WORK/mismatch/Python311/Lib/site-packages/torchaudio/lib")
 		# one binary per process: a binary Wine bound stubs for may die in its initialisation
