@@ -30,6 +30,7 @@
 #include "judge/confirm.h"
 #include "judge/extensions.h"
 #include "judge/gate.h"
+#include "judge/pairs_gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
@@ -405,6 +406,9 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 	for (i = 0; i < inv->ninstalls; i++)
 		gate_installed(&report->findings, gp, inv->installs[i].torch_dir,
 			       inv->installs[i].version ? inv->installs[i].version : inv->installs[i].metadata_version);
+	/* the torch/extension pairs the head pins, when the gate judged the head at all */
+	if (!cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "pins"), "judged")))
+		gate_extension_pairs(&report->findings, &gp->head);
 	return 0;
 }
 
