@@ -108,9 +108,12 @@ static int imported_first(const struct ext_check *c, const struct dist *d)
 static int is_extension(const struct ext_check *c, struct view *v, const struct dist *d)
 {
 	size_t i;
-	for (i = 0; i < d->binaries.n; i++)
-		if (extload_imports_any(v, d->binaries.v[i], &c->torch_dlls, NULL) == 1)
+	for (i = 0; i < d->binaries.n; i++) {
+		const char *host = i < d->binaries_host.n ? d->binaries_host.v[i] : "";
+		if ((host[0] ? extload_imports_any_host(host, &c->torch_dlls, NULL)
+			     : extload_imports_any(v, d->binaries.v[i], &c->torch_dlls, NULL)) == 1)
 			return 1;
+	}
 	return 0;
 }
 

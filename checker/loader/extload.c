@@ -89,16 +89,20 @@ static const char *list_find(const struct strlist *l, const char *s)
 int extload_imports_any(struct view *v, const char *win_path, const struct strlist *names, const char **which)
 {
 	char *host = view_host_path(v, win_path);
+	int r = host ? extload_imports_any_host(host, names, which) : -1;
+	free(host);
+	return r;
+}
+
+int extload_imports_any_host(const char *host, const struct strlist *names, const char **which)
+{
 	struct pe_image *img = NULL;
 	size_t i;
 	int hit = 0;
 	if (which)
 		*which = NULL;
-	if (!host || pe_open(&img, host, PE_IMPORTS | PE_DELAY_IMPORTS | PE_LENIENT, NULL)) {
-		free(host);
+	if (pe_open(&img, host, PE_IMPORTS | PE_DELAY_IMPORTS | PE_LENIENT, NULL))
 		return -1;
-	}
-	free(host);
 	for (i = 0; i < img->nimports && !hit; i++) {
 		const char *w = list_find(names, img->imports[i].dll);
 		if (w) {
@@ -185,7 +189,6 @@ static void load_bin(struct loader *ld, struct ext_run *r, struct ext_binary *b)
 	b->outcome = ldr_outcome_name(b->res.outcome);
 	if (b->winerror)
 		r->nfail++;
-	loader_trim(ld);
 }
 
 static void add_dll_directory(struct loader *ld, struct ext_run *r, const char *dir)
@@ -393,6 +396,7 @@ int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const s
 		import_all(ld, v, run, r, d);
 		break;
 	}
+	loader_trim(ld); /* once per package: its loads share most images */
 	if (r->nskipped)
 		strlist_pushf(&r->notes, "%zu .pyd file%s for another Python (not in EXTENSION_SUFFIXES) not imported",
 			      r->nskipped, r->nskipped == 1 ? "" : "s");

@@ -107,6 +107,8 @@ void extload_torch_dlls(const struct torch_run *run, struct strlist *out);
  * directory. 0 no, 1 yes, -1 when the file cannot be read as a PE.
  */
 int extload_imports_any(struct view *v, const char *win_path, const struct strlist *names, const char **which);
+/* The same for a host path the caller resolved (machine/dist.h's binaries_host). */
+int extload_imports_any_host(const char *host, const struct strlist *names, const char **which);
 
 /*
  * One distribution's import on process `ld` (the one torch_run left, for an
