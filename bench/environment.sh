@@ -72,11 +72,10 @@ nf=$(cat "$W"/env/Python311/Lib/site-packages/*.dist-info/RECORD | wc -l)
 
 echo "| build | tree | wall | CPU | peak RSS | exit |"
 echo "|---|---|---:|---:|---:|---:|"
-declare -A WALL CPU
+declare -A CPU
 for b in "$BIN" ${BENCH_BASELINE_BIN:+"$BENCH_BASELINE_BIN"}; do
 	for t in alone env ext; do
 		read -r wall cpu rss st <<<"$(measure "$b" check --root "$W/$t" --python 'C:\Python311\python.exe' --json)"
-		WALL[$b$t]=$wall
 		CPU[$b$t]=$cpu
 		label=$([ "$b" = "$BIN" ] && echo "this build" || echo "baseline")
 		printf '| %s | %s | %s s | %s s | %s MiB | %s |\n' "$label" \

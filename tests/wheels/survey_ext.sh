@@ -11,7 +11,7 @@
 # one line:
 #
 #   PROJECT VERSION FILE sha256=... torch==X        (an exact pin)
-#   PROJECT VERSION FILE sha256=... torch SPEC      (another specifier, or none: "torch -")
+#   PROJECT VERSION FILE sha256=... torch SPEC      (another specifier; "torch -": any, or no torch requirement)
 #   PROJECT VERSION refused: WHY                    (PyPI or pip did not give the file)
 #
 # matrix/evidence/extensions-win_amd64.txt is this output, committed; the
@@ -41,7 +41,7 @@ if len(meta) != 1:
     print("%s %s unreadable: %d METADATA files in %s" % (p, v, len(meta), os.path.basename(whl)))
     sys.exit(0)
 msg = email.parser.HeaderParser().parsestr(z.read(meta[0]).decode("utf-8", "replace"))
-torch = "-"
+torch = "torch -"  # no torch requirement at all
 for r in msg.get_all("Requires-Dist") or []:
     m = re.match(r"\s*torch\s*(?:\(([^)]*)\)|([^;]*))\s*(;.*)?$", r)
     if m and not (m.group(3) and "extra" in m.group(3)):
