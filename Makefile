@@ -95,7 +95,7 @@ build/rel/%.o: %.c
 build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC ASAN $<")
-	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS),$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS) $(GIT_UNIT_SRCS),$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
 
 build/rel/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -127,9 +127,14 @@ build/asan/torch-dll-check: $(call objs,asan,$(MAIN_SRCS)) $(ASAN_LIB)
 build/asan/torch-dll-check-git: $(call objs,asan,$(GIT_SRCS)) $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS) $(GIT_LIBS)
 
-# Unit tests link the sanitizer build of the library.
+# Unit tests link the sanitizer build of the library; those of the git layer
+# (tests/unit/test_git_*.c) link it too, and libgit2.
 build/asan/tests/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
+
+GIT_UNIT_SRCS = $(wildcard tests/unit/test_git_*.c)
+build/asan/tests/unit/test_git_%: build/asan/tests/unit/test_git_%.o $(call objs,asan,$(wildcard checker/git/*.c)) $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
 
 # Fuzz corpora are replayed by `make test` through a standalone driver.
 build/asan/tests/fuzz/replay_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/replay.o $(ASAN_LIB)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/environment.sh: issue 20's cost target — `check` on a real torch
-# install (torch 2.9.1's win_amd64 wheel from PyPI, tests/wheels/tree.sh)
+# install (torch 2.9.1's win_amd64 wheel from PyPI, tests/lib/trees/wheels.sh)
 # whose site-packages also holds 300 distributions and 50,000 installed files
 # stays within 1.5x of `check` on the same torch install alone.
 #
@@ -24,7 +24,7 @@ export TDC_BIN=$BIN TDC_REPO=$REPO
 export BENCH_RUNS=${BENCH_RUNS:-10}
 source tests/lib/fixtures.sh
 source tests/lib/wheels.sh
-source tests/wheels/tree.sh
+source tests/lib/trees/wheels.sh
 source bench/lib.sh
 [ -x "$BIN" ] || { echo "bench: build first (make)" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/tdc-bench-env.XXXXXX")

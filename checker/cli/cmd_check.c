@@ -30,6 +30,7 @@
 #include "judge/confirm.h"
 #include "judge/extensions.h"
 #include "judge/gate.h"
+#include "judge/loader_rules.h"
 #include "judge/pairs_gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -40,21 +41,6 @@
 #include "report/result_ext.h"
 #include "loader/torchload.h"
 #include "machine/view.h"
-
-/* The install's matrix row, for the environment's findings (NULL: none matches). */
-static const struct matrix_row *row_of(const struct matrix *m, const struct inv_install *install)
-{
-	const struct matrix_row *row = NULL;
-	struct pep440 pv;
-	if (!install || !install->version || pep440_parse(&pv, install->version, NULL))
-		return NULL;
-	/* as policy_evaluate selects it */
-	if (matrix_select(m, &pv, install->version,
-			  install->variant && strcmp(install->variant, "cuda") ? install->variant : NULL,
-			  install->arch ? install->arch : "x64", &row, NULL))
-		return NULL;
-	return row;
-}
 
 /*
  * One install: the packages imported first and torch's procedure on one
@@ -67,9 +53,9 @@ static int check_install(struct result *report, struct view *v, const struct mat
 {
 	struct torch_run *run = NULL;
 	struct policy_input pin;
+	struct policy_verdict verdict;
 	struct ext_check xc;
 	struct torch_inputs in1 = *in0, *in = &in1;
-	cJSON *inst;
 	int r;
 	ext_check_init(&xc, import_first);
 	in->before_torch = ext_check_before_torch;
@@ -97,14 +83,15 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	if (!cJSON_GetObjectItem(report->doc, "machine") ||
 	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
 		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
-	inst = result_add_install(report, v, run, NULL);
+	loader_rules(&report->findings, run);
 	pin.matrix = m;
 	pin.inv = inv;
 	pin.install = install;
 	pin.run = run;
-	r = policy_evaluate(&report->findings, inst, v, &pin, e);
-	result_add_extensions(report, inst, &xc);
-	ext_check_findings(&xc, &report->findings, run, install ? install->version : NULL, row_of(m, install));
+	r = policy_evaluate(&report->findings, &verdict, v, &pin, e);
+	result_add_install(report, v, run, &verdict);
+	result_add_extensions(report, report->installs[report->ninstalls - 1].entry, &xc);
+	ext_check_findings(&xc, &report->findings, run, verdict.version, verdict.row);
 	ext_check_release(&xc, v);
 	torch_run_free(run);
 	return r;

@@ -111,12 +111,13 @@ void result_add_extensions(struct result *res, cJSON *inst, const struct ext_che
 
 void result_ext_inventory(struct result *res)
 {
-	cJSON *inv = cJSON_GetObjectItem(res->doc, "inventory"), *inst, *all;
+	cJSON *inv = cJSON_GetObjectItem(res->doc, "inventory"), *all;
+	size_t i;
 	if (!cJSON_IsObject(inv))
 		return;
 	all = cJSON_AddArrayToObject(inv, "runtime_copies");
-	cJSON_ArrayForEach(inst, cJSON_GetObjectItem(res->doc, "installs"))
-	{
+	for (i = 0; i < res->ninstalls; i++) {
+		const cJSON *inst = res->installs[i].entry;
 		cJSON *cp;
 		cJSON_ArrayForEach(cp, cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "environment"), "runtime_copies"))
 		{

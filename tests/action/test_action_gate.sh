@@ -32,10 +32,10 @@ trap '[ -n "${TDC_KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 repo=$PWD
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
-# shellcheck source=tests/loader/tree.sh
-source tests/loader/tree.sh
-# shellcheck source=tests/action/torch_tree.sh
-source tests/action/torch_tree.sh
+# shellcheck source=tests/lib/trees/loader.sh
+source tests/lib/trees/loader.sh
+# shellcheck source=tests/lib/trees/torch240.sh
+source tests/lib/trees/torch240.sh
 # shellcheck source=tests/action/gate_lib.sh
 source tests/action/gate_lib.sh
 
@@ -280,7 +280,7 @@ check_eq "pins-unchanged: its error is on requirements.txt:2:1 (torch==2.4.1)" "
 	"$(ann unchanged | grep '^error' | cut -d' ' -f1,2 | sort -u)"
 
 # 7. The pins and an installed torch in one report: the runner's C:\ holds a
-#    torch 2.4.0 that fails to load (tests/action/torch_tree.sh) while the
+#    torch 2.4.0 that fails to load (tests/lib/trees/torch240.sh) while the
 #    repository pins 2.4.1; `torch-path` given explicitly.
 if root=$(torch240_tree 2>"$tmp/tree.err") && [ -d "$root" ]; then
 	variant "$tmp/both.yml" 'torch-path: C:\Python311\Lib\site-packages\torch'

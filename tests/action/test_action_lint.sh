@@ -8,13 +8,11 @@
 # branch are held to it. The npm tools come from .ci/npm-tools (the cache).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=action-lint
 tools=$(bash .ci/npm-tools --dir "$TDC_CACHE")
 [ -x "$tools/node_modules/.bin/action-validator" ] || bash .ci/npm-tools "$TDC_CACHE" >/dev/null 2>&1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 if [ ! -x "$tools/node_modules/.bin/action-validator" ]; then
 	not_ok "@action-validator/cli missing in $tools (run .ci/deps)"

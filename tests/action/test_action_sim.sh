@@ -13,21 +13,19 @@
 # input values never run as shell code, and the release `make dist` makes.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=action-sim
 BIN=${TDC_BIN:-./torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 repo=$PWD
 
 # The torch 2.4.0-like tree (cached fixtures).
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
-# shellcheck source=tests/loader/tree.sh
-source tests/loader/tree.sh
-# shellcheck source=tests/action/torch_tree.sh
-source tests/action/torch_tree.sh
+# shellcheck source=tests/lib/trees/loader.sh
+source tests/lib/trees/loader.sh
+# shellcheck source=tests/lib/trees/torch240.sh
+source tests/lib/trees/torch240.sh
 if ! root=$(torch240_tree 2>"$tmp/tree.err") || [ ! -d "$root" ]; then
 	not_ok "cannot build the torch 2.4.0 tree"
 	sed 's/^/#   /' "$tmp/tree.err" | tail -20

@@ -2,7 +2,7 @@
 # shellcheck disable=SC2016  # jq programs in single quotes
 # test_extensions: torch never loads alone — REAL wheels from PyPI (fetched
 # once, sha256 = PyPI's, cached; tests/lib/wheels.py) installed whole next to
-# the CI tier's torch releases (tests/wheels/tree.sh):
+# the CI tier's torch releases (tests/lib/trees/wheels.sh):
 #
 #   torch 2.9.1 + torchvision 0.21.0 / torchaudio 2.6.0 (built for torch
 #   2.6.0): WinError 127 on c10/torch_cpu symbols, said as a mismatch with
@@ -22,7 +22,7 @@ export TEST_NAME
 source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
-source "$TDC_REPO/tests/wheels/tree.sh"
+source "$TDC_REPO/tests/lib/trees/wheels.sh"
 source "$TDC_REPO/tests/oracle/wine.sh"
 B=${TDC_ASAN_BIN:-$TDC_BIN}
 [ -x "$B" ] || B=$TDC_BIN
