@@ -87,7 +87,7 @@ struct loader {
 	char *app_dir;
 	char *cur_dir;
 	struct strlist user_dirs;
-	const char *user_dirs_why;   /* loader_label_user_dirs */
+	struct strlist user_whys;    /* loader_label_user_dirs: each folder's reason ("" none yet) */
 	size_t path_prefix_n;        /* loader_label_path_prefix */
 	const char *path_prefix_why;
 	enum ldr_dll_load_dir_mode dld_mode;
@@ -261,6 +261,7 @@ void loader_free(struct loader *ld)
 	free(ld->app_dir);
 	free(ld->cur_dir);
 	strlist_release(&ld->user_dirs);
+	strlist_release(&ld->user_whys);
 	for (i = 0; i < ld->nmods; i++) {
 		free(ld->mods[i].base);
 		free(ld->mods[i].path);
@@ -290,11 +291,17 @@ void loader_free(struct loader *ld)
 void loader_add_dll_directory(struct loader *ld, const char *win_dir)
 {
 	strlist_push_owned(&ld->user_dirs, ldr_win32_folder(win_dir)); /* AddDllDirectory normalises the folder */
+	strlist_push(&ld->user_whys, "");
 }
 
 void loader_label_user_dirs(struct loader *ld, const char *why)
 {
-	ld->user_dirs_why = why;
+	size_t i;
+	for (i = 0; i < ld->user_whys.n; i++)
+		if (!ld->user_whys.v[i][0]) {
+			free(ld->user_whys.v[i]);
+			ld->user_whys.v[i] = xstrdup(why);
+		}
 }
 
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why)
@@ -770,13 +777,25 @@ static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, cons
 		(*v)[*n - 1].skip = "not searched: a relative PATH entry depends on the current directory";
 }
 
-/* The i-th AddDllDirectory folder in `order` (see load_ctx.user_dirs_order). */
-static const char *user_dir(const struct loader *ld, size_t i, int order)
+/* The index of the i-th AddDllDirectory folder in `order` (see load_ctx.user_dirs_order). */
+static size_t user_dir_index(const struct loader *ld, size_t i, int order)
 {
 	size_t n = ld->user_dirs.n;
 	if (order < 0)
-		return ld->user_dirs.v[n - 1 - i];
-	return ld->user_dirs.v[(i + (size_t)order) % n];
+		return n - 1 - i;
+	return (i + (size_t)order) % n;
+}
+
+static const char *user_dir(const struct loader *ld, size_t i, int order)
+{
+	return ld->user_dirs.v[user_dir_index(ld, i, order)];
+}
+
+/* Why that folder is searched: the label its adder gave, else the plain fact. */
+static const char *user_dir_why(const struct loader *ld, size_t i, int order)
+{
+	const char *w = ld->user_whys.v[user_dir_index(ld, i, order)];
+	return w[0] ? w : "added with AddDllDirectory";
 }
 
 static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, int user_dirs_order,
@@ -794,7 +813,7 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 		if (flags & LDR_SEARCH_USER_DIRS)
 			for (i = 0; i < ld->user_dirs.n; i++)
 				add_dir(&v, &n, &alloc, user_dir(ld, i, user_dirs_order), "USER_DIRS",
-					ld->user_dirs_why ? ld->user_dirs_why : "added with AddDllDirectory");
+					user_dir_why(ld, i, user_dirs_order));
 		if (flags & LDR_SEARCH_SYSTEM32)
 			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32", sysdir_why(ld));
 	} else {

@@ -151,10 +151,11 @@ void loader_free(struct loader *ld);
 void loader_add_dll_directory(struct loader *ld, const char *win_dir); /* AddDllDirectory */
 /*
  * The caller's reasons, for the probes' `why`: the AddDllDirectory folders
- * were added by `why` ("added by torch's os.add_dll_directory"); the first
- * `n` entries of PATH were put there by `why` ("added to PATH by torch's
- * fallback"; the others are "PATH entry K", counted without them). `why` is
- * borrowed and must outlive the loader.
+ * added since the last label were added by `why` ("added by torch's
+ * os.add_dll_directory"; copied), so torch's folders and an extension's
+ * each keep their own; the first `n` entries of PATH were put there by
+ * `why` ("added to PATH by torch's fallback"; the others are "PATH entry
+ * K", counted without them; borrowed, must outlive the loader).
  */
 void loader_label_user_dirs(struct loader *ld, const char *why);
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why);

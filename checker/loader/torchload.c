@@ -855,7 +855,6 @@ static void import_extension_modules(struct torch_run *run, struct view *v)
 {
 	struct strlist pyds = STRLIST_INIT;
 	size_t i;
-	extension_suffixes(run);
 	collect_pyds(run, v, run->torch_dir, &pyds, 1);
 	for (i = 0; i < pyds.n; i++) {
 		/* torch\_C first: `import torch` imports it before anything else */
@@ -931,6 +930,9 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 
 	load_interpreter(run, view);          /* 0 */
 	find_python_tag(run, view);
+	extension_suffixes(run);
+	if (in->before_torch)
+		in->before_torch(in->before_ctx, run, view); /* packages imported before torch */
 	compute_dll_paths(run, view);         /* 1 */
 	add_dll_directories(run);             /* 2 */
 	probe_vc_runtime(run);                /* 3 */

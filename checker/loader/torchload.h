@@ -11,11 +11,20 @@
 #include "loader/torchproc.h"
 #include "machine/view.h"
 
+struct torch_run;
+
 struct torch_inputs {
 	const char *torch_dir;  /* Windows path of the torch package (required) */
 	const char *python_exe; /* Windows path of python.exe, or NULL (guessed from torch_dir) */
 	const char *userbase;   /* Windows path of the Python user base, or NULL (PYTHONUSERBASE / APPDATA) */
 	uint16_t machine;       /* process machine; 0 = python.exe's, else x64 */
+	/*
+	 * What the program imports before torch (extload.h): called once the
+	 * interpreter is loaded and EXTENSION_SUFFIXES known, before torch's
+	 * step 1, on the same process. NULL: nothing.
+	 */
+	void (*before_torch)(void *ctx, struct torch_run *run, struct view *v);
+	void *before_ctx;
 };
 
 enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON };

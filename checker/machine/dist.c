@@ -47,6 +47,27 @@ static int csv_row(const char *text, size_t len, size_t *pos, size_t *lineno, st
 	for (k = 0; k < 3; k++)
 		strbuf_reset(&f[k]);
 	k = 0;
+	{
+		/* the common row has no quote: split it at its commas without looking at each byte twice */
+		const char *l = text + p, *nl = memchr(l, '\n', len - p);
+		size_t n = nl ? (size_t)(nl - l) : len - p, start = 0, i;
+		if (!memchr(l, '"', n)) {
+			size_t body = n && l[n - 1] == '\r' ? n - 1 : n;
+			for (i = 0; i <= body; i++) {
+				if (i < body && l[i] != ',')
+					continue;
+				if (k < 3)
+					strbuf_add(&f[k], l + start, i - start);
+				k++;
+				start = i + 1;
+			}
+			*pos = p + n + (nl ? 1 : 0);
+			if (nl)
+				(*lineno)++;
+			*nf = body ? k : 0;
+			return 0;
+		}
+	}
 	for (; p < len; p++) {
 		char c = text[p];
 		if (quoted) {
@@ -126,19 +147,28 @@ static int parse_size(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
-int dist_record_parse(struct dist_record *out, const char *text, size_t len, const char *name, struct err *err)
+/*
+ * Every row of RECORD text checked, and handed to `row` (its three fields,
+ * NUL-terminated, and its line) without keeping it: the one pass both the
+ * row list and the binaries scan use. `row` returns 0, or -1 to stop with
+ * err set. -1 on the first bad row, with "NAME:LINE: ...".
+ */
+typedef int (*record_row_fn)(void *ctx, const struct strbuf f[3], const char *eq, int64_t size, size_t line,
+			     struct err *err);
+
+static int record_scan(const char *text, size_t len, const char *name, record_row_fn row, void *ctx, struct err *err)
 {
 	struct strbuf f[3] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
-	size_t pos = 0, lineno = 1, nf = 0, k;
+	size_t pos = 0, lineno = 1, nf = 0, k, nrows = 0;
 	int r = 0;
-	memset(out, 0, sizeof(*out));
 	if (len > DIST_RECORD_MAX_BYTES)
 		return err_set(err, "%s: %zu bytes, more than a RECORD may have (%u)", name, len, DIST_RECORD_MAX_BYTES);
 	if (memchr(text, '\0', len))
 		return err_set(err, "%s: a NUL byte: not a text file", name);
 	for (;;) {
-		struct dist_record_row row = { NULL, NULL, NULL, -1, lineno };
-		const char *eq;
+		size_t line = lineno;
+		const char *eq = NULL;
+		int64_t size = -1;
 		r = csv_row(text, len, &pos, &lineno, f, &nf, err, name);
 		if (r == 1) {
 			r = 0;
@@ -149,59 +179,77 @@ int dist_record_parse(struct dist_record *out, const char *text, size_t len, con
 		if (nf == 0)
 			continue; /* a blank row */
 		if (nf != 3) {
-			r = err_set(err, "%s:%zu: %zu fields, expected path,hash,size", name, row.line, nf);
+			r = err_set(err, "%s:%zu: %zu fields, expected path,hash,size", name, line, nf);
 			break;
 		}
-		if (out->n >= DIST_RECORD_MAX_ROWS) {
-			r = err_set(err, "%s:%zu: more than %d rows", name, row.line, DIST_RECORD_MAX_ROWS);
+		if (nrows++ >= DIST_RECORD_MAX_ROWS) {
+			r = err_set(err, "%s:%zu: more than %d rows", name, line, DIST_RECORD_MAX_ROWS);
 			break;
 		}
-		if ((r = check_path_text(f[0].buf, f[0].len, name, row.line, err)) < 0)
+		if ((r = check_path_text(f[0].buf, f[0].len, name, line, err)) < 0)
 			break;
 		if (f[1].len) {
 			eq = memchr(f[1].buf, '=', f[1].len);
 			if (!eq || eq == f[1].buf || (size_t)(eq - f[1].buf) > 32) {
-				r = err_set(err, "%s:%zu: hash \"%s\" is not ALGORITHM=DIGEST", name, row.line,
+				r = err_set(err, "%s:%zu: hash \"%s\" is not ALGORITHM=DIGEST", name, line,
 					    text_excerpt(f[1].buf, f[1].len, 60, (char[128]){ 0 }, 128));
 				break;
 			}
 			for (k = 0; f[1].buf + k < eq; k++)
 				if (!ascii_isalnum((unsigned char)f[1].buf[k])) {
-					r = err_set(err, "%s:%zu: hash algorithm is not a name", name, row.line);
+					r = err_set(err, "%s:%zu: hash algorithm is not a name", name, line);
 					break;
 				}
 			if (r < 0)
 				break;
 			if (eq + 1 == f[1].buf + f[1].len || f[1].len > 512) {
-				r = err_set(err, "%s:%zu: hash digest empty or too long", name, row.line);
+				r = err_set(err, "%s:%zu: hash digest empty or too long", name, line);
 				break;
 			}
 			for (k = (size_t)(eq + 1 - f[1].buf); k < f[1].len; k++)
 				if (!is_b64url((unsigned char)f[1].buf[k]) && f[1].buf[k] != '=') {
-					r = err_set(err, "%s:%zu: hash digest is not urlsafe base64", name, row.line);
+					r = err_set(err, "%s:%zu: hash digest is not urlsafe base64", name, line);
 					break;
 				}
 			if (r < 0)
 				break;
-			row.algo = xstrndup(f[1].buf, (size_t)(eq - f[1].buf));
-			row.digest = xstrdup(eq + 1);
 		}
-		if (f[2].len && parse_size(f[2].buf, f[2].len, &row.size)) {
-			free(row.algo);
-			free(row.digest);
-			r = err_set(err, "%s:%zu: size \"%s\" is not a byte count", name, row.line,
+		if (f[2].len && parse_size(f[2].buf, f[2].len, &size)) {
+			r = err_set(err, "%s:%zu: size \"%s\" is not a byte count", name, line,
 				    text_excerpt(f[2].buf, f[2].len, 40, (char[96]){ 0 }, 96));
 			break;
 		}
-		row.path = strbuf_detach(&f[0]);
-		ALLOC_GROW(out->v, out->n + 1, out->alloc);
-		out->v[out->n++] = row;
+		if ((r = row(ctx, f, eq, size, line, err)) < 0)
+			break;
 	}
 	for (k = 0; k < 3; k++)
 		strbuf_release(&f[k]);
-	if (r < 0)
-		dist_record_release(out);
 	return r;
+}
+
+static int keep_row(void *ctx, const struct strbuf f[3], const char *eq, int64_t size, size_t line, struct err *err)
+{
+	struct dist_record *out = ctx;
+	struct dist_record_row r = { NULL, NULL, NULL, size, line };
+	(void)err;
+	r.path = xstrndup(f[0].buf, f[0].len);
+	if (eq) {
+		r.algo = xstrndup(f[1].buf, (size_t)(eq - f[1].buf));
+		r.digest = xstrdup(eq + 1);
+	}
+	ALLOC_GROW(out->v, out->n + 1, out->alloc);
+	out->v[out->n++] = r;
+	return 0;
+}
+
+int dist_record_parse(struct dist_record *out, const char *text, size_t len, const char *name, struct err *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (record_scan(text, len, name, keep_row, out, err)) {
+		dist_record_release(out);
+		return -1;
+	}
+	return 0;
 }
 
 static int b64val(int c)
@@ -587,33 +635,94 @@ static int map_view_file(struct view *v, const char *winpath, struct os_map *m, 
 	return r;
 }
 
-int dist_read_record(struct view *v, const char *dist_info, struct dist_record *out, struct err *err)
+/*
+ * A small file is read (one read, no mapping to fault in and tear down: the
+ * cost of 300 distributions is mostly that); a larger one is mapped.
+ */
+#define DIST_READ_SMALL (256u << 10)
+
+
+/*
+ * `fast_dir`: the host folder of the dist-info when dist_set_read found it
+ * from its listing as it is named (a folder, not a link), else NULL.
+ */
+static int read_small(struct view *v, const char *fast_dir, const char *winpath, struct strbuf *out, int *too_big,
+		      struct err *err)
+{
+	char *host = NULL;
+	struct os_stat st;
+	int r;
+	*too_big = 0;
+	if (fast_dir) {
+		/* the dist-info folder came from the listing, as it is named: its files by name, no links */
+		host = xasprintf("%s/%s", fast_dir, winpath_basename(winpath));
+		if (os_lstat(host, &st) || st.type != OS_FILE) {
+			free(host);
+			host = NULL;
+		}
+	}
+	if (!host) {
+		if (!(host = view_host_path(v, winpath)) || !view_is_file(v, winpath)) {
+			free(host);
+			return err_set(err, "%s: not found", winpath);
+		}
+		os_stat(host, &st);
+	}
+	if (st.size > DIST_READ_SMALL) {
+		free(host);
+		*too_big = 1;
+		return -1;
+	}
+	r = os_read_file(host, DIST_READ_SMALL, out, err);
+	free(host);
+	return r;
+}
+
+/* RECORD of `dist_info` read (small) or mapped (large), every row through `row` (record_scan). */
+static int scan_record_file(struct view *v, const char *fast_dir, const char *dist_info, record_row_fn row, void *ctx,
+			    struct err *err)
 {
 	char *path = winpath_join(dist_info, "RECORD");
+	struct strbuf sb = STRBUF_INIT;
 	struct os_map m;
-	int r;
-	memset(out, 0, sizeof(*out));
-	if (map_view_file(v, path, &m, err)) {
+	int r, big;
+	if (read_small(v, fast_dir, path, &sb, &big, err) == 0) {
+		r = record_scan(sb.buf, sb.len, path, row, ctx, err);
+		strbuf_release(&sb);
+		free(path);
+		return r;
+	}
+	strbuf_release(&sb);
+	if (!big || map_view_file(v, path, &m, err)) {
 		free(path);
 		return -1;
 	}
 	if (m.size > DIST_RECORD_MAX_BYTES)
 		r = err_set(err, "%s: %zu bytes, more than a RECORD may have (%u)", path, m.size, DIST_RECORD_MAX_BYTES);
 	else
-		r = dist_record_parse(out, (const char *)m.data, m.size, path, err);
+		r = record_scan((const char *)m.data, m.size, path, row, ctx, err);
 	os_unmap(&m);
 	free(path);
 	return r;
 }
 
-int dist_read_metadata(struct view *v, const char *dist_info, struct dist_metadata *out, struct err *err)
+static int read_metadata(struct view *v, const char *fast_dir, const char *dist_info, struct dist_metadata *out,
+			 struct err *err)
 {
 	char *path = winpath_join(dist_info, "METADATA");
+	struct strbuf sb = STRBUF_INIT;
 	struct os_map m;
 	size_t len;
-	int r;
+	int r, big;
 	memset(out, 0, sizeof(*out));
-	if (map_view_file(v, path, &m, err)) {
+	if (read_small(v, fast_dir, path, &sb, &big, err) == 0) {
+		r = dist_metadata_parse(out, sb.buf, sb.len, path, err);
+		strbuf_release(&sb);
+		free(path);
+		return r;
+	}
+	strbuf_release(&sb);
+	if (!big || map_view_file(v, path, &m, err)) {
 		free(path);
 		return -1;
 	}
@@ -627,6 +736,21 @@ int dist_read_metadata(struct view *v, const char *dist_info, struct dist_metada
 	return r;
 }
 
+int dist_read_record(struct view *v, const char *dist_info, struct dist_record *out, struct err *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (scan_record_file(v, NULL, dist_info, keep_row, out, err)) {
+		dist_record_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+int dist_read_metadata(struct view *v, const char *dist_info, struct dist_metadata *out, struct err *err)
+{
+	return read_metadata(v, NULL, dist_info, out, err);
+}
+
 /* ---- one site-packages ------------------------------------------------------------ */
 
 static void dist_release(struct dist *d)
@@ -636,6 +760,7 @@ static void dist_release(struct dist *d)
 	free(d->dist_info);
 	dist_metadata_release(&d->meta);
 	strlist_release(&d->binaries);
+	strlist_release(&d->binaries_host);
 	strlist_release(&d->tops);
 	free(d->scan_note);
 	strlist_release(&d->notes);
@@ -648,6 +773,7 @@ void dist_set_release(struct dist_set *s)
 		dist_release(&s->v[i]);
 	free(s->v);
 	free(s->site_packages);
+	free(s->sp_host);
 	free(s->env_root);
 	strlist_release(&s->notes);
 	memset(s, 0, sizeof(*s));
@@ -680,7 +806,12 @@ static void record_top(struct dist *d, const char *p)
 			return;
 		n = (size_t)(dot - p);
 	}
-	if (!n || d->tops.n >= 64 || memchr(p, ':', n))
+	if (!n || memchr(p, ':', n))
+		return;
+	/* RECORD lists a package's files together: most rows repeat the last name */
+	if (d->tops.n && strlen(d->tops.v[d->tops.n - 1]) == n && !str_nicmp(d->tops.v[d->tops.n - 1], p, n))
+		return;
+	if (d->tops.n >= 64)
 		return;
 	top = xstrndup(p, n);
 	if (str_iendswith(top, ".dist-info") || str_iendswith(top, ".data") || str_iendswith(top, ".egg-info") ||
@@ -690,46 +821,112 @@ static void record_top(struct dist *d, const char *p)
 		strlist_push_owned(&d->tops, top);
 }
 
-/* The binaries RECORD lists, each resolved inside the environment (or refused, and said). */
-static void binaries_from_record(struct dist *d, struct view *v, const struct dist_set *s,
-				 const struct dist_record *rec)
+/*
+ * The host path of a RECORD file inside the site-packages, found without the
+ * view's folder listings: every component below the site-packages taken
+ * exactly as RECORD writes it and checked with lstat (a folder, never a
+ * link; the file a regular file), so no link can lead out of the tree.
+ * NULL when that does not find it (letter case differs, a link, outside the
+ * site-packages, a live view): the caller asks the view, which knows.
+ * `ok_dir` caches the last folder found good.
+ */
+static char *fast_host(const struct dist_set *s, const char *rec_path, struct strbuf *ok_dir)
 {
-	size_t i, refused = 0, over = 0, missing = 0;
-	char *first_refused = NULL, *first_missing = NULL;
-	for (i = 0; i < rec->n; i++) {
-		const char *p = rec->v[i].path;
-		struct err e;
-		char *w;
-		record_top(d, p);
-		if (!is_binary_name(p))
-			continue;
-		if (dist_record_resolve(s->site_packages, s->env_root, p, &w, &e)) {
-			if (!refused++)
-				first_refused = xasprintf("RECORD line %zu: %s", rec->v[i].line, e.msg);
-			continue;
+	struct strbuf h = STRBUF_INIT;
+	struct os_stat st;
+	const char *p = rec_path, *slash;
+	if (!s->sp_host || rec_path[0] == '.' || strstr(rec_path, "..") || strchr(rec_path, ':'))
+		return NULL;
+	strbuf_adds(&h, s->sp_host);
+	while ((slash = strpbrk(p, "/\\")) != NULL) {
+		if (slash == p) {
+			strbuf_release(&h);
+			return NULL;
 		}
-		if (d->binaries.n >= DIST_MAX_BINARIES) {
-			over++;
-		} else if (!view_is_file(v, w)) {
-			/* listed but gone: removed after install (antivirus quarantine is one cause) */
-			if (!missing++)
-				first_missing = xstrdup(w);
-		} else {
-			strlist_push(&d->binaries, w);
+		strbuf_addch(&h, '/');
+		strbuf_add(&h, p, (size_t)(slash - p));
+		if (!(ok_dir->len == h.len && !memcmp(ok_dir->buf, h.buf, h.len))) {
+			if (os_lstat(h.buf, &st) || st.type != OS_DIR) {
+				strbuf_release(&h);
+				return NULL;
+			}
 		}
-		free(w);
+		p = slash + 1;
 	}
-	if (refused)
-		strlist_pushf(&d->notes, "%zu RECORD path%s refused, not checked: %s", refused, refused == 1 ? "" : "s",
-			      first_refused);
-	if (missing)
+	strbuf_reset(ok_dir);
+	strbuf_add(ok_dir, h.buf, h.len);
+	strbuf_addch(&h, '/');
+	strbuf_adds(&h, p);
+	if (!*p || os_lstat(h.buf, &st) || st.type != OS_FILE) {
+		strbuf_release(&h);
+		return NULL;
+	}
+	return strbuf_detach(&h);
+}
+
+/* The binaries RECORD lists, each resolved inside the environment (or refused, and said): one row at a time. */
+struct bins {
+	struct dist *d;
+	struct view *v;
+	const struct dist_set *s;
+	size_t rows, refused, over, missing;
+	char *first_refused, *first_missing;
+	struct strbuf ok_dir;
+};
+
+static int bin_row(void *ctx, const struct strbuf f[3], const char *eq, int64_t size, size_t line, struct err *err)
+{
+	struct bins *b = ctx;
+	struct dist *d = b->d;
+	const char *p = f[0].buf;
+	struct err e;
+	char *w, *host = NULL;
+	(void)eq;
+	(void)size;
+	(void)err;
+	b->rows++;
+	record_top(d, p);
+	if (!is_binary_name(p))
+		return 0;
+	if (dist_record_resolve(b->s->site_packages, b->s->env_root, p, &w, &e)) {
+		if (!b->refused++)
+			b->first_refused = xasprintf("RECORD line %zu: %s", line, e.msg);
+		return 0;
+	}
+	if (d->binaries.n >= DIST_MAX_BINARIES) {
+		b->over++;
+	} else if (!(host = fast_host(b->s, p, &b->ok_dir)) && !view_is_file(b->v, w)) {
+		/* listed but gone: removed after install (antivirus quarantine is one cause) */
+		if (!b->missing++)
+			b->first_missing = xstrdup(w);
+	} else {
+		strlist_push(&d->binaries, w);
+		strlist_push(&d->binaries_host, host ? host : "");
+	}
+	free(host);
+	free(w);
+	return 0;
+}
+
+static void bins_notes(struct bins *b)
+{
+	struct dist *d = b->d;
+	if (b->refused)
+		strlist_pushf(&d->notes, "%zu RECORD path%s refused, not checked: %s", b->refused,
+			      b->refused == 1 ? "" : "s", b->first_refused);
+	if (b->missing)
 		strlist_pushf(&d->notes, "%zu binar%s listed in RECORD but not on disk (removed after install?): %s%s",
-			      missing, missing == 1 ? "y" : "ies", first_missing, missing > 1 ? ", ..." : "");
-	if (over)
-		strlist_pushf(&d->notes, "%zu binaries beyond the %d checked per distribution were not checked", over,
+			      b->missing, b->missing == 1 ? "y" : "ies", b->first_missing, b->missing > 1 ? ", ..." : "");
+	if (b->over)
+		strlist_pushf(&d->notes, "%zu binaries beyond the %d checked per distribution were not checked", b->over,
 			      DIST_MAX_BINARIES);
-	free(first_refused);
-	free(first_missing);
+}
+
+static void bins_release(struct bins *b)
+{
+	free(b->first_refused);
+	free(b->first_missing);
+	strbuf_release(&b->ok_dir);
 }
 
 struct walk {
@@ -764,8 +961,10 @@ static void walk_binaries(struct walk *w, const char *dir, int depth)
 		} else if (is_binary_name(names.v[i])) {
 			if (w->d->binaries.n >= DIST_MAX_BINARIES)
 				w->over++;
-			else
+			else {
 				strlist_push(&w->d->binaries, p);
+				strlist_push(&w->d->binaries_host, "");
+			}
 		}
 		free(p);
 	}
@@ -816,8 +1015,10 @@ static void binaries_by_scan(struct dist *d, struct view *v, const struct dist_s
 			p = winpath_join(s->site_packages, e);
 			if (!e[nl] && view_is_dir(v, p) && !view_is_link(v, p))
 				walk_binaries(&w, p, 0);
-			else if (e[nl] == '.' && str_iendswith(e, ".pyd") && view_is_file(v, p))
+			else if (e[nl] == '.' && str_iendswith(e, ".pyd") && view_is_file(v, p)) {
 				strlist_push(&d->binaries, p);
+				strlist_push(&d->binaries_host, "");
+			}
 			free(p);
 		}
 		strbuf_addf(&how, "%s%s", i ? ", " : "", names.v[i]);
@@ -855,14 +1056,28 @@ static void name_from_folder(const char *folder, char **name, char **version)
 
 static void read_one(struct dist_set *s, struct view *v, const char *folder)
 {
+	char *fast = NULL;
 	struct dist *d;
-	struct dist_record rec;
+	struct bins b;
 	struct err e;
 	ALLOC_GROW(s->v, s->n + 1, s->alloc);
 	d = &s->v[s->n++];
 	memset(d, 0, sizeof(*d));
 	d->dist_info = winpath_join(s->site_packages, folder);
-	if (!dist_read_metadata(v, d->dist_info, &d->meta, &e)) {
+	memset(&b, 0, sizeof(b));
+	b.d = d;
+	b.v = v;
+	b.s = s;
+	strbuf_init(&b.ok_dir);
+	if (s->sp_host) {
+		struct os_stat st;
+		fast = xasprintf("%s/%s", s->sp_host, folder);
+		if (os_lstat(fast, &st) || st.type != OS_DIR) {
+			free(fast);
+			fast = NULL;
+		}
+	}
+	if (!read_metadata(v, fast, d->dist_info, &d->meta, &e)) {
 		d->has_metadata = 1;
 		d->name = xstrdup(d->meta.name);
 		d->version = xstrdup(d->meta.version);
@@ -870,12 +1085,17 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 		name_from_folder(folder, &d->name, &d->version);
 		strlist_pushf(&d->notes, "METADATA unreadable (%s): name and version taken from the folder name", e.msg);
 	}
-	if (!dist_read_record(v, d->dist_info, &rec, &e)) {
+	if (!scan_record_file(v, fast, d->dist_info, bin_row, &b, &e)) {
 		d->has_record = 1;
-		d->nfiles = rec.n;
-		binaries_from_record(d, v, s, &rec);
-		dist_record_release(&rec);
+		d->nfiles = b.rows;
+		bins_notes(&b);
+		bins_release(&b);
 	} else {
+		/* what the rows before the bad one gave is not trusted */
+		bins_release(&b);
+		strlist_release(&d->binaries);
+		strlist_release(&d->binaries_host);
+		strlist_release(&d->tops);
 		char *rp = winpath_join(d->dist_info, "RECORD");
 		int absent = !view_is_file(v, rp);
 		char *why = absent ? xstrdup("no RECORD") : xasprintf("RECORD unreadable (%s)", e.msg);
@@ -883,6 +1103,7 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 		free(why);
 		free(rp);
 	}
+	free(fast);
 }
 
 static char *infer_env_root(const char *sp)
@@ -909,6 +1130,8 @@ int dist_set_read(struct dist_set *out, struct view *v, const char *site_package
 		return -1;
 	}
 	out->env_root = env_root ? winpath_normalize(env_root) : infer_env_root(out->site_packages);
+	if (!view_is_live(v) && !view_is_link(v, out->site_packages))
+		out->sp_host = view_host_path(v, out->site_packages);
 	for (i = 0; i < names.n; i++) {
 		char *p;
 		if (!str_iendswith(names.v[i], ".dist-info") || strlen(names.v[i]) == strlen(".dist-info"))

@@ -133,6 +133,7 @@ struct dist {
 	int has_record;          /* RECORD was read and used */
 	size_t nfiles;           /* RECORD rows (0 without RECORD) */
 	struct strlist binaries; /* Windows paths of its .pyd and .dll files, RECORD order */
+	struct strlist binaries_host; /* their host paths, parallel; "" where only the view knows it */
 	struct strlist tops;     /* its top-level import names (top_level.txt, RECORD, else the name) */
 	char *scan_note;         /* how the binaries were found without RECORD, or NULL */
 	struct strlist notes;    /* problems: refused paths, unreadable METADATA, caps hit, ... */
@@ -140,6 +141,7 @@ struct dist {
 
 struct dist_set {
 	char *site_packages;     /* Windows path */
+	char *sp_host;           /* its host path (offline trees), or NULL */
 	char *env_root;          /* the environment every RECORD path must stay inside */
 	struct dist *v;
 	size_t n, alloc;

@@ -431,6 +431,39 @@ static void matrix_row_of(struct strbuf *c, const cJSON *inst)
 	strbuf_adds(c, "\n\n");
 }
 
+/* The packages imported before torch and torch's extensions, one row each (report/result_ext.h). */
+static void environment(struct sum *s, struct strbuf *c, const cJSON *inst)
+{
+	static const char *const groups[2] = { "imported_first", "extensions" };
+	const cJSON *e;
+	int g, n = 0;
+	for (g = 0; g < 2; g++)
+		n += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(inst, groups[g]));
+	if (!n)
+		return;
+	strbuf_adds(c, "| package | version | when | built for torch | verdict | binaries failing |\n"
+		       "|---|---|---|---|---|---:|\n");
+	add(s, c, "extensions table", 0);
+	for (g = 0; g < 2; g++)
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(inst, groups[g]))
+		{
+			char num[32];
+			long failing = report_int(e, "binaries_failing", 0);
+			strbuf_adds(c, "|");
+			cell(c, report_str(e, "name"));
+			cell(c, report_str(e, "version"));
+			cell(c, g ? "extension, after torch" : "imported before torch");
+			cell(c, report_str(e, "built_for_torch"));
+			strbuf_adds(c, failing ? " ❌ fail |" : " ✅ loads |");
+			snprintf(num, sizeof(num), "%ld", failing);
+			cell(c, num);
+			strbuf_addch(c, '\n');
+			add(s, c, "extensions table", 0);
+		}
+	strbuf_addch(c, '\n');
+	add(s, c, "extensions table", 0);
+}
+
 /* A failing install in full: heading, what `import torch` raises, the row, every binary. */
 static void install(struct sum *s, struct strbuf *c, const cJSON *inst)
 {
@@ -448,6 +481,7 @@ static void install(struct sum *s, struct strbuf *c, const cJSON *inst)
 	matrix_row_of(c, inst);
 	add(s, c, "installs", 0);
 	binaries(s, c, inst);
+	environment(s, c, inst);
 }
 
 /* An install that does not fail: one line, its row and binaries folded under it. */

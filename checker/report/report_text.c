@@ -321,6 +321,44 @@ void report_text_wrap(struct strbuf *out, const char *text, size_t width)
 	}
 }
 
+/* One line per package imported before torch and per extension (report/result_ext.h). */
+static void environment(struct strbuf *out, const struct style *st, const cJSON *inst)
+{
+	static const char *const groups[2] = { "imported_first", "extensions" };
+	const cJSON *e;
+	int g;
+	for (g = 0; g < 2; g++)
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(inst, groups[g]))
+		{
+			const cJSON *b;
+			long loaded = 0, failing = report_int(e, "binaries_failing", 0);
+			cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(e, "binaries"))
+				loaded += !same_str(report_str(b, "how"), "lazy");
+			if (failing)
+				strbuf_addf(out, "    %sFAIL%s ", st->red, st->off);
+			else
+				strbuf_addf(out, "    %sPASS%s ", st->green, st->off);
+			text_esc_line(out, report_str(e, "name") ? report_str(e, "name") : "?");
+			strbuf_addch(out, ' ');
+			text_esc_line(out, report_str(e, "version") ? report_str(e, "version") : "(version unknown)");
+			if (!g && report_str(e, "built_for_torch")) {
+				strbuf_adds(out, " (imported before torch, built for torch ");
+				text_esc_line(out, report_str(e, "built_for_torch"));
+				strbuf_adds(out, ")");
+			} else if (!g) {
+				strbuf_adds(out, " (imported before torch)");
+			} else if (report_str(e, "built_for_torch")) {
+				strbuf_adds(out, " (built for torch ");
+				text_esc_line(out, report_str(e, "built_for_torch"));
+				strbuf_adds(out, ")");
+			}
+			if (failing)
+				strbuf_addf(out, ": %ld of %ld binaries loaded at import fail\n", failing, loaded);
+			else
+				strbuf_addf(out, ": %ld binar%s loaded at import, all load\n", loaded, loaded == 1 ? "y" : "ies");
+		}
+}
+
 void report_text(struct strbuf *out, const struct report_view *v, int color, int trace)
 {
 	struct report_text_opts o = { 0, 0, 0, 0, 0 };
@@ -421,6 +459,7 @@ static void report_text_lines(struct strbuf *out, const struct report_view *v, c
 			text_esc_line(out, report_str(ie, "text"));
 			strbuf_addch(out, '\n');
 		}
+		environment(out, st, inst);
 	}
 
 	/* One entry per root cause (report.h), by severity, most important first. */

@@ -144,6 +144,12 @@ commit "docs only"
 branch matrix
 printf 'schema: 1\nrows:\n  - id: org-2.4.1\n    torch: "==2.4.1"\n    status: sourced\n    sources: [https://example.com/our-runtime-policy]\n    vc_redist: {x64: "14.50"}\n' >"$repo/ci/matrix.yml"
 commit "our matrix asks for 14.50 with 2.4.1"
+branch pair-bad
+printf '# Windows\ntorch==2.9.1\ntorchvision==0.21.0\ntorchaudio==2.9.1\n' >"$repo/ci/torch.txt"
+commit "torch 2.9.1 with torchvision 0.21.0 (built for 2.6.0)"
+branch pair-good
+printf '# Windows\ntorch==2.9.1\ntorchvision==0.24.1\ntorchaudio==2.9.1\n' >"$repo/ci/torch.txt"
+commit "torch 2.9.1 with its torchvision and torchaudio"
 g checkout -q main
 sha() { git -C "$repo" rev-parse "$1"; }
 
@@ -342,4 +348,11 @@ check_eq "the branch that pins 2.4.0: no mismatch with 2.4.0+cpu" '[]' \
 	"$("$B" check --pins --repo "$repo" --rev req-include --root "$demo/root" --registry "$demo/runner.reg" \
 		--python 'C:\Python311\python.exe' --json 2>&1 | jq -c '[.findings[] | select(.rule == "pin-mismatch")]')"
 
+# the pairs a PR pins: torchvision built for another torch than the pinned one (matrix/evidence/extensions-win_amd64.txt)
+check_eq "a PR pinning torch 2.9.1 with torchvision 0.21.0: one extension-pair error on torchvision's line, the fix names the pair" \
+	'[["extension-pair","error","ci/torch.txt",3,1,"torchvision 0.21.0 requires torch==2.6.0; the pins say torch 2.9.1","pin torchvision==0.24.1 (built for torch 2.9.1), or torch==2.6.0"]]' \
+	"$(G "$redist" "$tmp/144.reg" pair-bad '[.findings[] | select(.rule == "extension-pair") | [.rule, .severity, .anchor.file, .anchor.line, .anchor.col, .title, .fix]]')"
+check_eq "... and the gate fails (exit 1)" 1 "$(st "$redist" "$tmp/144.reg" pair-bad)"
+check_eq "the matched pair (torchvision 0.24.1, torchaudio 2.9.1): no extension-pair finding" '[]' \
+	"$(G "$redist" "$tmp/144.reg" pair-good '[.findings[] | select(.rule == "extension-pair")]')"
 tap_done

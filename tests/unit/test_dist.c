@@ -289,7 +289,7 @@ static const char *joined(const struct strlist *l)
 
 static void test_site_packages(void)
 {
-	char root[] = "/tmp/tdc-dist.XXXXXX", *cmd;
+	char root[] = "/tmp/tdc-dist.XXXXXX", outside[] = "/tmp/tdc-dist-out.XXXXXX", *cmd;
 	struct view *v = NULL;
 	struct dist_set s;
 	struct err e;
@@ -305,6 +305,20 @@ static void test_site_packages(void)
 	    "../../../Windows/evil.dll,,\nC:/abs.dll,,\ntorchvision-0.21.0.dist-info/RECORD,,\n");
 	put(root, SP "torchvision/_C.pyd", "x");
 	put(root, SP "torchvision/image.pyd", "x");
+	/* letter case RECORD does not share with the disk (found through the view), and a link out of the tree */
+	put(root, SP "cased-1.0.dist-info/METADATA", "Name: cased\nVersion: 1.0\n");
+	put(root, SP "cased-1.0.dist-info/RECORD", "Cased/Mod.PYD,,\nlinked/evil.pyd,,\n");
+	put(root, SP "cased/mod.pyd", "x");
+	{
+		/* a folder outside the tree, linked from inside it: never followed */
+		char *link = xasprintf("%s/" SP "linked", root);
+		if (mkdtemp(outside)) {
+			put(outside, "evil.pyd", "x");
+			if (symlink(outside, link)) {
+			}
+		}
+		free(link);
+	}
 	/* no RECORD: found by walking top_level.txt's folder */
 	put(root, SP "norecord-1.0.dist-info/METADATA", "Name: norecord\nVersion: 1.0\n");
 	put(root, SP "norecord-1.0.dist-info/top_level.txt", "nr\n");
@@ -320,7 +334,7 @@ static void test_site_packages(void)
 	}
 	CHECK_INT(dist_set_read(&s, v, "C:\\Py\\Lib\\site-packages", NULL, &e), 0);
 	CHECK_STR(s.env_root, "C:\\Py");
-	CHECK_INT(s.n, 3);
+	CHECK_INT(s.n, 4);
 	d = dist_set_find(&s, "TorchVision");
 	CHECK(d != NULL);
 	if (d) {
@@ -355,11 +369,22 @@ static void test_site_packages(void)
 		CHECK_HAS(joined(&d->notes), "METADATA unreadable (C:\\Py\\Lib\\site-packages\\broken-2.0.dist-info\\METADATA: "
 					     "not found): name and version taken from the folder name");
 	}
+	d = dist_set_find(&s, "cased");
+	CHECK(d != NULL);
+	if (d) {
+		CHECK_STR(joined(&d->binaries), "C:\\Py\\Lib\\site-packages\\Cased\\Mod.PYD");
+		CHECK_STR(joined(&d->binaries_host), ""); /* the view found it, not the fast path */
+		CHECK_HAS(joined(&d->notes), "1 binary listed in RECORD but not on disk (removed after install?): "
+					     "C:\\Py\\Lib\\site-packages\\linked\\evil.pyd");
+	}
+	d = dist_set_find(&s, "torchvision");
+	if (d && d->binaries_host.n == 2)
+		CHECK_HAS(d->binaries_host.v[0], "/Py/Lib/site-packages/torchvision/_C.pyd");
 	CHECK(dist_set_find(&s, "absent") == NULL);
 	dist_set_release(&s);
 	CHECK_INT(dist_set_read(&s, v, "C:\\Nowhere", NULL, &e), -1);
 	view_free(v);
-	cmd = xasprintf("rm -rf %s", root);
+	cmd = xasprintf("rm -rf %s %s", root, outside);
 	if (system(cmd)) {
 	}
 	free(cmd);

@@ -32,6 +32,8 @@
 #   tree_drop DIR NAME       remove NAME from System32 and the Python folder
 #   tree_wheel_data DIR P V [FOLDER]  `pip install P==V`: its data DLLs (mkl, tbb, ...)
 #                            under FOLDER (default the Python folder, sys.prefix)
+#   tree_extensions DIR WHEEL...  more wheels installed whole (RECORD and all) into
+#                            the site-packages, python stand-ins rebuilt to cover them
 #
 # Trees are big (torch_cpu.dll alone is 200-300 MB unpacked), so they are built
 # in a temporary folder per test run, never in the cache; variants of one
@@ -84,6 +86,45 @@ PYEOF
 	make_exe "$py/python.exe" --import "python$xy.dll:$(head -1 "$d/python-exports.txt")" \
 		--import KERNEL32.dll:GetLastError || return 1
 	echo "C:\\Python$xy\\python.exe"
+}
+
+# tree_extensions DIR WHEEL...: `pip install` of more wheels into the tree's
+# site-packages (torchvision, torchaudio, PyQt5, PyQt5-Qt5: the whole wheel,
+# dist-info with RECORD and all), then the python stand-ins rebuilt to export
+# what every binary there imports: pythonXY.dll, and python3.dll (the stable
+# ABI DLL python.org ships next to python.exe) when an abi3 module imports it;
+# and Wine's .drv builtins (winspool.drv: Qt's print support) in System32.
+tree_extensions() {
+	local d=$1 py xy sp w f
+	shift
+	py=$(_pydir "$d")
+	xy=${py##*Python}
+	sp=$py/Lib/site-packages
+	for w in "$@"; do
+		python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$w" "$sp" || return 1
+	done
+	for f in "$WINE_PE"/*.drv; do
+		[ -e "$d/Windows/System32/$(basename "$f")" ] || cp -l "$f" "$d/Windows/System32/" 2>/dev/null ||
+			cp "$f" "$d/Windows/System32/"
+	done
+	_stand_in "$d" "$sp" "python$xy.dll" "$py/python$xy.dll" || return 1
+	_stand_in "$d" "$sp" "python3.dll" "$py/python3.dll" optional
+}
+
+# _stand_in TREE SP DLL OUT [optional]: OUT exports every name a .pyd/.dll under SP imports from DLL.
+_stand_in() {
+	local d=$1 sp=$2 dll=$3 out=$4 opt=${5:-}
+	find "$sp" \( -iname '*.pyd' -o -iname '*.dll' \) -print0 | xargs -0 "$TDC_BIN" pe --json --no-exports 2>/dev/null |
+		jq -r --arg dll "$dll" '.files[].imports[]? | select(.dll | ascii_downcase == $dll)
+			| .functions[] | .name // empty' | sort -u >"$d/$dll.exports"
+	if [ ! -s "$d/$dll.exports" ]; then
+		[ -n "$opt" ] && return 0
+		echo "tree.sh: nothing imports $dll under $sp" >&2
+		return 1
+	fi
+	{ echo "EXPORTS"; cat "$d/$dll.exports"; } >"$d/$dll.def"
+	rm -f "$out"
+	make_dll "$out" --def "$d/$dll.def" --import KERNEL32.dll:GetLastError --import VCRUNTIME140.dll:memset
 }
 
 # tree_variant SRC DST: a copy of tree SRC sharing its files (hard links).
