@@ -28,6 +28,7 @@
 
 #include "cli/cmd.h"
 #include "judge/confirm.h"
+#include "judge/cuda.h"
 #include "judge/gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -64,6 +65,8 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	pin.install = install;
 	pin.run = run;
 	r = policy_evaluate(&report->findings, inst, v, &pin, e);
+	if (!r)
+		r = cuda_judge_install(&report->findings, m, &inv->gpu, install, run, e);
 	torch_run_free(run);
 	return r;
 }
