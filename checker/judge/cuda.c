@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pins/pins.h"
 #include "util/strbuf.h"
 #include "util/version.h"
 
@@ -424,8 +425,6 @@ int cuda_judge_install(struct findings *out, const struct matrix *m, const struc
 	(void)err;
 	build_of_install(&b, install, run);
 	nvcuda_use_of(run, &u);
-	if (!b.cuda && u.binary)
-		b.cuda = 1; /* a torch binary imports the driver API: a CUDA build whatever its label says */
 	if (b.cuda) {
 		driver_findings(out, m, gpu, &b, &u, run->torch_dir);
 		if (!gpu->nvcuda_path || gpu->nvcuda_error)
@@ -458,4 +457,21 @@ size_t cuda_judge_pin(struct findings *out, const struct matrix *m, const struct
 	}
 	build_release(&b);
 	return n;
+}
+
+void cuda_gate_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
+		      const struct gpu_driver *gpu)
+{
+	const char *version = t->version ? t->version : t->pin ? t->pin->raw : NULL;
+	size_t before = out->n, i;
+	cuda_judge_pin(out, m, gpu, t->version, t->variant);
+	for (i = before; i < out->n; i++) {
+		char *msg;
+		if (t->pin)
+			finding_anchor(&out->v[i], t->pin->file, t->pin->line, t->pin->col);
+		msg = xasprintf("%s The pin: %s (%s:%u), judged before torch is installed.", out->v[i].message,
+				version ? version : "torch", t->pin ? t->pin->file : t->file, t->pin ? t->pin->line : 0);
+		finding_set(&out->v[i].message, msg);
+		free(msg);
+	}
 }

@@ -75,4 +75,9 @@ int cuda_judge_install(struct findings *out, const struct matrix *m, const struc
 size_t cuda_judge_pin(struct findings *out, const struct matrix *m, const struct gpu_driver *gpu,
 		      const char *version, const char *variant);
 
+/* The gate's call: cuda_judge_pin for one torch target, its findings anchored on the pin. */
+struct torch_target;
+void cuda_gate_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
+		      const struct gpu_driver *gpu);
+
 #endif

@@ -72,6 +72,23 @@ for var in cu118 cu121 cu124 cu126 cu128; do
 		'false Advanced Micro Devices, Inc.' \
 		"$(jq -r '"\(.inventory.gpu_driver.nvcuda.present) \(.inventory.gpu_driver.adapters[0].provider)"' "$WORK/$t.json")"
 done
+# ---- the pre-merge gate: a PR pins a CUDA variant for a runner without the driver ----
+# gate REQUIREMENTS_TEXT TREE: "rule/severity@file:line" of check --pins' findings
+gate() {
+	local repo=$WORK/repo-$RANDOM
+	git init -q -b main "$repo" && git -C "$repo" config user.email t@example.com && git -C "$repo" config user.name t
+	printf '%b' "$1" >"$repo/requirements.txt"
+	git -C "$repo" add -A && git -C "$repo" commit -qm pins
+	"$B" check --pins --repo "$repo" --root "$WORK/$2" --registry "$WORK/$2/registry.reg" --json 2>>"$WORK/gate.err" |
+		jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)@\(.anchor.file // "-"):\(.anchor.line // "-")"] | join(" ")'
+}
+if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
+	check_eq "gate: torch==2.5.1+cu124 on a runner without the driver is cuda-no-driver on the pin" \
+		"cuda-no-driver/error@requirements.txt:1" "$(gate 'torch==2.5.1+cu124\n' nodrv-cu124)"
+	check_eq "gate: the cu124 index URL makes torch==2.5.1 a CUDA pin too" \
+		"cuda-no-driver/error@requirements.txt:2" "$(gate '--index-url https://download.pytorch.org/whl/cu124\ntorch==2.5.1\n' nodrv-cu124)"
+	check_eq "gate: PyPI's torch==2.5.1 (the CPU build on Windows) needs no driver" "" "$(gate 'torch==2.5.1\n' nodrv-cu124)"
+fi
 if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 	check_eq "cu124 (full): the real cuBLAS/cuDNN/... DLLs and torch_cuda.dll are all checked" 25 \
 		"$(jq '.installs[0].binaries | length' "$WORK/nodrv-cu124.json")"
