@@ -4,6 +4,7 @@
 # includes itself back through another (tests/build/layers.py), the README's
 # layer table lists the same folders in the same order, and the Makefile
 # builds every source of every layer (nothing left in a folder it skips).
+# shellcheck source=tests/lib/tap.sh
 . "$TDC_REPO/tests/lib/tap.sh"
 TEST_NAME=layers
 cd "$TDC_REPO" || exit 1
@@ -11,6 +12,7 @@ python3 tests/build/layers.py checker || TAP_FAILED=1
 
 want=$(sed -e '/^#/d' -e '/^$/d' checker/LAYERS | tr '\n' ' ')
 # The README's table: rows "| `util/` | ..." between "### Layers" and the next heading.
+# shellcheck disable=SC2016 # backquotes are the Markdown's, not a command
 got=$(awk '/^### Layers/{on=1; next} /^#/{on=0} on && /^\| `[a-z/]+\/`/ {print}' README.md |
 	sed -E 's/^\| `([a-z/]+)\/`.*/\1/' | tr '\n' ' ')
 check_eq "the README's layer table is checker/LAYERS, in order" "$want" "$got"

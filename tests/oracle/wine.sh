@@ -129,15 +129,26 @@ wine_stop() {
 # sets WINEDEBUG / WINEDLLOVERRIDES / WINEPATH in the environment as needed
 # (defaults: WINEDEBUG=warn+module, the boot overrides). Returns the
 # program's exit status.
+# A process Wine could not start at all (its shared user data page could not
+# be mapped at the fixed address: "failed to map the shared user data",
+# seen now and then on a loaded machine) ran none of the program: it is run
+# again, at most twice, so that a start-up failure of Wine is not read as a
+# scenario that wrote no output.
 wine_run() {
-	local prefix=$1 out=$2 err=$3
+	local prefix=$1 out=$2 err=$3 try rc
 	shift 3
-	(
-		_wine_env "$prefix"
-		export WINEDEBUG=${WINEDEBUG-warn+module}
-		export WINEDLLOVERRIDES=${WINEDLLOVERRIDES-$WINE_BOOT_OVERRIDES}
-		exec wine "$@" >"$out" 2>"$err" </dev/null
-	)
+	for try in 1 2 3; do
+		(
+			_wine_env "$prefix"
+			export WINEDEBUG=${WINEDEBUG-warn+module}
+			export WINEDLLOVERRIDES=${WINEDLLOVERRIDES-$WINE_BOOT_OVERRIDES}
+			exec wine "$@" >"$out" 2>"$err" </dev/null
+		)
+		rc=$?
+		grep -q 'failed to map the shared user data' "$err" 2>/dev/null || break
+		[ "$try" = 3 ] || sleep 1
+	done
+	return "$rc"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
