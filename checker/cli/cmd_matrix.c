@@ -186,52 +186,98 @@ static void print_list(const char *label, const struct strlist *l)
 	out_printf("\n");
 }
 
-static void print_row(const struct matrix_row *r)
+static void print_dll(const struct matrix_dll *d)
+{
+	int k;
+	out_printf("  dll %s", d->name);
+	if (d->min.set)
+		out_printf(" >= %s", d->min.text);
+	out_printf(" (%s", matrix_where_name(d->where));
+	for (k = 0; k < MATRIX_NARCH; k++)
+		if (d->arch_mask & (1u << k))
+			out_printf(", %s", matrix_arch_name(k));
+	out_printf(", %s): %s\n", matrix_status_name(d->status), d->why);
+}
+
+/* One key of a row, where the schema says `matrix show` prints it (schema.def's `show`). */
+static void print_field(const struct matrix_row *r, enum matrix_row_field f)
 {
 	size_t i;
 	int k;
-	out_printf("%s  torch %s", r->id, r->torch_text ? r->torch_text : "");
-	if (r->variants.n) {
-		out_printf("  variant");
-		for (i = 0; i < r->variants.n; i++)
-			out_printf("%s%s", i ? "," : " ", r->variants.v[i]);
-	}
-	if (r->arch_mask) {
-		out_printf("  arch");
-		for (k = 0, i = 0; k < MATRIX_NARCH; k++)
-			if (r->arch_mask & (1u << k))
-				out_printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
-	}
-	out_printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
-	if (r->note)
-		out_printf("  note: %s\n", r->note);
-	for (k = 0; k < MATRIX_NARCH; k++)
-		if (r->vc_redist[k].set)
-			out_printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
-	for (i = 0; i < r->ndlls; i++) {
-		const struct matrix_dll *d = &r->dlls[i];
-		out_printf("  dll %s", d->name);
-		if (d->min.set)
-			out_printf(" >= %s", d->min.text);
-		out_printf(" (%s", matrix_where_name(d->where));
+	switch (f) {
+	case MF_ROW_ID:
+		out_printf("%s", r->id);
+		break;
+	case MF_ROW_TORCH:
+		out_printf("  torch %s", r->torch_text ? r->torch_text : "");
+		break;
+	case MF_ROW_VARIANT:
+		if (r->variants.n) {
+			out_printf("  variant");
+			for (i = 0; i < r->variants.n; i++)
+				out_printf("%s%s", i ? "," : " ", r->variants.v[i]);
+		}
+		break;
+	case MF_ROW_ARCH:
+		if (r->arch_mask) {
+			out_printf("  arch");
+			for (k = 0, i = 0; k < MATRIX_NARCH; k++)
+				if (r->arch_mask & (1u << k))
+					out_printf("%s%s", i++ ? "," : " ", matrix_arch_name(k));
+		}
+		break;
+	case MF_ROW_STATUS:
+		out_printf("  [%s]  %s:%u:%u\n", matrix_status_name(r->status), r->pos.file, r->pos.line, r->pos.col);
+		break;
+	case MF_ROW_NOTE:
+		if (r->note)
+			out_printf("  note: %s\n", r->note);
+		break;
+	case MF_ROW_VC_REDIST:
 		for (k = 0; k < MATRIX_NARCH; k++)
-			if (d->arch_mask & (1u << k))
-				out_printf(", %s", matrix_arch_name(k));
-		out_printf(", %s): %s\n", matrix_status_name(d->status), d->why);
+			if (r->vc_redist[k].set)
+				out_printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
+		break;
+	case MF_ROW_RUNTIME_DLLS:
+		for (i = 0; i < r->ndlls; i++)
+			print_dll(&r->dlls[i]);
+		break;
+	case MF_ROW_OPENMP:
+		for (i = 0; i < r->nopenmp; i++) {
+			const struct matrix_openmp *d = &r->openmp[i];
+			out_printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
+				   d->redistributable ? "in the VC++ redistributable" : "not in the VC++ redistributable",
+				   matrix_status_name(d->status), d->provider ? ": " : "", d->provider ? d->provider : "");
+		}
+		break;
+	case MF_ROW_KNOWN_ISSUES:
+		for (i = 0; i < r->nissues; i++) {
+			const struct matrix_issue *d = &r->issues[i];
+			out_printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
+				   d->symptom, d->cause, d->fix);
+			print_list("  sources", &d->sources);
+		}
+		break;
+	case MF_ROW_SOURCES:
+		print_list("sources", &r->sources);
+		break;
+	case MF_ROW_EVIDENCE:
+	case MF_ROW_MERGE:
+	case MF_ROW_COUNT:
+		break;
 	}
-	for (i = 0; i < r->nopenmp; i++) {
-		const struct matrix_openmp *d = &r->openmp[i];
-		out_printf("  openmp %s (%s, %s, %s)%s%s\n", d->dll, matrix_where_name(d->where),
-		       d->redistributable ? "in the VC++ redistributable" : "not in the VC++ redistributable",
-		       matrix_status_name(d->status), d->provider ? ": " : "", d->provider ? d->provider : "");
-	}
-	for (i = 0; i < r->nissues; i++) {
-		const struct matrix_issue *d = &r->issues[i];
-		out_printf("  issue %s [%s]: %s\n    cause: %s\n    fix: %s\n", d->id, matrix_status_name(d->status),
-		       d->symptom, d->cause, d->fix);
-		print_list("  sources", &d->sources);
-	}
-	print_list("sources", &r->sources);
+}
+
+/* A row: its HEAD keys on the first line, then the BODY keys' lines, then the TAIL's (schema.def). */
+static void print_row(const struct matrix_row *r)
+{
+	static const enum matrix_show order[] = { MS_HEAD, MS_BODY, MS_TAIL };
+	size_t p;
+	int k;
+	for (p = 0; p < sizeof(order) / sizeof(order[0]); p++)
+		for (k = 0; k < MF_ROW_COUNT; k++)
+			if (matrix_row_fields[k].show == order[p])
+				print_field(r, (enum matrix_row_field)k);
 }
 
 int cmd_matrix_show(int argc, char **argv)

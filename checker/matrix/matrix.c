@@ -8,7 +8,9 @@
  *      aliases, tags other than !!str, several documents, nesting deeper
  *      than 32 and more than 50000 nodes are refused at their position;
  *   3. schema: every key is checked against the schema of its mapping
- *      (unknown keys get the nearest valid one by edit distance), every
+ *      (the table schema.def: each mapping's keys are read in its order,
+ *      one switch case per key; unknown keys get the nearest valid one by
+ *      edit distance), every
  *      value against its type, versions and specifiers with the column
  *      inside the string. All errors are collected, not just the first.
  * Then rows of one file are checked against each other for contradictory
@@ -347,7 +349,7 @@ static int get_bool(struct lint *L, const struct ynode *map, const char *key)
 }
 
 /* A Windows error code (1..65535: a Win32 error, what [WinError N] shows); 0 when absent or bad (reported). */
-static int get_winerror(struct lint *L, const struct ynode *map, const char *key)
+static int get_winerror(struct lint *L, const struct ynode *map, const char *key, const char *hint)
 {
 	const struct ynode *v = map_get(map, key);
 	unsigned long n = 0;
@@ -360,7 +362,7 @@ static int get_winerror(struct lint *L, const struct ynode *map, const char *key
 		if (i == v->len && n >= 1 && n <= 65535)
 			return (int)n;
 	}
-	lint_error(L, v->line, v->col, "`%s` must be a Windows error code, a number such as 1114", key);
+	lint_error(L, v->line, v->col, "`%s` must be %s", key, hint);
 	return 0;
 }
 
@@ -393,10 +395,11 @@ const char *matrix_status_name(enum matrix_status s)
 }
 
 /* An architecture list (or one name) → mask; 0 if absent. */
-static unsigned get_arch(struct lint *L, const struct ynode *map, const char *key)
+static unsigned get_arch(struct lint *L, const struct ynode *map, const struct matrix_field *f)
 {
+	const char *key = f->key;
 	struct strlist l = STRLIST_INIT;
-	const struct ynode *list = get_list(L, map, key, "architectures (x64, x86, arm64)", 1, &l);
+	const struct ynode *list = get_list(L, map, key, f->hint, 1, &l);
 	unsigned mask = 0;
 	size_t i;
 	static const char *const aliases[][2] = { { "amd64", "x64" },   { "x86_64", "x64" }, { "win64", "x64" },
@@ -451,9 +454,10 @@ static int variant_pattern_ok(const char *p)
 	return 1;
 }
 
-static void get_variants(struct lint *L, const struct ynode *map, const char *key, struct strlist *out)
+static void get_variants(struct lint *L, const struct ynode *map, const struct matrix_field *f, struct strlist *out)
 {
-	const struct ynode *list = get_list(L, map, key, "variant patterns (cpu, cu*, rocm*, xpu)", 1, out);
+	const char *key = f->key;
+	const struct ynode *list = get_list(L, map, key, f->hint, 1, out);
 	size_t i;
 	char buf[128];
 	for (i = 0; i < out->n; i++) {
@@ -469,9 +473,9 @@ static void get_variants(struct lint *L, const struct ynode *map, const char *ke
 		lint_error(L, list->line, list->col, "`%s` is an empty list; omit it to match every variant", key);
 }
 
-static void get_sources(struct lint *L, const struct ynode *map, struct strlist *out)
+static void get_sources(struct lint *L, const struct ynode *map, const struct matrix_field *f, struct strlist *out)
 {
-	const struct ynode *list = get_list(L, map, "sources", "URLs", 1, out);
+	const struct ynode *list = get_list(L, map, f->key, f->hint, 1, out);
 	size_t i;
 	char buf[128];
 	for (i = 0; i < out->n; i++) {
@@ -488,9 +492,9 @@ static void get_sources(struct lint *L, const struct ynode *map, struct strlist 
  * FILE a torch wheel name (its version is the torch measured) and HEX the
  * 64-digit sha256 PyPI publishes for it.
  */
-static void get_evidence(struct lint *L, const struct ynode *map, struct matrix_row *r)
+static void get_evidence(struct lint *L, const struct ynode *map, const struct matrix_field *f, struct matrix_row *r)
 {
-	const struct ynode *list = get_list(L, map, "evidence", "wheel file names with their sha256", 1, &r->evidence);
+	const struct ynode *list = get_list(L, map, f->key, f->hint, 1, &r->evidence);
 	size_t i, k;
 	char buf[128];
 	for (i = 0; i < r->evidence.n; i++) {
@@ -535,12 +539,12 @@ int matrix_newest_measured(const struct matrix *m, struct pep440 *out)
 }
 
 /* A minimum file version node (scalar) → *min. */
-static void parse_min(struct lint *L, const struct ynode *v, const char *what, struct matrix_min *min)
+static void parse_min(struct lint *L, const struct ynode *v, const char *what, const char *hint, struct matrix_min *min)
 {
 	struct err e;
 	err_clear(&e);
 	if (v->kind != Y_SCALAR || is_null(v)) {
-		lint_error(L, v->line, v->col, "%s must be a file version such as \"14.40\", not %s", what, kind_name(v));
+		lint_error(L, v->line, v->col, "%s must be %s, not %s", what, hint, kind_name(v));
 		return;
 	}
 	if (winver_parse(&min->v, v->s, &e) < 0) {
@@ -581,19 +585,160 @@ static void check_dll_name(struct lint *L, const struct ynode *map, const char *
 			   shown(v, buf, sizeof(buf)));
 }
 
-/* The row-level keys, in the order of the bits in matrix_row.present. */
-static const char *const row_keys[] = { "id",      "torch",        "variant", "arch",         "status",
-					"sources", "note",         "vc_redist", "runtime_dlls", "openmp",
-					"known_issues", "merge", "evidence", NULL };
-enum { RK_ID, RK_TORCH, RK_VARIANT, RK_ARCH, RK_STATUS, RK_SOURCES, RK_NOTE, RK_VC, RK_DLLS, RK_OPENMP, RK_ISSUES, RK_MERGE,
-       RK_EVIDENCE };
+/* ---- the schema table (schema.def) ------------------------------------ */
 
-static const char *const dll_keys[] = { "name", "min_version", "where", "arch", "why", "winerror", "status", "sources",
-					NULL };
-static const char *const omp_keys[] = { "dll", "where", "redistributable", "arch", "provider", "fix", "why",
-					"status", "sources", NULL };
-static const char *const issue_keys[] = { "id", "symptom", "cause", "fix", "status", "sources", "applies_when", NULL };
-static const char *const when_keys[] = { "variant", "arch", "imports", "unresolved", NULL };
+#define FIELD_ENTRY(NAME, key, type, required, show, hint, doc) { key, type, MR_##required, MS_##show, hint, doc },
+#define KEY_NAME(NAME, key, ...) key,
+
+const struct matrix_field matrix_top_fields[MF_TOP_COUNT] = {
+#define TOP FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_row_fields[MF_ROW_COUNT] = {
+#define ROW FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_dll_fields[MF_DLL_COUNT] = {
+#define DLL FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_openmp_fields[MF_OPENMP_COUNT] = {
+#define OPENMP FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_issue_fields[MF_ISSUE_COUNT] = {
+#define ISSUE FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_when_fields[MF_WHEN_COUNT] = {
+#define WHEN FIELD_ENTRY
+#include "matrix/schema.def"
+};
+
+/* The keys each mapping accepts, NULL-terminated (map_check, did-you-mean); bit i of `present` is key i. */
+static const char *const top_keys[] = {
+#define TOP KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const row_keys[] = {
+#define ROW KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const dll_keys[] = {
+#define DLL KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const omp_keys[] = {
+#define OPENMP KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const issue_keys[] = {
+#define ISSUE KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const when_keys[] = {
+#define WHEN KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+
+_Static_assert(MF_ROW_COUNT <= 32 && MF_TOP_COUNT <= 32 && MF_DLL_COUNT <= 32 && MF_OPENMP_COUNT <= 32 &&
+		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32,
+	       "a mapping's keys are bits of an unsigned `present`");
+
+const struct matrix_map_schema *matrix_schema(enum matrix_map map)
+{
+	static const struct matrix_map_schema maps[MATRIX_NMAPS] = {
+		{ "the top level", "", matrix_top_fields, MF_TOP_COUNT },
+		{ "a row", "rows[]", matrix_row_fields, MF_ROW_COUNT },
+		{ "a runtime_dlls entry", "rows[].runtime_dlls[]", matrix_dll_fields, MF_DLL_COUNT },
+		{ "an openmp entry", "rows[].openmp[]", matrix_openmp_fields, MF_OPENMP_COUNT },
+		{ "a known_issues entry", "rows[].known_issues[]", matrix_issue_fields, MF_ISSUE_COUNT },
+		{ "applies_when", "rows[].known_issues[].applies_when", matrix_when_fields, MF_WHEN_COUNT },
+	};
+	return map < MATRIX_NMAPS ? &maps[map] : NULL;
+}
+
+const char *matrix_type_doc(enum matrix_type t)
+{
+	switch (t) {
+	case MT_SCHEMA:
+		return "the number 1";
+	case MT_TEXT:
+		return "text";
+	case MT_ID:
+		return "an id: `[A-Za-z0-9._-]{1,64}`";
+	case MT_IDS:
+		return "row ids (a list, or one)";
+	case MT_ROWS:
+		return "a list of rows";
+	case MT_SPEC:
+		return "a PEP 440 specifier (quoted)";
+	case MT_VARIANTS:
+		return "variant patterns: cpu, xpu, cuXYZ, rocmX.Y, with `*` `?` (a list, or one)";
+	case MT_ARCHES:
+		return "x64, x86, arm64 (a list, or one)";
+	case MT_STATUS:
+		return "sourced, inferred or measured";
+	case MT_URLS:
+		return "http(s) URLs (a list, or one)";
+	case MT_EVIDENCE:
+		return "\"torch-VERSION-...whl sha256=<64 hex>\" (a list, or one)";
+	case MT_VC_REDIST:
+		return "a mapping of x64, x86, arm64 to a file version";
+	case MT_DLLS:
+		return "a list of runtime_dlls entries";
+	case MT_OPENMPS:
+		return "a list of openmp entries";
+	case MT_ISSUES:
+		return "a list of known_issues entries";
+	case MT_BOOL:
+		return "true or false";
+	case MT_DLL:
+		return "a DLL file name";
+	case MT_DLLS_NAMED:
+		return "DLL file names (a list, or one)";
+	case MT_WINVER:
+		return "a file version: 2 to 4 numbers of at most 65535";
+	case MT_WHERE:
+		return "system, bundled or either";
+	case MT_WINERROR:
+		return "a Windows error code, 1 to 65535";
+	case MT_WHEN:
+		return "a mapping: variant, arch, imports, unresolved";
+	}
+	return "?";
+}
+
+const char *matrix_required_doc(enum matrix_required r)
+{
+	switch (r) {
+	case MR_REQUIRED:
+		return "yes";
+	case MR_OPTIONAL:
+		return "no";
+	case MR_UNLESS_MERGE:
+		return "yes, unless `merge: true`";
+	case MR_UNLESS_REMOVE:
+		return "yes, unless `remove` is given";
+	case MR_IF_SOURCED:
+		return "when `status: sourced`";
+	case MR_IF_MEASURED:
+		return "when `status: measured`";
+	}
+	return "?";
+}
+
+/* Whether field f must be written (merge: the row says `merge: true`). */
+static int required(const struct matrix_field *f, int merge)
+{
+	return f->required == MR_REQUIRED || (f->required == MR_UNLESS_MERGE && !merge);
+}
 
 static void dll_release(struct matrix_dll *d)
 {
@@ -675,93 +820,181 @@ static const struct ynode *get_map_list(struct lint *L, const struct ynode *row,
 	return v;
 }
 
-static void parse_dlls(struct lint *L, const struct ynode *row, struct matrix_row *r)
+/*
+ * A mapping being read (a row or an entry of one): the node, its row, and
+ * how messages name it ("row `torch-2.4.0`"), set once its id or name is read.
+ */
+struct entry {
+	struct lint *L;
+	const struct ynode *m;
+	struct matrix_row *r;
+	char what[160];
+	int status_written; /* the entry's own `status`, valid */
+};
+
+/* A string key of the entry, as its field says (required for a row unless it merges). */
+static char *entry_str(struct entry *x, const struct matrix_field *f, const char *what)
 {
-	const struct ynode *list = get_map_list(L, row, "runtime_dlls", "mappings ({name, min_version, where, why})");
+	return get_str(x->L, x->m, f->key, what ? what : x->what, f->hint, required(f, x->r->merge));
+}
+
+static int entry_enum(struct entry *x, const struct matrix_field *f, const char *const *names)
+{
+	return get_enum(x->L, x->m, f->key, x->what, names, required(f, x->r->merge));
+}
+
+static void name_entry(struct entry *x, const char *kind, const char *name)
+{
+	char pbuf[128];
+	snprintf(x->what, sizeof(x->what), "%s `%s`", kind, printable(name ? name : "?", pbuf, sizeof(pbuf)));
+}
+
+/* One key of a runtime_dlls entry, read into d. */
+static void dll_field(struct entry *x, enum matrix_dll_field k, struct matrix_dll *d)
+{
+	const struct matrix_field *f = &matrix_dll_fields[k];
+	const struct ynode *v;
+	int e;
+	switch (k) {
+	case MF_DLL_NAME:
+		d->name = entry_str(x, f, matrix_schema(MATRIX_MAP_DLL)->name);
+		check_dll_name(x->L, x->m, f->key, d->name);
+		name_entry(x, "runtime_dlls entry", d->name);
+		break;
+	case MF_DLL_MIN_VERSION:
+		if ((v = map_get(x->m, f->key)))
+			parse_min(x->L, v, "`min_version`", f->hint, &d->min);
+		break;
+	case MF_DLL_WHERE:
+		e = entry_enum(x, f, where_names);
+		d->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
+		break;
+	case MF_DLL_ARCH:
+		d->arch_mask = get_arch(x->L, x->m, f);
+		break;
+	case MF_DLL_WHY:
+		d->why = entry_str(x, f, NULL);
+		break;
+	case MF_DLL_WINERROR:
+		d->winerror = get_winerror(x->L, x->m, f->key, f->hint);
+		if (d->winerror && !d->min.set)
+			lint_error(x->L, x->m->line, x->m->col, "%s has `winerror` but no `min_version` (the error is for a "
+				   "copy older than it)", x->what);
+		break;
+	case MF_DLL_STATUS:
+		e = entry_enum(x, f, status_names);
+		d->status = e >= 0 ? (enum matrix_status)e : x->r->status;
+		break;
+	case MF_DLL_SOURCES:
+		get_sources(x->L, x->m, f, &d->sources);
+		break;
+	case MF_DLL_COUNT:
+		break;
+	}
+}
+
+static void parse_dlls(struct lint *L, const struct ynode *row, const struct matrix_field *field, struct matrix_row *r)
+{
+	const struct ynode *list = get_map_list(L, row, field->key, field->hint);
 	size_t i, j;
-	char what[160], pbuf[128];
+	int k;
 	if (!list)
 		return;
 	r->dlls = xcalloc(list->n ? list->n : 1, sizeof(*r->dlls));
 	for (i = 0; i < list->n; i++) {
-		const struct ynode *m = list_map(L, list, i, "runtime_dlls"), *v;
+		struct entry x = { L, list_map(L, list, i, field->key), r, "", 0 };
 		struct matrix_dll *d;
 		unsigned present;
-		int e;
-		if (!m)
+		if (!x.m)
 			continue;
 		d = &r->dlls[r->ndlls++];
-		set_pos(&d->pos, L->file, m);
-		map_check(L, m, "a runtime_dlls entry", dll_keys, &present);
-		d->name = get_str(L, m, "name", "a runtime_dlls entry", "a DLL file name such as msvcp140.dll", 1);
-		check_dll_name(L, m, "name", d->name);
-		snprintf(what, sizeof(what), "runtime_dlls entry `%s`", printable(d->name ? d->name : "?", pbuf, sizeof(pbuf)));
-		if ((v = map_get(m, "min_version")))
-			parse_min(L, v, "`min_version`", &d->min);
-		e = get_enum(L, m, "where", what, where_names, 0);
-		d->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
-		d->arch_mask = get_arch(L, m, "arch");
-		d->why = get_str(L, m, "why", what, "a sentence saying why torch needs it", 1);
-		d->winerror = get_winerror(L, m, "winerror");
-		if (d->winerror && !d->min.set)
-			lint_error(L, m->line, m->col, "%s has `winerror` but no `min_version` (the error is for a copy "
-				   "older than it)", what);
-		e = get_enum(L, m, "status", what, status_names, 0);
-		d->status = e >= 0 ? (enum matrix_status)e : r->status;
-		get_sources(L, m, &d->sources);
+		set_pos(&d->pos, L->file, x.m);
+		map_check(L, x.m, matrix_schema(MATRIX_MAP_DLL)->name, dll_keys, &present);
+		for (k = 0; k < MF_DLL_COUNT; k++)
+			dll_field(&x, (enum matrix_dll_field)k, d);
 		for (j = 0; d->name && j + 1 < r->ndlls; j++)
 			if (r->dlls[j].name && !str_icmp(r->dlls[j].name, d->name) &&
 			    (!r->dlls[j].arch_mask || !d->arch_mask || (r->dlls[j].arch_mask & d->arch_mask)))
-				lint_error(L, m->line, m->col, "`%s` is listed twice in runtime_dlls (first at line %u)",
+				lint_error(L, x.m->line, x.m->col, "`%s` is listed twice in runtime_dlls (first at line %u)",
 					   d->name, r->dlls[j].pos.line);
 	}
 }
 
-static void parse_openmp(struct lint *L, const struct ynode *row, struct matrix_row *r)
+/* One key of an openmp entry, read into o. */
+static void openmp_field(struct entry *x, enum matrix_openmp_field k, struct matrix_openmp *o)
 {
-	const struct ynode *list = get_map_list(L, row, "openmp", "mappings ({dll, where, redistributable})");
+	const struct matrix_field *f = &matrix_openmp_fields[k];
+	int e;
+	switch (k) {
+	case MF_OPENMP_DLL:
+		o->dll = entry_str(x, f, matrix_schema(MATRIX_MAP_OPENMP)->name);
+		check_dll_name(x->L, x->m, f->key, o->dll);
+		name_entry(x, "openmp entry", o->dll);
+		break;
+	case MF_OPENMP_WHERE:
+		e = entry_enum(x, f, where_names);
+		o->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
+		break;
+	case MF_OPENMP_REDISTRIBUTABLE:
+		e = get_bool(x->L, x->m, f->key);
+		if (e == -1 && required(f, 0))
+			lint_error(x->L, x->m->line, x->m->col, "%s is missing `%s` (%s)", x->what, f->key, f->hint);
+		o->redistributable = e == 1;
+		break;
+	case MF_OPENMP_ARCH:
+		o->arch_mask = get_arch(x->L, x->m, f);
+		break;
+	case MF_OPENMP_PROVIDER:
+		o->provider = entry_str(x, f, NULL);
+		break;
+	case MF_OPENMP_FIX:
+		o->fix = entry_str(x, f, NULL);
+		break;
+	case MF_OPENMP_WHY:
+		o->why = entry_str(x, f, NULL);
+		break;
+	case MF_OPENMP_STATUS:
+		e = entry_enum(x, f, status_names);
+		o->status = e >= 0 ? (enum matrix_status)e : x->r->status;
+		break;
+	case MF_OPENMP_SOURCES:
+		get_sources(x->L, x->m, f, &o->sources);
+		break;
+	case MF_OPENMP_COUNT:
+		break;
+	}
+}
+
+static void parse_openmp(struct lint *L, const struct ynode *row, const struct matrix_field *field,
+			 struct matrix_row *r)
+{
+	const struct ynode *list = get_map_list(L, row, field->key, field->hint);
 	size_t i, j;
-	char what[160], pbuf[128];
+	int k;
 	if (!list)
 		return;
 	r->openmp = xcalloc(list->n ? list->n : 1, sizeof(*r->openmp));
 	for (i = 0; i < list->n; i++) {
-		const struct ynode *m = list_map(L, list, i, "openmp");
+		struct entry x = { L, list_map(L, list, i, field->key), r, "", 0 };
 		struct matrix_openmp *o;
 		unsigned present;
-		int e;
-		if (!m)
+		if (!x.m)
 			continue;
 		o = &r->openmp[r->nopenmp++];
-		set_pos(&o->pos, L->file, m);
-		map_check(L, m, "an openmp entry", omp_keys, &present);
-		o->dll = get_str(L, m, "dll", "an openmp entry", "a DLL file name such as libiomp5md.dll", 1);
-		check_dll_name(L, m, "dll", o->dll);
-		snprintf(what, sizeof(what), "openmp entry `%s`", printable(o->dll ? o->dll : "?", pbuf, sizeof(pbuf)));
-		e = get_enum(L, m, "where", what, where_names, 1);
-		o->where = e >= 0 ? (enum matrix_where)e : MATRIX_EITHER;
-		e = get_bool(L, m, "redistributable");
-		if (e == -1)
-			lint_error(L, m->line, m->col, "%s is missing `redistributable` (true if the VC++ redistributable installs it)",
-				   what);
-		o->redistributable = e == 1;
-		o->arch_mask = get_arch(L, m, "arch");
-		o->provider = get_str(L, m, "provider", what, "text", 0);
-		o->fix = get_str(L, m, "fix", what, "text", 0);
-		o->why = get_str(L, m, "why", what, "text", 0);
-		e = get_enum(L, m, "status", what, status_names, 0);
-		o->status = e >= 0 ? (enum matrix_status)e : r->status;
-		get_sources(L, m, &o->sources);
+		set_pos(&o->pos, L->file, x.m);
+		map_check(L, x.m, matrix_schema(MATRIX_MAP_OPENMP)->name, omp_keys, &present);
+		for (k = 0; k < MF_OPENMP_COUNT; k++)
+			openmp_field(&x, (enum matrix_openmp_field)k, o);
 		for (j = 0; o->dll && j + 1 < r->nopenmp; j++)
 			if (r->openmp[j].dll && !str_icmp(r->openmp[j].dll, o->dll))
-				lint_error(L, m->line, m->col, "`%s` is listed twice in openmp (first at line %u)", o->dll,
+				lint_error(L, x.m->line, x.m->col, "`%s` is listed twice in openmp (first at line %u)", o->dll,
 					   r->openmp[j].pos.line);
 	}
 }
 
-static void parse_dll_list(struct lint *L, const struct ynode *m, const char *key, struct strlist *out)
+static void parse_dll_list(struct lint *L, const struct ynode *m, const struct matrix_field *f, struct strlist *out)
 {
-	const struct ynode *list = get_list(L, m, key, "DLL file names", 1, out);
+	const struct ynode *list = get_list(L, m, f->key, f->hint, 1, out);
 	size_t i;
 	char buf[128];
 	for (i = 0; i < out->n; i++)
@@ -772,70 +1005,127 @@ static void parse_dll_list(struct lint *L, const struct ynode *m, const char *ke
 		}
 }
 
-static void parse_issues(struct lint *L, const struct ynode *row, struct matrix_row *r)
+/* One key of a known issue's applies_when, read into w. */
+static void when_field(struct lint *L, const struct ynode *m, enum matrix_when_field k, struct matrix_when *w)
 {
-	const struct ynode *list = get_map_list(L, row, "known_issues", "mappings ({id, symptom, cause, fix, sources})");
+	const struct matrix_field *f = &matrix_when_fields[k];
+	switch (k) {
+	case MF_WHEN_VARIANT:
+		get_variants(L, m, f, &w->variant);
+		break;
+	case MF_WHEN_ARCH:
+		w->arch_mask = get_arch(L, m, f);
+		break;
+	case MF_WHEN_IMPORTS:
+		parse_dll_list(L, m, f, &w->imports);
+		break;
+	case MF_WHEN_UNRESOLVED:
+		parse_dll_list(L, m, f, &w->unresolved);
+		break;
+	case MF_WHEN_COUNT:
+		break;
+	}
+}
+
+static void parse_when(struct lint *L, const struct ynode *w, const struct matrix_field *f, struct matrix_when *out)
+{
+	unsigned present;
+	int k;
+	if (w->kind != Y_MAP) {
+		lint_error(L, w->line, w->col, "`%s` must be %s, not %s", f->key, f->hint, kind_name(w));
+		return;
+	}
+	map_check(L, w, matrix_schema(MATRIX_MAP_WHEN)->name, when_keys, &present);
+	for (k = 0; k < MF_WHEN_COUNT; k++)
+		when_field(L, w, (enum matrix_when_field)k, out);
+}
+
+/* One key of a known_issues entry, read into is. */
+static void issue_field(struct entry *x, enum matrix_issue_field k, struct matrix_issue *is)
+{
+	const struct matrix_field *f = &matrix_issue_fields[k];
+	const struct ynode *v;
+	char pbuf[128];
+	int e;
+	switch (k) {
+	case MF_ISSUE_ID:
+		is->id = entry_str(x, f, matrix_schema(MATRIX_MAP_ISSUE)->name);
+		if (is->id && !id_ok(is->id)) {
+			v = map_get(x->m, f->key);
+			lint_error(x->L, v->line, v->col,
+				   "known issue id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
+				   shown(v, pbuf, sizeof(pbuf)));
+		}
+		name_entry(x, "known issue", is->id);
+		break;
+	case MF_ISSUE_SYMPTOM:
+		is->symptom = entry_str(x, f, NULL);
+		break;
+	case MF_ISSUE_CAUSE:
+		is->cause = entry_str(x, f, NULL);
+		break;
+	case MF_ISSUE_FIX:
+		is->fix = entry_str(x, f, NULL);
+		break;
+	case MF_ISSUE_STATUS:
+		e = entry_enum(x, f, status_names);
+		is->status = e >= 0 ? (enum matrix_status)e : x->r->status;
+		x->status_written = e >= 0;
+		break;
+	case MF_ISSUE_SOURCES:
+		get_sources(x->L, x->m, f, &is->sources);
+		/* only a status the entry writes itself asks for sources here */
+		if (is->status == MATRIX_SOURCED && !is->sources.n && x->status_written)
+			lint_error(x->L, x->m->line, x->m->col, "%s is `status: sourced` but has no `sources`", x->what);
+		break;
+	case MF_ISSUE_APPLIES_WHEN:
+		if ((v = map_get(x->m, f->key)))
+			parse_when(x->L, v, f, &is->when);
+		break;
+	case MF_ISSUE_COUNT:
+		break;
+	}
+}
+
+static void parse_issues(struct lint *L, const struct ynode *row, const struct matrix_field *field,
+			 struct matrix_row *r)
+{
+	const struct ynode *list = get_map_list(L, row, field->key, field->hint);
 	size_t i, j;
-	char what[160], pbuf[128];
+	int k;
 	if (!list)
 		return;
 	r->issues = xcalloc(list->n ? list->n : 1, sizeof(*r->issues));
 	for (i = 0; i < list->n; i++) {
-		const struct ynode *m = list_map(L, list, i, "known_issues"), *w;
+		struct entry x = { L, list_map(L, list, i, field->key), r, "", 0 };
 		struct matrix_issue *is;
 		unsigned present;
-		int e;
-		if (!m)
+		if (!x.m)
 			continue;
 		is = &r->issues[r->nissues++];
-		set_pos(&is->pos, L->file, m);
-		map_check(L, m, "a known_issues entry", issue_keys, &present);
-		is->id = get_str(L, m, "id", "a known_issues entry", "a short name such as libomp140-missing", 1);
-		if (is->id && !id_ok(is->id)) {
-			const struct ynode *v = map_get(m, "id");
-			lint_error(L, v->line, v->col, "known issue id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
-				   shown(v, pbuf, sizeof(pbuf)));
-		}
-		snprintf(what, sizeof(what), "known issue `%s`", printable(is->id ? is->id : "?", pbuf, sizeof(pbuf)));
-		is->symptom = get_str(L, m, "symptom", what, "what the user sees", 1);
-		is->cause = get_str(L, m, "cause", what, "why it happens", 1);
-		is->fix = get_str(L, m, "fix", what, "what to do", 1);
-		e = get_enum(L, m, "status", what, status_names, 0);
-		is->status = e >= 0 ? (enum matrix_status)e : r->status;
-		get_sources(L, m, &is->sources);
-		if (is->status == MATRIX_SOURCED && !is->sources.n && e >= 0)
-			lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources`", what);
-		if ((w = map_get(m, "applies_when"))) {
-			if (w->kind != Y_MAP) {
-				lint_error(L, w->line, w->col, "`applies_when` must be a mapping (variant, arch, imports, unresolved), not %s",
-					   kind_name(w));
-			} else {
-				map_check(L, w, "applies_when", when_keys, &present);
-				get_variants(L, w, "variant", &is->when.variant);
-				is->when.arch_mask = get_arch(L, w, "arch");
-				parse_dll_list(L, w, "imports", &is->when.imports);
-				parse_dll_list(L, w, "unresolved", &is->when.unresolved);
-			}
-		}
+		set_pos(&is->pos, L->file, x.m);
+		map_check(L, x.m, matrix_schema(MATRIX_MAP_ISSUE)->name, issue_keys, &present);
+		for (k = 0; k < MF_ISSUE_COUNT; k++)
+			issue_field(&x, (enum matrix_issue_field)k, is);
 		for (j = 0; is->id && j + 1 < r->nissues; j++)
 			if (r->issues[j].id && !strcmp(r->issues[j].id, is->id))
-				lint_error(L, m->line, m->col, "known issue `%s` is listed twice in this row (first at line %u)",
-					   is->id, r->issues[j].pos.line);
+				lint_error(L, x.m->line, x.m->col,
+					   "known issue `%s` is listed twice in this row (first at line %u)", is->id,
+					   r->issues[j].pos.line);
 	}
 }
 
-static void parse_vc_redist(struct lint *L, const struct ynode *row, struct matrix_row *r)
+static void parse_vc_redist(struct lint *L, const struct ynode *row, const struct matrix_field *f, struct matrix_row *r)
 {
-	const struct ynode *v = map_get(row, "vc_redist");
+	const struct ynode *v = map_get(row, f->key);
 	unsigned present;
 	int a;
 	char what[32];
 	if (!v)
 		return;
 	if (v->kind != Y_MAP) {
-		const struct ynode *k = is_null(v) ? map_key(row, "vc_redist") : v;
-		lint_error(L, k->line, k->col, "`vc_redist` must be a mapping of architecture to minimum version ({x64: \"14.29\"}), not %s",
-			   kind_name(v));
+		const struct ynode *k = is_null(v) ? map_key(row, f->key) : v;
+		lint_error(L, k->line, k->col, "`%s` must be %s, not %s", f->key, f->hint, kind_name(v));
 		return;
 	}
 	map_check(L, v, "vc_redist (x64, x86, arm64)", arch_names, &present);
@@ -844,7 +1134,80 @@ static void parse_vc_redist(struct lint *L, const struct ynode *row, struct matr
 		if (!x)
 			continue;
 		snprintf(what, sizeof(what), "vc_redist.%s", arch_names[a]);
-		parse_min(L, x, what, &r->vc_redist[a]);
+		parse_min(L, x, what, matrix_dll_fields[MF_DLL_MIN_VERSION].hint, &r->vc_redist[a]);
+	}
+}
+
+/* One key of a row, read into r. */
+static void row_field(struct entry *x, enum matrix_row_field k)
+{
+	const struct matrix_field *f = &matrix_row_fields[k];
+	struct matrix_row *r = x->r;
+	struct lint *L = x->L;
+	const struct ynode *v;
+	char pbuf[128];
+	int e;
+	switch (k) {
+	case MF_ROW_ID:
+		r->id = entry_str(x, f, "row");
+		if (r->id && !id_ok(r->id)) {
+			v = map_get(x->m, f->key);
+			lint_error(L, v->line, v->col, "row id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
+				   shown(v, pbuf, sizeof(pbuf)));
+		}
+		name_entry(x, "row", r->id);
+		break;
+	case MF_ROW_TORCH:
+		r->torch_text = entry_str(x, f, NULL);
+		if (r->torch_text) {
+			struct err se;
+			err_clear(&se);
+			v = map_get(x->m, f->key);
+			set_pos(&r->torch_pos, L->file, v);
+			if (pep440_spec_parse(&r->torch, r->torch_text, &se) < 0)
+				lint_error(L, v->line, scalar_col(v, se.code > 0 ? (size_t)se.code - 1 : 0), "torch: %s", se.msg);
+		}
+		break;
+	case MF_ROW_VARIANT:
+		get_variants(L, x->m, f, &r->variants);
+		break;
+	case MF_ROW_ARCH:
+		r->arch_mask = get_arch(L, x->m, f);
+		break;
+	case MF_ROW_STATUS:
+		e = entry_enum(x, f, status_names);
+		r->status = e >= 0 ? (enum matrix_status)e : MATRIX_INFERRED;
+		break;
+	case MF_ROW_SOURCES:
+		get_sources(L, x->m, f, &r->sources);
+		if (r->status == MATRIX_SOURCED && !r->sources.n)
+			lint_error(L, x->m->line, x->m->col,
+				   "%s is `status: sourced` but has no `sources` (links to issues, PRs or docs)", x->what);
+		break;
+	case MF_ROW_EVIDENCE:
+		get_evidence(L, x->m, f, r);
+		if (r->status == MATRIX_MEASURED && !r->evidence.n)
+			lint_error(L, x->m->line, x->m->col,
+				   "%s is `status: measured` but has no `evidence` (the wheels measured)", x->what);
+		break;
+	case MF_ROW_NOTE:
+		r->note = entry_str(x, f, NULL);
+		break;
+	case MF_ROW_VC_REDIST:
+		parse_vc_redist(L, x->m, f, r);
+		break;
+	case MF_ROW_RUNTIME_DLLS:
+		parse_dlls(L, x->m, f, r);
+		break;
+	case MF_ROW_OPENMP:
+		parse_openmp(L, x->m, f, r);
+		break;
+	case MF_ROW_KNOWN_ISSUES:
+		parse_issues(L, x->m, f, r);
+		break;
+	case MF_ROW_MERGE: /* read first, in parse_row: it changes what the row must write */
+	case MF_ROW_COUNT:
+		break;
 	}
 }
 
@@ -867,59 +1230,26 @@ static int specificity(const struct matrix_row *r)
 /* Parses one row; NULL if it had errors (they are reported). */
 static struct matrix_row *parse_row(struct lint *L, const struct ynode *m, unsigned layer)
 {
-	struct matrix_row *r;
+	struct entry x = { L, m, NULL, "", 0 };
 	size_t before = L->nerr;
-	const struct ynode *v;
-	char what[160], pbuf[128];
-	int e;
+	int k;
 
 	if (m->kind != Y_MAP) {
 		lint_error(L, m->line, m->col, "each row must be a mapping (id, torch, status, ...), not %s", kind_name(m));
 		return NULL;
 	}
-	r = xcalloc(1, sizeof(*r));
-	r->layer = layer;
-	set_pos(&r->pos, L->file, m);
-	map_check(L, m, "a row", row_keys, &r->present);
-	e = get_bool(L, m, "merge");
-	r->merge = e == 1;
-	r->id = get_str(L, m, "id", "row", "a unique name such as torch-2.4.0", 1);
-	if (r->id && !id_ok(r->id)) {
-		v = map_get(m, "id");
-		lint_error(L, v->line, v->col, "row id `%s` may only use letters, digits, '.', '-' and '_' (at most 64)",
-			   shown(v, pbuf, sizeof(pbuf)));
-	}
-	snprintf(what, sizeof(what), "row `%s`", printable(r->id ? r->id : "?", pbuf, sizeof(pbuf)));
-	r->torch_text = get_str(L, m, "torch", what, "a version specifier such as \">=2.4.1,<2.7\"", !r->merge);
-	if (r->torch_text) {
-		struct err se;
-		err_clear(&se);
-		v = map_get(m, "torch");
-		set_pos(&r->torch_pos, L->file, v);
-		if (pep440_spec_parse(&r->torch, r->torch_text, &se) < 0)
-			lint_error(L, v->line, scalar_col(v, se.code > 0 ? (size_t)se.code - 1 : 0), "torch: %s", se.msg);
-	}
-	get_variants(L, m, "variant", &r->variants);
-	r->arch_mask = get_arch(L, m, "arch");
-	e = get_enum(L, m, "status", what, status_names, !r->merge);
-	r->status = e >= 0 ? (enum matrix_status)e : MATRIX_INFERRED;
-	get_sources(L, m, &r->sources);
-	if (e == MATRIX_SOURCED && !r->sources.n)
-		lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources` (links to issues, PRs or docs)",
-			   what);
-	get_evidence(L, m, r);
-	if (e == MATRIX_MEASURED && !r->evidence.n)
-		lint_error(L, m->line, m->col, "%s is `status: measured` but has no `evidence` (the wheels measured)", what);
-	r->note = get_str(L, m, "note", what, "text", 0);
-	parse_vc_redist(L, m, r);
-	parse_dlls(L, m, r);
-	parse_openmp(L, m, r);
-	parse_issues(L, m, r);
+	x.r = xcalloc(1, sizeof(*x.r));
+	x.r->layer = layer;
+	set_pos(&x.r->pos, L->file, m);
+	map_check(L, m, matrix_schema(MATRIX_MAP_ROW)->name, row_keys, &x.r->present);
+	x.r->merge = get_bool(L, m, matrix_row_fields[MF_ROW_MERGE].key) == 1;
+	for (k = 0; k < MF_ROW_COUNT; k++)
+		row_field(&x, (enum matrix_row_field)k);
 	if (L->nerr != before) {
-		row_free(r);
+		row_free(x.r);
 		return NULL;
 	}
-	return r;
+	return x.r;
 }
 
 /* ---- overlaps within one file ---------------------------------------- */
@@ -1168,8 +1498,6 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 
 /* ---- files and layers ------------------------------------------------- */
 
-static const char *const top_keys[] = { "schema", "description", "remove", "rows", NULL };
-
 static long find_row(const struct matrix *m, const char *id)
 {
 	size_t i;
@@ -1187,76 +1515,72 @@ static void remove_row(struct matrix *m, size_t i, int free_it)
 	m->nrows--;
 }
 
+#define SWAP(T, a, b)            \
+	do {                     \
+		T swap_tmp_ = (a); \
+		(a) = (b);         \
+		(b) = swap_tmp_;   \
+	} while (0)
+
+/* Moves the value of key k from nw (a `merge: true` row) into old. */
+static void merge_field(struct matrix_row *old, struct matrix_row *nw, enum matrix_row_field k)
+{
+	size_t i;
+	switch (k) {
+	case MF_ROW_TORCH:
+		SWAP(struct pep440_spec, old->torch, nw->torch);
+		SWAP(char *, old->torch_text, nw->torch_text);
+		old->torch_pos = nw->torch_pos;
+		break;
+	case MF_ROW_VARIANT:
+		SWAP(struct strlist, old->variants, nw->variants);
+		break;
+	case MF_ROW_ARCH:
+		old->arch_mask = nw->arch_mask;
+		break;
+	case MF_ROW_STATUS:
+		old->status = nw->status;
+		break;
+	case MF_ROW_SOURCES:
+		SWAP(struct strlist, old->sources, nw->sources);
+		break;
+	case MF_ROW_EVIDENCE:
+		SWAP(struct strlist, old->evidence, nw->evidence);
+		SWAP(struct pep440, old->measured_max, nw->measured_max);
+		break;
+	case MF_ROW_NOTE:
+		SWAP(char *, old->note, nw->note);
+		break;
+	case MF_ROW_VC_REDIST:
+		for (i = 0; i < MATRIX_NARCH; i++)
+			SWAP(struct matrix_min, old->vc_redist[i], nw->vc_redist[i]);
+		break;
+	case MF_ROW_RUNTIME_DLLS:
+		SWAP(struct matrix_dll *, old->dlls, nw->dlls);
+		SWAP(size_t, old->ndlls, nw->ndlls);
+		break;
+	case MF_ROW_OPENMP:
+		SWAP(struct matrix_openmp *, old->openmp, nw->openmp);
+		SWAP(size_t, old->nopenmp, nw->nopenmp);
+		break;
+	case MF_ROW_KNOWN_ISSUES:
+		SWAP(struct matrix_issue *, old->issues, nw->issues);
+		SWAP(size_t, old->nissues, nw->nissues);
+		break;
+	case MF_ROW_ID:    /* the same: that is what merges them */
+	case MF_ROW_MERGE: /* a merged row is an ordinary row again */
+	case MF_ROW_COUNT:
+		break;
+	}
+}
+
 /* Moves the fields `nw` wrote into `old`; returns old (nw is freed). */
 static struct matrix_row *merge_rows(struct matrix_row *old, struct matrix_row *nw)
 {
-	size_t i;
-	if (nw->present & (1u << RK_TORCH)) {
-		struct pep440_spec t = old->torch;
-		char *tt = old->torch_text;
-		old->torch = nw->torch;
-		old->torch_text = nw->torch_text;
-		old->torch_pos = nw->torch_pos;
-		nw->torch = t;
-		nw->torch_text = tt;
-	}
-	if (nw->present & (1u << RK_VARIANT)) {
-		struct strlist t = old->variants;
-		old->variants = nw->variants;
-		nw->variants = t;
-	}
-	if (nw->present & (1u << RK_ARCH))
-		old->arch_mask = nw->arch_mask;
-	if (nw->present & (1u << RK_STATUS))
-		old->status = nw->status;
-	if (nw->present & (1u << RK_SOURCES)) {
-		struct strlist t = old->sources;
-		old->sources = nw->sources;
-		nw->sources = t;
-	}
-	if (nw->present & (1u << RK_EVIDENCE)) {
-		struct strlist t = old->evidence;
-		struct pep440 tv = old->measured_max;
-		old->evidence = nw->evidence;
-		old->measured_max = nw->measured_max;
-		nw->evidence = t;
-		nw->measured_max = tv;
-	}
-	if (nw->present & (1u << RK_NOTE)) {
-		char *t = old->note;
-		old->note = nw->note;
-		nw->note = t;
-	}
-	if (nw->present & (1u << RK_VC))
-		for (i = 0; i < MATRIX_NARCH; i++) {
-			struct matrix_min t = old->vc_redist[i];
-			old->vc_redist[i] = nw->vc_redist[i];
-			nw->vc_redist[i] = t;
-		}
-	if (nw->present & (1u << RK_DLLS)) {
-		struct matrix_dll *t = old->dlls;
-		size_t tn = old->ndlls;
-		old->dlls = nw->dlls;
-		old->ndlls = nw->ndlls;
-		nw->dlls = t;
-		nw->ndlls = tn;
-	}
-	if (nw->present & (1u << RK_OPENMP)) {
-		struct matrix_openmp *t = old->openmp;
-		size_t tn = old->nopenmp;
-		old->openmp = nw->openmp;
-		old->nopenmp = nw->nopenmp;
-		nw->openmp = t;
-		nw->nopenmp = tn;
-	}
-	if (nw->present & (1u << RK_ISSUES)) {
-		struct matrix_issue *t = old->issues;
-		size_t tn = old->nissues;
-		old->issues = nw->issues;
-		old->nissues = nw->nissues;
-		nw->issues = t;
-		nw->nissues = tn;
-	}
+	int k;
+	for (k = 0; k < MF_ROW_COUNT; k++)
+		if (nw->present & (1u << k))
+			merge_field(old, nw, (enum matrix_row_field)k);
 	old->pos = nw->pos;
 	old->layer = nw->layer;
 	old->present |= nw->present;
@@ -1287,131 +1611,165 @@ static void fix_file_names(struct matrix_row *r, const char *file)
 		r->issues[i].pos.file = file;
 }
 
-int matrix_load_buffer(struct matrix *m, const char *name, const void *data, size_t len,
-		       struct matrix_diags *diags, struct err *err)
-{
+/* One file being read as a layer: its tree and what it says. */
+struct layer {
 	struct lint L;
-	struct ynode *root = NULL;
-	const struct ynode *v, *rows_node, *remove_node;
-	struct matrix_row **rows = NULL;
-	size_t nrows = 0, i, j;
-	struct strlist remove = STRLIST_INIT;
+	unsigned index;                 /* the layer it would become */
+	struct ynode *root;
+	const struct ynode *remove_node;
+	struct strlist remove;          /* row ids to drop */
+	struct matrix_row **rows;       /* the rows read without errors */
+	size_t nrows;
+};
+
+/* Steps 1 and 2: bytes and tree. -1 when there is no tree (reported). */
+static int read_tree(struct layer *y, const void *data, size_t len)
+{
+	struct ytree_error ye;
 	long start;
 	int empty;
-	struct ytree_error ye;
-	unsigned present, layer = (unsigned)m->files.n;
-	char buf[128];
-	size_t d0 = 0;
-
-	L.file = name;
-	L.diags = diags;
-	L.nerr = 0;
-	L.err = err;
-	if (diags)
-		d0 = diags->n;
 	if (len > MATRIX_MAX_BYTES) {
-		lint_error(&L, 1, 1, "the file is larger than %d bytes", MATRIX_MAX_BYTES);
+		lint_error(&y->L, 1, 1, "the file is larger than %d bytes", MATRIX_MAX_BYTES);
 		return -1;
 	}
 	start = ytree_check_bytes(data, len, &ye);
 	if (start < 0) {
-		lint_error(&L, ye.line, ye.col, "%s", ye.msg);
+		lint_error(&y->L, ye.line, ye.col, "%s", ye.msg);
 		return -1;
 	}
-	root = ytree_parse((const unsigned char *)data + start, len - (size_t)start, &matrix_yaml, &empty, &ye);
-	if (!root) {
+	y->root = ytree_parse((const unsigned char *)data + start, len - (size_t)start, &matrix_yaml, &empty, &ye);
+	if (!y->root) {
 		if (!empty)
-			lint_error(&L, ye.line, ye.col, "%s", ye.msg);
-		else if (!L.nerr)
-			lint_error(&L, 1, 1, "empty file: expected a mapping with `schema: 1` and `rows`");
+			lint_error(&y->L, ye.line, ye.col, "%s", ye.msg);
+		else if (!y->L.nerr)
+			lint_error(&y->L, 1, 1, "empty file: expected a mapping with `schema: 1` and `rows`");
 		return -1;
 	}
-	if (root->kind != Y_MAP) {
-		lint_error(&L, root->line, root->col, "the top level must be a mapping with `schema: 1` and `rows`, not %s",
-			   kind_name(root));
-		goto out;
-	}
-	map_check(&L, root, "the top level", top_keys, &present);
-	v = map_get(root, "schema");
+	return 0;
+}
+
+/* `schema`: -1 when the file is of another schema (its keys mean other things: nothing more is read). */
+static int read_schema(struct layer *y)
+{
+	const struct ynode *root = y->root, *v = map_get(root, matrix_top_fields[MF_TOP_SCHEMA].key);
+	char buf[128];
 	if (!v) {
-		lint_error(&L, root->line, root->col, "missing `schema: %d` at the top level", MATRIX_SCHEMA);
-	} else if (v->kind != Y_SCALAR || v->quoted || strcmp(v->s, "1")) {
-		if (v->kind == Y_SCALAR && v->len && v->len < 10 && strspn(v->s, "0123456789") == v->len && !v->quoted)
-			lint_error(&L, v->line, v->col, "unsupported schema %s: this torch-dll-check reads schema %d",
-				   shown(v, buf, sizeof(buf)), MATRIX_SCHEMA);
-		else
-			lint_error(&L, v->line, v->col, "`schema` must be the number %d", MATRIX_SCHEMA);
-		goto out; /* another schema: its keys mean other things */
+		lint_error(&y->L, root->line, root->col, "missing `schema: %d` at the top level", MATRIX_SCHEMA);
+		return 0;
 	}
-	if (map_get(root, "description")) {
-		char *d = get_str(&L, root, "description", "the top level", "text", 0);
+	if (v->kind == Y_SCALAR && !v->quoted && !strcmp(v->s, "1"))
+		return 0;
+	if (v->kind == Y_SCALAR && v->len && v->len < 10 && strspn(v->s, "0123456789") == v->len && !v->quoted)
+		lint_error(&y->L, v->line, v->col, "unsupported schema %s: this torch-dll-check reads schema %d",
+			   shown(v, buf, sizeof(buf)), MATRIX_SCHEMA);
+	else
+		lint_error(&y->L, v->line, v->col, "`schema` must be the number %d", MATRIX_SCHEMA);
+	return -1;
+}
+
+/* `rows`: each row parsed; ids unique in the file; then the overlaps between them. */
+static void read_rows(struct layer *y, const struct ynode *rows_node)
+{
+	size_t i, j;
+	char buf[128];
+	y->rows = xcalloc(rows_node->n ? rows_node->n : 1, sizeof(*y->rows));
+	for (i = 0; i < rows_node->n; i++) {
+		const struct ynode *ri = rows_node->kid[i], *idn = ri->kind == Y_MAP ? map_get(ri, "id") : NULL;
+		struct matrix_row *r;
+		/* Duplicate ids are found on the raw nodes, so rows with other errors count too. */
+		for (j = 0; idn && idn->kind == Y_SCALAR && j < i; j++) {
+			const struct ynode *rj = rows_node->kid[j], *idj = rj->kind == Y_MAP ? map_get(rj, "id") : NULL;
+			if (idj && idj->kind == Y_SCALAR && idj->len && !strcmp(idj->s, idn->s)) {
+				lint_error(&y->L, idn->line, idn->col,
+					   "duplicate row id `%s` (first at line %u); ids are unique within a file",
+					   shown(idn, buf, sizeof(buf)), idj->line);
+				break;
+			}
+		}
+		r = parse_row(&y->L, ri, y->index);
+		if (!r)
+			continue;
+		if (idn && j < i) {
+			row_free(r);
+			continue;
+		}
+		y->rows[y->nrows++] = r;
+	}
+	check_overlaps(&y->L, y->rows, y->nrows);
+}
+
+/* Step 3 for the top level (schema, description, remove, rows). -1: another schema. */
+static int read_top(struct layer *y)
+{
+	const struct ynode *root = y->root, *rows_node;
+	const struct matrix_field *rf = &matrix_top_fields[MF_TOP_ROWS];
+	unsigned present;
+	if (root->kind != Y_MAP) {
+		lint_error(&y->L, root->line, root->col,
+			   "the top level must be a mapping with `schema: 1` and `rows`, not %s", kind_name(root));
+		return -1;
+	}
+	map_check(&y->L, root, matrix_schema(MATRIX_MAP_TOP)->name, top_keys, &present);
+	if (read_schema(y) < 0)
+		return -1;
+	if (map_get(root, matrix_top_fields[MF_TOP_DESCRIPTION].key)) {
+		const struct matrix_field *f = &matrix_top_fields[MF_TOP_DESCRIPTION];
+		char *d = get_str(&y->L, root, f->key, "the top level", f->hint, required(f, 0));
 		free(d);
 	}
-	remove_node = get_list(&L, root, "remove", "row ids", 1, &remove);
-	rows_node = map_get(root, "rows");
+	y->remove_node = get_list(&y->L, root, matrix_top_fields[MF_TOP_REMOVE].key, matrix_top_fields[MF_TOP_REMOVE].hint,
+				  1, &y->remove);
+	rows_node = map_get(root, rf->key);
 	if (!rows_node) {
-		if (!remove_node)
-			lint_error(&L, root->line, root->col, "missing `rows` (a list of rows) at the top level");
+		if (!y->remove_node) /* UNLESS_REMOVE */
+			lint_error(&y->L, root->line, root->col, "missing `%s` (%s) at the top level", rf->key, rf->hint);
 	} else if (rows_node->kind != Y_SEQ) {
-		const struct ynode *k = is_null(rows_node) ? map_key(root, "rows") : rows_node;
-		lint_error(&L, k->line, k->col, "`rows` must be a list of rows, not %s", kind_name(rows_node));
+		const struct ynode *k = is_null(rows_node) ? map_key(root, rf->key) : rows_node;
+		lint_error(&y->L, k->line, k->col, "`%s` must be %s, not %s", rf->key, rf->hint, kind_name(rows_node));
 	} else if (rows_node->n > MATRIX_MAX_ROWS) {
-		lint_error(&L, rows_node->kid[MATRIX_MAX_ROWS]->line, rows_node->kid[MATRIX_MAX_ROWS]->col,
+		lint_error(&y->L, rows_node->kid[MATRIX_MAX_ROWS]->line, rows_node->kid[MATRIX_MAX_ROWS]->col,
 			   "more than %d rows in one file", MATRIX_MAX_ROWS);
 	} else {
-		rows = xcalloc(rows_node->n ? rows_node->n : 1, sizeof(*rows));
-		for (i = 0; i < rows_node->n; i++) {
-			const struct ynode *ri = rows_node->kid[i], *idn = ri->kind == Y_MAP ? map_get(ri, "id") : NULL;
-			struct matrix_row *r;
-			/* Duplicate ids are found on the raw nodes, so rows with other errors count too. */
-			for (j = 0; idn && idn->kind == Y_SCALAR && j < i; j++) {
-				const struct ynode *rj = rows_node->kid[j], *idj = rj->kind == Y_MAP ? map_get(rj, "id") : NULL;
-				if (idj && idj->kind == Y_SCALAR && idj->len && !strcmp(idj->s, idn->s)) {
-					lint_error(&L, idn->line, idn->col,
-						   "duplicate row id `%s` (first at line %u); ids are unique within a file",
-						   shown(idn, buf, sizeof(buf)), idj->line);
-					break;
-				}
-			}
-			r = parse_row(&L, ri, layer);
-			if (!r)
-				continue;
-			if (idn && j < i) {
-				row_free(r);
-				continue;
-			}
-			rows[nrows++] = r;
-		}
-		check_overlaps(&L, rows, nrows);
+		read_rows(y, rows_node);
 	}
-	/* Against earlier layers: what remove and merge refer to must exist. */
-	for (i = 0; i < remove.n; i++) {
-		const struct ynode *it = list_item(remove_node, i);
-		if (find_row(m, remove.v[i]) < 0)
-			lint_error(&L, it->line, it->col, "remove: no earlier layer has a row `%s`", shown(it, buf, sizeof(buf)));
-	}
-	for (i = 0; i < nrows; i++) {
-		int removed = 0;
-		for (j = 0; j < remove.n; j++)
-			removed |= !strcmp(remove.v[j], rows[i]->id);
-		if (rows[i]->merge && (removed || find_row(m, rows[i]->id) < 0))
-			lint_error(&L, rows[i]->pos.line, rows[i]->pos.col,
-				   "row `%s` has `merge: true` but no earlier layer has a row with this id to merge into",
-				   rows[i]->id);
-	}
-	if (L.nerr)
-		goto out;
+	return 0;
+}
 
-	/* Apply. */
+/* Against earlier layers: what remove and merge refer to must exist. */
+static void check_references(struct layer *y, const struct matrix *m)
+{
+	size_t i, j;
+	char buf[128];
+	for (i = 0; i < y->remove.n; i++) {
+		const struct ynode *it = list_item(y->remove_node, i);
+		if (find_row(m, y->remove.v[i]) < 0)
+			lint_error(&y->L, it->line, it->col, "remove: no earlier layer has a row `%s`",
+				   shown(it, buf, sizeof(buf)));
+	}
+	for (i = 0; i < y->nrows; i++) {
+		int removed = 0;
+		for (j = 0; j < y->remove.n; j++)
+			removed |= !strcmp(y->remove.v[j], y->rows[i]->id);
+		if (y->rows[i]->merge && (removed || find_row(m, y->rows[i]->id) < 0))
+			lint_error(&y->L, y->rows[i]->pos.line, y->rows[i]->pos.col,
+				   "row `%s` has `merge: true` but no earlier layer has a row with this id to merge into",
+				   y->rows[i]->id);
+	}
+}
+
+/* Applies a layer without errors: remove, then replace, merge or add each row (the rows move into m). */
+static void apply_layer(struct matrix *m, struct layer *y, const char *name)
+{
+	size_t i;
 	strlist_push(&m->files, name);
 	name = m->files.v[m->files.n - 1];
-	for (i = 0; i < remove.n; i++) {
-		long at = find_row(m, remove.v[i]);
+	for (i = 0; i < y->remove.n; i++) {
+		long at = find_row(m, y->remove.v[i]);
 		if (at >= 0)
 			remove_row(m, (size_t)at, 1);
 	}
-	for (i = 0; i < nrows; i++) {
-		struct matrix_row *r = rows[i];
+	for (i = 0; i < y->nrows; i++) {
+		struct matrix_row *r = y->rows[i];
 		long at = find_row(m, r->id);
 		fix_file_names(r, name);
 		if (at >= 0) {
@@ -1422,25 +1780,50 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 		}
 		ALLOC_GROW(m->rows, m->nrows + 1, m->alloc);
 		m->rows[m->nrows++] = r;
-		rows[i] = NULL;
+		y->rows[i] = NULL;
 	}
-out:
-	/* Report in file order, whatever order the checks ran in (stable insertion sort: few items). */
-	if (diags && diags->n > d0) {
-		for (i = d0 + 1; i < diags->n; i++) {
-			struct matrix_diag t = diags->v[i];
-			for (j = i; j > d0 && (diags->v[j - 1].line > t.line ||
-					      (diags->v[j - 1].line == t.line && diags->v[j - 1].col > t.col)); j--)
-				diags->v[j] = diags->v[j - 1];
-			diags->v[j] = t;
-		}
+}
+
+/* Diagnostics from d0 on in file order, whatever order the checks ran in (stable insertion sort: few items). */
+static void sort_diags(struct matrix_diags *diags, size_t d0)
+{
+	size_t i, j;
+	for (i = d0 + 1; i < diags->n; i++) {
+		struct matrix_diag t = diags->v[i];
+		for (j = i; j > d0 && (diags->v[j - 1].line > t.line ||
+				      (diags->v[j - 1].line == t.line && diags->v[j - 1].col > t.col)); j--)
+			diags->v[j] = diags->v[j - 1];
+		diags->v[j] = t;
 	}
-	for (i = 0; i < nrows; i++)
-		row_free(rows[i]);
-	free(rows);
-	strlist_release(&remove);
-	ynode_free(root);
-	return L.nerr ? -1 : 0;
+}
+
+int matrix_load_buffer(struct matrix *m, const char *name, const void *data, size_t len,
+		       struct matrix_diags *diags, struct err *err)
+{
+	struct layer y;
+	size_t i, d0 = diags ? diags->n : 0;
+
+	memset(&y, 0, sizeof(y));
+	y.L.file = name;
+	y.L.diags = diags;
+	y.L.err = err;
+	y.index = (unsigned)m->files.n;
+	strlist_init(&y.remove);
+	if (read_tree(&y, data, len) < 0)
+		return -1;
+	if (!read_top(&y)) {
+		check_references(&y, m);
+		if (!y.L.nerr)
+			apply_layer(m, &y, name);
+	}
+	if (diags && diags->n > d0)
+		sort_diags(diags, d0);
+	for (i = 0; i < y.nrows; i++)
+		row_free(y.rows[i]);
+	free(y.rows);
+	strlist_release(&y.remove);
+	ynode_free(y.root);
+	return y.L.nerr ? -1 : 0;
 }
 
 int matrix_load_file(struct matrix *m, const char *path, struct matrix_diags *diags, struct err *err)
@@ -1658,10 +2041,200 @@ static void add_opt_str(cJSON *o, const char *key, const char *s)
 		cJSON_AddNullToObject(o, key);
 }
 
+static void dll_field_json(cJSON *x, const struct matrix_dll *d, enum matrix_dll_field k)
+{
+	const char *key = matrix_dll_fields[k].key;
+	switch (k) {
+	case MF_DLL_NAME:
+		cJSON_AddStringToObject(x, key, d->name);
+		break;
+	case MF_DLL_MIN_VERSION:
+		add_opt_str(x, key, d->min.set ? d->min.text : NULL);
+		break;
+	case MF_DLL_WHERE:
+		cJSON_AddStringToObject(x, key, matrix_where_name(d->where));
+		break;
+	case MF_DLL_ARCH:
+		cJSON_AddItemToObject(x, key, arch_array(d->arch_mask));
+		break;
+	case MF_DLL_WHY:
+		cJSON_AddStringToObject(x, key, d->why);
+		break;
+	case MF_DLL_WINERROR:
+		if (d->winerror)
+			cJSON_AddNumberToObject(x, key, d->winerror);
+		break;
+	case MF_DLL_STATUS:
+		cJSON_AddStringToObject(x, key, matrix_status_name(d->status));
+		break;
+	case MF_DLL_SOURCES:
+		cJSON_AddItemToObject(x, key, str_array(&d->sources));
+		break;
+	case MF_DLL_COUNT:
+		break;
+	}
+}
+
+static void openmp_field_json(cJSON *x, const struct matrix_openmp *d, enum matrix_openmp_field k)
+{
+	const char *key = matrix_openmp_fields[k].key;
+	switch (k) {
+	case MF_OPENMP_DLL:
+		cJSON_AddStringToObject(x, key, d->dll);
+		break;
+	case MF_OPENMP_WHERE:
+		cJSON_AddStringToObject(x, key, matrix_where_name(d->where));
+		break;
+	case MF_OPENMP_REDISTRIBUTABLE:
+		cJSON_AddBoolToObject(x, key, d->redistributable);
+		break;
+	case MF_OPENMP_ARCH:
+		cJSON_AddItemToObject(x, key, arch_array(d->arch_mask));
+		break;
+	case MF_OPENMP_PROVIDER:
+		add_opt_str(x, key, d->provider);
+		break;
+	case MF_OPENMP_FIX:
+		add_opt_str(x, key, d->fix);
+		break;
+	case MF_OPENMP_WHY:
+		add_opt_str(x, key, d->why);
+		break;
+	case MF_OPENMP_STATUS:
+		cJSON_AddStringToObject(x, key, matrix_status_name(d->status));
+		break;
+	case MF_OPENMP_SOURCES:
+		cJSON_AddItemToObject(x, key, str_array(&d->sources));
+		break;
+	case MF_OPENMP_COUNT:
+		break;
+	}
+}
+
+static cJSON *when_json(const struct matrix_when *w)
+{
+	cJSON *o = cJSON_CreateObject();
+	int k;
+	for (k = 0; k < MF_WHEN_COUNT; k++) {
+		const char *key = matrix_when_fields[k].key;
+		switch ((enum matrix_when_field)k) {
+		case MF_WHEN_VARIANT:
+			cJSON_AddItemToObject(o, key, str_array(&w->variant));
+			break;
+		case MF_WHEN_ARCH:
+			cJSON_AddItemToObject(o, key, arch_array(w->arch_mask));
+			break;
+		case MF_WHEN_IMPORTS:
+			cJSON_AddItemToObject(o, key, str_array(&w->imports));
+			break;
+		case MF_WHEN_UNRESOLVED:
+			cJSON_AddItemToObject(o, key, str_array(&w->unresolved));
+			break;
+		case MF_WHEN_COUNT:
+			break;
+		}
+	}
+	return o;
+}
+
+static void issue_field_json(cJSON *x, const struct matrix_issue *d, enum matrix_issue_field k)
+{
+	const char *key = matrix_issue_fields[k].key;
+	switch (k) {
+	case MF_ISSUE_ID:
+		cJSON_AddStringToObject(x, key, d->id);
+		break;
+	case MF_ISSUE_SYMPTOM:
+		cJSON_AddStringToObject(x, key, d->symptom);
+		break;
+	case MF_ISSUE_CAUSE:
+		cJSON_AddStringToObject(x, key, d->cause);
+		break;
+	case MF_ISSUE_FIX:
+		cJSON_AddStringToObject(x, key, d->fix);
+		break;
+	case MF_ISSUE_STATUS:
+		cJSON_AddStringToObject(x, key, matrix_status_name(d->status));
+		break;
+	case MF_ISSUE_SOURCES:
+		cJSON_AddItemToObject(x, key, str_array(&d->sources));
+		break;
+	case MF_ISSUE_APPLIES_WHEN:
+		cJSON_AddItemToObject(x, key, when_json(&d->when));
+		break;
+	case MF_ISSUE_COUNT:
+		break;
+	}
+}
+
+/* The list of one kind of entry: each entry's keys in the schema's order. */
+#define ENTRIES_JSON(o, key, v, n, count, field_json)                        \
+	do {                                                                 \
+		cJSON *list_ = cJSON_AddArrayToObject(o, key);               \
+		size_t i_;                                                   \
+		int k_;                                                      \
+		for (i_ = 0; i_ < (n); i_++) {                               \
+			cJSON *x_ = cJSON_CreateObject();                    \
+			for (k_ = 0; k_ < (count); k_++)                     \
+				field_json(x_, &(v)[i_], k_);                \
+			cJSON_AddItemToArray(list_, x_);                     \
+		}                                                            \
+	} while (0)
+
+static void row_field_json(cJSON *o, const struct matrix_row *r, enum matrix_row_field k)
+{
+	const char *key = matrix_row_fields[k].key;
+	cJSON *vc;
+	int a;
+	switch (k) {
+	case MF_ROW_ID:
+		cJSON_AddStringToObject(o, key, r->id);
+		break;
+	case MF_ROW_TORCH:
+		cJSON_AddStringToObject(o, key, r->torch_text ? r->torch_text : "");
+		break;
+	case MF_ROW_VARIANT:
+		cJSON_AddItemToObject(o, key, str_array(&r->variants));
+		break;
+	case MF_ROW_ARCH:
+		cJSON_AddItemToObject(o, key, arch_array(r->arch_mask));
+		break;
+	case MF_ROW_STATUS:
+		cJSON_AddStringToObject(o, key, matrix_status_name(r->status));
+		break;
+	case MF_ROW_SOURCES:
+		cJSON_AddItemToObject(o, key, str_array(&r->sources));
+		break;
+	case MF_ROW_EVIDENCE:
+		cJSON_AddItemToObject(o, key, str_array(&r->evidence));
+		break;
+	case MF_ROW_NOTE:
+		add_opt_str(o, key, r->note);
+		break;
+	case MF_ROW_VC_REDIST:
+		vc = cJSON_AddObjectToObject(o, key);
+		for (a = 0; a < MATRIX_NARCH; a++)
+			if (r->vc_redist[a].set)
+				cJSON_AddStringToObject(vc, matrix_arch_name(a), r->vc_redist[a].text);
+		break;
+	case MF_ROW_RUNTIME_DLLS:
+		ENTRIES_JSON(o, key, r->dlls, r->ndlls, MF_DLL_COUNT, dll_field_json);
+		break;
+	case MF_ROW_OPENMP:
+		ENTRIES_JSON(o, key, r->openmp, r->nopenmp, MF_OPENMP_COUNT, openmp_field_json);
+		break;
+	case MF_ROW_KNOWN_ISSUES:
+		ENTRIES_JSON(o, key, r->issues, r->nissues, MF_ISSUE_COUNT, issue_field_json);
+		break;
+	case MF_ROW_MERGE: /* applied when the layer was: the effective row has no merge */
+	case MF_ROW_COUNT:
+		break;
+	}
+}
+
 cJSON *matrix_row_json(const struct matrix_row *r, int full)
 {
-	cJSON *o = cJSON_CreateObject(), *vc, *a;
-	size_t i;
+	cJSON *o = cJSON_CreateObject();
 	int k;
 	if (!full) {
 		cJSON_AddStringToObject(o, "id", r->id);
@@ -1673,66 +2246,8 @@ cJSON *matrix_row_json(const struct matrix_row *r, int full)
 		cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
 		return o;
 	}
-	cJSON_AddStringToObject(o, "id", r->id);
-	cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
-	cJSON_AddItemToObject(o, "variant", str_array(&r->variants));
-	cJSON_AddItemToObject(o, "arch", arch_array(r->arch_mask));
-	cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
-	cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
-	cJSON_AddItemToObject(o, "evidence", str_array(&r->evidence));
-	add_opt_str(o, "note", r->note);
-	vc = cJSON_AddObjectToObject(o, "vc_redist");
-	for (k = 0; k < MATRIX_NARCH; k++)
-		if (r->vc_redist[k].set)
-			cJSON_AddStringToObject(vc, matrix_arch_name(k), r->vc_redist[k].text);
-	a = cJSON_AddArrayToObject(o, "runtime_dlls");
-	for (i = 0; i < r->ndlls; i++) {
-		const struct matrix_dll *d = &r->dlls[i];
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "name", d->name);
-		add_opt_str(x, "min_version", d->min.set ? d->min.text : NULL);
-		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
-		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
-		cJSON_AddStringToObject(x, "why", d->why);
-		if (d->winerror)
-			cJSON_AddNumberToObject(x, "winerror", d->winerror);
-		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
-		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
-		cJSON_AddItemToArray(a, x);
-	}
-	a = cJSON_AddArrayToObject(o, "openmp");
-	for (i = 0; i < r->nopenmp; i++) {
-		const struct matrix_openmp *d = &r->openmp[i];
-		cJSON *x = cJSON_CreateObject();
-		cJSON_AddStringToObject(x, "dll", d->dll);
-		cJSON_AddStringToObject(x, "where", matrix_where_name(d->where));
-		cJSON_AddBoolToObject(x, "redistributable", d->redistributable);
-		cJSON_AddItemToObject(x, "arch", arch_array(d->arch_mask));
-		add_opt_str(x, "provider", d->provider);
-		add_opt_str(x, "fix", d->fix);
-		add_opt_str(x, "why", d->why);
-		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
-		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
-		cJSON_AddItemToArray(a, x);
-	}
-	a = cJSON_AddArrayToObject(o, "known_issues");
-	for (i = 0; i < r->nissues; i++) {
-		const struct matrix_issue *d = &r->issues[i];
-		cJSON *x = cJSON_CreateObject(), *w;
-		cJSON_AddStringToObject(x, "id", d->id);
-		cJSON_AddStringToObject(x, "symptom", d->symptom);
-		cJSON_AddStringToObject(x, "cause", d->cause);
-		cJSON_AddStringToObject(x, "fix", d->fix);
-		cJSON_AddStringToObject(x, "status", matrix_status_name(d->status));
-		cJSON_AddItemToObject(x, "sources", str_array(&d->sources));
-		w = cJSON_AddObjectToObject(x, "applies_when");
-		cJSON_AddItemToObject(w, "variant", str_array(&d->when.variant));
-		cJSON_AddItemToObject(w, "arch", arch_array(d->when.arch_mask));
-		cJSON_AddItemToObject(w, "imports", str_array(&d->when.imports));
-		cJSON_AddItemToObject(w, "unresolved", str_array(&d->when.unresolved));
-		cJSON_AddItemToArray(a, x);
-	}
+	for (k = 0; k < MF_ROW_COUNT; k++)
+		row_field_json(o, r, (enum matrix_row_field)k);
 	cJSON_AddItemToObject(o, "origin", pos_json(&r->pos));
 	return o;
 }
-

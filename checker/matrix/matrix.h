@@ -1,6 +1,7 @@
 /*
  * matrix: what each torch release needs from the Windows machine, read
- * from YAML (schema 1, documented in matrix/README.md).
+ * from YAML (schema 1: every key in the table matrix/schema.def, documented
+ * in matrix/README.md).
  *
  * A matrix is a stack of layers: the default compiled into the program
  * (matrix/torch.yml, see MATRIX_DEFAULT_NAME) first, then each file given
@@ -53,6 +54,101 @@ enum matrix_where { MATRIX_EITHER = 0, MATRIX_SYSTEM, MATRIX_BUNDLED };
  * `evidence` (`matrix derive`, matrix/evidence/).
  */
 enum matrix_status { MATRIX_SOURCED = 0, MATRIX_INFERRED, MATRIX_MEASURED };
+
+/*
+ * The schema, one table (schema.def): for each mapping of a matrix file
+ * its keys, each with its type, when it is required, where `matrix show`
+ * prints it, the words lint messages use for its value and a line of
+ * documentation. The reader, the JSON writer, `matrix show` and
+ * matrix/README.md's field tables all come from it.
+ */
+enum matrix_type {
+	MT_SCHEMA,      /* the number 1 */
+	MT_TEXT,        /* a string */
+	MT_ID,          /* [A-Za-z0-9._-]{1,64} */
+	MT_IDS,         /* a list of row ids (or one) */
+	MT_ROWS,        /* the list of rows */
+	MT_SPEC,        /* a PEP 440 specifier */
+	MT_VARIANTS,    /* variant patterns (or one) */
+	MT_ARCHES,      /* x64 | x86 | arm64 (a list, or one) */
+	MT_STATUS,      /* sourced | inferred | measured */
+	MT_URLS,        /* http(s) URLs (or one) */
+	MT_EVIDENCE,    /* "torch-VERSION-...whl sha256=HEX" (or one) */
+	MT_VC_REDIST,   /* a mapping of architecture to minimum file version */
+	MT_DLLS,        /* the list of runtime_dlls entries */
+	MT_OPENMPS,     /* the list of openmp entries */
+	MT_ISSUES,      /* the list of known_issues entries */
+	MT_BOOL,        /* true | false */
+	MT_DLL,         /* a DLL file name */
+	MT_DLLS_NAMED,  /* DLL file names (or one) */
+	MT_WINVER,      /* a Windows file version, 2 to 4 parts */
+	MT_WHERE,       /* system | bundled | either */
+	MT_WINERROR,    /* a Win32 error code, 1..65535 */
+	MT_WHEN,        /* an applies_when mapping */
+};
+enum matrix_required { MR_REQUIRED, MR_OPTIONAL, MR_UNLESS_MERGE, MR_UNLESS_REMOVE, MR_IF_SOURCED, MR_IF_MEASURED };
+enum matrix_show { MS_NONE, MS_HEAD, MS_BODY, MS_TAIL };
+
+struct matrix_field {
+	const char *key;
+	enum matrix_type type;
+	enum matrix_required required;
+	enum matrix_show show;  /* rows only */
+	const char *hint;       /* what the value must be ("a DLL file name such as msvcp140.dll") */
+	const char *doc;        /* one line */
+};
+
+/* One enum per mapping, in schema.def's order: MF_ROW_ID, MF_DLL_NAME, ...; the _COUNT ends each. */
+enum matrix_top_field {
+#define TOP(NAME, ...) MF_TOP_##NAME,
+#include "matrix/schema.def"
+	MF_TOP_COUNT
+};
+enum matrix_row_field {
+#define ROW(NAME, ...) MF_ROW_##NAME,
+#include "matrix/schema.def"
+	MF_ROW_COUNT
+};
+enum matrix_dll_field {
+#define DLL(NAME, ...) MF_DLL_##NAME,
+#include "matrix/schema.def"
+	MF_DLL_COUNT
+};
+enum matrix_openmp_field {
+#define OPENMP(NAME, ...) MF_OPENMP_##NAME,
+#include "matrix/schema.def"
+	MF_OPENMP_COUNT
+};
+enum matrix_issue_field {
+#define ISSUE(NAME, ...) MF_ISSUE_##NAME,
+#include "matrix/schema.def"
+	MF_ISSUE_COUNT
+};
+enum matrix_when_field {
+#define WHEN(NAME, ...) MF_WHEN_##NAME,
+#include "matrix/schema.def"
+	MF_WHEN_COUNT
+};
+
+extern const struct matrix_field matrix_top_fields[MF_TOP_COUNT];
+extern const struct matrix_field matrix_row_fields[MF_ROW_COUNT];
+extern const struct matrix_field matrix_dll_fields[MF_DLL_COUNT];
+extern const struct matrix_field matrix_openmp_fields[MF_OPENMP_COUNT];
+extern const struct matrix_field matrix_issue_fields[MF_ISSUE_COUNT];
+extern const struct matrix_field matrix_when_fields[MF_WHEN_COUNT];
+
+/* The mappings, for the docs and tests that walk the whole schema. */
+enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
+		  MATRIX_NMAPS };
+struct matrix_map_schema {
+	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
+	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */
+	const struct matrix_field *fields;
+	size_t n;
+};
+const struct matrix_map_schema *matrix_schema(enum matrix_map map);
+const char *matrix_type_doc(enum matrix_type t);         /* "a PEP 440 specifier", ... */
+const char *matrix_required_doc(enum matrix_required r); /* "yes", "unless `merge: true`", ... */
 
 /* Where a value was written. `file` points into the matrix's file list. */
 struct matrix_pos {
@@ -137,7 +233,7 @@ struct matrix_row {
 	struct matrix_pos pos;       /* the row's first key */
 	struct matrix_pos torch_pos; /* the `torch` value */
 	unsigned layer;              /* index into matrix.files */
-	unsigned present;            /* internal: which keys the row wrote */
+	unsigned present;            /* internal: which keys the row wrote (1u << enum matrix_row_field) */
 	int merge;                   /* internal: `merge: true` */
 };
 
