@@ -141,11 +141,25 @@ static void adapters_text(struct strbuf *sb, const struct gpu_driver *g)
 
 int cuda_need_find(const struct matrix *m, unsigned major, unsigned minor, struct cuda_need *out)
 {
-	(void)m;
-	(void)major;
-	(void)minor;
-	(void)out;
-	return -1; /* the matrix's `cuda` table comes with the matrix schema (matrix/schema.def) */
+	const struct matrix_cuda *c;
+	if (!m || !m->ncuda)
+		return -1;
+	if (!(c = matrix_cuda_find(m, major, minor)))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->major = major;
+	out->minor = minor;
+	out->driver.major = c->driver[0];
+	out->driver.minor = c->driver[1];
+	if (c->floor_text) {
+		out->has_floor = 1;
+		out->floor.major = c->floor[0];
+		out->floor.minor = c->floor[1];
+	}
+	out->file = c->pos.file;
+	out->line = c->pos.line;
+	out->source = c->sources.n ? c->sources.v[0] : NULL;
+	return 1;
 }
 
 /* ---- the loader's view of nvcuda.dll ---- */

@@ -19,7 +19,7 @@
  *     release CUDA is unavailable (cuda-driver-too-old, a warning); between
  *     the floor and the toolkit's own driver CUDA runs with a limited
  *     feature set (a note). The minimums are matrix data (matrix/torch.yml,
- *     `cuda`), with NVIDIA's tables as sources.
+ *     `cuda`, rows of matrix/schema.def), with NVIDIA's tables as sources.
  *   - its own CUDA libraries: torch\lib carries them; a copy from anywhere
  *     else that a torch binary would bind to (a CUDA toolkit's bin through
  *     %CUDA_PATH_Vx_y% or PATH, another package's folder) is named
@@ -48,7 +48,8 @@ struct cuda_need {
 	struct nv_driver_version driver;  /* the toolkit's driver: NVIDIA's minimum for the release */
 	struct nv_driver_version floor;   /* the minor-version-compatibility floor of the major release */
 	int has_floor;
-	const char *where;                /* "FILE:LINE" of the matrix entry (borrowed), or NULL */
+	const char *file;                 /* where the matrix entry was written (borrowed), or NULL */
+	unsigned line;
 	const char *source;               /* its first source (borrowed), or NULL */
 };
 

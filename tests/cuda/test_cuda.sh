@@ -99,6 +99,74 @@ if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 			"\(.rule) \(.message | test("no registry was given"))" | sub("true"; "yes")')"
 fi
 
+# ---- with a driver: new, old, in the minor-version-compatibility range ----
+# variant_of SRC DST: a copy of tree SRC sharing its files (hard links)
+variant_of() { rm -rf "$WORK/$2" && cp -al "$WORK/$1" "$WORK/$2" && rm -f "$WORK/$2/Windows/System32/nvcuda.dll"; }
+# cuda_rules TREE: the cuda-* findings, "rule/severity", sorted
+cuda_rules() { chk "$1" | jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)"] | sort | join(" ")'; }
+nv_adapter() { echo "NVIDIA|NVIDIA GeForce RTX 4090|$(nv_file_version "$1")"; }
+if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
+	variant_of nodrv-cu124 drv-new && cuda_driver "$WORK/drv-new" 572.16 && cuda_registry "$WORK/drv-new" "$(nv_adapter 572.16)"
+	chk drv-new >"$WORK/drv-new.json"
+	check_eq "cu124 + driver 572.16: no CUDA finding" "" \
+		"$(jq -r '[.findings[] | select(.rule | startswith("cuda-") or . == "delay-load-missing") | .rule] | join(" ")' "$WORK/drv-new.json")"
+	check_eq "cu124 + driver 572.16: the inventory reads 31.0.15.7216 as driver 572.16, and the adapter's key" \
+		"31.0.15.7216 572.16 572.16" \
+		"$(jq -r '.inventory.gpu_driver | "\(.nvcuda.file_version) \(.nvcuda.driver_version) \(.adapters[0].nvidia_driver)"' "$WORK/drv-new.json")"
+	variant_of nodrv-cu124 drv-old && cuda_driver "$WORK/drv-old" 516.94 && cuda_registry "$WORK/drv-old" "$(nv_adapter 516.94)"
+	check_eq "cu124 + driver 516.94 (below 12.x's floor 525): a warning, CUDA unavailable" "cuda-driver-too-old/warning" \
+		"$(cuda_rules drv-old)"
+	check_eq "cu124 + driver 516.94: the message gives NVIDIA's minimum 551.61 and says import torch loads" "yes" \
+		"$(chk drv-old | jq -r '[.findings[] | select(.rule == "cuda-driver-too-old") | (.message | test("needs >= 551.61") and test("`import torch` loads"))
+			and (.fix | test(">= 551.61"))] == [true] | if . then "yes" else "no" end')"
+	variant_of nodrv-cu124 drv-compat && cuda_driver "$WORK/drv-compat" 528.33 && cuda_registry "$WORK/drv-compat" "$(nv_adapter 528.33)"
+	check_eq "cu124 + driver 528.33 (minor version compatibility): a note" "cuda-driver-too-old/note" "$(cuda_rules drv-compat)"
+	# lying and foreign version resources: said, never a pass
+	variant_of nodrv-cu124 drv-lying && cuda_driver "$WORK/drv-lying" 551.61 --string-version 31.0.15.9999 &&
+		cuda_registry "$WORK/drv-lying" "$(nv_adapter 551.61)"
+	check_eq "nvcuda.dll whose fixed version and FileVersion string disagree: cuda-driver-unverified" \
+		"cuda-driver-unverified/warning" "$(cuda_rules drv-lying)"
+	check_eq "... and the finding says which two versions disagree" "yes" \
+		"$(chk drv-lying | jq -r '[.findings[] | select(.rule == "cuda-driver-unverified") | .title | test("31.0.15.5161.*31.0.15.9999")] == [true] | if . then "yes" else "no" end')"
+	variant_of nodrv-cu124 drv-foreign && cuda_driver "$WORK/drv-foreign" 551.61 --file-version 1.0.0.0 --string-version 1.0.0.0
+	check_eq "nvcuda.dll with version 1.0.0.0 (not a display driver's): cuda-driver-unverified" \
+		"cuda-driver-unverified/warning" "$(cuda_rules drv-foreign)"
+	variant_of nodrv-cu124 drv-notpe && printf 'not a PE file\n' >"$WORK/drv-notpe/Windows/System32/nvcuda.dll"
+	check_eq "System32\\nvcuda.dll that is not a PE file: cuda-no-driver, naming it" "cuda-no-driver/error yes" \
+		"$(cuda_rules drv-notpe) $(chk drv-notpe | jq -r '[.findings[] | select(.rule == "cuda-no-driver") | .title | test("is not a usable NVIDIA driver file")] == [true] | if . then "yes" else "no" end')"
+	# +cu999: a CUDA release the matrix does not know
+	variant_of drv-new cu999 && cuda_driver "$WORK/cu999" 572.16 && 		sed -i 's/+cu124/+cu999/; s/12\.4/99.9/' "$WORK/cu999/Python311/Lib/site-packages/torch/version.py"
+	check_eq "torch 2.5.1+cu999: the unknown CUDA release is a warning, not a pass" "cuda-driver-unverified/warning" \
+		"$(cuda_rules cu999)"
+	check_eq "gate: torch==2.5.1+cu999 is cuda-driver-unverified on the pin" \
+		"cuda-driver-unverified/warning@requirements.txt:1" "$(gate 'torch==2.5.1+cu999\n' cu999)"
+	check_eq "gate: torch==2.5.1+cu124 on a runner with driver 572.16 passes" "" "$(gate 'torch==2.5.1+cu124\n' drv-new)"
+	check_eq "gate: torch==2.5.1+cu124 on a runner with driver 516.94 warns" \
+		"cuda-driver-too-old/warning@requirements.txt:1" "$(gate 'torch==2.5.1+cu124\n' drv-old)"
+fi
+if [ -n "${BUILT[nodrv-cu118]:-}" ]; then
+	variant_of nodrv-cu118 cu118-528 && cuda_driver "$WORK/cu118-528" 528.33 && cuda_registry "$WORK/cu118-528" "$(nv_adapter 528.33)"
+	check_eq "cu118 + driver 528.33 (>= 11.8's 520.06): no CUDA finding" "" "$(cuda_rules cu118-528)"
+fi
+
+# ---- a CUDA toolkit's copies ----
+TK='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA'
+if [ -n "${BUILT[nodrv-cu124]:-}" ] && [ -n "${BUILT[nodrv-cu121]:-}" ]; then
+	# a complete torch\lib with the 12.1 toolkit first on PATH: torch\lib's copies win (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)
+	variant_of drv-new tk-path && cuda_driver "$WORK/tk-path" 572.16 &&
+		cuda_toolkit "$WORK/tk-path" 12.1 cu121
+	check_eq "CUDA 12.1 toolkit first on PATH, torch\\lib complete: nothing from the toolkit is loaded" "" \
+		"$(cuda_rules tk-path --env "PATH=$TK\\v12.1\\bin;C:\\Windows\\System32")"
+	# cudart64_12.dll gone from torch\lib (quarantined): torch adds %CUDA_PATH_V12_4%\bin, whose copy then serves
+	variant_of drv-new tk-cudart && cuda_driver "$WORK/tk-cudart" 572.16 &&
+		cuda_toolkit "$WORK/tk-cudart" 12.4 cu124 && rm "$WORK/tk-cudart/Python311/Lib/site-packages/torch/lib/cudart64_12.dll"
+	chk tk-cudart --env "CUDA_PATH_V12_4=$TK\\v12.4" >"$WORK/tk-cudart.json"
+	check_eq "cudart64_12.dll missing from torch\\lib, the 12.4 toolkit's copy serves: named" "cuda-dll-outside-torch/warning" \
+		"$(jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)"] | unique | join(" ")' "$WORK/tk-cudart.json")"
+	check_eq "... with the copy that would be loaded, and that torch\\lib has none" "yes" \
+		"$(jq -r '[.findings[] | select(.rule == "cuda-dll-outside-torch") | (.message | test("CUDA\\\\v12.4\\\\bin\\\\cudart64_12.dll"; "i") and test("torch\\\\lib has no copy"))] | all and length > 0 | if . then "yes" else "no" end' "$WORK/tk-cudart.json")"
+fi
+
 # ---- torch 1.5: caffe2_nvrtc.dll imports nvcuda.dll statically (before pytorch#37811) ----
 if have static-cu101 cu118 --static-nvcuda --torch 1.5.0; then
 	chk static-cu101 >"$WORK/static.json"

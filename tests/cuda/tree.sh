@@ -170,6 +170,7 @@ cuda_tree() {
 
 # _reg_export FILE < text: as reg.exe writes it (UTF-16LE, BOM, CRLF).
 _reg_export() {
+	rm -f "$1" # a tree copied with hard links shares the file: write a new one
 	{
 		printf '\xff\xfe'
 		sed 's/$/\r/' | iconv -f UTF-8 -t UTF-16LE
