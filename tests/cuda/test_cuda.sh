@@ -178,4 +178,52 @@ if have static-cu101 cu118 --static-nvcuda --torch 1.5.0; then
 		"$(jq -r '[.findings[] | select(.rule == "cuda-no-driver") | .message | test("fails with \\[WinError 126\\]")] == [true] | if . then "yes" else "no" end' "$WORK/static.json")"
 fi
 
+# ---- Wine's loader on the same trees (tests/oracle): torch's procedure for
+# real, on NVIDIA's real DLLs (their DllMain runs), every binary's outcome
+# against the checker's. Wine has no nvcuda.dll (W7-nvcuda-builtin in
+# tests/scenarios/compare.py): these are the trees without the driver.
+source "$TDC_REPO/tests/oracle/wine.sh"
+z() { local p=$1; echo "Z:${p//\//\\}"; }
+oracle_case() {
+	local label=$1 t=$2 py=$WORK/$2/Python311 out rc d
+	shift 2
+	cp "$ORACLE" "$py/oracle.exe"
+	printf '%s\n' torch --out "$(z "$WORK/$t.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
+		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$t.args"
+	for d in "$@"; do printf '%s\n' --dll-path "$(z "$WORK/$t/$d")" >>"$WORK/$t.args"; done
+	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$t.out" "$WORK/$t.werr" "$py/oracle.exe" "@$(z "$WORK/$t.args")"
+	rc=$?
+	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$t.jsonl" ]; then
+		not_ok "$label: the oracle hung or died under Wine (status $rc)"
+		tail -3 "$WORK/$t.werr" | sed 's/^/#   /'
+		return
+	fi
+	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/$t.oracle-check.json" "$WORK/$t.jsonl" \
+		"$WORK/$t.werr" 2>&1)
+	check_eq "$label: Wine's loader agrees with the checker on every torch\\lib DLL ($(grep -c '^agree' <<<"$out") agree)" \
+		"" "$(grep -v '^agree' <<<"$out")"
+}
+if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
+	skip "Wine oracle on the CUDA trees" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
+else
+	wine_lock "$PFX"
+	wine_start "$PFX"
+	for var in cu118 cu121 cu124 cu126 cu128; do
+		[ -n "${BUILT[nodrv-$var]:-}" ] || continue
+		chk "nodrv-$var" >"$WORK/nodrv-$var.oracle-check.json"
+		oracle_case "Wine, $var without the driver" "nodrv-$var"
+	done
+	if [ -n "${BUILT[static-cu101]:-}" ]; then
+		chk static-cu101 >"$WORK/static-cu101.oracle-check.json"
+		oracle_case "Wine, torch 1.5-style static nvcuda.dll import without the driver (126)" static-cu101
+	fi
+	if [ -d "$WORK/tk-cudart" ]; then
+		chk tk-cudart --env "CUDA_PATH_V12_4=$TK\\v12.4" >"$WORK/tk-cudart.oracle-check.json"
+		oracle_case "Wine, cudart64_12.dll only in the CUDA 12.4 toolkit that torch adds" tk-cudart \
+			"Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin"
+	fi
+	wine_stop "$PFX"
+fi
+
 tap_done
