@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # jq programs and a script for bash -c, single-quoted
 # test_cuda: CUDA builds of torch (docs/cuda.md) on machines built from
 # NVIDIA's REAL runtime DLLs (the nvidia-*-cu11/-cu12 win_amd64 wheels from
 # PyPI, sha256-checked and cached: tests/lib/wheels.py) with look-alikes of
@@ -26,8 +27,6 @@ chk() {
 	[ -f "$WORK/$t/registry.reg" ] && reg=(--registry "$WORK/$t/registry.reg")
 	"$B" check --root "$WORK/$t" --python "$PY" "${reg[@]}" --json "$@" 2>"$WORK/$t.err"
 }
-# rules TREE: "rule/severity" of every finding, sorted, one line
-rules() { chk "$1" | jq -r '[.findings[] | "\(.rule)/\(.severity)"] | sort | join(" ")'; }
 
 declare -A BUILT
 # have TREE VARIANT [cuda_tree options]: build a tree, or skip the checks named after it
@@ -101,7 +100,7 @@ fi
 
 # ---- with a driver: new, old, in the minor-version-compatibility range ----
 # variant_of SRC DST: a copy of tree SRC sharing its files (hard links)
-variant_of() { rm -rf "$WORK/$2" && cp -al "$WORK/$1" "$WORK/$2" && rm -f "$WORK/$2/Windows/System32/nvcuda.dll"; }
+variant_of() { rm -rf "${WORK:?}/$2" && cp -al "$WORK/$1" "$WORK/$2" && rm -f "$WORK/$2/Windows/System32/nvcuda.dll"; }
 # cuda_rules TREE: the cuda-* findings, "rule/severity", sorted
 cuda_rules() { chk "$1" | jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)"] | sort | join(" ")'; }
 nv_adapter() { echo "NVIDIA|NVIDIA GeForce RTX 4090|$(nv_file_version "$1")"; }

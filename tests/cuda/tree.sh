@@ -104,7 +104,7 @@ _cuda_dll() {
 }
 
 cuda_tree() {
-	local d=$1 var=$2 full=0 static=0 torchv sp lib rt nvrtc cudart nv
+	local d=$1 var=$2 full=0 static=0 torchv sp lib nvrtc cudart nv
 	shift 2
 	torchv=${CUDA_TORCH[$var]:-}
 	while [ $# -gt 0 ]; do
@@ -206,7 +206,7 @@ nv_file_version() {
 }
 
 cuda_driver() {
-	local d=$1 drv=$2 fv sv company="NVIDIA Corporation"
+	local d=$1 drv=$2 fv sv company="NVIDIA Corporation" api=()
 	fv=$(nv_file_version "$drv")
 	sv=$fv
 	shift 2
@@ -218,9 +218,12 @@ cuda_driver() {
 		esac
 		shift
 	done
+	local IFS_=$IFS f
+	IFS=, read -ra fns <<<"$CUDA_DRIVER_API"
+	IFS=$IFS_
+	for f in "${fns[@]}"; do api+=(--export "$f"); done
 	_cuda_dll "nvcuda.dll-$fv-$sv-$company" "$d/Windows/System32/nvcuda.dll" --name nvcuda.dll --msvc \
-		--export cuInit --export cuDriverGetVersion --export cuGetProcAddress_v2 \
-		$(tr ',' '\n' <<<"$CUDA_DRIVER_API" | sed 's/^/--export /') \
+		--export cuInit --export cuDriverGetVersion --export cuGetProcAddress_v2 "${api[@]}" \
 		--version "$fv" --version-string "FileVersion=$sv" --version-string "CompanyName=$company" \
 		--version-string "ProductName=NVIDIA CUDA $drv driver" --version-string "OriginalFilename=nvcuda.dll"
 }
