@@ -148,6 +148,40 @@ if [ -n "${BUILT[nodrv-cu118]:-}" ]; then
 	check_eq "cu118 + driver 528.33 (>= 11.8's 520.06): no CUDA finding" "" "$(cuda_rules cu118-528)"
 fi
 
+# ---- the adapter's key from a SYSTEM hive (a Windows disk, no reg export) ----
+if [ -n "${BUILT[nodrv-cu124]:-}" ] && command -v hivexregedit >/dev/null; then
+	variant_of drv-new hive && cuda_driver "$WORK/hive" 572.16 && rm -f "$WORK/hive/registry.reg"
+	mkdir -p "$WORK/hive/Windows/System32/config"
+	# every parent key first, as hivexregedit --merge needs (tests/inventory/test_hives.sh); not
+	# named system.reg: beside a root, that name is read as a Wine prefix's registry
+	/usr/bin/python3 - "$WORK/hive-system.in" <<'PY'
+import sys
+cls = r"HKEY_LOCAL_MACHINE\SYSTEM\ControlSet001\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}"
+keys = [r"HKEY_LOCAL_MACHINE\SYSTEM\Select"]
+parts = (cls + r"\0000").split("\\")
+keys += ["\\".join(parts[:i]) for i in range(3, len(parts) + 1)]
+vals = {keys[0]: ['"Current"=dword:00000001'],
+        cls + r"\0000": ['"ProviderName"="NVIDIA"', '"DriverDesc"="NVIDIA GeForce RTX 4090"',
+                         '"DriverVersion"="31.0.15.7216"']}
+out = ["Windows Registry Editor Version 5.00", ""]
+for k in keys:
+    out += ["[%s]" % k] + vals.get(k, []) + [""]
+open(sys.argv[1], "w", encoding="utf-8").write("\r\n".join(out))
+PY
+	hv=$WORK/hive/Windows/System32/config/SYSTEM
+	if /usr/bin/python3 "$TDC_REPO/tests/inventory/empty_hive.py" "$hv" SYSTEM &&
+		PERL_UNICODE=SDA hivexregedit --merge --prefix 'HKEY_LOCAL_MACHINE\SYSTEM' "$hv" "$WORK/hive-system.in" >"$WORK/hive.log" 2>&1; then
+		check_eq "a SYSTEM hive's ControlSet001 (Select\\Current = 1) gives the NVIDIA adapter's driver 572.16" \
+			"true NVIDIA 572.16 572.16" \
+			"$("$B" check --root "$WORK/hive" --python "$PY" --json 2>/dev/null | jq -r '.inventory.gpu_driver |
+				"\(.registry_read) \(.adapters[0].provider) \(.adapters[0].nvidia_driver) \(.nvcuda.driver_version)"')"
+	else
+		not_ok "a SYSTEM hive with the display adapter's key could not be built: $(tail -2 "$WORK/hive.log" | tr '\n' ' ')"
+	fi
+elif [ -n "${BUILT[nodrv-cu124]:-}" ]; then
+	skip "the adapter's key from a SYSTEM hive" "hivexregedit is not installed (apt-get install libwin-hivex-perl)"
+fi
+
 # ---- a CUDA toolkit's copies ----
 TK='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA'
 if [ -n "${BUILT[nodrv-cu124]:-}" ] && [ -n "${BUILT[nodrv-cu121]:-}" ]; then
