@@ -486,3 +486,29 @@ cJSON *drift_to_json(const struct drift_list *l)
 	}
 	return doc;
 }
+
+static int count_of(const cJSON *drift, const char *name, long *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(drift, name);
+	double d;
+	*out = 0;
+	if (!cJSON_IsNumber(v))
+		return -1;
+	d = v->valuedouble;
+	if (!(d >= 0 && d <= (double)DRIFT_MAX_COUNT) || d != (double)(long)d)
+		return -1;
+	*out = (long)d;
+	return 0;
+}
+
+int drift_json_counts(const cJSON *drift, long *errors, long *warnings, long *notes)
+{
+	int bad = count_of(drift, "errors", errors);
+	bad |= count_of(drift, "warnings", warnings);
+	bad |= count_of(drift, "notes", notes);
+	if (bad || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(drift, "changes"))) {
+		*errors = *warnings = *notes = 0;
+		return -1;
+	}
+	return 0;
+}

@@ -83,4 +83,14 @@ const char *drift_severity_name(enum drift_severity s); /* "error", "warning", "
 /* {"errors":N,"warnings":N,"notes":N,"changes":[{kind,severity,key,old,new,title}...]} */
 cJSON *drift_to_json(const struct drift_list *l);
 
+/*
+ * The counts of a drift.json read back (a snapshot's, so anyone could have
+ * written it): 0 when errors, warnings and notes are all whole numbers from
+ * 0 to DRIFT_MAX_COUNT and changes is an array; -1 otherwise (counts 0): a
+ * drift.json of {} must read as unreadable, not as -9223372036854775808
+ * errors (a missing number is NaN, and NaN cast to an integer is undefined).
+ */
+#define DRIFT_MAX_COUNT 1000000000L
+int drift_json_counts(const cJSON *drift, long *errors, long *warnings, long *notes);
+
 #endif

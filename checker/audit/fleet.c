@@ -157,6 +157,24 @@ int fleet_add(struct fleet *f, const char *runner, int64_t when, const cJSON *re
 	return 0;
 }
 
+void fleet_add_problem(struct fleet *f, const char *runner, int64_t when, const char *why)
+{
+	struct fleet_row *r;
+	ALLOC_GROW(f->rows, f->n + 1, f->alloc);
+	r = &f->rows[f->n++];
+	r->runner = xstrdup(runner);
+	r->when = when_text(when);
+	r->torch = xstrdup("-");
+	r->install = xstrdup("-");
+	r->verdict = xstrdup("unreadable");
+	r->fails = 1; /* among the rows that need someone's attention */
+	r->redist = xstrdup("-");
+	r->openmp = xstrdup("-");
+	r->first_error = xstrdup(why);
+	r->drift = xstrdup("-");
+	f->runners++;
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct fleet_row *x = a, *y = b;

@@ -43,6 +43,14 @@ struct fleet {
 int fleet_add(struct fleet *f, const char *runner, int64_t when, const cJSON *report, const cJSON *drift,
 	      struct err *err);
 
+/*
+ * A runner whose latest snapshot cannot be used (a damaged object, a ref
+ * naming a blob, a report.json that is not a report): one row, verdict
+ * "unreadable", saying why in the first-error column, so one bad runner
+ * never hides the others. when: -1 when unknown.
+ */
+void fleet_add_problem(struct fleet *f, const char *runner, int64_t when, const char *why);
+
 /* Failing rows first, then by runner and install. */
 void fleet_sort(struct fleet *f);
 

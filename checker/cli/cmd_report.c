@@ -63,10 +63,21 @@ static int set_fail_on(void *dst, const char *val, struct strbuf *why)
 static int set_json(void *dst, const char *val, struct strbuf *why)
 {
 	struct report_opts *o = dst;
-	if (val && strcmp(val, "-"))
+	if (val && !out_is_stdout(val))
 		o->json_path = val;
 	else
 		o->format = REPORT_FMT_JSON;
+	return 0;
+}
+
+/* `--sarif -` (or /dev/stdout) prints the SARIF; `--sarif FILE` writes it to FILE. */
+static int set_sarif(void *dst, const char *val, struct strbuf *why)
+{
+	struct report_opts *o = dst;
+	if (out_is_stdout(val))
+		o->format = REPORT_FMT_SARIF;
+	else
+		o->sarif_path = val;
 	return 0;
 }
 
@@ -76,9 +87,9 @@ const struct cli_opt report_cli_opts[] = {
 		set_format, struct report_opts, format),
 	/* the whole struct: --json sets either the format or the path */
 	{ "--json", "FILE", "the JSON report (docs/report-json.md): alone or with -, printed to\n"
-	  "stdout; with FILE, written there whole", set_json, 0, CLI_MAYBE_VALUE, NULL },
-	CLI_OPT("--sarif", "FILE", "SARIF 2.1.0 for GitHub code scanning, written to FILE whole",
-		cli_set_str, struct report_opts, sarif_path),
+	  "stdout (so is /dev/stdout); with FILE, written there whole", set_json, 0, CLI_MAYBE_VALUE, NULL },
+	{ "--sarif", "FILE", "SARIF 2.1.0 for GitHub code scanning, written to FILE whole (-: printed to stdout)",
+	  set_sarif, 0, 0, NULL },
 	CLI_OPT("--summary", "FILE", "the Markdown job summary, appended to FILE (github format: default\n"
 		"$GITHUB_STEP_SUMMARY; an empty FILE turns it off)",
 		cli_set_str, struct report_opts, summary_path),

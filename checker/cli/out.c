@@ -115,3 +115,8 @@ void out_commands(const char *s, size_t n)
 	fwrite(s, 1, n, stdout);
 	fflush(stdout);
 }
+
+int out_is_stdout(const char *path)
+{
+	return path && (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"));
+}

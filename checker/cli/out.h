@@ -78,6 +78,14 @@ void out_guard_end(void);
  */
 int out_finish(struct err *err);
 
+/*
+ * Whether an output target (--json FILE, --sarif FILE) names standard
+ * output: "-" and "/dev/stdout". Replacing /dev/stdout, a link to
+ * /proc/self/fd/1, would replace the link (os_write_file_atomic refuses
+ * every other target that is not a regular file).
+ */
+int out_is_stdout(const char *path);
+
 /* 32 lowercase hex digits (128 bits) from os_random: tokens and delimiters. */
 int out_random_hex(char out[33], struct err *err);
 

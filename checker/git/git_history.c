@@ -9,8 +9,8 @@
 #include <git2/sys/commit.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "git/git_objects.h"
 #include "util/os.h"
 
 #define HISTORY_MAX_ATTEMPTS 200
@@ -83,7 +83,8 @@ int history_ref_name(const char *runner, struct strbuf *ref, struct err *err)
 	strbuf_adds(ref, HISTORY_REF_PREFIX);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)runner[i];
-		if (name_byte_ok(c, i == 0))
+		/* ".." cannot appear in a ref name (git check-ref-format): the second '.' is encoded */
+		if (name_byte_ok(c, i == 0) && !(c == '.' && i > 0 && runner[i - 1] == '.'))
 			strbuf_addch(ref, c);
 		else
 			strbuf_addf(ref, "%%%02X", c);
@@ -116,82 +117,22 @@ static char *decode_runner(const char *enc)
 }
 
 /*
- * libgit2 1.5 loops forever inflating a truncated loose object (fixed
- * upstream in 2026: libgit2/libgit2#7342) and writes past its buffer for
- * one whose header claims fewer bytes than it holds (#7177). A snapshot
- * history may be damaged, so every loose object is checked before libgit2
- * reads it: it must inflate completely, to exactly the size its header
- * states. Packed objects are read by libgit2's pack code, which checks
- * lengths itself.
+ * A snapshot history may be damaged (libgit2 1.5 loops forever on a
+ * truncated loose object and overruns its buffer on one whose header
+ * understates it): every object is checked against its own header before
+ * libgit2 reads it, and its size against HISTORY_MAX_BLOB before anything
+ * is inflated (git_objects.h).
  */
 static int object_sane(git_repository *repo, const git_oid *id, struct err *err)
 {
 	char hex[GIT_OID_HEXSZ + 1];
-	struct strbuf path = STRBUF_INIT, raw = STRBUF_INIT;
-	struct os_stat st;
-	z_stream z;
-	unsigned char out[16384], hdr[64];
-	unsigned long long content = 0, declared = 0;
-	size_t hlen = 0;
-	int zrc = Z_OK, rc = -1, have_hdr = 0, digits = 0;
-	const unsigned char *sp;
+	uint64_t size;
+	int rc = objects_check(repo, id, HISTORY_MAX_BLOB, &size, err);
 	git_oid_tostr(hex, sizeof(hex), id);
-	strbuf_addf(&path, "%sobjects/%.2s/%s", git_repository_commondir(repo), hex, hex + 2);
-	os_stat(path.buf, &st);
-	if (st.type == OS_NONE) {
-		strbuf_release(&path);
-		return 0;
-	}
-	if (os_read_file(path.buf, HISTORY_MAX_BLOB + 4096, &raw, err) < 0) {
-		strbuf_release(&path);
-		return -1;
-	}
-	memset(&z, 0, sizeof(z));
-	if (inflateInit(&z) != Z_OK) {
-		err_set(err, "object %.12s: cannot start zlib", hex);
-		goto out;
-	}
-	z.next_in = (unsigned char *)raw.buf;
-	z.avail_in = (uInt)raw.len;
-	while (zrc == Z_OK) {
-		size_t got, i = 0;
-		z.next_out = out;
-		z.avail_out = sizeof(out);
-		zrc = inflate(&z, Z_NO_FLUSH);
-		if (zrc != Z_OK && zrc != Z_STREAM_END)
-			break;
-		got = sizeof(out) - z.avail_out;
-		/* "TYPE SIZE\0" first, then the content. */
-		while (!have_hdr && i < got && hlen < sizeof(hdr)) {
-			hdr[hlen++] = out[i++];
-			have_hdr = hdr[hlen - 1] == '\0';
-		}
-		content += got - i;
-		if (!have_hdr && hlen == sizeof(hdr))
-			break;
-		if (!got && zrc == Z_OK) {
-			zrc = Z_BUF_ERROR; /* no progress: the stream is cut short */
-			break;
-		}
-	}
-	sp = have_hdr ? memchr(hdr, ' ', hlen) : NULL;
-	if (sp)
-		for (const unsigned char *p = sp + 1; *p >= '0' && *p <= '9' && digits < 20; p++, digits++)
-			declared = declared * 10 + (unsigned)(*p - '0');
-	if (zrc != Z_STREAM_END && !(zrc == Z_OK && !have_hdr))
-		err_set(err, "object %.12s is damaged (%s): %s", hex, zrc == Z_BUF_ERROR ? "truncated" : "not zlib data",
-			path.buf);
-	else if (!have_hdr || !digits)
-		err_set(err, "object %.12s has no valid header: %s", hex, path.buf);
-	else if (content != declared || z.avail_in != 0)
-		err_set(err, "object %.12s is damaged (its header says %llu bytes, it holds %llu%s): %s", hex, declared,
-			content, z.avail_in ? " and trailing data" : "", path.buf);
-	else
-		rc = 0;
-	inflateEnd(&z);
-out:
-	strbuf_release(&path);
-	strbuf_release(&raw);
+	if (rc == OBJECTS_TOO_BIG)
+		return err_set(err, "object %.12s is larger than %u MiB", hex, HISTORY_MAX_BLOB >> 20);
+	if (rc == OBJECTS_MISSING)
+		return err_set(err, "object %.12s is not in the repository", hex);
 	return rc;
 }
 
@@ -201,7 +142,6 @@ static int read_tree_file(git_repository *repo, const git_commit *c, const char 
 {
 	git_tree *tree = NULL;
 	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
 	int rc = -1;
 	if (object_sane(repo, git_commit_tree_id(c), err) < 0)
 		goto out;
@@ -217,21 +157,20 @@ static int read_tree_file(git_repository *repo, const git_commit *c, const char 
 		err_set(err, "its %s is not a file", path);
 		goto out;
 	}
-	if (object_sane(repo, git_tree_entry_id(entry), err) < 0)
-		goto out;
-	if (git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0) {
-		err_set(err, "cannot read its %s: %s", path, lg_msg());
-		goto out;
+	{
+		uint64_t size;
+		int r = objects_read_blob(repo, git_tree_entry_id(entry), HISTORY_MAX_BLOB, out, &size, err);
+		if (r == OBJECTS_TOO_BIG)
+			err_set(err, "its %s is larger than %u MiB", path, HISTORY_MAX_BLOB >> 20);
+		else if (r == OBJECTS_MISSING)
+			err_set(err, "its %s is not in the repository (not fetched?)", path);
+		else if (r < 0)
+			err_prefix(err, "its %s: ", path);
+		if (r != OBJECTS_OK)
+			goto out;
 	}
-	if (git_blob_rawsize(blob) > HISTORY_MAX_BLOB) {
-		err_set(err, "its %s is larger than %u MiB", path, HISTORY_MAX_BLOB >> 20);
-		goto out;
-	}
-	strbuf_reset(out);
-	strbuf_add(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
 	rc = 0;
 out:
-	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	git_tree_free(tree);
 	return rc;
@@ -343,7 +282,7 @@ int history_append(struct history *h, const char *runner, const char *report, si
 	for (unsigned attempt = 0; attempt < HISTORY_MAX_ATTEMPTS; attempt++) {
 		git_oid tip, commit, no_tip;
 		git_reference *ref = NULL;
-		int has_tip, swap;
+		int has_tip, swap, new_root = 0, sane;
 		const char *prev_text = NULL;
 		struct err perr;
 		out->problem[0] = '\0';
@@ -354,13 +293,23 @@ int history_append(struct history *h, const char *runner, const char *report, si
 		if (has_tip) {
 			git_commit *c = NULL;
 			git_oid_tostr(out->parent, sizeof(out->parent), &tip);
-			if (object_sane(h->repo, &tip, &perr) < 0)
-				snprintf(out->problem, sizeof(out->problem), "previous snapshot %.12s cannot be read: %.400s",
-					 out->parent, perr.msg);
-			else if (git_commit_lookup(&c, h->repo, &tip) < 0)
-				snprintf(out->problem, sizeof(out->problem), "previous snapshot %.12s cannot be read: %.400s",
-					 out->parent, lg_msg());
-			else if (read_tree_file(h->repo, c, "report.json", &prev, &perr) < 0)
+			/*
+			 * A tip that is not a readable commit (not in the repository,
+			 * damaged) cannot be a parent: git refuses to write a commit
+			 * naming it, so every night would fail until someone mends the
+			 * ref by hand. The snapshot starts a new chain instead (a root
+			 * commit; the ref still moves from the old tip by
+			 * compare-and-swap), and says the earlier ones are unreachable.
+			 */
+			sane = object_sane(h->repo, &tip, &perr) == 0;
+			if (!sane || git_commit_lookup(&c, h->repo, &tip) < 0) {
+				snprintf(out->problem, sizeof(out->problem),
+					 "previous snapshot %.12s cannot be read (%.300s): this snapshot starts a new "
+					 "history; the earlier snapshots are unreachable from it", out->parent,
+					 sane ? lg_msg() : perr.msg);
+				out->parent[0] = '\0'; /* a root commit: no parent */
+				new_root = 1;
+			} else if (read_tree_file(h->repo, c, "report.json", &prev, &perr) < 0)
 				snprintf(out->problem, sizeof(out->problem), "previous snapshot %.12s: %.400s", out->parent,
 					 perr.msg);
 			else
@@ -370,8 +319,8 @@ int history_append(struct history *h, const char *runner, const char *report, si
 		strbuf_reset(&drift);
 		if (drift_fn && drift_fn(ctx, prev_text, prev_text ? prev.len : 0, out->problem, &drift, err) < 0)
 			goto done;
-		if (write_commit(h->repo, runner, report, report_len, &drift, when, has_tip ? &tip : NULL, &commit,
-				 err) < 0) {
+		if (write_commit(h->repo, runner, report, report_len, &drift, when, has_tip && !new_root ? &tip : NULL,
+				 &commit, err) < 0) {
 			if (out->problem[0])
 				err_prefix(err, "%s; nothing was written: ", out->problem);
 			goto done;
@@ -427,15 +376,19 @@ int history_walk(struct history *h, const char *runner, size_t limit, int with_r
 		struct history_entry e;
 		struct err perr;
 		char problem[ERR_MSG_MAX];
+		int sane;
 		memset(&e, 0, sizeof(e));
 		git_oid_tostr(e.sha, sizeof(e.sha), &id);
-		if (object_sane(h->repo, &id, &perr) < 0) {
-			err_set(err, "snapshot %.12s of runner %s cannot be read: %.600s", e.sha, runner, perr.msg);
-			goto done;
-		}
-		if (git_commit_lookup(&c, h->repo, &id) < 0) {
-			err_set(err, "snapshot %.12s of runner %s cannot be read: %s", e.sha, runner, lg_msg());
-			goto done;
+		sane = object_sane(h->repo, &id, &perr) == 0;
+		if (!sane || git_commit_lookup(&c, h->repo, &id) < 0) {
+			/* shown as the chain's last entry: what came before it is still worth listing */
+			snprintf(problem, sizeof(problem), "snapshot %.12s cannot be read: %.600s", e.sha,
+				 sane ? lg_msg() : perr.msg);
+			e.problem = problem;
+			e.unreadable = 1;
+			e.when = -1; /* unknown */
+			fn(ctx, runner, &e);
+			break;
 		}
 		e.when = (int64_t)git_commit_time(c);
 		if (read_tree_file(h->repo, c, "drift.json", &drift, &perr) == 0) {
@@ -453,12 +406,20 @@ int history_walk(struct history *h, const char *runner, size_t limit, int with_r
 			e.problem = problem;
 		}
 		{
-			int stop = fn(ctx, runner, &e);
-			int more = git_commit_parentcount(c) > 0;
+			int more = git_commit_parentcount(c) > 0, stop;
+			uint64_t size;
+			struct err ignored;
 			if (more)
 				git_oid_cpy(&id, git_commit_parent_id(c, 0));
 			git_commit_free(c);
 			seen++;
+			/* its parent not in the repository: refs fetched with --depth N stop here */
+			if (more && !(limit && seen >= limit) &&
+			    objects_check(h->repo, &id, HISTORY_MAX_BLOB, &size, &ignored) == OBJECTS_MISSING) {
+				e.not_fetched = 1;
+				more = 0;
+			}
+			stop = fn(ctx, runner, &e);
 			if (stop || !more || (limit && seen >= limit))
 				break;
 		}

@@ -74,6 +74,15 @@ struct history_entry {
 	const char *report_json; /* only when asked for */
 	size_t report_len;
 	const char *problem;
+	/*
+	 * Why the walk ends at this entry, when it ends early: unreadable, the
+	 * snapshot itself cannot be read (a damaged or missing commit: problem
+	 * says why, sha is what the chain names); not_fetched, its parent is
+	 * not in the repository (refs fetched with --depth N: the older
+	 * snapshots were not fetched). Neither is an error of the walk: the
+	 * caller shows what there is and says the rest is missing.
+	 */
+	int unreadable, not_fetched;
 };
 
 typedef int (*history_entry_fn)(void *ctx, const char *runner, const struct history_entry *e);
@@ -81,7 +90,10 @@ typedef int (*history_entry_fn)(void *ctx, const char *runner, const struct hist
 /*
  * Calls fn for the runner's snapshots, newest first, following first
  * parents, at most limit of them (0: all). with_report also reads report.json.
- * fn returning non-zero stops the walk. -1: no such runner, or a broken chain.
+ * fn returning non-zero stops the walk. A snapshot that cannot be read,
+ * or whose parent was not fetched, is given to fn as the last entry
+ * (unreadable, not_fetched). -1: no such runner, or a ref that is not a
+ * snapshot chain (symbolic, or naming something other than a commit).
  */
 int history_walk(struct history *h, const char *runner, size_t limit, int with_report, history_entry_fn fn,
 		 void *ctx, struct err *err);

@@ -7,7 +7,9 @@
  * (their targets are not in this tree); vendored environments, dependency
  * folders and test-data folders (corpus, fixtures, testdata: parser test
  * inputs are deliberately malformed pin files) are skipped, as is anything deeper than
- * GIT_REPO_MAX_DEPTH folders. Blob sizes are checked before reading.
+ * GIT_REPO_MAX_DEPTH folders. Blob sizes are read from the objects' headers
+ * before anything is inflated (git_objects.h), against the per-file cap and
+ * what is left of the revision's PINS_MAX_BYTES.
  */
 #include "git/git_repo.h"
 
@@ -15,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "git/git_objects.h"
+#include "util/os.h"
 #include "util/strbuf.h"
 
 struct git_repo {
@@ -212,19 +216,153 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)
 	return 0;
 }
 
+/*
+ * Partial clones (actions/checkout's `filter: blob:none`) lack blobs by
+ * design: git fetches each from the "promisor" remote when it needs it.
+ * libgit2 cannot, so the git program is asked to, the way git itself does
+ * it (promisor-remote.c: `git -c fetch.negotiationAlgorithm=noop fetch
+ * REMOTE --no-tags --no-write-fetch-head --recurse-submodules=no
+ * --filter=blob:none OID...`), for all the blobs a revision's pin files
+ * need at once; the new pack is then seen by refreshing the object
+ * database. The promisor remote: extensions.partialclone, or the first
+ * remote with promisor = true (git's gitrepository-layout(5),
+ * partial-clone.txt).
+ */
+static int promisor_remote(git_repository *repo, struct strbuf *out)
+{
+	git_config *cfg = NULL;
+	git_buf b = { 0 };
+	git_strarray remotes = { 0 };
+	int found = 0;
+	strbuf_reset(out);
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		return 0;
+	if (git_config_get_string_buf(&b, cfg, "extensions.partialclone") == 0 && b.ptr && b.ptr[0]) {
+		strbuf_adds(out, b.ptr);
+		found = 1;
+	} else if (git_remote_list(&remotes, repo) == 0) {
+		for (size_t i = 0; i < remotes.count && !found; i++) {
+			int v = 0;
+			char *key = xasprintf("remote.%s.promisor", remotes.strings[i]);
+			if (git_config_get_bool(&v, cfg, key) == 0 && v) {
+				strbuf_adds(out, remotes.strings[i]);
+				found = 1;
+			}
+			free(key);
+		}
+		git_strarray_dispose(&remotes);
+	}
+	git_buf_dispose(&b);
+	git_config_free(cfg);
+	return found;
+}
+
+/* Fetches the n missing objects ids from the promisor remote with git; -1 with err saying why not. */
+static int fetch_promised(struct git_repo *r, const git_oid *ids, size_t n, struct err *err)
+{
+	struct strbuf remote = STRBUF_INIT, errout = STRBUF_INIT;
+	const char **argv;
+	char (*hex)[GIT_OID_HEXSZ + 1];
+	long long code = -1;
+	size_t k = 0, i;
+	int rc = -1, sp;
+	git_odb *odb = NULL;
+	if (!promisor_remote(r->repo, &remote))
+		return err_set(err, "it is not in the repository, which is not a partial clone either (a damaged or "
+				    "incomplete clone): fetch again");
+	argv = xcalloc(n + 16, sizeof(*argv));
+	hex = xcalloc(n, sizeof(*hex));
+	argv[k++] = "git";
+	argv[k++] = "--git-dir";
+	argv[k++] = git_repository_path(r->repo);
+	argv[k++] = "-c";
+	argv[k++] = "fetch.negotiationAlgorithm=noop";
+	argv[k++] = "fetch";
+	argv[k++] = "--quiet";
+	argv[k++] = remote.buf;
+	argv[k++] = "--no-tags";
+	argv[k++] = "--no-write-fetch-head";
+	argv[k++] = "--recurse-submodules=no";
+	argv[k++] = "--filter=blob:none";
+	for (i = 0; i < n; i++) {
+		git_oid_tostr(hex[i], sizeof(hex[i]), &ids[i]);
+		argv[k++] = hex[i];
+	}
+	sp = os_spawn(argv, NULL, 300000, NULL, &errout, &code, err);
+	if (sp < 0) {
+		err_prefix(err, "this is a partial clone (filter: blob:none) and the git program, which fetches its "
+				"missing blobs from the remote %s, cannot run: ", remote.buf);
+	} else if (sp > 0 || code != 0) {
+		/* git's first fatal: or error: line says why (no network, the remote gone, no access) */
+		char *why, *e;
+		strbuf_addch(&errout, '\0'); /* buf is never NULL from here */
+		why = strstr(errout.buf, "fatal: ");
+		if (!why)
+			why = strstr(errout.buf, "error: ");
+		why = why ? why : errout.buf;
+		if ((e = strchr(why, '\n')))
+			*e = '\0';
+		err_set(err, "this is a partial clone (filter: blob:none) and git could not fetch the missing blobs from "
+			     "its remote %s (%.300s): check out without a filter, or with network access to %s",
+			remote.buf, sp > 0 ? "timed out" : why[0] ? why : "no reason given", remote.buf);
+	} else if (git_repository_odb(&odb, r->repo) < 0 || git_odb_refresh(odb) < 0) {
+		err_set(err, "cannot reread the object database after fetching: %s", lg_msg());
+	} else {
+		rc = 0;
+	}
+	git_odb_free(odb);
+	free(argv);
+	free(hex);
+	strbuf_release(&remote);
+	strbuf_release(&errout);
+	return rc;
+}
+
 struct reader {
 	struct git_repo *r;
 	git_tree *tree;
 	const char *sha;
+	uint64_t left; /* bytes of pin files this revision may still hold (PINS_MAX_BYTES) */
 };
+
+/* The blobs of the pin files found that this (partial) clone lacks, fetched with one git run. */
+static int prefetch(struct reader *rd, const struct strlist *paths, struct err *err)
+{
+	git_oid *ids = NULL;
+	size_t n = 0, alloc = 0, i, first = 0;
+	int rc = 0;
+	for (i = 0; i < paths->n; i++) {
+		git_tree_entry *e = NULL;
+		uint64_t size;
+		struct err ignored;
+		if (git_tree_entry_bypath(&e, rd->tree, paths->v[i]) < 0)
+			continue;
+		if (objects_check(rd->r->repo, git_tree_entry_id(e), REQ_MAX_FILE_SIZE, &size, &ignored) ==
+		    OBJECTS_MISSING) {
+			ALLOC_GROW(ids, n + 1, alloc);
+			if (!n)
+				first = i;
+			git_oid_cpy(&ids[n++], git_tree_entry_id(e));
+		}
+		git_tree_entry_free(e);
+	}
+	if (n) {
+		char hex[GIT_OID_HEXSZ + 1];
+		git_oid_tostr(hex, sizeof(hex), &ids[0]);
+		rc = fetch_promised(rd->r, ids, n, err);
+		if (rc < 0)
+			err_prefix(err, "%s: cannot read the blob %.12s: ", paths->v[first], hex);
+	}
+	free(ids);
+	return rc;
+}
 
 static int read_blob(void *ctx, const char *path, struct strbuf *out, struct err *err)
 {
 	struct reader *rd = ctx;
 	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
-	git_object_size_t size;
-	int rc = 0;
+	uint64_t size = 0, max;
+	int rc;
 
 	if (git_tree_entry_bypath(&entry, rd->tree, path) < 0)
 		return 1;
@@ -234,16 +372,36 @@ static int read_blob(void *ctx, const char *path, struct strbuf *out, struct err
 		git_tree_entry_free(entry);
 		return 1; /* a folder, symlink or submodule: not a file of this tree */
 	}
-	if (git_blob_lookup(&blob, rd->r->repo, git_tree_entry_id(entry)) < 0) {
-		rc = err_set(err, "%s: cannot read the blob: %s", path, lg_msg());
-	} else {
-		size = git_blob_rawsize(blob);
-		if (size > REQ_MAX_FILE_SIZE)
-			rc = err_set(err, "%s: larger than %u bytes; refusing to parse it", path, REQ_MAX_FILE_SIZE);
+	/* The size comes from the object's header, before anything is inflated. */
+	max = rd->left < REQ_MAX_FILE_SIZE ? rd->left : REQ_MAX_FILE_SIZE;
+	rc = objects_read_blob(rd->r->repo, git_tree_entry_id(entry), max, out, &size, err);
+	if (rc == OBJECTS_TOO_BIG && size > REQ_MAX_FILE_SIZE)
+		rc = err_set(err, "%s: larger than %u bytes; refusing to parse it", path, REQ_MAX_FILE_SIZE);
+	else if (rc == OBJECTS_TOO_BIG)
+		rc = err_set(err, "%s: the pin files of this revision pass %u MiB together; refusing to read more",
+			     path, PINS_MAX_BYTES >> 20);
+	else if (rc == OBJECTS_MISSING) {
+		/* not fetched up front (an included file): ask the promisor remote for this one */
+		char hex[GIT_OID_HEXSZ + 1];
+		git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(entry));
+		if (fetch_promised(rd->r, git_tree_entry_id(entry), 1, err) < 0)
+			rc = err_prefix(err, "%s: cannot read the blob %.12s: ", path, hex);
+		else if ((rc = objects_read_blob(rd->r->repo, git_tree_entry_id(entry), max, out, &size, err)) ==
+			 OBJECTS_OK)
+			rd->left -= out->len;
+		else if (rc == OBJECTS_MISSING)
+			rc = err_set(err, "%s: cannot read the blob %.12s: git fetched it, yet it is still missing", path,
+				     hex);
+		else if (rc == OBJECTS_TOO_BIG)
+			rc = err_set(err, "%s: larger than the %llu bytes left to read; refusing to parse it", path,
+				     (unsigned long long)max);
 		else
-			strbuf_add(out, git_blob_rawcontent(blob), (size_t)size);
+			rc = err_prefix(err, "%s: ", path);
 	}
-	git_blob_free(blob);
+	else if (rc < 0)
+		rc = err_prefix(err, "%s: ", path);
+	else
+		rd->left -= out->len;
 	git_tree_entry_free(entry);
 	return rc;
 }
@@ -279,7 +437,10 @@ int git_repo_pins(struct git_repo *r, const char *sha, struct pinset *ps, struct
 	rd.r = r;
 	rd.tree = tree;
 	rd.sha = sha;
-	rc = pinset_load(ps, &w.found, read_blob, &rd, err);
+	rd.left = PINS_MAX_BYTES;
+	rc = prefetch(&rd, &w.found, err);
+	if (rc == 0)
+		rc = pinset_load(ps, &w.found, read_blob, &rd, err);
 out:
 	strlist_release(&w.found);
 	git_tree_free(tree);

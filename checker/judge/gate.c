@@ -25,7 +25,7 @@
 #include "util/jsonout.h"
 #include "pe/pe.h"
 #include "judge/cuda.h"
-#include "judge/policy.h"
+#include "judge/row.h"
 #include "util/version.h"
 
 void gate_pins_init(struct gate_pins *g)
@@ -248,17 +248,13 @@ struct judge {
 
 static int arch_ok(const struct judge *j, unsigned mask)
 {
-	return !mask || (j->aidx >= 0 && (mask & (1u << j->aidx)));
+	return row_arch_ok(mask, j->aidx);
 }
 
 /* A finding about the pin, judged by the row. */
 static struct finding *add(struct judge *j, enum rule_id rule, int sev, struct finding_spec spec)
 {
-	struct finding *f = finding_add(&j->out, rule, sev, &spec);
-	f->matrix.row = xstrdup(j->row->id);
-	f->matrix.file = xstrdup(matrix_row_file(j->row));
-	f->matrix.line = j->row->pos.line;
-	return f;
+	return row_finding_add(&j->out, j->row, rule, sev, &spec);
 }
 
 /* "torch 2.4.0 (requirements.txt: torch==2.4.0)" */
@@ -310,11 +306,7 @@ static int cb_unresolved(const char *dll, void *ctx)
 
 static char *redist_fix(const struct judge *j)
 {
-	char *min = policy_redist_min(j->row, j->aidx), *fix;
-	fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", j->r->arch, min,
-			policy_redist_url(j->r->arch));
-	free(min);
-	return fix;
+	return row_redist_fix(j->r->arch, j->row, j->aidx);
 }
 
 /*
@@ -353,46 +345,59 @@ static size_t missing_runtimes(const struct judge *j, struct strbuf *names, char
 	return n;
 }
 
-static void judge_redist(struct judge *j)
+/* What the registry says, for a redistributable whose DLLs are not on the runner. Caller frees. */
+static char *registry_says(const struct row_redist *v)
+{
+	switch (v->state) {
+	case ROW_REDIST_NO_REGISTRY:
+		return xstrdup("no registry was read");
+	case ROW_REDIST_NO_ENTRY:
+	case ROW_REDIST_NOT_INSTALLED:
+		return xstrdup("the registry has no installed redistributable for it");
+	case ROW_REDIST_TOO_OLD:
+		/* an older release that predates these DLLs (14.34 has no vcruntime140_threads.dll) is not broken */
+		return xasprintf("the registry records %s installed, older than the %s this needs: an older "
+				 "redistributable lacks them",
+				 v->rd->version, v->min->text);
+	case ROW_REDIST_NO_MINIMUM:
+	case ROW_REDIST_VERSION_UNKNOWN:
+	case ROW_REDIST_OK:
+		break;
+	}
+	return xstrdup("yet the registry records it as installed (a broken install)");
+}
+
+/* One root cause: the redistributable's DLLs are not here (whatever the registry says). */
+static void redist_dlls_missing(struct judge *j, const struct row_redist *v, const char *missing, const char *leaf)
+{
+	char *who = pinned(j), *rn = range_note(j), *min = row_redist_min(j->row, j->aidx), *fix = redist_fix(j);
+	char *reg = registry_says(v);
+	char *title = xasprintf("torch %s needs the VC++ 2015-2022 %s redistributable%s: its DLLs are not on this runner "
+				"(%s)",
+				j->version, j->r->arch, min, missing);
+	char *msg = xasprintf("%s imports %s, which the VC++ 2015-2022 %s redistributable installs; %s. Found nowhere "
+			      "the search looks (%s): import torch fails with WinError 126 on this runner.%s",
+			      who, missing, j->r->arch, reg, j->searched, rn);
+	add(j, RULE_REDIST_MISSING, SEV_ERROR,
+	    (struct finding_spec){ .winerror = 126, .title = title, .message = msg, .fix = fix, .leaf = leaf });
+	j->redist_missing = 1;
+	free(title);
+	free(msg);
+	free(reg);
+	free(who);
+	free(rn);
+	free(min);
+	free(fix);
+}
+
+/* The runner's DLLs are there: the registry's state of the redistributable against the row's minimum. */
+static void redist_registry(struct judge *j, const struct row_redist *v)
 {
 	const struct inventory *inv = j->r->inv;
-	const struct inv_redist *rd = NULL;
-	const struct matrix_min *m = j->aidx >= 0 ? &j->row->vc_redist[j->aidx] : NULL;
-	char *who = pinned(j), *rn = range_note(j), *min = policy_redist_min(j->row, j->aidx), *fix = redist_fix(j), *title = NULL,
-	     *msg = NULL, *leaf = NULL;
-	struct strbuf missing = STRBUF_INIT;
-	size_t i, nmissing = missing_runtimes(j, &missing, &leaf);
-	for (i = 0; i < 3; i++)
-		if (!strcmp(inv->redist[i].arch, j->r->arch))
-			rd = &inv->redist[i];
-	if (nmissing) {
-		/* one root cause: the redistributable's DLLs are not here (whatever the registry says) */
-		char *older = NULL;
-		const char *reg = !inv->redist_read ? "no registry was read"
-				  : !rd || !rd->installed ? "the registry has no installed redistributable for it"
-							  : "yet the registry records it as installed (a broken install)";
-		if (rd && rd->installed && rd->has_ver && m && m->set) {
-			struct winver have;
-			memset(&have, 0, sizeof(have));
-			memcpy(have.part, rd->ver, sizeof(have.part));
-			have.nparts = 4;
-			/* an older release that predates these DLLs (14.34 has no vcruntime140_threads.dll) is not broken */
-			if (!winver_at_least(&have, &m->v))
-				reg = older = xasprintf("the registry records %s installed, older than the %s this needs: "
-							"an older redistributable lacks them",
-							rd->version, m->text);
-		}
-		title = xasprintf("torch %s needs the VC++ 2015-2022 %s redistributable%s: its DLLs are not on this runner "
-				  "(%s)",
-				  j->version, j->r->arch, min, missing.buf);
-		msg = xasprintf("%s imports %s, which the VC++ 2015-2022 %s redistributable installs; %s. Found nowhere "
-				"the search looks (%s): import torch fails with WinError 126 on this runner.%s",
-				who, missing.buf, j->r->arch, reg, j->searched, rn);
-		add(j, RULE_REDIST_MISSING, SEV_ERROR,
-		    (struct finding_spec){ .winerror = 126, .title = title, .message = msg, .fix = fix, .leaf = leaf });
-		j->redist_missing = 1;
-		free(older);
-	} else if (!inv->redist_read) {
+	const struct inv_redist *rd = v->rd;
+	char *who = pinned(j), *rn = range_note(j), *min = row_redist_min(j->row, j->aidx), *fix = redist_fix(j);
+	char *title = NULL, *msg = NULL;
+	if (v->state == ROW_REDIST_NO_REGISTRY) {
 		title = xasprintf("VC++ %s redistributable%s for torch %s: unknown on this runner (no registry)", j->r->arch,
 				  min, j->version);
 		msg = xasprintf("%s needs the VC++ 2015-2022 %s redistributable%s. No registry was read, so whether this "
@@ -403,7 +408,7 @@ static void judge_redist(struct judge *j)
 					   .fix = "run on the Windows runner itself, or give --registry FILE (a `reg "
 						  "export`, a Wine system.reg or a SOFTWARE hive) or --root a Wine "
 						  "prefix's drive_c" });
-	} else if (!rd || !rd->installed) {
+	} else if (v->state == ROW_REDIST_NO_ENTRY || v->state == ROW_REDIST_NOT_INSTALLED) {
 		title = xasprintf("torch %s needs the VC++ 2015-2022 %s redistributable%s: it is not installed on this "
 				  "runner",
 				  j->version, j->r->arch, min);
@@ -414,41 +419,47 @@ static void judge_redist(struct judge *j)
 				rd && rd->found ? "present with Installed = 0 or no version" : "absent",
 				inv->redist_source ? inv->redist_source : "registry", rn);
 		add(j, RULE_REDIST_MISSING, SEV_WARNING, (struct finding_spec){ .title = title, .message = msg, .fix = fix });
-	} else if (m && m->set && !rd->has_ver) {
+	} else if (v->state == ROW_REDIST_VERSION_UNKNOWN) {
 		title = xasprintf("VC++ %s redistributable: version unknown, torch %s needs >= %s", j->r->arch, j->version,
-				  m->text);
+				  v->min->text);
 		msg = xasprintf("%s is installed but records no version the checker can read, so the minimum %s of "
 				"matrix row %s (for %s) cannot be checked.%s",
-				rd->key, m->text, j->row->id, who, rn);
+				rd->key, v->min->text, j->row->id, who, rn);
 		add(j, RULE_UNVERIFIED, SEV_NOTE,
 		    (struct finding_spec){ .title = title, .message = msg,
 					   .fix = "reinstall the VC++ 2015-2022 redistributable so its registry key is "
 						  "complete" });
-	} else if (m && m->set) {
-		struct winver have;
-		memset(&have, 0, sizeof(have));
-		memcpy(have.part, rd->ver, sizeof(have.part));
-		have.nparts = 4;
-		if (!winver_at_least(&have, &m->v)) {
-			title = xasprintf("VC++ %s redistributable %s on this runner is older than torch %s needs (>= %s)",
-					  j->r->arch, rd->version, j->version, m->text);
-			msg = xasprintf("%s needs at least %s (matrix row %s, %s:%u): the redistributable must be as new "
-					"as the toolset torch was built with. %s (%s) records %s.%s",
-					who, m->text, j->row->id, matrix_row_file(j->row), m->pos.line, rd->key,
-					inv->redist_source ? inv->redist_source : "registry",
-					rd->version_raw ? rd->version_raw : rd->version, rn);
-			add(j, RULE_REDIST_TOO_OLD, policy_row_severity(j->row->status),
-			    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
-		}
+	} else if (v->state == ROW_REDIST_TOO_OLD) {
+		title = xasprintf("VC++ %s redistributable %s on this runner is older than torch %s needs (>= %s)",
+				  j->r->arch, rd->version, j->version, v->min->text);
+		msg = xasprintf("%s needs at least %s (matrix row %s, %s:%u): the redistributable must be as new "
+				"as the toolset torch was built with. %s (%s) records %s.%s",
+				who, v->min->text, j->row->id, matrix_row_file(j->row), v->min->pos.line, rd->key,
+				inv->redist_source ? inv->redist_source : "registry",
+				rd->version_raw ? rd->version_raw : rd->version, rn);
+		add(j, RULE_REDIST_TOO_OLD, row_severity(j->row->status),
+		    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
 	}
 	free(title);
 	free(msg);
-	free(leaf);
-	strbuf_release(&missing);
 	free(who);
 	free(rn);
 	free(min);
 	free(fix);
+}
+
+static void judge_redist(struct judge *j)
+{
+	struct row_redist v;
+	struct strbuf missing = STRBUF_INIT;
+	char *leaf = NULL;
+	row_redist(&v, j->r->inv, j->row, j->r->arch, j->aidx);
+	if (missing_runtimes(j, &missing, &leaf))
+		redist_dlls_missing(j, &v, missing.buf, leaf);
+	else
+		redist_registry(j, &v);
+	free(leaf);
+	strbuf_release(&missing);
 }
 
 /* A runtime or OpenMP DLL the row needs from the system, found nowhere: import torch fails with 126. */
@@ -467,13 +478,49 @@ static void missing_here(struct judge *j, const char *dll, const char *why, cons
 	free(msg);
 }
 
+/* The copy the search finds against the entry's min_version. */
+static void judge_dll_copy(struct judge *j, const struct matrix_dll *d, const struct copy *c)
+{
+	char *title, *msg, *fix = NULL, *who, *rn;
+	enum row_dll_state s = row_dll_min(d, j->aidx, c->has_ver ? &c->ver : NULL);
+	if (s == ROW_DLL_NOT_JUDGED || s == ROW_DLL_OK)
+		return;
+	who = pinned(j);
+	rn = range_note(j);
+	if (s == ROW_DLL_VERSION_UNKNOWN) {
+		title = row_dll_unknown_title(d, j->version);
+		msg = xasprintf("%s (%s) is the copy the search finds for %s, but %s, so the minimum %s cannot be "
+				"checked.%s",
+				c->path, c->where, who, c->error ? c->error : "it has no version resource (Wine's "
+									      "builtins have none)",
+				d->min.text, rn);
+		add(j, RULE_UNVERIFIED, SEV_NOTE,
+		    (struct finding_spec){ .title = title, .message = msg, .fix = ROW_DLL_UNKNOWN_FIX, .leaf = d->name,
+					   .path = c->path });
+	} else {
+		title = row_dll_too_old_title(d, c->ver_text, c->where, j->version);
+		msg = xasprintf("For %s the search finds %s first (file version %s). Below %s: %s (matrix row %s, "
+				"%s:%u).%s",
+				who, c->path, c->ver_text, d->min.text, d->why ? d->why : "too old for this torch",
+				j->row->id, matrix_row_file(j->row), d->min.pos.line, rn);
+		fix = row_dll_too_old_fix(d, c->path, c->ver_text, !strcmp(c->where, "System32"), j->r->arch);
+		add(j, RULE_RUNTIME_TOO_OLD, row_severity(d->status),
+		    (struct finding_spec){ .winerror = d->winerror, .title = title, .message = msg, .fix = fix,
+					   .leaf = d->name, .path = c->path });
+	}
+	free(title);
+	free(msg);
+	free(fix);
+	free(who);
+	free(rn);
+}
+
 static void judge_runtime_dlls(struct judge *j)
 {
 	size_t i;
 	for (i = 0; i < j->row->ndlls; i++) {
 		const struct matrix_dll *d = &j->row->dlls[i];
 		struct copy c;
-		char *title, *msg, *fix, *who, *rn;
 		if (d->where == MATRIX_BUNDLED || !arch_ok(j, d->arch_mask))
 			continue;
 		if (!runner_find(j->cache, j->r, d->name, &c)) {
@@ -484,56 +531,7 @@ static void judge_runtime_dlls(struct judge *j)
 			}
 			continue;
 		}
-		if (!d->min.set) {
-			copy_release(&c);
-			continue;
-		}
-		who = pinned(j);
-		rn = range_note(j);
-		if (!c.has_ver) {
-			title = xasprintf("%s: version unknown, torch %s needs >= %s", d->name, j->version, d->min.text);
-			msg = xasprintf("%s (%s) is the copy the search finds for %s, but %s, so the minimum %s cannot be "
-					"checked.%s",
-					c.path, c.where, who, c.error ? c.error : "it has no version resource (Wine's "
-										    "builtins have none)",
-					d->min.text, rn);
-			add(j, RULE_UNVERIFIED, SEV_NOTE,
-			    (struct finding_spec){ .title = title, .message = msg,
-						   .fix = "nothing to do if this is a Wine prefix; on Windows every "
-							  "Microsoft runtime DLL carries its version",
-						   .leaf = d->name, .path = c.path });
-		} else if (!winver_at_least(&c.ver, &d->min.v)) {
-			title = d->winerror ? xasprintf("%s %s will be the one loaded (%s); torch %s needs >= %s (WinError "
-							"%d%s)",
-							d->name, c.ver_text, c.where, j->version, d->min.text,
-							d->winerror, d->winerror == 1114 ? " in DllMain" : "")
-					    : xasprintf("%s %s will be the one loaded (%s); torch %s needs >= %s", d->name,
-							c.ver_text, c.where, j->version, d->min.text);
-			msg = xasprintf("For %s the search finds %s first (file version %s). Below %s: %s (matrix row %s, "
-					"%s:%u).%s",
-					who, c.path, c.ver_text, d->min.text, d->why ? d->why : "too old for this torch",
-					j->row->id, matrix_row_file(j->row), d->min.pos.line, rn);
-			fix = !strcmp(c.where, "System32")
-				      ? xasprintf("install the VC++ 2015-2022 %s redistributable >= %s (%s)", j->r->arch,
-						  d->min.text, policy_redist_url(j->r->arch))
-				      : xasprintf("remove or update the %s at %s (file version %s), and install the VC++ "
-						  "2015-2022 %s redistributable >= %s (%s)",
-						  d->name, c.path, c.ver_text, j->r->arch, d->min.text,
-						  policy_redist_url(j->r->arch));
-			add(j, RULE_RUNTIME_TOO_OLD, policy_row_severity(d->status),
-			    (struct finding_spec){ .winerror = d->winerror, .title = title, .message = msg, .fix = fix,
-						   .leaf = d->name, .path = c.path });
-			free(fix);
-		} else {
-			free(who);
-			free(rn);
-			copy_release(&c);
-			continue;
-		}
-		free(title);
-		free(msg);
-		free(who);
-		free(rn);
+		judge_dll_copy(j, d, &c);
 		copy_release(&c);
 	}
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/row.h"
 #include "util/strbuf.h"
 #include "util/version.h"
 
@@ -37,38 +38,11 @@ struct pol {
 	const char *version, *variant;
 };
 
-const char *policy_redist_url(const char *arch)
-{
-	if (arch && !strcmp(arch, "x86"))
-		return "https://aka.ms/vs/17/release/vc_redist.x86.exe";
-	if (arch && !strcmp(arch, "arm64"))
-		return "https://aka.ms/vs/17/release/vc_redist.arm64.exe";
-	return "https://aka.ms/vs/17/release/vc_redist.x64.exe";
-}
-
-enum report_severity policy_row_severity(enum matrix_status s)
-{
-	return s == MATRIX_INFERRED ? SEV_WARNING : SEV_ERROR;
-}
-
-char *policy_redist_min(const struct matrix_row *row, int aidx)
-{
-	const struct matrix_min *m = row && aidx >= 0 ? &row->vc_redist[aidx] : NULL;
-	return m && m->set ? xasprintf(" >= %s", m->text) : xstrdup("");
-}
-
 /* A finding about this install, with the row that judged it. `severity`: as for finding_add. */
 static struct finding *add(struct pol *p, enum rule_id rule, int severity, struct finding_spec spec)
 {
-	struct finding *f;
 	spec.install = p->run->torch_dir;
-	f = finding_add(p->out, rule, severity, &spec);
-	if (p->row) {
-		f->matrix.row = xstrdup(p->row->id);
-		f->matrix.file = xstrdup(matrix_row_file(p->row));
-		f->matrix.line = p->row->pos.line;
-	}
-	return f;
+	return row_finding_add(p->out, p->row, rule, severity, &spec);
 }
 
 /* Whether f is about this install (Windows compares folder names without case). */
@@ -200,99 +174,95 @@ static int vc_runtime_unresolved(const struct torch_run *run, char **which)
 	return 0;
 }
 
+/* The redistributable of no registry: unknown, not missing. */
+static void redist_no_registry(struct pol *p, const char *min)
+{
+	char *msg = xasprintf("No registry was read, so whether the VC++ 2015-2022 %s redistributable%s is "
+			      "installed is unknown (not missing); the runtime DLLs were still checked "
+			      "through the loader.",
+			      p->arch, min);
+	add(p, RULE_UNVERIFIED, SEV_NOTE,
+	    (struct finding_spec){
+		    .title = "VC++ redistributable: unknown (no registry)", .message = msg,
+		    .fix = "give --registry FILE (a `reg export` of HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\"
+			   "14.0\\VC\\Runtimes, or a Wine system.reg), or --root a Wine prefix's drive_c" });
+	free(msg);
+}
+
+/* The redistributable of this architecture is not installed: an error when a runtime DLL does not resolve. */
+static void redist_not_installed(struct pol *p, const struct inv_redist *r)
+{
+	const struct inventory *inv = p->in->inv;
+	struct strbuf others = STRBUF_INIT;
+	char *which = NULL, *title, *msg, *fix, *tail;
+	int unresolved = vc_runtime_unresolved(p->run, &which);
+	size_t i;
+	for (i = 0; i < 3; i++) {
+		const struct inv_redist *o = &inv->redist[i];
+		if (o != r && o->installed)
+			strbuf_addf(&others, "%s%s %s", others.len ? ", " : "", o->arch,
+				    o->version ? o->version : "(version unknown)");
+	}
+	title = others.len ? xasprintf("%s installed but %s missing: the VC++ 2015-2022 %s redistributable "
+				       "is not installed",
+				       others.buf, p->arch, p->arch)
+			   : xasprintf("the VC++ 2015-2022 %s redistributable is not installed", p->arch);
+	tail = unresolved ? xasprintf("%s does not resolve for torch's %s process.", which, p->arch)
+			  : xstrdup("The runtime DLLs still resolve on this machine (copied there without the "
+				    "installer), so torch loads here, but nothing services or guarantees them.");
+	msg = xasprintf("%s\\%s is %s in the registry (%s)%s%s%s. %s",
+			"HKLM\\" INV_REDIST_KEY, p->arch, r->found ? "present with Installed = 0 or no version" : "absent",
+			inv->redist_source ? inv->redist_source : "?",
+			others.len ? "; only " : "", others.len ? others.buf : "",
+			others.len ? " is installed, and a redistributable of another architecture never serves a "
+				     "process of this one (x86 goes to SysWOW64; a 64-bit python.exe loads only x64 DLLs)"
+				   : "",
+			tail);
+	free(tail);
+	fix = row_redist_fix(p->arch, p->row, p->aidx);
+	add(p, RULE_REDIST_MISSING, unresolved ? SEV_ERROR : SEV_WARNING,
+	    (struct finding_spec){ .title = title, .message = msg, .fix = fix, .leaf = which });
+	free(title);
+	free(msg);
+	free(fix);
+	free(which);
+	strbuf_release(&others);
+}
+
 static void redist(struct pol *p)
 {
 	const struct inventory *inv = p->in->inv;
-	const struct inv_redist *r = NULL;
-	char *min = policy_redist_min(p->row, p->aidx);
-	size_t i;
-	if (!inv->redist_read) {
-		char *msg = xasprintf("No registry was read, so whether the VC++ 2015-2022 %s redistributable%s is "
-				      "installed is unknown (not missing); the runtime DLLs were still checked "
-				      "through the loader.",
-				      p->arch, min);
-		add(p, RULE_UNVERIFIED, SEV_NOTE,
-		    (struct finding_spec){
-			    .title = "VC++ redistributable: unknown (no registry)", .message = msg,
-			    .fix = "give --registry FILE (a `reg export` of HKLM\\SOFTWARE\\Microsoft\\VisualStudio\\"
-				   "14.0\\VC\\Runtimes, or a Wine system.reg), or --root a Wine prefix's drive_c" });
-		free(msg);
-		free(min);
-		return;
-	}
-	for (i = 0; i < 3; i++)
-		if (!strcmp(inv->redist[i].arch, p->arch))
-			r = &inv->redist[i];
-	if (!r) {
-		free(min);
-		return;
-	}
-	if (!r->installed) {
-		struct strbuf others = STRBUF_INIT;
-		char *which = NULL, *title, *msg, *fix, *tail;
-		int unresolved = vc_runtime_unresolved(p->run, &which);
-		for (i = 0; i < 3; i++) {
-			const struct inv_redist *o = &inv->redist[i];
-			if (o != r && o->installed)
-				strbuf_addf(&others, "%s%s %s", others.len ? ", " : "", o->arch,
-					    o->version ? o->version : "(version unknown)");
-		}
-		title = others.len ? xasprintf("%s installed but %s missing: the VC++ 2015-2022 %s redistributable "
-					       "is not installed",
-					       others.buf, p->arch, p->arch)
-				   : xasprintf("the VC++ 2015-2022 %s redistributable is not installed", p->arch);
-		tail = unresolved ? xasprintf("%s does not resolve for torch's %s process.", which, p->arch)
-				  : xstrdup("The runtime DLLs still resolve on this machine (copied there without the "
-					    "installer), so torch loads here, but nothing services or guarantees them.");
-		msg = xasprintf("%s\\%s is %s in the registry (%s)%s%s%s. %s",
-				"HKLM\\" INV_REDIST_KEY, p->arch, r->found ? "present with Installed = 0 or no version" : "absent",
-				inv->redist_source ? inv->redist_source : "?",
-				others.len ? "; only " : "", others.len ? others.buf : "",
-				others.len ? " is installed, and a redistributable of another architecture never serves a "
-					     "process of this one (x86 goes to SysWOW64; a 64-bit python.exe loads only x64 DLLs)"
-					   : "",
-				tail);
-		free(tail);
-		fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", p->arch, min,
-				policy_redist_url(p->arch));
-		add(p, RULE_REDIST_MISSING, unresolved ? SEV_ERROR : SEV_WARNING,
-		    (struct finding_spec){ .title = title, .message = msg, .fix = fix, .leaf = which });
-		free(title);
-		free(msg);
-		free(fix);
-		free(which);
-		strbuf_release(&others);
-	} else if (p->row && p->aidx >= 0 && p->row->vc_redist[p->aidx].set && !r->has_ver) {
+	struct row_redist v;
+	char *min = row_redist_min(p->row, p->aidx);
+	row_redist(&v, inv, p->row, p->arch, p->aidx);
+	if (v.state == ROW_REDIST_NO_REGISTRY) {
+		redist_no_registry(p, min);
+	} else if (v.state == ROW_REDIST_NOT_INSTALLED) {
+		redist_not_installed(p, v.rd);
+	} else if (v.state == ROW_REDIST_VERSION_UNKNOWN) {
 		char *msg = xasprintf("%s is installed but records no version the checker can read, so the minimum "
 				      "%s of matrix row %s cannot be checked.",
-				      r->key, p->row->vc_redist[p->aidx].text, p->row->id);
+				      v.rd->key, v.min->text, p->row->id);
 		add(p, RULE_UNVERIFIED, SEV_NOTE,
 		    (struct finding_spec){
 			    .title = "VC++ redistributable: version unknown", .message = msg,
 			    .fix = "reinstall the VC++ 2015-2022 redistributable so its registry key is complete" });
 		free(msg);
-	} else if (p->row && p->aidx >= 0 && p->row->vc_redist[p->aidx].set && r->has_ver) {
-		const struct matrix_min *m = &p->row->vc_redist[p->aidx];
-		struct winver have;
-		memset(&have, 0, sizeof(have));
-		memcpy(have.part, r->ver, sizeof(have.part));
-		have.nparts = 4;
-		if (!winver_at_least(&have, &m->v)) {
-			char *title = xasprintf("VC++ %s redistributable %s is older than torch %s needs (>= %s)", p->arch,
-						r->version, p->version, m->text);
-			char *msg = xasprintf("%s (%s) records %s; the matrix row %s (%s:%u) asks for at least %s: the "
-					      "redistributable must be as new as the toolset torch was built with.",
-					      r->key, inv->redist_source ? inv->redist_source : "registry",
-					      r->version_raw ? r->version_raw : r->version, p->row->id,
-					      matrix_row_file(p->row), m->pos.line, m->text);
-			char *fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)", p->arch, min,
-					      policy_redist_url(p->arch));
-			add(p, RULE_REDIST_TOO_OLD, policy_row_severity(p->row->status),
-			    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
-			free(title);
-			free(msg);
-			free(fix);
-		}
+	} else if (v.state == ROW_REDIST_TOO_OLD) {
+		const struct inv_redist *r = v.rd;
+		char *title = xasprintf("VC++ %s redistributable %s is older than torch %s needs (>= %s)", p->arch,
+					r->version, p->version, v.min->text);
+		char *msg = xasprintf("%s (%s) records %s; the matrix row %s (%s:%u) asks for at least %s: the "
+				      "redistributable must be as new as the toolset torch was built with.",
+				      r->key, inv->redist_source ? inv->redist_source : "registry",
+				      r->version_raw ? r->version_raw : r->version, p->row->id,
+				      matrix_row_file(p->row), v.min->pos.line, v.min->text);
+		char *fix = row_redist_fix(p->arch, p->row, p->aidx);
+		add(p, RULE_REDIST_TOO_OLD, row_severity(p->row->status),
+		    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
+		free(title);
+		free(msg);
+		free(fix);
 	}
 	free(min);
 }
@@ -310,92 +280,95 @@ static void drop_shadow_finding(struct pol *p, const char *path)
 	}
 }
 
+/* The copy that loads has no version resource: the minimum cannot be checked (a note). */
+static void runtime_dll_unknown(struct pol *p, const struct matrix_dll *d, const struct ldr_node *n, const char *where)
+{
+	char *title = row_dll_unknown_title(d, p->version);
+	char *msg = xasprintf("%s (%s) will be the one loaded, but it has no version resource (Wine's builtins "
+			      "have none), so the minimum %s cannot be checked.",
+			      n->path, where, d->min.text);
+	add(p, RULE_UNVERIFIED, SEV_NOTE,
+	    (struct finding_spec){ .title = title, .message = msg, .fix = ROW_DLL_UNKNOWN_FIX, .leaf = d->name,
+				   .path = n->path });
+	free(title);
+	free(msg);
+}
+
+/* A copy that the loaded one shadows and that would be new enough (its path and version), or NULL. */
+static const char *newer_shadowed(const struct pol *p, const struct matrix_dll *d, const struct ldr_node *n,
+				  const char **version)
+{
+	size_t k;
+	for (k = 0; k < n->shadowed.n; k++) {
+		const char *sv = loader_file_version(p->run->ld, n->shadowed.v[k]);
+		struct winver w;
+		struct err e;
+		if (sv && !winver_parse(&w, sv, &e) && row_dll_min(d, p->aidx, &w) == ROW_DLL_OK) {
+			*version = sv;
+			return n->shadowed.v[k];
+		}
+	}
+	return NULL;
+}
+
+/* The copy that loads is older than the row's min_version. */
+static void runtime_dll_too_old(struct pol *p, const struct matrix_dll *d, const struct ldr_node *n, const char *where)
+{
+	struct strbuf shadow = STRBUF_INIT;
+	const char *newer_ver = NULL, *newer_path = newer_shadowed(p, d, n, &newer_ver);
+	char *title, *msg, *fix;
+	if (newer_path)
+		strbuf_addf(&shadow, " It shadows %s (file version %s), which would be new enough.", newer_path,
+			    newer_ver);
+	title = row_dll_too_old_title(d, n->version, where, p->version);
+	msg = xasprintf("The process resolves %s to %s (%s, file version %s).%s Below %s: %s (matrix row %s, "
+			"%s:%u).",
+			d->name, n->path, n->via ? n->via : "?", n->version, strbuf_str(&shadow), d->min.text,
+			d->why ? d->why : "too old for this torch", p->row->id, matrix_row_file(p->row),
+			d->min.pos.line);
+	if (newer_path) {
+		char *sys = in_dir(newer_path, view_system32(p->v)) ? xstrdup("System32's")
+								    : xasprintf("%s's", newer_path);
+		fix = xasprintf("remove or update the %s at %s: it shadows %s %s copy with %s", d->name, n->path, sys,
+				newer_ver, n->version);
+		free(sys);
+		drop_shadow_finding(p, n->path);
+	} else {
+		fix = row_dll_too_old_fix(d, n->path, n->version, in_dir(n->path, view_system32(p->v)), p->arch);
+	}
+	add(p, RULE_RUNTIME_TOO_OLD, row_severity(d->status),
+	    (struct finding_spec){ .winerror = d->winerror, .title = title, .message = msg, .fix = fix,
+				   .leaf = d->name, .path = n->path, .probes = n });
+	free(title);
+	free(msg);
+	free(fix);
+	strbuf_release(&shadow);
+}
+
 static void runtime_dlls(struct pol *p)
 {
-	size_t i, k;
+	size_t i;
 	for (i = 0; p->row && i < p->row->ndlls; i++) {
 		const struct matrix_dll *d = &p->row->dlls[i];
 		const struct ldr_node *n;
 		struct winver have;
 		struct err e;
-		char *where, *title, *msg, *fix;
-		struct strbuf shadow = STRBUF_INIT;
-		const char *newer_path = NULL, *newer_ver = NULL;
-		if (!d->min.set || (d->arch_mask && (p->aidx < 0 || !(d->arch_mask & (1u << p->aidx)))))
+		enum row_dll_state s;
+		char *where;
+		if (row_dll_min(d, p->aidx, NULL) == ROW_DLL_NOT_JUDGED)
 			continue;
 		n = loaded(p->run, d->name);
 		if (!n)
 			continue; /* nobody loads it: the loader's findings say what is missing */
+		s = row_dll_min(d, p->aidx, n->version && !winver_parse(&have, n->version, &e) ? &have : NULL);
+		if (s == ROW_DLL_OK)
+			continue;
 		where = where_text(p, n);
-		if (!n->version || winver_parse(&have, n->version, &e)) {
-			title = xasprintf("%s: version unknown, torch %s needs >= %s", d->name, p->version, d->min.text);
-			msg = xasprintf("%s (%s) will be the one loaded, but it has no version resource (Wine's builtins "
-					"have none), so the minimum %s cannot be checked.",
-					n->path, where, d->min.text);
-			add(p, RULE_UNVERIFIED, SEV_NOTE,
-			    (struct finding_spec){ .title = title, .message = msg,
-						   .fix = "nothing to do if this is a Wine prefix; on Windows every "
-							  "Microsoft runtime DLL carries its version",
-						   .leaf = d->name, .path = n->path });
-			free(title);
-			free(msg);
-			free(where);
-			continue;
-		}
-		if (winver_at_least(&have, &d->min.v)) {
-			free(where);
-			continue;
-		}
-		for (k = 0; k < n->shadowed.n; k++) {
-			const char *sv = loader_file_version(p->run->ld, n->shadowed.v[k]);
-			struct winver w;
-			if (sv && !winver_parse(&w, sv, &e) && winver_at_least(&w, &d->min.v)) {
-				newer_path = n->shadowed.v[k];
-				newer_ver = sv;
-				break;
-			}
-		}
-		if (newer_path)
-			strbuf_addf(&shadow, " It shadows %s (file version %s), which would be new enough.", newer_path,
-				    newer_ver);
-		title = xasprintf("%s %s will be the one loaded (%s); torch %s needs >= %s", d->name, n->version, where,
-				  p->version, d->min.text);
-		msg = xasprintf("The process resolves %s to %s (%s, file version %s).%s Below %s: %s (matrix row %s, "
-				"%s:%u).",
-				d->name, n->path, n->via ? n->via : "?", n->version, strbuf_str(&shadow), d->min.text,
-				d->why ? d->why : "too old for this torch", p->row->id, matrix_row_file(p->row),
-				d->min.pos.line);
-		if (newer_path) {
-			const char *nv = newer_ver;
-			char *sys = in_dir(newer_path, view_system32(p->v)) ? xstrdup("System32's") : xasprintf("%s's",
-														newer_path);
-			fix = xasprintf("remove or update the %s at %s: it shadows %s %s copy with %s", d->name, n->path, sys,
-					nv, n->version);
-			free(sys);
-			drop_shadow_finding(p, n->path);
-		} else if (in_dir(n->path, view_system32(p->v))) {
-			fix = xasprintf("install the VC++ 2015-2022 %s redistributable >= %s (%s)", p->arch, d->min.text,
-					policy_redist_url(p->arch));
-		} else {
-			fix = xasprintf("remove or update the %s at %s (file version %s), and install the VC++ 2015-2022 %s "
-					"redistributable >= %s (%s)",
-					d->name, n->path, n->version, p->arch, d->min.text, policy_redist_url(p->arch));
-		}
-		{
-			/* the row's `winerror`: what import torch raises with this copy (1114: its DllMain fails) */
-			char *t2 = d->winerror ? xasprintf("%s (WinError %d%s)", title, d->winerror,
-							   d->winerror == 1114 ? " in DllMain" : "")
-					       : NULL;
-			add(p, RULE_RUNTIME_TOO_OLD, policy_row_severity(d->status),
-			    (struct finding_spec){ .winerror = d->winerror, .title = t2 ? t2 : title, .message = msg,
-						   .fix = fix, .leaf = d->name, .path = n->path, .probes = n });
-			free(t2);
-		}
-		free(title);
-		free(msg);
-		free(fix);
+		if (s == ROW_DLL_VERSION_UNKNOWN)
+			runtime_dll_unknown(p, d, n, where);
+		else
+			runtime_dll_too_old(p, d, n, where);
 		free(where);
-		strbuf_release(&shadow);
 	}
 }
 
@@ -433,7 +406,7 @@ static void openmp(struct pol *p)
 		const struct matrix_openmp *o = &p->row->openmp[i];
 		const struct ldr_node *n;
 		char *fix, *extra, *why;
-		if (o->redistributable || (o->arch_mask && (p->aidx < 0 || !(o->arch_mask & (1u << p->aidx)))))
+		if (o->redistributable || !row_arch_ok(o->arch_mask, p->aidx))
 			continue;
 		if (!cb_imports(o->dll, (void *)p->run))
 			continue;
@@ -475,7 +448,7 @@ static void openmp(struct pol *p)
 static void enrich_vc(struct pol *p)
 {
 	const struct inventory *inv = p->in->inv;
-	char *min = policy_redist_min(p->row, p->aidx);
+	char *min = row_redist_min(p->row, p->aidx);
 	size_t i;
 	for (i = 0; i < p->out->n; i++) {
 		struct finding *f = &p->out->v[i];
@@ -485,7 +458,7 @@ static void enrich_vc(struct pol *p)
 			continue;
 		free(f->fix);
 		f->fix = xasprintf("install the VC++ 2015-2022 %s redistributable%s (%s)%s", p->arch, min,
-				   policy_redist_url(p->arch),
+				   row_redist_url(p->arch),
 				   inv->redist_read && !strcmp(p->arch, "x64") && inv->redist[1].installed &&
 						   !inv->redist[0].installed
 					   ? ": the x86 one that is installed does not serve a 64-bit Python"

@@ -13,7 +13,8 @@
  * minimum redistributable, where libomp140 comes from).
  *
  * Severity: a row or entry marked `sourced` gives an error, an `inferred`
- * one a warning (advice), as matrix/README.md asks.
+ * one a warning (advice), as matrix/README.md asks. The decisions and words
+ * it shares with the pre-merge gate (gate.c) are judge/row.h's.
  */
 #ifndef TDC_POLICY_H
 #define TDC_POLICY_H
@@ -44,14 +45,5 @@ struct policy_input {
  */
 int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, const struct policy_input *in,
 		    struct err *err);
-
-/* The download link of the VC++ 2015-2022 redistributable for "x64" / "x86" / "arm64". */
-const char *policy_redist_url(const char *arch);
-
-/* How strongly a row's requirement is meant: a warning for an `inferred` row, else an error (sourced and measured are facts). */
-enum report_severity policy_row_severity(enum matrix_status s);
-
-/* " >= 14.42" for the row's redistributable minimum of architecture index aidx, or "" (row NULL, aidx < 0, none). Caller frees. */
-char *policy_redist_min(const struct matrix_row *row, int aidx);
 
 #endif

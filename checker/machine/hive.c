@@ -191,11 +191,60 @@ static const char *mount_by_name(const char *path)
 
 #ifdef TDC_HIVEX
 
+/*
+ * The cells a walk has reached (key or value offsets): an open-addressed
+ * set, so that a hive whose subkey lists loop, or whose keys share value
+ * lists or value cells, is refused the second time a cell is reached.
+ * Windows never shares these cells (each key owns its subkey list, value
+ * list and values; only security cells are shared, and they are not
+ * walked), and without this a loop was walked to the depth limit, copying
+ * every value at every level: an 32 KiB hive reached 800 MB.
+ */
+struct cellset {
+	size_t *v; /* offset + 1; 0 is empty */
+	size_t n, cap;
+};
+
+static size_t cell_hash(size_t off)
+{
+	uint64_t x = (uint64_t)off * 0x9E3779B97F4A7C15ull;
+	return (size_t)(x >> 17);
+}
+
+/* Adds off; 1 if it was there already. */
+static int cellset_add(struct cellset *s, size_t off)
+{
+	size_t i;
+	if (2 * (s->n + 1) > s->cap) {
+		struct cellset bigger = { NULL, 0, s->cap ? 2 * s->cap : 1024 };
+		bigger.v = xcalloc(bigger.cap, sizeof(*bigger.v));
+		for (i = 0; i < s->cap; i++)
+			if (s->v[i])
+				cellset_add(&bigger, s->v[i] - 1);
+		free(s->v);
+		*s = bigger;
+	}
+	for (i = cell_hash(off) & (s->cap - 1); s->v[i]; i = (i + 1) & (s->cap - 1))
+		if (s->v[i] == off + 1)
+			return 1;
+	s->v[i] = off + 1;
+	s->n++;
+	return 0;
+}
+
+static void cellset_release(struct cellset *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
 struct walk {
 	hive_h *h;
 	struct registry *reg;
 	const char *name;
 	size_t visits;
+	struct cellset keys, values; /* reached in this walk */
+	uint64_t data, data_max;     /* value bytes copied; at most the hive's size */
 	struct err *err;
 };
 
@@ -220,6 +269,11 @@ static int copy_values(struct walk *w, hive_node_h node, const char *path)
 		hive_type t;
 		size_t len;
 		char *name, *data;
+		if (cellset_add(&w->values, vals[i])) {
+			r = err_set(w->err, "%s: corrupt hive: a value of %s is also another key's (value cells shared)",
+				    w->name, path);
+			break;
+		}
 		errno = 0;
 		name = hivex_value_key(w->h, vals[i]);
 		if (!name) {
@@ -233,6 +287,10 @@ static int copy_values(struct walk *w, hive_node_h node, const char *path)
 			strbuf_addf(&what, "cannot read value \"%s\"", name);
 			r = hive_fail(w, path, what.buf);
 			strbuf_release(&what);
+		} else if ((w->data += len) > w->data_max) {
+			/* distinct values cannot hold more than the file: data cells are shared */
+			r = err_set(w->err, "%s: corrupt hive: its values hold more bytes than the file (%llu), at %s "
+					    "(data cells shared)", w->name, (unsigned long long)w->data_max, path);
 		} else {
 			r = registry_put(w->reg, path, name, (unsigned)t, data, len, w->err);
 		}
@@ -256,6 +314,9 @@ static int walk_node(struct walk *w, hive_node_h node, const char *path, int dep
 			       HIVE_MAX_DEPTH, path);
 	if (++w->visits > HIVE_MAX_VISITS)
 		return err_set(w->err, "%s: corrupt hive: more than %d keys (a loop?)", w->name, HIVE_MAX_VISITS);
+	if (cellset_add(&w->keys, node))
+		return err_set(w->err, "%s: corrupt hive: key %s is reached twice (its subkey lists loop or share "
+				       "cells)", w->name, path);
 	if (scope == REGISTRY_KEEP) {
 		if (registry_put(w->reg, path, NULL, 0, NULL, 0, w->err) || copy_values(w, node, path))
 			return -1;
@@ -322,6 +383,10 @@ static int copy_hive(struct walk *w, const char *mount)
 	r = walk_node(w, root, mount, 0);
 	if (r || strcmp(mount, "SYSTEM"))
 		return r;
+	/* CurrentControlSet is ControlSetNNN walked again under its boot name: a walk of its own */
+	cellset_release(&w->keys);
+	cellset_release(&w->values);
+	w->data = 0;
 	snprintf(name, sizeof(name), "ControlSet%03u", current_control_set(w->h, root) % 1000);
 	ccs = hivex_node_get_child(w->h, root, name);
 	return ccs ? walk_node(w, ccs, "SYSTEM\\CurrentControlSet", 1) : 0;
@@ -339,12 +404,15 @@ int hive_load(struct registry *reg, const char *path, const struct os_map *m, st
 	w.reg = reg;
 	w.name = path;
 	w.err = err;
+	w.data_max = m->size;
 	errno = 0;
 	w.h = hivex_open(path, 0);
 	if (!w.h)
 		return err_set(err, "%s: libhivex cannot read this hive: %s", path,
 			       errno ? strerror(errno) : "unknown error");
 	r = copy_hive(&w, mount);
+	cellset_release(&w.keys);
+	cellset_release(&w.values);
 	hivex_close(w.h);
 	if (r)
 		return -1;

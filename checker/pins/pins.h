@@ -20,6 +20,12 @@
 #include "util/strbuf.h"
 
 #define PINS_MAX_FILES 1000
+/*
+ * The bytes of pin files one revision may hold together (includes too): one
+ * file is capped at REQ_MAX_FILE_SIZE, but the same 16 MiB blob at every one
+ * of PINS_MAX_FILES paths would otherwise ask for 16 GiB of parsing.
+ */
+#define PINS_MAX_BYTES (64u << 20)
 
 /* Where pins are read: the revisions `pins` and `check --pins` are given (the command line: pins_where_cli_opts). */
 struct pins_where {
@@ -34,6 +40,7 @@ typedef int (*pins_read_fn)(void *ctx, const char *path, struct strbuf *out, str
 struct pinset {
 	struct req_file *files; /* candidates in the order given, then included files */
 	size_t n, alloc;
+	size_t bytes;           /* read so far, at most PINS_MAX_BYTES */
 };
 
 /*

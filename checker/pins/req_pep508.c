@@ -656,6 +656,16 @@ static int pep508_pep440(struct pep508 *q, size_t a, size_t e)
 	p->form = PIN_FORM_SPEC;
 	if (!req_pep440_check(p->spec, why, sizeof(why), &bad_col))
 		return 0;
+	if (!pin_is_torch(p)) {
+		/*
+		 * Only torch's specifiers are judged: another package's that PEP 440
+		 * cannot order here (numpy==99999999999999999999, which pip accepts)
+		 * is kept as text and must not fail the gate.
+		 */
+		free(p->pep440);
+		p->pep440 = NULL;
+		return 0;
+	}
 	/* bad_col counts the specifier without its spaces: find that character in s */
 	while (k < e && (seen < bad_col || ascii_isspace((unsigned char)q->s[k]))) {
 		if (!ascii_isspace((unsigned char)q->s[k]))

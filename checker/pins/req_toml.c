@@ -102,9 +102,14 @@ static int keyed_version(struct req_file *f, struct pin *p, const char *name, co
 	p->pep440 = poetry ? req_poetry_to_pep440(ver->str) : xstrdup(p->spec);
 	if (!poetry && req_check_specifier(p->spec, strlen(p->spec)) != (size_t)-1)
 		return req_ferr(f, err, ver->line, ver->col, "invalid version specifier '%s' for \"%s\"", p->spec, name);
-	if (p->pep440 && req_pep440_check(p->pep440, why, sizeof(why), &col))
-		return req_ferr(f, err, ver->line, ver->col, "invalid version constraint '%s' for \"%s\": %s", p->spec,
-				name, why);
+	if (p->pep440 && req_pep440_check(p->pep440, why, sizeof(why), &col)) {
+		if (pin_is_torch(p))
+			return req_ferr(f, err, ver->line, ver->col, "invalid version constraint '%s' for \"%s\": %s",
+					p->spec, name, why);
+		/* only torch's constraints are judged: another package's stays text (req_pep508.c says why) */
+		free(p->pep440);
+		p->pep440 = NULL;
+	}
 	p->form = PIN_FORM_SPEC;
 	req_derive_from_spec(p);
 	return 0;

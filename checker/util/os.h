@@ -77,7 +77,14 @@ int os_list_dir(const char *dir, struct strlist *names, struct err *err);
 /* Reads a whole small file (config, registry export, version.py); refuses files over `max`. */
 int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err);
 
-/* Writes a file whole or not at all: temporary file in the same folder + rename. */
+/*
+ * Writes a file whole or not at all: temporary file in the same folder +
+ * rename. A target that exists must be a regular file or a symbolic link
+ * (replaced, never written through) to a regular file or to nothing: a
+ * device, FIFO, socket, folder, or a link to one or into /proc or /dev
+ * (/dev/stderr) is refused and nothing is created. The command line maps
+ * "-" and "/dev/stdout" to standard output before calling this.
+ */
 int os_write_file_atomic(const char *path, const void *data, size_t len, struct err *err);
 
 /* Appends to a file (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT are appended to). */

@@ -239,6 +239,36 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/*
+ * A target that exists must be a regular file, or a symbolic link to one or
+ * to nothing (the link is replaced, never written through). Anything else
+ * is refused before anything is created: renaming over /dev/null as root
+ * (container jobs) would replace the device node with a file, and over
+ * /dev/stdout (a link to /proc/self/fd/1) the link itself.
+ */
+static int target_ok(const char *path, struct err *err)
+{
+	struct stat st;
+	char to[64];
+	ssize_t n;
+	if (lstat(path, &st) < 0)
+		return 0; /* nothing there (or not reachable: mkstemp says why) */
+	if (S_ISLNK(st.st_mode)) {
+		/* /dev/stderr, /dev/fd/N: links to a process's open files, whatever those are */
+		n = readlink(path, to, sizeof(to) - 1);
+		to[n > 0 ? n : 0] = '\0';
+		if (!strncmp(to, "/proc/", 6) || !strncmp(to, "/dev/", 5))
+			return err_set(err, "%s is a link to %s, not a regular file: refusing to replace it (give a "
+					    "file's path, or - for standard output)", path, to);
+		if (stat(path, &st) < 0)
+			return 0; /* a dangling link: replaced */
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	return err_set(err, "%s is %s, not a regular file: refusing to replace it (give a file's path, or - for "
+			    "standard output)", path, ftype_name(st.st_mode));
+}
+
 int os_write_file_atomic(const char *path, const void *data, size_t len, struct err *err)
 {
 	/*
@@ -255,6 +285,10 @@ int os_write_file_atomic(const char *path, const void *data, size_t len, struct 
 	mode_t mask = umask(0);
 	int fd;
 	umask(mask);
+	if (target_ok(path, err) < 0) {
+		free(tmp);
+		return -1;
+	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		err_set(err, "cannot create a temporary file for %s: %s", path, strerror(errno));
@@ -264,6 +298,12 @@ int os_write_file_atomic(const char *path, const void *data, size_t len, struct 
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	if (fchmod(fd, 0666 & ~mask) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		err_set(err, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (target_ok(path, err) < 0) { /* again: it may have appeared while we wrote */
 		close(fd);
 		unlink(tmp);
 		free(tmp);

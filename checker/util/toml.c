@@ -87,6 +87,7 @@ static void node_free(struct toml *t)
 		node_free(t->kv[i].val);
 	}
 	free(t->kv);
+	free(t->index);
 	for (i = 0; i < t->n_items; i++)
 		node_free(t->items[i]);
 	free(t->items);
@@ -105,15 +106,64 @@ const char *toml_type_name(enum toml_type t)
 	return "a value";
 }
 
-const struct toml *toml_get(const struct toml *t, const char *key)
+/*
+ * Keys are found through a hash of the table's keys once it has more than
+ * TOML_INDEX_MIN of them: a table of 4,096 keys checked each new key
+ * against every earlier one (duplicates are an error), so its cost grew
+ * with the square of its size.
+ */
+#define TOML_INDEX_MIN 8
+
+static size_t key_hash(const char *k)
+{
+	size_t h = 1469598103934665603ull & (size_t)-1; /* FNV-1a */
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * (size_t)1099511628211ull;
+	return h;
+}
+
+static void index_put(struct toml *t, size_t pos)
+{
+	size_t m = t->index_cap - 1, i = key_hash(t->kv[pos].key) & m;
+	while (t->index[i])
+		i = (i + 1) & m;
+	t->index[i] = pos + 1;
+}
+
+static void index_grow(struct toml *t)
 {
 	size_t i;
+	free(t->index);
+	t->index_cap = t->index_cap ? t->index_cap * 2 : 32;
+	while (t->index_cap < 2 * (t->n_kv + 1))
+		t->index_cap *= 2;
+	t->index = xcalloc(t->index_cap, sizeof(*t->index));
+	for (i = 0; i < t->n_kv; i++)
+		index_put(t, i);
+}
+
+static struct toml_kv *kv_find(const struct toml *t, const char *key)
+{
+	size_t i;
+	if (!t->index_cap) {
+		for (i = 0; i < t->n_kv; i++)
+			if (!strcmp(t->kv[i].key, key))
+				return &t->kv[i];
+		return NULL;
+	}
+	for (i = key_hash(key) & (t->index_cap - 1); t->index[i]; i = (i + 1) & (t->index_cap - 1))
+		if (!strcmp(t->kv[t->index[i] - 1].key, key))
+			return &t->kv[t->index[i] - 1];
+	return NULL;
+}
+
+const struct toml *toml_get(const struct toml *t, const char *key)
+{
+	const struct toml_kv *kv;
 	if (!t || t->type != TOML_TABLE)
 		return NULL;
-	for (i = 0; i < t->n_kv; i++)
-		if (!strcmp(t->kv[i].key, key))
-			return t->kv[i].val;
-	return NULL;
+	kv = kv_find(t, key);
+	return kv ? kv->val : NULL;
 }
 
 const struct toml *toml_path(const struct toml *t, const char *path)
@@ -149,16 +199,17 @@ static int table_add(struct tp *p, struct toml *tab, char *key, struct toml *val
 	tab->kv[tab->n_kv].key = key;
 	tab->kv[tab->n_kv].val = val;
 	tab->n_kv++;
+	if (tab->index_cap && 2 * tab->n_kv <= tab->index_cap)
+		index_put(tab, tab->n_kv - 1);
+	else if (tab->n_kv > TOML_INDEX_MIN)
+		index_grow(tab);
 	return 0;
 }
 
 static struct toml *table_find(struct toml *tab, const char *key)
 {
-	size_t i;
-	for (i = 0; i < tab->n_kv; i++)
-		if (!strcmp(tab->kv[i].key, key))
-			return tab->kv[i].val;
-	return NULL;
+	struct toml_kv *kv = kv_find(tab, key);
+	return kv ? kv->val : NULL;
 }
 
 static void skip_ws(struct tp *p)

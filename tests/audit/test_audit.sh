@@ -268,7 +268,10 @@ out=$("$gbin" audit --history "$tmp/trunc.git" --runner t --report "$tmp/n1.json
 rc=$?
 check_eq "a truncated snapshot: exit 2" 2 "$rc"
 check_cmd "a truncated snapshot: one clear line naming it" grep -q "snapshot ${tip:0:12}" <<<"$out"
-check_status "history of a truncated chain: exit 2" 2 "$gbin" history --history "$tmp/trunc.git" --runner t
+check_cmd "a truncated snapshot: the new one was written anyway, as a new root (the old is unreachable)" \
+	grep -q "this snapshot starts a new history; the earlier snapshots are unreachable from it" <<<"$out"
+check_eq "...a root commit on the ref" 0 "$(git -C "$tmp/trunc.git" rev-list --count "refs/torch-dll-check/t^@" 2>&1)"
+check_status "history after it: exit 0, the new snapshot" 0 "$gbin" history --history "$tmp/trunc.git" --runner t
 
 check_status "a history that is not a repository: exit 2" 2 "$gbin" audit --history "$tmp/empty" --runner x --report "$tmp/n1.json"
 check_status "no runner name: exit 2" 2 "$gbin" audit --history "$hist" --report "$tmp/n1.json"

@@ -141,6 +141,51 @@ static void test_diff(void)
 	pinset_release(&h);
 }
 
+/*
+ * Pairing, as a scan of the base in order would pair: same markers first,
+ * then the same place; duplicates pair in order. pinset_diff finds the
+ * pairs through a sorted index (O(n log n)); this pins its answers.
+ */
+static void test_diff_pairing(void)
+{
+	static const struct mem_file pair_base[] = {
+		{ "requirements.txt", "torch==2.3 ; sys_platform == 'win32'\ntorch==2.3 ; sys_platform == 'linux'\n"
+				      "torch==1.0\ntorch==1.1\ntorch==1.2\n" },
+		{ NULL, NULL },
+	};
+	static const struct mem_file pair_head[] = {
+		{ "requirements.txt", "torch==2.4 ; sys_platform == 'linux'\ntorch==2.3 ; sys_platform == 'darwin'\n"
+				      "torch==1.0\ntorch==1.5\n" },
+		{ NULL, NULL },
+	};
+	struct pinset b, h;
+	struct pin_changes c = { NULL, 0, 0 };
+	struct err e;
+	CHECK_INT(load(&b, pair_base, &e), 0);
+	CHECK_INT(load(&h, pair_head, &e), 0);
+	pinset_diff(&b, &h, 1, &c);
+	CHECK_INT(c.n, 4);
+	if (c.n == 4) {
+		/* pass 0: linux with linux (changed); 1.0 with the first unmarked base pin (unchanged); 1.5 with 1.1 */
+		CHECK_INT(c.v[0].kind, PIN_CHANGED);
+		CHECK_INT(c.v[0].base->line, 2);
+		CHECK_INT(c.v[0].head->line, 1);
+		CHECK_INT(c.v[1].kind, PIN_CHANGED);
+		CHECK_INT(c.v[1].base->line, 4);
+		CHECK_INT(c.v[1].head->line, 4);
+		/* pass 1: darwin takes the place of win32 */
+		CHECK_INT(c.v[2].kind, PIN_CHANGED);
+		CHECK_INT(c.v[2].base->line, 1);
+		CHECK_INT(c.v[2].head->line, 2);
+		/* 1.2 is left over */
+		CHECK_INT(c.v[3].kind, PIN_REMOVED);
+		CHECK_INT(c.v[3].base->line, 5);
+	}
+	pin_changes_release(&c);
+	pinset_release(&b);
+	pinset_release(&h);
+}
+
 static void test_torch_targets(void)
 {
 	static const struct mem_file tree[] = {
@@ -248,6 +293,7 @@ int main(void)
 	RUN(test_load_follows_includes_once);
 	RUN(test_load_error_names_the_include);
 	RUN(test_diff);
+	RUN(test_diff_pairing);
 	RUN(test_torch_targets);
 	RUN(test_target_probes);
 	return HARNESS_EXIT();

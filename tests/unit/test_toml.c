@@ -334,6 +334,44 @@ static void test_bounds(void)
 	strbuf_release(&sb);
 }
 
+/* Tables past a few keys are found through a hash: every key found, a duplicate still refused, in any table kind. */
+static void test_many_keys(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct toml *t;
+	char key[32];
+	int i, found = 0;
+	for (i = 0; i < TOML_MAX_KEYS; i++)
+		strbuf_addf(&sb, "k%d = \"v%d\"\n", i, i);
+	CHECK_INT(parse(sb.buf), 0);
+	for (i = 0; i < TOML_MAX_KEYS; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		t = toml_get(D.root, key);
+		if (t && t->type == TOML_STRING && atoi(t->str + 1) == i)
+			found++;
+	}
+	CHECK_INT(found, TOML_MAX_KEYS);
+	CHECK(toml_get(D.root, "k4096") == NULL);
+	CHECK(toml_get(D.root, "") == NULL);
+	strbuf_adds(&sb, "k2047 = 1\n");
+	REFUSES(sb.buf, "4097:1: duplicate key \"k2047\"");
+	/* the same in a [table], a dotted table and an inline table */
+	strbuf_reset(&sb);
+	strbuf_adds(&sb, "[t]\n");
+	for (i = 0; i < 100; i++)
+		strbuf_addf(&sb, "k%d.x = %d\n", i, i);
+	strbuf_adds(&sb, "k63.x = 0\n");
+	REFUSES(sb.buf, "102:1: duplicate key \"k63.x\"");
+	strbuf_reset(&sb);
+	strbuf_adds(&sb, "a = {");
+	for (i = 0; i < 100; i++)
+		strbuf_addf(&sb, "k%d = %d, ", i, i);
+	strbuf_adds(&sb, "k9 = 0}\n");
+	CHECK_INT(parse(sb.buf), -1);
+	CHECK(strstr(E.msg, "duplicate key \"k9\"") != NULL);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	RUN(test_strings_and_escapes);
@@ -347,6 +385,7 @@ int main(void)
 	RUN(test_accessors);
 	RUN(test_values_keep_document_order);
 	RUN(test_bounds);
+	RUN(test_many_keys);
 	toml_doc_release(&D);
 	return HARNESS_EXIT();
 }

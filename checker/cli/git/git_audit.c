@@ -335,7 +335,10 @@ static int write_audit_json(const char *path, const char *runner, const char *di
 	strbuf_addch(&text, '\n');
 	cJSON_Delete(doc);
 	strbuf_release(&ref);
-	rc = os_write_file_atomic(path, text.buf, text.len, err);
+	if (out_is_stdout(path))
+		rc = fwrite(text.buf, 1, text.len, stdout) == text.len ? 0 : err_set(err, "cannot write to stdout");
+	else
+		rc = os_write_file_atomic(path, text.buf, text.len, err);
 	strbuf_release(&text);
 	return rc;
 }
@@ -475,6 +478,10 @@ static void date_text(char buf[32], int64_t when)
 {
 	time_t t = (time_t)when;
 	struct tm tm;
+	if (when < 0) { /* unknown: an unreadable snapshot */
+		snprintf(buf, 32, "-");
+		return;
+	}
 #ifdef _WIN32
 	if (gmtime_s(&tm, &t) != 0) {
 #else
@@ -494,9 +501,8 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 	const cJSON *changes = cJSON_GetObjectItemCaseSensitive(d, "changes");
 	const cJSON *problem = cJSON_GetObjectItemCaseSensitive(d, "problem");
 	int first = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "first"));
-	long errors = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "errors"));
-	long warnings = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "warnings"));
-	long notes = (long)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(d, "notes"));
+	long errors, warnings, notes;
+	int counted = drift_json_counts(d, &errors, &warnings, &notes) == 0;
 	const char *st = cJSON_IsString(status) ? status->valuestring : "?";
 	char date[32];
 	date_text(date, e->when);
@@ -509,16 +515,20 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 		cJSON_AddStringToObject(o, "date", date);
 		cJSON_AddStringToObject(o, "status", st);
 		cJSON_AddBoolToObject(o, "first", first);
-		if (d && cJSON_IsArray(changes)) {
+		if (d && counted) {
 			cJSON_AddNumberToObject(o, "errors", (double)errors);
 			cJSON_AddNumberToObject(o, "warnings", (double)warnings);
 			cJSON_AddNumberToObject(o, "notes", (double)notes);
 			cJSON_AddItemToObject(o, "changes", cJSON_Duplicate(changes, 1));
 		}
-		if (cJSON_IsString(problem))
+		if (e->unreadable)
+			cJSON_AddStringToObject(o, "problem", e->problem);
+		else if (cJSON_IsString(problem))
 			cJSON_AddStringToObject(o, "problem", problem->valuestring);
 		else if (e->problem)
 			cJSON_AddStringToObject(o, "problem", e->problem);
+		if (e->not_fetched)
+			cJSON_AddBoolToObject(o, "older_not_fetched", 1);
 		cJSON_AddItemToArray(tl->json, o);
 	} else {
 		if (tl->with_runner) {
@@ -526,7 +536,9 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 			strbuf_adds(&tl->text, "  ");
 		}
 		strbuf_addf(&tl->text, "%s  %-5s  %.12s  ", date, st, e->sha);
-		if (!d)
+		if (e->unreadable)
+			text_esc_line(&tl->text, e->problem);
+		else if (!d || (!first && !cJSON_IsString(problem) && !counted))
 			strbuf_adds(&tl->text, "drift unreadable");
 		else if (first)
 			strbuf_adds(&tl->text, "first snapshot");
@@ -544,6 +556,9 @@ static int timeline_entry(void *vctx, const char *runner, const struct history_e
 			}
 		}
 		strbuf_addch(&tl->text, '\n');
+		if (e->not_fetched)
+			strbuf_adds(&tl->text, "(older snapshots were not fetched: a shallow fetch; git fetch --unshallow, "
+					       "or fetch-depth: 0)\n");
 	}
 	cJSON_Delete(d);
 	return 0;
@@ -598,8 +613,13 @@ int cmd_git_history(int argc, char **argv)
 		}
 		for (size_t i = 0; i < runners.n; i++)
 			if (history_walk(h, runners.v[i], 1, 0, timeline_entry, &tl, &err) < 0) {
-				rc = cmd_usage_error("history: %s", err.msg);
-				goto out;
+				/* a ref that is no snapshot chain: its line says so, the others are listed */
+				struct history_entry bad;
+				memset(&bad, 0, sizeof(bad));
+				bad.problem = err.msg;
+				bad.unreadable = 1;
+				bad.when = -1;
+				timeline_entry(&tl, runners.v[i], &bad);
 			}
 	}
 	if (tl.json) {
@@ -640,12 +660,13 @@ static int fleet_entry(void *vctx, const char *runner, const struct history_entr
 	struct fleet_ctx *fc = vctx;
 	cJSON *report = e->report_json ? cJSON_ParseWithLength(e->report_json, e->report_len) : NULL;
 	cJSON *drift = e->drift_json ? cJSON_ParseWithLength(e->drift_json, e->drift_len) : NULL;
+	struct err why;
 	if (!report) {
-		err_set(fc->err, "runner %s: snapshot %.12s: %s", runner, e->sha,
-			e->problem ? e->problem : "report.json is not JSON");
-		fc->failed = 1;
-	} else if (fleet_add(fc->f, runner, e->when, report, drift, fc->err) < 0) {
-		fc->failed = 1;
+		char m[ERR_MSG_MAX];
+		snprintf(m, sizeof(m), "snapshot %.12s: %.900s", e->sha, e->problem ? e->problem : "report.json is not JSON");
+		fleet_add_problem(fc->f, runner, e->unreadable ? -1 : e->when, e->unreadable ? e->problem : m);
+	} else if (fleet_add(fc->f, runner, e->when, report, drift, &why) < 0) {
+		fleet_add_problem(fc->f, runner, e->when, why.msg);
 	}
 	cJSON_Delete(report);
 	cJSON_Delete(drift);
@@ -721,11 +742,10 @@ int cmd_git_fleet(int argc, char **argv)
 			rc = cmd_usage_error("fleet: %s", err.msg);
 			goto out;
 		}
+		/* one bad runner is a row saying why, never an empty table for everyone */
 		for (size_t i = 0; i < runners.n; i++)
-			if (history_walk(h, runners.v[i], 1, 1, fleet_entry, &fc, &err) < 0 || fc.failed) {
-				rc = cmd_usage_error("fleet: %s", err.msg);
-				goto out;
-			}
+			if (history_walk(h, runners.v[i], 1, 1, fleet_entry, &fc, &err) < 0)
+				fleet_add_problem(&f, runners.v[i], -1, err.msg);
 	}
 	fleet_sort(&f);
 	if (!strcmp(format, "json")) {
