@@ -465,8 +465,11 @@ size_t cuda_judge_pin(struct findings *out, const struct matrix *m, const struct
 			from_variant(&b, plus + 1);
 	}
 	if (b.cuda) {
+		struct pep440 v, first_delay;
 		u.binary = "caffe2_nvrtc.dll";
-		u.delay = 1;
+		/* the static import of torch 1.5 and older (pytorch#37811 came with 1.6) */
+		u.delay = !(b.public_version && pep440_parse(&v, b.public_version, NULL) == 0 &&
+			    pep440_parse(&first_delay, "1.6", NULL) == 0 && pep440_cmp(&v, &first_delay) < 0);
 		n = driver_findings(out, m, gpu, &b, &u, NULL);
 	}
 	build_release(&b);

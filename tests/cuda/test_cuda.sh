@@ -79,7 +79,7 @@ gate() {
 	printf '%b' "$1" >"$repo/requirements.txt"
 	git -C "$repo" add -A && git -C "$repo" commit -qm pins
 	"$B" check --pins --repo "$repo" --root "$WORK/$2" --registry "$WORK/$2/registry.reg" --json 2>>"$WORK/gate.err" |
-		jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)@\(.anchor.file // "-"):\(.anchor.line // "-")"] | join(" ")'
+		tee "$WORK/gate.json" | jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)@\(.anchor.file // "-"):\(.anchor.line // "-")"] | join(" ")'
 }
 if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 	check_eq "gate: torch==2.5.1+cu124 on a runner without the driver is cuda-no-driver on the pin" \
@@ -87,6 +87,8 @@ if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 	check_eq "gate: the cu124 index URL makes torch==2.5.1 a CUDA pin too" \
 		"cuda-no-driver/error@requirements.txt:2" "$(gate '--index-url https://download.pytorch.org/whl/cu124\ntorch==2.5.1\n' nodrv-cu124)"
 	check_eq "gate: PyPI's torch==2.5.1 (the CPU build on Windows) needs no driver" "" "$(gate 'torch==2.5.1\n' nodrv-cu124)"
+	check_eq "gate: torch==1.5.1+cu101 (static nvcuda import) says import torch fails with 126" "yes" \
+		"$(gate 'torch==1.5.1+cu101\n' nodrv-cu124 >/dev/null; cat "$WORK/gate.json" | jq -r '[.findings[] | select(.rule == "cuda-no-driver") | .message | test("fails with \\[WinError 126\\]")] == [true] | if . then "yes" else "no" end')"
 fi
 if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 	check_eq "cu124 (full): the real cuBLAS/cuDNN/... DLLs and torch_cuda.dll are all checked" 25 \
