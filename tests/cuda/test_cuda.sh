@@ -88,7 +88,7 @@ if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 		"cuda-no-driver/error@requirements.txt:2" "$(gate '--index-url https://download.pytorch.org/whl/cu124\ntorch==2.5.1\n' nodrv-cu124)"
 	check_eq "gate: PyPI's torch==2.5.1 (the CPU build on Windows) needs no driver" "" "$(gate 'torch==2.5.1\n' nodrv-cu124)"
 	check_eq "gate: torch==1.5.1+cu101 (static nvcuda import) says import torch fails with 126" "yes" \
-		"$(gate 'torch==1.5.1+cu101\n' nodrv-cu124 >/dev/null; cat "$WORK/gate.json" | jq -r '[.findings[] | select(.rule == "cuda-no-driver") | .message | test("fails with \\[WinError 126\\]")] == [true] | if . then "yes" else "no" end')"
+		"$(gate 'torch==1.5.1+cu101\n' nodrv-cu124 >/dev/null; jq -r '[.findings[] | select(.rule == "cuda-no-driver") | .message | test("fails with \\[WinError 126\\]")] == [true] | if . then "yes" else "no" end' "$WORK/gate.json")"
 fi
 if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 	check_eq "cu124 (full): the real cuBLAS/cuDNN/... DLLs and torch_cuda.dll are all checked" 25 \
