@@ -4,7 +4,7 @@
 #
 # 1. Peers, side by side on the same wheels (one run each, ratios to check):
 #    - torch-dll-check check on the wheel laid out as a Windows install
-#      (tests/wheels/tree.sh: System32 = Wine's PE builtins);
+#      (tests/lib/trees/wheels.sh: System32 = Wine's PE builtins);
 #    - delvewheel show --add-path torch\lib WHEEL (delvewheel from PyPI, in a
 #      venv in the cache keyed by its version): what it would bundle and what
 #      it cannot find;
@@ -27,7 +27,7 @@ BIN=${TDC_BIN:-$REPO/torch-dll-check}
 export TDC_BIN=$BIN
 source tests/lib/fixtures.sh
 source tests/lib/wheels.sh
-source tests/wheels/tree.sh
+source tests/lib/trees/wheels.sh
 source tests/oracle/wine.sh
 source bench/lib.sh
 [ -x "$BIN" ] || { echo "bench: build first (make)" >&2; exit 2; }

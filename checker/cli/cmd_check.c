@@ -30,6 +30,7 @@
 #include "judge/confirm.h"
 #include "judge/cuda.h"
 #include "judge/gate.h"
+#include "judge/loader_rules.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
@@ -45,7 +46,7 @@ static int check_install(struct result *report, struct view *v, const struct mat
 {
 	struct torch_run *run = NULL;
 	struct policy_input pin;
-	cJSON *inst;
+	struct policy_verdict verdict;
 	int r;
 	if (torch_run(&run, v, in, e))
 		return -1;
@@ -59,14 +60,15 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	if (!cJSON_GetObjectItem(report->doc, "machine") ||
 	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
 		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
-	inst = result_add_install(report, v, run, NULL);
+	loader_rules(&report->findings, run);
 	pin.matrix = m;
 	pin.inv = inv;
 	pin.install = install;
 	pin.run = run;
-	r = policy_evaluate(&report->findings, inst, v, &pin, e);
+	r = policy_evaluate(&report->findings, &verdict, v, &pin, e);
 	if (!r)
 		r = cuda_judge_install(&report->findings, m, &inv->gpu, install, run, e);
+	result_add_install(report, v, run, &verdict);
 	torch_run_free(run);
 	return r;
 }

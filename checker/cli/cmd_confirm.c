@@ -133,9 +133,9 @@ const struct cli_opt confirm_cli_opts[] = {
 
 int cmd_confirm_installs(struct result *report, const struct confirm_opts *o)
 {
-	cJSON *inst;
 	struct err e;
 	const char *src;
+	size_t i;
 	if (!o->helper && !o->import_check)
 		return 0;
 	/* the binaries' paths must be real ones: an offline tree (--root) cannot be loaded */
@@ -147,12 +147,10 @@ int cmd_confirm_installs(struct result *report, const struct confirm_opts *o)
 		return -1;
 	}
 	err_clear(&e);
-	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(report->doc, "installs"))
-	{
-		if (confirm_run(&report->findings, inst, o, &e)) {
+	for (i = 0; i < report->ninstalls; i++)
+		if (confirm_run(&report->findings, report->installs[i].entry, o, &e)) {
 			cmd_usage_error("check: %s", e.msg);
 			return -1;
 		}
-	}
 	return 0;
 }

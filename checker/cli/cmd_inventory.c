@@ -202,6 +202,82 @@ const struct cli_cmd inventory_cli = {
 	.max_operands = 0,
 };
 
+/* The redistributables: from the tree's (or live) registry, else from the --registry files alone. */
+static int read_redist(struct inventory *inv, struct view *v, struct registry *reg)
+{
+	struct err e;
+	int r = 0;
+	err_clear(&e);
+	if (v && view_has_registry(v))
+		r = inventory_redist_view(inv, v, &e);
+	else if (reg)
+		r = inventory_redist_registry(inv, reg, &e);
+	if (r)
+		cmd_usage_error("inventory: %s", e.msg);
+	return r ? -1 : 0;
+}
+
+/* Each install option's installs (and, with --root and none, every install in the tree); then the runtime DLLs. */
+static int collect(struct inventory *inv, struct view *v, const struct inventory_opts *o, int looked,
+		   int *scanned_root)
+{
+	struct err e;
+	size_t k;
+	err_clear(&e);
+#define EACH(list, call)                                                                               \
+	for (k = 0; k < (list).n; k++) {                                                               \
+		char *w = cmd_winpath(v, (list).v[k]);                                                 \
+		int r_;                                                                                \
+		if (!w)                                                                                \
+			return -1;                                                                     \
+		r_ = call;                                                                             \
+		free(w);                                                                               \
+		if (r_)                                                                                \
+			goto fail;                                                                     \
+	}
+	EACH(o->pythons, inventory_from_python(inv, v, w, &e))
+	EACH(o->sitepks, inventory_from_site_packages(inv, v, w, &e))
+	EACH(o->torches, inventory_from_torch(inv, v, w, &e))
+	EACH(o->scans, inventory_scan(inv, v, w, o->depth, &e))
+#undef EACH
+	/* a tree and no install option: every install in it, as `check --scan 'C:\'` would find */
+	if (!looked && v && o->vo.root) {
+		if (inventory_scan(inv, v, "C:\\", o->depth, &e))
+			goto fail;
+		*scanned_root = 1;
+	}
+	if (v && inventory_runtime_dlls(inv, v, &e))
+		goto fail;
+	/* --root is a boundary (view.h): what was not followed is said, not left to look absent */
+	for (k = 0; v && k < view_outside_links(v, 0, NULL, NULL); k++) {
+		const char *lw, *lt;
+		view_outside_links(v, k, &lw, &lt);
+		strlist_pushf(&inv->notes, "%s is a link to %s, outside --root: not followed (taken as absent)", lw, lt);
+	}
+	return 0;
+fail:
+	cmd_usage_error("inventory: %s", e.msg);
+	return -1;
+}
+
+static void print_json(const struct inventory *inv, struct view *v)
+{
+	cJSON *doc = cJSON_CreateObject(), *tool, *m;
+	cJSON_AddStringToObject(doc, "schema", "torch-dll-check/inventory/v1");
+	tool = cJSON_AddObjectToObject(doc, "tool");
+	cJSON_AddStringToObject(tool, "name", "torch-dll-check");
+	cJSON_AddStringToObject(tool, "version", TDC_VERSION);
+	m = cJSON_AddObjectToObject(doc, "machine");
+	cJSON_AddStringToObject(m, "source", !v ? "registry-only" : view_is_live(v) ? "live" : "offline");
+	if (v && view_root(v))
+		cJSON_AddStringToObject(m, "root", view_root(v));
+	else
+		cJSON_AddNullToObject(m, "root");
+	cJSON_AddItemToObject(doc, "inventory", inventory_to_json(inv, v));
+	out_json(doc);
+	cJSON_Delete(doc);
+}
+
 int cmd_inventory(int argc, char **argv)
 {
 	struct inventory_opts o;
@@ -210,11 +286,8 @@ int cmd_inventory(int argc, char **argv)
 	struct registry *reg = NULL;
 	struct view *v = NULL;
 	int rc = EXIT_USAGE, r, looked, scanned_root = 0;
-	struct err e;
-	size_t k;
 
 	inventory_init(&inv);
-	err_clear(&e);
 	memset(&o, 0, sizeof(o));
 	o.depth = 8;
 	o.regview = 64;
@@ -242,79 +315,14 @@ int cmd_inventory(int argc, char **argv)
 	}
 
 	/* a tree (or the live machine) unless only a registry file was given on a non-Windows host */
-	if (o.vo.root || os_is_windows() || looked || !reg) {
-		if (view_opts_open(&o.vo, "inventory", &reg, &v))
-			goto out;
-	}
-
-	if (v && view_has_registry(v)) {
-		if (inventory_redist_view(&inv, v, &e)) {
-			cmd_usage_error("inventory: %s", e.msg);
-			goto out;
-		}
-	} else if (reg) {
-		if (inventory_redist_registry(&inv, reg, &e)) {
-			cmd_usage_error("inventory: %s", e.msg);
-			goto out;
-		}
-	}
-
-#define EACH(list, call)                                                                               \
-	for (k = 0; k < (list).n; k++) {                                                               \
-		char *w = cmd_winpath(v, (list).v[k]);                                                 \
-		int r_;                                                                                \
-		if (!w)                                                                                \
-			goto out;                                                                      \
-		r_ = call;                                                                             \
-		free(w);                                                                               \
-		if (r_) {                                                                              \
-			cmd_usage_error("inventory: %s", e.msg);                                       \
-			goto out;                                                                      \
-		}                                                                                      \
-	}
-	EACH(o.pythons, inventory_from_python(&inv, v, w, &e))
-	EACH(o.sitepks, inventory_from_site_packages(&inv, v, w, &e))
-	EACH(o.torches, inventory_from_torch(&inv, v, w, &e))
-	EACH(o.scans, inventory_scan(&inv, v, w, o.depth, &e))
-#undef EACH
-	/* a tree and no install option: every install in it, as `check --scan 'C:\'` would find */
-	if (!looked && v && o.vo.root) {
-		if (inventory_scan(&inv, v, "C:\\", o.depth, &e)) {
-			cmd_usage_error("inventory: %s", e.msg);
-			goto out;
-		}
-		scanned_root = 1;
-	}
-
-	if (v && inventory_runtime_dlls(&inv, v, &e)) {
-		cmd_usage_error("inventory: %s", e.msg);
+	if ((o.vo.root || os_is_windows() || looked || !reg) && view_opts_open(&o.vo, "inventory", &reg, &v))
 		goto out;
-	}
-	/* --root is a boundary (view.h): what was not followed is said, not left to look absent */
-	for (k = 0; v && k < view_outside_links(v, 0, NULL, NULL); k++) {
-		const char *lw, *lt;
-		view_outside_links(v, k, &lw, &lt);
-		strlist_pushf(&inv.notes, "%s is a link to %s, outside --root: not followed (taken as absent)", lw, lt);
-	}
-
-	if (o.json) {
-		cJSON *doc = cJSON_CreateObject(), *tool, *m;
-		cJSON_AddStringToObject(doc, "schema", "torch-dll-check/inventory/v1");
-		tool = cJSON_AddObjectToObject(doc, "tool");
-		cJSON_AddStringToObject(tool, "name", "torch-dll-check");
-		cJSON_AddStringToObject(tool, "version", TDC_VERSION);
-		m = cJSON_AddObjectToObject(doc, "machine");
-		cJSON_AddStringToObject(m, "source", !v ? "registry-only" : view_is_live(v) ? "live" : "offline");
-		if (v && view_root(v))
-			cJSON_AddStringToObject(m, "root", view_root(v));
-		else
-			cJSON_AddNullToObject(m, "root");
-		cJSON_AddItemToObject(doc, "inventory", inventory_to_json(&inv, v));
-		out_json(doc);
-		cJSON_Delete(doc);
-	} else {
+	if (read_redist(&inv, v, reg) || collect(&inv, v, &o, looked, &scanned_root))
+		goto out;
+	if (o.json)
+		print_json(&inv, v);
+	else
 		print_text(&inv, v != NULL, looked, scanned_root, o.depth);
-	}
 	rc = EXIT_PASS;
 out:
 	inventory_release(&inv);

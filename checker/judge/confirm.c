@@ -286,17 +286,23 @@ static char *fmt_status(long long code)
 	return xasprintf("%lld", code);
 }
 
-void confirm_apply_helper_output(struct findings *found, cJSON *install, const char *out, long long exit_code,
-				 int timed_out, unsigned timeout_ms)
-{
-	cJSON *results = cJSON_CreateArray(), *b, *r, *summary;
-	char *pending = NULL, *status = fmt_status(exit_code);
-	const char *p = out ? out : "";
-	unsigned char *used;
-	int nres, i, nconf = 0, nmis = 0;
-	int ended_early = timed_out || (exit_code != 0 && exit_code != 1);
+/* The helper's output being matched against an install's prediction. */
+struct helper_match {
+	struct findings *found;
+	cJSON *install;
+	cJSON *results;      /* the helper's result lines, in order */
+	unsigned char *used; /* results[i] matched a predicted binary or probe */
+	char *pending;       /* the binary the helper announced and never reported (it died loading it), or NULL */
+	char *status;        /* the helper's exit status as text */
+	int timed_out, ended_early;
+	unsigned timeout_ms;
+	int nconf, nmis;
+};
 
-	/* the JSON lines; anything else (a DLL printing in DllMain) is ignored */
+/* The JSON lines of the helper's output; anything else (a DLL printing in DllMain) is ignored. */
+static void read_results(struct helper_match *h, const char *out)
+{
+	const char *p = out ? out : "";
 	while (*p) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -312,104 +318,133 @@ void confirm_apply_helper_output(struct findings *found, cJSON *install, const c
 			continue;
 		}
 		if (jstr(o, "event")) {
-			free(pending);
-			pending = xstrdup(jstr(o, "path"));
+			free(h->pending);
+			h->pending = xstrdup(jstr(o, "path"));
 			cJSON_Delete(o);
 			continue;
 		}
-		if (pending && !str_icmp(pending, jstr(o, "path"))) {
-			free(pending);
-			pending = NULL;
+		if (h->pending && !str_icmp(h->pending, jstr(o, "path"))) {
+			free(h->pending);
+			h->pending = NULL;
 		}
-		cJSON_AddItemToArray(results, o);
+		cJSON_AddItemToArray(h->results, o);
 	}
-	nres = cJSON_GetArraySize(results);
-	used = xcalloc((size_t)nres + 1, 1);
+}
 
-	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(install, "binaries"))
+/* A predicted binary the helper loaded: agree, or a mismatch. */
+static void confirm_loaded(struct helper_match *h, cJSON *b, const cJSON *r, double pred)
+{
+	const char *path = jstr(b, "path"), *pstage = jstr(b, "stage"), *rstage = jstr(r, "stage");
+	double real = 0;
+	int agrees;
+	char *title, *msg;
+	jnum(r, "error", &real);
+	agrees = (int)real == (int)pred && pstage && rstage && !strcmp(pstage, rstage);
+	set_confirmed(b, r, agrees, NULL);
+	h->nconf++;
+	if (agrees)
+		return;
+	title = xasprintf("%s: predicted WinError %d (%s), the real loader gave %d (%s)", winpath_basename(path),
+			  (int)pred, pstage ? pstage : "?", (int)real, rstage ? rstage : "?");
+	msg = xasprintf("The checker's emulation predicted %s (WinError %d, stage %s) for %s; "
+			"LoadLibraryExW in a helper process on this machine returned %d (stage %s).",
+			jstr(b, "outcome") ? jstr(b, "outcome") : "?", (int)pred, pstage ? pstage : "?", path, (int)real,
+			rstage ? rstage : "?");
+	mismatch(h->found, h->install, path, (int)pred, (int)real, title, msg);
+	h->nmis++;
+	free(title);
+	free(msg);
+}
+
+/* A predicted binary the helper has no result for: it died loading it, stopped before it, or never tried it. */
+static void confirm_unloaded(struct helper_match *h, cJSON *b, double pred)
+{
+	const char *path = jstr(b, "path");
+	char *title, *note;
+	if (h->pending && !str_icmp(h->pending, path)) {
+		note = h->timed_out ? xasprintf("the helper was killed after %u s while loading this binary "
+						"(a hang in DllMain?)", h->timeout_ms / 1000)
+				    : xasprintf("the helper process ended with status %s while loading "
+						"this binary (a crash in DllMain?)", h->status);
+		title = xasprintf("%s: predicted WinError %d, the real load %s", winpath_basename(path), (int)pred,
+				  h->timed_out ? "did not finish" : "crashed the process");
+		set_confirmed(b, NULL, 0, note);
+		mismatch(h->found, h->install, path, (int)pred, -1, title, note);
+		h->nmis++;
+		free(note);
+		free(title);
+	} else if (h->ended_early) {
+		set_confirmed(b, NULL, -1, "not reached: the helper stopped before this binary");
+	} else {
+		title = xasprintf("%s: predicted WinError %d, but the real procedure never loads it", winpath_basename(path),
+				  (int)pred);
+		set_confirmed(b, NULL, 0, "the real procedure did not load this binary");
+		mismatch(h->found, h->install, path, (int)pred, -1, title,
+			 "The helper performed torch's procedure and never reached this binary: the real "
+			 "directory listing or extension list differs from the prediction.");
+		h->nmis++;
+		free(title);
+	}
+}
+
+static void confirm_binaries(struct helper_match *h)
+{
+	cJSON *b, *r;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(h->install, "binaries"))
 	{
-		const char *path = jstr(b, "path"), *pstage = jstr(b, "stage");
-		double pred = 0, real = 0;
+		const char *path = jstr(b, "path");
+		double pred = 0;
 		int idx = -1;
 		if (!path)
 			continue;
 		jnum(b, "winerror", &pred);
-		r = find_result(results, path, 0, &idx);
+		r = find_result(h->results, path, 0, &idx);
 		if (r) {
-			const char *rstage = jstr(r, "stage");
-			int agrees;
-			used[idx] = 1;
-			jnum(r, "error", &real);
-			agrees = (int)real == (int)pred && pstage && rstage && !strcmp(pstage, rstage);
-			set_confirmed(b, r, agrees, NULL);
-			nconf++;
-			if (!agrees) {
-				char *title = xasprintf("%s: predicted WinError %d (%s), the real loader gave %d (%s)",
-							winpath_basename(path), (int)pred, pstage ? pstage : "?",
-							(int)real, rstage ? rstage : "?");
-				char *msg = xasprintf(
-					"The checker's emulation predicted %s (WinError %d, stage %s) for %s; "
-					"LoadLibraryExW in a helper process on this machine returned %d (stage %s).",
-					jstr(b, "outcome") ? jstr(b, "outcome") : "?", (int)pred, pstage ? pstage : "?",
-					path, (int)real, rstage ? rstage : "?");
-				mismatch(found, install, path, (int)pred, (int)real, title, msg);
-				nmis++;
-				free(title);
-				free(msg);
-			}
-		} else if (pending && !str_icmp(pending, path)) {
-			char *note = timed_out ? xasprintf("the helper was killed after %u s while loading this binary "
-							   "(a hang in DllMain?)", timeout_ms / 1000)
-					       : xasprintf("the helper process ended with status %s while loading "
-							   "this binary (a crash in DllMain?)", status);
-			char *title = xasprintf("%s: predicted WinError %d, the real load %s", winpath_basename(path),
-						(int)pred, timed_out ? "did not finish" : "crashed the process");
-			set_confirmed(b, NULL, 0, note);
-			mismatch(found, install, path, (int)pred, -1, title, note);
-			nmis++;
-			free(note);
-			free(title);
-		} else if (ended_early) {
-			set_confirmed(b, NULL, -1, "not reached: the helper stopped before this binary");
+			h->used[idx] = 1;
+			confirm_loaded(h, b, r, pred);
 		} else {
-			char *title = xasprintf("%s: predicted WinError %d, but the real procedure never loads it",
-						winpath_basename(path), (int)pred);
-			set_confirmed(b, NULL, 0, "the real procedure did not load this binary");
-			mismatch(found, install, path, (int)pred, -1, title,
-				 "The helper performed torch's procedure and never reached this binary: the real "
-				 "directory listing or extension list differs from the prediction.");
-			nmis++;
-			free(title);
+			confirm_unloaded(h, b, pred);
 		}
 	}
-	/* torch's VC++ runtime probe */
-	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(install, "vc_runtime_probe"))
+}
+
+/* torch's VC++ runtime probe */
+static void confirm_vc_probe(struct helper_match *h)
+{
+	cJSON *b, *r;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(h->install, "vc_runtime_probe"))
 	{
 		const char *name = jstr(b, "name");
 		double pred = 0, real = 0;
 		int idx = -1;
-		if (!name || !(r = find_result(results, name, 1, &idx)))
+		char *title;
+		if (!name || !(r = find_result(h->results, name, 1, &idx)))
 			continue;
-		used[idx] = 1;
+		h->used[idx] = 1;
 		jnum(b, "winerror", &pred);
 		jnum(r, "error", &real);
 		set_confirmed(b, r, (int)real == (int)pred, NULL);
-		if ((int)real != (int)pred) {
-			char *title = xasprintf("torch's runtime probe of %s: predicted WinError %d, the real loader gave %d",
-						name, (int)pred, (int)real);
-			mismatch(found, install, NULL, (int)pred, (int)real, title,
-				 "ctypes.CDLL's LoadLibraryExW(name, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) in the helper "
-				 "disagrees with the prediction.");
-			nmis++;
-			free(title);
-		}
+		if ((int)real == (int)pred)
+			continue;
+		title = xasprintf("torch's runtime probe of %s: predicted WinError %d, the real loader gave %d", name,
+				  (int)pred, (int)real);
+		mismatch(h->found, h->install, NULL, (int)pred, (int)real, title,
+			 "ctypes.CDLL's LoadLibraryExW(name, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) in the helper "
+			 "disagrees with the prediction.");
+		h->nmis++;
+		free(title);
 	}
-	/* binaries the real procedure loaded that the prediction does not list */
-	i = 0;
-	cJSON_ArrayForEach(r, results)
+}
+
+/* binaries the real procedure loaded that the prediction does not list */
+static void confirm_unpredicted(struct helper_match *h)
+{
+	cJSON *r;
+	int i = 0;
+	cJSON_ArrayForEach(r, h->results)
 	{
 		const char *k = jstr(r, "kind");
-		if (!used[i] && k && strcmp(k, "vc_probe")) {
+		if (!h->used[i] && k && strcmp(k, "vc_probe")) {
 			double real = 0;
 			char *title, *msg;
 			jnum(r, "error", &real);
@@ -417,13 +452,33 @@ void confirm_apply_helper_output(struct findings *found, cJSON *install, const c
 					  winpath_basename(jstr(r, "path")), (int)real);
 			msg = xasprintf("The helper loaded %s (stage %s, error %d); the checker's report has no such "
 					"binary.", jstr(r, "path"), jstr(r, "stage") ? jstr(r, "stage") : "?", (int)real);
-			mismatch(found, install, jstr(r, "path"), -1, (int)real, title, msg);
-			nmis++;
+			mismatch(h->found, h->install, jstr(r, "path"), -1, (int)real, title, msg);
+			h->nmis++;
 			free(title);
 			free(msg);
 		}
 		i++;
 	}
+}
+
+void confirm_apply_helper_output(struct findings *found, cJSON *install, const char *out, long long exit_code,
+				 int timed_out, unsigned timeout_ms)
+{
+	struct helper_match h;
+	cJSON *summary;
+	memset(&h, 0, sizeof(h));
+	h.found = found;
+	h.install = install;
+	h.results = cJSON_CreateArray();
+	h.status = fmt_status(exit_code);
+	h.timed_out = timed_out;
+	h.ended_early = timed_out || (exit_code != 0 && exit_code != 1);
+	h.timeout_ms = timeout_ms;
+	read_results(&h, out);
+	h.used = xcalloc((size_t)cJSON_GetArraySize(h.results) + 1, 1);
+	confirm_binaries(&h);
+	confirm_vc_probe(&h);
+	confirm_unpredicted(&h);
 	summary = cJSON_CreateObject();
 	cJSON_AddStringToObject(summary, "method", "helper");
 	if (timed_out)
@@ -431,13 +486,13 @@ void confirm_apply_helper_output(struct findings *found, cJSON *install, const c
 	else
 		cJSON_AddNumberToObject(summary, "exit_code", (double)exit_code);
 	cJSON_AddBoolToObject(summary, "timed_out", timed_out);
-	cJSON_AddNumberToObject(summary, "binaries_confirmed", nconf);
-	cJSON_AddNumberToObject(summary, "mismatches", nmis);
+	cJSON_AddNumberToObject(summary, "binaries_confirmed", h.nconf);
+	cJSON_AddNumberToObject(summary, "mismatches", h.nmis);
 	cJSON_AddItemToObject(install, "confirmation", summary);
-	free(used);
-	free(pending);
-	free(status);
-	cJSON_Delete(results);
+	free(h.used);
+	free(h.pending);
+	free(h.status);
+	cJSON_Delete(h.results);
 }
 
 /* The last non-empty line of a text (the OSError / ImportError line of a traceback). */

@@ -28,7 +28,6 @@
 
 struct pol {
 	struct findings *out;
-	cJSON *inst;
 	struct view *v;
 	const struct policy_input *in;
 	const struct torch_run *run;
@@ -590,7 +589,7 @@ static void newer_than_measured(struct pol *p, const struct pep440 *ver)
 	free(nv);
 }
 
-int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, const struct policy_input *in,
+int policy_evaluate(struct findings *out, struct policy_verdict *verdict, struct view *v, const struct policy_input *in,
 		    struct err *err)
 {
 	struct pol p;
@@ -598,7 +597,6 @@ int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, c
 	struct err e;
 	memset(&p, 0, sizeof(p));
 	p.out = out;
-	p.inst = install_json;
 	p.v = v;
 	p.in = in;
 	p.run = in->run;
@@ -608,12 +606,9 @@ int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, c
 		p.version = in->install->version ? in->install->version : in->install->metadata_version;
 		p.variant = in->install->variant;
 	}
-	if (install_json) {
-		cJSON_ReplaceItemInObject(install_json, "version",
-					  p.version ? cJSON_CreateString(p.version) : cJSON_CreateNull());
-		if (p.variant)
-			cJSON_ReplaceItemInObject(install_json, "variant", cJSON_CreateString(p.variant));
-	}
+	memset(verdict, 0, sizeof(*verdict));
+	verdict->version = p.version;
+	verdict->variant = p.variant;
 	err_clear(&e);
 	if (!p.version) {
 		p.arch = p.arch ? p.arch : "x64";
@@ -637,12 +632,9 @@ int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, c
 		else if (r < 0)
 			return err_set(err, "%s", e.msg);
 	}
+	verdict->row = p.row;
 	if (p.row)
 		newer_than_measured(&p, &ver);
-	if (p.row && install_json) {
-		cJSON *ref = matrix_row_json(p.row, 0);
-		cJSON_ReplaceItemInObject(install_json, "matrix_row", ref);
-	}
 	enrich_vc(&p);
 	redist(&p);
 	runtime_dlls(&p);

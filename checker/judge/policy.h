@@ -1,7 +1,7 @@
 /*
  * policy: one torch install judged against its matrix row.
  *
- * The loader (torchload.c, result.c) says which torch binaries load; the
+ * The loader (torchload.c, loader_rules.c) says which torch binaries load; the
  * inventory (inventory.c) says what the machine has; the matrix (matrix.c)
  * says what this torch version needs. policy_evaluate() puts the three
  * together for one install and adds findings (finding.h; rules.def):
@@ -19,8 +19,6 @@
 #ifndef TDC_POLICY_H
 #define TDC_POLICY_H
 
-#include <cjson/cJSON.h>
-
 #include "util/err.h"
 #include "judge/finding.h"
 #include "machine/inventory.h"
@@ -35,15 +33,21 @@ struct policy_input {
 	const struct torch_run *run;        /* the loader's run for this install (required) */
 };
 
+/* What the matrix made of an install: the version and variant it was judged as, and the row (NULL: none). */
+struct policy_verdict {
+	const char *version; /* torch/version.py's, else the dist-info's; NULL: unknown (borrowed from the inventory) */
+	const char *variant; /* the inventory's, or NULL */
+	const struct matrix_row *row;
+};
+
 /*
- * Evaluates one install. `install_json` is the installs[] object that
- * result_add_install() returned for `in->run`: its version, variant and
- * matrix_row are filled here. Findings are added to `out`, and the loader's
- * findings about this install there get the row's fixes (or are dropped
- * where a matrix finding says more). Returns 0; -1 only for internal errors
- * (err set).
+ * Evaluates one install, after the loader's own findings about it
+ * (judge/loader_rules.h) are in `out`: adds the matrix's findings, gives the
+ * loader's findings about this install the row's fixes (or drops them where
+ * a matrix finding says more), and sets *verdict (for the report's entry).
+ * Returns 0; -1 only for internal errors (err set; *verdict is set anyway).
  */
-int policy_evaluate(struct findings *out, cJSON *install_json, struct view *v, const struct policy_input *in,
+int policy_evaluate(struct findings *out, struct policy_verdict *verdict, struct view *v, const struct policy_input *in,
 		    struct err *err);
 
 #endif

@@ -3,12 +3,15 @@
  * torch-dll-check/report/v1) under construction — the one result model the
  * text, GitHub and SARIF renderers read.
  *
- * `doc` holds everything but the findings: `machine`, `installs[]` (one per
- * torch_run), and what the matrix and inventory modules attach (`inventory`,
- * `matrix`, installs[].matrix_row). The findings stay C structs in
- * `findings` (finding.h), where policy and confirmation add, merge and drop
- * them, until result_finish() writes them into the document with `status`
- * and `counts`.
+ * `doc` holds what is known before the findings: schema, tool, `machine`,
+ * and what the matrix and inventory modules attach (`inventory`, `matrix`,
+ * `pins`). The rest stays C structs until result_finish() writes it, once,
+ * last: the findings (finding.h), where the loader's rules
+ * (judge/loader_rules.h), policy and confirmation add, merge and drop them,
+ * and each install's entry (`installs`: its facts and the loader's
+ * verdicts, recorded by result_add_install with the version, variant and
+ * matrix row policy chose, and its status, the worst of its findings), then
+ * `status` and `counts`. Nothing edits an entry after it is written.
  */
 #ifndef TDC_RESULT_H
 #define TDC_RESULT_H
@@ -16,15 +19,30 @@
 #include <cjson/cJSON.h>
 
 #include "judge/finding.h"
+#include "judge/policy.h"
 #include "loader/loader.h"
 #include "loader/torchload.h"
 #include "machine/view.h"
 
+/*
+ * An install's entry until result_finish writes it into installs[] with its
+ * status (the one member not known before every finding is): what the
+ * install is, the row that judged it, what the loader did. Live confirmation
+ * (judge/confirm.h) adds what the real loader did to `entry` before that.
+ */
+struct result_install {
+	char *torch_dir, *python, *app_dir; /* the folders links are matched against */
+	size_t nbins, nfailing;             /* torch binaries, and those that do not load */
+	cJSON *entry;                       /* every member but `status` */
+};
+
 struct result {
 	cJSON *doc;
 	struct findings findings;
+	struct result_install *installs;
+	size_t ninstalls, alloc;
 };
-#define RESULT_INIT { NULL, FINDINGS_INIT }
+#define RESULT_INIT { NULL, FINDINGS_INIT, NULL, 0, 0 }
 
 /* A new report with schema, tool and machine (from the view and a loader, which may be NULL). */
 void result_init(struct result *r, struct view *v, const struct loader *ld);
@@ -33,12 +51,13 @@ void result_init(struct result *r, struct view *v, const struct loader *ld);
 cJSON *result_machine_json(struct view *v, const struct loader *ld);
 
 /*
- * Appends installs[] for `run` and the loader's findings about it.
- * `matrix_row` (may be NULL) is attached as installs[].matrix_row (the
- * document takes ownership). Returns the install object (owned by the
- * document).
+ * Records the installs[] entry of `run` (written by result_finish): what the
+ * install is and what the loader did, with the version, variant and matrix
+ * row of `verdict` (policy_evaluate's; NULL: none). The run may be freed
+ * afterwards. Its findings are judge/loader_rules.h's and policy.h's.
  */
-cJSON *result_add_install(struct result *r, struct view *v, const struct torch_run *run, cJSON *matrix_row);
+void result_add_install(struct result *r, struct view *v, const struct torch_run *run,
+			const struct policy_verdict *verdict);
 
 /*
  * One link-outside-root finding for every symbolic link that leads outside
@@ -47,7 +66,7 @@ cJSON *result_add_install(struct result *r, struct view *v, const struct torch_r
  */
 void result_outside_links(struct result *r, struct view *v);
 
-/* Writes the findings into the document's findings[], then `status` and `counts`. Call once, last. */
+/* Writes the findings into the document's findings[], each install's entry, then `status` and `counts`. Call once, last. */
 void result_finish(struct result *r);
 
 /* Frees the document and the findings. */
@@ -56,7 +75,5 @@ void result_release(struct result *r);
 /* The probes of a node as the report's array. */
 cJSON *result_probes_json(const struct ldr_node *node);
 
-/* Compares two dotted file versions ("14.40.33810.0"); <0, 0, >0. */
-int result_version_cmp(const char *a, const char *b);
 
 #endif

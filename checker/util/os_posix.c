@@ -527,91 +527,47 @@ static void add_capped(struct strbuf *sb, const char *data, size_t n)
 	}
 }
 
-int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, struct strbuf *out,
-	     struct strbuf *errout, long long *exit_code, struct err *err)
+static void close_fds(int *fd, size_t n)
 {
-	int po[2], pe[2], px[2], status, timed_out = 0, nopen = 2;
-	struct pollfd fds[2];
-	long long deadline = timeout_ms ? now_ms() + timeout_ms : 0;
-	pid_t pid;
-	char buf[65536];
-	int child_errno = 0;
+	size_t i;
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+}
 
-	*exit_code = -1;
-	if (pipe(po) < 0)
-		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
-	if (pipe(pe) < 0) {
-		close(po[0]);
-		close(po[1]);
-		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
-	}
-	/* px reports a failed exec: closed on a successful one (O_CLOEXEC) */
-	if (pipe(px) < 0) {
-		close(po[0]);
-		close(po[1]);
-		close(pe[0]);
-		close(pe[1]);
-		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
-	}
-	fcntl(px[1], F_SETFD, FD_CLOEXEC);
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(po[0]);
-		close(po[1]);
-		close(pe[0]);
-		close(pe[1]);
-		close(px[0]);
-		close(px[1]);
-		return err_set(err, "cannot run %s: fork: %s", argv[0], strerror(e));
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		/* its own process group, so that a timeout kills what it started too */
-		setpgid(0, 0);
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		close(po[0]);
-		close(pe[0]);
-		close(px[0]);
-		if (cwd && chdir(cwd) < 0) {
-			int e = errno;
-			if (write(px[1], &e, sizeof(e)) < 0)
-				_exit(127);
-			_exit(127);
-		}
+/* The child: stdin from /dev/null, stdout and stderr into the pipes; a failed chdir or exec says errno on px. */
+static void spawn_child(const char *const *argv, const char *cwd, const int *po, const int *pe, const int *px)
+{
+	int nul = open("/dev/null", O_RDONLY), e;
+	/* its own process group, so that a timeout kills what it started too */
+	setpgid(0, 0);
+	if (nul >= 0)
+		dup2(nul, 0);
+	dup2(po[1], 1);
+	dup2(pe[1], 2);
+	close(po[0]);
+	close(pe[0]);
+	close(px[0]);
+	if (!cwd || chdir(cwd) == 0) {
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], (char *const *)argv);
-		{
-			int e = errno;
-			if (write(px[1], &e, sizeof(e)) < 0)
-				_exit(127);
-		}
+	}
+	e = errno;
+	if (write(px[1], &e, sizeof(e)) < 0)
 		_exit(127);
-	}
-	setpgid(pid, pid); /* also here: no race with an early timeout */
-	close(po[1]);
-	close(pe[1]);
-	close(px[1]);
-	if (read(px[0], &child_errno, sizeof(child_errno)) == (ssize_t)sizeof(child_errno)) {
-		close(px[0]);
-		close(po[0]);
-		close(pe[0]);
-		waitpid(pid, &status, 0);
-		return err_set(err, "cannot run %s%s%s: %s", argv[0], cwd ? " in " : "", cwd ? cwd : "",
-			       strerror(child_errno));
-	}
-	close(px[0]);
+	_exit(127);
+}
 
-	fds[0].fd = po[0];
-	fds[1].fd = pe[0];
+/* Reads the child's stdout and stderr until both close or the deadline (0: none) passes; 1 when it passed. */
+static int collect_output(int fd_out, int fd_err, long long deadline, struct strbuf *out, struct strbuf *errout)
+{
+	struct pollfd fds[2];
+	char buf[65536];
+	int nopen = 2, timed_out = 0, k;
+	fds[0].fd = fd_out;
+	fds[1].fd = fd_err;
 	fds[0].events = fds[1].events = POLLIN;
 	while (nopen > 0) {
-		int wait = -1, r, k;
+		int wait = -1, r;
 		if (deadline) {
 			long long left = deadline - now_ms();
 			if (left <= 0) {
@@ -641,14 +597,64 @@ int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, stru
 			add_capped(k ? errout : out, buf, (size_t)n);
 		}
 	}
+	for (k = 0; k < 2; k++)
+		if (fds[k].fd >= 0)
+			close(fds[k].fd);
+	return timed_out;
+}
+
+int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, struct strbuf *out,
+	     struct strbuf *errout, long long *exit_code, struct err *err)
+{
+	int po[2], pe[2], px[2], status, timed_out;
+	long long deadline = timeout_ms ? now_ms() + timeout_ms : 0;
+	pid_t pid;
+	int child_errno = 0;
+
+	*exit_code = -1;
+	if (pipe(po) < 0)
+		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	if (pipe(pe) < 0) {
+		close_fds(po, 2);
+		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	}
+	/* px reports a failed exec: closed on a successful one (O_CLOEXEC) */
+	if (pipe(px) < 0) {
+		close_fds(po, 2);
+		close_fds(pe, 2);
+		return err_set(err, "cannot run %s: pipe: %s", argv[0], strerror(errno));
+	}
+	fcntl(px[1], F_SETFD, FD_CLOEXEC);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close_fds(po, 2);
+		close_fds(pe, 2);
+		close_fds(px, 2);
+		return err_set(err, "cannot run %s: fork: %s", argv[0], strerror(e));
+	}
+	if (pid == 0)
+		spawn_child(argv, cwd, po, pe, px);
+	setpgid(pid, pid); /* also here: no race with an early timeout */
+	close(po[1]);
+	close(pe[1]);
+	close(px[1]);
+	if (read(px[0], &child_errno, sizeof(child_errno)) == (ssize_t)sizeof(child_errno)) {
+		close(px[0]);
+		close(po[0]);
+		close(pe[0]);
+		waitpid(pid, &status, 0);
+		return err_set(err, "cannot run %s%s%s: %s", argv[0], cwd ? " in " : "", cwd ? cwd : "",
+			       strerror(child_errno));
+	}
+	close(px[0]);
+	timed_out = collect_output(po[0], pe[0], deadline, out, errout);
 	if (timed_out) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 	}
-	if (fds[0].fd >= 0)
-		close(fds[0].fd);
-	if (fds[1].fd >= 0)
-		close(fds[1].fd);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (timed_out)

@@ -782,6 +782,21 @@ int winver_cmp(const struct winver *a, const struct winver *b)
 	return 0;
 }
 
+/* Loader versions are "a.b.c.d" as pe.c formats them; anything unparsable counts as 0.0.0.0. */
+static void text_winver(struct winver *v, const char *s)
+{
+	if (!s || winver_parse(v, s, NULL) < 0)
+		memset(v, 0, sizeof(*v));
+}
+
+int winver_text_cmp(const char *a, const char *b)
+{
+	struct winver x, y;
+	text_winver(&x, a);
+	text_winver(&y, b);
+	return winver_cmp(&x, &y);
+}
+
 int winver_at_least(const struct winver *have, const struct winver *min)
 {
 	unsigned i;

@@ -135,6 +135,9 @@ void winver_from_ms_ls(struct winver *out, uint32_t ms, uint32_t ls);
 /* Full comparison; missing parts count as 0. */
 int winver_cmp(const struct winver *a, const struct winver *b);
 
+/* winver_cmp of two dotted versions as text ("14.40.33810.0"); NULL or unparsable counts as 0.0.0.0. */
+int winver_text_cmp(const char *a, const char *b);
+
 /*
  * Prefix-minimum: whether `have` is at least `min`, comparing only the parts
  * `min` writes ("14.40" accepts any 14.40.x.y and later). For a minimum this

@@ -163,144 +163,166 @@ static void syntax_error(const struct ytree_opts *o, yaml_parser_t *p, const uns
 		yt_fail(e, line, col, "invalid YAML: %s%s", problem, hint);
 }
 
+/* The tree being built from libyaml's events. */
+struct builder {
+	const struct ytree_opts *o;
+	struct ytree_error *e;
+	struct ynode *root, *stack[YT_DEPTH_CAP];
+	size_t depth, nodes, max_depth;
+	int docs;
+};
+
+/* A scalar event's node, or NULL (failed: e set). */
+static struct ynode *scalar_node(struct builder *b, const yaml_event_t *ev, unsigned line, unsigned col)
+{
+	const struct ytree_opts *o = b->o;
+	struct ynode *y;
+	if (check_props(o, ev->start_mark, ev->data.scalar.anchor, ev->data.scalar.tag, b->e) < 0)
+		return NULL;
+	if (ev->data.scalar.length > o->max_scalar) {
+		yt_fail(b->e, line, col, "value longer than %zu bytes", o->max_scalar);
+		return NULL;
+	}
+	if ((o->flags & YT_REFUSE_NUL) && memchr(ev->data.scalar.value, '\0', ev->data.scalar.length)) {
+		yt_fail(b->e, line, col, "NUL characters (\\0) are not allowed in %s", o->in);
+		return NULL;
+	}
+	y = ynode_new(Y_SCALAR, ev->start_mark);
+	y->s = xstrndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+	y->len = ev->data.scalar.length;
+	if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
+		y->len = strlen(y->s); /* "\0" escapes: cut there */
+	switch (ev->data.scalar.style) {
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		y->quoted = 1;
+		break;
+	case YAML_LITERAL_SCALAR_STYLE:
+	case YAML_FOLDED_SCALAR_STYLE:
+		y->quoted = 2;
+		break;
+	default:
+		y->quoted = 0;
+	}
+	return y;
+}
+
+/* Puts a new node in its parent (or at the root), within the caps; a list or mapping is entered. -1: failed. */
+static int attach(struct builder *b, struct ynode *y)
+{
+	const struct ytree_opts *o = b->o;
+	if (++b->nodes > o->max_nodes) {
+		yt_fail(b->e, y->line, y->col, "more than %zu YAML nodes", o->max_nodes);
+		ynode_free(y);
+		return -1;
+	}
+	if (b->depth && b->stack[b->depth - 1]->n >= o->max_kids) {
+		const struct ynode *parent = b->stack[b->depth - 1];
+		yt_fail(b->e, y->line, y->col, "more than %zu items in one %s",
+			parent->kind == Y_MAP ? o->max_kids / 2 : o->max_kids, parent->kind == Y_MAP ? "mapping" : "list");
+		ynode_free(y);
+		return -1;
+	}
+	if (b->depth) {
+		struct ynode *parent = b->stack[b->depth - 1];
+		ALLOC_GROW(parent->kid, parent->n + 1, parent->alloc);
+		parent->kid[parent->n++] = y;
+	} else if (!b->root) {
+		b->root = y;
+	} else {
+		ynode_free(y); /* cannot happen in one document; be safe */
+		return 0;
+	}
+	if (y->kind != Y_SCALAR) {
+		if (b->depth >= b->max_depth) {
+			yt_fail(b->e, y->line, y->col, "nested deeper than %zu levels", b->max_depth);
+			return -1;
+		}
+		b->stack[b->depth++] = y;
+	}
+	return 0;
+}
+
+/* One event: 1 done, 0 go on, -1 failed (e set). */
+static int on_event(struct builder *b, const yaml_event_t *ev)
+{
+	const struct ytree_opts *o = b->o;
+	unsigned line = (unsigned)ev->start_mark.line + 1, col = (unsigned)ev->start_mark.column + 1;
+	struct ynode *y = NULL;
+	char buf[128];
+	int seq;
+	switch (ev->type) {
+	case YAML_DOCUMENT_START_EVENT:
+		if (++b->docs <= 1)
+			return 0;
+		if (!(o->flags & YT_ONE_DOCUMENT))
+			return 1; /* only the first document counts */
+		yt_fail(b->e, line, col, "%s holds one YAML document; remove this \"---\" and what follows", o->file);
+		return -1;
+	case YAML_STREAM_END_EVENT:
+		return 1;
+	case YAML_ALIAS_EVENT:
+		yt_fail(b->e, line, col, "aliases (*%s) are not allowed in %s; write the value out",
+			text_excerpt((const char *)ev->data.alias.anchor, strlen((const char *)ev->data.alias.anchor), 60,
+				     buf, sizeof(buf)),
+			o->in);
+		return -1;
+	case YAML_SCALAR_EVENT:
+		if (!(y = scalar_node(b, ev, line, col)))
+			return -1;
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		seq = ev->type == YAML_SEQUENCE_START_EVENT;
+		if (check_props(o, ev->start_mark, seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor,
+				seq ? ev->data.sequence_start.tag : ev->data.mapping_start.tag, b->e) < 0)
+			return -1;
+		y = ynode_new(seq ? Y_SEQ : Y_MAP, ev->start_mark);
+		break;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (b->depth)
+			b->depth--;
+		return 0;
+	default:
+		return 0;
+	}
+	return attach(b, y);
+}
+
 struct ynode *ytree_parse(const unsigned char *data, size_t len, const struct ytree_opts *o, int *empty,
 			  struct ytree_error *e)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
-	struct ynode *root = NULL, *stack[YT_DEPTH_CAP];
-	size_t depth = 0, nodes = 0, max_depth = o->max_depth < YT_DEPTH_CAP ? o->max_depth : YT_DEPTH_CAP;
-	int docs = 0, done = 0, failed = 0;
+	struct builder b;
+	int r = 0;
 
 	*empty = 0;
+	memset(&b, 0, sizeof(b));
+	b.o = o;
+	b.e = e;
+	b.max_depth = o->max_depth < YT_DEPTH_CAP ? o->max_depth : YT_DEPTH_CAP;
 	if (!yaml_parser_initialize(&p)) {
 		yt_fail(e, 1, 1, "cannot initialise the YAML parser");
 		return NULL;
 	}
 	yaml_parser_set_input_string(&p, data, len);
-	while (!done && !failed) {
-		struct ynode *y = NULL;
-		unsigned line, col;
+	while (!r) {
 		if (!yaml_parser_parse(&p, &ev)) {
 			syntax_error(o, &p, data, len, e);
-			failed = 1;
+			r = -1;
 			break;
 		}
-		line = (unsigned)ev.start_mark.line + 1;
-		col = (unsigned)ev.start_mark.column + 1;
-		switch (ev.type) {
-		case YAML_DOCUMENT_START_EVENT:
-			if (++docs > 1) {
-				if (o->flags & YT_ONE_DOCUMENT) {
-					yt_fail(e, line, col, "%s holds one YAML document; remove this \"---\" and what follows",
-						o->file);
-					failed = 1;
-				} else {
-					done = 1; /* only the first document counts */
-				}
-			}
-			break;
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_ALIAS_EVENT: {
-			char buf[128];
-			const char *a = (const char *)ev.data.alias.anchor;
-			yt_fail(e, line, col, "aliases (*%s) are not allowed in %s; write the value out",
-				text_excerpt(a, strlen(a), 60, buf, sizeof(buf)), o->in);
-			failed = 1;
-			break;
-		}
-		case YAML_SCALAR_EVENT:
-			if (check_props(o, ev.start_mark, ev.data.scalar.anchor, ev.data.scalar.tag, e) < 0) {
-				failed = 1;
-				break;
-			}
-			if (ev.data.scalar.length > o->max_scalar) {
-				yt_fail(e, line, col, "value longer than %zu bytes", o->max_scalar);
-				failed = 1;
-				break;
-			}
-			if ((o->flags & YT_REFUSE_NUL) && memchr(ev.data.scalar.value, '\0', ev.data.scalar.length)) {
-				yt_fail(e, line, col, "NUL characters (\\0) are not allowed in %s", o->in);
-				failed = 1;
-				break;
-			}
-			y = ynode_new(Y_SCALAR, ev.start_mark);
-			y->s = xstrndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
-			y->len = ev.data.scalar.length;
-			if (memchr(ev.data.scalar.value, '\0', ev.data.scalar.length))
-				y->len = strlen(y->s); /* "\0" escapes: cut there */
-			switch (ev.data.scalar.style) {
-			case YAML_SINGLE_QUOTED_SCALAR_STYLE:
-			case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
-				y->quoted = 1;
-				break;
-			case YAML_LITERAL_SCALAR_STYLE:
-			case YAML_FOLDED_SCALAR_STYLE:
-				y->quoted = 2;
-				break;
-			default:
-				y->quoted = 0;
-			}
-			break;
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT: {
-			int seq = ev.type == YAML_SEQUENCE_START_EVENT;
-			if (check_props(o, ev.start_mark, seq ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor,
-					seq ? ev.data.sequence_start.tag : ev.data.mapping_start.tag, e) < 0) {
-				failed = 1;
-				break;
-			}
-			y = ynode_new(seq ? Y_SEQ : Y_MAP, ev.start_mark);
-			break;
-		}
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			if (depth)
-				depth--;
-			break;
-		default:
-			break;
-		}
-		if (y && !failed) {
-			if (++nodes > o->max_nodes) {
-				yt_fail(e, y->line, y->col, "more than %zu YAML nodes", o->max_nodes);
-				ynode_free(y);
-				failed = 1;
-			} else if (depth && stack[depth - 1]->n >= o->max_kids) {
-				yt_fail(e, y->line, y->col, "more than %zu items in one %s",
-					stack[depth - 1]->kind == Y_MAP ? o->max_kids / 2 : o->max_kids,
-					stack[depth - 1]->kind == Y_MAP ? "mapping" : "list");
-				ynode_free(y);
-				y = NULL;
-				failed = 1;
-			} else if (depth) {
-				struct ynode *parent = stack[depth - 1];
-				ALLOC_GROW(parent->kid, parent->n + 1, parent->alloc);
-				parent->kid[parent->n++] = y;
-			} else if (!root) {
-				root = y;
-			} else {
-				ynode_free(y); /* cannot happen in one document; be safe */
-			}
-			if (!failed && y && y->kind != Y_SCALAR) {
-				if (depth >= max_depth) {
-					yt_fail(e, y->line, y->col, "nested deeper than %zu levels", max_depth);
-					failed = 1;
-				} else {
-					stack[depth++] = y;
-				}
-			}
-		}
+		r = on_event(&b, &ev);
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);
-	if (failed) {
-		ynode_free(root);
+	if (r < 0) {
+		ynode_free(b.root);
 		return NULL;
 	}
-	if (!root)
+	if (!b.root)
 		*empty = 1;
-	return root;
+	return b.root;
 }

@@ -1,5 +1,5 @@
 # gate_lib.sh: what the gate's end-to-end tests build (source it after
-# tests/lib/tap.sh, tests/lib/fixtures.sh and tests/loader/tree.sh; needs
+# tests/lib/tap.sh, tests/lib/fixtures.sh and tests/lib/trees/loader.sh; needs
 # $tmp).
 #
 # shellcheck disable=SC2154 # $tmp is the sourcing test's
@@ -15,7 +15,7 @@
 #   number, base/head ref, sha and repo, merge_commit_sha); HEAD_REPO is the
 #   head's repository (default octo/app; another one makes a fork's PR).
 # - gate_machine KIND DIR: a runner's C:\ as a Wine prefix lays it out:
-#   DIR/drive_c (a real System32: tests/loader/tree.sh) and DIR/system.reg,
+#   DIR/drive_c (a real System32: tests/lib/trees/loader.sh) and DIR/system.reg,
 #   the registry Wine wrote after `wine reg add` of the VC++ runtime keys
 #   (x64 14.40, tests/inventory/test_registry.sh's prefix, shared cache).
 #   KIND hosted: as GitHub's images, the redistributable's DLLs (Wine's PE

@@ -11,16 +11,14 @@
 # truncated commit, a snapshot that is not a report, another schema).
 set -u
 TEST_NAME=audit
-# shellcheck source=tests/lib/tap.sh
-source "$TDC_REPO/tests/lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$TDC_REPO/tests/lib/start.sh"
 # shellcheck source=tests/lib/demo.sh
 source "$TDC_REPO/tests/lib/demo.sh"
 
 bin=${TDC_ASAN_BIN:-$TDC_REPO/build/asan/torch-dll-check}
 gbin=${TDC_ASAN_GIT_BIN:-$TDC_REPO/build/asan/torch-dll-check-git}
 rel=${TDC_BIN:-$TDC_REPO/torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export GIT_CONFIG_NOSYSTEM=1 HOME=$tmp
 git config --global user.email t@example.com
 git config --global user.name t

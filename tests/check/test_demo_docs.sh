@@ -8,14 +8,11 @@
 # report prints Windows paths only (C:\...), so nothing of the host's paths
 # needs masking; a host path in it would be a difference too.
 TEST_NAME=demo-docs
-# shellcheck source=tests/lib/tap.sh
-source "$TDC_REPO/tests/lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$TDC_REPO/tests/lib/start.sh"
 # shellcheck source=tests/lib/demo.sh
 source "$TDC_REPO/tests/lib/demo.sh"
 set -u
-B=${TDC_ASAN_BIN:-$TDC_BIN}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 d=$(demo_tree) || { not_ok "the demo's runner tree builds"; tap_done; }
 NO_COLOR=1 "$B" check --root "$d/root" --scan "C:\\" --registry "$d/runner.reg" >"$tmp/demo.txt"

@@ -2,7 +2,7 @@
 # shellcheck disable=SC2317,SC2016  # functions run through fx_build; jq programs in single quotes
 # test_policy: `check` judges each torch install against its matrix row
 # (checker/judge/policy.c). One generated Windows tree per matrix rule — the
-# loader's torch stand-ins (tests/loader/torchtree.sh) with MSVC-like
+# loader's torch stand-ins (tests/lib/trees/torch_cases.sh) with MSVC-like
 # runtime DLLs carrying real version resources (tests/lib/demo.sh's
 # builders) — and real offline registries: the Wine prefix of
 # tests/inventory/test_registry.sh (keys added by `wine reg add`; its
@@ -10,16 +10,13 @@
 # key) and hand-written `reg export` text for the rest. Asserts the exact
 # rules, severities, titles and fix texts, and the exit status.
 TEST_NAME=policy
-# shellcheck source=tests/lib/tap.sh
-source "$TDC_REPO/tests/lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$TDC_REPO/tests/lib/start.sh"
 # shellcheck source=tests/lib/demo.sh
 source "$TDC_REPO/tests/lib/demo.sh"
 set -u
-B=${TDC_ASAN_BIN:-$TDC_BIN}
 PY='C:\Python311\python.exe'
 fx_hash >/dev/null
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # pol_tree DIR LOADER_CASE TORCH_VERSION SYSTEM32_RUNTIME_VERSION|x86-only
 pol_tree() {
@@ -46,7 +43,7 @@ build_tools() {
 	pol_tree "$@" && make_dll "$1/Windows/System32/libomp140.x86_64.dll" --version 20.1.8.0 \
 		--export omp_get_max_threads --import KERNEL32.dll:GetLastError
 }
-FX_KEY=$(cat "$TDC_REPO/tests/lib/demo.sh" "$TDC_REPO/tests/loader/tree.sh" "$TDC_REPO/tests/loader/torchtree.sh" \
+FX_KEY=$(cat "$TDC_REPO/tests/lib/demo.sh" "$TDC_REPO/tests/lib/trees/loader.sh" "$TDC_REPO/tests/lib/trees/torch_cases.sh" \
 	"$0" | sha256sum | cut -c1-12)
 export FX_KEY
 tree() { fx_build "policy-$1" "${@:2}"; }

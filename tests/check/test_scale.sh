@@ -14,13 +14,11 @@
 # `ulimit -t` bounds CPU time, so a busy machine does not make it flaky.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=scale
 BIN=${TDC_BIN:-./torch-dll-check}
 [ -x "$BIN" ] || BIN=./torch-dll-check
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 N=20000
 torch=$tmp/root/Python311/Lib/site-packages/torch
 mkdir -p "$torch/lib"

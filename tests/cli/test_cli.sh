@@ -6,11 +6,8 @@
 # option tables generate. One check per issue-#12 command-line fix, named after it.
 set -u
 TEST_NAME=cli
-source "$TDC_REPO/tests/lib/tap.sh"
-B=${TDC_ASAN_BIN:-$TDC_BIN}
+source "$TDC_REPO/tests/lib/start.sh"
 [ -x "$B" ] || B=$TDC_BIN
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # run ARGS...: sets $out, $err, $rc
 run() {

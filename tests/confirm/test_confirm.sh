@@ -3,7 +3,7 @@
 #
 # The cross-built torch-dll-check.exe (tests/lib/cross-build.sh, cached) runs
 # inside the shared Wine prefix on torch-like trees copied into its drive_c
-# (tests/loader/torchtree.sh, built and cached through tests/lib/fixtures.sh),
+# (tests/lib/trees/torch_cases.sh, built and cached through tests/lib/fixtures.sh),
 # checking the live machine: it predicts, then spawns itself as
 # `confirm-helper` (a child process, with a timeout) to load every binary for
 # real, and compares. Cases:
@@ -58,12 +58,12 @@ fi
 # The trees: the loader tests' torch stand-ins (cached by fixtures.sh)
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
-FX_KEY=$(cat tests/loader/tree.sh tests/loader/torchtree.sh | sha256sum | cut -c1-12)
+FX_KEY=$(cat tests/lib/trees/loader.sh tests/lib/trees/torch_cases.sh | sha256sum | cut -c1-12)
 export FX_KEY
 fx_hash >/dev/null
 # shellcheck disable=SC2317  # called through fx_build
 build_torch() {
-	source "$TDC_REPO/tests/loader/tree.sh" && source "$TDC_REPO/tests/loader/torchtree.sh" && torch_tree "$1" "$2"
+	source "$TDC_REPO/tests/lib/trees/loader.sh" && source "$TDC_REPO/tests/lib/trees/torch_cases.sh" && torch_tree "$1" "$2"
 }
 # shellcheck disable=SC2317
 build_fake_python() {

@@ -17,8 +17,8 @@
 # without reading it; dirty hives, pending transaction logs and logs given as
 # hives are clear errors; every truncation and 2000 random byte flips of
 # each hive give a clean error under ASan (tests/fuzz/mutate.c).
-# shellcheck source=tests/lib/tap.sh
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=inventory-hives
 set -u
 
@@ -30,8 +30,6 @@ if ! command -v hivexregedit >/dev/null || ! command -v hivexsh >/dev/null; then
 	skip "regf hive fixtures" "hivexregedit/hivexsh are not installed (apt-get install libwin-hivex-perl libhivex-bin)"
 	tap_done
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # with_parents IN OUT: a .reg with every ancestor key listed, as reg export
 # writes it (hivexregedit creates a key only under an existing parent).

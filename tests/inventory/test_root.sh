@@ -11,18 +11,16 @@
 #   root (relative with "..", absolute, through a root that is a link): one
 #   that leads out is not read, the DLL behind it is not found (the probe
 #   says why), and it is a link-outside-root finding on the binary or
-#   folder; a torch tree of real PE stand-ins (tests/loader/torchtree.sh).
+#   folder; a torch tree of real PE stand-ins (tests/lib/trees/torch_cases.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=root
 BIN=${TDC_ASAN_BIN:-$REPO/build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-$REPO/torch-dll-check}
 case $BIN in /*) ;; *) BIN=$REPO/$BIN ;; esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 mkdir -p "$tmp/pfx/drive_c/Windows/System32"
 cp tests/fuzz/corpus/registry/wine-system-excerpt.reg "$tmp/pfx/system.reg"
@@ -65,11 +63,11 @@ fi
 export TDC_REPO=$REPO
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
-FX_KEY=$(cat tests/loader/tree.sh tests/loader/torchtree.sh | sha256sum | cut -c1-12)
+FX_KEY=$(cat tests/lib/trees/loader.sh tests/lib/trees/torch_cases.sh | sha256sum | cut -c1-12)
 export FX_KEY
 # shellcheck disable=SC2317  # called through fx_build
 build_torch() {
-	source "$TDC_REPO/tests/loader/tree.sh" && source "$TDC_REPO/tests/loader/torchtree.sh" && torch_tree "$1" "$2"
+	source "$TDC_REPO/tests/lib/trees/loader.sh" && source "$TDC_REPO/tests/lib/trees/torch_cases.sh" && torch_tree "$1" "$2"
 }
 if ! base=$(fx_build torch-omp140_lib build_torch omp140_lib); then
 	skip "links out of --root are not followed" "the torch tree could not be built (mingw-w64)"

@@ -8,12 +8,10 @@
 # (The 100 MB $GITHUB_EVENT_PATH that leaked 64 MiB is in tests/report/test_report_files.sh.)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=sanitizer-inputs
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 if [ ! -x "$BIN" ]; then
 	skip "empty inputs under ASan+UBSan" "$BIN not built (make unit-build)"
 	tap_done

@@ -16,7 +16,7 @@
 #                      installs: the real pytorch#131662 failure
 #   C:\hostedtoolcache\windows\Python\3.11.9\x64
 #                      a second Python with a healthy torch 2.5.1+cpu
-# The torch stand-ins are tests/loader/torchtree.sh's (small DLLs named and
+# The torch stand-ins are tests/lib/trees/torch_cases.sh's (small DLLs named and
 # wired like torch's: fbgemm -> asmjit, libomp140/libiomp5md; torch_cpu -> c10,
 # fbgemm, ...; _C.pyd -> torch_python -> python311.dll).
 #
@@ -29,10 +29,10 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BIN=${TDC_BIN:-$REPO/torch-dll-check}
 # shellcheck source=tests/lib/fixtures.sh
 source "$REPO/tests/lib/fixtures.sh"
-# shellcheck source=tests/loader/tree.sh
-source "$REPO/tests/loader/tree.sh"
-# shellcheck source=tests/loader/torchtree.sh
-source "$REPO/tests/loader/torchtree.sh"
+# shellcheck source=tests/lib/trees/loader.sh
+source "$REPO/tests/lib/trees/loader.sh"
+# shellcheck source=tests/lib/trees/torch_cases.sh
+source "$REPO/tests/lib/trees/torch_cases.sh"
 
 # reg_export FILE < text: writes text as reg.exe does (UTF-16LE, BOM, CRLF).
 reg_export() {
@@ -145,7 +145,7 @@ EOF
 # demo_tree: build (or reuse) the runner tree, print its directory (root/ and runner.reg).
 demo_tree() {
 	local FX_KEY
-	FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/loader/tree.sh" "$REPO/tests/loader/torchtree.sh" |
+	FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/lib/trees/loader.sh" "$REPO/tests/lib/trees/torch_cases.sh" |
 		sha256sum | cut -c1-12)
 	export FX_KEY
 	fx_build demo demo_build

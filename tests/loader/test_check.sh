@@ -6,9 +6,9 @@
 TEST_NAME=check
 source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
-source "$TDC_REPO/tests/loader/tree.sh"
-source "$TDC_REPO/tests/loader/torchtree.sh"
-FX_KEY=$(cat "$TDC_REPO/tests/loader/tree.sh" "$TDC_REPO/tests/loader/torchtree.sh" | sha256sum | cut -c1-12)
+source "$TDC_REPO/tests/lib/trees/loader.sh"
+source "$TDC_REPO/tests/lib/trees/torch_cases.sh"
+FX_KEY=$(cat "$TDC_REPO/tests/lib/trees/loader.sh" "$TDC_REPO/tests/lib/trees/torch_cases.sh" | sha256sum | cut -c1-12)
 export FX_KEY
 B=${TDC_ASAN_BIN:-$TDC_BIN}
 fx_hash >/dev/null # once here: exported, so the subshells below reuse it
@@ -17,7 +17,7 @@ LIB='C:\Python311\Lib\site-packages\torch\lib'
 
 # shellcheck disable=SC2317  # called through fx_build
 build_torch() {
-	source "$TDC_REPO/tests/loader/tree.sh" && source "$TDC_REPO/tests/loader/torchtree.sh" && torch_tree "$1" "$2"
+	source "$TDC_REPO/tests/lib/trees/loader.sh" && source "$TDC_REPO/tests/lib/trees/torch_cases.sh" && torch_tree "$1" "$2"
 }
 root() { fx_build "torch-$1" build_torch "$1"; }
 

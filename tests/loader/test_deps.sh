@@ -5,11 +5,11 @@
 TEST_NAME=deps
 source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
-source "$TDC_REPO/tests/loader/tree.sh"
-FX_KEY=$(sha256sum <"$TDC_REPO/tests/loader/tree.sh" | cut -c1-12)
+source "$TDC_REPO/tests/lib/trees/loader.sh"
+FX_KEY=$(sha256sum <"$TDC_REPO/tests/lib/trees/loader.sh" | cut -c1-12)
 export FX_KEY
 # shellcheck disable=SC2317  # called through fx_build
-build_tree() { source "$TDC_REPO/tests/loader/tree.sh" && loader_cases "$1"; }
+build_tree() { source "$TDC_REPO/tests/lib/trees/loader.sh" && loader_cases "$1"; }
 R=$(fx_build loader-cases build_tree) || { not_ok "building the trees"; tap_done; }
 B=${TDC_ASAN_BIN:-$TDC_BIN}
 fx_hash >/dev/null # once here: exported, so the subshells below reuse it

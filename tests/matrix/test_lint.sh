@@ -6,11 +6,9 @@
 # a leak or an out-of-bounds read on any of these inputs fails the test.
 set -u
 TEST_NAME=matrix/lint
-source "$(dirname "$0")/../lib/tap.sh"
+source "$(dirname "$0")/../lib/start.sh"
 
 bin=${TDC_ASAN_BIN:-$TDC_REPO/build/asan/torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 
 # lint_case NAME EXPECTED_STATUS EXPECTED_MESSAGES: lints NAME.yml (written by the

@@ -16,14 +16,12 @@
 # and read the diff before committing it.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=golden-demo
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
 GOLDEN=tests/report/golden
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF NO_COLOR
 
 # demo.sh's functions (its own run stops at the sourced-file return)

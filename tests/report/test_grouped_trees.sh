@@ -15,21 +15,19 @@
 # alone. The same tree with libomp140 present has only B and C.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=grouped-trees
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF NO_COLOR
 
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
-# shellcheck source=tests/loader/tree.sh
-source tests/loader/tree.sh
-# shellcheck source=tests/loader/torchtree.sh
-source tests/loader/torchtree.sh
+# shellcheck source=tests/lib/trees/loader.sh
+source tests/lib/trees/loader.sh
+# shellcheck source=tests/lib/trees/torch_cases.sh
+source tests/lib/trees/torch_cases.sh
 
 overlap_build() {
 	local d=$1 tl

@@ -19,20 +19,18 @@
 # drawn the guard refuses.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=inert
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
-# shellcheck source=tests/loader/tree.sh
-source tests/loader/tree.sh
-# shellcheck source=tests/action/torch_tree.sh
-source tests/action/torch_tree.sh
+# shellcheck source=tests/lib/trees/loader.sh
+source tests/lib/trees/loader.sh
+# shellcheck source=tests/lib/trees/torch240.sh
+source tests/lib/trees/torch240.sh
 
 IMP_PH=PPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPPP.dll # 40 bytes, patched to the hostile import name
 OWN_PH=QQQQQQQQQQQQQQQQQQQQQQQQQQQQ.dll         # 32 bytes, patched to the hostile own name

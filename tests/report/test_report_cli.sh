@@ -7,13 +7,11 @@
 # JSON schema and GitHub's upload rules.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=report-cli
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 for k in fail240 many evil pass warn big notes10; do
 	python3 tests/report/gen_report.py "$k" >"$tmp/$k.json" || not_ok "gen_report.py $k"
 done

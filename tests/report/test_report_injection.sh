@@ -8,13 +8,11 @@
 # be ours. Also the GITHUB_OUTPUT file (CVE-2022-35954) and the summary.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=injection
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 run_github() { # KIND: renders gen_report.py KIND like the action, checks with check_injection.py
 	local kind=$1 d="$tmp/$1"
@@ -44,10 +42,10 @@ run_github fail240
 # DLLs named like workflow commands (x::error::…, y##[error]…|<b>, z::stop-commands::…).
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
-# shellcheck source=tests/loader/tree.sh
-source tests/loader/tree.sh
-# shellcheck source=tests/action/torch_tree.sh
-source tests/action/torch_tree.sh
+# shellcheck source=tests/lib/trees/loader.sh
+source tests/lib/trees/loader.sh
+# shellcheck source=tests/lib/trees/torch240.sh
+source tests/lib/trees/torch240.sh
 if root=$(torch_hostile_tree 2>"$tmp/tree.err") && [ -d "$root" ]; then
 	d=$tmp/check
 	mkdir -p "$d"

@@ -1,6 +1,6 @@
 /*
  * policy_trees.h: the two Windows trees test_policy and test_result load
- * (tests/unit/policy_trees.sh builds them once into the fixture cache).
+ * (tests/lib/trees/policy.sh builds them once into the fixture cache).
  * Fills shadow_root / omp_root with the trees' roots (what `--root` takes);
  * -1 when they could not be built (no mingw-w64: the caller skips).
  */
@@ -19,7 +19,7 @@ static int policy_trees(void)
 {
 	char line[900];
 	int n = 0;
-	FILE *p = popen("bash tests/unit/policy_trees.sh", "r");
+	FILE *p = popen("bash tests/lib/trees/policy.sh", "r");
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p)) {

@@ -1,7 +1,7 @@
 /*
  * test_policy: policy_evaluate on real loader runs, asserting the findings
  * as structs. Two Windows trees of real PE files built with mingw-w64
- * (tests/unit/policy_trees.sh, cached): torch 2.9.1 whose python.exe
+ * (tests/lib/trees/policy.sh, cached): torch 2.9.1 whose python.exe
  * folder holds an msvcp140.dll 14.29 that shadows System32's 14.40, and
  * torch 2.4.0 whose fbgemm.dll imports the absent libomp140.x86_64.dll.
  *
@@ -13,6 +13,7 @@
  * and an unread registry is `unverified`, never missing.
  */
 #include "harness.h"
+#include "judge/loader_rules.h"
 #include "policy_trees.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -32,7 +33,7 @@ struct judged {
 	struct torch_run *run;
 	struct inventory inv;
 	struct result res;
-	cJSON *inst;
+	struct policy_verdict verdict;
 };
 
 /*
@@ -58,7 +59,7 @@ static int judge_open(struct judged *j, const char *root, const char *yaml)
 	if (torch_run(&j->run, j->v, &in, &e))
 		goto fail;
 	result_init(&j->res, j->v, j->run->ld);
-	j->inst = result_add_install(&j->res, j->v, j->run, NULL);
+	loader_rules(&j->res.findings, j->run);
 	return 0;
 fail:
 	printf("# %s: %s\n", root, e.msg);
@@ -74,7 +75,7 @@ static int judge(struct judged *j)
 	pin.inv = &j->inv;
 	pin.install = j->inv.ninstalls ? &j->inv.installs[0] : NULL;
 	pin.run = j->run;
-	return policy_evaluate(&j->res.findings, j->inst, j->v, &pin, &e);
+	return policy_evaluate(&j->res.findings, &j->verdict, j->v, &pin, &e);
 }
 
 static void judge_close(struct judged *j)
@@ -250,7 +251,7 @@ int main(void)
 {
 	if (policy_trees()) {
 		printf("ok - tests/unit/test_policy.c # SKIP the mingw-w64 fixture trees could not be built "
-		       "(tests/unit/policy_trees.sh)\n");
+		       "(tests/lib/trees/policy.sh)\n");
 		return 0;
 	}
 	RUN(test_runtime_too_old_replaces_the_shadow_warning);

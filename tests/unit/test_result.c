@@ -2,12 +2,13 @@
  * test_result: findings as structs and the report document written from
  * them. finding_add's copies and default severities, the one JSON form of a
  * finding (members, order, nulls), removal and root-cause keys; then real
- * loader runs on the mingw-built trees of tests/unit/policy_trees.sh: the
+ * loader runs on the mingw-built trees of tests/lib/trees/policy.sh: the
  * loader's findings for each failing torch binary, and result_finish's
  * findings[], counts and statuses.
  */
 #include "harness.h"
 #include "policy_trees.h"
+#include "judge/loader_rules.h"
 #include "report/result.h"
 #include "util/strbuf.h"
 #include "machine/view.h"
@@ -168,6 +169,7 @@ static void test_each_failing_binary_is_a_finding_with_its_evidence(void)
 		CHECK(0);
 		return;
 	}
+	loader_rules(&r.res.findings, r.run);
 	result_add_install(&r.res, r.v, r.run, NULL);
 	for (i = 0; i < r.run->nbins; i++) {
 		const struct torch_binary *b = &r.run->bins[i];
@@ -209,7 +211,8 @@ static void test_finish_writes_findings_counts_and_statuses(void)
 		CHECK(0);
 		return;
 	}
-	inst = result_add_install(&r.res, r.v, r.run, NULL);
+	loader_rules(&r.res.findings, r.run);
+	result_add_install(&r.res, r.v, r.run, NULL);
 	/* the loader alone: the app-local msvcp140 shadows System32's newer copy */
 	CHECK_INT(r.res.findings.n, 1);
 	CHECK_INT(r.res.findings.v[0].rule, RULE_SHADOWED_DLL);
@@ -234,6 +237,8 @@ static void test_finish_writes_findings_counts_and_statuses(void)
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(counts, "binaries")), r.run->nbins);
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(counts, "binaries_failing")), 0);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "status")), "fail");
+	inst = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "installs"), 0);
+	CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "installs")), 1);
 	/* the install's status is its own worst finding: the warning, not the other install's error */
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(inst, "status")), "warn");
 	run_close(&r);
@@ -241,11 +246,11 @@ static void test_finish_writes_findings_counts_and_statuses(void)
 
 static void test_version_cmp(void)
 {
-	CHECK(result_version_cmp("14.40.33810.0", "14.40.33810.0") == 0);
-	CHECK(result_version_cmp("14.29.30133.0", "14.40.33810.0") < 0);
-	CHECK(result_version_cmp("14.40.33810.1", "14.40.33810") > 0);
-	CHECK(result_version_cmp("14.4", "14.40") < 0);
-	CHECK(result_version_cmp(NULL, "0.0.0.0") == 0);
+	CHECK(winver_text_cmp("14.40.33810.0", "14.40.33810.0") == 0);
+	CHECK(winver_text_cmp("14.29.30133.0", "14.40.33810.0") < 0);
+	CHECK(winver_text_cmp("14.40.33810.1", "14.40.33810") > 0);
+	CHECK(winver_text_cmp("14.4", "14.40") < 0);
+	CHECK(winver_text_cmp(NULL, "0.0.0.0") == 0);
 }
 
 int main(void)
@@ -256,7 +261,7 @@ int main(void)
 	RUN(test_version_cmp);
 	if (policy_trees()) {
 		printf("ok - tests/unit/test_result.c: loader runs # SKIP the mingw-w64 fixture trees could not be "
-		       "built (tests/unit/policy_trees.sh)\n");
+		       "built (tests/lib/trees/policy.sh)\n");
 		return HARNESS_EXIT();
 	}
 	RUN(test_each_failing_binary_is_a_finding_with_its_evidence);

@@ -4,7 +4,7 @@
  * and torch variants.
  */
 #include "harness.h"
-#include "report/result.h"
+#include "util/version.h"
 #include "util/version.h"
 
 #include <stdlib.h>
@@ -344,15 +344,15 @@ static void test_variants(void)
 static void test_file_versions_compare_in_one_place(void)
 {
 	struct winver a, b;
-	CHECK_INT(result_version_cmp("14.40.33810.0", "14.40.33810.0"), 0);
-	CHECK(result_version_cmp("14.40.33810.0", "14.38.33135.0") > 0);
-	CHECK(result_version_cmp("14.9.1.0", "14.10.0.0") < 0); /* numeric, not textual */
-	CHECK_INT(result_version_cmp("14.40", "14.40.0.0"), 0);  /* missing parts are 0 */
-	CHECK(result_version_cmp(NULL, "0.0.0.1") < 0);
-	CHECK_INT(result_version_cmp("garbage", NULL), 0);
+	CHECK_INT(winver_text_cmp("14.40.33810.0", "14.40.33810.0"), 0);
+	CHECK(winver_text_cmp("14.40.33810.0", "14.38.33135.0") > 0);
+	CHECK(winver_text_cmp("14.9.1.0", "14.10.0.0") < 0); /* numeric, not textual */
+	CHECK_INT(winver_text_cmp("14.40", "14.40.0.0"), 0);  /* missing parts are 0 */
+	CHECK(winver_text_cmp(NULL, "0.0.0.1") < 0);
+	CHECK_INT(winver_text_cmp("garbage", NULL), 0);
 	CHECK_INT(winver_parse(&a, "14.40.33810.0", NULL), 0);
 	CHECK_INT(winver_parse(&b, "14.40.33811.0", NULL), 0);
-	CHECK_INT(winver_cmp(&a, &b), result_version_cmp("14.40.33810.0", "14.40.33811.0"));
+	CHECK_INT(winver_cmp(&a, &b), winver_text_cmp("14.40.33810.0", "14.40.33811.0"));
 }
 
 int main(void)

@@ -3,7 +3,7 @@
 # row before torch is installed) against the loader (`check --python`, the
 # real installed wheel) on the SAME runner, for every CI-tier torch wheel
 # (tests/wheels/test_wheels.sh's: 2.4.0, 2.4.1, 2.9.1, 2.15.0, 1.7.1) x every
-# runner variant tests/wheels/tree.sh builds:
+# runner variant tests/lib/trees/wheels.sh builds:
 #
 #   wine         Wine's System32 alone (no version resources), no redistributable key
 #   redist-14.44 the real 14.44 redistributable in System32, its registry key
@@ -36,7 +36,7 @@ export TEST_NAME
 source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
-source "$TDC_REPO/tests/wheels/tree.sh"
+source "$TDC_REPO/tests/lib/trees/wheels.sh"
 set -u
 B=${TDC_ASAN_BIN:-$TDC_BIN}
 [ -x "$B" ] || B=$TDC_BIN

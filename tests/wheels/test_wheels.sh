@@ -2,7 +2,7 @@
 # shellcheck disable=SC2016,SC2001  # a script for bash -c; sed over many lines
 # test_wheels: verdicts on REAL torch installs — the win_amd64 wheels PyPI
 # serves (tests/lib/wheels.py: fetched once, sha256 = PyPI's, cached), laid
-# out as Windows machines by tests/wheels/tree.sh, with real Microsoft
+# out as Windows machines by tests/lib/trees/wheels.sh, with real Microsoft
 # runtimes (msvc-runtime wheels) and Intel's OpenMP (intel-openmp wheel).
 #
 # The CI tier: torch 2.4.0 (pytorch#131662's libomp140 trap), 2.4.1 (its
@@ -16,7 +16,7 @@ export TEST_NAME
 source "$TDC_REPO/tests/lib/tap.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
-source "$TDC_REPO/tests/wheels/tree.sh"
+source "$TDC_REPO/tests/lib/trees/wheels.sh"
 source "$TDC_REPO/tests/oracle/wine.sh"
 B=${TDC_ASAN_BIN:-$TDC_BIN}
 [ -x "$B" ] || B=$TDC_BIN

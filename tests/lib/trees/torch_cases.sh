@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# torchtree.sh: Windows machines with a python.org-style Python 3.11 and a
+# torch_cases.sh: Windows machines with a python.org-style Python 3.11 and a
 # torch install made of stand-in DLLs named and wired like torch's (source it
-# after tree.sh). torch_tree DIR CASE builds one scenario; test_check.sh says
+# after loader.sh). torch_tree DIR CASE builds one scenario; test_check.sh says
 # what each must give.
 # shellcheck disable=SC2034
 

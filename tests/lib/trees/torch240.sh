@@ -1,7 +1,7 @@
-# torch_tree.sh: a generated Windows tree where `import torch` fails the way
+# torch240.sh: a generated Windows tree where `import torch` fails the way
 # torch 2.4.0 did (pytorch/pytorch#131662): fbgemm.dll imports
 # libomp140.x86_64.dll, which is found nowhere. Source it after
-# tests/lib/fixtures.sh and tests/loader/tree.sh; `torch240_tree` prints the
+# tests/lib/fixtures.sh and tests/lib/trees/loader.sh; `torch240_tree` prints the
 # cached directory standing for C:\.
 # shellcheck shell=bash
 

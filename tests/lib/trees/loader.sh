@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# tree.sh: the Windows trees the loader tests check (source it).
+# loader.sh: the Windows trees the loader tests check (source it).
 #
 # loader_base DIR: a minimal C:\ with a real System32: Wine's PE builds of
 # ntdll, kernelbase, kernel32, msvcrt, ucrtbase, the VC++ runtimes and its

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317  # shellcheck cannot see past demo.sh's "return 0 when sourced"
-# policy_trees.sh: builds (once, in the fixture cache) the two Windows trees
+# policy.sh: builds (once, in the fixture cache) the two Windows trees
 # tests/unit/test_policy.c judges, and prints their roots, one a line:
 #   shadow  torch 2.9.1+cpu; an app-local msvcp140.dll 14.29 next to
-#           python.exe wins over System32's 14.40 (tests/loader/torchtree.sh)
+#           python.exe wins over System32's 14.40 (tests/lib/trees/torch_cases.sh)
 #   omp     torch 2.4.0+cpu; fbgemm.dll imports libomp140.x86_64.dll, absent
 # Real PE files built with mingw-w64 (tests/lib/fixtures.sh), with real
 # version resources. Exit 1 (and a reason on stderr) when they cannot be built.
 # shellcheck source=tests/lib/demo.sh
-source "$(dirname "$0")/../lib/demo.sh"
+source "$(dirname "$0")/../demo.sh"
 : "${TDC_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/torch-dll-check}"
 export TDC_CACHE
-FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/loader/tree.sh" "$REPO/tests/loader/torchtree.sh" "$0" |
+FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/lib/trees/loader.sh" "$REPO/tests/lib/trees/torch_cases.sh" "$0" |
 	sha256sum | cut -c1-12)
 export FX_KEY
 

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# tree.sh: Windows machines with a REAL torch wheel installed (source it after
+# wheels.sh: Windows machines with a REAL torch wheel installed (source it after
 # tests/lib/fixtures.sh and tests/lib/wheels.sh).
 #
 #   wheel_tree DIR WHEEL     C:\ in DIR: System32 = Wine's PE builtins (every
