@@ -124,6 +124,12 @@ if [ "${BENCH_CHECK:-1}" != 0 ]; then
 	echo
 	bash bench/check.sh | sed 's/^# /## /' || status=1
 fi
+# Issue 22's rows: check on a CUDA 12.4 install of NVIDIA's real DLLs (BENCH_CUDA=0
+# leaves them out: ~1.6 GB of NVIDIA wheels, fetched once into the cache).
+if [ "${BENCH_CUDA:-1}" != 0 ]; then
+	echo
+	bash bench/cuda.sh | sed 's/^# /## /' || status=1
+fi
 # Issue 15's rows: reg exports of 50 and 500 MB (BENCH_REGISTRY=0 leaves them out).
 if [ "${BENCH_REGISTRY:-1}" != 0 ]; then
 	echo

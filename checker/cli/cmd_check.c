@@ -32,6 +32,7 @@
 #include "judge/record.h"
 #include "judge/required.h"
 #include "judge/extensions.h"
+#include "judge/cuda.h"
 #include "judge/gate.h"
 #include "judge/loader_rules.h"
 #include "judge/pairs_gate.h"
@@ -94,7 +95,10 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	pin.run = run;
 	r = policy_evaluate(&report->findings, &verdict, v, &pin, e);
 	if (!r)
+	{
 		required_judge(&report->findings, run, v, install); /* after policy: its fix names the package */
+		r = cuda_judge_install(&report->findings, m, &inv->gpu, install, run, e);
+	}
 	result_add_install(report, v, run, &verdict);
 	if (!r) {
 		/* it refixes the loader's findings on leftovers, and adds `record` to the install just written */

@@ -24,6 +24,7 @@
 
 #include "util/jsonout.h"
 #include "pe/pe.h"
+#include "judge/cuda.h"
 #include "judge/row.h"
 #include "util/version.h"
 
@@ -993,8 +994,11 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 		struct copies cache = { NULL, 0, 0 };
 		char *searched = searched_text(&run, from);
 		n = pinset_torch_targets(&g->head, &t);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			cJSON_AddItemToArray(targets, judge_target(out, &t[i], m, &run, &cache, searched));
+			if (t[i].on_windows != 0 && run.inv && run.inv->gpu_read)
+				cuda_gate_target(out, &t[i], m, &run.inv->gpu);
+		}
 		free(t);
 		free(searched);
 		copies_release(&cache);

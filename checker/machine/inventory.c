@@ -45,6 +45,7 @@ void inventory_init(struct inventory *inv)
 		strlist_init(&inv->redist[i].notes);
 	}
 	strlist_init(&inv->notes);
+	gpu_driver_init(&inv->gpu);
 }
 
 static void redist_release(struct inv_redist *r)
@@ -93,6 +94,7 @@ void inventory_release(struct inventory *inv)
 	free(inv->installs);
 	strlist_release(&inv->notes);
 	free(inv->redist_source);
+	gpu_driver_release(&inv->gpu);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -1123,6 +1125,8 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		}
 	}
 	cJSON_AddItemToObject(o, "notes", jlist(&inv->notes));
+	if (inv->gpu_read)
+		cJSON_AddItemToObject(o, "gpu_driver", gpu_driver_to_json(&inv->gpu));
 	return o;
 }
 

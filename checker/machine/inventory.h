@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "machine/gpu_driver.h"
 #include "util/err.h"
 #include "util/strbuf.h"
 
@@ -95,6 +96,9 @@ struct inventory {
 	size_t ninstalls, ainstalls;
 
 	struct strlist notes;            /* inventory-wide notes (scan limits hit, ...) */
+
+	struct gpu_driver gpu;           /* the NVIDIA driver: nvcuda.dll, display adapters (gpu_driver.h) */
+	int gpu_read;                    /* gpu was collected (by inventory_runtime_dlls) */
 };
 
 void inventory_init(struct inventory *inv);
@@ -117,7 +121,8 @@ int inventory_redist_registry(struct inventory *inv, const struct registry *reg,
 /*
  * Runtime DLLs in System32 and SysWOW64, and in every folder the installs
  * found so far name (python, torch\lib, Library\bin). Unreadable files are
- * listed with their error, not dropped.
+ * listed with their error, not dropped. The first call also reads the GPU
+ * driver (inv->gpu: System32\nvcuda.dll and the display adapters' keys).
  */
 int inventory_runtime_dlls(struct inventory *inv, struct view *v, struct err *err);
 

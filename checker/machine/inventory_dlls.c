@@ -90,6 +90,10 @@ int inventory_runtime_dlls(struct inventory *inv, struct view *v, struct err *er
 		}
 	}
 	strlist_release(&seen);
-	(void)err;
+	if (!inv->gpu_read) {
+		if (gpu_driver_collect(&inv->gpu, v, err))
+			return -1;
+		inv->gpu_read = 1;
+	}
 	return 0;
 }

@@ -1004,6 +1004,8 @@ static const char *const checked_subtrees[] = {
 	"SOFTWARE\\Python",
 	"SOFTWARE\\NVIDIA Corporation\\GPU Computing Toolkit",
 	"SYSTEM\\CurrentControlSet\\Control\\Session Manager",
+	/* the display adapters' drivers: GPU_DISPLAY_CLASS_KEY of gpu_driver.h (which includes view.h) */
+	"SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}",
 };
 
 void view_registry_scope(struct registry *reg)

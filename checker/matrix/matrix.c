@@ -615,6 +615,10 @@ const struct matrix_field matrix_when_fields[MF_WHEN_COUNT] = {
 #define WHEN FIELD_ENTRY
 #include "matrix/schema.def"
 };
+const struct matrix_field matrix_cuda_fields[MF_CUDA_COUNT] = {
+#define CUDA FIELD_ENTRY
+#include "matrix/schema.def"
+};
 
 /* The keys each mapping accepts, NULL-terminated (map_check, did-you-mean); bit i of `present` is key i. */
 static const char *const top_keys[] = {
@@ -647,9 +651,14 @@ static const char *const when_keys[] = {
 #include "matrix/schema.def"
 	NULL
 };
+static const char *const cuda_keys[] = {
+#define CUDA KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
 
 _Static_assert(MF_ROW_COUNT <= 32 && MF_TOP_COUNT <= 32 && MF_DLL_COUNT <= 32 && MF_OPENMP_COUNT <= 32 &&
-		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32,
+		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32 && MF_CUDA_COUNT <= 32,
 	       "a mapping's keys are bits of an unsigned `present`");
 
 const struct matrix_map_schema *matrix_schema(enum matrix_map map)
@@ -661,6 +670,7 @@ const struct matrix_map_schema *matrix_schema(enum matrix_map map)
 		{ "an openmp entry", "rows[].openmp[]", matrix_openmp_fields, MF_OPENMP_COUNT },
 		{ "a known_issues entry", "rows[].known_issues[]", matrix_issue_fields, MF_ISSUE_COUNT },
 		{ "applies_when", "rows[].known_issues[].applies_when", matrix_when_fields, MF_WHEN_COUNT },
+		{ "a cuda entry", "cuda[]", matrix_cuda_fields, MF_CUDA_COUNT },
 	};
 	return map < MATRIX_NMAPS ? &maps[map] : NULL;
 }
@@ -712,6 +722,12 @@ const char *matrix_type_doc(enum matrix_type t)
 		return "a Windows error code, 1 to 65535";
 	case MT_WHEN:
 		return "a mapping: variant, arch, imports, unresolved, older";
+	case MT_CUDAS:
+		return "a list of cuda entries";
+	case MT_CUDA_RELEASE:
+		return "a CUDA release: MAJOR.MINOR (quoted)";
+	case MT_NV_DRIVER:
+		return "an NVIDIA driver version: NNN.NN (quoted)";
 	}
 	return "?";
 }
@@ -1649,6 +1665,8 @@ struct layer {
 	struct strlist remove;          /* row ids to drop */
 	struct matrix_row **rows;       /* the rows read without errors */
 	size_t nrows;
+	struct matrix_cuda *cuda;       /* the `cuda` entries read without errors */
+	size_t ncuda;
 };
 
 /* Steps 1 and 2: bytes and tree. -1 when there is no tree (reported). */
@@ -1727,6 +1745,130 @@ static void read_rows(struct layer *y, const struct ynode *rows_node)
 	check_overlaps(&y->L, y->rows, y->nrows);
 }
 
+/* ---- the `cuda` table ------------------------------------------------- */
+
+static void cuda_release_entry(struct matrix_cuda *c)
+{
+	free(c->release);
+	free(c->driver_text);
+	free(c->floor_text);
+	strlist_release(&c->dlls);
+	strlist_release(&c->sources);
+}
+
+/* "12.4": 0 and the numbers, or -1. */
+static int parse_release(const char *s, unsigned *maj, unsigned *min)
+{
+	size_t a = strspn(s, "0123456789"), b;
+	if (!a || a > 2 || s[a] != '.')
+		return -1;
+	b = strspn(s + a + 1, "0123456789");
+	if (!b || b > 2 || s[a + 1 + b])
+		return -1;
+	*maj = (unsigned)atoi(s);
+	*min = (unsigned)atoi(s + a + 1);
+	return 0;
+}
+
+/* "551.61": 0 and {551, 61}, or -1 (Windows driver versions have two digits after the dot). */
+static int parse_nv_driver(const char *s, unsigned out[2])
+{
+	size_t a = strspn(s, "0123456789");
+	if (!a || a > 4 || s[a] != '.' || strspn(s + a + 1, "0123456789") != 2 || s[a + 3])
+		return -1;
+	out[0] = (unsigned)atoi(s);
+	out[1] = (unsigned)atoi(s + a + 1);
+	return 0;
+}
+
+static void cuda_field(struct lint *L, const struct ynode *m, enum matrix_cuda_field k, struct matrix_cuda *c,
+		       const char *what)
+{
+	const struct matrix_field *f = &matrix_cuda_fields[k];
+	const struct ynode *v = map_get(m, f->key);
+	char buf[128];
+	int e;
+	switch (k) {
+	case MF_CUDA_RELEASE:
+		c->release = get_str(L, m, f->key, what, f->hint, required(f, 0));
+		if (c->release && parse_release(c->release, &c->major, &c->minor))
+			lint_error(L, v->line, v->col, "`%s` must be %s, not `%s`", f->key, f->hint, shown(v, buf, sizeof(buf)));
+		break;
+	case MF_CUDA_DRIVER:
+	case MF_CUDA_FLOOR: {
+		char *t = get_str(L, m, f->key, what, f->hint, required(f, 0));
+		unsigned *dst = k == MF_CUDA_DRIVER ? c->driver : c->floor;
+		if (t && parse_nv_driver(t, dst))
+			lint_error(L, v->line, v->col, "`%s` must be %s, not `%s`", f->key, f->hint, shown(v, buf, sizeof(buf)));
+		if (k == MF_CUDA_DRIVER)
+			c->driver_text = t;
+		else
+			c->floor_text = t;
+		break;
+	}
+	case MF_CUDA_DLLS:
+		parse_dll_list(L, m, f, &c->dlls);
+		break;
+	case MF_CUDA_STATUS:
+		e = get_enum(L, m, f->key, what, status_names, required(f, 0));
+		c->status = e >= 0 ? (enum matrix_status)e : MATRIX_INFERRED;
+		break;
+	case MF_CUDA_SOURCES:
+		get_sources(L, m, f, &c->sources);
+		if (c->status == MATRIX_SOURCED && !c->sources.n)
+			lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources`", what);
+		break;
+	case MF_CUDA_COUNT:
+		break;
+	}
+}
+
+/* `cuda`: each entry read; a release listed twice in one file is an error. */
+static void read_cuda(struct layer *y, const struct ynode *root)
+{
+	const struct matrix_field *tf = &matrix_top_fields[MF_TOP_CUDA];
+	const struct ynode *list = get_map_list(&y->L, root, tf->key, tf->hint);
+	size_t i, j;
+	int k;
+	if (!list)
+		return;
+	y->cuda = xcalloc(list->n ? list->n : 1, sizeof(*y->cuda));
+	for (i = 0; i < list->n; i++) {
+		const struct ynode *m = list_map(&y->L, list, i, tf->key);
+		unsigned nerr = y->L.nerr, present;
+		struct matrix_cuda c;
+		char what[64];
+		if (!m)
+			continue;
+		memset(&c, 0, sizeof(c));
+		strlist_init(&c.dlls);
+		strlist_init(&c.sources);
+		set_pos(&c.pos, y->L.file, m);
+		map_check(&y->L, m, matrix_schema(MATRIX_MAP_CUDA)->name, cuda_keys, &present);
+		snprintf(what, sizeof(what), "cuda entry at line %u", m->line);
+		for (k = 0; k < MF_CUDA_COUNT; k++)
+			cuda_field(&y->L, m, (enum matrix_cuda_field)k, &c, what);
+		for (j = 0; c.release && j < y->ncuda; j++)
+			if (y->cuda[j].major == c.major && y->cuda[j].minor == c.minor)
+				lint_error(&y->L, m->line, m->col, "CUDA %u.%u is listed twice in `cuda` (first at line %u)",
+					   c.major, c.minor, y->cuda[j].pos.line);
+		if (y->L.nerr != nerr || !c.release) {
+			cuda_release_entry(&c);
+			continue;
+		}
+		y->cuda[y->ncuda++] = c;
+	}
+}
+
+const struct matrix_cuda *matrix_cuda_find(const struct matrix *m, unsigned major, unsigned minor)
+{
+	size_t i;
+	for (i = 0; i < m->ncuda; i++)
+		if (m->cuda[i].major == major && m->cuda[i].minor == minor)
+			return &m->cuda[i];
+	return NULL;
+}
+
 /* Step 3 for the top level (schema, description, remove, rows). -1: another schema. */
 static int read_top(struct layer *y)
 {
@@ -1761,6 +1903,7 @@ static int read_top(struct layer *y)
 	} else {
 		read_rows(y, rows_node);
 	}
+	read_cuda(y, root);
 	return 0;
 }
 
@@ -1811,6 +1954,22 @@ static void apply_layer(struct matrix *m, struct layer *y, const char *name)
 		m->rows[m->nrows++] = r;
 		y->rows[i] = NULL;
 	}
+	for (i = 0; i < y->ncuda; i++) {
+		struct matrix_cuda *c = &y->cuda[i];
+		size_t j;
+		c->pos.file = name;
+		for (j = 0; j < m->ncuda; j++)
+			if (m->cuda[j].major == c->major && m->cuda[j].minor == c->minor)
+				break;
+		if (j < m->ncuda) {
+			cuda_release_entry(&m->cuda[j]);
+		} else {
+			ALLOC_GROW(m->cuda, m->ncuda + 1, m->acuda);
+			j = m->ncuda++;
+		}
+		m->cuda[j] = *c;
+	}
+	y->ncuda = 0; /* moved into m */
 }
 
 /* Diagnostics from d0 on in file order, whatever order the checks ran in (stable insertion sort: few items). */
@@ -1850,6 +2009,9 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	for (i = 0; i < y.nrows; i++)
 		row_free(y.rows[i]);
 	free(y.rows);
+	for (i = 0; i < y.ncuda; i++)
+		cuda_release_entry(&y.cuda[i]);
+	free(y.cuda);
 	strlist_release(&y.remove);
 	ynode_free(y.root);
 	return y.L.nerr ? -1 : 0;
@@ -1882,6 +2044,8 @@ void matrix_init(struct matrix *m)
 	m->rows = NULL;
 	m->nrows = m->alloc = 0;
 	strlist_init(&m->files);
+	m->cuda = NULL;
+	m->ncuda = m->acuda = 0;
 }
 
 void matrix_release(struct matrix *m)
@@ -1890,6 +2054,9 @@ void matrix_release(struct matrix *m)
 	for (i = 0; i < m->nrows; i++)
 		row_free(m->rows[i]);
 	free(m->rows);
+	for (i = 0; i < m->ncuda; i++)
+		cuda_release_entry(&m->cuda[i]);
+	free(m->cuda);
 	strlist_release(&m->files);
 	matrix_init(m);
 }

@@ -85,6 +85,9 @@ enum matrix_type {
 	MT_WHERE,       /* system | bundled | either */
 	MT_WINERROR,    /* a Win32 error code, 1..65535 */
 	MT_WHEN,        /* an applies_when mapping */
+	MT_CUDAS,       /* the list of cuda entries */
+	MT_CUDA_RELEASE,/* a CUDA release: MAJOR.MINOR */
+	MT_NV_DRIVER,   /* a Windows NVIDIA driver version: NNN.NN */
 };
 enum matrix_required { MR_REQUIRED, MR_OPTIONAL, MR_UNLESS_MERGE, MR_UNLESS_REMOVE, MR_IF_SOURCED, MR_IF_MEASURED };
 enum matrix_show { MS_NONE, MS_HEAD, MS_BODY, MS_TAIL };
@@ -129,6 +132,11 @@ enum matrix_when_field {
 #include "matrix/schema.def"
 	MF_WHEN_COUNT
 };
+enum matrix_cuda_field {
+#define CUDA(NAME, ...) MF_CUDA_##NAME,
+#include "matrix/schema.def"
+	MF_CUDA_COUNT
+};
 
 extern const struct matrix_field matrix_top_fields[MF_TOP_COUNT];
 extern const struct matrix_field matrix_row_fields[MF_ROW_COUNT];
@@ -136,10 +144,11 @@ extern const struct matrix_field matrix_dll_fields[MF_DLL_COUNT];
 extern const struct matrix_field matrix_openmp_fields[MF_OPENMP_COUNT];
 extern const struct matrix_field matrix_issue_fields[MF_ISSUE_COUNT];
 extern const struct matrix_field matrix_when_fields[MF_WHEN_COUNT];
+extern const struct matrix_field matrix_cuda_fields[MF_CUDA_COUNT];
 
 /* The mappings, for the docs and tests that walk the whole schema. */
 enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
-		  MATRIX_NMAPS };
+		  MATRIX_MAP_CUDA, MATRIX_NMAPS };
 struct matrix_map_schema {
 	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
 	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */
@@ -238,11 +247,33 @@ struct matrix_row {
 	int merge;                   /* internal: `merge: true` */
 };
 
+/*
+ * What a CUDA release needs of the Windows driver (an entry of the top-level
+ * `cuda` table; docs/cuda.md). Driver versions are NVIDIA's NNN.NN.
+ */
+struct matrix_cuda {
+	char *release;             /* "12.4" as written */
+	unsigned major, minor;
+	char *driver_text;         /* "551.61" */
+	unsigned driver[2];        /* {551, 61} */
+	char *floor_text;          /* or NULL */
+	unsigned floor[2];
+	struct strlist dlls;
+	enum matrix_status status;
+	struct strlist sources;
+	struct matrix_pos pos;
+};
+
 struct matrix {
 	struct matrix_row **rows; /* effective rows, in layer then file order */
 	size_t nrows, alloc;
 	struct strlist files;     /* one name per applied layer */
+	struct matrix_cuda *cuda; /* the effective `cuda` table: one entry per release, later layers win */
+	size_t ncuda, acuda;
 };
+
+/* The `cuda` entry of CUDA major.minor, or NULL. */
+const struct matrix_cuda *matrix_cuda_find(const struct matrix *m, unsigned major, unsigned minor);
 
 /* One lint message: "file:line:col: msg". */
 struct matrix_diag {

@@ -68,7 +68,9 @@
 #   --version A.B.C.D            VS_VERSIONINFO with FileVersion and
 #                                ProductVersion A.B.C.D (fixed and strings)
 #   --version-string KEY=VALUE   extra StringFileInfo value (CompanyName,
-#                                ProductName, OriginalFilename, ...)
+#                                ProductName, OriginalFilename, ...); a
+#                                FileVersion or OriginalFilename given here
+#                                replaces the default one
 #   --dependent-load-flags N     load-config DependentLoadFlags = N (e.g.
 #                                0x800). lld 14 has no /dependentloadflag (it
 #                                came in LLVM 18), so we emit the
@@ -438,9 +440,12 @@ fx_make_in() {
 			echo "  BEGIN"
 			echo "    BLOCK \"040904B0\""
 			echo "    BEGIN"
-			echo "      VALUE \"FileVersion\", \"$version\""
+			# a --version-string of the same key replaces these (a resource whose string and
+			# fixed versions disagree, as a tampered or lying file has)
+			[[ " ${vstrings[*]} " == *" FileVersion="* ]] || echo "      VALUE \"FileVersion\", \"$version\""
 			echo "      VALUE \"ProductVersion\", \"$version\""
-			echo "      VALUE \"OriginalFilename\", $(fx_rc_escape "$name")"
+			[[ " ${vstrings[*]} " == *" OriginalFilename="* ]] ||
+				echo "      VALUE \"OriginalFilename\", $(fx_rc_escape "$name")"
 			for kv in "${vstrings[@]}"; do
 				echo "      VALUE $(fx_rc_escape "${kv%%=*}"), $(fx_rc_escape "${kv#*=}")"
 			done

@@ -207,8 +207,9 @@ check_eq "the report's pins object: commits, what changed, the targets and their
 check_eq "pyproject [project]: the anchor is the requirement's line and column" \
 	'[["missing-dll","error","pyproject.toml:6:4"],["pin-changed","note","pyproject.toml:6:4"]]' \
 	"$(G "$redist" "$tmp/144.reg" pyproject "$RSA")"
+# (the runner has no NVIDIA driver: the CUDA pin is also cuda-no-driver, docs/cuda.md)
 check_eq "pyproject with [tool.uv.sources]: the cu121 variant from the index, judged by the 2.4.0 row" \
-	'[["pyproject.toml",3,18,"2.4.0","cu121",["torch-2.4.0"]],[["missing-dll","error","pyproject.toml:3:18"],["pin-changed","note","pyproject.toml:3:18"]]]' \
+	'[["pyproject.toml",3,18,"2.4.0","cu121",["torch-2.4.0"]],[["missing-dll","error","pyproject.toml:3:18"],["cuda-no-driver","error","pyproject.toml:3:18"],["pin-changed","note","pyproject.toml:3:18"]]]' \
 	"$(G "$redist" "$tmp/144.reg" uv "[(.pins.targets[0] | [.file, .line, .col, .version, .variant, [.rows[].row]]), $RSA]")"
 check_eq "uv.lock: the locked version's line" \
 	'[["missing-dll","error","uv.lock:5:12"],["pin-changed","note","uv.lock:5:12"]]' \

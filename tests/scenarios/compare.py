@@ -159,6 +159,28 @@ WINE_VS_WINDOWS = [
             "https://github.com/pytorch/pytorch/issues/169429",
         ],
     },
+    {
+        "id": "W9-nvcuda-builtin",
+        "wine": "nvcuda.dll is no file of the prefix: Debian's Wine 8.0 ships no nvcuda builtin, so "
+                "a prefix's system32 has none and a load of it fails like any missing DLL (126). "
+                "Other Wines differ: Wine-Staging carried an nvcuda builtin forwarding the CUDA "
+                "driver API to the host's libcuda (patchset nvcuda-CUDA_Support, since dropped; "
+                "continued as SveSop/nvidia-libs), Proton has an nvcuda thunk; with one, a prefix "
+                "has an nvcuda.dll whether or not the host has an NVIDIA GPU. tests/cuda puts no "
+                "look-alike into the shared prefix: its oracle runs are of trees without the "
+                "driver, and caffe2_nvrtc.dll delay-loads nvcuda.dll (torch >= 1.6), so no load "
+                "outcome depends on it; the static import of torch 1.5 is compared without the "
+                "driver (126 on both loaders)",
+        "windows": "only the NVIDIA display driver installs System32\\nvcuda.dll (the CUDA driver "
+                   "API); a machine without it has none, and one with it has NVIDIA's file, whose "
+                   "version resource says the driver (31.0.15.5161 = 551.61)",
+        "sources": [
+            "https://github.com/pytorch/pytorch/pull/37811 (caffe2_nvrtc delay-loads nvcuda.dll)",
+            "https://github.com/wine-compholio/wine-staging/issues/231 (the nvcuda patchset)",
+            "https://github.com/ValveSoftware/wine/pull/119 (Proton's nvcuda thunk)",
+            "https://docs.nvidia.com/cuda/cuda-installation-guide-microsoft-windows/ (the driver installs the CUDA driver API)",
+        ],
+    },
 ]
 EXC = {e["id"]: e for e in WINE_VS_WINDOWS}
 W6_DLLS = {d.split()[0] for d in EXC["W6-builtin-substitution"]["dlls"]}

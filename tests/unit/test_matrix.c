@@ -445,8 +445,50 @@ static void test_evidence(void)
 	matrix_release(&m);
 }
 
+/* The top-level `cuda` table: NVIDIA driver minimums per CUDA release, linted with positions, layered by release. */
+static void test_cuda_table(void)
+{
+	struct matrix m;
+	struct matrix_diags d = MATRIX_DIAGS_INIT;
+	struct err e;
+	const struct matrix_cuda *c;
+	static const char base[] = "schema: 1\nrows: []\ncuda:\n"
+				   "  - {cuda: \"12.4\", driver: \"551.61\", floor: \"525.00\", status: sourced,\n"
+				   "     sources: [https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html]}\n"
+				   "  - {cuda: \"11.8\", driver: \"520.06\", status: inferred}\n";
+	static const char later[] = "schema: 1\nrows: []\ncuda:\n  - {cuda: \"12.4\", driver: \"552.00\", status: inferred}\n";
+	static const char bad[] = "schema: 1\nrows: []\ncuda:\n"
+				  "  - {cuda: \"12.4\", driver: \"551.6\", status: inferred}\n"
+				  "  - {cuda: \"12\", driver: \"551.61\", status: inferred}\n"
+				  "  - {cuda: \"11.7\", driver: \"516.01\", status: sourced}\n"
+				  "  - {cuda: \"11.8\", driver: \"520.06\", status: inferred}\n"
+				  "  - {cuda: \"11.8\", driver: \"520.06\", status: inferred}\n";
+	matrix_init(&m);
+	CHECK_INT(matrix_load_buffer(&m, "a.yml", base, strlen(base), &d, &e), 0);
+	CHECK_INT(m.ncuda, 2);
+	c = matrix_cuda_find(&m, 12, 4);
+	CHECK(c && c->driver[0] == 551 && c->driver[1] == 61 && c->floor_text && c->floor[0] == 525);
+	CHECK(c && c->status == MATRIX_SOURCED && c->sources.n == 1 && c->pos.line == 4);
+	CHECK(matrix_cuda_find(&m, 12, 8) == NULL);
+	CHECK_INT(matrix_load_buffer(&m, "b.yml", later, strlen(later), &d, &e), 0);
+	c = matrix_cuda_find(&m, 12, 4);
+	CHECK(c && c->driver[0] == 552 && !c->floor_text); /* a later layer's entry replaces the release's */
+	CHECK_INT(m.ncuda, 2);
+	matrix_diags_release(&d);
+	CHECK_INT(matrix_load_buffer(&m, "c.yml", bad, strlen(bad), &d, &e), -1);
+	CHECK_INT(d.n, 4);
+	CHECK(d.n == 4 && d.v[0].line == 4 && strstr(d.v[0].msg, "`driver` must be"));
+	CHECK(d.n == 4 && d.v[1].line == 5 && strstr(d.v[1].msg, "`cuda` must be"));
+	CHECK(d.n == 4 && d.v[2].line == 6 && strstr(d.v[2].msg, "has no `sources`"));
+	CHECK(d.n == 4 && d.v[3].line == 8 && strstr(d.v[3].msg, "listed twice"));
+	CHECK(matrix_cuda_find(&m, 12, 4)->driver[0] == 552); /* a file with errors changes nothing */
+	matrix_diags_release(&d);
+	matrix_release(&m);
+}
+
 int main(void)
 {
+	RUN(test_cuda_table);
 	RUN(test_default_parses);
 	RUN(test_evidence);
 	RUN(test_grid);

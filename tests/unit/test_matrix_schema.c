@@ -50,7 +50,10 @@ struct pair {
 
 static const struct pair *pairs_of(int map)
 {
-	static const struct pair top[] = { { "schema", "1", 0 }, { "rows", NULL, MATRIX_MAP_ROW }, { NULL, NULL, 0 } };
+	static const struct pair top[] = { { "schema", "1", 0 },
+					   { "rows", NULL, MATRIX_MAP_ROW },
+					   { "cuda", NULL, MATRIX_MAP_CUDA },
+					   { NULL, NULL, 0 } };
 	static const struct pair row[] = { { "id", "r1", 0 },
 					   { "torch", "\">=1.0\"", 0 },
 					   { "status", "inferred", 0 },
@@ -66,7 +69,10 @@ static const struct pair *pairs_of(int map)
 					     { "cause", "c", 0 }, { "fix", "f", 0 },
 					     { "applies_when", NULL, MATRIX_MAP_WHEN }, { NULL, NULL, 0 } };
 	static const struct pair when[] = { { "arch", "x64", 0 }, { NULL, NULL, 0 } };
-	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when };
+	static const struct pair cuda[] = {
+		{ "cuda", "\"12.4\"", 0 }, { "driver", "\"551.61\"", 0 }, { "status", "inferred", 0 }, { NULL, NULL, 0 }
+	};
+	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when, cuda };
 	return all[map];
 }
 
@@ -158,6 +164,7 @@ static const char *wrong_shape(enum matrix_type t)
 	case MT_OPENMPS:
 	case MT_ISSUES:
 	case MT_DLLS_NAMED:
+	case MT_CUDAS:
 		return "{a: b}";
 	default:
 		return "[x]";

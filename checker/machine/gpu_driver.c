@@ -1,0 +1,333 @@
+/*
+ * gpu_driver: nvcuda.dll in System32 and the display adapters' driver keys
+ * (design in gpu_driver.h).
+ */
+#include "machine/gpu_driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "pe/pe.h"
+#include "util/jsonout.h"
+#include "machine/view.h"
+
+/* Caps: a machine has a handful of display adapters; a registry with more keys is cut (noted). */
+#define GPU_MAX_ADAPTERS 64
+
+void gpu_driver_init(struct gpu_driver *g)
+{
+	memset(g, 0, sizeof(*g));
+	strlist_init(&g->notes);
+}
+
+void gpu_driver_release(struct gpu_driver *g)
+{
+	size_t i;
+	free(g->nvcuda_path);
+	free(g->nvcuda_error);
+	free(g->nvcuda_version_string);
+	free(g->nvcuda_company);
+	free(g->version_problem);
+	free(g->registry_source);
+	for (i = 0; i < g->nadapters; i++) {
+		free(g->adapters[i].key);
+		free(g->adapters[i].provider);
+		free(g->adapters[i].description);
+		free(g->adapters[i].driver_version);
+	}
+	free(g->adapters);
+	strlist_release(&g->notes);
+	gpu_driver_init(g);
+}
+
+int nv_driver_from_file_version(const uint16_t ver[4], struct nv_driver_version *out, char **why)
+{
+	unsigned merged;
+	*why = NULL;
+	/* A.BB.CC.DDDD (Microsoft's display-driver form); NVIDIA's CC starts at 10 */
+	if (ver[0] < 6) {
+		*why = xasprintf("%u.%u.%u.%u is not a display-driver version (A.BB.CC.DDDD with A >= 6)", ver[0],
+				 ver[1], ver[2], ver[3]);
+		return -1;
+	}
+	if (ver[2] < 10 || ver[2] > 99 || ver[3] > 9999) {
+		*why = xasprintf("%u.%u.%u.%u is not of NVIDIA's form (the third field 10 to 99, the fourth "
+				 "at most 9999: 31.0.15.5161 is driver 551.61)",
+				 ver[0], ver[1], ver[2], ver[3]);
+		return -1;
+	}
+	merged = (unsigned)(ver[2] - 10) * 10000u + ver[3];
+	out->major = merged / 100;
+	out->minor = merged % 100;
+	return 0;
+}
+
+/* Four dot-separated decimal fields, each < 65536; -1 otherwise. */
+static int parse4(const char *s, uint16_t v[4])
+{
+	int i;
+	for (i = 0; i < 4; i++) {
+		unsigned long n = 0;
+		int digits = 0;
+		while (*s >= '0' && *s <= '9' && digits < 6) {
+			n = n * 10 + (unsigned long)(*s++ - '0');
+			digits++;
+		}
+		if (!digits || n > 65535)
+			return -1;
+		v[i] = (uint16_t)n;
+		if (i < 3 && *s++ != '.')
+			return -1;
+	}
+	/* a FileVersion string may go on after the number ("31.0.15.5161 (r550_00-...)") */
+	return *s == '\0' || *s == ' ' ? 0 : -1;
+}
+
+int nv_driver_from_string(const char *s, struct nv_driver_version *out, char **why)
+{
+	uint16_t v[4];
+	*why = NULL;
+	if (!s || parse4(s, v)) {
+		*why = xasprintf("\"%s\" is not a file version (four numbers A.B.C.D)", s ? s : "");
+		return -1;
+	}
+	return nv_driver_from_file_version(v, out, why);
+}
+
+int nv_driver_parse(const char *s, struct nv_driver_version *out)
+{
+	unsigned long a = 0, b = 0;
+	int da = 0, db = 0;
+	while (*s >= '0' && *s <= '9' && da < 4) {
+		a = a * 10 + (unsigned long)(*s++ - '0');
+		da++;
+	}
+	if (!da || *s++ != '.')
+		return -1;
+	while (*s >= '0' && *s <= '9' && db < 3) {
+		b = b * 10 + (unsigned long)(*s++ - '0');
+		db++;
+	}
+	/* Windows driver versions have two digits after the dot (551.61); Linux ones may go on (570.124.06) */
+	if (db != 2 || *s)
+		return -1;
+	out->major = (unsigned)a;
+	out->minor = (unsigned)b;
+	return 0;
+}
+
+int nv_driver_cmp(const struct nv_driver_version *a, const struct nv_driver_version *b)
+{
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	return 0;
+}
+
+char *nv_driver_str(const struct nv_driver_version *v)
+{
+	return xasprintf("%u.%02u", v->major, v->minor);
+}
+
+const struct gpu_adapter *gpu_driver_nvidia_adapter(const struct gpu_driver *g)
+{
+	size_t i;
+	for (i = 0; i < g->nadapters; i++)
+		if (g->adapters[i].nvidia && g->adapters[i].has_nv)
+			return &g->adapters[i];
+	return NULL;
+}
+
+/* The version resource of System32\nvcuda.dll. */
+static void read_nvcuda(struct gpu_driver *g, struct view *v)
+{
+	char *wp = NULL, *host;
+	struct pe_image *img = NULL;
+	struct err e;
+	if (view_find_file(v, view_system32(v), "nvcuda.dll", &wp) != 1) {
+		free(wp);
+		return;
+	}
+	g->nvcuda_path = wp;
+	host = view_host_path(v, wp);
+	if (!host) {
+		g->nvcuda_error = xstrdup("outside the view");
+		return;
+	}
+	err_clear(&e);
+	if (pe_open(&img, host, PE_VERSION | PE_LENIENT, &e)) {
+		g->nvcuda_error = xstrdup(e.msg);
+		free(host);
+		return;
+	}
+	free(host);
+	g->nvcuda_machine = img->machine;
+	if (img->version.present && img->version.has_fixed) {
+		g->nvcuda_has_version = 1;
+		memcpy(g->nvcuda_ver, img->version.file, sizeof(g->nvcuda_ver));
+	}
+	if (img->version.file_version_str)
+		g->nvcuda_version_string = xstrdup(img->version.file_version_str);
+	if (img->version.company_name)
+		g->nvcuda_company = xstrdup(img->version.company_name);
+	pe_close(img);
+
+	if (!g->nvcuda_has_version) {
+		g->version_problem = xstrdup("nvcuda.dll has no version resource (VS_FIXEDFILEINFO)");
+		return;
+	}
+	if (nv_driver_from_file_version(g->nvcuda_ver, &g->driver, &g->version_problem))
+		return;
+	if (g->nvcuda_version_string) {
+		uint16_t sv[4];
+		if (parse4(g->nvcuda_version_string, sv) || memcmp(sv, g->nvcuda_ver, sizeof(sv))) {
+			/* a resource that says two things: believe neither */
+			g->version_problem = xasprintf("the fixed file version %u.%u.%u.%u and the FileVersion string "
+						       "\"%s\" disagree",
+						       g->nvcuda_ver[0], g->nvcuda_ver[1], g->nvcuda_ver[2],
+						       g->nvcuda_ver[3], g->nvcuda_version_string);
+			return;
+		}
+	}
+	g->has_driver = 1;
+	if (g->nvcuda_company && !strstr(g->nvcuda_company, "NVIDIA"))
+		strlist_pushf(&g->notes, "System32\\nvcuda.dll names \"%s\" as its company, not NVIDIA", g->nvcuda_company);
+}
+
+static char *reg_str(struct view *v, const char *key, const char *value, struct err *e)
+{
+	struct strbuf sb;
+	char *out = NULL;
+	strbuf_init(&sb);
+	if (view_reg_get(v, key, value, 64, &sb, e) == 0)
+		out = strbuf_detach(&sb);
+	strbuf_release(&sb);
+	return out;
+}
+
+static int read_adapters(struct gpu_driver *g, struct view *v, struct err *err)
+{
+	struct strlist subs = STRLIST_INIT;
+	size_t i;
+	int r;
+	if (!view_has_registry(v))
+		return 0;
+	g->registry_read = 1;
+	g->registry_source = xstrdup(view_registry_source(v));
+	r = view_reg_subkeys(v, GPU_DISPLAY_CLASS_KEY, 64, &subs, err);
+	if (r < 0)
+		return -1;
+	for (i = 0; r == 0 && i < subs.n; i++) {
+		/* adapter instances are four digits (0000, 0001); "Properties" and others are not adapters */
+		const char *s = subs.v[i];
+		char *key;
+		struct gpu_adapter *a;
+		struct err e;
+		if (strlen(s) != 4 || strspn(s, "0123456789") != 4)
+			continue;
+		if (g->nadapters == GPU_MAX_ADAPTERS) {
+			strlist_pushf(&g->notes, "more than %d display adapter keys: the rest were not read",
+				      GPU_MAX_ADAPTERS);
+			break;
+		}
+		key = xasprintf("%s\\%s", GPU_DISPLAY_CLASS_KEY, s);
+		ALLOC_GROW(g->adapters, g->nadapters + 1, g->aadapters);
+		a = &g->adapters[g->nadapters++];
+		memset(a, 0, sizeof(*a));
+		a->key = xasprintf("HKLM\\%s", key);
+		err_clear(&e);
+		a->provider = reg_str(v, key, "ProviderName", &e);
+		a->description = reg_str(v, key, "DriverDesc", &e);
+		a->driver_version = reg_str(v, key, "DriverVersion", &e);
+		a->nvidia = a->provider && !strncmp(a->provider, "NVIDIA", 6);
+		if (a->nvidia && a->driver_version) {
+			char *why = NULL;
+			if (nv_driver_from_string(a->driver_version, &a->nv, &why) == 0)
+				a->has_nv = 1;
+			else
+				strlist_pushf(&g->notes, "%s: DriverVersion %s", a->key, why);
+			free(why);
+		} else if (a->nvidia) {
+			strlist_pushf(&g->notes, "%s: an NVIDIA adapter without DriverVersion", a->key);
+		}
+		free(key);
+	}
+	strlist_release(&subs);
+	return 0;
+}
+
+int gpu_driver_collect(struct gpu_driver *g, struct view *v, struct err *err)
+{
+	const struct gpu_adapter *a;
+	read_nvcuda(g, v);
+	if (read_adapters(g, v, err))
+		return -1;
+	a = gpu_driver_nvidia_adapter(g);
+	if (a && g->has_driver && nv_driver_cmp(&a->nv, &g->driver)) {
+		char *x = nv_driver_str(&a->nv), *y = nv_driver_str(&g->driver);
+		strlist_pushf(&g->notes,
+			      "the NVIDIA adapter's driver is %s (%s) but System32\\nvcuda.dll is from driver %s: a leftover of "
+			      "another driver install",
+			      x, a->key, y);
+		free(x);
+		free(y);
+	}
+	if (g->registry_read && !a && g->has_driver)
+		strlist_push(&g->notes, "System32\\nvcuda.dll is present but no display adapter has an NVIDIA driver");
+	return 0;
+}
+
+static cJSON *ver_json(int has, const struct nv_driver_version *v)
+{
+	char *s;
+	cJSON *j;
+	if (!has)
+		return cJSON_CreateNull();
+	s = nv_driver_str(v);
+	j = cJSON_CreateString(s);
+	free(s);
+	return j;
+}
+
+struct cJSON *gpu_driver_to_json(const struct gpu_driver *g)
+{
+	cJSON *o = cJSON_CreateObject(), *nv = cJSON_CreateObject(), *ad = cJSON_CreateArray(), *notes;
+	size_t i;
+	json_add_str_or_null(nv, "path", g->nvcuda_path);
+	cJSON_AddBoolToObject(nv, "present", g->nvcuda_path != NULL);
+	json_add_str_or_null(nv, "error", g->nvcuda_error);
+	if (g->nvcuda_has_version) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "%u.%u.%u.%u", g->nvcuda_ver[0], g->nvcuda_ver[1], g->nvcuda_ver[2],
+			 g->nvcuda_ver[3]);
+		cJSON_AddStringToObject(nv, "file_version", buf);
+	} else {
+		cJSON_AddNullToObject(nv, "file_version");
+	}
+	json_add_str_or_null(nv, "file_version_string", g->nvcuda_version_string);
+	json_add_str_or_null(nv, "company", g->nvcuda_company);
+	cJSON_AddItemToObject(nv, "driver_version", ver_json(g->has_driver, &g->driver));
+	json_add_str_or_null(nv, "version_problem", g->version_problem);
+	cJSON_AddItemToObject(o, "nvcuda", nv);
+	cJSON_AddBoolToObject(o, "registry_read", g->registry_read);
+	for (i = 0; i < g->nadapters; i++) {
+		const struct gpu_adapter *a = &g->adapters[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "key", a->key);
+		json_add_str_or_null(j, "provider", a->provider);
+		json_add_str_or_null(j, "description", a->description);
+		json_add_str_or_null(j, "driver_version_raw", a->driver_version);
+		cJSON_AddItemToObject(j, "nvidia_driver", ver_json(a->has_nv, &a->nv));
+		cJSON_AddItemToArray(ad, j);
+	}
+	cJSON_AddItemToObject(o, "adapters", ad);
+	notes = cJSON_CreateArray();
+	for (i = 0; i < g->notes.n; i++)
+		cJSON_AddItemToArray(notes, cJSON_CreateString(g->notes.v[i]));
+	cJSON_AddItemToObject(o, "notes", notes);
+	return o;
+}
