@@ -21,8 +21,20 @@ PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 
-# libhivex reads regf registry hives (checker/machine/hive.c); the mingw build has none
-CORE_PKGS = yaml-0.1 libcjson hivex
+# libhivex reads regf registry hives (checker/machine/hive.c). It is optional:
+# pkg-config finds it or not when the build starts (HIVEX=1 or HIVEX=0 chooses),
+# and TDC_HIVEX is defined only when it is there; a build without it says, when
+# given a hive, that hives are read by builds that have it (MSYS2 has no hivex
+# package; Debian's is libhivex-dev). What each module is called in Debian and
+# MSYS2: action/build-deps.txt (tests/action/test_build_deps.sh holds the two
+# to this file).
+ifeq ($(origin HIVEX),undefined)
+HIVEX := $(shell $(PKG_CONFIG) --exists hivex && echo 1 || echo 0)
+endif
+OPTIONAL_PKGS = hivex
+REQUIRED_PKGS = yaml-0.1 libcjson
+CORE_PKGS = $(REQUIRED_PKGS) $(if $(filter 1,$(HIVEX)),hivex)
+HIVEX_DEFS = $(if $(filter 1,$(HIVEX)),-DTDC_HIVEX)
 # zlib: git_history checks loose objects before libgit2 reads them
 GIT_PKGS = libgit2 zlib
 
@@ -32,7 +44,7 @@ ifneq ($(filter true 1,$(CI) $(DEVELOPER)),)
 WARNINGS += -Werror
 endif
 
-TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX $(WARNINGS) -MMD -MP \
+TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(HIVEX_DEFS) $(WARNINGS) -MMD -MP \
 	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
@@ -53,9 +65,9 @@ endif
 # do not pay libgit2's start-up cost.
 LAYERS = $(shell sed -e '/^\#/d' -e '/^$$/d' checker/LAYERS)
 GIT_LAYERS = git cli/git
-GIT_SRCS = $(foreach l,$(GIT_LAYERS),$(wildcard checker/$(l)/*.c))
+GIT_SRCS = $(foreach l,$(GIT_LAYERS),$(sort $(wildcard checker/$(l)/*.c)))
 MAIN_SRCS = checker/cli/main.c
-LIB_SRCS = $(filter-out $(MAIN_SRCS),$(foreach l,$(filter-out $(GIT_LAYERS),$(LAYERS)),$(wildcard checker/$(l)/*.c)))
+LIB_SRCS = $(filter-out $(MAIN_SRCS),$(foreach l,$(filter-out $(GIT_LAYERS),$(LAYERS)),$(sort $(wildcard checker/$(l)/*.c))))
 GEN_SRCS = build/gen/matrix_embed.c
 
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
@@ -67,7 +79,7 @@ objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 REL_LIB = build/rel/libtdc.a
 ASAN_LIB = build/asan/libtdc.a
 
-.PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey
+.PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey print-pkgs
 all: torch-dll-check torch-dll-check-git
 
 build/gen/matrix_embed.c: matrix/torch.yml checker/matrix/embed.sh
@@ -84,11 +96,17 @@ build/asan/%.o: %.c
 	@$(if $(Q),echo "  CC ASAN $<")
 	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS) $(GIT_UNIT_SRCS),$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
 
+# hive.c compiles differently with and without libhivex: rebuilt when HIVEX changes.
+HIVEX_STAMP = build/hivex-$(HIVEX).stamp
+$(HIVEX_STAMP):
+	@mkdir -p build && rm -f build/hivex-*.stamp && touch $@
+build/rel/checker/machine/hive.o build/asan/checker/machine/hive.o: $(HIVEX_STAMP)
+
 $(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS))
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcsD $@ $^
 
 $(ASAN_LIB): $(call objs,asan,$(LIB_SRCS) $(GEN_SRCS))
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcsD $@ $^
 
 torch-dll-check: $(call objs,rel,$(MAIN_SRCS)) $(REL_LIB)
 	@$(if $(Q),echo "  LINK    $@")
@@ -117,6 +135,11 @@ build/asan/tests/unit/test_git_%: build/asan/tests/unit/test_git_%.o $(call objs
 build/asan/tests/fuzz/replay_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/replay.o $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
 
+# fuzz_loose reads git objects with checker/git/git_loose.c, which needs zlib only (not libgit2).
+build/asan/tests/fuzz/replay_loose: build/asan/tests/fuzz/fuzz_loose.o build/asan/tests/fuzz/replay.o \
+		build/asan/checker/git/git_loose.o $(ASAN_LIB)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(shell $(PKG_CONFIG) --libs zlib)
+
 # A fuzz target fed every truncation and random byte flips of a fixture (tests/fuzz/mutate.c).
 build/asan/tests/fuzz/mutate_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/mutate.o $(ASAN_LIB)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
@@ -143,6 +166,11 @@ docs: torch-dll-check
 
 setup:
 	$(Q)bash .ci/deps
+
+# The pkg-config modules the build uses: required ones, then the optional ones
+# after a '|' (tests/action/test_build_deps.sh compares action/build-deps.txt).
+print-pkgs:
+	@echo $(REQUIRED_PKGS) $(GIT_PKGS) '|' $(OPTIONAL_PKGS)
 
 FUZZ_SECONDS ?= 60
 fuzz:

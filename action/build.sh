@@ -2,11 +2,17 @@
 # action/build.sh [--apt]: builds torch-dll-check from this action's source
 # into $TDC_EXE (the tool-cache path action/setup.sh chose).
 #
+# What the build needs is one table, action/build-deps.txt: its Debian
+# column is what --apt installs, its MSYS2 column what the action's
+# msys2/setup-msys2 step installs. libhivex is optional (MSYS2 has none):
+# the Makefile uses it when pkg-config finds it.
+#
 # Windows: runs inside the MSYS2 UCRT64 shell (`shell: msys2 {0}`) after
-# msys2/setup-msys2 installed gcc, make, pkgconf, libyaml, cjson, libgit2.
+# msys2/setup-msys2 installed the MSYS2 column.
 # The UCRT64 DLLs the program links (libyaml, cjson, ...) are copied next to
 # the .exe, so it runs from Git Bash without MSYS2 on PATH.
-# Linux (--apt): installs the Debian/Ubuntu build packages with apt-get.
+# Linux (--apt): installs the Debian/Ubuntu column with apt-get (sudo when
+# not root), after `apt-get update`: a fresh machine has no package lists.
 #
 # The source is copied to a temporary folder first: the action's own folder
 # stays as checked out.
@@ -15,14 +21,15 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "$here/.." && pwd)
 exe=${TDC_EXE:?TDC_EXE: where to put the binary (set by action/setup.sh)}
-case "$exe" in [A-Za-z]:\\*) command -v cygpath >/dev/null && exe=$(cygpath -u "$exe") ;; esac
+case "$exe" in [A-Za-z]:[\\/]*) command -v cygpath >/dev/null && exe=$(cygpath -u "$exe") ;; esac
 
 if [ "${1:-}" = "--apt" ]; then
 	SUDO=
 	[ "$(id -u)" -eq 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-		gcc make pkg-config libyaml-dev libcjson-dev libgit2-dev >/dev/null
+	mapfile -t pkgs < <(awk '!/^#/ && NF == 3 && $2 != "-" { print $2 }' "$here/build-deps.txt")
+	echo "build: apt-get install ${pkgs[*]}"
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 fi
 
 work=$(mktemp -d)

@@ -15,6 +15,13 @@
 # TDC_ACTION_REPORT_IN (not an input; for tests and for replaying a saved
 # report): render that JSON report with `report --in` instead of checking.
 set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=action/inputs.sh
+source "$here/inputs.sh"
+# Every value is passed as --option=VALUE: never read as another option
+# (json: --fail-on=never is a file of that name, not a second --fail-on).
+tdc_plain_inputs python torch-path scan matrix pins repository pins-unchanged fail-on annotations summary \
+	json sarif || exit 2
 
 die() {
 	echo "::error title=torch-dll-check::$1"
@@ -43,35 +50,35 @@ json=${TDC_INPUT_JSON:-}
 if [ -z "$json" ]; then
 	json="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/torch-dll-check/report.json"
 fi
-mkdir -p "$(dirname "$json")"
+mkdir -p -- "$(dirname -- "$json")"
 
-args=(--fail-on "$fail_on" --json "$json" --outputs "${GITHUB_OUTPUT:-}")
-if [ "$annotations" = true ]; then args+=(--format github); else args+=(--format text); fi
-if [ "$summary" = true ]; then args+=(--summary "${GITHUB_STEP_SUMMARY:-}"); else args+=(--summary ""); fi
-[ -z "${TDC_INPUT_SARIF:-}" ] || args+=(--sarif "$TDC_INPUT_SARIF")
+args=(--fail-on="$fail_on" --json="$json" --outputs="${GITHUB_OUTPUT:-}")
+if [ "$annotations" = true ]; then args+=(--format=github); else args+=(--format=text); fi
+if [ "$summary" = true ]; then args+=(--summary="${GITHUB_STEP_SUMMARY:-}"); else args+=(--summary=); fi
+[ -z "${TDC_INPUT_SARIF:-}" ] || args+=(--sarif="$TDC_INPUT_SARIF")
 
 if [ -n "${TDC_ACTION_REPORT_IN:-}" ]; then
-	exec "$exe" report --in "$TDC_ACTION_REPORT_IN" "${args[@]}"
+	exec "$exe" report --in="$TDC_ACTION_REPORT_IN" "${args[@]}"
 fi
 
 what=()
 scan=${TDC_INPUT_SCAN:-machine}
-[ "$scan" = machine ] || what+=(--root "$scan")
+[ "$scan" = machine ] || what+=(--root="$scan")
 if [ "$pins" = true ]; then
-	what+=(--pins --repo "${TDC_INPUT_REPOSITORY:-${GITHUB_WORKSPACE:-.}}")
+	what+=(--pins --repo="${TDC_INPUT_REPOSITORY:-${GITHUB_WORKSPACE:-.}}")
 	[ "$pins_unchanged" = false ] || what+=(--pins-unchanged)
 fi
 if [ -n "${TDC_INPUT_TORCH_PATH:-}" ]; then
-	what+=(--torch "$TDC_INPUT_TORCH_PATH")
+	what+=(--torch="$TDC_INPUT_TORCH_PATH")
 elif [ -n "${TDC_INPUT_PYTHON:-}" ]; then
-	what+=(--python "$TDC_INPUT_PYTHON")
+	what+=(--python="$TDC_INPUT_PYTHON")
 elif [ "$pins" = false ]; then
 	py=$(command -v python || command -v python3 || true)
 	[ -n "$py" ] || die "give python or torch-path: no python on PATH"
 	case "$py" in /[a-z]/*) command -v cygpath >/dev/null && py=$(cygpath -w "$py") ;; esac
-	what+=(--python "$py")
+	what+=(--python="$py")
 fi
-[ -z "${TDC_INPUT_MATRIX:-}" ] || what+=(--matrix "$TDC_INPUT_MATRIX")
+[ -z "${TDC_INPUT_MATRIX:-}" ] || what+=(--matrix="$TDC_INPUT_MATRIX")
 
 # An input error (exit 2: a clone without the PR's base commit, a pin file
 # that does not parse, a bad option) also becomes one error annotation, so

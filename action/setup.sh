@@ -1,31 +1,64 @@
 #!/usr/bin/env bash
-# action/setup.sh: the action's first step. Finds or fetches the
-# torch-dll-check binary for this runner and tells the next steps where it is
-# (step outputs `exe`, and `build` when it must be built from source).
+# action/setup.sh [--fetch]: the action's first steps: where the
+# torch-dll-check programs for this runner live, and getting them there.
 #
-#   1. $RUNNER_TOOL_CACHE/torch-dll-check/<version>/<arch>/ holds a verified
-#      binary already: use it.
-#   2. action/checksums.txt pins a SHA-256 for this version and platform, for
-#      both programs (torch-dll-check and torch-dll-check-git): download the
-#      release assets, verify them, install them into the tool cache.
-#      A checksum mismatch is an error, never a silent fallback.
-#   3. Otherwise (no pinned asset, download failed, or version=source): ask
-#      for a build from this action's source: `build=msys2` on Windows (the
-#      action then runs msys2/setup-msys2 and action/build.sh), `build=apt`
-#      on Linux.
+# Without arguments (step `prep`, before actions/cache): says where
+# (outputs `dir`, `exe`), under which actions/cache `key`, and which MSYS2
+# packages a Windows source build installs (`msys2-packages`, from
+# action/build-deps.txt). Nothing is downloaded.
 #
-# Env: TDC_INPUT_VERSION (the `version` input), RUNNER_OS, RUNNER_ARCH,
-# RUNNER_TOOL_CACHE, GITHUB_OUTPUT, GITHUB_ACTION_PATH. TDC_RELEASE_URL
-# overrides where assets are downloaded from (a mirror; tests use file://).
+# --fetch (step `fetch`, after actions/cache restored `dir` or not):
+#   1. `dir` holds both programs (torch-dll-check and torch-dll-check-git)
+#      already — restored by actions/cache, or left in a self-hosted
+#      runner's tool cache — and, for a pinned release, with the SHA-256s
+#      action/checksums.txt pins: use them (output cache-hit=true).
+#   2. action/checksums.txt pins both assets of this version for this
+#      platform: download them (from the release, or TDC_RELEASE_URL: a
+#      mirror, file:// in tests) into a temporary folder, verify them, and
+#      only then move them into `dir`. A mismatch is an error, never a
+#      fallback, and nothing is installed.
+#   3. Otherwise (nothing pinned, the download failed, or version=source):
+#      ask for a build of this action's source (output build=msys2 on
+#      Windows, build=apt on Linux): the next steps run action/build.sh,
+#      which writes into `dir`.
+# Both modes compute the same answer from the same inputs; `dir` is put on
+# GITHUB_PATH, so later `run:` steps can call torch-dll-check.
+#
+# The key: the version and the SHA-256s pinned for it (a changed pin is a
+# new key), or, when the programs are built from this action's source
+# (version=source, or nothing pinned), a hash of that source tree (a new
+# action ref never reuses an old build).
+#
+# Env: TDC_INPUT_VERSION (the `version` input), TDC_CACHE_HIT (actions/cache's
+# cache-hit, for the log), RUNNER_OS, RUNNER_ARCH, RUNNER_TOOL_CACHE,
+# RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_PATH; TDC_RELEASE_URL (a mirror).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=action/inputs.sh
+source "$here/inputs.sh"
+tdc_plain_inputs version || exit 2
+mode=prep
+[ "${1:-}" != "--fetch" ] || mode=fetch
+
 sums="$here/checksums.txt"
 # The release this action is pinned to: the checksums file's version line.
 pinned=$(sed -n 's/^# version: *//p' "$sums" | head -1)
 repo=$(sed -n 's/^# repository: *//p' "$sums" | head -1)
 version=${TDC_INPUT_VERSION:-}
 [ -n "$version" ] || version=$pinned
+case "$version" in
+source | [0-9]*.[0-9]*.[0-9]*) ;;
+*)
+	echo "::error title=torch-dll-check::input version must be empty, source, or a release X.Y.Z (without a v)"
+	exit 2
+	;;
+esac
+case "$version" in *[!A-Za-z0-9.+-]*)
+	echo "::error title=torch-dll-check::input version must be empty, source, or a release X.Y.Z (without a v)"
+	exit 2
+	;;
+esac
 
 # On a Windows runner `shell: bash` must be Git for Windows' bash: WSL's
 # bash.exe (System32) would run our scripts in another machine's Linux.
@@ -45,87 +78,111 @@ case "${RUNNER_ARCH:-X64}" in
 X64 | x86_64 | amd64) arch=x64 ;;
 ARM64 | aarch64) arch=arm64 ;;
 X86) arch=x86 ;;
-*) arch=$(echo "${RUNNER_ARCH}" | tr '[:upper:]' '[:lower:]') ;;
+*) arch=$(echo "${RUNNER_ARCH}" | tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9') ;;
 esac
 
 out() { echo "$1=$2" >>"${GITHUB_OUTPUT:-/dev/null}"; }
-
-cache_root=${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/tool-cache}
-asset="torch-dll-check-$version-$os-$arch$ext"
-if [ "$version" = source ]; then
-	# Keyed by the source tree, so a new action ref never reuses an old build.
-	key=$(cd "$here/.." && find checker matrix Makefile -type f -print0 2>/dev/null | sort -z |
-		xargs -0 cat | sha256sum | cut -c1-16)
-	dir="$cache_root/torch-dll-check/source-$key/$arch"
-else
-	dir="$cache_root/torch-dll-check/$version/$arch"
-fi
-exe="$dir/torch-dll-check$ext"
-out exe "$exe"
+# A path as the runner's other tools want it: C:/... on Windows (Node, cmd and bash all read it).
+native() { if [ "$os" = windows ] && command -v cygpath >/dev/null; then cygpath -m "$1"; else printf '%s\n' "$1"; fi; }
 
 sha256() { sha256sum "$1" | cut -d' ' -f1; }
 pinned_sum() { awk -v a="$1" '$2 == a || $2 == "*" a { print $1 }' "$sums" | head -1; }
 # The release is two programs: torch-dll-check and torch-dll-check-git
 # (libgit2: pins, check --pins, audit, history, fleet), installed side by
 # side. Both must be pinned, or the action builds both from source.
-gexe="$dir/torch-dll-check-git$ext"
+asset="torch-dll-check-$version-$os-$arch$ext"
 gasset="torch-dll-check-git-$version-$os-$arch$ext"
-want=$(pinned_sum "$asset")
-gwant=$(pinned_sum "$gasset")
-[ -n "$want" ] && [ -n "$gwant" ] || want='' gwant=''
-
-if [ -x "$exe" ] && [ -x "$gexe" ] &&
-	{ [ -z "$want" ] || { [ "$(sha256 "$exe")" = "$want" ] && [ "$(sha256 "$gexe")" = "$gwant" ]; }; }; then
-	echo "torch-dll-check: using $exe (tool cache)"
-	out build none
-	exit 0
+want='' gwant=''
+if [ "$version" != source ]; then
+	want=$(pinned_sum "$asset")
+	gwant=$(pinned_sum "$gasset")
+	[ -n "$want" ] && [ -n "$gwant" ] || want='' gwant=''
 fi
 
-# fetch ASSET SHA DEST: downloads ASSET into DEST if its SHA-256 is SHA. 1:
-# not downloaded (fall back to a source build); a mismatch exits 2 here.
-fetch() {
-	local tmp="$3.download.$$" got
-	echo "torch-dll-check: downloading $1"
-	if ! curl -fsSL --retry 3 -o "$tmp" "$base/$1"; then
-		rm -f "$tmp"
-		return 1
-	fi
-	got=$(sha256 "$tmp")
-	if [ "$got" != "$2" ]; then
-		rm -f "$tmp"
-		echo "::error title=torch-dll-check: checksum mismatch::$1 has SHA-256 $got, action/checksums.txt pins $2. Refusing to run it."
-		exit 2
-	fi
-	chmod +x "$tmp"
-	mv -f "$tmp" "$3"
-	echo "torch-dll-check: verified SHA-256 $got ($1)"
-}
-
-if [ "$version" != source ] && [ -n "$want" ]; then
-	base=${TDC_RELEASE_URL:-https://github.com/$repo/releases/download/v$version}
-	mkdir -p "$dir"
-	if fetch "$asset" "$want" "$exe" && fetch "$gasset" "$gwant" "$gexe"; then
-		# The Linux assets link libcjson and libgit2 dynamically (Debian 12's
-		# libcjson1 and libgit2-1.5: Debian ships no libcjson.a).
-		if [ "$os" = linux ] && ldd "$exe" "$gexe" 2>/dev/null | grep -q 'not found'; then
-			SUDO=
-			[ "$(id -u)" -eq 0 ] || SUDO=sudo
-			if ! $SUDO apt-get install -y -qq libcjson1 libgit2-1.5 >/dev/null; then
-				$SUDO apt-get update -qq
-				$SUDO apt-get install -y -qq libcjson1 libgit2-1.5 >/dev/null
-			fi
-		fi
-		out build none
-		exit 0
-	fi
-	rm -f "$exe" "$gexe"
-	echo "torch-dll-check: the release assets could not be downloaded; building from source instead"
-elif [ "$version" != source ]; then
-	echo "torch-dll-check: no pinned $os-$arch binaries for $version in action/checksums.txt; building from source"
+cache_root=${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/tool-cache}
+if [ "$version" = source ] || [ -z "$want" ]; then
+	# built from this action's source: keyed by that source
+	src=$(cd "$here/.." && pwd)
+	tree=$(cd "$src" && find action/build.sh action/build-deps.txt checker matrix Makefile -type f | LC_ALL=C sort |
+		xargs sha256sum | sha256sum | cut -c1-16)
+	dir="$cache_root/torch-dll-check/source-$tree/$arch"
+	key="torch-dll-check-$os-$arch-source-$tree"
+else
+	dir="$cache_root/torch-dll-check/$version/$arch"
+	key="torch-dll-check-$os-$arch-$version-$(printf '%s %s' "$want" "$gwant" | sha256sum | cut -c1-16)"
 fi
-if [ "$version" != source ] && [ "$version" != "$pinned" ]; then
+exe="$dir/torch-dll-check$ext"
+gexe="$dir/torch-dll-check-git$ext"
+
+if [ "$version" != source ] && [ -z "$want" ] && [ "$version" != "$pinned" ]; then
 	echo "::error title=torch-dll-check::version $version has no pinned binary and this action's source is $pinned: use the action at the v$version tag, or version: source"
 	exit 2
 fi
-mkdir -p "$dir"
+
+if [ "$mode" = prep ]; then
+	out dir "$(native "$dir")"
+	out exe "$(native "$exe")"
+	out key "$key"
+	out msys2-packages "$(awk '!/^#/ && NF == 3 && $3 != "-" { printf "%s%s", sep, $3; sep = " " }' "$here/build-deps.txt")"
+	exit 0
+fi
+
+# --fetch
+[ -z "${GITHUB_PATH:-}" ] || native "$dir" >>"$GITHUB_PATH"
+out exe "$(native "$exe")"
+if [ -x "$exe" ] && [ -x "$gexe" ]; then
+	if [ -z "$want" ] || { [ "$(sha256 "$exe")" = "$want" ] && [ "$(sha256 "$gexe")" = "$gwant" ]; }; then
+		if [ "${TDC_CACHE_HIT:-}" = true ]; then
+			echo "torch-dll-check: using $exe (restored by actions/cache, key $key)"
+		else
+			echo "torch-dll-check: using $exe (already in the runner's tool cache)"
+		fi
+		out build none
+		out cache-hit true
+		exit 0
+	fi
+	echo "::warning title=torch-dll-check::the cached programs in $dir are not the pinned ones: fetching them again"
+	rm -f "$exe" "$gexe"
+fi
+out cache-hit false
+
+# fetch ASSET SHA DEST: downloads ASSET to DEST if its SHA-256 is SHA. 1: not
+# downloaded (fall back to a source build); a mismatch exits 2 here.
+fetch() {
+	local got
+	echo "torch-dll-check: downloading $1"
+	if ! curl -fsSL --retry 3 -o "$3" "$base/$1"; then
+		rm -f "$3"
+		return 1
+	fi
+	got=$(sha256 "$3")
+	if [ "$got" != "$2" ]; then
+		rm -f "$3"
+		echo "::error title=torch-dll-check: checksum mismatch::$1 has SHA-256 $got, action/checksums.txt pins $2. Refusing to run it."
+		exit 2
+	fi
+	chmod +x "$3"
+	echo "torch-dll-check: verified SHA-256 $got ($1)"
+}
+
+if [ -n "$want" ]; then
+	base=${TDC_RELEASE_URL:-https://github.com/$repo/releases/download/v$version}
+	mkdir -p "$(dirname "$dir")"
+	tmp=$(mktemp -d "$(dirname "$dir")/.download.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	if fetch "$asset" "$want" "$tmp/torch-dll-check$ext" && fetch "$gasset" "$gwant" "$tmp/torch-dll-check-git$ext"; then
+		mkdir -p "$dir"
+		mv -f "$tmp/torch-dll-check-git$ext" "$gexe"
+		mv -f "$tmp/torch-dll-check$ext" "$exe"
+		out build none
+		exit 0
+	fi
+	if [ "$version" != "$pinned" ]; then
+		echo "::error title=torch-dll-check::the release assets of $version could not be downloaded, and this action's source is $pinned"
+		exit 2
+	fi
+	echo "torch-dll-check: the release assets could not be downloaded; building from source instead"
+elif [ "$version" != source ]; then
+	echo "torch-dll-check: no pinned $os-$arch programs for $version in action/checksums.txt; building from source"
+fi
 out build "$builder"

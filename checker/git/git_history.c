@@ -407,18 +407,18 @@ int history_walk(struct history *h, const char *runner, size_t limit, int with_r
 		}
 		{
 			int more = git_commit_parentcount(c) > 0, stop;
-			uint64_t size;
-			struct err ignored;
+			git_odb *odb = NULL;
 			if (more)
 				git_oid_cpy(&id, git_commit_parent_id(c, 0));
 			git_commit_free(c);
 			seen++;
 			/* its parent not in the repository: refs fetched with --depth N stop here */
-			if (more && !(limit && seen >= limit) &&
-			    objects_check(h->repo, &id, HISTORY_MAX_BLOB, &size, &ignored) == OBJECTS_MISSING) {
+			if (more && !(limit && seen >= limit) && git_repository_odb(&odb, h->repo) == 0 &&
+			    !git_odb_exists(odb, &id)) {
 				e.not_fetched = 1;
 				more = 0;
 			}
+			git_odb_free(odb);
 			stop = fn(ctx, runner, &e);
 			if (stop || !more || (limit && seen >= limit))
 				break;

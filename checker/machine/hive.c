@@ -422,7 +422,7 @@ int hive_load(struct registry *reg, const char *path, const struct os_map *m, st
 	return 0;
 }
 
-#else /* no libhivex: the mingw build */
+#else /* built without libhivex: the Windows builds, the Linux release programs, any build whose pkg-config found no hivex */
 
 int hive_load(struct registry *reg, const char *path, const struct os_map *m, struct err *err)
 {
@@ -430,9 +430,10 @@ int hive_load(struct registry *reg, const char *path, const struct os_map *m, st
 	(void)mount_by_name;
 	if (hive_check_base(m->data, m->size, path, err))
 		return -1;
-	return err_set(err, "%s: a regf hive: this build of torch-dll-check cannot read hives (they are read "
-			    "through libhivex by the Linux build); run the Linux build on the image, or give a "
-			    "`reg export` of the keys instead", path);
+	return err_set(err, "%s: a regf hive: this build of torch-dll-check was made without libhivex and reads no "
+			    "hives; builds that have it read them (on Linux: install libhivex-dev and build from "
+			    "source, or the action's `version: source`); or give a `reg export` of the keys instead",
+		       path);
 }
 
 #endif

@@ -9,7 +9,9 @@
  * transaction logs, is an error naming the logs, never a half-read
  * registry), tells SOFTWARE from SYSTEM, maps SYSTEM's current control set
  * to CurrentControlSet as Windows does at boot, and copies the kept keys.
- * A build without libhivex (the mingw one) says so in its error.
+ * A build without libhivex (TDC_HIVEX undefined: the Windows builds, the Linux
+ * release programs, a build where pkg-config found no hivex) says so in its
+ * error, and that builds with libhivex read hives.
  */
 #ifndef TDC_HIVE_H
 #define TDC_HIVE_H

@@ -256,20 +256,54 @@ void registry_keep(struct registry *reg, const char *subtree)
 	strlist_push_owned(&reg->keep, f);
 }
 
+static int split_root(const char *path, const char **rest);
+
+/*
+ * The next character of the folded, normalised form lookup_path gives a key
+ * path (leading and doubled backslashes dropped, a trailing one too), or 0
+ * at its end: registry_scope compares it with the kept subtrees as it goes,
+ * without building it (it runs for every key line of every file read).
+ */
+static int norm_next(const char **pp, int *started)
+{
+	const char *p = *pp;
+	if (!*started) {
+		while (*p == '\\')
+			p++;
+		*started = 1;
+	}
+	if (*p == '\\') {
+		while (*p == '\\')
+			p++;
+		*pp = p;
+		return *p ? '\\' : 0;
+	}
+	if (!*p) {
+		*pp = p;
+		return 0;
+	}
+	*pp = p + 1;
+	return fold_ch((unsigned char)*p);
+}
+
 int registry_scope(const struct registry *reg, const char *path)
 {
-	char *f = lookup_path(reg, path, 64);
-	size_t n = strlen(f), i;
+	const char *rest = path;
+	size_t i;
 	int r = reg->keep.n ? REGISTRY_SKIP : REGISTRY_KEEP;
+	if (split_root(path, &rest) != 1)
+		rest = path;
 	for (i = 0; i < reg->keep.n && r != REGISTRY_KEEP; i++) {
-		const char *k = reg->keep.v[i];
-		size_t kn = strlen(k);
-		if (!kn || (n >= kn && !memcmp(f, k, kn) && (f[kn] == '\0' || f[kn] == '\\')))
-			r = REGISTRY_KEEP;
-		else if (!n || (kn > n && !memcmp(f, k, n) && k[n] == '\\'))
-			r = REGISTRY_DESCEND;
+		const char *k = reg->keep.v[i], *p = rest;
+		size_t j = 0;
+		int started = 0, ch;
+		while ((ch = norm_next(&p, &started)) && k[j] && ch == k[j])
+			j++;
+		if (!k[0] || (!k[j] && (!ch || ch == '\\')))
+			r = REGISTRY_KEEP; /* the path is a kept subtree or inside one */
+		else if (!ch && (!j || k[j] == '\\'))
+			r = REGISTRY_DESCEND; /* the path leads to one */
 	}
-	free(f);
 	return r;
 }
 
@@ -333,6 +367,9 @@ struct parser {
 	size_t len, pos;        /* pos: the start of the next line in raw */
 	enum reg_encoding enc;
 	struct strbuf line;     /* the current line in UTF-8 (UTF-16 input) */
+	struct strbuf what;     /* their names, for messages */
+	char *skip_prefix;      /* a key path outside every kept subtree, and so is all under it */
+	size_t skip_len;
 	int mapped;             /* raw is a mapping whose read pages may be dropped */
 	size_t dropped;         /* raw[0, dropped) already given back */
 	unsigned long line_no;  /* number of the line last read (1-based) */
@@ -370,6 +407,16 @@ static int check_utf8_line(struct parser *ps, const unsigned char *s, size_t n)
 {
 	size_t i = 0;
 	while (i < n) {
+		/* eight bytes at a time while they are all ASCII and none is NUL (the common case) */
+		while (n - i >= 8) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if ((w & 0x8080808080808080ull) || ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull))
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
 		if (s[i] && s[i] < 0x80) {
 			i++;
 			continue;
@@ -572,6 +619,19 @@ static int parse_escaped(struct parser *ps, struct cur *c, char term, const char
 			}
 			continue;
 		}
+		if (ch < 0x80) {
+			/* a run of plain ASCII (most of every file): widened in place, no call per character */
+			size_t j = c->i;
+			while (j < c->n && (unsigned char)c->s[j] < 0x80 && c->s[j] != term && c->s[j] != '\\')
+				j++;
+			strbuf_grow(u16, 2 * (j - c->i));
+			for (; c->i < j; c->i++) {
+				u16->buf[u16->len++] = c->s[c->i];
+				u16->buf[u16->len++] = '\0';
+			}
+			u16->buf[u16->len] = '\0';
+			continue;
+		}
 		{
 			size_t i = c->i;
 			long cp = utf8_next((const unsigned char *)c->s, c->n, &i);
@@ -635,9 +695,14 @@ static int check_components(struct parser *ps, const char *path)
 		return 0;
 	if (path[0] == '\\' || path[n - 1] == '\\')
 		return perr(ps, "key \"%s\": empty key name (leading or trailing backslash)", path);
-	for (i = 0; i + 1 < n; i++)
-		if (path[i] == '\\' && path[i + 1] == '\\')
+	for (i = 0; i + 1 < n; i++) {
+		const char *bs = memchr(path + i, '\\', n - 1 - i); /* a separator, then look at the next byte */
+		if (!bs)
+			break;
+		i = (size_t)(bs - path);
+		if (path[i + 1] == '\\')
 			return perr(ps, "key \"%s\": empty key name between two backslashes", path);
+	}
 	return 0;
 }
 
@@ -657,8 +722,36 @@ static int set_key(struct parser *ps, const char *path, int del)
 		ps->other_root = 1;
 		return 0;
 	}
+	/*
+	 * Files list a subtree's keys together, and most keys are outside every
+	 * kept subtree (SOFTWARE\Classes alone is most of a Wine prefix): the
+	 * shortest prefix of the last skipped key that is itself skipped is
+	 * remembered, and a key under it is skipped at the cost of a compare.
+	 */
+	if (ps->skip_len && !strncmp(path, ps->skip_prefix, ps->skip_len) &&
+	    (path[ps->skip_len] == '\\' || !path[ps->skip_len])) {
+		ps->key = NULL;
+		ps->other_root = 1;
+		return 0;
+	}
 	if (registry_scope(ps->reg, path) != REGISTRY_KEEP) {
 		/* outside the subtrees asked for: its lines are still checked, not stored */
+		size_t k;
+		for (k = 0;; k++) {
+			if (path[k] == '\\' || !path[k]) {
+				char *prefix = xstrndup(path, k);
+				int sc = registry_scope(ps->reg, prefix);
+				if (sc == REGISTRY_SKIP) {
+					free(ps->skip_prefix);
+					ps->skip_prefix = prefix;
+					ps->skip_len = k;
+					break;
+				}
+				free(prefix);
+			}
+			if (!path[k])
+				break;
+		}
 		ps->key = NULL;
 		ps->other_root = 1;
 		return 0;
@@ -701,12 +794,46 @@ static int regfile_key_line(struct parser *ps, struct cur *c)
 	return r;
 }
 
+/*
+ * A Wine key name whose only escapes are "\\\\" (its separators) decoded
+ * straight into UTF-8, as parse_escaped + u16_name would decode it (the line
+ * is valid UTF-8 without NUL already): 0, the cursor after ']'. 1: another
+ * escape, or no ']': the full decoder must judge it.
+ */
+static int wine_key_fast(struct cur *c, struct strbuf *path)
+{
+	const char *p = c->s + c->i, *end = memchr(p, ']', c->n - c->i);
+	char *o;
+	if (!end)
+		return 1;
+	strbuf_reset(path);
+	strbuf_grow(path, (size_t)(end - p));
+	o = path->buf;
+	while (p < end) {
+		const char *bs = memchr(p, '\\', (size_t)(end - p));
+		size_t run = bs ? (size_t)(bs - p) : (size_t)(end - p);
+		memcpy(o, p, run);
+		o += run;
+		if (!bs)
+			break;
+		if (bs + 1 >= end || bs[1] != '\\')
+			return 1; /* another escape (or an escaped ']'): the full decoder */
+		*o++ = '\\';
+		p = bs + 2;
+	}
+	path->len = (size_t)(o - path->buf);
+	path->buf[path->len] = '\0';
+	c->i = (size_t)(end - c->s) + 1;
+	return 0;
+}
+
 static int wine_key_line(struct parser *ps, struct cur *c)
 {
 	struct strbuf u16 = STRBUF_INIT, path = STRBUF_INIT;
 	int r = -1;
 	c->i++; /* '[' */
-	if (parse_escaped(ps, c, ']', "key name", &u16) || u16_name(ps, &u16, &path, "key name"))
+	if (wine_key_fast(c, &path) &&
+	    (parse_escaped(ps, c, ']', "key name", &u16) || u16_name(ps, &u16, &path, "key name")))
 		goto out;
 	skip_ws(c);
 	while (c->i < c->n && c->s[c->i] >= '0' && c->s[c->i] <= '9')
@@ -936,6 +1063,164 @@ out:
 	return r;
 }
 
+/*
+ * A quoted string from just after its opening '"' to just after its closing
+ * one, checked the way parse_escaped would check it but not decoded. 0 ok;
+ * 1 when it holds what only parse_escaped can judge exactly (an escape it
+ * may refuse, a NUL it may produce in a name): the caller parses the line
+ * in full then, so every line is still checked with the same verdict and
+ * message.
+ */
+static int skip_quoted(const struct parser *ps, struct cur *c, int is_name)
+{
+	while (c->i < c->n) {
+		char ch = c->s[c->i];
+		if (ch == '"') {
+			c->i++;
+			return 0;
+		}
+		if (ch != '\\') {
+			c->i++;
+			continue;
+		}
+		if (is_name || c->i + 1 >= c->n)
+			return 1;
+		ch = c->s[c->i + 1];
+		if ((unsigned char)ch >= 0x80)
+			return 1; /* parse_escaped escapes one byte of it: what that leaves, it judges */
+		if (ps->dialect == DIALECT_REGFILE ? !(ch == '\\' || ch == '"' || ch == 'n' || ch == '0')
+						   : (ch == 'x' && (c->i + 2 >= c->n ||
+								     hex_digit((unsigned char)c->s[c->i + 2]) < 0)))
+			return 1;
+		c->i += 2; /* digits after \x or \0NN are ordinary characters to a checker */
+	}
+	return 1;
+}
+
+/*
+ * parse_hex_list for data that is not kept: the same checks and messages,
+ * continuation lines included, counting the bytes instead of storing them.
+ */
+static int skip_hex_list(struct parser *ps, struct cur *c, const char *what)
+{
+	char buf[48];
+	size_t bytes = 0;
+	for (;;) {
+		skip_ws(c);
+		if (c->i >= c->n)
+			return 0;
+		if (c->s[c->i] == '\\') {
+			const char *line;
+			size_t n;
+			int more;
+			c->i++;
+			if (!at_end(c))
+				return perr(ps, "%s: expected the end of the line after '\\', found \"%s\"", what,
+					    excerpt(c, buf, sizeof(buf)));
+			more = next_line(ps, &line, &n);
+			if (more < 0)
+				return -1;
+			if (!more)
+				return perr(ps, "%s: expected a continuation line after '\\', found the end of the file",
+					    what);
+			c->s = line;
+			c->n = n;
+			c->i = 0;
+			continue;
+		}
+		/* the common "xx," directly: two hex digits and a comma; anything else as parse_hex_list does */
+		if (c->n - c->i >= 3 && c->s[c->i + 2] == ',' && hex_digit((unsigned char)c->s[c->i]) >= 0 &&
+		    hex_digit((unsigned char)c->s[c->i + 1]) >= 0) {
+			do {
+				if (bytes >= REG_MAX_DATA)
+					return perr(ps, "%s: longer than %zu bytes", what, REG_MAX_DATA);
+				bytes++;
+				c->i += 3;
+			} while (c->n - c->i >= 3 && c->s[c->i + 2] == ',' && hex_digit((unsigned char)c->s[c->i]) >= 0 &&
+				 hex_digit((unsigned char)c->s[c->i + 1]) >= 0);
+			continue;
+		}
+		if (hex_digit((unsigned char)c->s[c->i]) < 0)
+			return perr(ps, "%s: hex data: expected a hex byte at column %zu, found \"%s\"", what,
+				    c->i + 1, excerpt(c, buf, sizeof(buf)));
+		c->i++;
+		if (c->i < c->n && hex_digit((unsigned char)c->s[c->i]) >= 0)
+			c->i++;
+		if (bytes >= REG_MAX_DATA)
+			return perr(ps, "%s: longer than %zu bytes", what, REG_MAX_DATA);
+		bytes++;
+		skip_ws(c);
+		if (c->i < c->n && c->s[c->i] == ',') {
+			c->i++;
+			continue;
+		}
+		if (c->i < c->n && c->s[c->i] != '\\')
+			return perr(ps, "%s: hex data: expected ',' after a byte at column %zu, found \"%s\"", what,
+				    c->i + 1, excerpt(c, buf, sizeof(buf)));
+	}
+}
+
+/*
+ * A value line of a key that is not kept (most of a Wine prefix's
+ * system.reg, most of a full export): checked, nothing decoded or stored.
+ * 0 done; -1 error; 1: parse it in full instead (value_line).
+ */
+static int skip_value_line(struct parser *ps, struct cur c)
+{
+	uint32_t type;
+	size_t start = c.i + 1;
+	strbuf_reset(&ps->what);
+	if (c.s[c.i] == '"') {
+		c.i++;
+		if (skip_quoted(ps, &c, 1) || c.i - start - 1 > REG_MAX_NAME)
+			return 1;
+		/* no escapes in it (skip_quoted): the name is its bytes, as value_line would say it */
+		strbuf_adds(&ps->what, "value \"");
+		strbuf_add(&ps->what, c.s + start, c.i - start - 1);
+		strbuf_addch(&ps->what, '"');
+	} else {
+		c.i++; /* '@' */
+		strbuf_adds(&ps->what, "default value (@)");
+	}
+	skip_ws(&c);
+	if (c.i >= c.n || c.s[c.i] != '=')
+		return 1;
+	c.i++;
+	skip_ws(&c);
+	if (c.i < c.n && c.s[c.i] == '"') {
+		c.i++;
+		if (skip_quoted(ps, &c, 0))
+			return 1;
+	} else if (ps->dialect == DIALECT_WINE && eat(&c, "str(")) {
+		if (read_hex(&c, 8, &type) || !eat(&c, "):\"") || skip_quoted(ps, &c, 0))
+			return 1;
+	} else if (eat(&c, "dword:")) {
+		if (read_hex(&c, 8, &type) || (c.i < c.n && hex_digit((unsigned char)c.s[c.i]) >= 0))
+			return 1;
+	} else if (eat(&c, "hex")) {
+		char buf[48];
+		if (c.i < c.n && c.s[c.i] == '(') {
+			c.i++;
+			if (read_hex(&c, 8, &type) || c.i >= c.n || c.s[c.i] != ')')
+				return 1;
+			c.i++;
+		}
+		if (c.i >= c.n || c.s[c.i] != ':')
+			return 1;
+		c.i++;
+		/* continuation lines are consumed here: no way back to the full parse, so errors are final */
+		if (skip_hex_list(ps, &c, ps->what.buf))
+			return -1;
+		if (!at_end(&c))
+			return perr(ps, "%s: unexpected text after the data: \"%s\"", ps->what.buf,
+				    excerpt(&c, buf, sizeof(buf)));
+		return 0;
+	} else {
+		return 1; /* dword:, deletions, anything odd: the full parse says */
+	}
+	return at_end(&c) ? 0 : 1;
+}
+
 /* ---------- the file ---------- */
 
 static int parse_lines(struct parser *ps)
@@ -953,7 +1238,8 @@ static int parse_lines(struct parser *ps)
 			if ((ps->dialect == DIALECT_WINE ? wine_key_line(ps, &c) : regfile_key_line(ps, &c)))
 				return -1;
 		} else if (c.s[c.i] == '"' || c.s[c.i] == '@') {
-			if (value_line(ps, &c))
+			int r = !ps->key && ps->other_root ? skip_value_line(ps, c) : 1;
+			if (r < 0 || (r > 0 && value_line(ps, &c)))
 				return -1;
 		} else if (ps->dialect == DIALECT_WINE && c.s[c.i] == '#') {
 			/* #time=, #class=, #link, #dyn: per-key metadata; #arch= before the keys */
@@ -1043,6 +1329,7 @@ int registry_parse_text(struct registry *reg, const void *data, size_t len, cons
 	int r;
 	memset(&ps, 0, sizeof(ps));
 	strbuf_init(&ps.line);
+	strbuf_init(&ps.what);
 	ps.reg = reg;
 	ps.name = name;
 	ps.raw = data;
@@ -1055,6 +1342,8 @@ int registry_parse_text(struct registry *reg, const void *data, size_t len, cons
 	if (!r)
 		r = parse_lines(&ps);
 	strbuf_release(&ps.line);
+	strbuf_release(&ps.what);
+	free(ps.skip_prefix);
 	return r < 0 ? -1 : 0;
 }
 
@@ -1079,12 +1368,15 @@ static char *lookup_path(const struct registry *reg, const char *key, int regvie
 	char *f;
 	if (split_root(key, &rest) != 1)
 		rest = key;
+	/* once per key line of every registry file read: written in place */
+	strbuf_grow(&sb, strlen(rest));
 	for (p = rest; *p; p++) {
 		char ch = *p; /* '/' is an ordinary character in key names ("text/html") */
 		if (ch == '\\' && (!sb.len || sb.buf[sb.len - 1] == '\\'))
 			continue;
-		strbuf_addch(&sb, fold_ch((unsigned char)ch));
+		sb.buf[sb.len++] = (char)fold_ch((unsigned char)ch);
 	}
+	sb.buf[sb.len] = '\0';
 	if (sb.len && sb.buf[sb.len - 1] == '\\')
 		sb.buf[--sb.len] = '\0';
 	/* KEY_WOW64_32KEY: SOFTWARE\X → SOFTWARE\WOW6432Node\X, unless already spelled out */

@@ -20,6 +20,7 @@
 #include "matrix/matrix.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -893,31 +894,56 @@ static void dll_field(struct entry *x, enum matrix_dll_field k, struct matrix_dl
 	}
 }
 
-static void parse_dlls(struct lint *L, const struct ynode *row, const struct matrix_field *field, struct matrix_row *r)
+/* One entry of a row's list of mappings, read into item (a struct matrix_dll, matrix_openmp or matrix_issue). */
+typedef void (*entry_fn)(struct entry *x, void *item);
+
+/*
+ * The items of `list` (the value of a row's `field`), each a mapping of kind
+ * `map` read by fn into the next struct of `size` bytes of `items` (room for
+ * list->n; *n counts them); each struct's position (at pos_off) is its
+ * mapping's.
+ */
+static void read_entries(struct lint *L, const struct ynode *list, const struct matrix_field *field,
+			 struct matrix_row *r, enum matrix_map map, const char *const *keys, void *items, size_t *n,
+			 size_t size, size_t pos_off, entry_fn fn)
 {
-	const struct ynode *list = get_map_list(L, row, field->key, field->hint);
-	size_t i, j;
-	int k;
-	if (!list)
-		return;
-	r->dlls = xcalloc(list->n ? list->n : 1, sizeof(*r->dlls));
+	size_t i;
 	for (i = 0; i < list->n; i++) {
 		struct entry x = { L, list_map(L, list, i, field->key), r, "", 0 };
-		struct matrix_dll *d;
+		char *item;
 		unsigned present;
 		if (!x.m)
 			continue;
-		d = &r->dlls[r->ndlls++];
-		set_pos(&d->pos, L->file, x.m);
-		map_check(L, x.m, matrix_schema(MATRIX_MAP_DLL)->name, dll_keys, &present);
-		for (k = 0; k < MF_DLL_COUNT; k++)
-			dll_field(&x, (enum matrix_dll_field)k, d);
-		for (j = 0; d->name && j + 1 < r->ndlls; j++)
-			if (r->dlls[j].name && !str_icmp(r->dlls[j].name, d->name) &&
-			    (!r->dlls[j].arch_mask || !d->arch_mask || (r->dlls[j].arch_mask & d->arch_mask)))
-				lint_error(L, x.m->line, x.m->col, "`%s` is listed twice in runtime_dlls (first at line %u)",
-					   d->name, r->dlls[j].pos.line);
+		item = (char *)items + (*n)++ * size;
+		set_pos((struct matrix_pos *)(void *)(item + pos_off), L->file, x.m);
+		map_check(L, x.m, matrix_schema(map)->name, keys, &present);
+		fn(&x, item);
 	}
+}
+
+static void dll_entry(struct entry *x, void *item)
+{
+	struct matrix_row *r = x->r;
+	struct matrix_dll *d = item;
+	size_t j;
+	int k;
+	for (k = 0; k < MF_DLL_COUNT; k++)
+		dll_field(x, (enum matrix_dll_field)k, d);
+	for (j = 0; d->name && &r->dlls[j] != d; j++)
+		if (r->dlls[j].name && !str_icmp(r->dlls[j].name, d->name) &&
+		    (!r->dlls[j].arch_mask || !d->arch_mask || (r->dlls[j].arch_mask & d->arch_mask)))
+			lint_error(x->L, x->m->line, x->m->col, "`%s` is listed twice in runtime_dlls (first at line %u)",
+				   d->name, r->dlls[j].pos.line);
+}
+
+static void parse_dlls(struct lint *L, const struct ynode *row, const struct matrix_field *field, struct matrix_row *r)
+{
+	const struct ynode *list = get_map_list(L, row, field->key, field->hint);
+	if (!list)
+		return;
+	r->dlls = xcalloc(list->n ? list->n : 1, sizeof(*r->dlls));
+	read_entries(L, list, field, r, MATRIX_MAP_DLL, dll_keys, r->dlls, &r->ndlls, sizeof(*r->dlls),
+		     offsetof(struct matrix_dll, pos), dll_entry);
 }
 
 /* One key of an openmp entry, read into o. */
@@ -965,31 +991,29 @@ static void openmp_field(struct entry *x, enum matrix_openmp_field k, struct mat
 	}
 }
 
+static void openmp_entry(struct entry *x, void *item)
+{
+	struct matrix_row *r = x->r;
+	struct matrix_openmp *o = item;
+	size_t j;
+	int k;
+	for (k = 0; k < MF_OPENMP_COUNT; k++)
+		openmp_field(x, (enum matrix_openmp_field)k, o);
+	for (j = 0; o->dll && &r->openmp[j] != o; j++)
+		if (r->openmp[j].dll && !str_icmp(r->openmp[j].dll, o->dll))
+			lint_error(x->L, x->m->line, x->m->col, "`%s` is listed twice in openmp (first at line %u)", o->dll,
+				   r->openmp[j].pos.line);
+}
+
 static void parse_openmp(struct lint *L, const struct ynode *row, const struct matrix_field *field,
 			 struct matrix_row *r)
 {
 	const struct ynode *list = get_map_list(L, row, field->key, field->hint);
-	size_t i, j;
-	int k;
 	if (!list)
 		return;
 	r->openmp = xcalloc(list->n ? list->n : 1, sizeof(*r->openmp));
-	for (i = 0; i < list->n; i++) {
-		struct entry x = { L, list_map(L, list, i, field->key), r, "", 0 };
-		struct matrix_openmp *o;
-		unsigned present;
-		if (!x.m)
-			continue;
-		o = &r->openmp[r->nopenmp++];
-		set_pos(&o->pos, L->file, x.m);
-		map_check(L, x.m, matrix_schema(MATRIX_MAP_OPENMP)->name, omp_keys, &present);
-		for (k = 0; k < MF_OPENMP_COUNT; k++)
-			openmp_field(&x, (enum matrix_openmp_field)k, o);
-		for (j = 0; o->dll && j + 1 < r->nopenmp; j++)
-			if (r->openmp[j].dll && !str_icmp(r->openmp[j].dll, o->dll))
-				lint_error(L, x.m->line, x.m->col, "`%s` is listed twice in openmp (first at line %u)", o->dll,
-					   r->openmp[j].pos.line);
-	}
+	read_entries(L, list, field, r, MATRIX_MAP_OPENMP, omp_keys, r->openmp, &r->nopenmp, sizeof(*r->openmp),
+		     offsetof(struct matrix_openmp, pos), openmp_entry);
 }
 
 static void parse_dll_list(struct lint *L, const struct ynode *m, const struct matrix_field *f, struct strlist *out)
@@ -1087,32 +1111,29 @@ static void issue_field(struct entry *x, enum matrix_issue_field k, struct matri
 	}
 }
 
+static void issue_entry(struct entry *x, void *item)
+{
+	struct matrix_row *r = x->r;
+	struct matrix_issue *is = item;
+	size_t j;
+	int k;
+	for (k = 0; k < MF_ISSUE_COUNT; k++)
+		issue_field(x, (enum matrix_issue_field)k, is);
+	for (j = 0; is->id && &r->issues[j] != is; j++)
+		if (r->issues[j].id && !strcmp(r->issues[j].id, is->id))
+			lint_error(x->L, x->m->line, x->m->col, "known issue `%s` is listed twice in this row (first at line %u)",
+				   is->id, r->issues[j].pos.line);
+}
+
 static void parse_issues(struct lint *L, const struct ynode *row, const struct matrix_field *field,
 			 struct matrix_row *r)
 {
 	const struct ynode *list = get_map_list(L, row, field->key, field->hint);
-	size_t i, j;
-	int k;
 	if (!list)
 		return;
 	r->issues = xcalloc(list->n ? list->n : 1, sizeof(*r->issues));
-	for (i = 0; i < list->n; i++) {
-		struct entry x = { L, list_map(L, list, i, field->key), r, "", 0 };
-		struct matrix_issue *is;
-		unsigned present;
-		if (!x.m)
-			continue;
-		is = &r->issues[r->nissues++];
-		set_pos(&is->pos, L->file, x.m);
-		map_check(L, x.m, matrix_schema(MATRIX_MAP_ISSUE)->name, issue_keys, &present);
-		for (k = 0; k < MF_ISSUE_COUNT; k++)
-			issue_field(&x, (enum matrix_issue_field)k, is);
-		for (j = 0; is->id && j + 1 < r->nissues; j++)
-			if (r->issues[j].id && !strcmp(r->issues[j].id, is->id))
-				lint_error(L, x.m->line, x.m->col,
-					   "known issue `%s` is listed twice in this row (first at line %u)", is->id,
-					   r->issues[j].pos.line);
-	}
+	read_entries(L, list, field, r, MATRIX_MAP_ISSUE, issue_keys, r->issues, &r->nissues, sizeof(*r->issues),
+		     offsetof(struct matrix_issue, pos), issue_entry);
 }
 
 static void parse_vc_redist(struct lint *L, const struct ynode *row, const struct matrix_field *f, struct matrix_row *r)
@@ -1433,9 +1454,37 @@ static int simpler(const struct pep440 *a, const struct pep440 *b)
 	return pep440_cmp(a, b) < 0;
 }
 
+/*
+ * Two rows of equal specificity that both match `variant` and the
+ * architectures `amask`: an error when some sample version is in both
+ * specifiers (the simplest one is named) and the rows require different things.
+ */
+static void overlap(struct lint *L, const struct matrix_row *a, const struct matrix_row *b, const char *variant,
+		    unsigned amask, const struct pep440 *samples, size_t ns)
+{
+	const struct pep440 *low = NULL;
+	struct strbuf why = STRBUF_INIT, ver = STRBUF_INIT;
+	int one_arch = amask && (amask & (amask - 1)) == 0;
+	size_t k;
+	for (k = 0; k < ns; k++)
+		if (pep440_spec_contains(&a->torch, &samples[k], NULL) && pep440_spec_contains(&b->torch, &samples[k], NULL) &&
+		    (!low || simpler(&samples[k], low)))
+			low = &samples[k];
+	if (low && row_diff(a, b, amask, &why)) {
+		pep440_format(low, &ver);
+		lint_error(L, b->torch_pos.line, b->torch_pos.col,
+			   "rows `%s` (line %u) and `%s` both match torch %s%s%s%s%s with different requirements (%s); narrow one `torch` specifier or restrict one row by `variant`/`arch`",
+			   a->id, a->pos.line, b->id, strbuf_str(&ver), *variant ? ", variant " : "", variant,
+			   one_arch ? ", arch " : "", one_arch ? arch_names[amask == 1 ? 0 : amask == 2 ? 1 : 2] : "",
+			   strbuf_str(&why));
+	}
+	strbuf_release(&why);
+	strbuf_release(&ver);
+}
+
 static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 {
-	size_t i, j, k, budget = OVERLAP_BUDGET;
+	size_t i, j, budget = OVERLAP_BUDGET;
 	enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* spec_samples adds at most 9 per clause */
 	struct pep440 *samples;
 	if (n < 2)
@@ -1466,31 +1515,7 @@ static void check_overlaps(struct lint *L, struct matrix_row **rows, size_t n)
 				return;
 			}
 			budget -= cost;
-			{
-				const struct pep440 *low = NULL;
-				for (k = 0; k < ns; k++)
-					if (pep440_spec_contains(&a->torch, &samples[k], NULL) &&
-					    pep440_spec_contains(&b->torch, &samples[k], NULL) &&
-					    (!low || simpler(&samples[k], low)))
-						low = &samples[k];
-				if (low) {
-					struct strbuf why = STRBUF_INIT, ver = STRBUF_INIT;
-					if (row_diff(a, b, amask, &why)) {
-						pep440_format(low, &ver);
-						lint_error(L, b->torch_pos.line, b->torch_pos.col,
-							   "rows `%s` (line %u) and `%s` both match torch %s%s%s%s%s with different requirements (%s); narrow one `torch` specifier or restrict one row by `variant`/`arch`",
-							   a->id, a->pos.line, b->id, strbuf_str(&ver),
-							   *variant ? ", variant " : "", variant,
-							   amask && (amask & (amask - 1)) == 0 ? ", arch " : "",
-							   amask && (amask & (amask - 1)) == 0
-								   ? arch_names[amask == 1 ? 0 : amask == 2 ? 1 : 2]
-								   : "",
-							   strbuf_str(&why));
-					}
-					strbuf_release(&why);
-					strbuf_release(&ver);
-				}
-			}
+			overlap(L, a, b, variant, amask, samples, ns);
 		}
 	}
 	free(samples);

@@ -120,8 +120,11 @@ void strbuf_adds(struct strbuf *sb, const char *s)
 
 void strbuf_addch(struct strbuf *sb, int c)
 {
-	char ch = (char)c;
-	strbuf_add(sb, &ch, 1);
+	/* called per byte by the text readers: no memcpy of one byte */
+	if (sb->len + 2 > sb->alloc)
+		strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = (char)c;
+	sb->buf[sb->len] = '\0';
 }
 
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)

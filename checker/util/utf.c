@@ -92,35 +92,42 @@ void utf8_repair(struct strbuf *out, const char *str, size_t n)
 
 void utf8_put(struct strbuf *out, uint32_t cp)
 {
-	char b[4];
+	char *b;
+	/* called per character by the registry and UTF-16 readers: written in place */
+	if (out->len + 5 > out->alloc)
+		strbuf_grow(out, 4);
+	b = out->buf + out->len;
 	if (!utf_is_scalar(cp))
 		cp = UTF_REPLACEMENT;
 	if (cp < 0x80) {
-		strbuf_addch(out, (int)cp);
+		b[0] = (char)cp;
+		out->len += 1;
 	} else if (cp < 0x800) {
 		b[0] = (char)(0xc0 | (cp >> 6));
 		b[1] = (char)(0x80 | (cp & 0x3f));
-		strbuf_add(out, b, 2);
+		out->len += 2;
 	} else if (cp < 0x10000) {
 		b[0] = (char)(0xe0 | (cp >> 12));
 		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
 		b[2] = (char)(0x80 | (cp & 0x3f));
-		strbuf_add(out, b, 3);
+		out->len += 3;
 	} else {
 		b[0] = (char)(0xf0 | (cp >> 18));
 		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
 		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
 		b[3] = (char)(0x80 | (cp & 0x3f));
-		strbuf_add(out, b, 4);
+		out->len += 4;
 	}
+	out->buf[out->len] = '\0';
 }
 
 static void put_u16(struct strbuf *out, uint32_t u)
 {
-	char b[2];
-	b[0] = (char)(u & 0xff);
-	b[1] = (char)((u >> 8) & 0xff);
-	strbuf_add(out, b, 2);
+	if (out->len + 3 > out->alloc)
+		strbuf_grow(out, 2);
+	out->buf[out->len++] = (char)(u & 0xff);
+	out->buf[out->len++] = (char)((u >> 8) & 0xff);
+	out->buf[out->len] = '\0';
 }
 
 void utf16le_put(struct strbuf *out, uint32_t cp)
@@ -141,10 +148,16 @@ size_t utf16le_to_utf8(struct strbuf *out, const unsigned char *p, size_t len, u
 	size_t off, bad = 0;
 	if (bad_at)
 		*bad_at = len;
+	/* room for all of it (a code unit is at most 3 bytes of UTF-8): ASCII is stored directly */
+	strbuf_grow(out, len / 2 * 3 + 4);
 	for (off = 0; off < len && len - off >= 2; off += 2) {
 		uint32_t u = (uint32_t)p[off] | ((uint32_t)p[off + 1] << 8), u2;
 		if (u == 0 && (flags & UTF16_STOP_AT_NUL))
 			break;
+		if (u < 0x80) {
+			out->buf[out->len++] = (char)u;
+			continue;
+		}
 		if (u >= 0xd800 && u <= 0xdbff && len - off >= 4) {
 			u2 = (uint32_t)p[off + 2] | ((uint32_t)p[off + 3] << 8);
 			if (u2 >= 0xdc00 && u2 <= 0xdfff) {
@@ -160,5 +173,6 @@ size_t utf16le_to_utf8(struct strbuf *out, const unsigned char *p, size_t len, u
 		}
 		utf8_put(out, u);
 	}
+	out->buf[out->len] = '\0';
 	return bad;
 }

@@ -13,7 +13,9 @@ SARIF upload included (workflow_main below).
   `bash --noprofile --norc -eo pipefail FILE` (the runner's bash template);
   a fresh $GITHUB_OUTPUT file per step, parsed afterwards (name=value and
   name<<DELIM forms) into steps.ID.outputs; one $GITHUB_STEP_SUMMARY.
-- `uses:` steps whose `if:` holds cannot run here: reported as an error.
+- `uses: actions/cache@...` (path, key): restored from and saved to the
+  folder SIM_ACTIONS_CACHE, the simulated cache service (sim_cache below);
+  other `uses:` steps whose `if:` holds cannot run here: an error.
 - After a failing step only steps whose `if:` calls always() or failure()
   run; the action's status is the first failure's.
 The environment comes from the caller (GITHUB_ACTIONS, RUNNER_*, ...);
@@ -22,6 +24,7 @@ name, skipped, rc), outputs (the action's), rc (the action's exit status).
 Each step's stdout/stderr go to LOG_DIR/<n>.out and <n>.err.
 """
 import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -133,8 +136,13 @@ def truthy(v):
     return bool(v)  # as the runner: any non-empty string is true
 
 
+def text(v):
+    """An expression's value as the runner writes it into a string: booleans as true/false."""
+    return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+
 def subst(s, ctx):
-    return EXPR.sub(lambda m: str(value(m.group(1), ctx)), str(s))
+    return EXPR.sub(lambda m: text(value(m.group(1), ctx)), str(s))
 
 
 def condition(s, ctx):
@@ -164,7 +172,27 @@ def parse_output_file(path):
     return out
 
 
-def run_bash(script_text, env, log_dir, n, ctx, cwd):
+# SIM_CHROOT=ROOT: the runner is the machine in ROOT (a Debian root made
+# with mmdebstrap): every `run:` step runs inside it (chroot, its own mount
+# and pid namespace with /proc), with the runner's variables, the step's
+# env: and the root's own PATH and HOME, nothing else of this machine's
+# environment. Paths under ROOT given to the simulation (ACTION_DIR,
+# LOG_DIR, RUNNER_*, GITHUB_*) are seen inside as the same paths without
+# the ROOT prefix; paths steps write into outputs are the root's.
+CHROOT = os.environ.get("SIM_CHROOT", "").rstrip("/")
+
+
+def inside(p):
+    """A path of this machine as the chroot sees it."""
+    return p[len(CHROOT):] if CHROOT and isinstance(p, str) and p.startswith(CHROOT + "/") else p
+
+
+def outside(p):
+    """A path the chroot named (an output) as this machine sees it."""
+    return CHROOT + p if CHROOT and p.startswith("/") and not p.startswith(CHROOT + "/") else p
+
+
+def run_bash(script_text, env, log_dir, n, ctx, cwd, step_env=None):
     """One `run:` step as the runner runs it with `shell: bash`: the script in
     a file, `bash --noprofile --norc -eo pipefail FILE`, a fresh GITHUB_OUTPUT
     parsed afterwards. Returns (rc, outputs)."""
@@ -174,9 +202,19 @@ def run_bash(script_text, env, log_dir, n, ctx, cwd):
     with open(script, "w") as f:
         f.write(script_text)
     env = dict(env, GITHUB_OUTPUT=outfile)
+    cmd = ["bash", "--noprofile", "--norc", "-eo", "pipefail", script]
+    if CHROOT:
+        keep = {k: v for k, v in env.items() if k.startswith(("GITHUB_", "RUNNER_", "CI"))}
+        keep.update(step_env or {})
+        keep.update(GITHUB_OUTPUT=outfile, PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                    HOME="/root", LANG="C.UTF-8")
+        env = {k: inside(v) for k, v in keep.items()}
+        cmd = ["unshare", "--mount", "--pid", "--fork", "--mount-proc=%s/proc" % CHROOT, "chroot", CHROOT,
+               "/bin/sh", "-c", 'cd "$1" 2>/dev/null || cd /; shift; exec "$@"', "sh", inside(cwd or "/")] + \
+            [inside(c) for c in cmd]
+        cwd = None
     with open(os.path.join(log_dir, "%d.out" % n), "wb") as o, open(os.path.join(log_dir, "%d.err" % n), "wb") as e:
-        rc = subprocess.call(["bash", "--noprofile", "--norc", "-eo", "pipefail", script], env=env,
-                             stdout=o, stderr=e, stdin=subprocess.DEVNULL, cwd=cwd)
+        rc = subprocess.call(cmd, env=env, stdout=o, stderr=e, stdin=subprocess.DEVNULL, cwd=cwd)
     return rc, parse_output_file(outfile)
 
 
@@ -193,12 +231,26 @@ def run_action(action_dir, log_dir, given, base_env, summary):
     ctx = {"inputs": inputs, "steps": {}, "outcomes": {}, "failed": False}
     result = {"steps": [], "outputs": {}, "rc": 0}
     failed = False
+    post = []  # post steps (actions/cache's save), run after the action's steps
+    path_file = os.path.join(log_dir, "github_path")  # GITHUB_PATH: one folder per line, for later steps
+    if not os.path.exists(path_file):
+        open(path_file, "w").close()
+    result["github_path"] = path_file
     for n, step in enumerate(action["runs"]["steps"]):
         rec = {"n": n, "id": step.get("id"), "name": step.get("name"), "skipped": False, "rc": 0}
         result["steps"].append(rec)
         ctx["failed"] = failed
         if not condition(step.get("if"), ctx):
             rec["skipped"] = True
+            continue
+        if "uses" in step and step["uses"].startswith(("actions/cache@", "actions/cache/restore@",
+                                                          "actions/cache/save@")):
+            with_ = {k: subst(v, ctx) for k, v in (step.get("with") or {}).items()}
+            outs = sim_cache(with_, base_env, post, step["uses"].split("@")[0])
+            rec["cache-hit"] = outs.get("cache-hit")
+            if step.get("id"):
+                ctx["steps"][step["id"]] = outs
+                ctx["outcomes"][step["id"]] = "success"
             continue
         if "uses" in step:
             rec["rc"] = 99
@@ -209,9 +261,13 @@ def run_action(action_dir, log_dir, given, base_env, summary):
         if step.get("shell") != "bash":
             raise SystemExit("sim_runner: shell %r not simulated" % step.get("shell"))
         env = dict(base_env)
-        env.update({k: subst(v, ctx) for k, v in (step.get("env") or {}).items()})
-        env.update({"GITHUB_ACTION_PATH": action_dir, "GITHUB_STEP_SUMMARY": summary})
-        rc, outs = run_bash(step["run"], env, log_dir, n, ctx, env.get("GITHUB_WORKSPACE"))
+        step_env = {k: subst(v, ctx) for k, v in (step.get("env") or {}).items()}
+        env.update(step_env)
+        env.update({"GITHUB_ACTION_PATH": action_dir, "GITHUB_STEP_SUMMARY": summary, "GITHUB_PATH": path_file})
+        added = [l for l in open(path_file).read().split("\n") if l]
+        if added:  # what earlier steps added to GITHUB_PATH comes first, the latest first
+            env["PATH"] = os.pathsep.join(list(reversed(added)) + [env.get("PATH", "")])
+        rc, outs = run_bash(step["run"], env, log_dir, n, ctx, env.get("GITHUB_WORKSPACE"), step_env)
         rec["rc"] = rc
         if step.get("id"):
             ctx["steps"][step["id"]] = outs
@@ -221,7 +277,56 @@ def run_action(action_dir, log_dir, given, base_env, summary):
             result["rc"] = rc
     for k, v in action.get("outputs", {}).items():
         result["outputs"][k] = subst(v["value"], ctx)
+    for fn in post:  # actions/cache's post step runs only for a job that succeeded (post-if: success())
+        if result["rc"] == 0:
+            fn()
     return result
+
+
+def sim_cache(with_, env, post, which="actions/cache"):
+    """actions/cache: on an exact match of `key` in the store (the folder
+    SIM_ACTIONS_CACHE, one entry per key) `path` is restored from it and
+    cache-hit is 'true'; else cache-hit is 'false' and the post step (run
+    after the action's steps; on GitHub at the job's end) saves `path`
+    under the key if `path` exists then and the job succeeded (its
+    post-if: success()). actions/cache/restore restores only; actions/cache/save
+    saves at once (an existing key is kept, as the service keeps it). Keys
+    are refused as the service refuses them (a comma, over 512 characters).
+    File modes are kept (the real action tars the folder)."""
+    store = env.get("SIM_ACTIONS_CACHE")
+    if not store:
+        raise SystemExit("sim_runner: actions/cache needs SIM_ACTIONS_CACHE (the simulated cache service)")
+    unsupported = set(with_) - {"path", "key"}
+    if unsupported:
+        raise SystemExit("sim_runner: actions/cache inputs %s not simulated" % sorted(unsupported))
+    key, path = with_.get("key", ""), outside(with_.get("path", ""))
+    if not key or not path or "," in key or len(key) > 512 or "\n" in path:
+        raise SystemExit("sim_runner: actions/cache: bad key %r or path %r" % (key, path))
+    entry = os.path.join(store, hashlib.sha256(key.encode()).hexdigest()[:32])
+    if which == "actions/cache/save":
+        if not os.path.isdir(path):
+            raise SystemExit("sim_runner: actions/cache/save: %s does not exist" % path)
+        if not os.path.isdir(entry):
+            tmp = entry + ".tmp"
+            shutil.copytree(path, os.path.join(tmp, "data"), symlinks=True)
+            os.rename(tmp, entry)
+        return {}
+    if os.path.isdir(entry):
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        shutil.copytree(os.path.join(entry, "data"), path, symlinks=True)
+        return {"cache-hit": "true"}
+
+    def save():
+        if os.path.isdir(path) and not os.path.isdir(entry):
+            tmp = entry + ".tmp"
+            shutil.copytree(path, os.path.join(tmp, "data"), symlinks=True)
+            with open(os.path.join(tmp, "key"), "w") as f:
+                f.write(key)
+            os.rename(tmp, entry)
+    if which == "actions/cache":
+        post.append(save)
+    return {"cache-hit": "false"}
 
 
 def github_context(env):
@@ -266,7 +371,7 @@ def git(*args, cwd=None):
 
 
 def sim_checkout(with_, env, log):
-    """actions/checkout@v4 for a pull_request or push event, as its git
+    """actions/checkout@v7 for a pull_request or push event, as its git
     commands do it: init the workspace, fetch from SIM_ORIGIN (the simulated
     GitHub repository, a git URL) — with fetch-depth 0 every branch and tag
     and then the PR's merge commit, else only GITHUB_SHA at that depth — and
@@ -307,7 +412,7 @@ def sim_checkout(with_, env, log):
 
 
 def sim_upload_sarif(with_, env, perms, log, here):
-    """github/codeql-action/upload-sarif@v3: the upload needs the job's token
+    """github/codeql-action/upload-sarif@v4: the upload needs the job's token
     to hold security-events: write, and GitHub refuses a file that is not
     SARIF 2.1.0 or has a result without a repository location. Validated with
     tests/report/validate_sarif.py --github against the schema SIM_SARIF_SCHEMA."""

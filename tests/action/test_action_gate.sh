@@ -89,6 +89,7 @@ wf() {
 	fi
 	env -u NO_COLOR GITHUB_ACTIONS=true RUNNER_OS=Linux RUNNER_ARCH=X64 \
 		RUNNER_TOOL_CACHE="$tmp/toolcache" RUNNER_TEMP="$d/temp" GITHUB_WORKSPACE="$d/ws" \
+		SIM_ACTIONS_CACHE="$tmp/actions-cache" \
 		GITHUB_STEP_SUMMARY="$d/summary.md" TDC_RELEASE_URL="file://$tmp/mirror" \
 		GITHUB_EVENT_NAME="$event" GITHUB_EVENT_PATH="$d/event.json" GITHUB_SHA="$sha" \
 		GITHUB_REF="$ref" GITHUB_REPOSITORY=octo/app \
@@ -148,7 +149,7 @@ pr_origin move base_files move_to_240 "Move to torch 2.4.0" || not_ok "cannot bu
 wf hosted move hosted
 check_eq "hosted runner: the workflow passes (exit 0)" 0 "$(res hosted "r['rc']")"
 check_eq "steps: checkout, the action, the SARIF upload all ran and succeeded" \
-	"actions/checkout@v4:0 torch-dll-check/torch-dll-check@v1:0 github/codeql-action/upload-sarif@v3:0" \
+	"actions/checkout@v7:0 torch-dll-check/torch-dll-check@v0:0 github/codeql-action/upload-sarif@v4:0" \
 	"$(res hosted "' '.join('%s:%s' % (s['uses'], s['rc']) for s in r['steps'] if not s['skipped'])")"
 check_eq "outputs: warn, 0 errors" "warn 0" \
 	"$(res hosted "r['steps'][1]['action']['outputs']['status'] + ' ' + r['steps'][1]['action']['outputs']['failures']")"
@@ -373,7 +374,8 @@ check_eq "hostile PR: the hostile subject went through (the report's head commit
 others=$(find "$d/log" -name '*.out' -o -name '*.err' | grep -v "/log/1/$n\.\(out\|err\)$" | sort)
 # shellcheck disable=SC2086 # file names without spaces
 check_eq "hostile PR: no other step printed a workflow command" "" "$(python3 tests/report/gh_commands.py $others)"
-check_eq "hostile PR: the workflow's outputs are the checker's four" "failures report status warnings" \
+check_eq "hostile PR: the workflow's outputs are the action's six (the checker's four, path, cache-hit)" \
+	"cache-hit failures path report status warnings" \
 	"$(res hostile "' '.join(sorted(r['steps'][1]['action']['outputs']))")"
 check_cmd "hostile PR: the SARIF upload accepts the file (valid, anchored)" \
 	python3 tests/report/validate_sarif.py "$schema" "$d/ws/torch-dll-check.sarif" --github

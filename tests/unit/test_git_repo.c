@@ -7,6 +7,7 @@
  * not from the working tree.
  */
 #include "harness.h"
+#include "git_test.h"
 #include "git/git_repo.h"
 #include "pins/pins.h"
 #include "util/strbuf.h"
@@ -30,20 +31,6 @@ static int sh(const char *fmt, ...)
 	vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
 	va_end(ap);
 	return system(cmd);
-}
-
-/* The first line git prints for a command in the repository ("" on failure). */
-static void git_out(const char *args, char *out, size_t n)
-{
-	char cmd[1024];
-	FILE *p;
-	snprintf(cmd, sizeof(cmd), "git -C '%s' %s 2>/dev/null", dir, args);
-	out[0] = '\0';
-	if ((p = popen(cmd, "r"))) {
-		if (fgets(out, (int)n, p))
-			out[strcspn(out, "\n")] = '\0';
-		pclose(p);
-	}
 }
 
 #define GIT "git -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "
@@ -100,10 +87,10 @@ static void test_a_real_repository(void)
 		return;
 	}
 	CHECK_INT(git_repo_resolve(r, "HEAD", head, &e), 0);
-	git_out("rev-parse HEAD", want, sizeof(want));
+	git_first_line(dir, "rev-parse HEAD", want, sizeof(want));
 	CHECK_STR(head, want);
 	CHECK_INT(git_repo_resolve(r, "main", base, &e), 0);
-	git_out("rev-parse main", want, sizeof(want));
+	git_first_line(dir, "rev-parse main", want, sizeof(want));
 	CHECK_STR(base, want);
 	CHECK(strcmp(head, base));
 	CHECK_INT(git_repo_resolve(r, "HEAD~1", shortid, &e), 0);

@@ -531,6 +531,95 @@ static void test_load_missing_file(void)
 	CHECK_HAS(err.msg, "/nonexistent/system.reg");
 }
 
+/*
+ * Values of keys that are not kept are checked on fast paths that decode
+ * nothing (skip_value_line, skip_hex_list, wine_key_fast): every one of
+ * these files must get the same verdict, and the same message, kept or not.
+ */
+static void test_skipped_lines_checked_alike(void)
+{
+	static const char *const wine[] = {
+		"\"a\"=\"plain\"\n",
+		"\"a\"=\"C:\\\\x\\\\y\"\n",
+		"\"a\"=\"\\x\"\n",
+		"\"a\"=\"\\x4g\"\n",
+		"\"a\\0b\"=\"x\"\n",
+		"\"a\"=\"unterminated\n",
+		"\"a\"=\"x\" junk\n",
+		"\"a\"=str(2):\"%%PATH%%\"\n",
+		"\"a\"=str(2):\"x\n",
+		"\"a\"=dword:0000001\n",
+		"\"a\"=dword:000000012\n",
+		"\"a\"=dword:\n",
+		"\"a\"=hex:01,02,ff\n",
+		"\"a\"=hex:01, 02 ,ff,\n",
+		"\"a\"=hex:01,02,\\\n  03,04\n",
+		"\"a\"=hex:01,02,\\\n",
+		"\"a\"=hex:01,02,\\ x\n  03\n",
+		"\"a\"=hex:01,zz\n",
+		"\"a\"=hex:012,\n",
+		"\"a\"=hex:1,2,3\n",
+		"\"a\"=hex(7):41,00,00,00\n",
+		"\"a\"=hex(7:41\n",
+		"\"a\" = \"spaced\"\n",
+		"\"a\"\n",
+		"@=\"d\"\n",
+		"@\"d\"\n",
+		"\"a\"=bogus\n",
+		"\"a\"=hex:01,02 03\n",
+	};
+	static const char *const keys[] = { "[A\\\\B] 123\n", "[A\\\\B\\]x] 1\n", "[A\\\\\\\\B] 1\n", "[A\\\\B 1\n",
+					    "[A\\x42] 1\n", "[A\\\\B] 1 x\n" };
+	size_t i, j;
+	int same = 0, total = 0;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		for (j = 0; j < sizeof(wine) / sizeof(wine[0]); j++) {
+			struct strbuf text = STRBUF_INIT;
+			struct registry *all = registry_new(), *none = registry_new();
+			struct err e1, e2;
+			int r1, r2;
+			err_clear(&e1);
+			err_clear(&e2);
+			registry_keep(none, "SOFTWARE\\Elsewhere");
+			strbuf_adds(&text, "WINE REGISTRY Version 2\n\n");
+			strbuf_adds(&text, keys[i]);
+			strbuf_adds(&text, wine[j]);
+			r1 = regfile_parse_more(all, text.buf, text.len, "t.reg", &e1);
+			r2 = regfile_parse_more(none, text.buf, text.len, "t.reg", &e2);
+			total++;
+			if (r1 == r2 && (!r1 || !strcmp(e1.msg, e2.msg)))
+				same++;
+			else
+				fprintf(stderr, "# differs on %s%s#   kept: %s\n#   not kept: %s\n", keys[i], wine[j],
+					r1 ? e1.msg : "ok", r2 ? e2.msg : "ok");
+			registry_free(all);
+			registry_free(none);
+			strbuf_release(&text);
+		}
+	CHECK_INT(same, total);
+	/* the same for reg export files (REGEDIT5: \\\\, \\" , \\n and \\0 only) */
+	for (j = 0; j < sizeof(wine) / sizeof(wine[0]); j++) {
+		struct strbuf text = STRBUF_INIT;
+		struct registry *all = registry_new(), *none = registry_new();
+		struct err e1, e2;
+		int r1, r2;
+		err_clear(&e1);
+		err_clear(&e2);
+		registry_keep(none, "SOFTWARE\\Elsewhere");
+		strbuf_adds(&text, "Windows Registry Editor Version 5.00\n\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\A]\n");
+		strbuf_adds(&text, wine[j]);
+		r1 = regfile_parse_more(all, text.buf, text.len, "t.reg", &e1);
+		r2 = regfile_parse_more(none, text.buf, text.len, "t.reg", &e2);
+		if (!(r1 == r2 && (!r1 || !strcmp(e1.msg, e2.msg))))
+			fprintf(stderr, "# differs on %s#   kept: %s\n#   not kept: %s\n", wine[j], r1 ? e1.msg : "ok",
+				r2 ? e2.msg : "ok");
+		CHECK(r1 == r2 && (!r1 || !strcmp(e1.msg, e2.msg)));
+		registry_free(all);
+		registry_free(none);
+		strbuf_release(&text);
+	}
+}
+
 int main(void)
 {
 	RUN(test_reg_export_utf16);
@@ -548,5 +637,6 @@ int main(void)
 	RUN(test_load_missing_file);
 	RUN(test_keep);
 	RUN(test_hive_bytes);
+	RUN(test_skipped_lines_checked_alike);
 	return HARNESS_EXIT();
 }
