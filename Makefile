@@ -10,6 +10,8 @@
 #   make dist         release assets and SHA-256 sums in dist/
 #   make win          cross-build torch-dll-check.exe with mingw-w64 (deps cross-built, cached)
 #   make lint         shellcheck every script; action.yml and the example workflows against their schemas
+#   make extensions-survey  which torch each torchvision/torchaudio win_amd64 wheel requires
+#                     (not in CI; ~300 MB fetched) into matrix/evidence/extensions-win_amd64.txt
 #   make wheels-survey  measure every torch win_amd64 wheel PyPI serves (not in CI; ~8 GB
 #                     fetched) into matrix/evidence/torch-win_amd64.txt
 #
@@ -46,6 +48,23 @@ endif
 
 TDC_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(HIVEX_DEFS) $(WARNINGS) -MMD -MP \
 	     -Ichecker -Ibuild/gen $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS))
+# MSVC C++ names demangled by LLVM (libLLVMDemangle.a of llvm-14-dev, static: the
+# shared libLLVM would cost every start-up) through one C++ shim (checker/util/demangle.h).
+# Optional: without llvm-config, its header or its archive the build has no demangler
+# (reports show raw names), as the mingw cross-build.
+CXX ?= c++
+LLVM_CONFIG ?= llvm-config
+LLVM_INCDIR := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+LLVM_LIBDIR := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
+ifneq ($(and $(wildcard $(LLVM_INCDIR)/llvm/Demangle/Demangle.h),$(wildcard $(LLVM_LIBDIR)/libLLVMDemangle.a)),)
+DEMANGLE_CXXFLAGS = -std=c++17 -I$(LLVM_INCDIR) -Wall -Wextra $(if $(filter -Werror,$(WARNINGS)),-Werror)
+DEMANGLE_LIBS = -L$(LLVM_LIBDIR) -l:libLLVMDemangle.a -lstdc++
+TDC_CFLAGS += -DTDC_LLVM_DEMANGLE
+CXX_SRCS = checker/util/demangle_llvm.cc
+else
+DEMANGLE_LIBS =
+CXX_SRCS =
+endif
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
 GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
@@ -79,12 +98,15 @@ objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 REL_LIB = build/rel/libtdc.a
 ASAN_LIB = build/asan/libtdc.a
 
-.PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey print-pkgs
+.PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey print-pkgs extensions-survey
 all: torch-dll-check torch-dll-check-git
 
-build/gen/matrix_embed.c: matrix/torch.yml checker/matrix/embed.sh
+# the default matrix and the measured extension/torch pairs (checker/matrix/pairs.h), compiled in
+PAIRS_EVIDENCE = matrix/evidence/extensions-win_amd64.txt
+build/gen/matrix_embed.c: matrix/torch.yml $(PAIRS_EVIDENCE) checker/matrix/embed.sh
 	@mkdir -p $(dir $@)
-	$(Q)sh checker/matrix/embed.sh matrix_default_yaml $< > $@.tmp && mv $@.tmp $@
+	$(Q){ sh checker/matrix/embed.sh matrix_default_yaml $< && \
+	      sh checker/matrix/embed.sh matrix_pairs_text $(PAIRS_EVIDENCE); } > $@.tmp && mv $@.tmp $@
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -96,36 +118,46 @@ build/asan/%.o: %.c
 	@$(if $(Q),echo "  CC ASAN $<")
 	$(Q)$(CC) $(TDC_CFLAGS) $(if $(filter $(GIT_SRCS) $(GIT_UNIT_SRCS),$<),$(GIT_CFLAGS)) -Itests/unit $(SAN_FLAGS) -c -o $@ $<
 
+build/rel/%.o: %.cc
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX     $<")
+	$(Q)$(CXX) $(DEMANGLE_CXXFLAGS) -MMD -MP $(CFLAGS) -c -o $@ $<
+
+build/asan/%.o: %.cc
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CXX ASAN $<")
+	$(Q)$(CXX) $(DEMANGLE_CXXFLAGS) -MMD -MP $(SAN_FLAGS) -c -o $@ $<
+
 # hive.c compiles differently with and without libhivex: rebuilt when HIVEX changes.
 HIVEX_STAMP = build/hivex-$(HIVEX).stamp
 $(HIVEX_STAMP):
 	@mkdir -p build && rm -f build/hivex-*.stamp && touch $@
 build/rel/checker/machine/hive.o build/asan/checker/machine/hive.o: $(HIVEX_STAMP)
 
-$(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS))
+$(REL_LIB): $(call objs,rel,$(LIB_SRCS) $(GEN_SRCS)) $(patsubst %.cc,build/rel/%.o,$(CXX_SRCS))
 	$(Q)rm -f $@ && $(AR) rcsD $@ $^
 
-$(ASAN_LIB): $(call objs,asan,$(LIB_SRCS) $(GEN_SRCS))
+$(ASAN_LIB): $(call objs,asan,$(LIB_SRCS) $(GEN_SRCS)) $(patsubst %.cc,build/asan/%.o,$(CXX_SRCS))
 	$(Q)rm -f $@ && $(AR) rcsD $@ $^
 
 torch-dll-check: $(call objs,rel,$(MAIN_SRCS)) $(REL_LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 torch-dll-check-git: $(call objs,rel,$(GIT_SRCS)) $(REL_LIB)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS) $(GIT_LIBS)
 
 build/asan/torch-dll-check: $(call objs,asan,$(MAIN_SRCS)) $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 build/asan/torch-dll-check-git: $(call objs,asan,$(GIT_SRCS)) $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(GIT_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS) $(GIT_LIBS)
 
 # Unit tests link the sanitizer build of the library; those of the git layer
 # (tests/unit/test_git_*.c) link it too, and libgit2.
 build/asan/tests/unit/%: build/asan/tests/unit/%.o $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 GIT_UNIT_SRCS = $(wildcard tests/unit/test_git_*.c)
 build/asan/tests/unit/test_git_%: build/asan/tests/unit/test_git_%.o $(call objs,asan,$(wildcard checker/git/*.c)) $(ASAN_LIB)
@@ -133,7 +165,7 @@ build/asan/tests/unit/test_git_%: build/asan/tests/unit/test_git_%.o $(call objs
 
 # Fuzz corpora are replayed by `make test` through a standalone driver.
 build/asan/tests/fuzz/replay_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/replay.o $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 # fuzz_loose reads git objects with checker/git/git_loose.c, which needs zlib only (not libgit2).
 build/asan/tests/fuzz/replay_loose: build/asan/tests/fuzz/fuzz_loose.o build/asan/tests/fuzz/replay.o \
@@ -142,11 +174,11 @@ build/asan/tests/fuzz/replay_loose: build/asan/tests/fuzz/fuzz_loose.o build/asa
 
 # A fuzz target fed every truncation and random byte flips of a fixture (tests/fuzz/mutate.c).
 build/asan/tests/fuzz/mutate_%: build/asan/tests/fuzz/fuzz_%.o build/asan/tests/fuzz/mutate.o $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 # Prints all a registry file holds, for key-by-key comparisons (tests/inventory/test_hives.sh).
 build/asan/tests/inventory/regdump: build/asan/tests/inventory/regdump.o $(ASAN_LIB)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(CORE_LIBS) $(DEMANGLE_LIBS)
 
 UNIT_BINS = $(patsubst tests/unit/%.c,build/asan/tests/unit/%,$(UNIT_SRCS))
 REPLAY_BINS = $(patsubst tests/fuzz/fuzz_%.c,build/asan/tests/fuzz/replay_%,$(FUZZ_SRCS))
@@ -198,6 +230,11 @@ clean:
 .SECONDARY: $(patsubst %.c,build/asan/%.o,$(UNIT_SRCS) $(FUZZ_SRCS) tests/fuzz/replay.c)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# Which torch each torchvision/torchaudio win_amd64 wheel requires (tests/wheels/survey_ext.sh; not in CI).
+extensions-survey:
+	bash tests/wheels/survey_ext.sh > $(PAIRS_EVIDENCE).tmp
+	mv $(PAIRS_EVIDENCE).tmp $(PAIRS_EVIDENCE)
 
 # The matrix's evidence: one line per torch win_amd64 wheel (tests/wheels/survey.sh).
 wheels-survey: torch-dll-check

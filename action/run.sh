@@ -62,6 +62,13 @@ if [ -n "${TDC_ACTION_REPORT_IN:-}" ]; then
 fi
 
 what=()
+# import-first: distribution or package names (PEP 508 names), in order
+IFS=$', \t\n' read -r -a import_first <<<"${TDC_INPUT_IMPORT_FIRST:-}"
+for name in "${import_first[@]}"; do
+	[[ "$name" =~ ^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$ ]] ||
+		die "import-first: '${name//[^A-Za-z0-9._ -]/?}' is not a package name"
+	what+=(--import-first "$name")
+done
 scan=${TDC_INPUT_SCAN:-machine}
 [ "$scan" = machine ] || what+=(--root="$scan")
 if [ "$pins" = true ]; then

@@ -38,6 +38,8 @@ struct gate_source;
 int cmd_check_with(int argc, char **argv,
 		   int (*read_pins)(struct gate_pins *out, const struct gate_source *src, struct err *err));
 int cmd_git_check(int argc, char **argv);
+/* `pins` in torch-dll-check-git (cli/git/cmd_pins.c), with the options of pins_cli. */
+int cmd_git_pins(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_matrix_lint(int argc, char **argv);
 int cmd_matrix_show(int argc, char **argv);
@@ -51,7 +53,7 @@ extern const struct cli_cmd pe_cli, deps_cli, check_cli, inventory_cli, matrix_l
 	matrix_select_cli, matrix_derive_cli, pins_cli, report_cli, confirm_helper_cli;
 
 /*
- * `pins` runs in torch-dll-check-git (git_main.c) but is described here, so
+ * `pins` runs in torch-dll-check-git (cli/git/cmd_pins.c) but is described here, so
  * that the main program's help and docs/cli.md list it too.
  */
 /*
@@ -67,6 +69,7 @@ struct pins_opts {
 	struct pins_where src;
 	struct strlist matrices;
 	int all, json;
+	int worktree; /* --worktree: the head is the working tree, uncommitted edits included */
 };
 
 /*
@@ -131,6 +134,12 @@ void view_opts_release(struct view_opts *o);
 extern const struct cli_opt view_cli_opts[];
 int view_opts_registry(const struct view_opts *o, const char *cmd, struct registry **reg);
 int view_opts_open(const struct view_opts *o, const char *cmd, struct registry **reg, struct view **v);
+
+/*
+ * A hint for a Windows path (C:\...) that is not there on an offline view
+ * opened without --root (C:\ is then "/"): " (without --root, ...)", else "".
+ */
+const char *cmd_root_hint(const struct view_opts *o, struct view *v, const char *arg);
 
 /* The --depth setter of check and inventory (opt.h): how many folders deep --scan looks, 1 to 64. */
 int cmd_set_scan_depth(void *dst, const char *val, struct strbuf *why);

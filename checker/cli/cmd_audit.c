@@ -1,11 +1,28 @@
 /*
  * cmd_audit: the option tables of `audit`, `history` and `fleet`, and the
  * main program's side of them: run torch-dll-check-git, which has libgit2
- * (git_audit.c does the work).
+ * (cli/git/cmd_audit.c, cmd_history.c and cmd_fleet.c do the work).
  */
 #include "cli/cmd_audit.h"
 
 #include "cli/cmd.h"
+#include "util/os.h"
+
+const char *audit_history_dir(const char *given)
+{
+	const char *ws = os_getenv("GITHUB_WORKSPACE");
+	return given ? given : ws && *ws ? ws : ".";
+}
+
+static int set_audit_format(void *dst, const char *val, struct strbuf *why)
+{
+	return report_format_choose(val, REPORT_FORMATS_AUDIT, dst, why);
+}
+
+static int set_fleet_format(void *dst, const char *val, struct strbuf *why)
+{
+	return report_format_choose(val, REPORT_FORMATS_FLEET, dst, why);
+}
 
 static const struct cli_opt audit_opts_table[] = {
 	CLI_OPT("--history", "DIR",
@@ -20,8 +37,8 @@ static const struct cli_opt audit_opts_table[] = {
 		cli_set_str, struct audit_opts, report),
 	CLI_OPT("--json", "FILE", "write the audit (snapshot, parent, drift) as JSON to FILE", cli_set_str,
 		struct audit_opts, json),
-	CLI_OPT("--format", "text|github", "stdout (default: github when GITHUB_ACTIONS=true, else text)",
-		cli_set_str, struct audit_opts, format),
+	CLI_OPT("--format", REPORT_FORMATS_AUDIT, "stdout (default: github when GITHUB_ACTIONS=true, else text)",
+		set_audit_format, struct audit_opts, format),
 	CLI_OPT("--summary", "FILE", "append the drift as Markdown (e.g. $GITHUB_STEP_SUMMARY)", cli_set_str,
 		struct audit_opts, summary),
 	CLI_OPT("--fail-on", "error|warning|note|never",
@@ -34,13 +51,14 @@ static const struct cli_opt audit_opts_table[] = {
 const struct cli_cmd audit_cli = {
 	.name = "audit",
 	.summary = "check this runner, keep the result as a snapshot in git, report what drifted",
-	.synopsis = "[--history DIR] [--runner NAME] [--report FILE] [options] [-- CHECK-OPTIONS...]",
+	.synopsis = "[--history DIR] [--runner NAME] [--report FILE] [options] [CHECK-OPTIONS...] [-- CHECK-OPTIONS...]",
 	.operands = "[CHECK-OPTIONS...]",
 	.min_operands = 0,
 	.max_operands = -1,
 	.opts = audit_opts_table,
 	.notes = "Without --report, runs `torch-dll-check check --format json` with CHECK-OPTIONS\n"
-		 "(e.g. -- --scan 'C:\\');\n"
+		 "(e.g. --scan 'C:\\' --python X), given directly or after `--`; check's options named as\n"
+		 "audit's own (--json, --format, --summary, --fail-on) go after `--`;\n"
 		 "when `inventory` with the same options finds no torch install, the snapshot is the\n"
 		 "inventory alone. The snapshot is written as a commit on refs/torch-dll-check/<runner>\n"
 		 "straight into the repository's object database (no worktree, no index, no git program),\n"
@@ -77,7 +95,7 @@ const struct cli_cmd history_cli = {
 static const struct cli_opt fleet_opts_table[] = {
 	CLI_OPT("--history", "DIR", "every runner's latest snapshot in this repository", cli_set_str,
 		struct fleet_opts, history),
-	CLI_OPT("--format", "text|markdown|json", "the table's form (default text)", cli_set_str,
+	CLI_OPT("--format", REPORT_FORMATS_FLEET, "the table's form (default text)", set_fleet_format,
 		struct fleet_opts, format),
 	CLI_OPT("--summary", "FILE", "also append the Markdown table to FILE (e.g. $GITHUB_STEP_SUMMARY),\n"
 		"cut to GitHub's 1 MiB limit", cli_set_str, struct fleet_opts, summary),

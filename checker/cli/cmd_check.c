@@ -28,44 +28,82 @@
 
 #include "cli/cmd.h"
 #include "judge/confirm.h"
+#include "judge/dllmain.h"
+#include "judge/record.h"
+#include "judge/required.h"
+#include "judge/extensions.h"
 #include "judge/gate.h"
 #include "judge/loader_rules.h"
+#include "judge/pairs_gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
 #include "machine/registry.h"
 #include "report/report.h"
 #include "report/result.h"
+#include "report/result_ext.h"
 #include "loader/torchload.h"
 #include "machine/view.h"
 
-/* One install: the loader's run, its results, then the matrix row's verdict. */
+/*
+ * One install: the packages imported first and torch's procedure on one
+ * process, then its extensions (judge/extensions.h); the loader's results,
+ * the matrix row's verdict, the environment's findings.
+ */
 static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
-			 const struct inv_install *install, const struct torch_inputs *in, struct err *e)
+			 const struct inv_install *install, const struct torch_inputs *in0,
+			 const struct strlist *import_first, int verify_hashes, struct err *e)
 {
 	struct torch_run *run = NULL;
 	struct policy_input pin;
 	struct policy_verdict verdict;
+	struct ext_check xc;
+	struct torch_inputs in1 = *in0, *in = &in1;
 	int r;
-	if (torch_run(&run, v, in, e))
+	ext_check_init(&xc, import_first);
+	in->before_torch = ext_check_before_torch;
+	in->before_ctx = &xc;
+	if (torch_run(&run, v, in, e)) {
+		ext_check_release(&xc, v);
 		return -1;
+	}
+	ext_check_after_torch(&xc, run, v);
+	if (xc.missing_first.n) {
+		err_set(e, "--import-first %s: no distribution of %s is named so (nor has it as a top-level package)",
+			xc.missing_first.v[0], xc.site_packages ? xc.site_packages : "torch's site-packages");
+		ext_check_release(&xc, v);
+		torch_run_free(run);
+		return -1;
+	}
 	if (loader_host_error(run->ld) || view_host_error(v)) {
 		/* a file or folder the host would not let us read has no Windows verdict */
 		err_set(e, "cannot read the tree: %s", loader_host_error(run->ld) ? loader_host_error(run->ld)
 										     : view_host_error(v));
+		ext_check_release(&xc, v);
 		torch_run_free(run);
 		return -1;
 	}
 	if (!cJSON_GetObjectItem(report->doc, "machine") ||
 	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
 		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
+	dllmain_judge(&report->findings, run, v, m, install); /* before the loader's findings: init-failed binaries */
 	loader_rules(&report->findings, run);
 	pin.matrix = m;
 	pin.inv = inv;
 	pin.install = install;
 	pin.run = run;
 	r = policy_evaluate(&report->findings, &verdict, v, &pin, e);
+	if (!r)
+		required_judge(&report->findings, run, v, install); /* after policy: its fix names the package */
 	result_add_install(report, v, run, &verdict);
+	if (!r) {
+		/* it refixes the loader's findings on leftovers, and adds `record` to the install just written */
+		record_judge(&report->findings, report->ninstalls ? report->installs[report->ninstalls - 1].entry : NULL, run,
+			     v, install, verify_hashes);
+	}
+	result_add_extensions(report, report->installs[report->ninstalls - 1].entry, &xc);
+	ext_check_findings(&xc, &report->findings, run, verdict.version, verdict.row);
+	ext_check_release(&xc, v);
 	torch_run_free(run);
 	return r;
 }
@@ -86,10 +124,12 @@ struct check_opts {
 	int depth;
 	uint16_t machine; /* 0: python.exe's, else x64 */
 	struct strlist matrices;
+	struct strlist import_first;
 	struct view_opts vo;
 	struct report_opts ro;
 	struct confirm_opts co;
 	int pins, pins_unchanged;
+	int verify_hashes;
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
 };
 
@@ -108,6 +148,9 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_GROUP(view_cli_opts, struct check_opts, vo),
 	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable; matrix/README.md)",
 		cli_push, struct check_opts, matrices),
+	CLI_OPT("--import-first", "PKG", "a package the program imports before torch (repeatable, in order): its\n"
+		"binaries are loaded first, with its own DLL folders (docs/loader.md)",
+		cli_push, struct check_opts, import_first),
 	CLI_OPT("--userbase", "DIR", "the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)",
 		cli_set_str, struct check_opts, userbase),
 	CLI_OPT("--machine", CLI_MACHINE_ARG, "the process architecture (default: python.exe's, else x64)",
@@ -119,6 +162,9 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--pins-unchanged", NULL, "with --pins: judge the head's pins even when the PR changes no pin file\n"
 		"and no --matrix file (else it passes at once, with one note)",
 		cli_set_flag, struct check_opts, pins_unchanged),
+	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
+		"(reads the whole install: seconds on a warm cache)",
+		cli_set_flag, struct check_opts, verify_hashes),
 	CLI_GROUP(report_cli_opts, struct check_opts, ro),
 	CLI_GROUP(confirm_cli_opts, struct check_opts, co),
 	CLI_END,
@@ -211,7 +257,7 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 	if (o->userbase && !(p->userbase = cmd_winpath(v, o->userbase)))
 		return -1;
 	if (p->python && !view_is_file(v, p->python)) {
-		cmd_usage_error("check: --python %s: no such file", o->python);
+		cmd_usage_error("check: --python %s: no such file%s", o->python, cmd_root_hint(&o->vo, v, o->python));
 		return -1;
 	}
 	if (o->scan)
@@ -308,7 +354,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		return 0; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
-		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &e))
+		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &o->import_first, o->verify_hashes, &e))
 			goto fail;
 		return 0;
 	}
@@ -316,7 +362,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
-		if (check_install(report, v, m, inv, &inv->installs[k], &one, &e))
+		if (check_install(report, v, m, inv, &inv->installs[k], &one, &o->import_first, o->verify_hashes, &e))
 			goto fail;
 	}
 	return 0;
@@ -362,6 +408,9 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 	for (i = 0; i < inv->ninstalls; i++)
 		gate_installed(&report->findings, gp, inv->installs[i].torch_dir,
 			       inv->installs[i].version ? inv->installs[i].version : inv->installs[i].metadata_version);
+	/* the torch/extension pairs the head pins, when the gate judged the head at all */
+	if (!cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "pins"), "judged")))
+		gate_extension_pairs(&report->findings, &gp->head);
 	return 0;
 }
 
@@ -404,6 +453,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		/* git is read by torch-dll-check-git, which runs this command whole */
 		view_opts_release(&o.vo);
 		strlist_release(&o.matrices);
+		strlist_release(&o.import_first);
 		return cmd_git_sibling(argc, argv);
 	}
 	if (load_matrix(&o, &m) || (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
@@ -416,6 +466,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		goto out;
 	result_outside_links(&report, v); /* after every lookup: the gate's too */
 	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
+	result_ext_inventory(&report);
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
 	result_finish(&report);
@@ -433,5 +484,6 @@ out:
 	free(p.scan);
 	view_opts_release(&o.vo);
 	strlist_release(&o.matrices);
+	strlist_release(&o.import_first);
 	return rc;
 }

@@ -370,6 +370,26 @@ static void say_unreadable(struct view *v, const char *file, const struct ldr_no
 	free(host);
 }
 
+/*
+ * A bare name is searched for, as LoadLibraryExW does, and with
+ * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR (torch's 0x1100) a bare name is WinError
+ * 87: someone typing `deps fbgemm.dll` in torch\lib meant the file there.
+ */
+static void bare_name_hint(const char *file, int winerror)
+{
+	struct os_stat st;
+	if (winerror != 87 || strchr(file, '/') || strchr(file, '\\'))
+		return;
+	os_stat(file, &st);
+	if (st.type == OS_FILE)
+		cmd_errorf("hint: %s is a bare name, which is searched for as LoadLibraryExW searches (WinError 87 "
+			   "with these flags: they need a full path); to check the file in this folder, give a path: "
+			   "./%s", file, file);
+	else
+		cmd_errorf("hint: %s is a bare name, which is searched for as LoadLibraryExW searches (WinError 87 "
+			   "with these flags: they need a full path); to check a file, give its path", file);
+}
+
 int cmd_deps(int argc, char **argv)
 {
 	struct deps_opts o;
@@ -395,7 +415,8 @@ int cmd_deps(int argc, char **argv)
 	}
 	if (open_process(&o, &reg, &v, &ld) || preload(&o, v, ld) || !(winfile = target_path(v, args.v[0])))
 		goto out;
-	loader_load(ld, winfile, (unsigned)o.flags, &res, NULL);
+	/* an .exe is shown as its process starts it (its imports mapped), a DLL as LoadLibraryExW loads it */
+	loader_load(ld, winfile, (unsigned)o.flags | LDR_AS_PROCESS_EXE, &res, NULL);
 	if (loader_host_error(ld) || view_host_error(v)) {
 		/* a file or folder the host would not let us read has no Windows verdict */
 		cmd_usage_error("deps: cannot read the tree: %s",
@@ -411,6 +432,8 @@ int cmd_deps(int argc, char **argv)
 		print_json(winfile, o.flags, &res, ld);
 	else
 		print_text(&o, &res, ld);
+	if (!o.json) /* JSON readers get the document alone */
+		bare_name_hint(args.v[0], res.winerror);
 	rc = res.winerror ? EXIT_FINDINGS : EXIT_PASS;
 out:
 	cli_args_release(&args);

@@ -42,6 +42,8 @@ static const struct cli_opt pins_opts_table[] = {
 	CLI_GROUP(pins_where_cli_opts, struct pins_opts, src),
 	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable), for the runner rows",
 		cli_push, struct pins_opts, matrices),
+	CLI_OPT("--worktree", NULL, "read the working tree's pin files, uncommitted edits included, as the head\n"
+		"(with --base: what the edits change against that revision)", cli_set_flag, struct pins_opts, worktree),
 	CLI_OPT("--all", NULL, "every package, not only torch", cli_set_flag, struct pins_opts, all),
 	CLI_OPT("--json", NULL, "print JSON (schema torch-dll-check/pins/v1, docs/pins-json.md)",
 		cli_set_flag, struct pins_opts, json),
@@ -57,7 +59,9 @@ const struct cli_cmd pins_cli = {
 		 "Pipfile, uv.lock, poetry.lock and pdm.lock from git objects. With a base, also what\n"
 		 "changed, at the head's line. A pull request job (GITHUB_EVENT_NAME=pull_request*)\n"
 		 "compares the PR's base and head by default. `check --pins` judges them against this\n"
-		 "runner. Runs torch-dll-check-git, installed next to torch-dll-check.",
+		 "runner. Without --worktree the pins are the commit's: when the working tree's torch pins\n"
+		 "differ from HEAD's, a note says so (--worktree reads them). Runs torch-dll-check-git,\n"
+		 "installed next to torch-dll-check.",
 	.exit_status = "0 done, 2 usage or input error (not a repository, a bad revision, a pin file that does not parse).",
 	.max_operands = 0,
 };

@@ -43,30 +43,64 @@ static void say(const char *prefix, const char *msg)
 	strbuf_release(&sb);
 }
 
+/*
+ * --format and a bare --json (which prints the JSON: --format json) do not
+ * go together when they disagree: "--format sarif --json" would silently
+ * print JSON. The options struct remembers who set the format.
+ */
 static int set_format(void *dst, const char *val, struct strbuf *why)
 {
-	if (!report_format_parse(val, dst))
-		return 0;
-	strbuf_adds(why, "expected text, json, github or sarif");
-	return -1;
+	struct report_opts *o = dst;
+	enum report_format f;
+	if (report_format_choose(val, REPORT_FORMATS_CHECK, &f, why) < 0)
+		return -1;
+	if (o->format_by_json && f != REPORT_FMT_JSON)
+		return strbuf_adds(why, "does not go with a bare --json, which prints the JSON report; give "
+				       "--json FILE to write it beside"), -1;
+	o->format = f;
+	o->format_given = 1;
+	return 0;
 }
 
 static int set_fail_on(void *dst, const char *val, struct strbuf *why)
 {
+	static const char *const words[] = { "error", "warning", "never", NULL };
+	const char *near;
 	if (!report_fail_on_parse(val, dst))
 		return 0;
 	strbuf_adds(why, "expected error, warning or never");
+	if ((near = str_nearest(val, words)))
+		strbuf_addf(why, " (did you mean '%s'?)", near);
 	return -1;
+}
+
+static int set_color(void *dst, const char *val, struct strbuf *why)
+{
+	int *c = dst;
+	if (!strcmp(val, "auto"))
+		*c = -1;
+	else if (!strcmp(val, "always"))
+		*c = 1;
+	else if (!strcmp(val, "never"))
+		*c = 0;
+	else
+		return strbuf_adds(why, "expected auto, always or never"), -1;
+	return 0;
 }
 
 /* `--json` alone or `--json -` prints the JSON (`check --json`); `--json FILE` writes it to FILE. */
 static int set_json(void *dst, const char *val, struct strbuf *why)
 {
 	struct report_opts *o = dst;
-	if (val && !out_is_stdout(val))
+	if (val && !out_is_stdout(val)) {
 		o->json_path = val;
-	else
-		o->format = REPORT_FMT_JSON;
+		return 0;
+	}
+	if (o->format_given && o->format != REPORT_FMT_JSON)
+		return strbuf_adds(why, "prints the JSON report, which does not go with --format (give --json FILE to "
+				       "write it beside that format)"), -1;
+	o->format = REPORT_FMT_JSON;
+	o->format_by_json = 1;
 	return 0;
 }
 
@@ -74,17 +108,22 @@ static int set_json(void *dst, const char *val, struct strbuf *why)
 static int set_sarif(void *dst, const char *val, struct strbuf *why)
 {
 	struct report_opts *o = dst;
-	if (out_is_stdout(val))
-		o->format = REPORT_FMT_SARIF;
-	else
+	if (!out_is_stdout(val)) {
 		o->sarif_path = val;
+		return 0;
+	}
+	if (o->format_by_json)
+		return strbuf_adds(why, "prints SARIF, which does not go with a bare --json (give --json FILE to write "
+				       "the JSON beside it)"), -1;
+	o->format = REPORT_FMT_SARIF;
+	o->format_given = 1;
 	return 0;
 }
 
 const struct cli_opt report_cli_opts[] = {
-	CLI_OPT("--format", "text|json|github|sarif",
-		"what goes to stdout (default: github when GITHUB_ACTIONS=true, else text)",
-		set_format, struct report_opts, format),
+	/* the whole struct: --format and a bare --json check each other */
+	{ "--format", REPORT_FORMATS_CHECK, "what goes to stdout (default: github when GITHUB_ACTIONS=true, else text)",
+	  set_format, 0, 0, NULL },
 	/* the whole struct: --json sets either the format or the path */
 	{ "--json", "FILE", "the JSON report (docs/report-json.md): alone or with -, printed to\n"
 	  "stdout (so is /dev/stdout); with FILE, written there whole", set_json, 0, CLI_MAYBE_VALUE, NULL },
@@ -104,6 +143,10 @@ const struct cli_opt report_cli_opts[] = {
 	CLI_OPT("--trace", NULL, "the text report lists every place searched, also those that cannot matter\n"
 		"(the 16-bit system folder of a 64-bit process, an unknown current folder)",
 		cli_set_flag, struct report_opts, trace),
+	CLI_OPT("--color", "auto|always|never", "ANSI colours in the text report (default auto: on a terminal, off with\n"
+		"NO_COLOR set; FORCE_COLOR set to anything but 0 turns them on)", set_color, struct report_opts, color),
+	CLI_OPT("--quiet", NULL, "the text report's verdict line alone (also -q)", cli_set_flag, struct report_opts, quiet),
+	CLI_OPT_HIDDEN("-q", NULL, cli_set_flag, struct report_opts, quiet),
 	CLI_END,
 };
 
@@ -113,7 +156,13 @@ static int env_true(const char *name)
 	return v && !strcmp(v, "true");
 }
 
-static int want_color(const struct report_opts *o)
+/*
+ * Colour: --color always|never decides; in auto, NO_COLOR (any value,
+ * no-color.org) turns it off, then FORCE_COLOR (anything but "" and "0")
+ * turns it on, then a terminal that is not TERM=dumb. In github format auto
+ * means off unless FORCE_COLOR: the Actions log is no terminal.
+ */
+static int want_color(const struct report_opts *o, int github)
 {
 	const char *v;
 	if (o->color >= 0)
@@ -121,10 +170,63 @@ static int want_color(const struct report_opts *o)
 	v = os_getenv("NO_COLOR"); /* each os_getenv result is used before the next call */
 	if (v && *v)
 		return 0;
+	v = os_getenv("FORCE_COLOR");
+	if (v && *v && strcmp(v, "0") && strcmp(v, "false"))
+		return 1;
+	if (github)
+		return 0;
 	v = os_getenv("TERM");
 	if (v && !strcmp(v, "dumb"))
 		return 0;
 	return os_isatty(1);
+}
+
+/* The width the text wraps at: $COLUMNS, else the terminal's, else 80. */
+static int text_width(void)
+{
+	const char *v = os_getenv("COLUMNS");
+	char *end;
+	long n = v && *v ? strtol(v, &end, 10) : 0;
+	if (v && *v && !*end && n > 0 && n < 10000)
+		return (int)n;
+	n = os_term_columns(1);
+	return n > 0 ? (int)n : 80;
+}
+
+/*
+ * The text report to stdout (inside the guard, out.h); each REPORT_TEXT_GROUP
+ * ... REPORT_TEXT_ENDGROUP span becomes ::group::TITLE / ::endgroup::, our own
+ * commands, written with the guard off (out_commands). -1 when the guard refused.
+ */
+static int put_text(const char *text)
+{
+	const char *p = text;
+	size_t glen = strlen(REPORT_TEXT_GROUP), elen = strlen(REPORT_TEXT_ENDGROUP);
+	while (*p) {
+		const char *g = strstr(p, "\001"), *nl;
+		struct strbuf cmd = STRBUF_INIT;
+		if (!g)
+			return out_text(p, strlen(p));
+		if (g > p && out_text(p, (size_t)(g - p)))
+			return -1;
+		nl = strchr(g, '\n');
+		if (!nl)
+			nl = g + strlen(g);
+		if (!strncmp(g, REPORT_TEXT_GROUP, glen)) {
+			struct strbuf title = STRBUF_INIT;
+			strbuf_add(&title, g + glen, (size_t)(nl - g) - glen);
+			strbuf_adds(&cmd, "::group::");
+			report_esc_gh_data(&cmd, title.buf);
+			strbuf_addch(&cmd, '\n');
+			strbuf_release(&title);
+		} else if (!strncmp(g, REPORT_TEXT_ENDGROUP, elen)) {
+			strbuf_adds(&cmd, "::endgroup::\n");
+		}
+		out_commands(cmd.buf, cmd.len);
+		strbuf_release(&cmd);
+		p = *nl ? nl + 1 : nl;
+	}
+	return 0;
 }
 
 /* "owner/repo/.github/workflows/x.yml@refs/..." → ".github/workflows/x.yml" (caller frees). */
@@ -261,9 +363,18 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 	case REPORT_FMT_GITHUB: /* after the annotations: the text report, inside the guard */
 	case REPORT_FMT_TEXT:
 	default:
-		report_text(&sb, &v, o.format == REPORT_FMT_GITHUB ? 0 : want_color(&o), o.trace);
-		if (out_text(sb.buf, sb.len))
+	{
+		struct report_text_opts to;
+		memset(&to, 0, sizeof(to));
+		to.color = want_color(&o, o.format == REPORT_FMT_GITHUB);
+		to.trace = o.trace;
+		to.quiet = o.quiet;
+		to.width = text_width();
+		to.groups = o.format == REPORT_FMT_GITHUB && !o.quiet; /* the form that speaks GitHub */
+		report_text_ex(&sb, &v, &to);
+		if (put_text(sb.buf))
 			failed = 1; /* main says why (out_finish) */
+	}
 		break;
 	}
 	fflush(stdout);

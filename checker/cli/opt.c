@@ -91,6 +91,14 @@ static const struct walk *find(const struct walk *w, size_t n, const char *name,
 	return NULL;
 }
 
+const struct cli_opt *cli_lookup(const struct cli_cmd *c, const char *arg)
+{
+	struct walk w[MAX_OPTS];
+	size_t n = all_opts(c, w);
+	const struct walk *o = find(w, n, arg, strcspn(arg, "="));
+	return o ? o->opt : NULL;
+}
+
 static int unknown_option(const struct cli_cmd *c, const struct walk *w, size_t n, const char *a)
 {
 	const char *names[MAX_OPTS + 2];
@@ -152,7 +160,7 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *opts, struct
 			return CLI_HELP_SHOWN;
 		}
 		eq = strchr(a, '=');
-		o = a[1] == '-' ? find(w, n, a, eq ? (size_t)(eq - a) : strlen(a)) : NULL;
+		o = find(w, n, a, eq ? (size_t)(eq - a) : strlen(a)); /* a table may name a short alias ("-q") */
 		if (!o)
 			return unknown_option(c, w, n, a);
 		if (!o->opt->arg) {

@@ -96,6 +96,12 @@ void cli_args_release(struct cli_args *args);
  */
 int cli_error(const struct cli_cmd *c, const char *fmt, ...) ERR_PRINTF(2, 3);
 
+/*
+ * The option of c named by arg ("--root", "--root=DIR": the name up to '='),
+ * looked up in its table and the tables it includes; NULL when it has none.
+ */
+const struct cli_opt *cli_lookup(const struct cli_cmd *c, const char *arg);
+
 /* Prints "Try 'torch-dll-check CMD --help'." to stderr. */
 void cli_try_help(const struct cli_cmd *c);
 

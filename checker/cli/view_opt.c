@@ -136,6 +136,14 @@ static int looks_windows(const char *p)
 	       (p[2] == '\\' || p[2] == '/');
 }
 
+const char *cmd_root_hint(const struct view_opts *o, struct view *v, const char *arg)
+{
+	if (o->root || view_is_live(v) || !looks_windows(arg))
+		return "";
+	return " (without --root, C:\\ is this machine's / folder: give --root DIR, the folder that stands "
+	       "for C:\\ of the Windows tree)";
+}
+
 char *cmd_winpath(struct view *v, const char *arg)
 {
 	char *abs, *res;

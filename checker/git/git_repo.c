@@ -13,6 +13,8 @@
  */
 #include "git/git_repo.h"
 
+#include "pins/pins_worktree.h"
+
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,15 +178,7 @@ struct walk {
 
 static int skip_dir(const char *name)
 {
-	static const char *const skip[] = { "node_modules", ".venv", "venv", ".tox", ".nox", "site-packages",
-					    "__pycache__", ".git", ".mypy_cache", ".pytest_cache",
-					    /* test data: deliberately odd pin files (fuzz corpora, parser fixtures) */
-					    "corpus", "fixtures", "testdata", "test_data" };
-	size_t i;
-	for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
-		if (!strcmp(name, skip[i]))
-			return 1;
-	return 0;
+	return pins_skip_dir(name); /* the working tree's walk skips the same folders */
 }
 
 static int walk_cb(const char *root, const git_tree_entry *entry, void *payload)

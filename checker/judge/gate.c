@@ -267,8 +267,8 @@ static char *range_note(const struct judge *j)
 {
 	if (!j->range)
 		return xstrdup("");
-	return xasprintf(" The pin allows several versions; %s is one of them, judged by row %s (every row the "
-			 "range meets is judged, worst case first).",
+	return xasprintf(" The pin allows several versions; pip installs the newest, so %s and later are judged, "
+			 "by row %s (older releases the range allows are a warning of their own when they fail).",
 			 j->version, j->row->id);
 }
 
@@ -733,6 +733,52 @@ static char *shown_version(const char *probe, const struct torch_target *t)
 	return strbuf_detach(&sb);
 }
 
+/*
+ * A range (">=2.4,<2.6") as pip resolves it: pip installs the newest release
+ * the range allows, so the newest row judged (rv[n-1]: rows are judged in
+ * version order) is the verdict. The older rows that would fail (an error)
+ * are one warning naming them, with the lower bound that leaves them out;
+ * their findings are dropped. Moves the verdict row to rv[0] and returns 1
+ * (the rows to emit).
+ */
+static size_t range_verdict(struct findings *out, const struct torch_target *t, struct row_verdict *rv, size_t n)
+{
+	struct strbuf names = STRBUF_INIT;
+	struct row_verdict newest = rv[n - 1];
+	size_t i, k, last_failing = n;
+	for (i = 0; i + 1 < n; i++)
+		for (k = 0; k < rv[i].j.out.n; k++)
+			if (rv[i].j.out.v[k].severity == SEV_ERROR) {
+				strbuf_addf(&names, "%s%s (row %s: %s)", names.len ? "; " : "", rv[i].j.version,
+					    rv[i].j.row->id, rv[i].j.out.v[k].title ? rv[i].j.out.v[k].title : "fails");
+				last_failing = i;
+				break;
+			}
+	if (last_failing < n) {
+		const char *floor = rv[last_failing + 1].j.version;
+		char *title = xasprintf("torch %s at %s also allows older releases that fail on this runner", t->pin->raw,
+					t->file);
+		char *msg = xasprintf("pip installs the newest release the range allows (%s and later, row %s: the "
+				      "verdict), but an older pin, a cached wheel or a resolver constraint can land "
+				      "on these, which fail here: %s.",
+				      newest.j.version, newest.j.row->id, names.buf);
+		char *fix = xasprintf("raise the lower bound to leave them out: >=%s", floor);
+		struct finding *f = finding_add(out, RULE_PIN_RANGE_OLDER_FAILS, SEV_DEFAULT,
+						&(struct finding_spec){ .title = title, .message = msg, .fix = fix });
+		finding_anchor(f, t->pin->file, t->pin->line, t->pin->col);
+		free(title);
+		free(msg);
+		free(fix);
+	}
+	strbuf_release(&names);
+	for (i = 0; i + 1 < n; i++)
+		findings_release(&rv[i].j.out);
+	rv[n - 1] = rv[0];
+	rv[0] = newest;
+	memset(&rv[n - 1], 0, sizeof(rv[n - 1])); /* released above (or the newest, moved) */
+	return 1;
+}
+
 /* One pin: every row it selects, judged, worst first, shared findings once. */
 static cJSON *judge_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
 			   const struct gate_runner *r, struct copies *cache, const char *searched)
@@ -771,7 +817,9 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 		json_add_str_or_null(ro, "row", pr.v[i].row ? pr.v[i].row->id : NULL);
 		cJSON_AddItemToArray(rows, ro);
 		if (!pr.v[i].row) {
-			uncovered(out, t, pr.v[i].version, pr.v[i].uncovered, SEV_ERROR);
+			/* a range is judged by its newest release: an older one the matrix lacks is no verdict */
+			if (t->version || i + 1 == pr.n)
+				uncovered(out, t, pr.v[i].version, pr.v[i].uncovered, SEV_ERROR);
 			continue;
 		}
 		rv[n].j.r = r;
@@ -790,6 +838,8 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 		rv[n].order = n;
 		n++;
 	}
+	if (n > 1 && !t->version)
+		n = range_verdict(out, t, rv, n);
 	if (n > 1)
 		qsort(rv, n, sizeof(*rv), cmp_verdict);
 	for (i = 0; i < n; i++) {
@@ -821,8 +871,9 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 			move_into(out, f, t->pin);
 		}
 	}
-	for (i = 0; i < n; i++) {
-		findings_release(&rv[i].j.out);
+	for (i = 0; i < pr.n; i++) {
+		if (i < n)
+			findings_release(&rv[i].j.out);
 		free(shown[i]);
 	}
 	free(rv);

@@ -19,8 +19,10 @@
  *   - about the version alone (2.4.0's libomp140, 2.9's 14.40 floor):
  *     reported as warnings that say so even when this runner is fine, since
  *     GitHub's images carry Visual Studio, which hides the libomp140 trap.
- * A range is judged worst case first: the rows whose findings are worst come
- * first, and a finding several rows share is reported once, naming them.
+ * A range is judged as pip resolves it: the newest row it meets (pip
+ * installs the newest release the range allows) is the verdict; older rows
+ * that would fail are one pin-range-older-fails warning naming them, with
+ * the lower bound that leaves them out.
  *
  * Nothing here reads git (the pinsets come from the caller: torch-dll-check-git
  * reads them with libgit2, tests from memory) and nothing prints.

@@ -394,9 +394,9 @@ void loader_rules(struct findings *out, const struct torch_run *run)
 		const struct torch_binary *b = &run->bins[i];
 		if (b->res.order_dependent)
 			order_dependent_finding(out, run, b);
-		else if (b->winerror)
+		else if (b->winerror && !b->init_failed) /* init-failed: judge/dllmain.c's findings say why */
 			binary_failure(out, run, b, arch);
-		else if (b->stage == TORCH_STAGE_PATH_FALLBACK)
+		else if (!b->winerror && b->stage == TORCH_STAGE_PATH_FALLBACK)
 			loads_via_path(out, run, b);
 		delay_warnings(out, run, b, &dseen);
 	}

@@ -505,7 +505,7 @@ static int fold_known_issue(struct pol *p, const struct matrix_issue *is)
 		struct finding *f = &p->out->v[i];
 		if (!ours(p, f) || !f->leaf || f->severity == SEV_NOTE || f->rule == RULE_KNOWN_ISSUE || f->issue)
 			continue;
-		if (!names_dll(&w->imports, f->leaf) && !names_dll(&w->unresolved, f->leaf))
+		if (!names_dll(&w->imports, f->leaf) && !names_dll(&w->unresolved, f->leaf) && !names_dll(&w->older, f->leaf))
 			continue;
 		finding_set(&f->issue, is->id);
 		{
@@ -524,6 +524,31 @@ static int fold_known_issue(struct pol *p, const struct matrix_issue *is)
 	return folded;
 }
 
+/*
+ * applies_when `older`: the copy of one of these DLLs the process resolves
+ * has a version below the row's runtime_dlls min_version for it (a copy
+ * without a version is not older: unknown is never reported as a fault).
+ */
+static int older_holds(const struct pol *p, const struct strlist *older)
+{
+	size_t i, k;
+	if (!older->n)
+		return 1;
+	for (i = 0; i < older->n; i++) {
+		const struct ldr_node *n = loaded(p->run, older->v[i]);
+		struct winver have;
+		struct err e;
+		if (!n || !n->version || winver_parse(&have, n->version, &e))
+			continue;
+		for (k = 0; p->row && k < p->row->ndlls; k++) {
+			const struct matrix_dll *d = &p->row->dlls[k];
+			if (d->min.set && !str_icmp(d->name, older->v[i]) && !winver_at_least(&have, &d->min.v))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static void known_issues(struct pol *p)
 {
 	size_t i;
@@ -531,11 +556,12 @@ static void known_issues(struct pol *p)
 	for (i = 0; p->row && i < p->row->nissues; i++) {
 		const struct matrix_issue *is = &p->row->issues[i];
 		const struct matrix_when *w = &is->when;
-		int conditional = w->variant.n || w->arch_mask || w->imports.n || w->unresolved.n;
+		int conditional = w->variant.n || w->arch_mask || w->imports.n || w->unresolved.n || w->older.n;
 		struct strbuf msg = STRBUF_INIT, src = STRBUF_INIT;
 		char *title;
 		size_t k;
-		if (!matrix_issue_applies(is, p->variant, p->aidx, cb_imports, cb_unresolved, (void *)p->run))
+		if (!matrix_issue_applies(is, p->variant, p->aidx, cb_imports, cb_unresolved, (void *)p->run) ||
+		    !older_holds(p, &w->older))
 			continue;
 		/* an issue with no condition is only worth a note next to other trouble */
 		if (!conditional && !before)

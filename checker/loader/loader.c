@@ -87,7 +87,7 @@ struct loader {
 	char *app_dir;
 	char *cur_dir;
 	struct strlist user_dirs;
-	const char *user_dirs_why;   /* loader_label_user_dirs */
+	struct strlist user_whys;    /* loader_label_user_dirs: each folder's reason ("" none yet) */
 	size_t path_prefix_n;        /* loader_label_path_prefix */
 	const char *path_prefix_why;
 	enum ldr_dll_load_dir_mode dld_mode;
@@ -261,6 +261,7 @@ void loader_free(struct loader *ld)
 	free(ld->app_dir);
 	free(ld->cur_dir);
 	strlist_release(&ld->user_dirs);
+	strlist_release(&ld->user_whys);
 	for (i = 0; i < ld->nmods; i++) {
 		free(ld->mods[i].base);
 		free(ld->mods[i].path);
@@ -289,12 +290,18 @@ void loader_free(struct loader *ld)
 
 void loader_add_dll_directory(struct loader *ld, const char *win_dir)
 {
-	strlist_push_owned(&ld->user_dirs, winpath_normalize(win_dir));
+	strlist_push_owned(&ld->user_dirs, ldr_win32_folder(win_dir)); /* AddDllDirectory normalises the folder */
+	strlist_push(&ld->user_whys, "");
 }
 
 void loader_label_user_dirs(struct loader *ld, const char *why)
 {
-	ld->user_dirs_why = why;
+	size_t i;
+	for (i = 0; i < ld->user_whys.n; i++)
+		if (!ld->user_whys.v[i][0]) {
+			free(ld->user_whys.v[i]);
+			ld->user_whys.v[i] = xstrdup(why);
+		}
 }
 
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why)
@@ -587,6 +594,7 @@ struct load_ctx {
 	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
 	struct fwd_map forwarders;  /* (module node, target DLL) -> the forwarder's node */
 	int user_dirs_order;        /* AddDllDirectory folders: 0 as added, -1 last-added first, k rotated by k */
+	int as_exe;                 /* LDR_AS_PROCESS_EXE: the root's imports are mapped even if it is no DLL */
 };
 
 static size_t name_hash(const char *s)
@@ -698,6 +706,33 @@ struct search_dir {
 	const char *note; /* what to add to a "not found" probe */
 };
 
+char *ldr_win32_folder(const char *dir)
+{
+	char *n = winpath_normalize(dir), *out, *o;
+	const char *p;
+	if (!strncmp(n, "\\\\?\\", 4))
+		return n;
+	out = o = xmalloc(strlen(n) + 1);
+	for (p = n; *p;) {
+		const char *e = strchr(p, '\\');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (!e)
+			while (len && (p[len - 1] == '.' || p[len - 1] == ' '))
+				len--; /* the last segment: trailing periods and spaces */
+		else if (len >= 2 && p[len - 1] == '.' && p[len - 2] != '.')
+			len--; /* a segment ending in a single period */
+		memcpy(o, p, len);
+		o += len;
+		if (!e)
+			break;
+		*o++ = '\\';
+		p = e + 1;
+	}
+	*o = '\0';
+	free(n);
+	return out;
+}
+
 static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step,
 		    const char *why)
 {
@@ -729,22 +764,38 @@ static void probe_label(struct ldr_node *node, const struct search_dir *d)
  */
 static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, const char *e, const char *why)
 {
+	char *w;
 	if (!*e)
 		return;
-	add_dir(v, n, alloc, e, "PATH", why);
+	/* the loader opens the folder through Win32 normalisation: `C:\Tools\omp.` is `C:\Tools\omp` */
+	w = winpath_is_absolute(e) && !strchr(e, '"') ? ldr_win32_folder(e) : xstrdup(e);
+	add_dir(v, n, alloc, w, "PATH", why);
+	free(w);
 	if (strchr(e, '"'))
 		(*v)[*n - 1].note = "the PATH entry is quoted: the loader takes the quotes as part of the folder name";
 	else if (!winpath_is_absolute(e))
 		(*v)[*n - 1].skip = "not searched: a relative PATH entry depends on the current directory";
 }
 
-/* The i-th AddDllDirectory folder in `order` (see load_ctx.user_dirs_order). */
-static const char *user_dir(const struct loader *ld, size_t i, int order)
+/* The index of the i-th AddDllDirectory folder in `order` (see load_ctx.user_dirs_order). */
+static size_t user_dir_index(const struct loader *ld, size_t i, int order)
 {
 	size_t n = ld->user_dirs.n;
 	if (order < 0)
-		return ld->user_dirs.v[n - 1 - i];
-	return ld->user_dirs.v[(i + (size_t)order) % n];
+		return n - 1 - i;
+	return (i + (size_t)order) % n;
+}
+
+static const char *user_dir(const struct loader *ld, size_t i, int order)
+{
+	return ld->user_dirs.v[user_dir_index(ld, i, order)];
+}
+
+/* Why that folder is searched: the label its adder gave, else the plain fact. */
+static const char *user_dir_why(const struct loader *ld, size_t i, int order)
+{
+	const char *w = ld->user_whys.v[user_dir_index(ld, i, order)];
+	return w[0] ? w : "added with AddDllDirectory";
 }
 
 static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, int user_dirs_order,
@@ -762,7 +813,7 @@ static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir
 		if (flags & LDR_SEARCH_USER_DIRS)
 			for (i = 0; i < ld->user_dirs.n; i++)
 				add_dir(&v, &n, &alloc, user_dir(ld, i, user_dirs_order), "USER_DIRS",
-					ld->user_dirs_why ? ld->user_dirs_why : "added with AddDllDirectory");
+					user_dir_why(ld, i, user_dirs_order));
 		if (flags & LDR_SEARCH_SYSTEM32)
 			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32", sysdir_why(ld));
 	} else {
@@ -1224,6 +1275,9 @@ static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 	size_t i;
 	if (!img)
 		return;
+	/* LoadLibraryExW of an executable image: "static imports are not loaded" */
+	if (!node->parent && !c->as_exe && !(img->characteristics & PE_FILE_DLL))
+		return;
 	if (img->has_dependent_load_flags && img->dependent_load_flags)
 		dep_flags = img->dependent_load_flags;
 	dir = winpath_dirname(node->path);
@@ -1475,6 +1529,8 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	c.ld = ld;
 	c.res = res;
 	c.user_dirs_order = order;
+	c.as_exe = (flags & LDR_AS_PROCESS_EXE) != 0;
+	flags &= ~LDR_AS_PROCESS_EXE;
 	res->flags = flags;
 	root = res->root = node_new(norm, NULL);
 

@@ -30,6 +30,14 @@
 #define LDR_SEARCH_SYSTEM32 0x800
 #define LDR_SEARCH_DEFAULT_DIRS 0x1000
 #define LDR_SEARCH_MASK 0x1f00
+/*
+ * Not a LoadLibraryExW flag: load the image as the process's own executable,
+ * whose static imports the loader maps at start-up. Without it an image that
+ * is not a DLL (no IMAGE_FILE_DLL) loaded by LoadLibraryExW has its imports
+ * not processed: "If the specified module is an executable module, static
+ * imports are not loaded" (LoadLibraryExW, Remarks).
+ */
+#define LDR_AS_PROCESS_EXE 0x80000000u
 
 /* Win32 errors the loader returns. */
 #define WINERR_OK 0
@@ -143,15 +151,25 @@ void loader_free(struct loader *ld);
 void loader_add_dll_directory(struct loader *ld, const char *win_dir); /* AddDllDirectory */
 /*
  * The caller's reasons, for the probes' `why`: the AddDllDirectory folders
- * were added by `why` ("added by torch's os.add_dll_directory"); the first
- * `n` entries of PATH were put there by `why` ("added to PATH by torch's
- * fallback"; the others are "PATH entry K", counted without them). `why` is
- * borrowed and must outlive the loader.
+ * added since the last label were added by `why` ("added by torch's
+ * os.add_dll_directory"; copied), so torch's folders and an extension's
+ * each keep their own; the first `n` entries of PATH were put there by
+ * `why` ("added to PATH by torch's fallback"; the others are "PATH entry
+ * K", counted without them; borrowed, must outlive the loader).
  */
 void loader_label_user_dirs(struct loader *ld, const char *why);
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why);
 void loader_set_current_dir(struct loader *ld, const char *win_dir);
 void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode mode);
+
+/*
+ * A folder as Win32 path normalisation makes it before the file system sees
+ * it ("File path formats on Windows systems"): a segment that ends in a single
+ * period loses it, and the last segment loses its trailing periods and spaces
+ * (`C:\x\ub.\Library\bin` is `C:\x\ub\Library\bin`). A `\\?\` path is taken as
+ * written. Caller frees.
+ */
+char *ldr_win32_folder(const char *dir);
 
 /* Where the API set answers and the KnownDLLs list come from (for the report). */
 const char *loader_apiset_source(const struct loader *ld);

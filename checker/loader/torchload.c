@@ -52,6 +52,7 @@ void torch_run_free(struct torch_run *run)
 		return;
 	for (i = 0; i < run->nbins; i++) {
 		free(run->bins[i].path);
+		free(run->bins[i].init_module);
 		ldr_result_release(&run->bins[i].res);
 		ldr_result_release(&run->bins[i].first);
 	}
@@ -67,6 +68,7 @@ void torch_run_free(struct torch_run *run)
 	free(run->base_exec_prefix);
 	free(run->userbase);
 	free(run->cuda_version);
+	free(run->torch_version);
 	free(run->import_error_text);
 	free(run->saved_path);
 	free(run->cfg_version);
@@ -123,9 +125,13 @@ static char *cfg_value(const char *text, const char *key)
 	return NULL;
 }
 
-/* torch.version.cuda from torch\version.py: `cuda = '12.1'` (or `cuda: Optional[str] = '12.1'`). */
-static char *read_cuda_version(struct view *v, const char *torch_dir)
+/*
+ * A string of torch\version.py: `cuda = '12.1'` (or `cuda: Optional[str] =
+ * '12.1'`), `__version__ = '2.3.0+cpu'`; NULL when absent or not a string.
+ */
+static char *read_version_py(struct view *v, const char *torch_dir, const char *key)
 {
+	size_t kl = strlen(key);
 	char *p = winpath_join(torch_dir, "version.py");
 	struct strbuf sb = STRBUF_INIT;
 	char *res = NULL;
@@ -133,7 +139,7 @@ static char *read_cuda_version(struct view *v, const char *torch_dir)
 		const char *line = strbuf_str(&sb);
 		while (line && *line && !res) {
 			const char *nl = strchr(line, '\n');
-			if (!strncmp(line, "cuda", 4) && (line[4] == ' ' || line[4] == '=' || line[4] == ':')) {
+			if (!strncmp(line, key, kl) && (line[kl] == ' ' || line[kl] == '=' || line[kl] == ':')) {
 				const char *eq = strchr(line, '=');
 				const char *end = nl ? nl : line + strlen(line);
 				if (eq && eq < end) {
@@ -160,11 +166,18 @@ static void add_if_dir(struct view *v, struct strlist *l, const char *dir)
 	char *n;
 	if (!dir || !*dir)
 		return;
+	/*
+	 * os.path.exists and AddDllDirectory see the folder through Win32
+	 * normalisation (C:\x\ub.\Library\bin is C:\x\ub\Library\bin); torch
+	 * keeps the string as it built it, for dll_paths and for PATH.
+	 */
+	char *w = ldr_win32_folder(dir);
 	n = winpath_normalize(dir);
-	if (view_is_dir(v, n))
+	if (view_is_dir(v, w))
 		strlist_push_owned(l, n);
 	else
 		free(n);
+	free(w);
 }
 
 static int dirs_have(struct view *v, const struct strlist *dirs, const char *name, int prefix_glob)
@@ -212,14 +225,19 @@ static void compute_dll_paths(struct torch_run *run, struct view *v)
 		add_if_dir(v, &run->dll_paths, p);
 		free(p);
 	}
-	if (run->userbase) {
+	if (run->userbase && run->proc->userbase) { /* 2.3.1 and later */
 		p = xasprintf("%s\\Library\\bin", run->userbase);
+		add_if_dir(v, &run->dll_paths, p);
+		free(p);
+	}
+	if (run->exec_prefix && run->proc->prefix_bin) { /* 2.8.0 and later: sys.exec_prefix\bin */
+		p = xasprintf("%s\\bin", run->exec_prefix);
 		add_if_dir(v, &run->dll_paths, p);
 		free(p);
 	}
 	{
 		char *nvtx = NULL, *cuda = NULL;
-		if (!dirs_have(v, &run->dll_paths, "nvToolsExt64_1.dll", 0)) {
+		if (run->proc->nvtx && !dirs_have(v, &run->dll_paths, "nvToolsExt64_1.dll", 0)) {
 			const char *base = view_getenv(v, "NVTOOLSEXT_PATH");
 			nvtx = base ? xasprintf("%s\\bin\\x64", base)
 				    : xasprintf("%s\\NVIDIA Corporation\\NvToolsExt\\bin\\x64", pf);
@@ -364,6 +382,93 @@ static void note_import_error(struct torch_run *run, struct torch_binary *b)
 						   "dependencies.",
 						   b->winerror, winerror_text(b->winerror), b->path);
 	}
+}
+
+static int has_path(const struct strlist *l, const char *path)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		if (!str_icmp(l->v[i], path))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether the load tree `n` maps a module of `failed` (Windows paths), and so
+ * runs its DllMain. Adds every module whose load does to `failed`, so that a
+ * later tree that meets such a module through the loaded-module list (a node
+ * without children) counts too.
+ */
+static int maps_failed(const struct ldr_node *n, struct strlist *failed, int depth)
+{
+	size_t i;
+	int r = 0;
+	if (!n || n->delay || !n->path || depth > 4096)
+		return 0;
+	if (has_path(failed, n->path))
+		return 1;
+	for (i = 0; i < n->nkids; i++)
+		r |= maps_failed(n->kids[i], failed, depth + 1);
+	if (r)
+		strlist_push(failed, n->path);
+	return r;
+}
+
+/* The first static node below `n` (n itself when `self`) whose path is `path`, or in `set` when path is NULL. */
+static const struct ldr_node *find_node(const struct ldr_node *n, const char *path, const struct strlist *set,
+					int self, int depth)
+{
+	size_t i;
+	if (!n || n->delay || depth > 4096)
+		return NULL;
+	if (self && n->path && (path ? !str_icmp(n->path, path) : has_path(set, n->path)))
+		return n;
+	for (i = 0; i < n->nkids; i++) {
+		const struct ldr_node *r = find_node(n->kids[i], path, set, 1, depth + 1);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+size_t torch_run_init_failed(struct torch_run *run, const char *module_path, int winerror)
+{
+	struct strlist failed = STRLIST_INIT;
+	size_t i, marked = 0;
+	strlist_push(&failed, module_path);
+	/* every module whose load maps it, wherever it was expanded (python's and the probe's loads too) */
+	maps_failed(run->python_res.root, &failed, 0);
+	for (i = 0; i < 3; i++)
+		maps_failed(run->vc[i].res.root, &failed, 0);
+	for (i = 0; i < run->nbins; i++)
+		maps_failed(run->bins[i].res.root, &failed, 0);
+	for (i = 0; i < run->nbins; i++) {
+		struct torch_binary *b = &run->bins[i];
+		const struct ldr_node *r = b->res.root, *hit;
+		/* a load that fails to map or bind never runs an initialisation routine */
+		if (b->winerror || b->res.order_dependent || !r || !r->path || !has_path(&failed, r->path))
+			continue;
+		/* the chain: to the module itself, else to the first module that maps it */
+		if (!(hit = find_node(r, module_path, NULL, 1, 0)) && !(hit = find_node(r, NULL, &failed, 0, 0)))
+			hit = r;
+		b->init_failed = hit;
+		free(b->init_module);
+		b->init_module = xstrdup(module_path);
+		b->winerror = winerror;
+		b->outcome = "init-failed";
+		marked++;
+	}
+	strlist_release(&failed);
+	if (!marked)
+		return 0;
+	/* torch raises at the first binary of its order that fails: decide again */
+	free(run->import_error_text);
+	run->import_error_text = NULL;
+	run->import_error_index = -1;
+	run->import_error_winerror = 0;
+	for (i = 0; i < run->nbins; i++)
+		note_import_error(run, &run->bins[i]);
+	return marked;
 }
 
 /* ---- the Python the process runs ------------------------------------------------ */
@@ -654,7 +759,7 @@ static void load_interpreter(struct torch_run *run, struct view *v)
 		return;
 	base_exe = winpath_join(run->app_dir, "python.exe");
 	exe = view_is_file(v, base_exe) ? base_exe : run->python_exe;
-	loader_load(run->ld, exe, 0, &run->python_res, NULL);
+	loader_load(run->ld, exe, LDR_AS_PROCESS_EXE, &run->python_res, NULL);
 	run->python_loaded = !run->python_res.winerror;
 	free(base_exe);
 }
@@ -672,7 +777,11 @@ static void add_dll_directories(struct torch_run *run)
 static void probe_vc_runtime(struct torch_run *run)
 {
 	static const char *const probe[] = { "vcruntime140.dll", "msvcp140.dll", "vcruntime140_1.dll" };
-	size_t n = run->machine == PE_MACHINE_ARM64 ? 2 : 3, i;
+	/* vcruntime140_1.dll: not on ARM64 from 2.6.0, not for CUDA 9.2 / 10.0 builds before 1.10 */
+	int skip1 = (run->proc->vc1_arm64 && run->machine == PE_MACHINE_ARM64) ||
+		    (run->proc->vc1_old_cuda && run->cuda_version &&
+		     (!strcmp(run->cuda_version, "9.2") || !strcmp(run->cuda_version, "10.0")));
+	size_t n = skip1 ? 2 : 3, i;
 	for (i = 0; i < n; i++) {
 		run->vc[i].name = probe[i];
 		run->vc[i].attempted = 1;
@@ -746,7 +855,6 @@ static void import_extension_modules(struct torch_run *run, struct view *v)
 {
 	struct strlist pyds = STRLIST_INIT;
 	size_t i;
-	extension_suffixes(run);
 	collect_pyds(run, v, run->torch_dir, &pyds, 1);
 	for (i = 0; i < pyds.n; i++) {
 		/* torch\_C first: `import torch` imports it before anything else */
@@ -812,7 +920,9 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 	}
 	locate_python(run, view, in);
 	find_userbase(run, view, in);
-	run->cuda_version = read_cuda_version(view, run->torch_dir);
+	run->cuda_version = read_version_py(view, run->torch_dir, "cuda");
+	run->torch_version = read_version_py(view, run->torch_dir, "__version__");
+	run->proc = torch_proc_for(run->torch_version, &run->proc_exact);
 	run->machine = process_machine(run, view, in->machine);
 	loader_open(&run->ld, view, run->app_dir, run->machine, NULL);
 	if (view_getenv(view, "PATH"))
@@ -820,6 +930,9 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 
 	load_interpreter(run, view);          /* 0 */
 	find_python_tag(run, view);
+	extension_suffixes(run);
+	if (in->before_torch)
+		in->before_torch(in->before_ctx, run, view); /* packages imported before torch */
 	compute_dll_paths(run, view);         /* 1 */
 	add_dll_directories(run);             /* 2 */
 	probe_vc_runtime(run);                /* 3 */

@@ -8,13 +8,23 @@
 #define TDC_TORCHLOAD_H
 
 #include "loader/loader.h"
+#include "loader/torchproc.h"
 #include "machine/view.h"
+
+struct torch_run;
 
 struct torch_inputs {
 	const char *torch_dir;  /* Windows path of the torch package (required) */
 	const char *python_exe; /* Windows path of python.exe, or NULL (guessed from torch_dir) */
 	const char *userbase;   /* Windows path of the Python user base, or NULL (PYTHONUSERBASE / APPDATA) */
 	uint16_t machine;       /* process machine; 0 = python.exe's, else x64 */
+	/*
+	 * What the program imports before torch (extload.h): called once the
+	 * interpreter is loaded and EXTENSION_SUFFIXES known, before torch's
+	 * step 1, on the same process. NULL: nothing.
+	 */
+	void (*before_torch)(void *ctx, struct torch_run *run, struct view *v);
+	void *before_ctx;
 };
 
 enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON };
@@ -29,6 +39,10 @@ struct torch_binary {
 	const char *outcome;       /* "loads", "loads-via-path", "missing-dll", ... */
 	struct ldr_result res;     /* the last attempt */
 	struct ldr_result first;   /* the 0x1100 attempt when a PATH retry followed (else empty) */
+	/* outcome "init-failed" (torch_run_init_failed): the module whose DllMain fails (Windows path) and
+	   the node of res's tree that leads to it (that module, or the first module whose load maps it) */
+	char *init_module;
+	const struct ldr_node *init_failed;
 };
 
 struct torch_vcprobe {
@@ -43,6 +57,9 @@ struct torch_run {
 	char *app_dir;             /* the process's application directory */
 	char *exec_prefix, *base_exec_prefix, *userbase;
 	char *cuda_version;        /* torch.version.cuda, or NULL */
+	char *torch_version;       /* torch.__version__ from torch\version.py, or NULL */
+	const struct torch_proc *proc; /* the release's own procedure followed (torchproc.h) */
+	int proc_exact;            /* the version is one of the measured releases' span (else the nearest row) */
 	struct strlist dll_paths;  /* torch's add_dll_directory set, in order */
 	int path_patched;          /* the PATH fallback ran */
 	struct torch_vcprobe vc[3];
@@ -66,6 +83,17 @@ struct torch_run {
 /* Runs the procedure. Fails only on unusable input (no torch\lib, ...). */
 int torch_run(struct torch_run **out, struct view *view, const struct torch_inputs *in, struct err *err);
 void torch_run_free(struct torch_run *run);
+
+/*
+ * The DllMain of the module at Windows path `module_path` fails with
+ * `winerror` (1114, ERROR_DLL_INIT_FAILED): the loader does not run
+ * initialisation routines, a judge predicts it (judge/dllmain.h). Every
+ * binary whose load maps that module and that otherwise loads fails with
+ * `winerror`, outcome "init-failed", `init_failed` its node of that module,
+ * and the import error is decided again as torch decides it: the first binary
+ * of the load order that fails. Returns how many binaries it marked.
+ */
+size_t torch_run_init_failed(struct torch_run *run, const char *module_path, int winerror);
 
 /* The message FormatMessageW gives for a Win32 error, as ctypes.WinError shows it. */
 const char *winerror_text(int winerror);

@@ -711,7 +711,7 @@ const char *matrix_type_doc(enum matrix_type t)
 	case MT_WINERROR:
 		return "a Windows error code, 1 to 65535";
 	case MT_WHEN:
-		return "a mapping: variant, arch, imports, unresolved";
+		return "a mapping: variant, arch, imports, unresolved, older";
 	}
 	return "?";
 }
@@ -768,6 +768,7 @@ static void issue_release(struct matrix_issue *i)
 	strlist_release(&i->when.variant);
 	strlist_release(&i->when.imports);
 	strlist_release(&i->when.unresolved);
+	strlist_release(&i->when.older);
 }
 
 static void row_free(struct matrix_row *r)
@@ -1045,6 +1046,9 @@ static void when_field(struct lint *L, const struct ynode *m, enum matrix_when_f
 		break;
 	case MF_WHEN_UNRESOLVED:
 		parse_dll_list(L, m, f, &w->unresolved);
+		break;
+	case MF_WHEN_OLDER:
+		parse_dll_list(L, m, f, &w->older);
 		break;
 	case MF_WHEN_COUNT:
 		break;
@@ -2154,6 +2158,9 @@ static cJSON *when_json(const struct matrix_when *w)
 			break;
 		case MF_WHEN_UNRESOLVED:
 			cJSON_AddItemToObject(o, key, str_array(&w->unresolved));
+			break;
+		case MF_WHEN_OLDER:
+			cJSON_AddItemToObject(o, key, str_array(&w->older));
 			break;
 		case MF_WHEN_COUNT:
 			break;

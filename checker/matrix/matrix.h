@@ -202,6 +202,7 @@ struct matrix_when {
 	unsigned arch_mask;
 	struct strlist imports;
 	struct strlist unresolved;
+	struct strlist older;   /* the copy the process resolves is below the row's runtime_dlls min_version */
 };
 
 struct matrix_issue {

@@ -45,6 +45,8 @@
 #define PE_LOAD_CONFIG 0x08   /* DependentLoadFlags */
 #define PE_VERSION 0x10       /* VS_VERSIONINFO resource */
 #define PE_ALL 0x1f
+
+#define PE_FILE_DLL 0x2000 /* COFF characteristics: IMAGE_FILE_DLL (the image is a DLL, not an executable) */
 /*
  * The loader's view: a malformed part that the Windows loader does not read
  * when it maps and binds a DLL (the version resource; the delay-import
@@ -116,7 +118,7 @@ struct pe_image {
 	struct span file;          /* the whole mapped file */
 	uint16_t machine;
 	int pe32plus;              /* 1 for PE32+ (64-bit optional header) */
-	uint16_t characteristics;  /* COFF header */
+	uint16_t characteristics;  /* COFF header (PE_FILE_DLL: IMAGE_FILE_DLL) */
 	uint16_t dll_characteristics;
 	uint16_t subsystem;
 	uint8_t linker_major, linker_minor;

@@ -26,18 +26,54 @@ void report_opts_init(struct report_opts *o)
 	o->color = -1;
 }
 
-int report_format_parse(const char *s, enum report_format *out)
+int report_format_choose(const char *s, const char *choices, enum report_format *out, struct strbuf *why)
 {
 	static const struct { const char *w; enum report_format f; } t[] = {
-		{ "auto", REPORT_FMT_AUTO }, { "text", REPORT_FMT_TEXT }, { "json", REPORT_FMT_JSON },
-		{ "github", REPORT_FMT_GITHUB }, { "sarif", REPORT_FMT_SARIF },
+		{ "text", REPORT_FMT_TEXT }, { "json", REPORT_FMT_JSON }, { "github", REPORT_FMT_GITHUB },
+		{ "sarif", REPORT_FMT_SARIF }, { "markdown", REPORT_FMT_MARKDOWN },
 	};
-	size_t i;
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(s, t[i].w)) {
-			*out = t[i].f;
-			return 0;
+	const char *p = choices, *bar;
+	size_t i, n = strlen(s);
+	if (!strcmp(s, "auto")) {
+		*out = REPORT_FMT_AUTO;
+		return 0;
+	}
+	for (; *p; p = *bar ? bar + 1 : bar) {
+		bar = p + strcspn(p, "|");
+		if ((size_t)(bar - p) != n || strncmp(p, s, n))
+			continue;
+		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+			if (!strcmp(s, t[i].w)) {
+				*out = t[i].f;
+				return 0;
+			}
+	}
+	/* "a|b|c" -> "expected a, b or c", and the nearest when there is one */
+	strbuf_adds(why, "expected ");
+	for (p = choices; *p; p = *bar ? bar + 1 : bar) {
+		bar = p + strcspn(p, "|");
+		if (p != choices)
+			strbuf_adds(why, *bar ? ", " : " or ");
+		strbuf_add(why, p, (size_t)(bar - p));
+	}
+	{
+		const char *words[8], *near;
+		char buf[64];
+		size_t k = 0, m;
+		for (p = choices; *p && k < 7; p = *bar ? bar + 1 : bar) {
+			bar = p + strcspn(p, "|");
+			for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+				m = strlen(t[i].w);
+				if ((size_t)(bar - p) == m && !strncmp(p, t[i].w, m))
+					words[k++] = t[i].w;
+			}
 		}
+		words[k] = NULL;
+		if ((near = str_nearest(s, words))) {
+			snprintf(buf, sizeof(buf), " (did you mean '%s'?)", near);
+			strbuf_adds(why, buf);
+		}
+	}
 	return -1;
 }
 
@@ -436,11 +472,19 @@ const char *report_status(const struct report_view *v)
 	return "pass";
 }
 
+/* An extension's binary failing is not torch failing to load (judge/extensions.h). */
+static int is_extension_rule(const char *rule)
+{
+	enum rule_id id;
+	return rule && rule_find(rule, &id) == 0 && (id == RULE_EXTENSION_MISMATCH || id == RULE_EXTENSION_LOAD_FAILURE);
+}
+
 int report_load_fails(const struct report_view *v)
 {
 	size_t i;
 	for (i = 0; i < v->n; i++)
-		if (v->items[i].sev == SEV_ERROR && report_int(v->items[i].f, "winerror", 0) != 0)
+		if (v->items[i].sev == SEV_ERROR && report_int(v->items[i].f, "winerror", 0) != 0 &&
+		    !is_extension_rule(report_str(v->items[i].f, "rule")))
 			return 1;
 	return 0;
 }
@@ -573,4 +617,38 @@ void report_esc_uri(struct strbuf *out, const char *path)
 		else
 			strbuf_addf(out, "%%%02X", *s);
 	}
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+void report_count_phrase(struct strbuf *out, const struct report_view *v)
+{
+	strbuf_addf(out, "%zu %s: %zu %s, %zu %s, %zu %s; %zu %s", v->ncauses, plural(v->ncauses, "problem", "problems"),
+		    v->ncause[SEV_ERROR], plural(v->ncause[SEV_ERROR], "error", "errors"), v->ncause[SEV_WARNING],
+		    plural(v->ncause[SEV_WARNING], "warning", "warnings"), v->ncause[SEV_NOTE],
+		    plural(v->ncause[SEV_NOTE], "note", "notes"), v->n, plural(v->n, "finding", "findings"));
+}
+
+static void add_count(cJSON *counts, const char *name, const size_t by_sev[3], size_t total)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "errors", (double)by_sev[SEV_ERROR]);
+	cJSON_AddNumberToObject(o, "warnings", (double)by_sev[SEV_WARNING]);
+	cJSON_AddNumberToObject(o, "notes", (double)by_sev[SEV_NOTE]);
+	cJSON_AddNumberToObject(o, "total", (double)total);
+	cJSON_AddItemToObject(counts, name, o);
+}
+
+void report_counts_json(cJSON *counts, const cJSON *doc)
+{
+	struct report_view v;
+	struct err err;
+	if (report_view_init(&v, doc, &err) < 0)
+		return; /* a document no renderer could read: the renderers say why */
+	add_count(counts, "problems", v.ncause, v.ncauses);
+	add_count(counts, "findings", v.count, v.n);
+	report_view_release(&v);
 }

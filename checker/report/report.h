@@ -42,7 +42,19 @@
 /* Largest report document `report --in` accepts. */
 #define REPORT_INPUT_MAX (64u << 20)
 
-enum report_format { REPORT_FMT_AUTO = 0, REPORT_FMT_TEXT, REPORT_FMT_JSON, REPORT_FMT_GITHUB, REPORT_FMT_SARIF };
+enum report_format {
+	REPORT_FMT_AUTO = 0,
+	REPORT_FMT_TEXT,
+	REPORT_FMT_JSON,
+	REPORT_FMT_GITHUB,
+	REPORT_FMT_SARIF,
+	REPORT_FMT_MARKDOWN,
+};
+
+/* The forms each command's --format takes, as --help shows them (report_format_choose). */
+#define REPORT_FORMATS_CHECK "text|json|github|sarif"
+#define REPORT_FORMATS_AUDIT "text|github"
+#define REPORT_FORMATS_FLEET "text|markdown|json"
 
 enum report_fail_on { FAIL_ON_ERROR = 0, FAIL_ON_WARNING, FAIL_ON_NEVER };
 
@@ -56,8 +68,11 @@ struct report_opts {
 	const char *sarif_anchor;    /* --sarif-anchor FILE: repository file for results without an anchor */
 	const char *input_path;      /* the saved report read by `report --in` (the `report` output when no --json) */
 	enum report_fail_on fail_on; /* --fail-on */
-	int color;                   /* -1 auto (tty and no NO_COLOR), 0 never, 1 always */
+	int color;                   /* --color: -1 auto (NO_COLOR, FORCE_COLOR, a terminal), 0 never, 1 always */
 	int trace;                   /* --trace: the text report lists every probe, minor ones too */
+	int quiet;                   /* -q, --quiet: the text report's verdict line alone */
+	int format_given;            /* --format was given (it and a bare --json must agree) */
+	int format_by_json;          /* a bare --json set the format */
 };
 
 void report_opts_init(struct report_opts *o);
@@ -135,6 +150,22 @@ const cJSON *report_cause_finding(const struct report_view *v, const struct repo
  */
 const char *report_why(const cJSON *f);
 
+/*
+ * The two counts, each under its own name, the same in every form: a
+ * PROBLEM is one root cause (report_cause: one annotation, one summary
+ * entry, one SARIF result), a FINDING one finding of the document (the
+ * demo's missing libomp140.x86_64.dll is 1 problem of 5 findings, one per
+ * torch binary it fails).
+ *
+ * report_count_phrase: "1 problem: 1 error, 0 warnings, 0 notes; 5 findings"
+ * (the text's verdict line and the summary say it so).
+ * report_counts_json: adds "problems" and "findings", each {errors,
+ * warnings, notes, total}, to the document's `counts` object (result.c);
+ * the flat errors/warnings/notes there stay the findings (schema v1).
+ */
+void report_count_phrase(struct strbuf *out, const struct report_view *v);
+void report_counts_json(cJSON *counts, const cJSON *doc);
+
 /* "pass" | "warn" | "fail", from the findings (not the document's own claim). */
 const char *report_status(const struct report_view *v);
 
@@ -149,8 +180,15 @@ int report_load_fails(const struct report_view *v);
 /* 0 pass, 1 when a finding reaches `fail_on` (cmd.h's EXIT_* values). */
 int report_exit_status(const struct report_view *v, enum report_fail_on fail_on);
 
-/* Parsing the option words; 0 ok, -1 unknown word. */
-int report_format_parse(const char *s, enum report_format *out);
+/*
+ * The one --format parser of every command: `s` is one of `choices` (the
+ * option's argument as --help shows it, "text|json|github|sarif"), or
+ * "auto" (the command's default). 0 ok; -1 with `why` = "expected text,
+ * json, github or sarif", the same words in every command.
+ */
+int report_format_choose(const char *s, const char *choices, enum report_format *out, struct strbuf *why);
+
+/* Parsing --fail-on's word; 0 ok, -1 unknown word. */
 int report_fail_on_parse(const char *s, enum report_fail_on *out);
 
 /* Borrowed string member or NULL; integer member or `def`. */
@@ -185,8 +223,59 @@ void report_esc_md(struct strbuf *out, const char *s);
 /* Text inside HTML (<pre>, <summary>): & < > " ' as entities, the rest as text_esc. */
 void report_esc_html(struct strbuf *out, const char *s);
 
+/*
+ * A Mermaid label (report_mermaid.c): text_esc_line, then every character
+ * but ASCII letters, digits, space, . _ - as a Mermaid entity code (#92;).
+ */
+void report_esc_mermaid(struct strbuf *out, const char *s);
+
 /* A repository-relative path as a SARIF artifactLocation.uri (forward slashes, %-encoded). */
 void report_esc_uri(struct strbuf *out, const char *path);
+
+/* ---- annotations, for every command that writes them (annotate.c) ---- */
+
+/*
+ * GitHub workflow-command annotations of check, pins and audit: one line writer with the Actions
+ * toolkit's escaping, and one limiter of how many of each kind a step shows.
+ *
+ * Limits (docs.github.com, "Workflow commands"): 10 errors, 10 warnings and
+ * 10 notices per step (a composite action is one step). A command asks the
+ * limiter once with how many annotations of each kind it has, in rank
+ * order, then asks before each one whether it is written. The first 10 of
+ * each kind are; when anything is left out, one notice slot is kept for the
+ * single notice that says how many were (a notice itself), so at most 9
+ * notes go before it. The command words that notice itself (what was left
+ * out and where the rest is): report_annot_left says how many.
+ *
+ * Escaping: message data as the toolkit's escapeData (% CR LF), property
+ * values as escapeProperty (% CR LF : ,) — actions/toolkit
+ * packages/core/src/command.ts. Callers make every untrusted field a safe
+ * single line first (text_esc_line), so the annotation never carries a
+ * second command even for a reader that ignored this escaping.
+ */
+struct report_annot_budget {
+	size_t limit[3];   /* by enum report_severity */
+	size_t emitted[3];
+	size_t left[3];
+};
+
+/* `wanted`: how many annotations of each severity the command has (by enum report_severity). */
+void report_annot_budget_init(struct report_annot_budget *b, const size_t wanted[3]);
+
+/* 1 when the next annotation of severity `sev` is written (and counts it), 0 when it is left out. */
+int report_annot_take(struct report_annot_budget *b, enum report_severity sev);
+
+/* How many were left out, all severities. */
+size_t report_annot_left(const struct report_annot_budget *b);
+
+/*
+ * One annotation: "::error file=F,line=L,col=C,title=T::MSG\n" (notice,
+ * warning, error by `sev`). `file` NULL: no location; `line` <= 0: no line
+ * (nor col); `col` <= 0: no col. `title` and `msg` are escaped here as
+ * property and data; nothing else is done to them.
+ */
+void report_annotation(struct strbuf *out, enum report_severity sev, const char *file, long line, long col,
+		       const char *title, const char *msg);
 
 /* ---- renderers ---- */
 
@@ -196,6 +285,27 @@ void report_esc_uri(struct strbuf *out, const char *path);
  * (probes[].minor), none elided.
  */
 void report_text(struct strbuf *out, const struct report_view *v, int color, int trace);
+
+/*
+ * The same with every choice: `width` wraps lines longer than that many
+ * columns (0: none; the verdict line never: scripts read it with head -1) at spaces, continuing under the field's value ("why:",
+ * "fix:"), a long word cut where the line is full, and a ':' that would
+ * begin a continuation escaped as at any line start; `groups` puts each
+ * problem's evidence between a REPORT_TEXT_GROUP line (with its title) and
+ * a REPORT_TEXT_ENDGROUP line, which the caller turns into ::group:: /
+ * ::endgroup:: outside the stop-commands guard (the text itself can hold no
+ * raw control byte, so the marker cannot be forged); `quiet`: the verdict
+ * line alone.
+ */
+#define REPORT_TEXT_GROUP "\001group "
+#define REPORT_TEXT_ENDGROUP "\001endgroup"
+struct report_text_opts {
+	int color, trace, width, groups, quiet;
+};
+void report_text_ex(struct strbuf *out, const struct report_view *v, const struct report_text_opts *o);
+
+/* Wraps rendered text at `width` columns (at least 40), as report_text_ex does. */
+void report_text_wrap(struct strbuf *out, const char *text, size_t width);
 
 struct report_github_stats {
 	size_t emitted[3]; /* annotations written, by severity */
@@ -216,6 +326,13 @@ void report_github(struct strbuf *out, const struct report_view *v, struct repor
  * that do not fit are left out and an explicit truncation note says so.
  */
 void report_summary(struct strbuf *out, const struct report_view *v, size_t max);
+
+/*
+ * The chain of cause `c` as a ```mermaid flowchart block (report_mermaid.c):
+ * the failing torch binaries through their imports to the leaf, the leaf
+ * marked. Returns 0 and writes nothing when no member has a chain.
+ */
+int report_mermaid_chain(struct strbuf *out, const struct report_view *v, const struct report_cause *c);
 
 /*
  * Step outputs in GITHUB_OUTPUT's `name<<DELIM` form: status, failures and

@@ -12,8 +12,7 @@
  * step — and messages cut at 4096 characters. We emit the most important
  * causes of each kind (report_view's rank), so the budget covers ten
  * different problems, then ONE notice that says how many more are in the
- * summary; that notice is itself a notice, so when it is needed at most 9
- * notes go before it.
+ * summary: the annotation budget of report.h, shared with pins and audit.
  *
  * Escaping: message data as the toolkit's escapeData (% CR LF), property
  * values as escapeProperty (% CR LF : ,) — actions/toolkit
@@ -27,6 +26,7 @@
 #include "report/report.h"
 
 #include <string.h>
+
 
 #include "util/utf.h"
 
@@ -112,65 +112,51 @@ static void message(struct strbuf *msg, const struct report_view *v, const struc
 	cut_utf8(msg, REPORT_ANNOTATION_MAX);
 }
 
-static void annotation(struct strbuf *out, const char *cmd, const struct report_view *v, const struct report_cause *c)
+static void annotation(struct strbuf *out, enum report_severity sev, const struct report_view *v,
+		       const struct report_cause *c)
 {
 	const cJSON *f = report_cause_finding(v, c), *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
-	struct strbuf tmp = STRBUF_INIT;
-	const char *title = report_str(f, "title");
-	strbuf_addf(out, "::%s ", cmd);
+	struct strbuf title = STRBUF_INIT, msg = STRBUF_INIT;
+	const char *t = report_str(f, "title"), *file = NULL;
+	long line = 0, col = 0;
 	if (cJSON_IsObject(a) && report_anchor_in_repo(report_str(a, "file"))) {
-		long line = report_int(a, "line", 0), col = report_int(a, "col", 0);
-		strbuf_adds(out, "file=");
-		report_esc_gh_prop(out, report_str(a, "file"));
-		if (line > 0)
-			strbuf_addf(out, ",line=%ld", line);
-		if (line > 0 && col > 0)
-			strbuf_addf(out, ",col=%ld", col);
-		strbuf_addch(out, ',');
+		file = report_str(a, "file");
+		line = report_int(a, "line", 0);
+		col = report_int(a, "col", 0);
 	}
 	/* The title is one line: esc_line, then the property escaping. */
-	text_esc_line(&tmp, title ? title : report_str(f, "rule"));
-	cut_utf8(&tmp, 480);
+	text_esc_line(&title, t ? t : report_str(f, "rule"));
+	cut_utf8(&title, 480);
 	if (c->nbinaries > 1)
-		strbuf_addf(&tmp, " (and %zu more torch binar%s)", c->nbinaries - 1, c->nbinaries == 2 ? "y" : "ies");
-	strbuf_adds(out, "title=");
-	report_esc_gh_prop(out, tmp.buf);
-	strbuf_adds(out, "::");
-	strbuf_reset(&tmp);
-	message(&tmp, v, c);
-	report_esc_gh_data(out, tmp.buf);
-	strbuf_addch(out, '\n');
-	strbuf_release(&tmp);
+		strbuf_addf(&title, " (and %zu more torch binar%s)", c->nbinaries - 1, c->nbinaries == 2 ? "y" : "ies");
+	message(&msg, v, c);
+	report_annotation(out, sev, file, line, col, title.buf, msg.buf);
+	strbuf_release(&title);
+	strbuf_release(&msg);
 }
 
 void report_github(struct strbuf *out, const struct report_view *v, struct report_github_stats *st)
 {
-	static const char *const cmd[3] = { "notice", "warning", "error" };
-	size_t limit[3], i, left[3] = { 0, 0, 0 };
+	struct report_annot_budget b;
 	struct report_github_stats local;
+	struct strbuf title = STRBUF_INIT, msg = STRBUF_INIT;
+	size_t i;
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof(*st));
-	limit[SEV_ERROR] = limit[SEV_WARNING] = limit[SEV_NOTE] = REPORT_ANNOTATIONS_PER_KIND;
-	/* Will anything be left out? Then one notice slot is kept for saying so. */
-	if (v->ncause[SEV_ERROR] > REPORT_ANNOTATIONS_PER_KIND || v->ncause[SEV_WARNING] > REPORT_ANNOTATIONS_PER_KIND ||
-	    v->ncause[SEV_NOTE] > REPORT_ANNOTATIONS_PER_KIND)
-		limit[SEV_NOTE] = REPORT_ANNOTATIONS_PER_KIND - 1;
-	for (i = 0; i < v->ncauses; i++) {
-		enum report_severity s = v->causes[i].sev;
-		if (st->emitted[s] < limit[s]) {
-			annotation(out, cmd[s], v, &v->causes[i]);
-			st->emitted[s]++;
-		} else {
-			left[s]++;
-			st->omitted++;
-		}
-	}
+	report_annot_budget_init(&b, v->ncause);
+	for (i = 0; i < v->ncauses; i++)
+		if (report_annot_take(&b, v->causes[i].sev))
+			annotation(out, v->causes[i].sev, v, &v->causes[i]);
+	memcpy(st->emitted, b.emitted, sizeof(st->emitted));
+	st->omitted = report_annot_left(&b);
 	if (st->omitted) {
-		strbuf_addf(out,
-			    "::notice title=%zu more problems not annotated::GitHub shows 10 annotations of each kind "
-			    "per step; %zu more (%zu errors, %zu warnings, %zu notes; one per root cause) are in the "
-			    "job summary and the JSON report.\n",
-			    st->omitted, st->omitted, left[SEV_ERROR], left[SEV_WARNING], left[SEV_NOTE]);
+		strbuf_addf(&title, "%zu more problems not annotated", st->omitted);
+		strbuf_addf(&msg, "GitHub shows 10 annotations of each kind per step; %zu more (%zu errors, %zu warnings, "
+			    "%zu notes; one per root cause) are in the job summary and the JSON report.",
+			    st->omitted, b.left[SEV_ERROR], b.left[SEV_WARNING], b.left[SEV_NOTE]);
+		report_annotation(out, SEV_NOTE, NULL, 0, 0, title.buf, msg.buf);
 	}
+	strbuf_release(&title);
+	strbuf_release(&msg);
 }

@@ -39,6 +39,11 @@ int report_outputs(struct strbuf *out, const struct report_view *v, const char *
 	rc |= add_output(&tmp, "failures", num, delim, err);
 	snprintf(num, sizeof(num), "%zu", v->ncause[SEV_WARNING]);
 	rc |= add_output(&tmp, "warnings", num, delim, err);
+	/* the two counts by name (report.h): root causes, and the findings behind them */
+	snprintf(num, sizeof(num), "%zu", v->ncauses);
+	rc |= add_output(&tmp, "problems", num, delim, err);
+	snprintf(num, sizeof(num), "%zu", v->n);
+	rc |= add_output(&tmp, "findings", num, delim, err);
 	if (!rc)
 		rc |= add_output(&tmp, "report", report_path ? report_path : "", delim, err);
 	if (!rc)

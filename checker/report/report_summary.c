@@ -3,24 +3,33 @@
  * Markdown with a little HTML (<details>, <pre>).
  *
  * Order is importance, because the summary is cut when it would pass
- * GitHub's 1 MiB per step: the verdict, each error — one entry per root
- * cause (report_view's causes), naming the torch binaries it affects, fix
- * visible, chain and search trace in a collapsed <details> — warnings, the table of torch
- * binaries × outcome, the matrix row applied with its source links, the
- * inventory, notes, the machine. Content is added in chunks; the first chunk
- * that does not fit ends the summary and an explicit note says what was left
- * out and where the complete result is (the JSON report).
+ * GitHub's 1 MiB per step: the verdict and the two counts (problems,
+ * findings), every install on one line with the failing ones first, each
+ * error — one entry per root cause (report_view's causes), naming the torch
+ * binaries it affects, fix visible, why with its links as links, the chain as
+ * a Mermaid graph (report_mermaid.c), chain and search trace in a collapsed
+ * <details> — warnings, each failing install in full (what `import torch`
+ * raises, wrapped in its <pre>; the matrix row with its source links; the
+ * table of torch binaries × outcome, the loader's stages in words), each
+ * passing install as one line with those details folded, the inventory,
+ * notes, the machine. Content is added in chunks; the first chunk that does
+ * not fit ends the summary and an explicit note says what was left out and
+ * where the complete result is (the JSON report).
  *
  * Untrusted text: inline Markdown through report_esc_md (every ASCII
  * punctuation backslash-escaped, so `|` cannot split a table cell and `<`
  * cannot open a tag); trace blocks are <pre> with report_esc_html, whose
  * contents Markdown does not interpret. Links are made only from http(s)
- * URLs made of URL characters; anything else is shown as text.
+ * URLs made of URL characters (CommonMark autolinks <URL> inside text,
+ * [URL](URL) for sources); anything else is shown as text. Mermaid labels
+ * through report_esc_mermaid.
  */
 #include "report/report.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "util/utf.h"
 
 #define NOTE_RESERVE 1024 /* room always kept for the truncation note */
 
@@ -83,6 +92,83 @@ static void link_or_text(struct strbuf *c, const char *u)
 	} else {
 		report_esc_md(c, u);
 	}
+}
+
+/* Where an http(s) URL starting at s ends: URL characters, less trailing punctuation. */
+static size_t url_end(const char *s)
+{
+	size_t n = 0;
+	while (s[n] && (ascii_isalnum(s[n]) || strchr("-._~:/?#@!$&*+,;=%", s[n])))
+		n++;
+	while (n && strchr(".,;:!?", s[n - 1]))
+		n--;
+	return n;
+}
+
+/*
+ * Inline Markdown with its http(s) URLs as links (<URL>, CommonMark's
+ * autolink), the rest escaped as report_esc_md: a URL inside a "why" stays a
+ * link instead of https\:\/\/... text.
+ */
+static void md_with_links(struct strbuf *c, const char *s)
+{
+	struct strbuf part = STRBUF_INIT;
+	while (s && *s) {
+		const char *a = strstr(s, "https://"), *b = strstr(s, "http://");
+		const char *u = a && (!b || a < b) ? a : b;
+		size_t n = u ? url_end(u) : 0;
+		strbuf_reset(&part);
+		strbuf_add(&part, s, u ? (size_t)(u - s) : strlen(s));
+		report_esc_md(c, part.buf);
+		if (!u)
+			break;
+		strbuf_reset(&part);
+		strbuf_add(&part, u, n);
+		if (n > 8 && url_ok(part.buf))
+			strbuf_addf(c, "<%s>", part.buf);
+		else
+			report_esc_md(c, part.buf);
+		s = u + (n ? n : 1); /* n >= 7: "http://" is made of URL characters */
+	}
+	strbuf_release(&part);
+}
+
+/* Long lines inside <pre> broken at a space before `width` characters (or at width), each escaped. */
+#define PRE_WIDTH 100
+
+static void pre_wrapped(struct strbuf *c, const char *s, const char *indent)
+{
+	struct strbuf line = STRBUF_INIT;
+	size_t n = s ? strlen(s) : 0;
+	while (n > PRE_WIDTH) {
+		size_t cut = PRE_WIDTH;
+		while (cut > PRE_WIDTH / 2 && s[cut] != ' ')
+			cut--;
+		if (s[cut] != ' ')
+			cut = utf8_cut(s, PRE_WIDTH);
+		strbuf_reset(&line);
+		strbuf_add(&line, s, cut);
+		report_esc_html(c, line.buf);
+		strbuf_addf(c, "\n%s", indent);
+		s += cut + (s[cut] == ' ');
+		n = strlen(s);
+	}
+	report_esc_html(c, s ? s : "");
+	strbuf_release(&line);
+}
+
+/* The loader's stage of a torch binary in words a reader knows (docs/report-json.md has the names). */
+static const char *stage_words(const char *stage)
+{
+	if (!stage)
+		return NULL;
+	if (!strcmp(stage, "add_dll_directory"))
+		return "torch's first load (its DLL folders)";
+	if (!strcmp(stage, "path_fallback"))
+		return "torch's retry with PATH (after WinError 126)";
+	if (!strcmp(stage, "cpython"))
+		return "Python's import of the .pyd";
+	return stage;
 }
 
 static void pre_line(struct strbuf *c, const char *label, const char *val)
@@ -162,8 +248,12 @@ static void cause_entry(struct strbuf *c, const struct report_view *v, const str
 	fixes(c, report_str(f, "fix"));
 	if (report_why(f)) { /* the chain and the places searched are in the details below */
 		strbuf_adds(c, "**Why:** ");
-		report_esc_md(c, report_why(f));
+		md_with_links(c, report_why(f));
 		strbuf_adds(c, "\n");
+	}
+	if (rc->sev == SEV_ERROR) { /* the failing chain as a picture: torch's binaries to the leaf */
+		strbuf_addch(c, '\n');
+		report_mermaid_chain(c, v, rc);
 	}
 	ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
 	pr = cJSON_GetObjectItemCaseSensitive(f, "probes");
@@ -261,7 +351,7 @@ static void binaries(struct sum *s, struct strbuf *c, const cJSON *inst)
 		snprintf(num, sizeof(num), "%ld", report_int(b, "order", -1));
 		cell(c, report_int(b, "order", -1) >= 0 ? num : NULL);
 		cell(c, base);
-		cell(c, report_str(b, "stage"));
+		cell(c, stage_words(report_str(b, "stage")));
 		strbuf_adds(c, " ");
 		if (outcome && (!strcmp(outcome, "loads")))
 			strbuf_adds(c, "✅ ");
@@ -285,43 +375,126 @@ static void binaries(struct sum *s, struct strbuf *c, const cJSON *inst)
 	add(s, c, "binaries table", 0);
 }
 
+static int install_fails(const cJSON *inst)
+{
+	const char *st = report_str(inst, "status");
+	return st && !strcmp(st, "fail");
+}
+
+/*
+ * "✅ torch 2.5.1+cpu — C:\...\torch: loads", the failing ones in bold with
+ * their WinError: the overview line (Markdown), and a passing install's fold
+ * (`html`: inside <summary>, where Markdown is not read).
+ */
+static void install_line(struct strbuf *c, const cJSON *inst, int html)
+{
+	void (*esc)(struct strbuf *, const char *) = html ? report_esc_html : report_esc_md;
+	const char *st = report_str(inst, "status"), *b = html ? "<b>" : "**", *eb = html ? "</b>" : "**";
+	const cJSON *ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
+	int fails = st && !strcmp(st, "fail"), warns = st && !strcmp(st, "warn");
+	strbuf_addf(c, "%s%storch ", fails ? "❌ " : warns ? "⚠️ " : "✅ ", fails ? b : "");
+	esc(c, report_str(inst, "version") ? report_str(inst, "version") : "(unknown version)");
+	strbuf_addf(c, "%s — ", fails ? eb : "");
+	esc(c, report_str(inst, "torch_dir"));
+	if (fails && cJSON_IsObject(ie) && report_int(ie, "winerror", 0))
+		strbuf_addf(c, ": %swill not load%s %sWinError %ld%s", b, eb, html ? "(" : "\\(",
+			    report_int(ie, "winerror", 0), html ? ")" : "\\)");
+	else if (fails)
+		strbuf_addf(c, ": %sfails the check%s", b, eb);
+	else
+		strbuf_adds(c, warns ? ": loads, with warnings" : ": loads");
+}
+
+static void matrix_row_of(struct strbuf *c, const cJSON *inst)
+{
+	const cJSON *row = cJSON_GetObjectItemCaseSensitive(inst, "matrix_row"), *src;
+	if (!cJSON_IsObject(row))
+		return;
+	strbuf_adds(c, "Matrix row applied: **");
+	report_esc_md(c, report_str(row, "id"));
+	strbuf_adds(c, "** from ");
+	report_esc_md(c, report_str(row, "file"));
+	if (report_int(row, "line", 0) > 0)
+		strbuf_addf(c, ":%ld", report_int(row, "line", 0));
+	src = cJSON_GetObjectItemCaseSensitive(row, "sources");
+	if (cJSON_IsArray(src) && cJSON_GetArraySize(src)) {
+		const cJSON *e;
+		strbuf_adds(c, "; sources:");
+		cJSON_ArrayForEach(e, src)
+		{
+			if (!cJSON_IsString(e))
+				continue;
+			strbuf_adds(c, " ");
+			link_or_text(c, e->valuestring);
+		}
+	}
+	strbuf_adds(c, "\n\n");
+}
+
+/* The packages imported before torch and torch's extensions, one row each (report/result_ext.h). */
+static void environment(struct sum *s, struct strbuf *c, const cJSON *inst)
+{
+	static const char *const groups[2] = { "imported_first", "extensions" };
+	const cJSON *e;
+	int g, n = 0;
+	for (g = 0; g < 2; g++)
+		n += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(inst, groups[g]));
+	if (!n)
+		return;
+	strbuf_adds(c, "| package | version | when | built for torch | verdict | binaries failing |\n"
+		       "|---|---|---|---|---|---:|\n");
+	add(s, c, "extensions table", 0);
+	for (g = 0; g < 2; g++)
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(inst, groups[g]))
+		{
+			char num[32];
+			long failing = report_int(e, "binaries_failing", 0);
+			strbuf_adds(c, "|");
+			cell(c, report_str(e, "name"));
+			cell(c, report_str(e, "version"));
+			cell(c, g ? "extension, after torch" : "imported before torch");
+			cell(c, report_str(e, "built_for_torch"));
+			strbuf_adds(c, failing ? " ❌ fail |" : " ✅ loads |");
+			snprintf(num, sizeof(num), "%ld", failing);
+			cell(c, num);
+			strbuf_addch(c, '\n');
+			add(s, c, "extensions table", 0);
+		}
+	strbuf_addch(c, '\n');
+	add(s, c, "extensions table", 0);
+}
+
+/* A failing install in full: heading, what `import torch` raises, the row, every binary. */
 static void install(struct sum *s, struct strbuf *c, const cJSON *inst)
 {
-	const cJSON *row = cJSON_GetObjectItemCaseSensitive(inst, "matrix_row"), *src, *ie;
+	const cJSON *ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
 	strbuf_adds(c, "#### torch ");
 	report_esc_md(c, report_str(inst, "version") ? report_str(inst, "version") : "(unknown version)");
 	strbuf_adds(c, " — ");
 	report_esc_md(c, report_str(inst, "torch_dir"));
 	strbuf_adds(c, "\n\n");
-	ie = cJSON_GetObjectItemCaseSensitive(inst, "import_error");
 	if (cJSON_IsObject(ie) && report_str(ie, "text")) {
 		strbuf_adds(c, "`import torch` would raise:\n<pre>");
-		report_esc_html(c, report_str(ie, "text"));
+		pre_wrapped(c, report_str(ie, "text"), "  ");
 		strbuf_adds(c, "</pre>\n\n");
 	}
-	if (cJSON_IsObject(row)) {
-		strbuf_adds(c, "Matrix row applied: **");
-		report_esc_md(c, report_str(row, "id"));
-		strbuf_adds(c, "** from ");
-		report_esc_md(c, report_str(row, "file"));
-		if (report_int(row, "line", 0) > 0)
-			strbuf_addf(c, ":%ld", report_int(row, "line", 0));
-		src = cJSON_GetObjectItemCaseSensitive(row, "sources");
-		if (cJSON_IsArray(src) && cJSON_GetArraySize(src)) {
-			const cJSON *e;
-			strbuf_adds(c, "; sources:");
-			cJSON_ArrayForEach(e, src)
-			{
-				if (!cJSON_IsString(e))
-					continue;
-				strbuf_adds(c, " ");
-				link_or_text(c, e->valuestring);
-			}
-		}
-		strbuf_adds(c, "\n\n");
-	}
+	matrix_row_of(c, inst);
 	add(s, c, "installs", 0);
 	binaries(s, c, inst);
+	environment(s, c, inst);
+}
+
+/* An install that does not fail: one line, its row and binaries folded under it. */
+static void install_folded(struct sum *s, struct strbuf *c, const cJSON *inst)
+{
+	strbuf_adds(c, "<details><summary>");
+	install_line(c, inst, 1);
+	strbuf_adds(c, "</summary>\n\n");
+	matrix_row_of(c, inst);
+	add(s, c, "installs", 0);
+	binaries(s, c, inst);
+	strbuf_adds(c, "</details>\n\n");
+	add(s, c, "installs", 0);
 }
 
 static void inventory_of(struct sum *s, struct strbuf *c, const cJSON *doc)
@@ -423,9 +596,7 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 		report_esc_md(&c, report_str(v->items[0].f, "title"));
 		strbuf_adds(&c, "**  \n");
 	}
-	strbuf_addf(&c, "%zu error%s, %zu warning%s, %zu note%s (one per root cause)", v->ncause[SEV_ERROR],
-		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING], v->ncause[SEV_WARNING] == 1 ? "" : "s",
-		    v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
+	report_count_phrase(&c, v);
 	pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins");
 	if (cJSON_IsObject(counts) && report_int(counts, "binaries", -1) >= 0 &&
 	    (report_int(counts, "installs", 0) > 0 || !cJSON_IsObject(pins)))
@@ -443,6 +614,17 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 		report_esc_md(&c, report_str(t, "version"));
 	}
 	strbuf_adds(&c, "\n\n");
+	/* Every install, one line each, the failing ones first: what a reader looks for first. */
+	for (i = 0; i < 2; i++)
+		cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+			if (report_str(inst, "torch_dir") && install_fails(inst) == !i) {
+				install_line(&c, inst, 0);
+				strbuf_adds(&c, "  \n");
+				num++;
+			}
+	if (num)
+		strbuf_adds(&c, "\n");
+	num = 0;
 	add(&s, &c, "verdict", 0);
 
 	for (sev = SEV_ERROR; sev >= SEV_WARNING; sev--) {
@@ -456,8 +638,13 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 				add(&s, &c, NULL, 1);
 			}
 	}
+	/* Failing installs first and in full; the others one line each, folded. */
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
-		install(&s, &c, inst);
+		if (install_fails(inst))
+			install(&s, &c, inst);
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+		if (!install_fails(inst) && report_str(inst, "torch_dir"))
+			install_folded(&s, &c, inst);
 	inventory_of(&s, &c, v->doc);
 	if (v->ncause[SEV_NOTE]) {
 		strbuf_addf(&c, "#### Notes (%zu)\n\n", v->ncause[SEV_NOTE]);

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf.h"
+
 #define PROBES_SHOWN 8
 
 struct style {
@@ -128,7 +130,7 @@ static int same_str(const char *a, const char *b)
  * evidence below in prose), then the evidence.
  */
 static void finding(struct strbuf *out, const struct style *st, const struct report_item *it, size_t num, int multi,
-		    int trace)
+		    int trace, int groups)
 {
 	const cJSON *f = it->f, *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
 	const char *col = it->sev == SEV_ERROR ? st->red : it->sev == SEV_WARNING ? st->yellow : st->cyan;
@@ -143,6 +145,11 @@ static void finding(struct strbuf *out, const struct style *st, const struct rep
 	strbuf_adds(out, "]\n");
 	fixes(out, st, report_str(f, "fix"));
 	field(out, st, "why:", report_why(f));
+	if (groups) { /* the evidence folds under Actions: a marker line cmd_report turns into ::group:: */
+		strbuf_addf(out, "%sevidence of problem %zu: ", REPORT_TEXT_GROUP, num);
+		text_esc_line(out, title ? title : report_str(f, "rule"));
+		strbuf_addch(out, '\n');
+	}
 	chain(out, st, f);
 	probes(out, st, f, trace);
 	if (trace)
@@ -165,22 +172,16 @@ static void esc_line(struct strbuf *out, const char *s)
 
 /* A root cause: its most important finding in full, then the torch binaries it makes fail. */
 static void cause(struct strbuf *out, const struct style *st, const struct report_view *v,
-		  const struct report_cause *c, size_t num, int multi, int trace)
+		  const struct report_cause *c, size_t num, int multi, int trace, int groups)
 {
-	finding(out, st, &v->items[c->members[0]], num, multi, trace);
+	finding(out, st, &v->items[c->members[0]], num, multi, trace, groups);
 	if (c->nbinaries > 1) {
 		strbuf_addf(out, "      %s%-9s%s ", st->dim, "affects:", st->off);
 		report_cause_binaries(out, v, c, 8, esc_line);
 		strbuf_addch(out, '\n');
 	}
-}
-
-/* The causes by severity: "1 error, 0 warnings, 0 notes" (one root cause is one problem, whatever it fails). */
-static void counts(struct strbuf *out, const struct report_view *v)
-{
-	strbuf_addf(out, "%zu error%s, %zu warning%s, %zu note%s", v->ncause[SEV_ERROR],
-		    v->ncause[SEV_ERROR] == 1 ? "" : "s", v->ncause[SEV_WARNING],
-		    v->ncause[SEV_WARNING] == 1 ? "" : "s", v->ncause[SEV_NOTE], v->ncause[SEV_NOTE] == 1 ? "" : "s");
+	if (groups)
+		strbuf_addf(out, "%s\n", REPORT_TEXT_ENDGROUP);
 }
 
 /* "torch 2.4.0+cpu" or "2 torch installs" or "no torch install". */
@@ -202,9 +203,190 @@ static void what(struct strbuf *out, const struct report_view *v)
 	}
 }
 
+static void report_text_lines(struct strbuf *out, const struct report_view *v, const struct report_text_opts *o);
+
+/* Columns a piece of rendered text takes: ANSI SGR sequences none, a UTF-8 character one. */
+static size_t columns(const char *s, size_t n)
+{
+	size_t i = 0, w = 0;
+	while (i < n) {
+		if (s[i] == '\033' && i + 1 < n && s[i + 1] == '[') {
+			i += 2;
+			while (i < n && !(s[i] >= '@' && s[i] <= '~'))
+				i++;
+			i++;
+			continue;
+		}
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			w++;
+		i++;
+	}
+	return w;
+}
+
+/* Where a continuation of this line starts: after "   label:   " when it has one, else its indent + 2. */
+static size_t hang(const char *s, size_t n)
+{
+	size_t i = 0, j;
+	while (i < n && s[i] == ' ')
+		i++;
+	j = i;
+	while (j < n && s[j] != ' ' && s[j] != ':')
+		j++;
+	if (j < n && s[j] == ':' && j + 1 < n && s[j + 1] == ' ' && j - i < 12) {
+		j++;
+		while (j < n && s[j] == ' ')
+			j++;
+		return columns(s, j) < 40 ? columns(s, j) : i + 2;
+	}
+	return i + 2;
+}
+
+/*
+ * Writes the white space a continuation begins with (Unicode's: U+3000, ...)
+ * and, when a ':' follows it, that ':' as \x3a; returns where the rest starts.
+ */
+static size_t continuation_start(struct strbuf *out, const char *line, size_t i, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)line;
+	size_t j = i;
+	for (;;) {
+		size_t k = j;
+		long cp = j < n ? utf8_next(s, n, &k) : -1;
+		if (cp < 0 || !text_is_space(cp) || text_is_invisible(cp))
+			break;
+		j = k;
+	}
+	strbuf_add(out, line + i, j - i);
+	if (j < n && line[j] == ':') {
+		strbuf_adds(out, "\\x3a");
+		j++;
+	}
+	return j;
+}
+
+void report_text_wrap(struct strbuf *out, const char *text, size_t width)
+{
+	const char *line = text;
+	if (width < 40)
+		width = 40;
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line), indent = hang(line, n), start = 0;
+		if (line[0] == REPORT_TEXT_GROUP[0] || columns(line, n) <= width) {
+			strbuf_add(out, line, n);
+		} else {
+			int first = 1;
+			while (start < n) {
+				size_t room = width - (first ? 0 : indent), i = start, cut = 0, col = 0;
+				/* the longest prefix that fits, cut at a space */
+				while (i < n && col < room) {
+					if (line[i] == ' ' && i > start)
+						cut = i;
+					if (line[i] == '\033' && i + 1 < n && line[i + 1] == '[') { /* SGR: no columns */
+						i += 2;
+						while (i < n && !(line[i] >= '@' && line[i] <= '~'))
+							i++;
+						i += i < n;
+						continue;
+					}
+					col += ((unsigned char)line[i] & 0xc0) != 0x80;
+					i++;
+				}
+				if (i >= n)
+					cut = n;
+				else if (!cut || cut <= start + (first ? indent : 0))
+					cut = i; /* one long word (a path): cut where the line is full */
+				while (cut < n && ((unsigned char)line[cut] & 0xc0) == 0x80)
+					cut++;
+				if (!first) {
+					strbuf_addf(out, "\n%*s", (int)indent, "");
+					/*
+					 * A continuation starts a line: the runner trims white
+					 * space (Unicode's too), then looks for "::" there.
+					 */
+					start = continuation_start(out, line, start, n);
+				}
+				strbuf_add(out, line + start, cut - start);
+				start = cut;
+				while (start < n && line[start] == ' ')
+					start++;
+				first = 0;
+			}
+		}
+		if (!nl)
+			break;
+		strbuf_addch(out, '\n');
+		line = nl + 1;
+	}
+}
+
+/* One line per package imported before torch and per extension (report/result_ext.h). */
+static void environment(struct strbuf *out, const struct style *st, const cJSON *inst)
+{
+	static const char *const groups[2] = { "imported_first", "extensions" };
+	const cJSON *e;
+	int g;
+	for (g = 0; g < 2; g++)
+		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(inst, groups[g]))
+		{
+			const cJSON *b;
+			long loaded = 0, failing = report_int(e, "binaries_failing", 0);
+			cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(e, "binaries"))
+				loaded += !same_str(report_str(b, "how"), "lazy");
+			if (failing)
+				strbuf_addf(out, "    %sFAIL%s ", st->red, st->off);
+			else
+				strbuf_addf(out, "    %sPASS%s ", st->green, st->off);
+			text_esc_line(out, report_str(e, "name") ? report_str(e, "name") : "?");
+			strbuf_addch(out, ' ');
+			text_esc_line(out, report_str(e, "version") ? report_str(e, "version") : "(version unknown)");
+			if (!g && report_str(e, "built_for_torch")) {
+				strbuf_adds(out, " (imported before torch, built for torch ");
+				text_esc_line(out, report_str(e, "built_for_torch"));
+				strbuf_adds(out, ")");
+			} else if (!g) {
+				strbuf_adds(out, " (imported before torch)");
+			} else if (report_str(e, "built_for_torch")) {
+				strbuf_adds(out, " (built for torch ");
+				text_esc_line(out, report_str(e, "built_for_torch"));
+				strbuf_adds(out, ")");
+			}
+			if (failing)
+				strbuf_addf(out, ": %ld of %ld binaries loaded at import fail\n", failing, loaded);
+			else
+				strbuf_addf(out, ": %ld binar%s loaded at import, all load\n", loaded, loaded == 1 ? "y" : "ies");
+		}
+}
+
 void report_text(struct strbuf *out, const struct report_view *v, int color, int trace)
 {
-	const struct style *st = color ? &ansi : &plain;
+	struct report_text_opts o = { 0, 0, 0, 0, 0 };
+	o.color = color;
+	o.trace = trace;
+	report_text_ex(out, v, &o);
+}
+
+void report_text_ex(struct strbuf *out, const struct report_view *v, const struct report_text_opts *o)
+{
+	struct strbuf raw = STRBUF_INIT;
+	const char *nl;
+	report_text_lines(&raw, v, o);
+	/* The verdict line stays one line, whatever its length: scripts read it with `head -1`. */
+	nl = raw.len ? strchr(raw.buf, '\n') : NULL;
+	if (o->width && nl) {
+		strbuf_add(out, raw.buf, (size_t)(nl - raw.buf) + 1);
+		report_text_wrap(out, nl + 1, (size_t)o->width);
+	} else {
+		strbuf_add(out, raw.buf, raw.len);
+	}
+	strbuf_release(&raw);
+}
+
+static void report_text_lines(struct strbuf *out, const struct report_view *v, const struct report_text_opts *o)
+{
+	const struct style *st = o->color ? &ansi : &plain;
+	int trace = o->trace;
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *inst;
 	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
 	size_t i, num = 0;
@@ -240,12 +422,14 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 		strbuf_adds(out, " loads");
 	}
 	strbuf_adds(out, " (");
-	counts(out, v);
+	report_count_phrase(out, v);
 	if (cJSON_IsObject(c) && report_int(c, "binaries", -1) >= 0 &&
 	    (ninst || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(v->doc, "pins"))))
 		strbuf_addf(out, "; %ld torch binaries checked, %ld fail", report_int(c, "binaries", 0),
 			    report_int(c, "binaries_failing", 0));
 	strbuf_adds(out, ")\n");
+	if (o->quiet)
+		return;
 
 	/* Where, and what `import torch` would say (Windows names only the DLL it asked for); failing installs first. */
 	for (pass = 0; pass < 2; pass++)
@@ -275,6 +459,7 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 			text_esc_line(out, report_str(ie, "text"));
 			strbuf_addch(out, '\n');
 		}
+		environment(out, st, inst);
 	}
 
 	/* One entry per root cause (report.h), by severity, most important first. */
@@ -284,7 +469,7 @@ void report_text(struct strbuf *out, const struct report_view *v, int color, int
 		strbuf_addf(out, "\n%s%s (%zu):%s\n", st->bold, head[sev], v->ncause[sev], st->off);
 		for (i = 0; i < v->ncauses; i++)
 			if ((int)v->causes[i].sev == sev)
-				cause(out, st, v, &v->causes[i], ++num, multi, trace);
+				cause(out, st, v, &v->causes[i], ++num, multi, trace, o->groups);
 	}
 	if (v->n && report_str(v->doc, "status") && strcmp(report_str(v->doc, "status"), report_status(v)))
 		strbuf_addf(out, "\n(the report says status \"%s\"; its findings say \"%s\")\n",

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "judge/loader_rules.h"
+#include "report/report.h"
 #include "util/tdc.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -165,7 +166,8 @@ static void order_dependent_json(cJSON *o, const struct torch_binary *b)
 
 static cJSON *binary_json(const struct torch_binary *b)
 {
-	const struct ldr_node *leaf = b->res.leaf;
+	/* init-failed: the node that leads to the module whose DllMain fails (judge/dllmain.c says why) */
+	const struct ldr_node *leaf = b->init_failed ? b->init_failed : b->res.leaf;
 	cJSON *o = cJSON_CreateObject();
 	char flags[16];
 	snprintf(flags, sizeof(flags), "0x%x", b->flags);
@@ -176,8 +178,13 @@ static cJSON *binary_json(const struct torch_binary *b)
 	cJSON_AddStringToObject(o, "stage", torch_stage_name(b->stage));
 	cJSON_AddNumberToObject(o, "winerror", b->winerror);
 	cJSON_AddStringToObject(o, "outcome", b->outcome);
-	cJSON_AddItemToObject(o, "leaf", json_str_or_null(leaf ? loader_leaf_label(leaf) : NULL));
-	cJSON_AddItemToObject(o, "leaf_path", json_str_or_null(leaf ? leaf->path : NULL));
+	if (b->init_module) {
+		cJSON_AddStringToObject(o, "leaf", winpath_basename(b->init_module));
+		cJSON_AddStringToObject(o, "leaf_path", b->init_module);
+	} else {
+		cJSON_AddItemToObject(o, "leaf", json_str_or_null(leaf ? loader_leaf_label(leaf) : NULL));
+		cJSON_AddItemToObject(o, "leaf_path", json_str_or_null(leaf ? leaf->path : NULL));
+	}
 	cJSON_AddItemToObject(o, "symbol", json_str_or_null(b->res.symbol));
 	cJSON_AddItemToObject(o, "chain", leaf ? chain_json(leaf) : cJSON_CreateArray());
 	cJSON_AddItemToObject(o, "probes", result_probes_json(leaf));
@@ -195,6 +202,20 @@ static void install_verdicts(cJSON *o, const struct torch_run *run, const struct
 	cJSON *arr;
 	size_t i;
 	cJSON_AddItemToObject(o, "matrix_row", pv && pv->row ? matrix_row_json(pv->row, 0) : cJSON_CreateNull());
+	{
+		/* the release's own _load_dll_libraries that was followed (loader/torchproc.h) */
+		cJSON *pr = cJSON_AddObjectToObject(o, "procedure");
+		unsigned line = torch_proc_line(run->torch_version);
+		cJSON_AddStringToObject(pr, "since", run->proc->since);
+		if (line) {
+			char *src = xasprintf("torch/__init__.py:%u of torch %s", line, run->torch_version);
+			cJSON_AddStringToObject(pr, "source", src);
+			free(src);
+		} else {
+			cJSON_AddStringToObject(pr, "source", run->proc->source);
+		}
+		cJSON_AddBoolToObject(pr, "measured", line != 0);
+	}
 	arr = cJSON_AddArrayToObject(o, "dll_paths");
 	for (i = 0; i < run->dll_paths.n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(run->dll_paths.v[i]));
@@ -343,6 +364,7 @@ void result_finish(struct result *res)
 	cJSON_AddNumberToObject(counts, "installs", (double)res->ninstalls);
 	cJSON_AddNumberToObject(counts, "binaries", (double)nbin);
 	cJSON_AddNumberToObject(counts, "binaries_failing", (double)nfail);
+	report_counts_json(counts, report);
 	cJSON_ReplaceItemInObject(report, "counts", counts);
 	cJSON_ReplaceItemInObject(report, "status",
 				  cJSON_CreateString(errors ? "fail" : warnings ? "warn" : "pass"));

@@ -96,6 +96,9 @@ const char *os_getenv(const char *name);
 /* Whether fd (1 = stdout, 2 = stderr) is a terminal. */
 int os_isatty(int fd);
 
+/* The width in columns of the terminal fd (1 = stdout) is, or 0 when it is none or unknown. */
+int os_term_columns(int fd);
+
 /* Fills buf with n unpredictable bytes (for output delimiters and stop-commands tokens). */
 int os_random(void *buf, size_t n, struct err *err);
 

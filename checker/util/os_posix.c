@@ -14,6 +14,7 @@
 #include <string.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -368,6 +369,14 @@ const char *os_getenv(const char *name)
 int os_isatty(int fd)
 {
 	return isatty(fd);
+}
+
+int os_term_columns(int fd)
+{
+	struct winsize ws;
+	if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) < 0)
+		return 0;
+	return ws.ws_col;
 }
 
 void os_sleep_ms(unsigned ms)

@@ -358,6 +358,15 @@ int os_isatty(int fd)
 	return h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode);
 }
 
+int os_term_columns(int fd)
+{
+	CONSOLE_SCREEN_BUFFER_INFO info;
+	HANDLE h = GetStdHandle(fd == 2 ? STD_ERROR_HANDLE : STD_OUTPUT_HANDLE);
+	if (h == INVALID_HANDLE_VALUE || !GetConsoleScreenBufferInfo(h, &info))
+		return 0;
+	return info.srWindow.Right - info.srWindow.Left + 1;
+}
+
 void os_sleep_ms(unsigned ms)
 {
 	Sleep(ms);

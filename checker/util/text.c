@@ -27,10 +27,28 @@ int text_is_space(long cp)
 	       cp == 0x3000;
 }
 
+/*
+ * Whether out's last line already has visible ASCII text: then what is
+ * appended cannot be where the runner looks for "::" (it trims white space,
+ * Unicode's too: bytes >= 0x80 count as possibly white).
+ */
+static int midline(const struct strbuf *out)
+{
+	size_t i;
+	for (i = out->len; i > 0; i--) {
+		unsigned char c = (unsigned char)out->buf[i - 1];
+		if (c == '\n' || c == '\r')
+			return 0;
+		if (c != ' ' && c != '\t' && c < 0x80)
+			return 1;
+	}
+	return 0;
+}
+
 void text_esc(struct strbuf *out, const char *str, size_t n, unsigned flags)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	int wf = (flags & TEXT_ESC_WORKFLOW) != 0;
+	int wf = (flags & TEXT_ESC_WORKFLOW) != 0, mid = (flags & TEXT_ESC_MIDLINE) != 0;
 	int at_start = 1; /* only whitespace so far on this line of the text */
 	size_t i = 0, run;
 	strbuf_grow(out, n);
@@ -41,7 +59,7 @@ void text_esc(struct strbuf *out, const char *str, size_t n, unsigned flags)
 			i++;
 			continue;
 		}
-		if (wf && at_start && (c == ':' || (c == '#' && i + 1 < n && s[i + 1] == '['))) {
+		if (wf && at_start && ((c == ':' && !mid) || (c == '#' && i + 1 < n && s[i + 1] == '['))) {
 			/* where a line may start: the runner trims whitespace, then looks for "::" */
 			strbuf_adds(out, c == ':' ? "\\x3a" : "\\x23");
 			i++;
@@ -73,6 +91,7 @@ void text_esc(struct strbuf *out, const char *str, size_t n, unsigned flags)
 				if (flags & TEXT_ESC_KEEP_NL) {
 					strbuf_addch(out, '\n');
 					at_start = 1;
+					mid = 0;
 				} else {
 					strbuf_adds(out, "\\n");
 				}
@@ -113,7 +132,7 @@ int text_put_char(struct strbuf *out, const unsigned char *s, size_t n, size_t *
 void text_esc_line(struct strbuf *out, const char *s)
 {
 	if (s)
-		text_esc(out, s, strlen(s), TEXT_ESC_WORKFLOW);
+		text_esc(out, s, strlen(s), TEXT_ESC_WORKFLOW | (midline(out) ? TEXT_ESC_MIDLINE : 0));
 }
 
 const char *text_quote(struct strbuf *out, const char *s, size_t max)
@@ -268,7 +287,7 @@ static void add_string(struct strbuf *out, const struct conv_spec *c, const char
 	} else {
 		n = strlen(s);
 	}
-	text_esc(&e, s, n, TEXT_ESC_WORKFLOW);
+	text_esc(&e, s, n, TEXT_ESC_WORKFLOW | (midline(out) ? TEXT_ESC_MIDLINE : 0));
 	pad = c->width > 0 && e.len < (size_t)c->width;
 	if (pad && !c->left)
 		strbuf_addf(out, "%*s", c->width - (int)e.len, "");

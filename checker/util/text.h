@@ -43,6 +43,7 @@
 enum text_esc_flags {
 	TEXT_ESC_WORKFLOW = 1, /* also break "::" and "##[" (GitHub workflow commands) */
 	TEXT_ESC_KEEP_NL = 2,  /* keep LF (multi-line blocks): each line then starts as the text does */
+	TEXT_ESC_MIDLINE = 4,  /* the text continues a line that has visible text already: a ':' first in it cannot start a command */
 };
 
 /* Appends s[0..n) escaped as above. */
@@ -50,7 +51,11 @@ void text_esc(struct strbuf *out, const char *s, size_t n, unsigned flags);
 
 /*
  * The usual form: a NUL-terminated string (NULL prints nothing), with
- * TEXT_ESC_WORKFLOW — the same bytes in a terminal and in a log.
+ * TEXT_ESC_WORKFLOW — the same bytes in a terminal and in a log — and
+ * TEXT_ESC_MIDLINE when `out` already holds visible ASCII text since its last
+ * line break (text_addf's %s arguments likewise): only a ':' that can come
+ * first on a line is escaped, so "imports (2 DLLs):" keeps its colon. The
+ * start of `out` counts as the start of a line.
  */
 void text_esc_line(struct strbuf *out, const char *s);
 

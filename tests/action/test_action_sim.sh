@@ -99,8 +99,9 @@ check_eq "1 error annotation" 1 "$(grep -c '"name": "error"' "$tmp/first/cmds")"
 check_eq "...naming the 5 torch binaries it fails (fbgemm, torch_cpu, torch, torch_python, _C)" 1 "$(grep -c 'Affects 5 torch binaries: ' "$tmp/first/cmds")"
 check_eq "no warning annotation (the known issue is the error's), the unknown redistributable (no registry) one notice" "0 1" \
 	"$(grep -c '"name": "warning"' "$tmp/first/cmds") $(grep -c '"name": "notice"' "$tmp/first/cmds")"
-check_eq "no other workflow commands than annotations and one stop-commands block" 0 \
-	"$(grep -v '"name": "\(error\|warning\|notice\)"' "$tmp/first/cmds" | grep -vc '"name": "stop-commands"\|"resume": true')"
+# (and the ::group:: / ::endgroup:: folding each problem's evidence, written between the guard's blocks)
+check_eq "no other workflow commands than annotations, the evidence groups and the stop-commands blocks" 0 \
+	"$(grep -v '"name": "\(error\|warning\|notice\|group\|endgroup\)"' "$tmp/first/cmds" | grep -vc '"name": "stop-commands"\|"resume": true')"
 if grep -q 'libomp140.x86_64.dll' "$tmp/first/cmds" && grep -q 'fbgemm.dll' "$tmp/first/cmds"; then
 	ok "annotations name the binary and the missing leaf"
 else
@@ -168,6 +169,13 @@ check_eq "hostile torch-path: usage error (2)" 2 "$(res hostile "r['rc']")"
 if ls "$tmp"/pwned* >/dev/null 2>&1; then not_ok "an input value ran as shell code"; else ok "no input value ran as shell code"; fi
 sim badfail scan="$root" torch-path="$torch" fail-on=sometimes
 check_eq "fail-on=sometimes: 2" 2 "$(res badfail "r['rc']")"
+sim badimport scan="$root" torch-path="$torch" import-first='PyQt5;rm -rf'
+check_eq "import-first with a shell character: 2, annotated, nothing run" "2 1" \
+	"$(res badimport "r['rc']") $(step_out badimport "$(last_step badimport)" |
+		grep -c "^::error title=torch-dll-check::import-first: 'PyQt5?rm' is not a package name$")"
+sim noimport scan="$root" torch-path="$torch" import-first="numpy, PyQt5"
+check_eq "import-first naming packages the environment lacks: 2, the first one named" "2 1" \
+	"$(res noimport "r['rc']") $(step_out noimport "$(last_step noimport)" | grep -c '^::error.*import-first numpy: no distribution')"
 sim badpins scan="$root" torch-path="$torch" pins=yes
 check_eq "pins=yes: 2" 2 "$(res badpins "r['rc']")"
 if step_out badpins "$(last_step badpins)" | grep -q '^::error title=torch-dll-check::pins must be true or false$'; then

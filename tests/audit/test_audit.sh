@@ -130,10 +130,21 @@ check_status "--fail-on bogus: usage error" 2 "$gbin" audit --history "$hist" --
 
 # history: the timeline, newest first
 out=$("$gbin" history --history "$hist" --runner r1 2>&1)
-check_eq "history: 8 snapshots" 8 "$(printf '%s\n' "$out" | wc -l)"
+check_eq "history: 8 snapshots" 8 "$(grep -c '^[0-9]\{4\}-' <<<"$out")"
 check_cmd "history: night 4's errors with the first title" \
 	grep -q "fail   [0-9a-f]\{12\}  6 error(s), 0 warning(s), 1 note(s): .*fbgemm.dll loaded and now fails" <<<"$out"
-check_cmd "history: night 1 is the first snapshot (last line)" bash -c "tail -1 <<<'$out' | grep -q 'first snapshot'"
+# what drifted, not only that it did: the error a failing night fails on, and the versions before and after
+check_cmd "history: night 4 says what it fails on (its first error)" \
+	grep -A1 "6 error(s), 0 warning(s), 1 note(s)" <<<"$out" | grep -q "^    fails on: fbgemm.dll cannot load: libomp140.x86_64.dll is missing"
+check_cmd "history: night 4 says what changed, before -> after" \
+	grep -qF "    changed: $SYS\\libomp140.x86_64.dll  " <<<"$out"
+check_cmd "history: night 5 names the older msvcp140.dll, both versions" \
+	grep -qF "    changed: $SYS\\msvcp140.dll  14.40.33810.0 -> 14.29.30133.0" <<<"$out"
+check_cmd "history: night 6 names the redistributable's versions" \
+	grep -qE "^    changed: x64  14\.40\.33810\.0 .*-> 14\.44\.35211\.0" <<<"$out"
+check_eq "history --json: each snapshot's first error" "fbgemm.dll cannot load: libomp140.x86_64.dll is missing" \
+	"$("$gbin" history --history "$hist" --runner r1 --json --limit 1 | jq -r '.snapshots[0].first_error' 2>&1)"
+check_cmd "history: night 1 is the first snapshot (the last snapshot line)" bash -c "grep '^[0-9]\{4\}-' <<<'$out' | tail -1 | grep -q 'first snapshot'"
 check_eq "history --json --limit 2" "2 torch-dll-check/history/v1" \
 	"$("$gbin" history --history "$hist" --runner r1 --json --limit 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["snapshots"]), d["schema"])' 2>&1)"
 check_status "history: unknown runner is exit 2" 2 "$gbin" history --history "$hist" --runner nobody
@@ -145,6 +156,15 @@ check_status "torch-dll-check history reaches torch-dll-check-git" 0 "$bin" hist
 check_status "audit runs the check (r2; a first snapshot has no drift)" 0 "$gbin" audit --history "$hist" --runner r2 --fail-on warning --json "$tmp/r2.json" -- \
 	--root "$m" --scan 'C:\' --registry "$tmp/runner.reg"
 check_eq "r2: a report snapshot" "fail True" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["status"], d["first"])' "$tmp/r2.json" 2>&1)"
+# check's options directly, without `--` (audit's own names stay audit's): the same snapshot
+check_status "audit takes check's options directly (r2, a second night)" 0 "$gbin" audit --history "$hist" --runner r2 \
+	--root "$m" --scan 'C:\' --json "$tmp/r2b.json" --registry="$tmp/runner.reg" --date 4000000000
+check_eq "...the same check: no drift since the -- night" "0 False" \
+	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["drift"]["changes"]), d["first"])' "$tmp/r2b.json" 2>&1)"
+check_status "...both ways at once" 0 "$gbin" audit --history "$hist" --runner r2 --root "$m" --date 4000086400 -- \
+	--scan 'C:\' --registry "$tmp/runner.reg"
+check_status "an option neither audit nor check knows is still a usage error" 2 "$gbin" audit --history "$hist" --runner r2 --bogus
+check_cmd "...with did-you-mean from audit's options" sh -c "'$gbin' audit --runner r2 --histroy x 2>&1 | grep -q \"did you mean '--history'\""
 # ... and an empty machine gives an inventory snapshot
 mkdir -p "$tmp/empty/Windows/System32"
 check_status "audit of a machine without torch: inventory snapshot" 0 "$gbin" audit --history "$hist" --runner empty --json "$tmp/empty.json" -- \
@@ -157,6 +177,11 @@ out=$("$gbin" fleet --history "$hist" 2>&1)
 check_cmd "fleet: failing rows first (r1 2.4.0)" bash -c "sed -n 2p <<<'$out' | grep -q '^r1 .*2.4.0+cpu.*fail'"
 check_cmd "fleet: the empty runner has a row" grep -q "^empty .*(no torch install)" <<<"$out"
 check_cmd "fleet: 3 runners" grep -q "^3 runner(s)" <<<"$out"
+# the drift column says what drifted on r1's last night: the vcruntime140_1.dll upgrade, both versions
+check_cmd "fleet: r1's drift says what changed, before -> after" \
+	grep -qF "1 note(s): $SYS\\vcruntime140_1.dll changed: 14.40.33810.0 -> 14.44.35211.0" <<<"$out"
+check_eq "fleet --format json: the row's drift_change" "$SYS\\vcruntime140_1.dll changed: 14.40.33810.0 -> 14.44.35211.0" \
+	"$("$gbin" fleet --history "$hist" --format json | jq -r '.rows[] | select(.runner == "r1") | .drift_change' | sort -u 2>&1)"
 md=$("$gbin" fleet --history "$hist" --format markdown --summary "$tmp/summary.md" 2>&1)
 check_cmd "fleet --format markdown: a table" grep -q '^| runner | snapshot (UTC) |' <<<"$md"
 check_cmd "fleet --summary: appended" grep -q "torch-dll-check fleet: 3 runner(s)" "$tmp/summary.md"
@@ -182,7 +207,8 @@ check_cmd "under Actions, history: the runner name is there, escaped" grep -q 'g
 GITHUB_ACTIONS=true "$gbin" audit --history "$hist" --runner "$evil" --report "$tmp/n3.json" >"$tmp/gh.out" 2>"$tmp/gh.err"
 check_eq "under Actions, audit: only its own annotations are live (1 warning, 6 notices)" "6 notice 1 warning" \
 	"$(live "$tmp/gh.out" "$tmp/gh.err" | cut -d' ' -f2 | sort | uniq -c | awk '{print $1, $2}' | paste -sd' ')"
-check_cmd "under Actions, audit: the annotation title names the runner, escaped" grep -q '^::warning title=torch-dll-check drift on gpu box%0A%3A%3Aerror%3A%3Ax' "$tmp/gh.out"
+# one escaping path for every annotation (report/annotate.h): the line made visible (LF as \n), then escapeProperty
+check_cmd "under Actions, audit: the annotation title names the runner, escaped" grep -qF '::warning title=torch-dll-check drift on gpu box\n%3A%3Aerror%3A%3Ax' "$tmp/gh.out"
 GITHUB_ACTIONS=true "$gbin" fleet --history "$hist" --format markdown >"$tmp/gh.out" 2>"$tmp/gh.err"
 check_eq "under Actions, fleet: no live workflow command" "" "$(live "$tmp/gh.out" "$tmp/gh.err")"
 

@@ -86,8 +86,11 @@ wrap_old29() { wrap "$1" pol_tree healthy 2.9.0+cpu 14.38.33130.0; }
 t=$(tree old29 wrap_old29)
 reg "$tmp/old.reg" 14.38.33130.00 -
 check_eq "2.9 + redistributable 14.38: rules and severities (python.org's own vcruntime140 14.40 is fine)" \
-	'[["redist-too-old","error"],["runtime-too-old","error"],["known-issue","note"]]' \
+	'[["redist-too-old","error"],["runtime-too-old","error"]]' \
 	"$(J "$t" '[.findings[] | [.rule,.severity]]' --registry "$tmp/old.reg")"
+check_eq "2.9 + redistributable 14.38: the known issue (applies_when older: msvcp140.dll) folded into runtime-too-old" \
+	'"msvcp140-older-than-14.40"' \
+	"$(J "$t" '[.findings[] | select(.rule=="runtime-too-old") | .issue][0]' --registry "$tmp/old.reg")"
 check_eq "redist-too-old: title and fix" \
 	'["VC++ x64 redistributable 14.38.33130.0 is older than torch 2.9.0+cpu needs (>= 14.42)","install the VC++ 2015-2022 x64 redistributable >= 14.42 (https://aka.ms/vs/17/release/vc_redist.x64.exe)"]' \
 	"$(J "$t" '.findings[0] | [.title,.fix]' --registry "$tmp/old.reg")"
@@ -98,8 +101,8 @@ check_eq "the install's matrix_row is the 2.9 row" '["torch-2.9-to-2.11","<embed
 	"$(J "$t" '.installs[0] | [.matrix_row.id,.matrix_row.file,.status]' --registry "$tmp/old.reg")"
 check_eq "exit 1" 1 "$(status_of "$t" --registry "$tmp/old.reg")"
 reg "$tmp/new.reg" 14.44.35211.00 -
-check_eq "the same tree with a 14.44 registry: System32's msvcp140 stays too old (and the row's known issue, a note)" \
-	'["runtime-too-old","known-issue"]' "$(J "$t" '[.findings[].rule]' --registry "$tmp/new.reg")"
+check_eq "the same tree with a 14.44 registry: System32's msvcp140 stays too old (the row's known issue folded into it)" \
+	'[["runtime-too-old","msvcp140-older-than-14.40"]]' "$(J "$t" '[.findings[] | [.rule,.issue]]' --registry "$tmp/new.reg")"
 
 # an inferred row's minimum is advice: torch 1.6 (14.28, inferred: no wheel on PyPI) with 14.27 is a warning, exit 0
 wrap_old27() { wrap "$1" pol_tree healthy 1.6.0+cpu 14.40.33810.0; }
@@ -239,7 +242,7 @@ check_eq "--scan: the inventory lists both installs and the registry's redistrib
 	"$(jq -c '[(.inventory.installs|length), .inventory.redistributables[0].version]' <<<"$out")"
 txt=$("$B" check --root "$d/root" --scan "C:\\" --registry "$d/runner.reg")
 check_eq "--scan text: verdict line" \
-	"FAIL 1 of 2 torch installs will not load: fbgemm.dll cannot load: libomp140.x86_64.dll is missing (1 error, 0 warnings, 0 notes; 18 torch binaries checked, 5 fail)" \
+	"FAIL 1 of 2 torch installs will not load: fbgemm.dll cannot load: libomp140.x86_64.dll is missing (1 problem: 1 error, 0 warnings, 0 notes; 5 findings; 18 torch binaries checked, 5 fail)" \
 	"$(head -1 <<<"$txt")"
 check_eq "--scan text: failing install first, then the passing one" "FAIL PASS" \
 	"$(grep -E '^  (FAIL|PASS|WARN) torch ' <<<"$txt" | awk '{print $1}' | paste -sd' ')"

@@ -195,4 +195,42 @@ else
 	head -20 "$tmp/docs.diff" | sed 's/^/#   /'
 fi
 
+# ---- hints: the same words for the same mistake, and the next step said ----
+run check --torch x --fail-on errors
+check_eq "--fail-on errors: did you mean 'error'" \
+	"torch-dll-check: check: --fail-on errors: expected error, warning or never (did you mean 'error'?) 2" "$(head -1 <<<"$err") $rc"
+run report --in x --format jsn
+check_eq "--format jsn: did you mean 'json'" \
+	"torch-dll-check: report: --format jsn: expected text, json, github or sarif (did you mean 'json'?)" "$(head -1 <<<"$err")"
+run audit --runner r --fail-on warnings
+check_eq "audit --fail-on warnings: the same words" \
+	"torch-dll-check: audit: --fail-on warnings: expected error, warning, note or never (did you mean 'warning'?)" "$(head -1 <<<"$err")"
+run check --torch x --format sarif --json
+check_eq "--format sarif --json: an error, not JSON on stdout" "2 " "$rc $out"
+check_cmd "...saying --json FILE writes it beside" grep -q -- "--json: prints the JSON report, which does not go with --format (give --json FILE" "$tmp/err"
+run check --torch x --json --format sarif
+check_cmd "--json --format sarif: the same mistake the other way round" grep -q -- "--format sarif: does not go with a bare --json" "$tmp/err"
+run check --torch x --format json --json
+check_cmd "--format json --json agree: no such error" bash -c "! grep -q 'does not go with' '$tmp/err'"
+mkdir -p "$tmp/empty"
+run check --python 'C:\Python311\python.exe'
+if [ "$(uname -s)" = Linux ]; then
+	check_cmd "--python C:\\... without --root on Linux: the hint names --root" \
+		grep -qF -- "--python C:\Python311\python.exe: no such file (without --root, C:\ is this machine's / folder: give --root DIR" "$tmp/err"
+fi
+run check --root "$tmp/empty" --python 'C:\Python311\python.exe'
+check_cmd "...with --root: no such hint" bash -c "grep -q 'no such file' '$tmp/err' && ! grep -q 'without --root' '$tmp/err'"
+# deps of a bare name in the DLL's own folder: WinError 87 (searched for), with the hint to give ./NAME
+. "$TDC_REPO/tests/lib/fixtures.sh"
+mkdir -p "$tmp/tree/Windows/System32" "$tmp/tree/app"
+if make_dll "$tmp/tree/app/fbgemm.dll" >/dev/null 2>&1; then
+	(cd "$tmp/tree/app" && "$B" deps --root "$tmp/tree" fbgemm.dll >"$tmp/out" 2>"$tmp/err")
+	check_cmd "deps fbgemm.dll in its folder: WinError 87" grep -q 'WinError 87' "$tmp/out"
+	check_cmd "...and the hint suggests ./fbgemm.dll" grep -q 'give a path: ./fbgemm.dll' "$tmp/err"
+	(cd "$tmp/tree/app" && "$B" deps --root "$tmp/tree" ./fbgemm.dll >"$tmp/out" 2>"$tmp/err")
+	check_cmd "deps ./fbgemm.dll: no hint" bash -c "! grep -q hint '$tmp/err'"
+else
+	not_ok "make_dll could not build a fixture DLL"
+fi
+
 tap_done

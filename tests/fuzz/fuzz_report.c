@@ -81,12 +81,18 @@ static int fuzz_one(const uint8_t *data, size_t size)
 	report_text(&out, &v, 0, 1); /* --trace: every probe, the minor ones too */
 	check_text(out.buf);
 	strbuf_reset(&out);
+	{ /* wrapped narrow: a continuation must never start a workflow command either */
+		struct report_text_opts to = { 0, 1, 40, 0, 0 };
+		report_text_ex(&out, &v, &to);
+		check_text(out.buf);
+		strbuf_reset(&out);
+	}
 	report_summary(&out, &v, 64 * 1024);
 	if (out.len > 64 * 1024)
 		abort();
 	strbuf_reset(&out);
 	if (report_outputs(&out, &v, "r.json", "ghadelimiter_0123456789abcdef", &e) == 0 &&
-	    lines_starting(out.buf, "ghadelimiter_0123456789abcdef") != 4)
+	    lines_starting(out.buf, "ghadelimiter_0123456789abcdef") != 6)
 		abort();
 	strbuf_reset(&out);
 	report_sarif(&out, &v, ".github/workflows/ci.yml", &un);

@@ -198,11 +198,14 @@ win_exe() { # prints the path of a cached torch-dll-check.exe, building it when 
 	[ -n "$prefix" ] || return 1
 	prefix=${prefix%/lib/libcjson.a}
 	key=$( { find "$TDC_REPO/checker" -type f | LC_ALL=C sort | xargs cat; cat "$TDC_REPO/matrix/torch.yml";
-		x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } | sha256sum | cut -c1-16)
+		cat "$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } |
+		sha256sum | cut -c1-16)
 	dir=$TDC_CACHE/inventory-win/$key
 	if [ ! -f "$dir/torch-dll-check.exe" ]; then
 		mkdir -p "$dir"
-		sh "$TDC_REPO/checker/matrix/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" >"$dir/matrix_embed.c" || return 1
+		{ sh "$TDC_REPO/checker/matrix/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" &&
+			sh "$TDC_REPO/checker/matrix/embed.sh" matrix_pairs_text \
+				"$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; } >"$dir/matrix_embed.c" || return 1
 		local srcs=() f
 		while IFS= read -r f; do
 			case "$f" in */checker/git/* | */checker/cli/git/*) ;; *) srcs+=("$f") ;; esac

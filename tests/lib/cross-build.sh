@@ -22,7 +22,8 @@ prefix=$(bash action/deps.sh "${deps_args[@]}" | tail -1)
 
 out=$repo/build/win
 mkdir -p "$out/gen"
-sh checker/matrix/embed.sh matrix_default_yaml matrix/torch.yml >"$out/gen/matrix_embed.c"
+{ sh checker/matrix/embed.sh matrix_default_yaml matrix/torch.yml &&
+	sh checker/matrix/embed.sh matrix_pairs_text matrix/evidence/extensions-win_amd64.txt; } >"$out/gen/matrix_embed.c"
 # Reproducible: no path of this machine in the .exe (-ffile-prefix-map), no
 # link time in its PE header (--no-insert-timestamp), the sources in one order.
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1

@@ -138,7 +138,7 @@ EOF
 demo_tree() {
 	local FX_KEY
 	FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/lib/trees/loader.sh" "$REPO/tests/lib/trees/torch_cases.sh" \
-		"$REPO/tests/lib/trees/torch240.sh" |
+		"$REPO/tests/lib/trees/torch240.sh" "$REPO/tests/lib/record.py" |
 		sha256sum | cut -c1-12)
 	export FX_KEY
 	fx_build demo demo_build

@@ -92,6 +92,8 @@ def candidates(project, version):
         m = re.fullmatch(r"cp3(\d+)", py)
         if m and abi in ("cp3" + m.group(1), "cp3" + m.group(1) + "m"):
             out.append((name, sha, "3." + m.group(1), abi))
+        elif m and abi == "abi3" and int(m.group(1)) <= 11:  # the stable ABI: any newer CPython (PyQt5)
+            out.append((name, sha, "3.11", abi))
         elif py in ("py3", "py2.py3") and abi == "none":
             out.append((name, sha, "3.11", abi))
     return out

@@ -88,7 +88,7 @@ missing.yml:15:9: known issue `k` is missing `cause` (why it happens)
 missing.yml:15:9: known issue `k` is missing `fix` (what to do)
 missing.yml:15:9: known issue `k` is `status: sourced` but has no `sources`
 missing.yml:18:34: `x.so` is not a DLL file name (such as libomp140.x86_64.dll)
-missing.yml:18:41: unknown key `when` in applies_when; expected one of `variant`, `arch`, `imports`, `unresolved`'
+missing.yml:18:41: unknown key `when` in applies_when; expected one of `variant`, `arch`, `imports`, `unresolved`, `older`'
 
 cat >dup.yml <<'EOF'
 schema: 1

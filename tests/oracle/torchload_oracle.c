@@ -29,6 +29,12 @@
  *   5. Every --pyd, as CPython's Python/dynload_win.c loads an extension:
  *      LoadLibraryExW(path, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS |
  *      LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR) under SEM_FAILCRITICALERRORS.
+ *   0./6. Packages imported before torch (--first-dll-path, --first-path-prepend,
+ *      --first: before step 1, stage "first") and extensions after it
+ *      (--ext-dll-path, --ext: after step 5, stage "extension"), each step in
+ *      argument order: AddDllDirectory, PATH prepended, or the binary loaded
+ *      with the same flags as step 5 (ctypes.CDLL of a full path and CPython
+ *      both use 0x1100).
  * Nothing is ever freed: modules that loaded stay in the process's
  * loaded-module list and satisfy later imports by name, as in torch.
  *
@@ -527,6 +533,13 @@ static DWORD load(const WCHAR *path, unsigned long flags, int plain)
 
 /* ---- mode torch -------------------------------------------------------------- */
 
+/* One step of a package's import: AddDllDirectory(DIR), PATH = DIR;PATH, or LoadLibraryExW(FILE, 0x1100). */
+enum step_kind { STEP_DLL_DIR, STEP_PATH_PREPEND, STEP_LOAD };
+struct step {
+	enum step_kind kind;
+	const WCHAR *path;
+};
+
 struct opts {
 	const WCHAR *out;
 	const WCHAR *torch_dir;
@@ -541,6 +554,9 @@ struct opts {
 	unsigned long flags;
 	int has_default_dirs;
 	unsigned long default_dirs;
+	/* the packages imported before torch (--first*) and the extensions after it (--ext*), in argument order */
+	struct step *first, *ext;
+	int n_first, n_ext;
 };
 
 static int has_dll_suffix(const WCHAR *name)
@@ -601,6 +617,55 @@ static void prepend_dll_paths_to_path(const struct opts *o)
 	SetEnvironmentVariableW(L"PATH", p.s ? p.s : L"");
 }
 
+static void path_prepend(const WCHAR *dir)
+{
+	struct wbuf p = { 0 };
+	DWORD n = GetEnvironmentVariableW(L"PATH", NULL, 0);
+	wbuf_add(&p, dir);
+	wbuf_add(&p, L";");
+	if (n) {
+		WCHAR *old = xalloc((size_t)n * sizeof(WCHAR));
+		GetEnvironmentVariableW(L"PATH", old, n);
+		wbuf_add(&p, old);
+		HeapFree(GetProcessHeap(), 0, old);
+	}
+	SetEnvironmentVariableW(L"PATH", p.s);
+}
+
+/*
+ * A package's import as a list of steps (the procedure the checker models in
+ * checker/loader/extload.c): its folders added, then its binaries loaded as
+ * ctypes.CDLL and CPython both do it, LoadLibraryExW(path, 0x1100).
+ */
+static int run_steps(const struct step *st, int n, const char *kind, unsigned long *order)
+{
+	struct modset before = { 0 }, after = { 0 };
+	int failed = 0;
+	for (int i = 0; i < n; i++) {
+		if (st[i].kind == STEP_DLL_DIR) {
+			AddDllDirectory(st[i].path);
+			continue;
+		}
+		if (st[i].kind == STEP_PATH_PREPEND) {
+			path_prepend(st[i].path);
+			continue;
+		}
+		struct result r = { .order = *order, .kind = kind, .stage = kind, .path = st[i].path,
+				     .flags = PYD_FLAGS };
+		UINT old = SetErrorMode(SEM_FAILCRITICALERRORS);
+		modset_snapshot(&before);
+		marker("begin", *order, 0, 0);
+		r.error = load(st[i].path, PYD_FLAGS, 0);
+		marker("end", *order, 1, r.error);
+		modset_snapshot(&after);
+		SetErrorMode(old);
+		emit(&r, &before, &after);
+		(*order)++;
+		failed |= r.error != 0;
+	}
+	return failed;
+}
+
 static int run_torch(const struct opts *o)
 {
 	struct modset before = { 0 }, after = { 0 };
@@ -608,6 +673,7 @@ static int run_torch(const struct opts *o)
 	int failed = 0, path_patched = 0;
 
 	SetErrorMode(SEM_FAILCRITICALERRORS);
+	run_steps(o->first, o->n_first, "first", &order); /* packages imported before torch */
 
 	for (int i = 0; i < o->n_dll_paths; i++) {
 		if (!AddDllDirectory(o->dll_paths[i])) {
@@ -687,6 +753,7 @@ static int run_torch(const struct opts *o)
 				return 1;
 		}
 	}
+	failed |= run_steps(o->ext, o->n_ext, "extension", &order); /* the extensions, after torch */
 	return failed;
 }
 
@@ -742,6 +809,8 @@ static void emit_env(void)
 static const char usage[] =
 	"usage: torchload_oracle torch --out FILE [--torch-dir DIR] [--dll-path DIR]...\n"
 	"                               [--pyd FILE]... [--no-vc-probe] [--stop-at-first-error]\n"
+	"                               [--first-dll-path DIR | --first-path-prepend DIR | --first FILE]...\n"
+	"                               [--ext-dll-path DIR | --ext FILE]...\n"
 	"       torchload_oracle probe --out FILE [--flags N] [--add-dll-dir DIR]...\n"
 	"                               [--set-default-dirs N] PATH...\n"
 	"  An argument @FILE is replaced by FILE's lines (UTF-8, one argument per line).\n";
@@ -763,6 +832,8 @@ static int main_w(int argc, WCHAR **argv)
 	o.dll_paths = xalloc((size_t)argc * sizeof(WCHAR *));
 	o.pyds = xalloc((size_t)argc * sizeof(WCHAR *));
 	o.paths = xalloc((size_t)argc * sizeof(WCHAR *));
+	o.first = xalloc((size_t)argc * sizeof(struct step));
+	o.ext = xalloc((size_t)argc * sizeof(struct step));
 	for (int i = 2; i < argc; i++) {
 		const WCHAR *a = argv[i];
 		int has_val = i + 1 < argc;
@@ -774,6 +845,16 @@ static int main_w(int argc, WCHAR **argv)
 			o.dll_paths[o.n_dll_paths++] = argv[++i];
 		else if (!probe && weq(a, "--pyd") && has_val)
 			o.pyds[o.n_pyds++] = argv[++i];
+		else if (!probe && weq(a, "--first-dll-path") && has_val)
+			o.first[o.n_first++] = (struct step){ STEP_DLL_DIR, argv[++i] };
+		else if (!probe && weq(a, "--first-path-prepend") && has_val)
+			o.first[o.n_first++] = (struct step){ STEP_PATH_PREPEND, argv[++i] };
+		else if (!probe && weq(a, "--first") && has_val)
+			o.first[o.n_first++] = (struct step){ STEP_LOAD, argv[++i] };
+		else if (!probe && weq(a, "--ext-dll-path") && has_val)
+			o.ext[o.n_ext++] = (struct step){ STEP_DLL_DIR, argv[++i] };
+		else if (!probe && weq(a, "--ext") && has_val)
+			o.ext[o.n_ext++] = (struct step){ STEP_LOAD, argv[++i] };
 		else if (!probe && weq(a, "--no-vc-probe"))
 			o.vc_probe = 0;
 		else if (!probe && weq(a, "--stop-at-first-error"))

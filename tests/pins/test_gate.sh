@@ -126,6 +126,9 @@ commit "conda: pytorch 2.4.0"
 branch range
 printf '[project]\nname = "demo"\ndependencies = ["torch>=2.4,<2.10"]\n' >"$repo/pyproject.toml"
 commit "pyproject: a torch range"
+branch range25
+printf '[project]\nname = "demo"\ndependencies = ["torch>=2.4,<2.5"]\n' >"$repo/pyproject.toml"
+commit "pyproject: torch 2.4.x"
 branch rename
 g mv ci/torch.txt ci/torch-windows.txt
 printf '# runtime\nnumpy>=1.26\n-r ci/torch-windows.txt\n' >"$repo/requirements.txt"
@@ -141,6 +144,12 @@ commit "docs only"
 branch matrix
 printf 'schema: 1\nrows:\n  - id: org-2.4.1\n    torch: "==2.4.1"\n    status: sourced\n    sources: [https://example.com/our-runtime-policy]\n    vc_redist: {x64: "14.50"}\n' >"$repo/ci/matrix.yml"
 commit "our matrix asks for 14.50 with 2.4.1"
+branch pair-bad
+printf '# Windows\ntorch==2.9.1\ntorchvision==0.21.0\ntorchaudio==2.9.1\n' >"$repo/ci/torch.txt"
+commit "torch 2.9.1 with torchvision 0.21.0 (built for 2.6.0)"
+branch pair-good
+printf '# Windows\ntorch==2.9.1\ntorchvision==0.24.1\ntorchaudio==2.9.1\n' >"$repo/ci/torch.txt"
+commit "torch 2.9.1 with its torchvision and torchaudio"
 g checkout -q main
 sha() { git -C "$repo" rev-parse "$1"; }
 
@@ -234,15 +243,22 @@ check_eq "…an activated conda env (CONDA_PREFIX) is found without --python" \
 check_eq "…so is the first python.exe on PATH" '"PATH"' \
 	"$(G "$conda" "$tmp/144.reg" poetry '.pins.python.from' --env 'PATH=C:\Windows\system32;relative\dir;C:\Miniconda3\envs\ml;C:\Other')"
 
-# ---- a range: every row it meets, worst case first ----
+# ---- a range, as pip resolves it: the newest release it allows is the verdict ----
 check_eq "torch>=2.4,<2.10 on a runner with only the redistributable: the rows it meets" \
 	'["torch-2.4.0","torch-2.4.1-to-2.6","torch-2.7.0","torch-2.7.1","torch-2.8","torch-2.9-to-2.11"]' \
 	"$(G "$redist" "$tmp/144.reg" range '[.pins.targets[0].rows[].row]')"
-check_eq "…worst first: 2.4.0's missing libomp140, then 2.9's floor, each once" \
-	'[["missing-dll","error","pyproject.toml:3:18","torch-2.4.0"],["known-issue","warning","pyproject.toml:3:18","torch-2.9-to-2.11"],["pin-changed","note","pyproject.toml:3:18",null]]' \
+check_eq "…judged by the newest (2.9's floor, a warning); the older 2.4.0 that fails is one warning naming it" \
+	'[["pin-range-older-fails","warning","pyproject.toml:3:18",null],["known-issue","warning","pyproject.toml:3:18","torch-2.9-to-2.11"],["pin-changed","note","pyproject.toml:3:18",null]]' \
 	"$(G "$redist" "$tmp/144.reg" range '[.findings[] | [.rule, .severity, "\(.anchor.file):\(.anchor.line):\(.anchor.col)", .matrix.row]]')"
-check_eq "…saying the range is judged worst case first" true \
-	"$(G "$redist" "$tmp/144.reg" range '.findings[0].message | contains("The pin allows several versions; 2.4 is one of them, judged by row torch-2.4.0 (every row the range meets is judged, worst case first).")')"
+check_eq "…saying pip installs the newest" true \
+	"$(G "$redist" "$tmp/144.reg" range '[.findings[] | select(.rule == "known-issue") | .message | contains("pip installs the newest, so 2.9.0 and later are judged, by row torch-2.9-to-2.11")] | any')"
+check_eq "torch>=2.4,<2.5 (the issue's range): pip installs 2.4.1, which loads: no error, exit 0" \
+	'0 [["pin-range-older-fails","warning"],["pin-changed","note"]]' \
+	"$(st "$redist" "$tmp/144.reg" range25) $(G "$redist" "$tmp/144.reg" range25 '[.findings[] | [.rule, .severity]]')"
+check_eq "…the warning names the failing 2.4.0, its row and why, and suggests the lower bound" \
+	'[true,"raise the lower bound to leave them out: >=2.4.1"]' \
+	"$(G "$redist" "$tmp/144.reg" range25 '[(.findings[0].message | contains("2.4 (row torch-2.4.0: libomp140.x86_64.dll is not on this runner")), .findings[0].fix]')"
+check_eq "…--fail-on warning makes it fail" 1 "$(st "$redist" "$tmp/144.reg" range25 --fail-on warning)"
 
 # ---- renames, deletions, a PR that touches no pin, a matrix file ----
 check_eq "a renamed pin file: judged at its new path" \
@@ -257,7 +273,7 @@ check_eq "a PR touching no pin: passes at once with one note, nothing judged" \
 	"$(G "$bare" "$tmp/none.reg" docs '[[.findings[] | [.rule, .severity, .anchor]], .pins.changed, .pins.judged]')"
 check_eq "…exit 0 even on a runner without the redistributable" 0 "$(st "$bare" "$tmp/none.reg" docs)"
 "$B" check --pins --repo "$repo" --base main --head docs --root "$bare/root" --registry "$tmp/none.reg" >"$tmp/docs.txt" 2>&1
-check_eq "…its text headline" "PASS no torch pin changed: the gate passes (0 errors, 0 warnings, 1 note)" "$(head -1 "$tmp/docs.txt")"
+check_eq "…its text headline" "PASS no torch pin changed: the gate passes (1 problem: 0 errors, 0 warnings, 1 note; 1 finding)" "$(head -1 "$tmp/docs.txt")"
 check_eq "--pins-unchanged judges the head's pins anyway: 2.4.1 on a bare runner" \
 	'[["redist-missing","error","ci/torch.txt:1:1"]]' \
 	"$(G "$bare" "$tmp/none.reg" docs "$RSA" --pins-unchanged)"
@@ -298,7 +314,7 @@ check_eq "SARIF: a physical location on the pin's line" '["ci/torch.txt",2,1]' \
 GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$tmp/summary.md "$B" check --pins --repo "$repo" --base main --head docs \
 	--root "$redist/root" --registry "$tmp/144.reg" --format github >/dev/null 2>&1
 check_eq "the job summary of a PR touching no pin names the head commit and says nothing was judged" 1 \
-	"$(grep -c "^0 errors, 0 warnings, 1 note (one per root cause) · torch pins of $(sha docs) (unchanged: not judged) · " "$tmp/summary.md")"
+	"$(grep -c "^1 problem: 0 errors, 0 warnings, 1 note; 1 finding · torch pins of $(sha docs) (unchanged: not judged) · " "$tmp/summary.md")"
 
 # ---- a shallow clone without the base ----
 git clone -q --depth 1 --branch req-include "file://$repo" "$tmp/shallow" 2>/dev/null
@@ -332,4 +348,11 @@ check_eq "the branch that pins 2.4.0: no mismatch with 2.4.0+cpu" '[]' \
 	"$("$B" check --pins --repo "$repo" --rev req-include --root "$demo/root" --registry "$demo/runner.reg" \
 		--python 'C:\Python311\python.exe' --json 2>&1 | jq -c '[.findings[] | select(.rule == "pin-mismatch")]')"
 
+# the pairs a PR pins: torchvision built for another torch than the pinned one (matrix/evidence/extensions-win_amd64.txt)
+check_eq "a PR pinning torch 2.9.1 with torchvision 0.21.0: one extension-pair error on torchvision's line, the fix names the pair" \
+	'[["extension-pair","error","ci/torch.txt",3,1,"torchvision 0.21.0 requires torch==2.6.0; the pins say torch 2.9.1","pin torchvision==0.24.1 (built for torch 2.9.1), or torch==2.6.0"]]' \
+	"$(G "$redist" "$tmp/144.reg" pair-bad '[.findings[] | select(.rule == "extension-pair") | [.rule, .severity, .anchor.file, .anchor.line, .anchor.col, .title, .fix]]')"
+check_eq "... and the gate fails (exit 1)" 1 "$(st "$redist" "$tmp/144.reg" pair-bad)"
+check_eq "the matched pair (torchvision 0.24.1, torchaudio 2.9.1): no extension-pair finding" '[]' \
+	"$(G "$redist" "$tmp/144.reg" pair-good '[.findings[] | select(.rule == "extension-pair")]')"
 tap_done

@@ -135,7 +135,7 @@ run_suite() {
 
 	check_eq "diff: matrix rows the runners must satisfy" "torch-2.4.0 | torch-2.3 torch-2.4.0 torch-2.4.1-to-2.6 torch-2.7.0 torch-2.7.1 torch-2.8 torch-2.9-to-2.11 torch-2.12-to-2.13 torch-2.14-and-newer" \
 		"$(json "$out.diff.json" 'd["targets"][1]["matrix_rows"][0]["row"] + " | " + cat(*[r["row"] for r in d["targets"][0]["matrix_rows"]])')"
-	check_eq "diff: each row names its known issues" "['libomp140-not-redistributable'] []" \
+	check_eq "diff: each row names its known issues" "['libomp140-not-redistributable'] ['mkl-not-installed']" \
 		"$(json "$out.diff.json" 'cat(d["targets"][1]["matrix_rows"][0]["known_issues"], d["targets"][0]["matrix_rows"][0]["known_issues"])')"
 
 	printf 'schema: 1\nrows:\n  - id: org-2.4.0-cu121\n    torch: "==2.4.0"\n    variant: [cu121]\n    status: inferred\n    vc_redist: {x64: "14.40"}\n' >"$tmp/org.yml"

@@ -94,15 +94,21 @@ def main():
     legacy = [c for c in cmds if c["form"] == "legacy"]
     check(not legacy, "no legacy ##[ command anywhere on stdout", legacy)
     ann = [c for c in cmds if not c["stopped"] and c["name"] in ("error", "warning", "notice")]
+    # each problem's evidence folds under Actions: our ::group:: / ::endgroup::, between guards
+    groups = [c for c in cmds if not c["stopped"] and c["form"] == "v2" and c["name"] in ("group", "endgroup")]
     stops = [c for c in cmds if c["name"] == "stop-commands"]
     resumes = [c for c in cmds if c.get("resume")]
-    ours = set(id(c) for c in ann + stops + resumes)
+    ours = set(id(c) for c in ann + groups + stops + resumes)
     others = [c for c in cmds if id(c) not in ours]
-    check(not others, "stdout has no command but the annotations and one stop-commands block", others)
-    check(len(stops) == 1 and re.fullmatch(r"[0-9a-f]{32}", stops[0]["data"] or "") is not None,
-          "one ::stop-commands:: with a 32-hex random token", stops)
-    check(len(resumes) == 1 and stops and resumes[0]["name"] == stops[0]["data"],
-          "the block is closed by ::TOKEN::", resumes)
+    check(not others, "stdout has no command but the annotations, the evidence groups and the stop-commands blocks",
+          others)
+    check(len(stops) >= 1 and all(re.fullmatch(r"[0-9a-f]{32}", s["data"] or "") for s in stops) and
+          len(set(s["data"] for s in stops)) == len(stops),
+          "each ::stop-commands:: with its own 32-hex random token", stops)
+    check(len(resumes) == len(stops) and all(r["name"] == s["data"] for r, s in zip(resumes, stops)),
+          "each block is closed by its ::TOKEN::", resumes)
+    check(sum(c["name"] == "group" for c in groups) == sum(c["name"] == "endgroup" for c in groups),
+          "every ::group:: is ended", groups)
     inside = [c for c in cmds if c["stopped"] and not c.get("resume")]
     check(not inside, "nothing command-shaped inside the stop-commands block either", inside)
     got = {k: sum(1 for c in ann if c["name"] == k) for k in want}
@@ -131,8 +137,9 @@ def main():
               "hostile titles are still shown (escaped), not dropped")
 
     outs = parse_outputs(outputs)
-    check(sorted(outs) == ["failures", "report", "status", "warnings"] and all(len(v) == 1 for v in outs.values()),
-          "GITHUB_OUTPUT defines exactly status, failures, warnings, report once", outs)
+    check(sorted(outs) == ["failures", "findings", "problems", "report", "status", "warnings"] and
+          all(len(v) == 1 for v in outs.values()),
+          "GITHUB_OUTPUT defines exactly status, failures, warnings, problems, findings, report once", outs)
     check(outs.get("status") == [doc["status"]], "status output matches", outs.get("status"))
     check(outs.get("report") == [json_path], "a report path with newlines and 'status<<EOF' stays one value",
           outs.get("report"))
@@ -140,7 +147,9 @@ def main():
     md = open(summary, encoding="utf-8").read()
     # Inside <pre> (an HTML block up to the line with </pre>) Markdown is not interpreted.
     outside = re.sub(r"(?ms)^<pre>.*?</pre>", "", md)
-    tags = set(re.findall(r"(?<!\\)</?([A-Za-z][A-Za-z0-9]*)", md))
+    # CommonMark autolinks of http(s) URLs (<https://...>, URL characters only) are links, not HTML.
+    nolinks = re.sub(r"<https?://[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+>", "", md)
+    tags = set(re.findall(r"(?<!\\)</?([A-Za-z][A-Za-z0-9]*)", nolinks))
     check(tags <= {"details", "summary", "pre", "sub", "br"} and "](javascript" not in outside,
           "summary carries no raw HTML or javascript: link from the report", tags)
     return failed

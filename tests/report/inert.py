@@ -78,6 +78,8 @@ def check(mode, data, annotations):
     others = [c for c in live if c["name"] != "stop-commands"]
     if annotations:
         others = [c for c in others if not (c["form"] == "v2" and c["name"] in ("error", "warning", "notice"))]
+    # our own ::group:: / ::endgroup:: around each problem's evidence, written between guards
+    others = [c for c in others if not (c["form"] == "v2" and c["name"] in ("group", "endgroup"))]
     if others:
         return "live commands that are not ours: %r" % others[:3]
     if text.strip() and not stops:
@@ -91,7 +93,8 @@ def check(mode, data, annotations):
     inside = [c for c in cmds if c.get("stopped")]
     if inside:
         return "command-shaped lines inside the guard: %r" % inside[:3]
-    if not annotations and text.strip() and stops and lines_of(text)[-1] != "::%s::" % stops[-1]["data"]:
+    if not annotations and text.strip() and stops and lines_of(text)[-1] not in ("::%s::" % stops[-1]["data"],
+                                                                                "::endgroup::"):
         return "output after the guard was closed"
     return None
 

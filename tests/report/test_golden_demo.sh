@@ -42,7 +42,7 @@ render() {
 	GITHUB_ACTIONS=true "$@" --format github --summary "$dir/summary" --outputs "$dir/outputs" \
 		--sarif "$dir/sarif" --sarif-anchor requirements.txt >"$dir/stdout" 2>"$dir/stderr"
 	echo $? >"$dir/rc"
-	token=$(sed -n 's/^::stop-commands::\([0-9a-f]*\)$/\1/p' "$dir/stdout")
+	token=$(sed -n 's/^::stop-commands::\([0-9a-f]*\)$/\1/p' "$dir/stdout" | head -1)
 	delim=$(sed -n 's/^status<<\(.*\)$/\1/p' "$dir/outputs")
 	# the annotations: what stands before the stop-commands guard
 	sed -n '/^::stop-commands::/q;p' "$dir/stdout" >"$dir/github"

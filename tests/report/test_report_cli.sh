@@ -42,13 +42,55 @@ import json,sys; sys.exit(json.load(open('$tmp/out.json')) != json.load(open('$t
 
 # Text: the verdict comes first; no colour codes when not a terminal.
 "$BIN" report --in "$tmp/fail240.json" >"$tmp/text" 2>&1
-check_eq "verdict line" "FAIL torch 2.4.0+cpu will not load: fbgemm.dll cannot load: libomp140.x86_64.dll is missing (2 errors, 1 warning, 0 notes; 12 torch binaries checked, 1 fail)" "$(head -1 "$tmp/text")"
+check_eq "verdict line" "FAIL torch 2.4.0+cpu will not load: fbgemm.dll cannot load: libomp140.x86_64.dll is missing (3 problems: 2 errors, 1 warning, 0 notes; 3 findings; 12 torch binaries checked, 1 fail)" "$(head -1 "$tmp/text")"
 if grep -q $'\033' "$tmp/text"; then not_ok "colour codes in piped output"; else ok "no colour codes when stdout is not a terminal"; fi
 if grep -n 'Errors (2):' "$tmp/text" | grep -q . && [ "$(grep -n 'Errors (2):' "$tmp/text" | cut -d: -f1)" -lt "$(grep -n 'Warnings (1):' "$tmp/text" | cut -d: -f1)" ]; then
 	ok "failures before warnings"
 else
 	not_ok "failures before warnings"
 fi
+
+# Colour: --color decides; in auto NO_COLOR wins, then FORCE_COLOR, then a terminal (none here).
+check_cmd "--color always: ANSI colours into a pipe" sh -c "'$BIN' report --in '$tmp/fail240.json' --color always | grep -q \"\$(printf '\\033')\""
+check_cmd "FORCE_COLOR=1: colours into a pipe" sh -c "FORCE_COLOR=1 '$BIN' report --in '$tmp/fail240.json' | grep -q \"\$(printf '\\033')\""
+check_cmd "NO_COLOR beats FORCE_COLOR" sh -c "! NO_COLOR=1 FORCE_COLOR=1 '$BIN' report --in '$tmp/fail240.json' | grep -q \"\$(printf '\\033')\""
+check_cmd "--color never beats FORCE_COLOR" sh -c "! FORCE_COLOR=1 '$BIN' report --in '$tmp/fail240.json' --color=never | grep -q \"\$(printf '\\033')\""
+check_cmd "FORCE_COLOR=0 is no force" sh -c "! FORCE_COLOR=0 '$BIN' report --in '$tmp/fail240.json' | grep -q \"\$(printf '\\033')\""
+check_status "--color sometimes: 2" 2 "$BIN" report --in "$tmp/fail240.json" --color sometimes
+check_cmd "...saying the choices" sh -c "'$BIN' report --in '$tmp/fail240.json' --color sometimes 2>&1 | grep -qF -- '--color sometimes: expected auto, always or never'"
+if script -qc "true" /dev/null >/dev/null 2>&1; then
+	script -qc "'$BIN' report --in '$tmp/fail240.json'" /dev/null >"$tmp/tty.out" 2>&1
+	check_cmd "a terminal gets colours" grep -q $'\033\\[' "$tmp/tty.out"
+	script -qc "NO_COLOR=1 '$BIN' report --in '$tmp/fail240.json'" /dev/null >"$tmp/tty2.out" 2>&1
+	if grep -q $'\033\\[1' "$tmp/tty2.out"; then not_ok "NO_COLOR on a terminal: colours"; else ok "NO_COLOR on a terminal: no colours"; fi
+else
+	skip "colours on a terminal" "script(1) cannot run here"
+fi
+
+# -q / --quiet: the verdict line alone, same exit status.
+check_eq "-q: the verdict line alone" "$(head -1 "$tmp/text")" "$("$BIN" report --in "$tmp/fail240.json" -q)"
+check_status "--quiet keeps the exit status" 1 "$BIN" report --in "$tmp/fail240.json" --quiet
+
+# Wrapping: at $COLUMNS, else the terminal's width, else 80; the verdict line never (scripts read it with head -1).
+w80=$(tail -n +2 "$tmp/text" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+if [ "$w80" -le 80 ]; then ok "piped, no COLUMNS: lines after the verdict within 80 columns ($w80)"; else not_ok "a line of $w80 columns"; fi
+COLUMNS=120 "$BIN" report --in "$tmp/fail240.json" >"$tmp/text120"
+w120=$(tail -n +2 "$tmp/text120" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+if [ "$w120" -le 120 ] && [ "$w120" -gt 80 ]; then ok "COLUMNS=120: wrapped at 120 ($w120)"; else not_ok "COLUMNS=120: widest line $w120"; fi
+check_cmd "a wrapped 'why' continues under its value" grep -qE '^                [^ ]' "$tmp/text"
+check_eq "wrapping loses no word" "$(tr -s ' \n' '  ' <"$tmp/text120")" "$(COLUMNS=100000 "$BIN" report --in "$tmp/fail240.json" | tr -s ' \n' '  ')"
+
+# In github format (Actions' default) each problem's evidence is a ::group:: (outside the guard), ended by ::endgroup::.
+GITHUB_ACTIONS=true "$BIN" report --in "$tmp/fail240.json" --format github --summary '' --outputs '' >"$tmp/gh.txt"
+check_eq "under Actions: one ::group:: per problem" "3 3" \
+	"$(grep -c '^::group::evidence of problem' "$tmp/gh.txt") $(grep -c '^::endgroup::$' "$tmp/gh.txt")"
+# shellcheck disable=SC2016 # awk's $0, not the shell's
+check_cmd "...each group outside a guard: the guard ends before it" \
+	awk '/^::group::/ { if (prev !~ /^::[0-9a-f]+::$/) exit 1 } { prev = $0 }' "$tmp/gh.txt"
+check_eq "not outside Actions" "0" "$(grep -c '::group::' "$tmp/text")"
+check_eq "nor in text format under Actions (plain text, one guard)" "0" \
+	"$(GITHUB_ACTIONS=true "$BIN" report --in "$tmp/fail240.json" --format text | grep -c '^::group::')"
+
 if grep -q 'fix: *pip install torch==2.4.1' "$tmp/text"; then ok "each failure with its fix"; else not_ok "fix missing"; fi
 if command -v script >/dev/null; then
 	script -qec "'$BIN' report --in '$tmp/fail240.json'" /dev/null >"$tmp/tty" 2>&1
@@ -90,7 +132,7 @@ size=$(stat -c %s "$tmp/sum2.md")
 if [ "$size" -le 1048576 ]; then ok "earlier steps' summary text counts against the cap ($size)"; else not_ok "summary size $size"; fi
 "$BIN" report --in "$tmp/fail240.json" --summary "$tmp/sum3.md" --format json >/dev/null
 if grep -q 'fbgemm' "$tmp/sum3.md" && ! grep -q 'truncated' "$tmp/sum3.md"; then ok "small summary complete"; else not_ok "small summary"; fi
-for want in '### ❌ torch-dll-check: torch will not load' '| 2 | fbgemm\.dll | path\_fallback | ❌ missing\-dll | 126 |' \
+for want in '### ❌ torch-dll-check: torch will not load' 'retry with PATH \(after WinError 126\) | ❌ missing\-dll | 126 |' \
 	'Matrix row applied: **torch\-2\.4\.0**' '](https://github.com/pytorch/pytorch/issues/131662)' \
 	'<details><summary>Chain and search trace</summary>' '| x64 | 14\.40\.33810\.0 | yes |'; do
 	if grep -qF -- "$want" "$tmp/sum3.md"; then ok "summary has: $want"; else not_ok "summary lacks: $want"; fi

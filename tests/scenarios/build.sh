@@ -53,6 +53,7 @@ SCENARIOS=(
 	deep_import_chain forwarder_chain_20 hidden_dot_dll folder_named_dll stale_pyd_tags
 	trailing_dot_import same_dll_two_user_dirs quoted_path_entry relative_path_entry
 	msvcp140_app_local_lacks_symbol dbghelp_app_local_lacks_symbol imports_by_path folder_on_search_path
+	exe_image_in_torch_lib path_entry_trailing_period userbase_trailing_period
 )
 
 # ---- helpers ---------------------------------------------------------------
@@ -112,7 +113,7 @@ scn_begin() {
 	meta DESCRIPTION "$2"
 	# Per-scenario knobs, reset for each scenario:
 	declare -gA XA=() # extra args per stand-in, NUL-separated
-	declare -ga OMIT=() PATH_ADD=() WINE_OVR=() WINDIR_FILES=() CHECK_ENV=()
+	declare -ga OMIT=() PATH_ADD=() WINE_OVR=() WINDIR_FILES=() CHECK_ENV=() DLL_PATHS_ADD=()
 	USERNAME_=runner
 	PYDIR='C:\Python311' # where python.exe (the oracle) runs: the application dir
 	SITE=           # site-packages (default: $PYDIR\Lib\site-packages)
@@ -216,6 +217,7 @@ scn_end() {
 		[ $has = 0 ] && [ -d "$(host "$cbin")" ] && dll_paths+=("$cbin")
 		CHECK_ENV+=("CUDA_PATH_V${CUDA_VERSION//./_}=${cbin%\\bin}")
 	fi
+	dll_paths+=("${DLL_PATHS_ADD[@]}") # as torch passes them: its os.path.exists saw the folder
 	local -a pyds=()
 	local f
 	while IFS= read -r f; do
@@ -235,6 +237,44 @@ scn_end() {
 }
 
 # ---- the scenarios -----------------------------------------------------------
+
+scn_exe_image_in_torch_lib() {
+	scn_begin exe_image_in_torch_lib "torch\\lib\\exe_tool.dll is an executable image (no IMAGE_FILE_DLL) importing an absent DLL: LoadLibraryExW does not load an executable's static imports, so it loads"
+	python_install
+	torch_install
+	local key c out
+	out=$(host "$TORCH\\lib")/exe_tool.dll
+	key=$(printf '%s\0' exe_tool "$(fx_hash)" | sha256sum | cut -c1-24)
+	c=$DLL_CACHE/$key.exe
+	if [ ! -f "$c" ]; then
+		make_exe "$c.tmp.$$" --import absent_for_exe.dll:absent_init --import KERNEL32.dll:GetLastError || return 1
+		mv "$c.tmp.$$" "$c"
+	fi
+	cp "$c" "$out"
+	scn_end
+}
+
+scn_path_entry_trailing_period() {
+	scn_begin path_entry_trailing_period "libomp140.x86_64.dll only in C:\\Tools\\omp, on PATH as C:\\Tools\\omp. (a trailing period, which Win32 normalisation removes): fbgemm loads through torch's PATH fallback"
+	python_install
+	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
+	torch_install
+	stand libomp140.x86_64.dll 'C:\Tools\omp' --msvc --export omp_get_max_threads --export omp_get_num_threads
+	PATH_ADD=('C:\Tools\omp.')
+	scn_end
+}
+
+scn_userbase_trailing_period() {
+	scn_begin userbase_trailing_period "libiomp5md.dll only in C:\\x\\ub\\Library\\bin with PYTHONUSERBASE=C:\\x\\ub. (a trailing period): torch's os.path.exists and AddDllDirectory see C:\\x\\ub\\Library\\bin, so it loads"
+	python_install
+	OMIT=(libiomp5md.dll)
+	torch_install
+	OMIT=()
+	stand libiomp5md.dll 'C:\x\ub\Library\bin' "${IOMP_EXPORTS[@]}"
+	DLL_PATHS_ADD=('C:\x\ub.\Library\bin')
+	CHECK_ENV+=('PYTHONUSERBASE=C:\x\ub.')
+	scn_end
+}
 
 scn_healthy() {
 	scn_begin healthy "torch CPU wheel in a python.org install: every binary loads"

@@ -135,6 +135,30 @@ WINE_VS_WINDOWS = [
             "https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-search-order",
         ],
     },
+    {
+        "id": "W7-stub-bound-module-initialises",
+        "wine": "because of W2 a module with unresolved imports is initialised: its DllMain and "
+                "static constructors run, and may call a stub or use torch's registries "
+                "(torchvision 0.21.0's _C.pyd next to torch 2.9.1 ends the process with "
+                "c0000409); the oracle's result line for it is then missing, its @@oracle "
+                "section unterminated (tests/wheels/oracle_ext_compare.py reads the stubs there)",
+        "windows": "the load fails with 127 before any initialisation; the process goes on "
+                   "(torchvision catches the OSError)",
+        "sources": [
+            "https://learn.microsoft.com/en-us/windows/win32/dlls/dynamic-link-library-entry-point-function (DllMain runs after the imports are bound)",
+        ],
+    },
+    {
+        "id": "W8-dllmain-failure-code",
+        "wine": "a DLL whose initialisation fails (c10.dll with PyQt5's msvcp140.dll 14.26 "
+                "loaded first) makes LoadLibraryExW fail with 998 ERROR_NOACCESS",
+        "windows": "STATUS_DLL_INIT_FAILED → 1114 ERROR_DLL_INIT_FAILED, the WinError 1114 "
+                   "of pytorch/pytorch#169429",
+        "sources": [
+            "https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1000-1299- (1114)",
+            "https://github.com/pytorch/pytorch/issues/169429",
+        ],
+    },
 ]
 EXC = {e["id"]: e for e in WINE_VS_WINDOWS}
 W6_DLLS = {d.split()[0] for d in EXC["W6-builtin-substitution"]["dlls"]}

@@ -264,6 +264,10 @@ static void test_outputs_form_and_delimiter_refusal(void)
 			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
 			   "warnings<<ghadelimiter_00112233445566778899aabbccddeeff\n1\n"
 			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
+			   "problems<<ghadelimiter_00112233445566778899aabbccddeeff\n3\n"
+			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
+			   "findings<<ghadelimiter_00112233445566778899aabbccddeeff\n3\n"
+			   "ghadelimiter_00112233445566778899aabbccddeeff\n"
 			   "report<<ghadelimiter_00112233445566778899aabbccddeeff\nout/report.json\n"
 			   "ghadelimiter_00112233445566778899aabbccddeeff\n");
 	strbuf_reset(&out);
@@ -360,8 +364,8 @@ static void test_text_verdict_and_colour(void)
 	struct err e;
 	CHECK_INT(report_view_init(&v, d, &e), 0);
 	report_text(&out, &v, 0, 0);
-	CHECK(!strncmp(out.buf, "FAIL no torch install: error 0 (2 errors, 1 warning, 0 notes)\n",
-		       strlen("FAIL no torch install: error 0 (2 errors, 1 warning, 0 notes)\n")));
+	CHECK(!strncmp(out.buf, "FAIL no torch install: error 0 (3 problems: 2 errors, 1 warning, 0 notes; 3 findings)\n",
+		       strlen("FAIL no torch install: error 0 (3 problems: 2 errors, 1 warning, 0 notes; 3 findings)\n")));
 	CHECK(!strchr(out.buf, '\033'));
 	CHECK(strstr(out.buf, "Errors (2):") < strstr(out.buf, "Warnings (1):"));
 	strbuf_reset(&out);
@@ -373,7 +377,7 @@ static void test_text_verdict_and_colour(void)
 	d = doc_with(0, 0, 0);
 	CHECK_INT(report_view_init(&v, d, &e), 0);
 	report_text(&out, &v, 0, 0);
-	CHECK_STR(out.buf, "PASS no torch install loads (0 errors, 0 warnings, 0 notes)\n");
+	CHECK_STR(out.buf, "PASS no torch install loads (0 problems: 0 errors, 0 warnings, 0 notes; 0 findings)\n");
 	CHECK_INT(report_exit_status(&v, FAIL_ON_WARNING), 0);
 	strbuf_release(&out);
 	report_view_release(&v);
@@ -403,8 +407,8 @@ static void test_text_fix_evidence_and_trace(void)
 	struct err e;
 	CHECK_INT(report_view_init(&v, d, &e), 0);
 	report_text(&out, &v, 0, 0);
-	CHECK(!strncmp(out.buf, "FAIL torch will not load: a.dll cannot load (1 error, 0 warnings, 0 notes)\n",
-		       strlen("FAIL torch will not load: a.dll cannot load (1 error, 0 warnings, 0 notes)\n")));
+	CHECK(!strncmp(out.buf, "FAIL torch will not load: a.dll cannot load (1 problem: 1 error, 0 warnings, 0 notes; 2 findings)\n",
+		       strlen("FAIL torch will not load: a.dll cannot load (1 problem: 1 error, 0 warnings, 0 notes; 2 findings)\n")));
 	CHECK_HAS(out.buf, "Errors (1):\n  1. a.dll cannot load  [missing-dll, WinError 126]\n"
 			   "      fix:      upgrade\n"
 			   "      or:       install X\n"
@@ -642,8 +646,106 @@ static void test_grouping_by_cause(void)
 	cJSON_Delete(d);
 }
 
+
+/* The one --format parser: the choices are the option's argument; the error lists them. */
+static void test_format_choose(void)
+{
+	struct strbuf why = STRBUF_INIT;
+	enum report_format f = REPORT_FMT_TEXT;
+	CHECK_INT(report_format_choose("sarif", REPORT_FORMATS_CHECK, &f, &why), 0);
+	CHECK_INT(f, REPORT_FMT_SARIF);
+	CHECK_INT(report_format_choose("markdown", REPORT_FORMATS_FLEET, &f, &why), 0);
+	CHECK_INT(f, REPORT_FMT_MARKDOWN);
+	CHECK_INT(report_format_choose("auto", REPORT_FORMATS_AUDIT, &f, &why), 0);
+	CHECK_INT(f, REPORT_FMT_AUTO);
+	CHECK_INT(report_format_choose("markdown", REPORT_FORMATS_CHECK, &f, &why), -1);
+	CHECK_STR(why.buf, "expected text, json, github or sarif");
+	strbuf_reset(&why);
+	CHECK_INT(report_format_choose("json", REPORT_FORMATS_AUDIT, &f, &why), -1);
+	CHECK_STR(why.buf, "expected text or github");
+	strbuf_reset(&why);
+	CHECK_INT(report_format_choose("tex", REPORT_FORMATS_FLEET, &f, &why), -1);
+	CHECK_STR(why.buf, "expected text, markdown or json (did you mean 'text'?)");
+	strbuf_reset(&why);
+	CHECK_INT(report_format_choose("", REPORT_FORMATS_FLEET, &f, &why), -1);
+	strbuf_release(&why);
+}
+
+/* The one budget: 10 a kind; one notice slot kept when anything is left out; the writer's escaping. */
+static void test_annotation_budget_and_writer(void)
+{
+	struct report_annot_budget b;
+	struct strbuf out = STRBUF_INIT;
+	size_t want[3] = { 12, 0, 3 }, i, ok = 0;
+	report_annot_budget_init(&b, want);
+	for (i = 0; i < 12; i++)
+		ok += (size_t)report_annot_take(&b, SEV_NOTE);
+	CHECK_INT(ok, 9);
+	for (i = 0, ok = 0; i < 3; i++)
+		ok += (size_t)report_annot_take(&b, SEV_ERROR);
+	CHECK_INT(ok, 3);
+	CHECK_INT(report_annot_left(&b), 3);
+	report_annotation(&out, SEV_WARNING, "a,b:c.txt", 3, 0, "t: x, y", "50%\nnext\r");
+	CHECK_STR(out.buf, "::warning file=a%2Cb%3Ac.txt,line=3,title=t%3A x%2C y::50%25%0Anext%0D\n");
+	strbuf_reset(&out);
+	report_annotation(&out, SEV_ERROR, NULL, 0, 0, "t", "a\nb");
+	CHECK_STR(out.buf, "::error title=t::a%0Ab\n");
+	strbuf_release(&out);
+}
+
+/* One count, named: one missing leaf failing two binaries is 1 problem of 2 findings, in JSON as in text. */
+static void test_counts_named(void)
+{
+	cJSON *d = parse(HEAD "\"findings\":["
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"a.dll cannot load\","
+			      "\"install\":\"C:\\\\t\",\"binary\":\"C:\\\\t\\\\a.dll\",\"leaf\":\"m.dll\"},"
+			      "{\"rule\":\"missing-dll\",\"severity\":\"error\",\"winerror\":126,\"title\":\"b.dll cannot load\","
+			      "\"install\":\"C:\\\\t\",\"binary\":\"C:\\\\t\\\\b.dll\",\"leaf\":\"m.dll\"},"
+			      "{\"rule\":\"redist-too-old\",\"severity\":\"warning\",\"title\":\"old\"}]}");
+	cJSON *counts = cJSON_CreateObject();
+	struct report_view v;
+	struct strbuf out = STRBUF_INIT;
+	struct err e;
+	report_counts_json(counts, d);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "problems"), "errors", -1), 1);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "problems"), "warnings", -1), 1);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "problems"), "total", -1), 2);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "findings"), "errors", -1), 2);
+	CHECK_INT(report_int(cJSON_GetObjectItem(counts, "findings"), "total", -1), 3);
+	CHECK_INT(report_view_init(&v, d, &e), 0);
+	report_count_phrase(&out, &v);
+	CHECK_STR(out.buf, "2 problems: 1 error, 1 warning, 0 notes; 3 findings");
+	strbuf_release(&out);
+	report_view_release(&v);
+	cJSON_Delete(counts);
+	cJSON_Delete(d);
+}
+
+/* Wrapping never puts a ':' where the runner looks for "::": after a line's (Unicode) white space. */
+static void test_wrap_keeps_continuations_inert(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p;
+	report_text_wrap(&out, "      why:      aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk \xe3\x80\x80::error::x "
+				"llll ::warning::y\n", 40);
+	for (p = out.buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "\xe3\x80\x80", 3))
+			p += 3;
+		CHECK(strncmp(p, "::", 2) != 0);
+	}
+	CHECK_HAS(out.buf, "\n                ");
+	CHECK_HAS(out.buf, "\\x3a:error::x");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
+	RUN(test_wrap_keeps_continuations_inert);
+	RUN(test_counts_named);
+	RUN(test_format_choose);
+	RUN(test_annotation_budget_and_writer);
 	RUN(test_escape_gh_data_and_property_exactly_as_toolkit);
 	RUN(test_escape_markdown_html_uri);
 	RUN(test_anchor_in_repo);

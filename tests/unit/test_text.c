@@ -132,8 +132,36 @@ static void test_json_strings_are_valid_and_inert(void)
 	strbuf_release(&sb);
 }
 
+/* Only a ':' that can come first on a line is escaped (issue: "imports (2 DLLs)\x3a"). */
+static void test_colon_escaped_only_at_line_start(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	text_addf(&sb, "  %s (%d DLLs)%s\n", "imports", 2, ":");
+	CHECK_STR(sb.buf, "  imports (2 DLLs):\n");
+	text_addf(&sb, "%s", "::error::x");
+	CHECK_STR(sb.buf, "  imports (2 DLLs):\n\\x3a:error::x");
+	strbuf_reset(&sb);
+	strbuf_adds(&sb, "   ");
+	text_esc_line(&sb, "::warning::y");
+	CHECK_STR(sb.buf, "   \\x3a:warning::y");
+	strbuf_reset(&sb);
+	strbuf_adds(&sb, "why: ");
+	text_esc_line(&sb, ": (measured)");
+	CHECK_STR(sb.buf, "why: : (measured)");
+	strbuf_reset(&sb);
+	strbuf_adds(&sb, "a\r");
+	text_esc_line(&sb, ":z");
+	CHECK_STR(sb.buf, "a\r\\x3az");
+	strbuf_reset(&sb);
+	strbuf_adds(&sb, "x#");
+	text_esc_line(&sb, "#[y");
+	CHECK_STR(sb.buf, "x#\\x23[y"); /* "##[" anywhere still broken */
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
+	RUN(test_colon_escaped_only_at_line_start);
 	RUN(test_controls_c1_bidi_and_bad_bytes_are_visible);
 	RUN(test_workflow_triggers_broken_visibly);
 	RUN(test_quote_cuts_on_a_character);

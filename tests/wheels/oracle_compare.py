@@ -6,6 +6,7 @@ Prints one line per torch binary the oracle loaded:
     agree    NAME checker=loads oracle=0
     agree    NAME checker=missing-dll/126 oracle=126
     dllmain  NAME checker=loads oracle=998: imports resolved, DllMain failed (EVIDENCE)
+    agree    NAME checker=init-failed/1114 oracle=998 (EVIDENCE): the DllMain failure predicted
     DISAGREE NAME checker=... oracle=...
 and exits 1 when any line is DISAGREE.
 
@@ -45,7 +46,10 @@ def main(argv):
             continue
         shown = mine[0] if mine[0] == "loads" else "%s/%s" % mine
         init = re.search(r'process_attach Initialization of L"([^"]*)" failed', sections.get(r["order"], ""))
-        if r["error"] == 0 and mine[0] == "loads":
+        if mine[0] == "init-failed" and r["error"] != 0 and init:
+            # the checker's predicted DllMain failure (1114); Wine reports a crash in DllMain as 998
+            print("agree    %s checker=%s oracle=%d (Wine: %s)" % (name, shown, r["error"], init.group(0)))
+        elif r["error"] == 0 and mine[0] == "loads":
             print("agree    %s checker=loads oracle=0" % name)
         elif r["error"] != 0 and mine[0] != "loads" and r["error"] == mine[1]:
             print("agree    %s checker=%s oracle=%d" % (name, shown, r["error"]))

@@ -10,13 +10,15 @@
 # shellcheck source=tests/lib/trees/torch_cases.sh
 source "$(dirname "${BASH_SOURCE[0]}")/torch_cases.sh"
 
-# dist_info SITE VERSION: the pip metadata of a torch install.
+# dist_info SITE VERSION: the pip metadata of a torch install (METADATA, INSTALLER, and RECORD
+# listing torch\ as it is now: call it when the tree is complete).
 dist_info() {
 	local d="$1/torch-$2.dist-info"
 	mkdir -p "$d"
 	printf 'Metadata-Version: 2.1\nName: torch\nVersion: %s\nSummary: Tensors and Dynamic neural networks in Python\n' \
 		"$2" >"$d/METADATA"
 	printf 'pip\n' >"$d/INSTALLER"
+	python3 "$(dirname "${BASH_SOURCE[0]}")/../record.py" "$1" "$d" torch
 }
 
 # torch240_build DIR: torch 2.4.0+cpu at DIR/Python311 (DIR stands for C:\).
@@ -40,6 +42,8 @@ torch_hostile_build() {
 	make_dll "$lib/y##[error]legacy|<b>.dll" --export b --import c10.dll:c10_init \
 		--import 'missing.dll:g' || return 1
 	make_dll "$lib/z::stop-commands::x::add-mask::m.dll" --export c --import 'ok.dll:h' || return 1
+	# no pip metadata: the names are what is tested, not a RECORD (':' is no Windows path's)
+	rm -rf "$d/Python311/Lib/site-packages/torch-2.4.0+cpu.dist-info"
 }
 
 torch_hostile_tree() {

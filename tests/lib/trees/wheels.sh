@@ -11,7 +11,8 @@
 #                            vcruntime140.dll next to python.exe, and the wheel's
 #                            torch\lib, top-level .pyd files, version.py and
 #                            dist-info METADATA in Lib\site-packages (the rest
-#                            of the wheel is Python code the loader never reads).
+#                            of the wheel is Python code the loader never reads),
+#                            and RECORD with the wheel's rows of those files.
 #                            Prints the Windows path of python.exe.
 #   tree_redist DIR VER      the VC++ redistributable VER installed: msvc-runtime
 #                            VER's real DLLs into System32 (over Wine's, which
@@ -29,6 +30,10 @@
 #                            imports from it, by name and by ordinal (the one
 #                            stand-in besides python's)
 #   tree_drop DIR NAME       remove NAME from System32 and the Python folder
+#   tree_wheel_data DIR P V [FOLDER]  `pip install P==V`: its data DLLs (mkl, tbb, ...)
+#                            under FOLDER (default the Python folder, sys.prefix)
+#   tree_extensions DIR WHEEL...  more wheels installed whole (RECORD and all) into
+#                            the site-packages, python stand-ins rebuilt to cover them
 #
 # Trees are big (torch_cpu.dll alone is 200-300 MB unpacked), so they are built
 # in a temporary folder per test run, never in the cache; variants of one
@@ -56,10 +61,18 @@ wheel_tree() {
 	fi
 	python3 - "$whl" "$sp" <<'PYEOF' || return 1
 import re, sys, zipfile
+import csv, io, os
 z = zipfile.ZipFile(sys.argv[1])
-for n in z.namelist():
-    if re.fullmatch(r"torch/(lib/[^/]+\.dll|[^/]+\.pyd|version\.py)|torch-[^/]+\.dist-info/METADATA", n, re.I):
-        z.extract(n, sys.argv[2])
+keep = [n for n in z.namelist()
+        if re.fullmatch(r"torch/(lib/[^/]+\.dll|[^/]+\.pyd|version\.py)|torch-[^/]+\.dist-info/(METADATA|RECORD)", n, re.I)]
+for n in keep:
+    z.extract(n, sys.argv[2])
+# RECORD as pip leaves it, for the files this tree holds: the wheel's own rows of them
+rec = [n for n in keep if n.endswith(".dist-info/RECORD")]
+if rec:
+    rows = [r for r in csv.reader(io.StringIO(z.read(rec[0]).decode("utf-8"))) if r and r[0] in keep]
+    with open(os.path.join(sys.argv[2], rec[0]), "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
 PYEOF
 	# python.org's layout: python.exe, pythonXY.dll and vcruntime140.dll side by side
 	cp -l "$WINE_PE/vcruntime140.dll" "$py/vcruntime140.dll" 2>/dev/null || cp "$WINE_PE/vcruntime140.dll" "$py/"
@@ -73,6 +86,45 @@ PYEOF
 	make_exe "$py/python.exe" --import "python$xy.dll:$(head -1 "$d/python-exports.txt")" \
 		--import KERNEL32.dll:GetLastError || return 1
 	echo "C:\\Python$xy\\python.exe"
+}
+
+# tree_extensions DIR WHEEL...: `pip install` of more wheels into the tree's
+# site-packages (torchvision, torchaudio, PyQt5, PyQt5-Qt5: the whole wheel,
+# dist-info with RECORD and all), then the python stand-ins rebuilt to export
+# what every binary there imports: pythonXY.dll, and python3.dll (the stable
+# ABI DLL python.org ships next to python.exe) when an abi3 module imports it;
+# and Wine's .drv builtins (winspool.drv: Qt's print support) in System32.
+tree_extensions() {
+	local d=$1 py xy sp w f
+	shift
+	py=$(_pydir "$d")
+	xy=${py##*Python}
+	sp=$py/Lib/site-packages
+	for w in "$@"; do
+		python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$w" "$sp" || return 1
+	done
+	for f in "$WINE_PE"/*.drv; do
+		[ -e "$d/Windows/System32/$(basename "$f")" ] || cp -l "$f" "$d/Windows/System32/" 2>/dev/null ||
+			cp "$f" "$d/Windows/System32/"
+	done
+	_stand_in "$d" "$sp" "python$xy.dll" "$py/python$xy.dll" || return 1
+	_stand_in "$d" "$sp" "python3.dll" "$py/python3.dll" optional
+}
+
+# _stand_in TREE SP DLL OUT [optional]: OUT exports every name a .pyd/.dll under SP imports from DLL.
+_stand_in() {
+	local d=$1 sp=$2 dll=$3 out=$4 opt=${5:-}
+	find "$sp" \( -iname '*.pyd' -o -iname '*.dll' \) -print0 | xargs -0 "$TDC_BIN" pe --json --no-exports 2>/dev/null |
+		jq -r --arg dll "$dll" '.files[].imports[]? | select(.dll | ascii_downcase == $dll)
+			| .functions[] | .name // empty' | sort -u >"$d/$dll.exports"
+	if [ ! -s "$d/$dll.exports" ]; then
+		[ -n "$opt" ] && return 0
+		echo "tree.sh: nothing imports $dll under $sp" >&2
+		return 1
+	fi
+	{ echo "EXPORTS"; cat "$d/$dll.exports"; } >"$d/$dll.def"
+	rm -f "$out"
+	make_dll "$out" --def "$d/$dll.def" --import KERNEL32.dll:GetLastError --import VCRUNTIME140.dll:memset
 }
 
 # tree_variant SRC DST: a copy of tree SRC sharing its files (hard links).
@@ -151,4 +203,26 @@ tree_libomp140() {
 
 tree_drop() {
 	rm -f "$1/Windows/System32/$2" "$(_pydir "$1")/$2"
+}
+
+# tree_wheel_data DIR PROJECT VER [FOLDER]: `pip install PROJECT==VER`'s data
+# files (<name>.data/data/...: Library\bin\*.dll for mkl, intel-openmp, tbb)
+# under FOLDER (a Windows-style path below DIR, default the Python folder:
+# sys.prefix; a user base for `pip install --user`).
+tree_wheel_data() {
+	local d=$1 whl dst
+	dst=${4:-$(_pydir "$d")}
+	case $dst in /*) ;; *) dst=$d/$dst ;; esac
+	whl=$(wheel_fetch "$2" "$3") || return 3
+	python3 - "$whl" "$dst" <<'PYEOF'
+import os, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    parts = n.split("/")
+    if len(parts) > 2 and parts[0].endswith(".data") and parts[1] == "data" and n.lower().endswith(".dll"):
+        dst = os.path.join(sys.argv[2], *parts[2:])
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(z.read(n))
+PYEOF
 }

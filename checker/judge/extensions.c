@@ -1,0 +1,537 @@
+/*
+ * extensions: torch's environment (extensions.h). The loading is
+ * loader/extload.c's; this file decides which distributions are
+ * extensions, lists the copies of torch's DLLs, and turns the runs into
+ * findings.
+ */
+#include "judge/extensions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine/inventory.h"
+#include "matrix/pairs.h"
+#include "util/demangle.h"
+#include "util/version.h"
+
+void ext_check_init(struct ext_check *c, const struct strlist *import_first)
+{
+	memset(c, 0, sizeof(*c));
+	if (import_first)
+		strlist_copy(&c->import_first, import_first);
+}
+
+void ext_check_release(struct ext_check *c, struct view *v)
+{
+	size_t i;
+	if (c->path_changed && v)
+		view_setenv(v, "PATH", c->orig_path ? c->orig_path : "");
+	for (i = 0; i < c->nfirst; i++)
+		ext_run_free(c->first[i]);
+	for (i = 0; i < c->nexts; i++)
+		ext_run_free(c->exts[i]);
+	free(c->first);
+	free(c->exts);
+	for (i = 0; i < c->ncopies; i++) {
+		free(c->copies[i].name);
+		free(c->copies[i].path);
+		free(c->copies[i].dist);
+		free(c->copies[i].dist_version);
+		free(c->copies[i].file_version);
+	}
+	free(c->copies);
+	if (c->have_dists)
+		dist_set_release(&c->dists);
+	strlist_release(&c->import_first);
+	strlist_release(&c->missing_first);
+	strlist_release(&c->torch_dlls);
+	free(c->site_packages);
+	free(c->dists_error);
+	free(c->orig_path);
+	memset(c, 0, sizeof(*c));
+}
+
+static void read_dists(struct ext_check *c, const struct torch_run *run, struct view *v)
+{
+	struct err e;
+	if (c->have_dists || c->dists_error)
+		return;
+	c->site_packages = winpath_dirname(run->torch_dir);
+	if (dist_set_read(&c->dists, v, c->site_packages, NULL, &e))
+		c->dists_error = xstrdup(e.msg);
+	else
+		c->have_dists = 1;
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+void ext_check_before_torch(void *ctx, struct torch_run *run, struct view *v)
+{
+	struct ext_check *c = ctx;
+	size_t i;
+	if (!c->import_first.n)
+		return;
+	read_dists(c, run, v);
+	c->orig_path = view_getenv(v, "PATH") ? xstrdup(view_getenv(v, "PATH")) : NULL;
+	for (i = 0; i < c->import_first.n; i++) {
+		const struct dist *d = c->have_dists ? dist_set_find(&c->dists, c->import_first.v[i]) : NULL;
+		struct ext_run *r = NULL;
+		if (!d) {
+			strlist_push(&c->missing_first, c->import_first.v[i]);
+			continue;
+		}
+		if (extload_run(&r, run->ld, v, run, d, c->site_packages, 1, NULL) == 0) {
+			ALLOC_GROW(c->first, c->nfirst + 1, c->afirst);
+			c->first[c->nfirst++] = r;
+		}
+	}
+	if (!same_text(c->orig_path, view_getenv(v, "PATH"))) {
+		/* torch's PATH fallback prepends to the PATH the program has by then */
+		c->path_changed = 1;
+		free(run->saved_path);
+		run->saved_path = view_getenv(v, "PATH") ? xstrdup(view_getenv(v, "PATH")) : NULL;
+	}
+}
+
+static int imported_first(const struct ext_check *c, const struct dist *d)
+{
+	size_t i;
+	for (i = 0; i < c->nfirst; i++)
+		if (!str_icmp(c->first[i]->dist_info, d->dist_info))
+			return 1;
+	return 0;
+}
+
+static int is_extension(const struct ext_check *c, struct view *v, const struct dist *d)
+{
+	size_t i;
+	for (i = 0; i < d->binaries.n; i++) {
+		const char *host = i < d->binaries_host.n ? d->binaries_host.v[i] : "";
+		if ((host[0] ? extload_imports_any_host(host, &c->torch_dlls, NULL)
+			     : extload_imports_any(v, d->binaries.v[i], &c->torch_dlls, NULL)) == 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* The DLL names torch needs that another package may ship: the VC/OpenMP runtimes and torch\lib's third-party DLLs. */
+static int torch_needs(const struct ext_check *c, const struct torch_run *run, const char *base)
+{
+	size_t i;
+	for (i = 0; inv_runtime_dll_names[i]; i++)
+		if (!str_icmp(base, inv_runtime_dll_names[i]))
+			return 1;
+	for (i = 0; i < run->nbins; i++)
+		if (!run->bins[i].is_pyd && !str_icmp(winpath_basename(run->bins[i].path), base))
+			return 1;
+	(void)c;
+	return 0;
+}
+
+static void list_copies(struct ext_check *c, const struct torch_run *run)
+{
+	size_t i, k;
+	for (i = 0; i < c->dists.n; i++) {
+		const struct dist *d = &c->dists.v[i];
+		if (dist_name_eq(d->name, "torch"))
+			continue;
+		for (k = 0; k < d->binaries.n; k++) {
+			const char *p = d->binaries.v[k], *base = winpath_basename(p), *fv;
+			struct ext_copy *cp;
+			if (!str_iendswith(base, ".dll") || !torch_needs(c, run, base))
+				continue;
+			ALLOC_GROW(c->copies, c->ncopies + 1, c->acopies);
+			cp = &c->copies[c->ncopies++];
+			memset(cp, 0, sizeof(*cp));
+			cp->name = xstrdup(base);
+			cp->path = xstrdup(p);
+			cp->dist = xstrdup(d->name);
+			cp->dist_version = d->version ? xstrdup(d->version) : NULL;
+			fv = loader_file_version(run->ld, p);
+			cp->file_version = fv ? xstrdup(fv) : NULL;
+			cp->first = imported_first(c, d);
+		}
+	}
+}
+
+void ext_check_after_torch(struct ext_check *c, struct torch_run *run, struct view *v)
+{
+	size_t i;
+	read_dists(c, run, v);
+	if (!c->have_dists)
+		return;
+	extload_torch_dlls(run, &c->torch_dlls);
+	for (i = 0; i < c->dists.n; i++) {
+		const struct dist *d = &c->dists.v[i];
+		struct ext_run *r = NULL;
+		if (dist_name_eq(d->name, "torch") || imported_first(c, d) || !is_extension(c, v, d))
+			continue;
+		if (c->nexts >= EXT_MAX_EXTENSIONS) {
+			c->ext_over++;
+			continue;
+		}
+		if (extload_run(&r, run->ld, v, run, d, c->site_packages, 0, NULL) == 0) {
+			ALLOC_GROW(c->exts, c->nexts + 1, c->aexts);
+			c->exts[c->nexts++] = r;
+		}
+	}
+	list_copies(c, run);
+}
+
+/* ---- findings ---------------------------------------------------------------------- */
+
+/* "2.9.1" of "2.9.1+cpu" (caller frees). */
+static char *public_of(const char *v)
+{
+	const char *plus = v ? strchr(v, '+') : NULL;
+	return v ? (plus ? xstrndup(v, (size_t)(plus - v)) : xstrdup(v)) : NULL;
+}
+
+static int same_release(const char *a, const char *b)
+{
+	struct pep440 x, y, px, py;
+	if (!a || !b || pep440_parse(&x, a, NULL) || pep440_parse(&y, b, NULL))
+		return 0;
+	pep440_public(&px, &x);
+	pep440_public(&py, &y);
+	return pep440_cmp(&px, &py) == 0;
+}
+
+static const char *list_has(const struct strlist *l, const char *s)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		if (!str_icmp(l->v[i], s))
+			return l->v[i];
+	return NULL;
+}
+
+/* A failure on a symbol of one of torch's own DLLs: the extension was built against another torch. */
+static int torch_symbol_failure(const struct ext_check *c, const struct ext_binary *b)
+{
+	return (b->res.outcome == LDR_MISSING_ENTRY || b->res.outcome == LDR_MISSING_ORDINAL) && b->res.leaf &&
+	       list_has(&c->torch_dlls, winpath_basename(b->res.leaf->name));
+}
+
+/* "?sym@@... (public: void __cdecl ...)" or the plain name. */
+static void add_symbol(struct strbuf *sb, const char *sym)
+{
+	char *d = sym ? demangle_msvc(sym) : NULL;
+	strbuf_adds(sb, sym ? sym : "?");
+	if (d)
+		strbuf_addf(sb, " (%s)", d);
+	free(d);
+}
+
+/* The torch release the extension was built for, and where that is said ("its METADATA requires torch==X"). */
+static const char *torch_of_ext(const struct ext_run *r, struct strbuf *why)
+{
+	const char *t;
+	if (r->torch_pin) {
+		strbuf_addf(why, "its METADATA requires torch==%s", r->torch_pin);
+		return r->torch_pin;
+	}
+	t = r->version ? pairs_torch_of(r->name, r->version) : NULL;
+	if (t)
+		strbuf_addf(why, "its win_amd64 wheel on PyPI requires torch==%s, per " PAIRS_SOURCE, t);
+	return t;
+}
+
+static void mismatch_finding(const struct ext_check *c, struct findings *out, const struct torch_run *run,
+			     const struct ext_run *r, const char *torch_version)
+{
+	struct strbuf msg = STRBUF_INIT, others = STRBUF_INIT;
+	const struct ext_binary *first = NULL;
+	struct strbuf why = STRBUF_INIT;
+	const char *built = torch_of_ext(r, &why), *match;
+	char *installed = public_of(torch_version), *title, *fix;
+	const char *ver = r->version ? r->version : "(unknown version)";
+	size_t i, n = 0;
+	for (i = 0; i < r->nbins; i++) {
+		const struct ext_binary *b = &r->bins[i];
+		if (!torch_symbol_failure(c, b))
+			continue;
+		if (!first) {
+			first = b;
+		} else {
+			strbuf_addf(&others, "%s%s (%s lacks ", n > 1 ? "; " : "", winpath_basename(b->path),
+				    winpath_basename(b->res.leaf->name));
+			add_symbol(&others, b->res.symbol);
+			strbuf_addch(&others, ')');
+		}
+		n++;
+	}
+	if (!first) {
+		strbuf_release(&msg);
+		strbuf_release(&why);
+		strbuf_release(&others);
+		free(installed);
+		return;
+	}
+	match = installed ? pairs_ext_for(r->name, installed) : NULL;
+	strbuf_addf(&msg, "WinError %d: %s's %s imports ", first->winerror, r->name, winpath_basename(first->path));
+	add_symbol(&msg, first->res.symbol);
+	strbuf_addf(&msg, " from %s, which the %s that torch %s loaded (%s) does not export", winpath_basename(first->res.leaf->name),
+		    winpath_basename(first->res.leaf->name), torch_version ? torch_version : "?",
+		    first->res.leaf->path ? first->res.leaf->path : "?");
+	if (n > 1)
+		strbuf_addf(&msg, "; also %s", others.buf);
+	strbuf_addf(&msg, ". %s.", first->effect);
+	if (built && installed && !same_release(built, installed)) {
+		title = xasprintf("%s %s was built for torch %s; torch %s is installed", r->name, ver, built,
+				  torch_version);
+		strbuf_addf(&msg, " %s was built for torch %s (%s).", r->name, built, why.buf);
+		if (match)
+			fix = xasprintf("install %s==%s (built for torch %s), or torch==%s", r->name, match, installed,
+					built);
+		else
+			fix = xasprintf("install the %s release built for torch %s (its METADATA requires torch==%s), "
+					"or torch==%s",
+					r->name, installed, installed, built);
+	} else if (built) {
+		title = xasprintf("%s %s does not match torch %s, though it requires exactly that torch", r->name, ver,
+				  torch_version ? torch_version : "?");
+		strbuf_addf(&msg, " Its requirement (%s) says it was built for this torch: its binaries are from "
+				  "another build than its metadata says.",
+			    why.buf);
+		fix = xasprintf("reinstall %s from PyPI (pip install --force-reinstall --no-deps %s==%s), or the torch "
+				"its binaries were built for",
+				r->name, r->name, ver);
+	} else {
+		title = xasprintf("%s %s was built for another torch than %s", r->name, ver,
+				  torch_version ? torch_version : "the one installed");
+		strbuf_addf(&msg, " %s's METADATA pins no torch, and the measured pairs (" PAIRS_SOURCE ") do not "
+				  "know this release.",
+			    r->name);
+		if (match)
+			fix = xasprintf("install %s==%s (built for torch %s)", r->name, match, installed);
+		else
+			fix = xasprintf("install the %s release built for torch %s", r->name,
+					installed ? installed : "the installed version");
+	}
+	finding_add(out, RULE_EXTENSION_MISMATCH, SEV_DEFAULT,
+		    &(struct finding_spec){ .winerror = first->winerror, .title = title, .message = msg.buf, .fix = fix,
+					    .install = run->torch_dir, .binary = first->path,
+					    .leaf = winpath_basename(first->res.leaf->name), .symbol = first->res.symbol,
+					    .path = first->res.leaf->path, .chain = first->res.leaf });
+	free(title);
+	free(fix);
+	free(installed);
+	strbuf_release(&msg);
+	strbuf_release(&why);
+	strbuf_release(&others);
+}
+
+static void load_failure(const struct ext_check *c, struct findings *out, const struct torch_run *run,
+			 const struct ext_run *r, const struct ext_binary *b)
+{
+	const struct ldr_node *leaf = b->res.leaf;
+	const char *lname = leaf ? (leaf->parent ? leaf->name : winpath_basename(leaf->name)) : winpath_basename(b->path);
+	const char *bin = winpath_basename(b->path);
+	struct strbuf msg = STRBUF_INIT;
+	char *title, *fix;
+	switch (b->res.outcome) {
+	case LDR_MISSING_DLL:
+		title = xasprintf("%s's %s cannot load: %s is missing", r->name, bin, lname);
+		break;
+	case LDR_MISSING_ENTRY:
+	case LDR_MISSING_ORDINAL:
+		title = xasprintf("%s's %s cannot load: %s lacks %s", r->name, bin, lname,
+				  b->res.symbol ? b->res.symbol : "?");
+		break;
+	default:
+		title = xasprintf("%s's %s cannot load (WinError %d, %s)", r->name, bin, b->winerror, b->outcome);
+		break;
+	}
+	strbuf_addf(&msg, "WinError %d (%s) loading %s", b->winerror, winerror_text(b->winerror), b->path);
+	if (leaf && leaf->parent) {
+		struct strlist ch = STRLIST_INIT;
+		size_t k;
+		ldr_node_chain(leaf, &ch);
+		strbuf_adds(&msg, " (chain ");
+		for (k = 0; k < ch.n; k++)
+			strbuf_addf(&msg, "%s%s", k ? " -> " : "", ch.v[k]);
+		strbuf_addch(&msg, ')');
+		strlist_release(&ch);
+	}
+	if (b->res.symbol) {
+		strbuf_adds(&msg, ": missing export ");
+		add_symbol(&msg, b->res.symbol);
+	}
+	if (r->first)
+		strbuf_addf(&msg, ". %s is imported before torch (--import-first): %s.", r->name, b->effect);
+	else
+		strbuf_addf(&msg, ". %s.", b->effect);
+	fix = b->res.outcome == LDR_MISSING_DLL
+		      ? xasprintf("install or copy %s where %s's loader looks for it (the places searched are listed), "
+				  "or reinstall %s%s%s",
+				  lname, r->name, r->name, r->version ? "==" : "", r->version ? r->version : "")
+		      : xasprintf("reinstall %s%s%s so that its files and the DLLs it binds to come from matching "
+				  "builds",
+				  r->name, r->version ? "==" : "", r->version ? r->version : "");
+	finding_add(out, RULE_EXTENSION_LOAD_FAILURE, r->first ? SEV_WARNING : SEV_DEFAULT,
+		    &(struct finding_spec){ .winerror = b->winerror, .title = title, .message = msg.buf, .fix = fix,
+					    .install = run->torch_dir, .binary = b->path, .leaf = leaf ? lname : NULL,
+					    .symbol = b->res.symbol, .path = leaf ? leaf->path : NULL, .chain = leaf,
+					    .probes = leaf });
+	free(title);
+	free(fix);
+	strbuf_release(&msg);
+	(void)c;
+}
+
+static void pin_warning(struct findings *out, const struct torch_run *run, const struct ext_run *r,
+			const char *torch_version)
+{
+	char *installed = public_of(torch_version), *title, *msg, *fix;
+	const char *match;
+	if (!r->torch_pin || !installed || same_release(r->torch_pin, installed)) {
+		free(installed);
+		return;
+	}
+	match = pairs_ext_for(r->name, installed);
+	title = xasprintf("%s %s requires torch==%s; torch %s is installed", r->name, r->version ? r->version : "",
+			  r->torch_pin, torch_version);
+	msg = xasprintf("%s's METADATA (%s) requires torch==%s. Its binaries load next to torch %s here, but pip "
+			"reports the conflict, and C++ code built against another torch can still fail when called.",
+			r->name, r->dist_info, r->torch_pin, torch_version);
+	fix = match ? xasprintf("install %s==%s (built for torch %s), or torch==%s", r->name, match, installed,
+				r->torch_pin)
+		    : xasprintf("install the %s release built for torch %s, or torch==%s", r->name, installed,
+				r->torch_pin);
+	finding_add(out, RULE_EXTENSION_TORCH_PIN, SEV_DEFAULT,
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = run->torch_dir,
+					    .binary = r->dist_info });
+	free(title);
+	free(msg);
+	free(fix);
+	free(installed);
+}
+
+/* The first torch binary (load order) that imports `name` directly. */
+static const struct torch_binary *first_importer(const struct torch_run *run, const char *name)
+{
+	size_t i, k;
+	for (i = 0; i < run->nbins; i++) {
+		const struct ldr_node *root = run->bins[i].res.root;
+		for (k = 0; root && k < root->nkids; k++)
+			if (!str_icmp(root->kids[k]->name, name))
+				return &run->bins[i];
+	}
+	return NULL;
+}
+
+/* Whether the tree under `n` holds a module named `name` (by base name) or, with `path`, that very file. */
+static int tree_has(const struct ldr_node *n, const char *name, const char *path)
+{
+	size_t i;
+	if (!n)
+		return 0;
+	if (n->path && (path ? !str_icmp(n->path, path) : !str_icmp(winpath_basename(n->path), name)))
+		return 1;
+	for (i = 0; i < n->nkids && !n->dup; i++)
+		if (tree_has(n->kids[i], name, path))
+			return 1;
+	return 0;
+}
+
+/* The copy is what torch's binaries bound to (a package imported first loaded it): the loader's verdict says it. */
+static int copy_bound(const struct torch_run *run, const struct ext_copy *cp)
+{
+	size_t i;
+	for (i = 0; i < run->nbins; i++)
+		if (tree_has(run->bins[i].res.root, cp->name, cp->path))
+			return 1;
+	return 0;
+}
+
+static void copy_warning(struct findings *out, const struct torch_run *run, const struct ext_check *c,
+			 const struct ext_copy *cp, const char *torch_version, const struct matrix_row *row)
+{
+	size_t i;
+	const struct dist *d = NULL;
+	const struct matrix_dll *md = NULL;
+	struct winver have;
+	const struct torch_binary *imp;
+	const char *importer;
+	char *title, *msg, *fix, *wtext;
+	for (i = 0; row && i < row->ndlls; i++)
+		if (!str_icmp(row->dlls[i].name, cp->name) && row->dlls[i].min.set)
+			md = &row->dlls[i];
+	if (!md || !cp->file_version || winver_parse(&have, cp->file_version, NULL) ||
+	    winver_at_least(&have, &md->min.v))
+		return;
+	/* python.exe loads its own copy at start-up: no package imported later can replace it */
+	if (tree_has(run->python_res.root, cp->name, NULL))
+		return;
+	if (copy_bound(run, cp))
+		return; /* the loader's findings on torch's binaries say it, with the real chain */
+	imp = first_importer(run, cp->name);
+	for (i = 0; i < c->dists.n; i++)
+		if (!strcmp(c->dists.v[i].name, cp->dist))
+			d = &c->dists.v[i];
+	importer = d && d->tops.n ? d->tops.v[0] : cp->dist;
+	wtext = md->winerror ? xasprintf(" (WinError %d in %s)", md->winerror,
+					 imp ? winpath_basename(imp->path) : "torch's DLLs")
+			     : xstrdup("");
+	if (cp->first) {
+		title = xasprintf("%s, imported before torch, loads %s %s; torch %s needs >= %s", importer, cp->name,
+				  cp->file_version, torch_version ? torch_version : "", md->min.text);
+		msg = xasprintf("%s is imported before torch (--import-first), so %s (shipped by %s %s) is in the "
+				"process when torch asks for %s, and torch's binaries bind to it%s. Matrix row %s: "
+				"%s.",
+				importer, cp->path, cp->dist, cp->dist_version ? cp->dist_version : "", cp->name, wtext,
+				row->id, md->why ? md->why : "the minimum of this DLL");
+	} else {
+		title = xasprintf("if %s is imported before torch, %s %s is the one loaded; torch %s needs >= %s",
+				  importer, cp->name, cp->file_version, torch_version ? torch_version : "", md->min.text);
+		msg = xasprintf("%s (shipped by %s %s) is a copy of a DLL torch needs. If a program imports %s before "
+				"torch, that copy is already in the process when torch asks for %s, and it wins over "
+				"every search: torch %s needs %s >= %s%s. Matrix row %s. `--import-first %s` checks "
+				"that order.",
+				cp->path, cp->dist, cp->dist_version ? cp->dist_version : "", importer, cp->name,
+				torch_version ? torch_version : "", cp->name, md->min.text, wtext, row->id, importer);
+	}
+	fix = xasprintf("import torch before %s, or update %s (a release whose %s is >= %s)", importer, cp->dist,
+			cp->name, md->min.text);
+	finding_add(out, RULE_RUNTIME_COPY, cp->first ? SEV_ERROR : SEV_DEFAULT,
+		    &(struct finding_spec){ .winerror = cp->first ? md->winerror : 0, .title = title, .message = msg,
+					    .fix = fix, .install = run->torch_dir,
+					    .binary = imp ? imp->path : NULL, .leaf = cp->name, .path = cp->path });
+	free(title);
+	free(msg);
+	free(fix);
+	free(wtext);
+}
+
+void ext_check_findings(struct ext_check *c, struct findings *out, const struct torch_run *run,
+			const char *torch_version, const struct matrix_row *row)
+{
+	size_t i, k;
+	for (i = 0; i < c->nfirst; i++)
+		for (k = 0; k < c->first[i]->nbins; k++)
+			if (c->first[i]->bins[k].winerror)
+				load_failure(c, out, run, c->first[i], &c->first[i]->bins[k]);
+	for (i = 0; i < c->nexts; i++) {
+		const struct ext_run *r = c->exts[i];
+		int mismatch = 0;
+		for (k = 0; k < r->nbins; k++) {
+			const struct ext_binary *b = &r->bins[k];
+			if (!b->winerror)
+				continue;
+			if (torch_symbol_failure(c, b))
+				mismatch = 1;
+			else
+				load_failure(c, out, run, r, b);
+		}
+		if (mismatch)
+			mismatch_finding(c, out, run, r, torch_version);
+		else
+			pin_warning(out, run, r, torch_version);
+	}
+	for (i = 0; i < c->ncopies; i++)
+		copy_warning(out, run, c, &c->copies[i], torch_version, row);
+}

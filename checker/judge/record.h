@@ -1,0 +1,45 @@
+/*
+ * record: the install as pip wrote it down, against the disk.
+ *
+ * pip records every file it installed in `torch-X.dist-info\RECORD` (path,
+ * sha256, size; "Recording installed projects", PEP 376 / PEP 627; read by
+ * machine/dist). What differs on the disk says what happened after pip:
+ *   - a file RECORD lists that is gone: deleted after install — antivirus
+ *     quarantine is the usual cause (a quarantined c10.dll is not "a DLL to
+ *     install", it is torch's own file to restore): deleted-after-install,
+ *     an error for a .dll/.pyd, with the reinstall command; the loader's
+ *     missing-dll findings on that file get the same fix;
+ *   - a size that differs (and with --verify-hashes a sha256 that differs):
+ *     changed-after-install;
+ *   - a .dll or .pyd torch loads that RECORD does not list: a leftover of
+ *     another install (a c10_cuda.dll beside a CPU build, an old caffe2_*.dll):
+ *     leftover-binary, and a load failure (126/127/182) whose failing binary
+ *     or leaf is a leftover names it in its fix;
+ *   - a missing or unreadable RECORD, or rows refused (absolute, drive, `..`
+ *     out of the environment): record-unreadable, never silently ignored.
+ * Bounded: RECORD is read by machine/dist (64 MiB, 10^6 rows, 4096-byte
+ * paths); one stat per row; findings are per binary up to RECORD_MAX_EACH
+ * and otherwise one finding counting the rest. Hashing reads each file once
+ * through a mapping whose pages are dropped as it goes.
+ */
+#ifndef TDC_RECORD_H
+#define TDC_RECORD_H
+
+#include <cjson/cJSON.h>
+
+#include "judge/finding.h"
+#include "loader/torchload.h"
+#include "machine/inventory.h"
+#include "machine/view.h"
+
+#define RECORD_MAX_EACH 50 /* per-file findings of one kind; the rest are counted in one */
+
+/*
+ * Compares install's RECORD with the view. `install_json` (may be NULL) gets
+ * `record`: {dist_info, rows, checked, deleted, changed, leftover, hashed,
+ * hashed_bytes, error}. `hashes`: compare sha256 too. Findings go to `out`.
+ */
+void record_judge(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
+		  const struct inv_install *install, int hashes);
+
+#endif

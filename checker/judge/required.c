@@ -1,0 +1,115 @@
+/*
+ * required: see required.h. The table of shipped DLLs was measured from the
+ * win_amd64 wheels' RECORDs (mkl 2021.4.0: Library/bin/mkl_*.dll,
+ * libimalloc.dll; intel-openmp 2021.4.0: libiomp5md.dll, libiompstubs5md.dll,
+ * omptarget*.dll; tbb 2021.13.1: tbb*.dll); evidence in
+ * matrix/evidence/required-dists.txt.
+ */
+#include "judge/required.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine/dist.h"
+#include "util/strbuf.h"
+
+struct shipped {
+	const char *dist;   /* PEP 503 name */
+	const char *prefix; /* a DLL name starting with this (case-insensitive) */
+	int exact;          /* the whole name, not a prefix */
+};
+
+static const struct shipped shipped[] = {
+	{ "mkl", "mkl_", 0 },
+	{ "mkl", "libimalloc.dll", 1 },
+	{ "intel-openmp", "libiomp5md.dll", 1 },
+	{ "intel-openmp", "libiompstubs5md.dll", 1 },
+	{ "intel-openmp", "omptarget", 0 },
+	{ "tbb", "tbb", 0 },
+};
+
+const char *required_dist_of(const char *name)
+{
+	size_t i;
+	if (!name || !str_iendswith(name, ".dll"))
+		return NULL;
+	for (i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++)
+		if (shipped[i].exact ? !str_icmp(name, shipped[i].prefix) : str_istartswith(name, shipped[i].prefix))
+			return shipped[i].dist;
+	return NULL;
+}
+
+/* Whether a Requires-Dist marker holds on Windows: none, or one naming Windows / win32 and no extra. */
+static int on_windows(const char *marker)
+{
+	if (!marker || !*marker)
+		return 1;
+	if (strstr(marker, "extra"))
+		return 0;
+	return strstr(marker, "Windows") != NULL || strstr(marker, "win32") != NULL;
+}
+
+static int ours(const struct torch_run *run, const struct finding *f)
+{
+	return f->install && !str_icmp(f->install, run->torch_dir);
+}
+
+void required_judge(struct findings *out, const struct torch_run *run, struct view *v,
+		    const struct inv_install *install)
+{
+	struct dist_metadata md;
+	struct err e;
+	size_t i, k;
+	if (!install || !install->dist_info)
+		return;
+	memset(&md, 0, sizeof(md));
+	err_clear(&e);
+	if (dist_read_metadata(v, install->dist_info, &md, &e))
+		return; /* an unreadable METADATA is inventory's to say; no requirement is then known */
+	for (i = 0; i < out->n; i++) {
+		struct finding *f = &out->v[i];
+		const char *dist;
+		const struct dist_require *req = NULL;
+		char *userdir = NULL, *inuser = NULL, *fix, *why;
+		if (f->rule != RULE_MISSING_DLL || !ours(run, f) || !(dist = required_dist_of(f->leaf)))
+			continue;
+		for (k = 0; k < md.nrequires && !req; k++)
+			if (dist_name_eq(md.requires[k].name, dist) && on_windows(md.requires[k].marker))
+				req = &md.requires[k];
+		if (!req)
+			continue;
+		if (run->userbase && !run->proc->userbase) {
+			userdir = xasprintf("%s\\Library\\bin", run->userbase);
+			inuser = winpath_join(userdir, winpath_basename(f->leaf));
+			if (!view_is_file(v, inuser)) {
+				free(inuser);
+				inuser = NULL;
+			}
+		}
+		if (inuser)
+			fix = xasprintf("pip install \"%s%s\" into this environment (not with --user): torch %s does not "
+					"search the user base's Library\\bin, where %s is; or upgrade to torch >= 2.3.1, "
+					"which does (pytorch/pytorch#125109)",
+					req->name, req->spec ? req->spec : "", run->torch_version ? run->torch_version : "",
+					inuser);
+		else
+			fix = xasprintf("pip install \"%s%s\"", req->name, req->spec ? req->spec : "");
+		why = xasprintf("%s is shipped by the %s wheel (into <prefix>\\Library\\bin), which torch requires on "
+				"Windows: Requires-Dist %s%s%s%s (%s\\METADATA:%zu).",
+				f->leaf, dist, req->name, req->spec ? req->spec : "", req->marker ? "; " : "",
+				req->marker ? req->marker : "", install->dist_info, req->line);
+		finding_set(&f->fix, fix);
+		if (!f->explanation) {
+			finding_set(&f->explanation, why);
+		} else {
+			char *x = xasprintf("%s %s", why, f->explanation);
+			free(f->explanation);
+			f->explanation = x;
+		}
+		free(fix);
+		free(why);
+		free(userdir);
+		free(inuser);
+	}
+	dist_metadata_release(&md);
+}

@@ -1,0 +1,406 @@
+/*
+ * extload: one distribution's import in torch's process (extload.h; the
+ * procedures and their sources are in docs/loader.md, "Extensions and
+ * packages imported first").
+ */
+#include "loader/extload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pe/pe.h"
+
+const char *ext_proc_name(enum ext_proc p)
+{
+	switch (p) {
+	case EXT_PROC_TORCHVISION: return "torchvision";
+	case EXT_PROC_TORCHAUDIO: return "torchaudio";
+	case EXT_PROC_PYQT5: return "PyQt5";
+	case EXT_PROC_CPYTHON: break;
+	}
+	return "cpython";
+}
+
+const char *ext_how_name(enum ext_how h)
+{
+	switch (h) {
+	case EXT_HOW_CTYPES: return "ctypes";
+	case EXT_HOW_LAZY: return "lazy";
+	case EXT_HOW_IMPORT: break;
+	}
+	return "import";
+}
+
+enum ext_proc ext_proc_of(const char *dist_name)
+{
+	if (dist_name_eq(dist_name, "torchvision"))
+		return EXT_PROC_TORCHVISION;
+	if (dist_name_eq(dist_name, "torchaudio"))
+		return EXT_PROC_TORCHAUDIO;
+	if (dist_name_eq(dist_name, "PyQt5"))
+		return EXT_PROC_PYQT5;
+	return EXT_PROC_CPYTHON;
+}
+
+void ext_run_free(struct ext_run *r)
+{
+	size_t i;
+	if (!r)
+		return;
+	for (i = 0; i < r->nbins; i++) {
+		free(r->bins[i].path);
+		ldr_result_release(&r->bins[i].res);
+	}
+	free(r->bins);
+	free(r->name);
+	free(r->version);
+	free(r->dist_info);
+	free(r->torch_pin);
+	free(r->torch_spec);
+	free(r->package_dir);
+	free(r->path_prefix);
+	strlist_release(&r->dll_dirs);
+	strlist_release(&r->notes);
+	free(r);
+}
+
+void extload_torch_dlls(const struct torch_run *run, struct strlist *out)
+{
+	size_t i;
+	for (i = 0; i < run->nbins; i++) {
+		const char *b = winpath_basename(run->bins[i].path);
+		if (run->bins[i].is_pyd)
+			continue;
+		if (str_istartswith(b, "c10") || str_istartswith(b, "torch") || str_istartswith(b, "caffe2") ||
+		    !str_icmp(b, "shm.dll"))
+			strlist_push(out, b);
+	}
+}
+
+static const char *list_find(const struct strlist *l, const char *s)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		if (!str_icmp(l->v[i], s))
+			return l->v[i];
+	return NULL;
+}
+
+int extload_imports_any(struct view *v, const char *win_path, const struct strlist *names, const char **which)
+{
+	char *host = view_host_path(v, win_path);
+	int r = host ? extload_imports_any_host(host, names, which) : -1;
+	free(host);
+	return r;
+}
+
+int extload_imports_any_host(const char *host, const struct strlist *names, const char **which)
+{
+	struct pe_image *img = NULL;
+	size_t i;
+	int hit = 0;
+	if (which)
+		*which = NULL;
+	if (pe_open(&img, host, PE_IMPORTS | PE_DELAY_IMPORTS | PE_LENIENT, NULL))
+		return -1;
+	for (i = 0; i < img->nimports && !hit; i++) {
+		const char *w = list_find(names, img->imports[i].dll);
+		if (w) {
+			hit = 1;
+			if (which)
+				*which = w;
+		}
+	}
+	for (i = 0; i < img->ndelay_imports && !hit; i++) {
+		const char *w = list_find(names, img->delay_imports[i].dll);
+		if (w) {
+			hit = 1;
+			if (which)
+				*which = w;
+		}
+	}
+	pe_close(img);
+	return hit;
+}
+
+/* ---- the steps -------------------------------------------------------------------- */
+
+/*
+ * Whether CPython would import file `name` as an extension module: it ends
+ * in one of EXTENSION_SUFFIXES (case-insensitively, as FileFinder's cache
+ * on Windows) and what is before the suffix holds no '.'.
+ */
+static int importable(const struct torch_run *run, const char *name)
+{
+	size_t i, n = strlen(name);
+	for (i = 0; i < run->ext_suffixes.n; i++) {
+		const char *suf = run->ext_suffixes.v[i];
+		size_t sn = strlen(suf);
+		if (n > sn && !str_icmp(name + n - sn, suf) && !memchr(name, '.', n - sn))
+			return 1;
+	}
+	return 0;
+}
+
+/* importlib.machinery.FileFinder(dir).find_spec(module): the first suffix in EXTENSION_SUFFIXES order. */
+static char *find_spec(struct view *v, const struct torch_run *run, const char *dir, const char *module)
+{
+	size_t i;
+	for (i = 0; i < run->ext_suffixes.n; i++) {
+		char *name = xasprintf("%s%s", module, run->ext_suffixes.v[i]);
+		char *p = winpath_join(dir, name);
+		free(name);
+		if (view_is_file(v, p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+static struct ext_binary *find_bin(struct ext_run *r, const char *path)
+{
+	size_t i;
+	for (i = 0; i < r->nbins; i++)
+		if (!str_icmp(r->bins[i].path, path))
+			return &r->bins[i];
+	return NULL;
+}
+
+static struct ext_binary *add_bin(struct ext_run *r, const char *path, enum ext_how how, int raises, const char *effect)
+{
+	struct ext_binary *b;
+	ALLOC_GROW(r->bins, r->nbins + 1, r->abins);
+	b = &r->bins[r->nbins++];
+	memset(b, 0, sizeof(*b));
+	b->path = xstrdup(path);
+	b->how = how;
+	b->raises = raises;
+	b->effect = effect;
+	b->outcome = how == EXT_HOW_LAZY ? "not-loaded" : "loads";
+	return b;
+}
+
+/* LoadLibraryExW(path, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR). */
+static void load_bin(struct loader *ld, struct ext_run *r, struct ext_binary *b)
+{
+	b->flags = LDR_SEARCH_DEFAULT_DIRS | LDR_SEARCH_DLL_LOAD_DIR;
+	loader_load(ld, b->path, b->flags, &b->res, NULL);
+	b->winerror = b->res.winerror;
+	b->outcome = ldr_outcome_name(b->res.outcome);
+	if (b->winerror)
+		r->nfail++;
+}
+
+static void add_dll_directory(struct loader *ld, struct ext_run *r, const char *dir)
+{
+	char *why;
+	if (list_find(&r->dll_dirs, dir))
+		return;
+	strlist_push(&r->dll_dirs, dir);
+	loader_add_dll_directory(ld, dir);
+	why = xasprintf("added by %s with os.add_dll_directory", r->name);
+	loader_label_user_dirs(ld, why);
+	free(why);
+}
+
+static const char *effect_import(void)
+{
+	return "importing the module raises ImportError: DLL load failed";
+}
+
+/* Every importable extension module of the distribution, imported in RECORD order. */
+static void import_all(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+		       const struct dist *d)
+{
+	size_t i;
+	for (i = 0; i < d->binaries.n; i++) {
+		const char *p = d->binaries.v[i], *base = winpath_basename(p);
+		if (!str_iendswith(p, ".pyd") || find_bin(r, p))
+			continue;
+		if (!importable(run, base)) {
+			r->nskipped++;
+			continue;
+		}
+		load_bin(ld, r, add_bin(r, p, EXT_HOW_IMPORT, 1, effect_import()));
+	}
+}
+
+/* The .pyd files the procedure does not load at import: listed as lazy, not checked. */
+static void rest_lazy(struct ext_run *r, const struct dist *d)
+{
+	size_t i;
+	for (i = 0; i < d->binaries.n; i++)
+		if (str_iendswith(d->binaries.v[i], ".pyd") && !find_bin(r, d->binaries.v[i]))
+			add_bin(r, d->binaries.v[i], EXT_HOW_LAZY, 0, "loaded on first use, not by the import: not checked");
+}
+
+/*
+ * torchvision (extension.py, _internally_replaced_utils.py, io/image.py,
+ * io/_video_opt.py, io/_load_gpu_decoder.py): _get_extension_path(name) adds
+ * the package folder with os.add_dll_directory and finds `name` with
+ * FileFinder; torch.ops.load_library loads it with ctypes.CDLL. Every
+ * failure is caught.
+ */
+static void proc_torchvision(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+			     const struct dist *d)
+{
+	static const struct {
+		const char *module, *effect;
+	} mods[] = {
+		{ "_C", "import torchvision succeeds, but its C++ operators are missing: torchvision.ops (nms, "
+			"roi_align, ...) raise RuntimeError: Couldn't load custom C++ ops" },
+		{ "image", "import torchvision warns \"Failed to load image Python extension\"; torchvision.io's "
+			   "image decoding and encoding fail" },
+		{ "video_reader", "torchvision.io's video reader is unavailable" },
+		{ "gpu_decoder", "torchvision.io's GPU video decoder is unavailable" },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		char *p;
+		add_dll_directory(ld, r, r->package_dir);
+		p = find_spec(v, run, r->package_dir, mods[i].module);
+		if (p && !find_bin(r, p))
+			load_bin(ld, r, add_bin(r, p, EXT_HOW_CTYPES, 0, mods[i].effect));
+		free(p);
+	}
+	rest_lazy(r, d);
+}
+
+/*
+ * torchaudio (_extension/__init__.py, _extension/utils.py): on Python 3.9+
+ * no folder is added; when torchaudio.lib._torchaudio exists,
+ * torch.ops.load_library(lib\libtorchaudio.pyd) and then the import of
+ * _torchaudio, both uncaught.
+ */
+static void proc_torchaudio(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+			    const struct dist *d)
+{
+	char *lib = winpath_join(r->package_dir, "lib");
+	char *spec = find_spec(v, run, lib, "_torchaudio");
+	if (spec) {
+		char *libta = winpath_join(lib, "libtorchaudio.pyd");
+		if (view_is_file(v, libta))
+			load_bin(ld, r,
+				 add_bin(r, libta, EXT_HOW_CTYPES, 1,
+					 "import torchaudio raises OSError: Could not load this library: "
+					 "...\\torchaudio\\lib\\libtorchaudio.pyd"));
+		free(libta);
+		load_bin(ld, r,
+			 add_bin(r, spec, EXT_HOW_IMPORT, 1,
+				 "import torchaudio raises ImportError: DLL load failed while importing _torchaudio"));
+		free(spec);
+	} else {
+		strlist_pushf(&r->notes, "%s\\_torchaudio has no extension module for this Python: torchaudio loads "
+					 "no binary at import",
+			      lib);
+	}
+	free(lib);
+	rest_lazy(r, d);
+}
+
+/* PyQt5's __init__.py, find_qt(): the folder holding Qt5Core.dll, on PATH and as a DLL directory. */
+static void proc_pyqt5(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+		       const struct dist *d)
+{
+	char *dll_dir = NULL, *probe;
+	if (run->python_exe) {
+		char *exe_dir = winpath_dirname(run->python_exe);
+		probe = winpath_join(exe_dir, "Qt5Core.dll");
+		if (view_is_file(v, probe))
+			dll_dir = exe_dir;
+		else
+			free(exe_dir);
+		free(probe);
+	}
+	if (!dll_dir) {
+		char *bin = xasprintf("%s\\Qt5\\bin", r->package_dir);
+		probe = winpath_join(bin, "Qt5Core.dll");
+		if (view_is_file(v, probe)) {
+			const char *path = view_getenv(v, "PATH");
+			char *np = xasprintf("%s;%s", bin, path ? path : "");
+			view_setenv(v, "PATH", np);
+			free(np);
+			r->path_prefix = xstrdup(bin);
+			dll_dir = bin;
+		} else {
+			const char *path = view_getenv(v, "PATH");
+			free(bin);
+			while (path && *path && !dll_dir) {
+				const char *semi = strchr(path, ';');
+				char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
+				char *q = entry[0] ? winpath_join(entry, "Qt5Core.dll") : NULL;
+				if (q && winpath_is_absolute(entry) && view_is_file(v, q))
+					dll_dir = winpath_normalize(entry);
+				free(q);
+				free(entry);
+				path = semi ? semi + 1 : NULL;
+			}
+		}
+		free(probe);
+	}
+	if (dll_dir)
+		add_dll_directory(ld, r, dll_dir);
+	else
+		strlist_push(&r->notes, "find_qt found no Qt5Core.dll (next to python.exe, in PyQt5\\Qt5\\bin, or on "
+					"PATH): it added no folder");
+	free(dll_dir);
+	import_all(ld, v, run, r, d);
+}
+
+static char *package_dir_of(const char *site_packages, const char *name)
+{
+	return winpath_join(site_packages, name);
+}
+
+int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const struct torch_run *run,
+		const struct dist *d, const char *site_packages, int first, struct err *err)
+{
+	struct ext_run *r = xcalloc(1, sizeof(*r));
+	size_t i;
+	r->name = xstrdup(d->name);
+	r->version = d->version ? xstrdup(d->version) : NULL;
+	r->dist_info = xstrdup(d->dist_info);
+	r->first = first;
+	r->has_record = d->has_record;
+	r->proc = ext_proc_of(d->name);
+	for (i = 0; i < d->meta.nrequires; i++) {
+		const struct dist_require *q = &d->meta.requires[i];
+		if (!dist_name_eq(q->name, "torch") || (q->marker && strstr(q->marker, "extra")))
+			continue;
+		free(r->torch_pin);
+		free(r->torch_spec);
+		r->torch_pin = dist_require_exact(q);
+		r->torch_spec = r->torch_pin ? NULL : xstrdup(q->spec ? q->spec : "");
+	}
+	strlist_copy(&r->notes, &d->notes);
+	if (d->scan_note)
+		strlist_push(&r->notes, d->scan_note);
+	switch (r->proc) {
+	case EXT_PROC_TORCHVISION:
+		r->package_dir = package_dir_of(site_packages, "torchvision");
+		proc_torchvision(ld, v, run, r, d);
+		break;
+	case EXT_PROC_TORCHAUDIO:
+		r->package_dir = package_dir_of(site_packages, "torchaudio");
+		proc_torchaudio(ld, v, run, r, d);
+		break;
+	case EXT_PROC_PYQT5:
+		r->package_dir = package_dir_of(site_packages, "PyQt5");
+		proc_pyqt5(ld, v, run, r, d);
+		break;
+	case EXT_PROC_CPYTHON:
+		strlist_pushf(&r->notes, "no DLL folders are known for %s: its extension modules were imported with "
+					 "CPython's search only (their own folder, python.exe's, the added DLL "
+					 "directories, System32)",
+			      d->name);
+		import_all(ld, v, run, r, d);
+		break;
+	}
+	loader_trim(ld); /* once per package: its loads share most images */
+	if (r->nskipped)
+		strlist_pushf(&r->notes, "%zu .pyd file%s for another Python (not in EXTENSION_SUFFIXES) not imported",
+			      r->nskipped, r->nskipped == 1 ? "" : "s");
+	(void)err;
+	*out = r;
+	return 0;
+}

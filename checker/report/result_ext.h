@@ -1,0 +1,25 @@
+/*
+ * result_ext: torch's environment in the report document (docs/report-json.md,
+ * "extensions"): per install, `extensions[]` (each extension of torch with
+ * its name, version, the torch it was built for, the procedure followed,
+ * its binaries with their verdicts) and `imported_first[]` (the packages
+ * --import-first named, in the same form), `environment` (the site-packages
+ * read, how many distributions, what could not be read); and in the
+ * `inventory`, `runtime_copies[]`: every copy of a DLL torch needs that
+ * another distribution ships, with its file version.
+ */
+#ifndef TDC_RESULT_EXT_H
+#define TDC_RESULT_EXT_H
+
+#include <cjson/cJSON.h>
+
+#include "judge/extensions.h"
+#include "report/result.h"
+
+/* Adds the members above to `inst` (an installs[] object): its copies go to environment.runtime_copies. */
+void result_add_extensions(struct result *r, cJSON *inst, const struct ext_check *c);
+
+/* inventory.runtime_copies[]: every install's copies, each with its `install`. Call once the inventory is in. */
+void result_ext_inventory(struct result *r);
+
+#endif

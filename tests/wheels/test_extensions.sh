@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016  # jq programs in single quotes
+# test_extensions: torch never loads alone — REAL wheels from PyPI (fetched
+# once, sha256 = PyPI's, cached; tests/lib/wheels.py) installed whole next to
+# the CI tier's torch releases (tests/lib/trees/wheels.sh):
+#
+#   torch 2.9.1 + torchvision 0.21.0 / torchaudio 2.6.0 (built for torch
+#   2.6.0): WinError 127 on c10/torch_cpu symbols, said as a mismatch with
+#   the pair to install; torch 2.9.1 + torchvision 0.24.1 + torchaudio 2.9.1
+#   (the matched pair) and torch 2.4.1 + torchvision 0.19.1 + torchaudio
+#   2.4.1: every extension loads; torch 2.4.1 + torchvision 0.21.0 (an older
+#   torch than it was built for); PyQt5 5.15.11 + PyQt5-Qt5 5.15.2 next to
+#   torch 2.9.1: a warning about its msvcp140.dll 14.26, and with
+#   --import-first PyQt5 the real verdict (WinError 1114 in c10.dll);
+#   bad input (a RECORD path outside the environment, a dist-info without
+#   RECORD, a METADATA that lies about its torch, an unknown --import-first);
+#   and Wine's loader (tests/oracle) importing each extension binary after
+#   torch's procedure, and PyQt5 before it, agreeing with the checker per
+#   binary (tests/wheels/oracle_ext_compare.py).
+TEST_NAME=extensions
+export TEST_NAME
+source "$TDC_REPO/tests/lib/tap.sh"
+source "$TDC_REPO/tests/lib/fixtures.sh"
+source "$TDC_REPO/tests/lib/wheels.sh"
+source "$TDC_REPO/tests/lib/trees/wheels.sh"
+source "$TDC_REPO/tests/oracle/wine.sh"
+B=${TDC_ASAN_BIN:-$TDC_BIN}
+[ -x "$B" ] || B=$TDC_BIN
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-ext.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+PY='C:\Python311\python.exe'
+
+# whl PROJECT VERSION: the cached wheel's path, or a skip naming it (status 1).
+declare -A WHL
+whl() {
+	local k="$1==$2" err
+	if [ -z "${WHL[$k]:-}" ]; then
+		if ! WHL[$k]=$(wheel_fetch "$1" "$2" 2>"$WORK/err"); then
+			err=$(grep -v '^\s*$' "$WORK/err" | tail -1)
+			WHL[$k]=
+			echo "PyPI/pip did not give $1 $2's win_amd64 wheel: ${err:-no reason given}" >"$WORK/why"
+			return 1
+		fi
+	fi
+	echo "${WHL[$k]}"
+}
+
+# tree NAME TORCH [PROJECT==VERSION...]: torch TORCH's tree (one per torch, shared by hard links) with those wheels
+# installed whole; prints nothing, status 1 (and $WORK/why) when a wheel is missing.
+tree() {
+	local name=$1 tv=$2 base w ws=()
+	shift 2
+	base=$WORK/torch-$tv
+	if [ ! -d "$base" ]; then
+		w=$(whl torch "$tv") || return 1
+		wheel_tree "$base" "$w" >/dev/null 2>"$WORK/why" || return 1
+		tree_redist "$base" 14.44.35112 2>/dev/null # System32 as a current Windows 11 has it
+	fi
+	for w in "$@"; do
+		ws+=("$(whl "${w%%==*}" "${w#*==}")") || return 1
+	done
+	tree_variant "$base" "$WORK/$name" && tree_extensions "$WORK/$name" "${ws[@]}" 2>"$WORK/why"
+}
+
+C() { "$B" check --root "$WORK/$1" --python "$PY" "${@:2}" --json 2>"$WORK/check.err"; }
+J() { C "$1" "${@:3}" | jq -c "$2" 2>&1; }
+st() { "$B" check --root "$WORK/$1" --python "$PY" "${@:2}" >/dev/null 2>&1; echo $?; }
+# one extension's [name, version, status, built_for, [[binary, outcome, leaf], ...]]
+ext() { J "$1" ".installs[0].extensions[] | select(.name == \"$2\") |
+	[.name, .version, .status, .built_for_torch, [.binaries[] | [(.path | split(\"\\\\\") | last), .outcome, .leaf]]]" "${@:3}"; }
+mism='[.findings[] | select(.rule == "extension-mismatch") | [.title, .fix]]'
+
+# ---- torch 2.9.1 with torchvision 0.21.0 and torchaudio 2.6.0, built for torch 2.6.0
+if tree mismatch 2.9.1 torchvision==0.21.0 torchaudio==2.6.0; then
+	check_eq "2.9.1 + torchvision 0.21.0: both binaries fail with 127 on c10.dll, the extension fails" \
+		'["torchvision","0.21.0","fail","2.6.0",[["_C.pyd","missing-entry-point","c10.dll"],["image.pyd","missing-entry-point","c10.dll"]]]' \
+		"$(ext mismatch torchvision)"
+	check_eq "2.9.1 + torchaudio 2.6.0: libtorchaudio.pyd (ctypes) and _torchaudio.pyd fail; torio's FFmpeg modules are lazy" \
+		'["torchaudio","2.6.0","fail","2.6.0",[["libtorchaudio.pyd","missing-entry-point","torch_cpu.dll"],["_torchaudio.pyd","missing-entry-point","torch_cpu.dll"],["_torio_ffmpeg4.pyd","not-loaded",null],["_torio_ffmpeg5.pyd","not-loaded",null],["_torio_ffmpeg6.pyd","not-loaded",null],["libtorio_ffmpeg4.pyd","not-loaded",null],["libtorio_ffmpeg5.pyd","not-loaded",null],["libtorio_ffmpeg6.pyd","not-loaded",null]]]' \
+		"$(J mismatch '.installs[0].extensions[] | select(.name == "torchaudio") | [.name, .version, .status, .built_for_torch, ([.binaries[] | [(.path | split("\\") | last), .outcome, .leaf]] | .[0:2] + (.[2:] | sort))]')"
+	check_eq "2.9.1 + 0.21.0: the mismatch said as a mismatch, the fix names the pair (measured in matrix/evidence)" \
+		'[["torchaudio 2.6.0 was built for torch 2.6.0; torch 2.9.1+cpu is installed","install torchaudio==2.9.1 (built for torch 2.9.1), or torch==2.6.0"],["torchvision 0.21.0 was built for torch 2.6.0; torch 2.9.1+cpu is installed","install torchvision==0.24.1 (built for torch 2.9.1), or torch==2.6.0"]]' \
+		"$(J mismatch "$mism | sort")"
+	check_eq "2.9.1 + 0.21.0: the missing symbol shown demangled next to the raw one" \
+		'["?toScalarType@TypeMeta@caffe2@@QEAA?AW4ScalarType@c10@@XZ","public: enum c10::ScalarType __cdecl caffe2::TypeMeta::toScalarType(void)"]' \
+		"$(J mismatch '.installs[0].extensions[] | select(.name == "torchvision") | .binaries[0] | [.symbol, .symbol_demangled]')"
+	check_eq "2.9.1 + 0.21.0: torchvision's own folder added with os.add_dll_directory, its loads are ctypes' 0x1100" \
+		'[["C:\\Python311\\Lib\\site-packages\\torchvision"],["ctypes","0x1100"]]' \
+		"$(J mismatch '.installs[0].extensions[] | select(.name == "torchvision") | [.dll_directories, (.binaries[0] | [.how, .flags])]')"
+	check_eq "2.9.1 + 0.21.0: torch itself still loads (the verdict line does not say torch will not load), exit 1" \
+		'FAIL torch 2.9.1+cpu: torch|0|1' \
+		"$("$B" check --root "$WORK/mismatch" --python "$PY" | head -1 | cut -d' ' -f1-4 | sed 's/torch[av].*/torch/')|$(
+			"$B" check --root "$WORK/mismatch" --python "$PY" | head -1 | grep -c 'will not load')|$(st mismatch)"
+	out=$("$B" check --root "$WORK/mismatch" --python "$PY")
+	check_eq "2.9.1 + 0.21.0: the text report lists each extension with its verdict" \
+		'    FAIL torchaudio 2.6.0 (built for torch 2.6.0): 2 of 2 binaries loaded at import fail|    FAIL torchvision 0.21.0 (built for torch 2.6.0): 2 of 2 binaries loaded at import fail' \
+		"$(grep '^    FAIL torch' <<<"$out" | sort | paste -sd'|')"
+	C mismatch >"$WORK/m.json"
+	"$B" report --in "$WORK/m.json" --format sarif >"$WORK/m.sarif" 2>/dev/null
+	check_eq "2.9.1 + 0.21.0: SARIF has one extension-mismatch result per extension" \
+		'2' "$(jq '[.runs[0].results[] | select(.ruleId == "extension-mismatch")] | length' "$WORK/m.sarif")"
+	"$B" report --in "$WORK/m.json" --format github >"$WORK/m.gh" 2>/dev/null
+	check_eq "2.9.1 + 0.21.0: GitHub annotations carry both mismatches" \
+		'2' "$(grep -c '^::error .*was built for torch 2.6.0' "$WORK/m.gh")"
+	"$B" report --in "$WORK/m.json" --format github --summary "$WORK/m.md" --outputs '' >/dev/null 2>&1
+	check_eq "2.9.1 + 0.21.0: the job summary has one row per extension" \
+		'| torchaudio | 2\.6\.0 | extension\, after torch | 2\.6\.0 | ❌ fail | 2 |;| torchvision | 0\.21\.0 | extension\, after torch | 2\.6\.0 | ❌ fail | 2 |' \
+		"$(grep '^| torch[av]' "$WORK/m.md" | sort | paste -sd';')"
+else
+	skip "torch 2.9.1 with torchvision 0.21.0 / torchaudio 2.6.0" "$(cat "$WORK/why")"
+fi
+
+# ---- the matched pairs: torch 2.9.1 + torchvision 0.24.1 + torchaudio 2.9.1; torch 2.4.1 + 0.19.1 + 2.4.1
+if tree matched 2.9.1 torchvision==0.24.1 torchaudio==2.9.1; then
+	check_eq "2.9.1 + torchvision 0.24.1 + torchaudio 2.9.1: both extensions listed, every binary loads" \
+		'[["torchaudio","2.9.1","pass","2.9.1"],["torchvision","0.24.1","pass","2.9.1"]]' \
+		"$(J matched '[.installs[0].extensions[] | [.name, .version, .status, .built_for_torch]] | sort')"
+	check_eq "2.9.1 matched: no extension finding, exit 0" '[]|0' \
+		"$(J matched '[.findings[] | select(.rule | startswith("extension"))]')|$(st matched)"
+else
+	skip "torch 2.9.1 with torchvision 0.24.1 / torchaudio 2.9.1" "$(cat "$WORK/why")"
+fi
+if tree matched241 2.4.1 torchvision==0.19.1 torchaudio==2.4.1; then
+	check_eq "2.4.1 + torchvision 0.19.1 + torchaudio 2.4.1: every binary loads" \
+		'[["torchaudio","pass",0],["torchvision","pass",0]]' \
+		"$(J matched241 '[.installs[0].extensions[] | [.name, .status, .binaries_failing]] | sort')"
+	if tree older 2.4.1 torchvision==0.21.0; then
+		check_eq "2.4.1 + torchvision 0.21.0 (built for the newer 2.6.0): a mismatch, the fix names 0.19.1" \
+			'[["torchvision 0.21.0 was built for torch 2.6.0; torch 2.4.1+cpu is installed","install torchvision==0.19.1 (built for torch 2.4.1), or torch==2.6.0"]]' \
+			"$(J older "$mism")"
+	fi
+else
+	skip "torch 2.4.1 with torchvision 0.19.1 / torchaudio 2.4.1" "$(cat "$WORK/why")"
+fi
+
+# ---- PyQt5 + PyQt5-Qt5 5.15.2 next to torch 2.9.1: its msvcp140.dll 14.26.28720.3
+if tree qt 2.9.1 PyQt5-Qt5==5.15.2 PyQt5==5.15.11; then
+	check_eq "PyQt5: its copies of torch's runtime DLLs are in the inventory with their versions" \
+		'[["concrt140.dll","PyQt5-Qt5","14.26.28720.3"],["msvcp140.dll","PyQt5-Qt5","14.26.28720.3"],["msvcp140_1.dll","PyQt5-Qt5","14.26.28720.3"],["msvcp140_2.dll","PyQt5-Qt5","14.26.28720.3"],["vcruntime140.dll","PyQt5-Qt5","14.26.28720.3"],["vcruntime140_1.dll","PyQt5-Qt5","14.26.28720.3"]]' \
+		"$(J qt '[.inventory.runtime_copies[] | [.name, .distribution, .file_version]] | sort')"
+	check_eq "PyQt5, torch imported first: a warning that names the order, the copy and torch's minimum" \
+		'[["warning","if PyQt5 is imported before torch, msvcp140.dll 14.26.28720.3 is the one loaded; torch 2.9.1+cpu needs >= 14.40","import torch before PyQt5, or update PyQt5-Qt5 (a release whose msvcp140.dll is >= 14.40)"]]|0' \
+		"$(J qt '[.findings[] | select(.rule == "runtime-copy") | [.severity, .title, .fix]]')|$(st qt)"
+	check_eq "PyQt5, --import-first PyQt5: find_qt's folder on PATH and as a DLL directory, its 38 modules load first" \
+		'[["C:\\Python311\\Lib\\site-packages\\PyQt5\\Qt5\\bin"],"C:\\Python311\\Lib\\site-packages\\PyQt5\\Qt5\\bin",38,0]' \
+		"$(J qt '.installs[0].imported_first[0] | [.dll_directories, .path_prepended, (.binaries | length), .binaries_failing]' --import-first PyQt5)"
+	check_eq "PyQt5, --import-first PyQt5: the warning becomes the real verdict, torch's c10.dll binds PyQt5's msvcp140 (1114), exit 1" \
+		'[["runtime-too-old",1114,"msvcp140.dll",true]]|1' \
+		"$(J qt '[.findings[] | select(.severity == "error") | [.rule, .winerror, .leaf, (.message | contains("PyQt5\\Qt5\\bin\\msvcp140.dll"))]]' --import-first PyQt5)|$(st qt --import-first PyQt5)"
+	check_eq "an --import-first that no distribution has is a usage error (exit 2) naming it" \
+		"2|yes" "$(st qt --import-first PyQt6)|$("$B" check --root "$WORK/qt" --python "$PY" --import-first PyQt6 2>&1 >/dev/null |
+			grep -q 'import-first PyQt6: no distribution' && echo yes)"
+else
+	skip "PyQt5 + PyQt5-Qt5 5.15.2 with torch 2.9.1" "$(cat "$WORK/why")"
+fi
+
+# ---- bad input, on the mismatched tree's files
+if [ -d "$WORK/mismatch" ]; then
+	sp=$WORK/mismatch/Python311/Lib/site-packages
+	tree_variant "$WORK/mismatch" "$WORK/bad"
+	bsp=$WORK/bad/Python311/Lib/site-packages
+	# a RECORD that lists a path outside the environment (a copy: the variant shares the original's files)
+	rec=$(ls -d "$bsp"/torchvision-*.dist-info)/RECORD
+	cp --remove-destination "$rec" "$rec.new" && echo '../../../Windows/System32/evil.dll,,' >>"$rec.new" && mv "$rec.new" "$rec"
+	check_eq "a RECORD path outside the environment is refused, said, and the rest still checked" \
+		'["1 RECORD path refused, not checked: RECORD line 199: \"../../../Windows/System32/evil.dll\" climbs out of the environment C:\\Python311","fail"]' \
+		"$(J bad '.installs[0].extensions[] | select(.name == "torchvision") | [.notes[0], .status]')"
+	# a dist-info without RECORD: the package folder walked instead, and said
+	rm -f "$(ls -d "$bsp"/torchaudio-*.dist-info)/RECORD"
+	check_eq "a dist-info without RECORD: torchaudio still found as an extension, scanned another way, said" \
+		'[false,"fail","no RECORD: its binaries were found by walking C:\\Python311\\Lib\\site-packages\\{torchaudio, torio} (the names from top_level.txt) for .pyd and .dll files"]' \
+		"$(J bad '.installs[0].extensions[] | select(.name == "torchaudio") | [.record, .status, (.notes | map(select(startswith("no RECORD"))) | .[0])]')"
+	# a METADATA that lies: torchvision 0.21.0 saying it requires the installed torch
+	md=$(ls -d "$bsp"/torchvision-*.dist-info)/METADATA
+	sed 's/^Requires-Dist: torch (==2.6.0)/Requires-Dist: torch (==2.9.1)/' "$md" >"$md.new" && mv "$md.new" "$md"
+	check_eq "a METADATA that lies about its torch: still a mismatch (never a pass), said as its files not matching" \
+		'["torchvision 0.21.0 does not match torch 2.9.1+cpu, though it requires exactly that torch","reinstall torchvision from PyPI (pip install --force-reinstall --no-deps torchvision==0.21.0), or the torch its binaries were built for"]' \
+		"$(J bad '[.findings[] | select(.rule == "extension-mismatch" and (.title | startswith("torchvision"))) | .title, .fix]')"
+fi
+
+# ---- Wine's loader: each extension binary imported after torch's procedure, PyQt5 before it
+z() { local p=$1; echo "Z:${p//\//\\}"; }
+# oracle TREE LABEL STEP...: torch's procedure with the given extra steps (--ext ... / --first ...), compared per binary
+oracle() {
+	local tree=$1 label=$2 py sp out rc
+	shift 2
+	py=$WORK/$tree/Python311
+	sp=$py/Lib/site-packages
+	cp "$ORACLE" "$py/oracle.exe"
+	{
+		printf '%s\n' torch --out "$(z "$WORK/$tree.o.jsonl")" --torch-dir "$(z "$sp/torch")" --dll-path "$(z "$sp/torch/lib")"
+		printf '%s\n' "$@"
+	} >"$WORK/$tree.o.args"
+	local prev='' a
+	: >"$WORK/$tree.o.asked"
+	for a in "$@"; do
+		case $prev in --ext | --first) echo "$a" >>"$WORK/$tree.o.asked" ;; esac
+		prev=$a
+	done
+	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES${OV:+;$OV}" WINEDEBUG=warn+module \
+		timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ "$TDC_REPO/tests/oracle/wine.sh" "$PFX" \
+		"$WORK/$tree.o.out" "$WORK/$tree.o.err" "$py/oracle.exe" "@$(z "$WORK/$tree.o.args")"
+	rc=$?
+	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$tree.o.jsonl" ]; then
+		not_ok "$label: the oracle hung or did not start under Wine (status $rc)"
+		tail -3 "$WORK/$tree.o.err" | sed 's/^/#   /'
+		return
+	fi
+	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_ext_compare.py" "$WORK/$tree.check.json" \
+		"$WORK/$tree.o.jsonl" "$WORK/$tree.o.err" "$WORK/$tree.o.asked" 2>&1)
+	check_eq "$label: Wine's loader agrees with the checker ($(grep -c '^agree' <<<"$out") agree)" \
+		"" "$(grep -v '^agree\|^dllmain' <<<"$out")"
+	while IFS= read -r l; do echo "# $l"; done <<<"$out"
+}
+if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
+	skip "Wine oracle: extensions after torch, PyQt5 before it" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
+else
+	wine_lock "$PFX"
+	wine_start "$PFX"
+	if [ -d "$WORK/mismatch" ]; then
+		C mismatch >"$WORK/mismatch.check.json"
+		tvz=$(z "$WORK/mismatch/Python311/Lib/site-packages/torchvision")
+		taz=$(z "$WORK/mismatch/Python311/Lib/site-packages/torchaudio/lib")
+		# one binary per process: a binary Wine bound stubs for may die in its initialisation
+		oracle mismatch "Wine, torch 2.9.1 + torchvision 0.21.0 _C.pyd" --ext-dll-path "$tvz" --ext "$tvz\\_C.pyd"
+		oracle mismatch "Wine, torch 2.9.1 + torchvision 0.21.0 image.pyd" --ext-dll-path "$tvz" --ext "$tvz\\image.pyd"
+		oracle mismatch "Wine, torch 2.9.1 + torchaudio 2.6.0 libtorchaudio.pyd" --ext "$taz\\libtorchaudio.pyd"
+	fi
+	if [ -d "$WORK/matched" ]; then
+		C matched >"$WORK/matched.check.json"
+		tvz=$(z "$WORK/matched/Python311/Lib/site-packages/torchvision")
+		taz=$(z "$WORK/matched/Python311/Lib/site-packages/torchaudio/lib")
+		oracle matched "Wine, torch 2.9.1 + torchvision 0.24.1 + torchaudio 2.9.1" --ext-dll-path "$tvz" \
+			--ext "$tvz\\_C.pyd" --ext "$tvz\\image.pyd" --ext "$taz\\libtorchaudio.pyd" --ext "$taz\\_torchaudio.pyd"
+	fi
+	if [ -d "$WORK/qt" ]; then
+		C qt --import-first PyQt5 >"$WORK/qt.check.json"
+		qz=$(z "$WORK/qt/Python311/Lib/site-packages/PyQt5")
+		args=(--first-path-prepend "$qz\\Qt5\\bin" --first-dll-path "$qz\\Qt5\\bin")
+		# what a Qt program imports: QtCore, QtGui, QtWidgets (under Wine some others die in their initialisation)
+		for f in QtCore QtGui QtWidgets; do args+=(--first "$qz\\$f.pyd"); done
+		# PyQt5's own Microsoft runtimes used as what they are (Wine would substitute its builtins)
+		OV="msvcp140,msvcp140_1,msvcp140_2,concrt140,vcruntime140,vcruntime140_1=n,b" \
+			oracle qt "Wine, PyQt5 imported before torch 2.9.1 (QtCore, QtGui, QtWidgets)" "${args[@]}"
+		# Wine reports a failing DllMain as 998 where Windows says 1114 (tests/scenarios/compare.py)
+		check_eq "Wine, PyQt5 first: its Qt5Core.dll brought PyQt5's msvcp140.dll in, and torch's c10.dll then fails in DllMain (Wine's 998 for the checker's 1114)" \
+			"yes|998" "$(jq -r 'select(.kind? == "first") | .loaded[]?' "$WORK/qt.o.jsonl" |
+				grep -qi 'PyQt5\\Qt5\\bin\\msvcp140.dll' && echo yes)|$(jq -r 'select(.kind? == "dll" and (.path | endswith("\\c10.dll"))) | .error' "$WORK/qt.o.jsonl")"
+	fi
+	wine_stop "$PFX"
+fi
+tap_done
