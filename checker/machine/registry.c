@@ -914,28 +914,125 @@ static void widen_ansi(struct strbuf *data)
 	*data = w;
 }
 
+/* The value's name ("name" or @) at the start of a value line, into *name; *what names it in messages. */
+static int value_name(struct parser *ps, struct cur *c, struct strbuf *name, struct strbuf *what)
+{
+	struct strbuf u16 = STRBUF_INIT;
+	int r = -1;
+	if (c->s[c->i] == '@') {
+		c->i++;
+		strbuf_adds(what, "default value (@)");
+		return 0;
+	}
+	c->i++;
+	if (parse_escaped(ps, c, '"', "value name", &u16))
+		goto out;
+	if (u16.len / 2 > REG_MAX_NAME) {
+		perr(ps, "value name longer than %d characters", REG_MAX_NAME);
+		goto out;
+	}
+	if (u16_name(ps, &u16, name, "value name"))
+		goto out;
+	strbuf_addf(what, "value \"%s\"", strbuf_str(name));
+	r = 0;
+out:
+	strbuf_release(&u16);
+	return r;
+}
+
+/* A "string" (after its opening quote) or str(N) value's text, NUL-terminated UTF-16LE, into data. */
+static int string_data(struct parser *ps, struct cur *c, const char *what, struct strbuf *data)
+{
+	struct strbuf u16 = STRBUF_INIT;
+	if (parse_escaped(ps, c, '"', what, &u16)) {
+		strbuf_release(&u16);
+		return -1;
+	}
+	put_u16(&u16, 0);
+	strbuf_add(data, u16.buf, u16.len);
+	strbuf_release(&u16);
+	return 0;
+}
+
+/* dword:XXXXXXXX, after "dword:". */
+static int dword_data(struct parser *ps, struct cur *c, const char *what, struct strbuf *data)
+{
+	char buf[48];
+	uint32_t v;
+	size_t start = c->i;
+	if (read_hex(c, 8, &v) || (c->i < c->n && hex_digit((unsigned char)c->s[c->i]) >= 0)) {
+		c->i = start;
+		return perr(ps, "%s: expected 1 to 8 hex digits after \"dword:\", found \"%s\"", what,
+			    excerpt(c, buf, sizeof(buf)));
+	}
+	put_u16(data, (uint16_t)(v & 0xffff));
+	put_u16(data, (uint16_t)(v >> 16));
+	return 0;
+}
+
+/* hex:.. or hex(N):.., after "hex"; *type is REG_BINARY unless N says otherwise. */
+static int hex_data(struct parser *ps, struct cur *c, const char *what, uint32_t *type, struct strbuf *data)
+{
+	*type = 3; /* REG_BINARY */
+	if (c->i < c->n && c->s[c->i] == '(') {
+		c->i++;
+		if (read_hex(c, 8, type) || c->i >= c->n || c->s[c->i] != ')')
+			return perr(ps, "%s: expected hex(N): with N a hex type number", what);
+		c->i++;
+	}
+	if (c->i >= c->n || c->s[c->i] != ':')
+		return perr(ps, "%s: expected ':' after \"hex\" or \"hex(N)\"", what);
+	c->i++;
+	if (parse_hex_list(ps, c, what, data))
+		return -1;
+	if (ps->ansi && (*type == 2 || *type == 7))
+		widen_ansi(data);
+	return 0;
+}
+
+/* The data after '=': its type into *type (or *del for a "-" deletion) and its bytes into data. */
+static int value_data(struct parser *ps, struct cur *c, const char *what, uint32_t *type, int *del,
+		      struct strbuf *data)
+{
+	char buf[48];
+	if (c->i < c->n && c->s[c->i] == '"') {
+		c->i++;
+		*type = 1; /* REG_SZ */
+		return string_data(ps, c, what, data);
+	}
+	if (ps->dialect == DIALECT_REGFILE && c->i < c->n && c->s[c->i] == '-') {
+		c->i++;
+		*del = 1;
+		return 0;
+	}
+	if (eat(c, "dword:")) {
+		if (dword_data(ps, c, what, data))
+			return -1;
+		*type = 4; /* REG_DWORD */
+		return 0;
+	}
+	if (eat(c, "hex"))
+		return hex_data(ps, c, what, type, data);
+	if (ps->dialect == DIALECT_WINE && eat(c, "str(")) {
+		if (read_hex(c, 8, type) || !eat(c, "):\""))
+			return perr(ps, "%s: expected str(N):\"...\" with N a hex type number", what);
+		return string_data(ps, c, what, data);
+	}
+	return perr(ps, "%s: expected %s, found \"%s\"", what,
+		    ps->dialect == DIALECT_WINE ? "\"string\", str(N):\"string\", dword:XXXXXXXX, hex: or hex(N):"
+						: "\"string\", dword:XXXXXXXX, hex:, hex(N): or - (delete)",
+		    excerpt(c, buf, sizeof(buf)));
+}
+
 static int value_line(struct parser *ps, struct cur *c)
 {
-	struct strbuf u16 = STRBUF_INIT, name = STRBUF_INIT, data = STRBUF_INIT, what = STRBUF_INIT;
+	struct strbuf name = STRBUF_INIT, data = STRBUF_INIT, what = STRBUF_INIT;
 	uint32_t type = 0;
 	char buf[48];
 	int r = -1, del = 0;
 
-	if (c->s[c->i] == '@') {
-		c->i++;
-		strbuf_adds(&what, "default value (@)");
-	} else {
-		c->i++;
-		if (parse_escaped(ps, c, '"', "value name", &u16))
-			goto out;
-		if (u16.len / 2 > REG_MAX_NAME) {
-			perr(ps, "value name longer than %d characters", REG_MAX_NAME);
-			goto out;
-		}
-		if (u16_name(ps, &u16, &name, "value name"))
-			goto out;
-		strbuf_addf(&what, "value \"%s\"", strbuf_str(&name));
-	}
+	if (value_name(ps, c, &name, &what))
+		goto out;
 	if (!ps->key && !ps->other_root) {
 		perr(ps, "%s outside any key: expected a [key] line before it", what.buf);
 		goto out;
@@ -947,64 +1044,8 @@ static int value_line(struct parser *ps, struct cur *c)
 	}
 	c->i++;
 	skip_ws(c);
-	strbuf_reset(&u16);
-	if (c->i < c->n && c->s[c->i] == '"') {
-		c->i++;
-		type = 1; /* REG_SZ */
-		if (parse_escaped(ps, c, '"', what.buf, &u16))
-			goto out;
-		put_u16(&u16, 0);
-		strbuf_add(&data, u16.buf, u16.len);
-	} else if (ps->dialect == DIALECT_REGFILE && c->i < c->n && c->s[c->i] == '-') {
-		c->i++;
-		del = 1;
-	} else if (eat(c, "dword:")) {
-		uint32_t v;
-		size_t start = c->i;
-		if (read_hex(c, 8, &v) || (c->i < c->n && hex_digit((unsigned char)c->s[c->i]) >= 0)) {
-			c->i = start;
-			perr(ps, "%s: expected 1 to 8 hex digits after \"dword:\", found \"%s\"", what.buf,
-			     excerpt(c, buf, sizeof(buf)));
-			goto out;
-		}
-		type = 4; /* REG_DWORD */
-		put_u16(&data, (uint16_t)(v & 0xffff));
-		put_u16(&data, (uint16_t)(v >> 16));
-	} else if (eat(c, "hex")) {
-		type = 3; /* REG_BINARY */
-		if (c->i < c->n && c->s[c->i] == '(') {
-			c->i++;
-			if (read_hex(c, 8, &type) || c->i >= c->n || c->s[c->i] != ')') {
-				perr(ps, "%s: expected hex(N): with N a hex type number", what.buf);
-				goto out;
-			}
-			c->i++;
-		}
-		if (c->i >= c->n || c->s[c->i] != ':') {
-			perr(ps, "%s: expected ':' after \"hex\" or \"hex(N)\"", what.buf);
-			goto out;
-		}
-		c->i++;
-		if (parse_hex_list(ps, c, what.buf, &data))
-			goto out;
-		if (ps->ansi && (type == 2 || type == 7))
-			widen_ansi(&data);
-	} else if (ps->dialect == DIALECT_WINE && eat(c, "str(")) {
-		if (read_hex(c, 8, &type) || !eat(c, "):\"")) {
-			perr(ps, "%s: expected str(N):\"...\" with N a hex type number", what.buf);
-			goto out;
-		}
-		if (parse_escaped(ps, c, '"', what.buf, &u16))
-			goto out;
-		put_u16(&u16, 0);
-		strbuf_add(&data, u16.buf, u16.len);
-	} else {
-		perr(ps, "%s: expected %s, found \"%s\"", what.buf,
-		     ps->dialect == DIALECT_WINE ? "\"string\", str(N):\"string\", dword:XXXXXXXX, hex: or hex(N):"
-						 : "\"string\", dword:XXXXXXXX, hex:, hex(N): or - (delete)",
-		     excerpt(c, buf, sizeof(buf)));
+	if (value_data(ps, c, what.buf, &type, &del, &data))
 		goto out;
-	}
 	if (!at_end(c)) {
 		perr(ps, "%s: unexpected text after the data: \"%s\"", what.buf, excerpt(c, buf, sizeof(buf)));
 		goto out;
@@ -1016,7 +1057,6 @@ static int value_line(struct parser *ps, struct cur *c)
 	}
 	r = 0;
 out:
-	strbuf_release(&u16);
 	strbuf_release(&name);
 	strbuf_release(&data);
 	strbuf_release(&what);

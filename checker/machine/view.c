@@ -401,6 +401,55 @@ static int path_under(const char *path, const char *dir)
 /* hops through links before giving up, as ELOOP does */
 #define RESOLVE_MAX_HOPS 40
 
+/* The first component of the path `rest`, removed from it with its '/'. */
+static char *pop_component(struct strbuf *rest)
+{
+	size_t c = strcspn(rest->buf, "/"), skip = c + (rest->buf[c] == '/');
+	char *comp = xstrndup(rest->buf, c);
+	memmove(rest->buf, rest->buf + skip, rest->len - skip + 1);
+	rest->len -= skip;
+	return comp;
+}
+
+/* ".." by text: the folder `res` loses its last component ("/" stays "/"). */
+static void drop_last(struct strbuf *res)
+{
+	char *slash = strrchr(res->buf, '/');
+	res->len = slash && slash != res->buf ? (size_t)(slash - res->buf) : 1;
+	res->buf[res->len] = '\0';
+}
+
+/*
+ * The link at host path `link`, inside the root, read and spliced into the
+ * walk: its target is put before what is `rest` to walk, and an absolute
+ * target starts `res` again at "/". 0 when spliced, -2 when only the host
+ * can resolve it (os_readlink's -2), -1 when it names nothing (unreadable
+ * or an empty target).
+ */
+static int splice_link(const char *link, struct strbuf *res, struct strbuf *rest)
+{
+	struct strbuf target = STRBUF_INIT;
+	int r = os_readlink(link, &target);
+	if (!r && !target.len)
+		r = -1; /* an empty target names nothing */
+	if (r) {
+		strbuf_release(&target);
+		return r;
+	}
+	if (target.buf[0] == '/') {
+		strbuf_reset(res);
+		strbuf_addch(res, '/');
+	}
+	if (rest->len) {
+		strbuf_addch(&target, '/');
+		strbuf_add(&target, rest->buf, rest->len);
+	}
+	strbuf_reset(rest);
+	strbuf_add(rest, target.buf, target.len);
+	strbuf_release(&target);
+	return 0;
+}
+
 /*
  * Where the link `name` in the folder `dir_host` (a host path of the tree,
  * with no link in it below the root) leads, resolved inside the root only:
@@ -429,10 +478,7 @@ static int resolve_link(struct view *v, const char *dir_host, const char *name, 
 	strbuf_adds(&rest, name);
 	st.type = OS_DIR;
 	while (rest.len) {
-		size_t c = strcspn(rest.buf, "/"), skip = c + (rest.buf[c] == '/');
-		char *comp = xstrndup(rest.buf, c), *next;
-		memmove(rest.buf, rest.buf + skip, rest.len - skip + 1);
-		rest.len -= skip;
+		char *comp = pop_component(&rest), *next;
 		if (!*comp || !strcmp(comp, ".")) {
 			free(comp);
 			continue;
@@ -442,9 +488,7 @@ static int resolve_link(struct view *v, const char *dir_host, const char *name, 
 			goto none;
 		}
 		if (!strcmp(comp, "..")) {
-			char *slash = strrchr(res.buf, '/');
-			res.len = slash && slash != res.buf ? (size_t)(slash - res.buf) : 1;
-			res.buf[res.len] = '\0';
+			drop_last(&res);
 			free(comp);
 			continue;
 		}
@@ -458,31 +502,14 @@ static int resolve_link(struct view *v, const char *dir_host, const char *name, 
 		}
 		if (path_under(next, v->real_root)) {
 			if (os_lstat(next, &st)) {
-				struct strbuf target = STRBUF_INIT;
-				int r = ++hops > RESOLVE_MAX_HOPS ? -1 : os_readlink(next, &target);
-				if (!r && !target.len)
-					r = -1; /* an empty target names nothing */
-				if (r) {
-					free(next);
-					strbuf_release(&target);
-					if (r == -2) {
-						t = RESOLVE_BY_HOST;
-						goto out;
-					}
-					goto none;
-				}
+				int r = ++hops > RESOLVE_MAX_HOPS ? -1 : splice_link(next, &res, &rest);
 				free(next);
-				if (target.buf[0] == '/') {
-					strbuf_reset(&res);
-					strbuf_addch(&res, '/');
+				if (r == -2) {
+					t = RESOLVE_BY_HOST;
+					goto out;
 				}
-				if (rest.len) {
-					strbuf_addch(&target, '/');
-					strbuf_add(&target, rest.buf, rest.len);
-				}
-				strbuf_reset(&rest);
-				strbuf_add(&rest, target.buf, target.len);
-				strbuf_release(&target);
+				if (r)
+					goto none;
 				st.type = OS_DIR;
 				continue;
 			}

@@ -295,14 +295,14 @@ static int is_pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-static int parse_headers(struct pe_image *img, struct err *err)
+/* The DOS stub's pointer, the PE signature and the COFF file header. */
+static int parse_coff(struct pe_image *img, struct err *err, size_t *coff_out, uint16_t *nsec_out,
+		      uint16_t *opt_size_out)
 {
-	struct pe_priv *pv = priv(img);
 	struct span f = img->file;
-	uint32_t lfanew, sig, ndirs, i;
-	uint16_t mz, nsec, opt_size, magic;
-	size_t coff, opt, dd, sect_tab, dd_room;
-	uint64_t raw_end = 0;
+	uint32_t lfanew, sig;
+	uint16_t mz, nsec, opt_size;
+	size_t coff;
 
 	if (f.len == 0)
 		return fail(err, PE_ERR_EMPTY, "empty file (0 bytes)");
@@ -323,8 +323,21 @@ static int parse_headers(struct pe_image *img, struct err *err)
 	img->characteristics = rd16(f, coff + 18);
 	if (nsec > PE_MAX_SECTIONS)
 		return fail(err, PE_ERR_CORRUPT, "section count %u exceeds the cap of %d", nsec, PE_MAX_SECTIONS);
+	*coff_out = coff;
+	*nsec_out = nsec;
+	*opt_size_out = opt_size;
+	return 0;
+}
 
-	opt = coff + 20;
+/* The optional header at `opt` (`opt_size` bytes as the COFF header says) and its data directories. */
+static int parse_optional(struct pe_image *img, struct err *err, size_t opt, uint16_t opt_size)
+{
+	struct pe_priv *pv = priv(img);
+	struct span f = img->file;
+	uint32_t ndirs, i;
+	uint16_t magic;
+	size_t dd, dd_room;
+
 	if (span_u16(f, opt, &magic))
 		return fail(err, PE_ERR_CORRUPT, "truncated optional header at 0x%zx", opt);
 	if (magic == 0x20b)
@@ -369,8 +382,17 @@ static int parse_headers(struct pe_image *img, struct err *err)
 		if (span_u32(f, dd + 8 * i, &pv->dir_rva[i]) || span_u32(f, dd + 8 * i + 4, &pv->dir_size[i]))
 			return fail(err, PE_ERR_CORRUPT, "truncated data directory %u at 0x%zx", i, dd + 8 * i);
 	}
+	return 0;
+}
 
-	sect_tab = opt + opt_size;
+/* The section table at `sect_tab`, then the overlay past the last section's raw data. */
+static int parse_sections(struct pe_image *img, struct err *err, size_t sect_tab, uint16_t nsec)
+{
+	struct pe_priv *pv = priv(img);
+	struct span f = img->file;
+	uint32_t i;
+	uint64_t raw_end = 0;
+
 	if (!span_has(f, sect_tab, (size_t)nsec * 40))
 		return fail(err, PE_ERR_CORRUPT, "section table (%u entries at 0x%zx) extends past the end of the file (%zu bytes)",
 			    nsec, sect_tab, f.len);
@@ -415,6 +437,18 @@ static int parse_headers(struct pe_image *img, struct err *err)
 		raw_end = img->size_of_headers < f.len ? img->size_of_headers : f.len;
 	img->overlay_size = f.len > raw_end ? f.len - raw_end : 0;
 	return 0;
+}
+
+static int parse_headers(struct pe_image *img, struct err *err)
+{
+	size_t coff = 0, opt;
+	uint16_t nsec = 0, opt_size = 0;
+	if (parse_coff(img, err, &coff, &nsec, &opt_size) < 0)
+		return -1;
+	opt = coff + 20;
+	if (parse_optional(img, err, opt, opt_size) < 0)
+		return -1;
+	return parse_sections(img, err, opt + opt_size, nsec);
 }
 
 /* ---- imports ---- */

@@ -666,30 +666,71 @@ static DWORD drain_pipe(HANDLE *h, struct strbuf *sb)
 	return total;
 }
 
-int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, struct strbuf *out,
-	     struct strbuf *errout, long long *exit_code, struct err *err)
+/* argv quoted into one command line as CommandLineToArgvW splits it; NULL (err set) on bad UTF-8. */
+static wchar_t *command_line(const char *const *argv, struct err *err)
 {
-	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
-	HANDLE ro = NULL, wo = NULL, re = NULL, we = NULL, nul, job;
-	wchar_t *cmdline = NULL, *wcwd = NULL;
+	wchar_t *cmdline = NULL;
 	size_t len = 0, alloc = 0, i;
-	STARTUPINFOW si;
-	PROCESS_INFORMATION pi;
-	DWORD start = GetTickCount(), code;
-	int timed_out = 0, exited = 0;
-
-	*exit_code = -1;
 	for (i = 0; argv[i]; i++) {
 		wchar_t *w = to_wide(argv[i]);
 		if (!w) {
 			free(cmdline);
-			return err_set(err, "invalid UTF-8 in argument %s", argv[i]);
+			err_set(err, "invalid UTF-8 in argument %s", argv[i]);
+			return NULL;
 		}
 		quote_arg(w, &cmdline, &len, &alloc);
 		free(w);
 	}
 	ALLOC_GROW(cmdline, len + 1, alloc);
 	cmdline[len] = 0;
+	return cmdline;
+}
+
+/*
+ * Reads the child's stdout and stderr (*ro, *re; closed and NULLed when they
+ * break) until it has exited and nothing more is there to read, or until
+ * timeout_ms after `start`, when its job (or the process alone) is ended.
+ * 1 on a timeout, else 0.
+ */
+static int collect_output(HANDLE process, HANDLE job, HANDLE *ro, HANDLE *re, DWORD start, unsigned timeout_ms,
+			  struct strbuf *out, struct strbuf *errout)
+{
+	int exited = 0;
+	for (;;) {
+		DWORD got = drain_pipe(ro, out) + drain_pipe(re, errout);
+		if (exited && !got)
+			break; /* exited and nothing more to read now (a grandchild may hold the pipe) */
+		if (!*ro && !*re && exited)
+			break;
+		if (!exited && WaitForSingleObject(process, got ? 0 : 10) == WAIT_OBJECT_0) {
+			exited = 1;
+			continue; /* one more drain */
+		}
+		if (!exited && timeout_ms && GetTickCount() - start >= timeout_ms) {
+			if (job)
+				TerminateJobObject(job, 1);
+			TerminateProcess(process, 1);
+			WaitForSingleObject(process, 5000);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, struct strbuf *out,
+	     struct strbuf *errout, long long *exit_code, struct err *err)
+{
+	SECURITY_ATTRIBUTES sa = { sizeof(sa), NULL, TRUE };
+	HANDLE ro = NULL, wo = NULL, re = NULL, we = NULL, nul, job;
+	wchar_t *cmdline = NULL, *wcwd = NULL;
+	STARTUPINFOW si;
+	PROCESS_INFORMATION pi;
+	DWORD start = GetTickCount(), code;
+	int timed_out;
+
+	*exit_code = -1;
+	if (!(cmdline = command_line(argv, err)))
+		return -1;
 	if (cwd && !(wcwd = to_wide(cwd))) {
 		free(cmdline);
 		return err_set(err, "invalid UTF-8 in path %s", cwd);
@@ -728,25 +769,7 @@ int os_spawn(const char *const *argv, const char *cwd, unsigned timeout_ms, stru
 	}
 	ResumeThread(pi.hThread);
 	CloseHandle(pi.hThread);
-	for (;;) {
-		DWORD got = drain_pipe(&ro, out) + drain_pipe(&re, errout);
-		if (exited && !got)
-			break; /* exited and nothing more to read now (a grandchild may hold the pipe) */
-		if (!ro && !re && exited)
-			break;
-		if (!exited && WaitForSingleObject(pi.hProcess, got ? 0 : 10) == WAIT_OBJECT_0) {
-			exited = 1;
-			continue; /* one more drain */
-		}
-		if (!exited && timeout_ms && GetTickCount() - start >= timeout_ms) {
-			timed_out = 1;
-			if (job)
-				TerminateJobObject(job, 1);
-			TerminateProcess(pi.hProcess, 1);
-			WaitForSingleObject(pi.hProcess, 5000);
-			break;
-		}
-	}
+	timed_out = collect_output(pi.hProcess, job, &ro, &re, start, timeout_ms, out, errout);
 	if (!timed_out && GetExitCodeProcess(pi.hProcess, &code))
 		*exit_code = (long long)code;
 	CloseHandle(pi.hProcess);

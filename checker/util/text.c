@@ -199,17 +199,156 @@ int text_needs_esc(const char *s, size_t n)
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 #endif
+/* One conversion of a text_vaddf format, parsed. */
+struct conv_spec {
+	char spec[32]; /* rebuilt "%[flags][width][.prec][len]c", '*' resolved */
+	int width, prec, left;
+	char len[3];
+	char conv;
+};
+
+/* Reads the number after a '*' or the digits at *fmt. */
+static int spec_number(const char **fmt, va_list *ap)
+{
+	int n = 0;
+	if (**fmt == '*') {
+		(*fmt)++;
+		return va_arg(*ap, int);
+	}
+	while (ascii_isdigit(**fmt))
+		n = n * 10 + (*(*fmt)++ - '0');
+	return n;
+}
+
+/*
+ * Parses the conversion after a '%' at *fmt into *c, fetching '*' widths and
+ * precisions from *ap. -1 when the format ends or the spec would not fit:
+ * the caller stops there, as a truncated format cannot be printed.
+ */
+static int parse_conv(const char **fmt, va_list *ap, struct conv_spec *c)
+{
+	const char *f = *fmt;
+	size_t k = 0, ll;
+	c->width = -1;
+	c->prec = -1;
+	c->left = 0;
+	memset(c->len, 0, sizeof(c->len));
+	c->spec[k++] = '%';
+	while (*f && strchr("-+ #0", *f)) {
+		if (*f == '-')
+			c->left = 1;
+		if (k < 8)
+			c->spec[k++] = *f;
+		f++;
+	}
+	if (*f == '*' || ascii_isdigit(*f)) {
+		c->width = spec_number(&f, ap);
+		if (c->width < 0) {
+			c->left = 1;
+			c->width = -c->width;
+		}
+	}
+	if (*f == '.') {
+		f++;
+		c->prec = spec_number(&f, ap);
+	}
+	while (*f && strchr("hlzjtL", *f) && strlen(c->len) < 2)
+		c->len[strlen(c->len)] = *f++;
+	c->conv = *f;
+	*fmt = f;
+	if (!c->conv)
+		return -1;
+	*fmt = f + 1;
+	if (c->width >= 0)
+		k += (size_t)snprintf(c->spec + k, sizeof(c->spec) - k, "%d", c->width);
+	if (c->prec >= 0 && c->conv != 's')
+		k += (size_t)snprintf(c->spec + k, sizeof(c->spec) - k, ".%d", c->prec);
+	ll = strlen(c->len);
+	if (k + ll + 2 > sizeof(c->spec))
+		return -1;
+	memcpy(c->spec + k, c->len, ll);
+	k += ll;
+	c->spec[k++] = c->conv;
+	c->spec[k] = '\0';
+	return 0;
+}
+
+/* %s: escaped for a workflow log, then padded to the width on its side. */
+static void add_string(struct strbuf *out, const struct conv_spec *c, const char *s)
+{
+	struct strbuf e = STRBUF_INIT;
+	size_t n;
+	int pad;
+	if (!s)
+		s = "(null)";
+	if (c->prec >= 0) {
+		const char *z = memchr(s, '\0', (size_t)c->prec);
+		n = z ? (size_t)(z - s) : (size_t)c->prec;
+	} else {
+		n = strlen(s);
+	}
+	text_esc(&e, s, n, TEXT_ESC_WORKFLOW | (midline(out) ? TEXT_ESC_MIDLINE : 0));
+	pad = c->width > 0 && e.len < (size_t)c->width;
+	if (pad && !c->left)
+		strbuf_addf(out, "%*s", c->width - (int)e.len, "");
+	strbuf_add(out, e.buf, e.len);
+	if (pad && c->left)
+		strbuf_addf(out, "%*s", c->width - (int)e.len, "");
+	strbuf_release(&e);
+}
+
+/* An integer conversion, its argument fetched at the type its length names. */
+static void add_integer(struct strbuf *out, const struct conv_spec *c, va_list *ap)
+{
+	const char *len = c->len;
+	if (!strcmp(len, "l"))
+		strbuf_addf(out, c->spec, va_arg(*ap, long));
+	else if (!strcmp(len, "ll"))
+		strbuf_addf(out, c->spec, va_arg(*ap, long long));
+	else if (!strcmp(len, "z"))
+		strbuf_addf(out, c->spec, va_arg(*ap, size_t));
+	else if (!strcmp(len, "j"))
+		strbuf_addf(out, c->spec, va_arg(*ap, intmax_t));
+	else if (!strcmp(len, "t"))
+		strbuf_addf(out, c->spec, va_arg(*ap, ptrdiff_t));
+	else
+		strbuf_addf(out, c->spec, va_arg(*ap, int));
+}
+
+static void add_conv(struct strbuf *out, const struct conv_spec *c, va_list *ap)
+{
+	switch (c->conv) {
+	case 's':
+		add_string(out, c, va_arg(*ap, const char *));
+		break;
+	case 'c':
+		strbuf_addf(out, c->spec, va_arg(*ap, int));
+		break;
+	case 'p':
+		strbuf_addf(out, c->spec, va_arg(*ap, void *));
+		break;
+	case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
+		add_integer(out, c, ap);
+		break;
+	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+		if (!strcmp(c->len, "L"))
+			strbuf_addf(out, c->spec, va_arg(*ap, long double));
+		else
+			strbuf_addf(out, c->spec, va_arg(*ap, double));
+		break;
+	default: /* %n or an unknown conversion: the format is ours, so this is a bug; print it */
+		strbuf_adds(out, c->spec);
+		break;
+	}
+}
+
 void text_vaddf(struct strbuf *out, const char *fmt, va_list ap)
 {
 	va_list cp;
 	va_copy(cp, ap);
 	while (*fmt) {
 		const char *pct = strchr(fmt, '%');
-		char spec[32];
-		size_t k = 0;
-		int width = -1, prec = -1, left = 0;
-		char len[3] = { 0 };
-		char conv;
+		struct conv_spec c;
 		if (!pct) {
 			strbuf_adds(out, fmt);
 			break;
@@ -221,105 +360,9 @@ void text_vaddf(struct strbuf *out, const char *fmt, va_list ap)
 			fmt++;
 			continue;
 		}
-		spec[k++] = '%';
-		while (*fmt && strchr("-+ #0", *fmt)) {
-			if (*fmt == '-')
-				left = 1;
-			if (k < 8)
-				spec[k++] = *fmt;
-			fmt++;
-		}
-		if (*fmt == '*') {
-			width = va_arg(cp, int);
-			if (width < 0) {
-				left = 1;
-				width = -width;
-			}
-			fmt++;
-		} else if (ascii_isdigit(*fmt)) {
-			width = 0;
-			while (ascii_isdigit(*fmt))
-				width = width * 10 + (*fmt++ - '0');
-		}
-		if (*fmt == '.') {
-			fmt++;
-			prec = 0;
-			if (*fmt == '*') {
-				prec = va_arg(cp, int);
-				fmt++;
-			} else {
-				while (ascii_isdigit(*fmt))
-					prec = prec * 10 + (*fmt++ - '0');
-			}
-		}
-		while (*fmt && strchr("hlzjtL", *fmt) && strlen(len) < 2)
-			len[strlen(len)] = *fmt++;
-		conv = *fmt;
-		if (!conv)
+		if (parse_conv(&fmt, &cp, &c) < 0)
 			break;
-		fmt++;
-		if (width >= 0)
-			k += (size_t)snprintf(spec + k, sizeof(spec) - k, "%d", width);
-		if (prec >= 0 && conv != 's')
-			k += (size_t)snprintf(spec + k, sizeof(spec) - k, ".%d", prec);
-		if (k + strlen(len) + 2 > sizeof(spec))
-			break;
-		memcpy(spec + k, len, strlen(len));
-		k += strlen(len);
-		spec[k++] = conv;
-		spec[k] = '\0';
-		switch (conv) {
-		case 's': {
-			const char *s = va_arg(cp, const char *);
-			struct strbuf e = STRBUF_INIT;
-			size_t n;
-			if (!s)
-				s = "(null)";
-			if (prec >= 0) {
-				const char *z = memchr(s, '\0', (size_t)prec);
-				n = z ? (size_t)(z - s) : (size_t)prec;
-			} else {
-				n = strlen(s);
-			}
-			text_esc(&e, s, n, TEXT_ESC_WORKFLOW | (midline(out) ? TEXT_ESC_MIDLINE : 0));
-			if (width > 0 && e.len < (size_t)width && !left)
-				strbuf_addf(out, "%*s", width - (int)e.len, "");
-			strbuf_add(out, e.buf, e.len);
-			if (width > 0 && e.len < (size_t)width && left)
-				strbuf_addf(out, "%*s", width - (int)e.len, "");
-			strbuf_release(&e);
-			break;
-		}
-		case 'c':
-			strbuf_addf(out, spec, va_arg(cp, int));
-			break;
-		case 'p':
-			strbuf_addf(out, spec, va_arg(cp, void *));
-			break;
-		case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
-			if (!strcmp(len, "l"))
-				strbuf_addf(out, spec, va_arg(cp, long));
-			else if (!strcmp(len, "ll"))
-				strbuf_addf(out, spec, va_arg(cp, long long));
-			else if (!strcmp(len, "z"))
-				strbuf_addf(out, spec, va_arg(cp, size_t));
-			else if (!strcmp(len, "j"))
-				strbuf_addf(out, spec, va_arg(cp, intmax_t));
-			else if (!strcmp(len, "t"))
-				strbuf_addf(out, spec, va_arg(cp, ptrdiff_t));
-			else
-				strbuf_addf(out, spec, va_arg(cp, int));
-			break;
-		case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
-			if (!strcmp(len, "L"))
-				strbuf_addf(out, spec, va_arg(cp, long double));
-			else
-				strbuf_addf(out, spec, va_arg(cp, double));
-			break;
-		default: /* %n or an unknown conversion: the format is ours, so this is a bug; print it */
-			strbuf_adds(out, spec);
-			break;
-		}
+		add_conv(out, &c, &cp);
 	}
 	va_end(cp);
 }

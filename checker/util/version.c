@@ -149,21 +149,12 @@ static int fail(struct scanfail *f, size_t off, const char *why)
 	return -1;
 }
 
-/*
- * The scanner. On success *end is where parsing stopped (the caller decides
- * whether trailing text is an error: specifiers look for ".*" there).
- */
-static int scan_version(struct pep440 *v, const char *s, size_t len, size_t *end, struct scanfail *f)
+/* [v] [N!] N(.N)* at *ip: the optional epoch and the release numbers. */
+static int scan_release(struct pep440 *v, const char *s, size_t len, size_t *ip, struct scanfail *f)
 {
-	size_t i = 0, save, ml;
+	size_t i = *ip;
 	uint64_t n;
-	int r, k, has;
-
-	memset(v, 0, sizeof(*v));
-	while (i < len && is_space(s[i]))
-		i++;
-	if (i >= len)
-		return fail(f, i, "empty version");
+	int r;
 	if (s[i] == 'v' || s[i] == 'V')
 		i++;
 	r = read_num(s, len, &i, &n);
@@ -191,82 +182,117 @@ static int scan_version(struct pep440 *v, const char *s, size_t len, size_t *end
 			return fail(f, at, "number too large");
 		v->release[v->nrelease++] = n;
 	}
+	*ip = i;
+	return 0;
+}
 
-	/* pre-release: [-_.]? (a|b|rc|...) [-_.]? N? */
-	save = i;
+/*
+ * [-_.]? label [-_.]? N? at *ip, label one of `labels`: the index of the
+ * label matched (*ip past it and its number in *num), -1 when there is none
+ * (*ip unchanged), -2 when the number is too large (*ip at it).
+ */
+static int scan_labelled(const char *s, size_t len, size_t *ip, const char *const *labels, uint64_t *num)
+{
+	size_t i = *ip, ml;
+	int k, has;
 	if (i < len && is_sep(s[i]))
 		i++;
-	k = match_label(s, len, i, pre_labels, &ml);
-	if (k >= 0) {
-		i += ml;
-		v->pre = pre_kinds[k];
-		if (read_label_num(s, len, &i, &v->pre_n, &has) < 0)
-			return fail(f, i, "number too large");
-	} else {
-		i = save;
+	k = match_label(s, len, i, labels, &ml);
+	if (k < 0)
+		return -1;
+	i += ml;
+	if (read_label_num(s, len, &i, num, &has) < 0) {
+		*ip = i;
+		return -2;
 	}
+	*ip = i;
+	return k;
+}
+
+/* The pre-, post- and dev-release parts, each optional, in that order. */
+static int scan_suffixes(struct pep440 *v, const char *s, size_t len, size_t *ip, struct scanfail *f)
+{
+	size_t i = *ip;
+	int k;
+
+	/* pre-release: [-_.]? (a|b|rc|...) [-_.]? N? */
+	k = scan_labelled(s, len, &i, pre_labels, &v->pre_n);
+	if (k == -2)
+		return fail(f, i, "number too large");
+	if (k >= 0)
+		v->pre = pre_kinds[k];
 
 	/* post-release: -N | [-_.]? (post|rev|r) [-_.]? N? */
-	save = i;
 	if (i + 1 < len && s[i] == '-' && is_digit(s[i + 1])) {
 		i++;
 		if (read_num(s, len, &i, &v->post) < 0)
 			return fail(f, i, "number too large");
 		v->has_post = 1;
 	} else {
-		if (i < len && is_sep(s[i]))
-			i++;
-		k = match_label(s, len, i, post_labels, &ml);
-		if (k >= 0) {
-			i += ml;
+		k = scan_labelled(s, len, &i, post_labels, &v->post);
+		if (k == -2)
+			return fail(f, i, "number too large");
+		if (k >= 0)
 			v->has_post = 1;
-			if (read_label_num(s, len, &i, &v->post, &has) < 0)
-				return fail(f, i, "number too large");
-		} else {
-			i = save;
-		}
 	}
 
 	/* dev-release: [-_.]? dev [-_.]? N? */
-	save = i;
-	if (i < len && is_sep(s[i]))
-		i++;
-	k = match_label(s, len, i, dev_labels, &ml);
-	if (k >= 0) {
-		i += ml;
+	k = scan_labelled(s, len, &i, dev_labels, &v->dev);
+	if (k == -2)
+		return fail(f, i, "number too large");
+	if (k >= 0)
 		v->has_dev = 1;
-		if (read_label_num(s, len, &i, &v->dev, &has) < 0)
-			return fail(f, i, "number too large");
-	} else {
-		i = save;
-	}
+	*ip = i;
+	return 0;
+}
 
-	/* local: + [a-z0-9]+ ([-_.] [a-z0-9]+)* */
-	if (i < len && s[i] == '+') {
-		size_t o = 0;
-		i++;
-		for (;;) {
-			size_t seg = i;
-			while (i < len && ascii_isalnum(s[i])) {
-				if (o + 1 >= sizeof(v->local))
-					return fail(f, i, "local label longer than 63 characters");
-				v->local[o++] = (char)ascii_tolower(s[i]);
-				i++;
-			}
-			if (i == seg)
-				return fail(f, i,
-					      seg > 0 && s[seg - 1] == '+' ? "expected a letter or digit after \"+\""
-									   : "expected a letter or digit after the separator");
-			if (i + 1 < len && is_sep(s[i]) && ascii_isalnum(s[i + 1])) {
-				if (o + 1 >= sizeof(v->local))
-					return fail(f, i, "local label longer than 63 characters");
-				v->local[o++] = '.';
-				i++;
-				continue;
-			}
-			break;
+/* local: + [a-z0-9]+ ([-_.] [a-z0-9]+)*, at *ip just past the '+'; stored lowercased, '.'-separated. */
+static int scan_local(struct pep440 *v, const char *s, size_t len, size_t *ip, struct scanfail *f)
+{
+	size_t i = *ip, o = 0;
+	for (;;) {
+		size_t seg = i;
+		while (i < len && ascii_isalnum(s[i])) {
+			if (o + 1 >= sizeof(v->local))
+				return fail(f, i, "local label longer than 63 characters");
+			v->local[o++] = (char)ascii_tolower(s[i]);
+			i++;
 		}
-		v->local[o] = '\0';
+		if (i == seg)
+			return fail(f, i,
+				    seg > 0 && s[seg - 1] == '+' ? "expected a letter or digit after \"+\""
+								 : "expected a letter or digit after the separator");
+		if (!(i + 1 < len && is_sep(s[i]) && ascii_isalnum(s[i + 1])))
+			break;
+		if (o + 1 >= sizeof(v->local))
+			return fail(f, i, "local label longer than 63 characters");
+		v->local[o++] = '.';
+		i++;
+	}
+	v->local[o] = '\0';
+	*ip = i;
+	return 0;
+}
+
+/*
+ * The scanner. On success *end is where parsing stopped (the caller decides
+ * whether trailing text is an error: specifiers look for ".*" there).
+ */
+static int scan_version(struct pep440 *v, const char *s, size_t len, size_t *end, struct scanfail *f)
+{
+	size_t i = 0;
+
+	memset(v, 0, sizeof(*v));
+	while (i < len && is_space(s[i]))
+		i++;
+	if (i >= len)
+		return fail(f, i, "empty version");
+	if (scan_release(v, s, len, &i, f) < 0 || scan_suffixes(v, s, len, &i, f) < 0)
+		return -1;
+	if (i < len && s[i] == '+') {
+		i++;
+		if (scan_local(v, s, len, &i, f) < 0)
+			return -1;
 	}
 	*end = i;
 	return 0;

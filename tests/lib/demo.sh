@@ -16,9 +16,11 @@
 #                      installs: the real pytorch#131662 failure
 #   C:\hostedtoolcache\windows\Python\3.11.9\x64
 #                      a second Python with a healthy torch 2.5.1+cpu
-# The torch stand-ins are tests/lib/trees/torch_cases.sh's (small DLLs named and
-# wired like torch's: fbgemm -> asmjit, libomp140/libiomp5md; torch_cpu -> c10,
-# fbgemm, ...; _C.pyd -> torch_python -> python311.dll).
+# C:\Python311 is tests/lib/trees/torch240.sh's tree, the one the action's
+# tests check. The torch stand-ins are tests/lib/trees/torch_cases.sh's
+# (small DLLs named and wired like torch's: fbgemm -> asmjit,
+# libomp140/libiomp5md; torch_cpu -> c10, fbgemm, ...; _C.pyd ->
+# torch_python -> python311.dll).
 #
 # Then runs `torch-dll-check check --root TREE --scan "C:\\" --registry
 # runner.reg` and prints its report. Exit status: 0 when the check ran and
@@ -31,8 +33,8 @@ BIN=${TDC_BIN:-$REPO/torch-dll-check}
 source "$REPO/tests/lib/fixtures.sh"
 # shellcheck source=tests/lib/trees/loader.sh
 source "$REPO/tests/lib/trees/loader.sh"
-# shellcheck source=tests/lib/trees/torch_cases.sh
-source "$REPO/tests/lib/trees/torch_cases.sh"
+# shellcheck source=tests/lib/trees/torch240.sh
+source "$REPO/tests/lib/trees/torch240.sh" # torch240_build, dist_info and torch_cases.sh's torch_tree
 
 # reg_export FILE < text: writes text as reg.exe does (UTF-16LE, BOM, CRLF).
 reg_export() {
@@ -40,17 +42,6 @@ reg_export() {
 		printf '\xff\xfe'
 		sed 's/$/\r/' | iconv -f UTF-8 -t UTF-16LE
 	} >"$1"
-}
-
-# dist_info SITE VERSION: the pip metadata of a torch install (METADATA, INSTALLER, and RECORD
-# listing torch\ as it is now: call it when the tree is complete).
-dist_info() {
-	local d="$1/torch-$2.dist-info"
-	mkdir -p "$d"
-	printf 'Metadata-Version: 2.1\nName: torch\nVersion: %s\nSummary: Tensors and Dynamic neural networks in Python\n' \
-		"$2" >"$d/METADATA"
-	printf 'pip\n' >"$d/INSTALLER"
-	python3 "$REPO/tests/lib/record.py" "$1" "$d" torch
 }
 
 # The DLLs the VC++ 2015-2022 x64 redistributable 14.40 installs in System32
@@ -100,8 +91,7 @@ runtime() {
 demo_build() {
 	local d=$1 r=$1/root sys tc
 	# torch 2.4.0+cpu at C:\Python311: fbgemm.dll -> libomp140.x86_64.dll (absent)
-	torch_tree "$r" fbgemm_omp140 || return 1
-	dist_info "$r/Python311/Lib/site-packages" 2.4.0+cpu
+	torch240_build "$r" || return 1
 	# torch 2.5.1+cpu in the runner's tool cache: healthy
 	torch_tree "$d/t2" healthy || return 1
 	tc=$r/hostedtoolcache/windows/Python/3.11.9
@@ -148,7 +138,7 @@ EOF
 demo_tree() {
 	local FX_KEY
 	FX_KEY=$(cat "$REPO/tests/lib/demo.sh" "$REPO/tests/lib/trees/loader.sh" "$REPO/tests/lib/trees/torch_cases.sh" \
-		"$REPO/tests/lib/record.py" |
+		"$REPO/tests/lib/trees/torch240.sh" "$REPO/tests/lib/record.py" |
 		sha256sum | cut -c1-12)
 	export FX_KEY
 	fx_build demo demo_build

@@ -64,7 +64,7 @@ inert_tree_build() {
 	cp "$lib/evil.dll" "$lib/$HOSTILE_FILE"
 }
 
-if ! root=$(FX_KEY=$( (declare -f loader_base torch240_build inert_patch inert_tree_build
+if ! root=$(FX_KEY=$( (declare -f loader_base torch_tree dist_info torch240_build inert_patch inert_tree_build
 	echo "$IMP_PH $OWN_PH $HOSTILE_FILE") |
 	sha256sum | cut -c1-16) fx_build inert_tree inert_tree_build 2>"$tmp/tree.err") || [ ! -d "$root" ]; then
 	not_ok "cannot build the hostile tree"
