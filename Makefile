@@ -56,7 +56,10 @@ CXX ?= c++
 LLVM_CONFIG ?= llvm-config
 LLVM_INCDIR := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
 LLVM_LIBDIR := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
-ifneq ($(and $(wildcard $(LLVM_INCDIR)/llvm/Demangle/Demangle.h),$(wildcard $(LLVM_LIBDIR)/libLLVMDemangle.a)),)
+# DEMANGLE=0 builds without it whatever the machine has (the release assets:
+# they link nothing but libc.so.6, and LLVM's C++ would bring libstdc++).
+DEMANGLE ?= 1
+ifneq ($(and $(filter 1,$(DEMANGLE)),$(wildcard $(LLVM_INCDIR)/llvm/Demangle/Demangle.h),$(wildcard $(LLVM_LIBDIR)/libLLVMDemangle.a)),)
 DEMANGLE_CXXFLAGS = -std=c++17 -I$(LLVM_INCDIR) -Wall -Wextra $(if $(filter -Werror,$(WARNINGS)),-Werror)
 DEMANGLE_LIBS = -L$(LLVM_LIBDIR) -l:libLLVMDemangle.a -lstdc++
 TDC_CFLAGS += -DTDC_LLVM_DEMANGLE

@@ -47,27 +47,19 @@ rm -rf "$out"
 mkdir -p "$out"
 
 # Linux x64: a clean build in a copy of the sources (the clone's build/ is
-# left alone), every library but glibc linked in.
+# left alone), every library but glibc linked in; without the MSVC demangler
+# (DEMANGLE=0: LLVM's C++ would need libstdc++), so, like the Windows .exe,
+# the release's programs show decorated C++ names raw.
 prefix=$(bash action/deps.sh x86_64-linux-gnu --with-git | tail -1)
 zlib_a=$(pkg-config --variable=libdir zlib)/libz.a
 [ -f "$zlib_a" ] || { echo "dist: no $zlib_a (zlib1g-dev)" >&2; exit 1; }
-# The MSVC demangler (LLVM's libLLVMDemangle.a, when the build machine has it)
-# is linked with GCC's C++ runtime statically too, so the programs still need
-# only libc.so.6 (libstdc++'s GCC Runtime Library Exception allows it; see
-# LICENSES.md).
-demangle_libs=
-llvm_libdir=$(llvm-config --libdir 2>/dev/null || true)
-if [ -n "$llvm_libdir" ] && [ -f "$llvm_libdir/libLLVMDemangle.a" ]; then
-	demangle_libs="-L$llvm_libdir -l:libLLVMDemangle.a -l:libstdc++.a -lm"
-fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -R checker matrix Makefile "$work/"
-PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -s -C "$work" -j2 HIVEX=0 \
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -s -C "$work" -j2 HIVEX=0 DEMANGLE=0 \
 	CFLAGS="-O2 -g0 -ffile-prefix-map=$work=. -ffile-prefix-map=$prefix=/deps" \
 	CORE_LIBS="$prefix/lib/libyaml.a $prefix/lib/libcjson.a" \
 	GIT_LIBS="$prefix/lib/libgit2.a $prefix/lib/libpcre2-8.a $prefix/lib/libhttp_parser.a $zlib_a -lpthread" \
-	${demangle_libs:+DEMANGLE_LIBS="$demangle_libs"} \
 	torch-dll-check torch-dll-check-git >&2
 for prog in torch-dll-check torch-dll-check-git; do
 	linux=$prog-$version-linux-x64
@@ -119,10 +111,6 @@ notice() { # notice TITLE FILE
 	notice "zlib (torch-dll-check-git.exe: Debian's libz-mingw-w64)" /usr/share/doc/libz-mingw-w64-dev/copyright
 	notice "mingw-w64 runtime (the .exe files)" /usr/share/doc/mingw-w64-x86-64-dev/copyright
 	notice "GCC runtime, libgcc (the .exe files; GCC Runtime Library Exception)" /usr/share/doc/gcc-mingw-w64-base/copyright
-	if [ -n "$demangle_libs" ]; then
-		notice "LLVM Demangle (the Linux assets: Debian's llvm-14-dev)" /usr/share/doc/llvm-14-dev/copyright
-		notice "libstdc++ (the Linux assets; GCC Runtime Library Exception)" /usr/share/doc/libstdc++-12-dev/copyright
-	fi
 } >"$out/THIRD-PARTY-NOTICES.txt"
 
 # The wheels for people on their own machine (pipx run / uvx torch-dll-check),

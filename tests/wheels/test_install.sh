@@ -49,10 +49,10 @@ have() {
 # variant SRC DST: a hard-linked copy of tree SRC with the same python.exe
 variant() { tree_variant "$WORK/$1" "$WORK/$2" && PYEXE[$2]=${PYEXE[$1]}; }
 J() { "$B" check --root "$WORK/$1" --python "${PYEXE[$1]}" --json 2>"$WORK/check.err" | jq -c "$2" 2>&1; }
-T() {
+T() { # the text report, one line per line (not wrapped at a terminal's width)
 	local t=$1
 	shift
-	"$B" check --root "$WORK/$t" --python "${PYEXE[$t]}" "$@" 2>&1
+	COLUMNS=1000 "$B" check --root "$WORK/$t" --python "${PYEXE[$t]}" "$@" 2>&1
 }
 # bins TREE: [name, winerror, outcome, leaf] of every binary that does not load
 bins='[.installs[0].binaries[] | select(.winerror != 0) | [(.path | split("\\") | last), .winerror, .outcome, .leaf]]'
@@ -93,7 +93,7 @@ for v in 2.12.1 2.14.1; do
 		"$(jq '[.runs[0].results[] | select(.ruleId == "runtime-too-old") | .message.text | test("c10.dll fails in DllMain")] | any' "$WORK/$t.sarif")"
 	"$B" report --in "$WORK/$t.json" --format github --summary "$WORK/$t.md" >/dev/null 2>&1
 	check_eq "torch $v + $RT: the job summary says import torch raises 1114 on c10.dll" 1 \
-		"$(grep -c 'WinError 1114\] .*c10.dll' "$WORK/$t.md")"
+		"$(tr '\n' ' ' <"$WORK/$t.md" | grep -c 'WinError 1114\] .*c10.dll')"
 	check_eq "torch $v + msvcp140 $RT: without it (Wine's System32) no DllMain failure is predicted" '[]' \
 		"$(J "$v" '[.installs[0].binaries[] | select(.outcome == "init-failed")]')"
 done
