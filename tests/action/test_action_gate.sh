@@ -374,8 +374,8 @@ check_eq "hostile PR: the hostile subject went through (the report's head commit
 others=$(find "$d/log" -name '*.out' -o -name '*.err' | grep -v "/log/1/$n\.\(out\|err\)$" | sort)
 # shellcheck disable=SC2086 # file names without spaces
 check_eq "hostile PR: no other step printed a workflow command" "" "$(python3 tests/report/gh_commands.py $others)"
-check_eq "hostile PR: the workflow's outputs are the action's six (the checker's four, path, cache-hit)" \
-	"cache-hit failures path report status warnings" \
+check_eq "hostile PR: the workflow's outputs are the action's eight (the checker's six, path, cache-hit)" \
+	"cache-hit failures findings path problems report status warnings" \
 	"$(res hostile "' '.join(sorted(r['steps'][1]['action']['outputs']))")"
 check_cmd "hostile PR: the SARIF upload accepts the file (valid, anchored)" \
 	python3 tests/report/validate_sarif.py "$schema" "$d/ws/torch-dll-check.sarif" --github
