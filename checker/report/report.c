@@ -342,6 +342,19 @@ const char *report_why(const cJSON *f)
 	return report_str(f, evidence_only ? "explanation" : "message");
 }
 
+int report_fix_next(const char **s, const char **alt, size_t *len)
+{
+	static const char sep[] = "; or ";
+	const char *next;
+	if (!*s || !**s)
+		return 0;
+	next = strstr(*s, sep);
+	*alt = *s;
+	*len = next ? (size_t)(next - *s) : strlen(*s);
+	*s = next ? next + sizeof(sep) - 1 : NULL;
+	return 1;
+}
+
 const cJSON *report_cause_finding(const struct report_view *v, const struct report_cause *c)
 {
 	return v->items[c->members[0]].f;
