@@ -715,26 +715,6 @@ static void uncovered(struct findings *out, const struct torch_target *t, const 
 }
 
 /*
- * The probe version as a person reads it: a row's lower bound such as
- * ">=2.9.0.dev0" (nightlies included) is probed as 2.9.0.dev0, but pip
- * installs no pre-release unless the pin asks for one, so a range's
- * pre-release probe is shown as its release ("2.9.0"). Caller frees.
- */
-static char *shown_version(const char *probe, const struct torch_target *t)
-{
-	struct pep440 v;
-	struct err e;
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
-	if (t->version || pep440_parse(&v, probe, &e) || !pep440_is_prerelease(&v) ||
-	    (t->specifier && strpbrk(t->specifier, "abcdefghijklmnopqrstuvwxyz")))
-		return xstrdup(probe);
-	for (i = 0; i < v.nrelease; i++)
-		strbuf_addf(&sb, "%s%llu", i ? "." : "", (unsigned long long)v.release[i]);
-	return strbuf_detach(&sb);
-}
-
-/*
  * A range (">=2.4,<2.6") as pip resolves it: pip installs the newest release
  * the range allows, so the newest row judged (rv[n-1]: rows are judged in
  * version order) is the verdict. The older rows that would fail (an error)
@@ -799,7 +779,7 @@ static cJSON *target_json(const struct torch_target *t, cJSON *rows)
 	return o;
 }
 
-/* One row the pin selects, judged against the runner into *rv (version: shown_version's, rv's to free). */
+/* One row the pin selects, judged against the runner into *rv (version: pins_shown_version's, rv's to free). */
 static void judge_row(struct row_verdict *rv, const struct torch_target *t, const struct matrix_row *row,
 		      char *version, const struct gate_runner *r, struct copies *cache, const char *searched)
 {
@@ -888,7 +868,7 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 				uncovered(out, t, pr.v[i].version, pr.v[i].uncovered, SEV_ERROR);
 			continue;
 		}
-		shown[n] = shown_version(pr.v[i].version, t);
+		shown[n] = pins_shown_version(pr.v[i].version, t);
 		judge_row(&rv[n], t, pr.v[i].row, shown[n], r, cache, searched);
 		rv[n].order = n;
 		n++;
@@ -935,32 +915,8 @@ static void change_notes(struct findings *out, const struct gate_pins *g, const 
 			strbuf_addf(&msg, "Added at %s:%u: %s.", p->file, p->line, p->raw);
 		else
 			strbuf_addf(&msg, "Removed: %s, at %s:%u in the base.", p->raw, p->file, p->line);
-		if (c->head) {
-			struct torch_target t;
-			struct pin_probes pr = { NULL, 0, 0 };
-			struct err e;
-			size_t j;
-			memset(&t, 0, sizeof(t));
-			t.pin = p;
-			t.file = p->file;
-			t.version = p->version;
-			t.specifier = p->pep440;
-			t.variant = p->variant;
-			if (pins_target_probes(m, &t, r->arch, &pr, &e) == 0 && pr.n) {
-				strbuf_adds(&msg, " Windows runners must satisfy matrix rows:");
-				for (j = 0; j < pr.n; j++) {
-					struct strbuf ids = STRBUF_INIT;
-					char *v = shown_version(pr.v[j].version, &t);
-					pins_row_issues(pr.v[j].row, t.variant, r->arch, &ids);
-					strbuf_addf(&msg, " %s (%s%s%s)", pr.v[j].row ? pr.v[j].row->id : "none", v,
-						    ids.len ? "; known issues: " : "", strbuf_str(&ids));
-					strbuf_release(&ids);
-					free(v);
-				}
-				strbuf_adds(&msg, ".");
-			}
-			pin_probes_release(&pr);
-		}
+		if (c->head)
+			pins_held_to(&msg, m, p, r->arch, " ");
 		f = finding_add(out, RULE_PIN_CHANGED, SEV_DEFAULT,
 				&(struct finding_spec){ .title = title, .message = msg.buf });
 		if (c->head)

@@ -213,8 +213,8 @@ run_suite() {
 	check_eq "actions: resumed with the same token" "::$(head -1 "$out.gh" | cut -d: -f5)::" "$(tail -1 "$out.gh")"
 	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head pr >"$out.ghpr" 2>&1
 	check_eq "actions: PR changes become notices at their head line" \
-		"::notice file=requirements.txt,line=4,col=1,title=torch pin changed::torch==2.3.1 -> torch==2.4.0 ; sys_platform == \"win32\"%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0; known issues: libomp140-not-redistributable)
-::notice file=uv.lock,line=4,col=12,title=torch pin added::torch 2.4.0+cu121%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0+cu121; known issues: libomp140-not-redistributable)
+		"::notice file=requirements.txt,line=4,col=1,title=torch pin changed::torch==2.3.1 -> torch==2.4.0 ; sys_platform == \"win32\"%0AWindows runners must satisfy matrix row torch-2.4.0 (2.4.0; known issues: libomp140-not-redistributable).
+::notice file=uv.lock,line=4,col=12,title=torch pin added::torch 2.4.0+cu121%0AWindows runners must satisfy matrix row torch-2.4.0 (2.4.0+cu121; known issues: libomp140-not-redistributable).
 ::notice title=torch pin removed::pytorch::pytorch=2.3.1 (removed; it was at this line in the base)" \
 		"$(grep '^::notice' "$out.ghpr")"
 	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head evil >"$out.ghevil" 2>&1
