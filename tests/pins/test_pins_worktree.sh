@@ -3,7 +3,8 @@
 # uncommitted edits and new files included, walking it as a commit's tree is
 # walked (the same names, the same skipped folders; links not followed); and
 # without it, `pins` says when the working tree's torch pins differ from the
-# commit it read, instead of ignoring the edit silently.
+# commit it read, instead of ignoring the edit silently. `check --pins
+# --worktree` judges the same working tree's pins against a runner.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
@@ -40,6 +41,20 @@ check_cmd "--worktree --base HEAD: what the edit changes" \
 check_eq "--worktree --json: head.commit is \"worktree\"" "worktree torch==2.4.1" \
 	"$(pins --worktree --json | jq -r '"\(.head.commit) \(.head.files[0].pins[0].raw)"' 2>&1)"
 check_status "--worktree --rev: a usage error" 2 pins --worktree --rev HEAD
+
+# check --pins --worktree: the gate judges the same working tree, before any commit
+mkdir -p "$tmp/root/Windows/System32" # a runner with nothing: the pin's row decides what is missing
+gate() { (cd "$repo" && "$GBIN" check --pins --root "$tmp/root" --json "$@" 2>&1); }
+check_eq "check --pins --worktree: the edited pin (2.4.1) is judged, as the working tree's" \
+	'["worktree","2.4.1","redist-missing","requirements.txt:2:1"]' \
+	"$(gate --worktree | jq -c '[.pins.head.commit, .pins.targets[0].version, (.findings[0] | .rule, "\(.anchor.file):\(.anchor.line):\(.anchor.col)")]' 2>&1)"
+check_eq "check --pins without it: the commit's pin (2.4.0)" '"2.4.0"' \
+	"$(gate | jq -c '.pins.targets[0].version' 2>&1)"
+check_eq "check --pins --worktree --base HEAD: the edit is a pin-changed note, judged though no commit changed" \
+	'"requirements.txt:2: torch==2.4.0 -> requirements.txt:2: torch==2.4.1. Windows runners must satisfy matrix row torch-2.4.1-to-2.6 (2.4.1)."' \
+	"$(gate --worktree --base HEAD | jq -c '.findings[] | select(.rule == "pin-changed") | .message' 2>&1)"
+check_status "check --pins --worktree --head: a usage error" 2 gate --worktree --base HEAD --head HEAD
+check_status "check --worktree without --pins: a usage error" 2 "$GBIN" check --worktree --root "$tmp/root" --python 'C:\\Python311\\python.exe'
 
 # new files count, skipped folders and links do not
 mkdir -p "$repo/ci" "$repo/.venv/lib" "$repo/outside"
