@@ -334,14 +334,6 @@ static int group_causes(struct report_view *v, struct err *err)
 	return 0;
 }
 
-const char *report_why(const cJSON *f)
-{
-	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
-	const char *rule = report_str(f, "rule");
-	int evidence_only = cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0 && rule && !strcmp(rule, "missing-dll");
-	return report_str(f, evidence_only ? "explanation" : "message");
-}
-
 int report_fix_next(const char **s, const char **alt, size_t *len)
 {
 	static const char sep[] = "; or ";
@@ -353,6 +345,14 @@ int report_fix_next(const char **s, const char **alt, size_t *len)
 	*len = next ? (size_t)(next - *s) : strlen(*s);
 	*s = next ? next + sizeof(sep) - 1 : NULL;
 	return 1;
+}
+
+const char *report_why(const cJSON *f)
+{
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain");
+	const char *rule = report_str(f, "rule");
+	int evidence_only = cJSON_IsArray(ch) && cJSON_GetArraySize(ch) > 0 && rule && !strcmp(rule, "missing-dll");
+	return report_str(f, evidence_only ? "explanation" : "message");
 }
 
 const cJSON *report_cause_finding(const struct report_view *v, const struct report_cause *c)

@@ -251,9 +251,6 @@ check_eq "torch>=2.4,<2.10 on a runner with only the redistributable: the rows i
 check_eq "…judged by the newest (2.9's floor, a warning); the older 2.4.0 that fails is one warning naming it" \
 	'[["pin-range-older-fails","warning","pyproject.toml:3:18",null],["known-issue","warning","pyproject.toml:3:18","torch-2.9-to-2.11"],["pin-changed","note","pyproject.toml:3:18",null]]' \
 	"$(G "$redist" "$tmp/144.reg" range '[.findings[] | [.rule, .severity, "\(.anchor.file):\(.anchor.line):\(.anchor.col)", .matrix.row]]')"
-check_eq "…the pin-changed note: judged on the newest row, the older ones only allowed" \
-	'"Windows runners are judged on matrix row torch-2.9-to-2.11 (2.9.0; known issues: msvcp140-older-than-14.40), the newest release the range allows; it also allows torch-2.4.0 (2.4; known issues: libomp140-not-redistributable), torch-2.4.1-to-2.6 (2.4.1), torch-2.7.0 (2.7), torch-2.7.1 (2.7.1), torch-2.8 (2.8)."' \
-	"$(G "$redist" "$tmp/144.reg" range '.findings[] | select(.rule == "pin-changed") | .message | .[index("Windows runners"):]')"
 check_eq "…saying pip installs the newest" true \
 	"$(G "$redist" "$tmp/144.reg" range '[.findings[] | select(.rule == "known-issue") | .message | contains("pip installs the newest, so 2.9.0 and later are judged, by row torch-2.9-to-2.11")] | any')"
 check_eq "torch>=2.4,<2.5 (the issue's range): pip installs 2.4.1, which loads: no error, exit 0" \
@@ -263,6 +260,9 @@ check_eq "…the warning names the failing 2.4.0, its row and why, and suggests 
 	'[true,"raise the lower bound to leave them out: >=2.4.1"]' \
 	"$(G "$redist" "$tmp/144.reg" range25 '[(.findings[0].message | contains("2.4 (row torch-2.4.0: libomp140.x86_64.dll is not on this runner")), .findings[0].fix]')"
 check_eq "…--fail-on warning makes it fail" 1 "$(st "$redist" "$tmp/144.reg" range25 --fail-on warning)"
+check_eq "torch>=2.4,<2.10: the pin-changed note is judged on the newest row, the older ones only allowed" \
+	'"Windows runners are judged on matrix row torch-2.9-to-2.11 (2.9.0; known issues: msvcp140-older-than-14.40), the newest release the range allows; it also allows torch-2.4.0 (2.4; known issues: libomp140-not-redistributable), torch-2.4.1-to-2.6 (2.4.1), torch-2.7.0 (2.7), torch-2.7.1 (2.7.1), torch-2.8 (2.8)."' \
+	"$(G "$redist" "$tmp/144.reg" range '.findings[] | select(.rule == "pin-changed") | .message | .[index("Windows runners"):]')"
 
 # ---- renames, deletions, a PR that touches no pin, a matrix file ----
 check_eq "a renamed pin file: judged at its new path" \
