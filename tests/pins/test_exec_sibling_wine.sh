@@ -5,7 +5,8 @@
 # trailing and doubled backslashes, empty strings: CommandLineToArgvW's
 # rules), and its exit status comes back.
 set -u
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=exec-sibling-wine
 cd "${TDC_REPO:-$(dirname "$0")/../..}" || exit 1
 
@@ -13,9 +14,8 @@ if ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/nul
 	not_ok "wine and mingw-w64 are needed (make setup)"
 	tap_done
 fi
-tmp=$(mktemp -d)
 export WINEPREFIX=$TDC_CACHE/pins/wine-prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-trap 'wineserver -k >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+at_exit 'wineserver -k >/dev/null 2>&1'
 unset DISPLAY
 mkdir -p "$tmp/bin" "$(dirname "$WINEPREFIX")"
 

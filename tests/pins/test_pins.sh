@@ -4,13 +4,12 @@
 # pull_request event): pins per revision, what a PR changed and where, exit
 # codes and error texts; the same runs again under ASan+UBSan.
 set -u
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=pins
 
 : "${TDC_BIN:=$PWD/torch-dll-check}" "${TDC_GIT_BIN:=$PWD/torch-dll-check-git}"
 : "${TDC_ASAN_GIT_BIN:=$PWD/build/asan/torch-dll-check-git}" "${TDC_ASAN_BIN:=$PWD/build/asan/torch-dll-check}"
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 repo=$tmp/repo
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS

@@ -7,14 +7,12 @@
 # --worktree` judges the same working tree's pins against a runner.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=pins-worktree
 GBIN=${TDC_ASAN_GIT_BIN:-./build/asan/torch-dll-check-git}
 [ -x "$GBIN" ] || GBIN=${TDC_GIT_BIN:-./torch-dll-check-git}
 GBIN=$(cd "$(dirname "$GBIN")" && pwd)/$(basename "$GBIN")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 repo=$tmp/repo

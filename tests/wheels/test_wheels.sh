@@ -13,15 +13,12 @@
 # (a failure under CI=true).
 TEST_NAME=wheels
 export TEST_NAME
-source "$TDC_REPO/tests/lib/tap.sh"
+source "$TDC_REPO/tests/lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
 source "$TDC_REPO/tests/oracle/wine.sh"
-B=${TDC_ASAN_BIN:-$TDC_BIN}
-[ -x "$B" ] || B=$TDC_BIN
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-wheels.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+WORK=$tmp
 
 # have VERSION: fetch torch VERSION and build its tree in $WORK/VERSION; on
 # failure print a skip for DESC... and return 1.
