@@ -132,7 +132,7 @@ struct check_opts {
 	struct view_opts vo;
 	struct report_opts ro;
 	struct confirm_opts co;
-	int pins, pins_unchanged;
+	int pins, pins_unchanged, worktree;
 	int verify_hashes;
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
 };
@@ -166,6 +166,9 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--pins-unchanged", NULL, "with --pins: judge the head's pins even when the PR changes no pin file\n"
 		"and no --matrix file (else it passes at once, with one note)",
 		cli_set_flag, struct check_opts, pins_unchanged),
+	CLI_OPT("--worktree", NULL, "with --pins: judge the working tree's pin files, uncommitted edits included,\n"
+		"as the head (as `pins --worktree` reads them; judged even when nothing changed)",
+		cli_set_flag, struct check_opts, worktree),
 	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
 		"(reads the whole install: seconds on a warm cache)",
 		cli_set_flag, struct check_opts, verify_hashes),
@@ -191,8 +194,13 @@ const struct cli_cmd check_cli = {
 static int check_combination(const struct check_opts *o)
 {
 	const struct pins_where *s = &o->src;
-	if (!o->pins && (s->repo || s->rev || s->base || s->head || s->event || o->pins_unchanged)) {
-		cli_error(&check_cli, "--repo, --rev, --base, --head, --github-event and --pins-unchanged need --pins");
+	if (!o->pins && (s->repo || s->rev || s->base || s->head || s->event || o->pins_unchanged || o->worktree)) {
+		cli_error(&check_cli,
+			  "--repo, --rev, --base, --head, --github-event, --pins-unchanged and --worktree need --pins");
+		return -1;
+	}
+	if (o->worktree && (s->rev || s->head)) {
+		cli_error(&check_cli, "--worktree is the head: it does not go with --rev or --head");
 		return -1;
 	}
 	if (pins_where_check(&check_cli, s) < 0)
@@ -384,6 +392,7 @@ static int read_gate_pins(const struct check_opts *o, gate_read_fn read_pins, st
 	err_clear(&e);
 	src.at = o->src;
 	src.matrices = &o->matrices;
+	src.worktree = o->worktree;
 	if (read_pins(gp, &src, &e) < 0) {
 		cmd_usage_error("check --pins: %s", e.msg);
 		return -1;

@@ -9,8 +9,8 @@
 # version and this script's setup steps. system.reg is written by
 # wineserver when it exits: `wineserver -w` waits for that (it exits a few
 # seconds after the last Wine process), so the file is complete afterwards.
-# shellcheck source=tests/lib/tap.sh
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=inventory-registry
 set -u
 
@@ -88,8 +88,7 @@ if [ ! -f "$cache/done" ]; then
 fi
 ok "Wine prefix with VC++ runtime keys (cached at $cache)"
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$tmp
 
 # The table rows (arch, installed, version, as stored, view, key) and notes, without the header
 rows() { grep -E '^  (x64|x86|arm64) |^ +note:' "$1"; }

@@ -197,7 +197,7 @@ check_eq "…its title, leaf and fix" \
 	'["torch 2.4.0 needs the VC++ 2015-2022 x64 redistributable >= 14.29: its DLLs are not on this runner (vcruntime140.dll, vcruntime140_1.dll, msvcp140.dll, vcomp140.dll)","vcruntime140.dll",126,"install the VC++ 2015-2022 x64 redistributable >= 14.29 (https://aka.ms/vs/17/release/vc_redist.x64.exe)"]' \
 	"$(G "$bare" "$tmp/none.reg" req-include '.findings[0] | [.title, .leaf, .winerror, .fix]')"
 check_eq "the pin-changed note: base and head lines, the row and its known issue" \
-	'"ci/torch.txt:1: torch==2.4.1 -> ci/torch.txt:2: torch==2.4.0. Windows runners must satisfy matrix rows: torch-2.4.0 (2.4.0; known issues: libomp140-not-redistributable)."' \
+	'"ci/torch.txt:1: torch==2.4.1 -> ci/torch.txt:2: torch==2.4.0. Windows runners must satisfy matrix row torch-2.4.0 (2.4.0; known issues: libomp140-not-redistributable)."' \
 	"$(G "$redist" "$tmp/144.reg" req-include '.findings[] | select(.rule == "pin-changed") | .message')"
 check_eq "the report's pins object: commits, what changed, the targets and their rows" \
 	"[\"$base\",\"$(sha req-include)\",{\"pins\":true,\"matrix\":false},true,[[\"ci/torch.txt\",2,1,\"2.4.0\",[\"torch-2.4.0\"]]],[]]" \
@@ -260,6 +260,9 @@ check_eq "…the warning names the failing 2.4.0, its row and why, and suggests 
 	'[true,"raise the lower bound to leave them out: >=2.4.1"]' \
 	"$(G "$redist" "$tmp/144.reg" range25 '[(.findings[0].message | contains("2.4 (row torch-2.4.0: libomp140.x86_64.dll is not on this runner")), .findings[0].fix]')"
 check_eq "…--fail-on warning makes it fail" 1 "$(st "$redist" "$tmp/144.reg" range25 --fail-on warning)"
+check_eq "torch>=2.4,<2.10: the pin-changed note is judged on the newest row, the older ones only allowed" \
+	'"Windows runners are judged on matrix row torch-2.9-to-2.11 (2.9.0; known issues: msvcp140-older-than-14.40), the newest release the range allows; it also allows torch-2.4.0 (2.4; known issues: libomp140-not-redistributable), torch-2.4.1-to-2.6 (2.4.1), torch-2.7.0 (2.7), torch-2.7.1 (2.7.1), torch-2.8 (2.8)."' \
+	"$(G "$redist" "$tmp/144.reg" range '.findings[] | select(.rule == "pin-changed") | .message | .[index("Windows runners"):]')"
 
 # ---- renames, deletions, a PR that touches no pin, a matrix file ----
 check_eq "a renamed pin file: judged at its new path" \

@@ -259,25 +259,14 @@ for i in range(1000000): w("torch/g/%d.py,,1\n" % i)' >"$WORK/rec"
 fi
 
 # ---- Wine's loader on the app-local trees (tests/oracle): the same DllMain, the same binaries
-z() { local p=$1; echo "Z:${p//\//\\}"; }
 oracle_case() {
-	local label=$1 tree=$2 py out rc
-	py=$(_pydir "$WORK/$tree")
-	cp "$ORACLE" "$py/oracle.exe"
-	printf '%s\n' torch --out "$(z "$WORK/$tree.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
-		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$tree.args"
-	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES;msvcp140,msvcp140_1,msvcp140_2,msvcp140_atomic_wait,concrt140,vcomp140=n" \
-		timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
-		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$tree.out" "$WORK/$tree.err" "$py/oracle.exe" "@$(z "$WORK/$tree.args")"
-	rc=$?
-	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$tree.jsonl" ]; then
-		not_ok "$label: the oracle hung or died under Wine (status $rc)"
-		tail -3 "$WORK/$tree.err" | sed 's/^/#   /'
+	local label=$1 tree=$2 out
+	if ! out=$(tree_oracle "$WORK/$tree" "${PYEXE[$tree]}" \
+		"msvcp140,msvcp140_1,msvcp140_2,msvcp140_atomic_wait,concrt140,vcomp140=n"); then
+		not_ok "$label: $(head -1 <<<"$out")"
+		tail -n +2 <<<"$out" | sed 's/^/#   /'
 		return
 	fi
-	"$B" check --root "$WORK/$tree" --python "${PYEXE[$tree]}" --json >"$WORK/$tree.check.json" 2>/dev/null
-	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/$tree.check.json" \
-		"$WORK/$tree.jsonl" "$WORK/$tree.err" 2>&1)
 	check_eq "$label: Wine's loader agrees on every torch\\lib DLL, DllMain failures included ($(grep -c '^agree' <<<"$out") agree)" \
 		"" "$(grep -v '^agree' <<<"$out")"
 	check_eq "$label: Wine names c10.dll's initialisation as the one that fails" "1" \
