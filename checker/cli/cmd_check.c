@@ -20,6 +20,7 @@
  *
  * Exit status: 0 pass, 1 findings at or above --fail-on, 2 usage/input error.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,12 @@ static void start_report(struct result *report, struct view *v, const struct mat
 	cJSON_AddItemToObject(report->doc, "matrix", mj);
 }
 
+/* torch_inputs.procedure: the matrix's torch_load entry for the release. */
+static int matrix_procedure(void *ctx, const char *version, struct torch_proc *out)
+{
+	return matrix_torch_load(ctx, version, out);
+}
+
 /* Every install: the one given, or each --scan found with its own python. */
 static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
 			  const struct matrix *m, const struct inventory *inv)
@@ -354,6 +361,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.machine = o->machine;
 	in.python_exe = p->python;
 	in.userbase = p->userbase;
+	in.procedure = matrix_procedure;
+	in.procedure_ctx = (void *)(uintptr_t)m; /* read only */
 	if (!o->scan && !p->torch)
 		return 0; /* --pins without an install */
 	if (!o->scan) {

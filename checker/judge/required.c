@@ -78,7 +78,7 @@ void required_judge(struct findings *out, const struct torch_run *run, struct vi
 				req = &md.requires[k];
 		if (!req)
 			continue;
-		if (run->userbase && !run->proc->userbase) {
+		if (run->userbase && !torch_proc_has(run->proc, TORCH_FOLDER_USERBASE)) {
 			userdir = xasprintf("%s\\Library\\bin", run->userbase);
 			inuser = winpath_join(userdir, winpath_basename(f->leaf));
 			if (!view_is_file(v, inuser)) {

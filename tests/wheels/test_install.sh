@@ -108,7 +108,7 @@ issue='[.findings[] | select(.issue == "msvcp140-older-than-14.40") | .rule] | u
 	check_eq "torch 2.14.1 + msvcp140 $RT: the known issue is named, folded into the runtime-too-old error" \
 		'["runtime-too-old"]' "$(J 2.14.1-sys "$issue")"
 
-# ---- each release's own procedure (loader/torchproc.c, docs/loader.md §2.1)
+# ---- each release's own procedure (the matrix's torch_load table, docs/loader.md §2.1)
 # torch 2.3.0 searches [torch\lib, prefix, base prefix]; 2.3.1 added the user base's Library\bin
 # (pytorch#125109): `pip install --user mkl` — the real mkl 2021.4.0 wheel's DLLs in C:\ub\Library\bin.
 UB='PYTHONUSERBASE=C:\ub'
@@ -125,7 +125,18 @@ for v in 2.3.0 2.3.1; do
 			"$(U "$v-ub" '.installs[0] | [.dll_paths, .procedure.source, .procedure.measured]')"
 		check_eq "torch 2.3.0 + mkl in the user base: torch_cpu.dll fails on mkl_intel_thread.1.dll (126)" \
 			'["missing-dll",126,"mkl_intel_thread.1.dll"]' \
-			"$(U "$v-ub" '.installs[0].binaries[] | select(.path | endswith("\\torch_cpu.dll")) | [.outcome,.winerror,.leaf]')" ;;
+			"$(U "$v-ub" '.installs[0].binaries[] | select(.path | endswith("\\torch_cpu.dll")) | [.outcome,.winerror,.leaf]')"
+		check_eq "torch 2.3.0: the procedure is the embedded matrix's torch_load entry" \
+			'[">=2.0,<2.3.1",true]' \
+			"$(U "$v-ub" '.installs[0].procedure | [.torch, (.entry | test("^<embedded>/matrix/torch.yml:[0-9]+$"))]')"
+		# a matrix layer that says 2.3.0 searches the user base changes the verdict: the procedure is data
+		printf '%s\n' 'schema: 1' 'rows: []' 'torch_load:' \
+			'  - {torch: "==2.3.0", folders: [lib, prefix, base_prefix, userbase], nvtx: true, vcruntime140_1: always, status: inferred}' \
+			>"$WORK/ub-layer.yml"
+		check_eq "torch 2.3.0 + mkl in the user base, with a torch_load layer adding the user base: every binary loads" \
+			'[[],"==2.3.0"]' \
+			"$("$B" check --root "$WORK/$v-ub" --python "${PYEXE[$v-ub]}" --env "$UB" --matrix "$WORK/ub-layer.yml" --json 2>/dev/null |
+				jq -c "[$bins, .installs[0].procedure.torch]")" ;;
 	*)
 		check_eq "torch 2.3.1 + mkl in the user base: its procedure adds C:\\ub\\Library\\bin (torch/__init__.py:83)" \
 			'[["C:\\Python311\\Lib\\site-packages\\torch\\lib","C:\\ub\\Library\\bin"],"torch/__init__.py:83 of torch 2.3.1+cpu"]' \
