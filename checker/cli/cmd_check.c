@@ -108,6 +108,9 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	}
 	result_add_extensions(report, report->installs[report->ninstalls - 1].entry, &xc);
 	ext_check_findings(&xc, &report->findings, run, verdict.version, verdict.row);
+	if (!r) /* after the extensions' findings: it refixes those that involve a deleted or leftover file */
+		record_judge_extensions(&report->findings, report->installs[report->ninstalls - 1].entry, run, v, &xc,
+					verify_hashes);
 	ext_check_release(&xc, v);
 	torch_run_free(run);
 	return r;
