@@ -160,8 +160,12 @@ if [ -n "${PYEXE[2.3.0]:-}" ]; then
 		check_eq "torch 2.3.0 + pip install mkl==2021.4.0 (its real DLLs in C:\\Python311\\Library\\bin): every binary loads" \
 			'[]' "$(J 2.3.0-mkl "$bins")"
 fi
+[ -n "${PYEXE[2.3.1]:-}" ] && check_eq "torch 2.3.1 without mkl: the same fix, from 2.3.1's own METADATA" \
+	"[[\"${MKLFIX//\"/\\\"}\",\"mkl-not-installed\"]]" "$(J 2.3.1 "$fixof")"
 check_eq "the 2.3.x matrix row mentions MKL and its requirement" 'true' \
 	"$("$B" matrix select 2.3.0 --json 2>/dev/null | jq '[.. | strings | test("mkl<=2021.4.0,>=2021.1.1")] | any')"
+check_eq "…and 2.3.1's row too" 'true' \
+	"$("$B" matrix select 2.3.1 --json 2>/dev/null | jq '[.. | strings | test("mkl<=2021.4.0,>=2021.1.1")] | any')"
 [ -n "${PYEXE[2.4.1]:-}" ] && check_eq "torch 2.4.1 requires no package on Windows: its findings name none" '[]' \
 	"$(J 2.4.1 '[.findings[] | select(.fix // "" | test("pip install \"(mkl|intel-openmp|tbb)"))]')"
 
