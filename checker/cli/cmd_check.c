@@ -20,6 +20,7 @@
  *
  * Exit status: 0 pass, 1 findings at or above --fail-on, 2 usage/input error.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,9 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	}
 	result_add_extensions(report, report->installs[report->ninstalls - 1].entry, &xc);
 	ext_check_findings(&xc, &report->findings, run, verdict.version, verdict.row);
+	if (!r) /* after the extensions' findings: it refixes those that involve a deleted or leftover file */
+		record_judge_extensions(&report->findings, report->installs[report->ninstalls - 1].entry, run, v, &xc,
+					verify_hashes);
 	ext_check_release(&xc, v);
 	torch_run_free(run);
 	return r;
@@ -350,6 +354,12 @@ static void start_report(struct result *report, struct view *v, const struct mat
 	cJSON_AddItemToObject(report->doc, "matrix", mj);
 }
 
+/* torch_inputs.procedure: the matrix's torch_load entry for the release. */
+static int matrix_procedure(void *ctx, const char *version, struct torch_proc *out)
+{
+	return matrix_torch_load(ctx, version, out);
+}
+
 /* Every install: the one given, or each --scan found with its own python. */
 static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
 			  const struct matrix *m, const struct inventory *inv)
@@ -362,6 +372,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.machine = o->machine;
 	in.python_exe = p->python;
 	in.userbase = p->userbase;
+	in.procedure = matrix_procedure;
+	in.procedure_ctx = (void *)(uintptr_t)m; /* read only */
 	if (!o->scan && !p->torch)
 		return 0; /* --pins without an install */
 	if (!o->scan) {

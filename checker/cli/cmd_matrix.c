@@ -269,6 +269,37 @@ static void print_field(const struct matrix_row *r, enum matrix_row_field f)
 }
 
 /* A row: its HEAD keys on the first line, then the BODY keys' lines, then the TAIL's (schema.def). */
+/* The torch_load table: one entry a paragraph, each release's lines of torch/__init__.py. */
+static void print_procs(const struct matrix *m)
+{
+	size_t i, j;
+	if (!m->nprocs) {
+		out_printf("torch_load: no entries (check follows its built-in procedure, and says so)\n");
+		return;
+	}
+	out_printf("torch_load: %zu entries (each release's own _load_dll_libraries)\n\n", m->nprocs);
+	for (i = 0; i < m->nprocs; i++) {
+		const struct matrix_proc *p = &m->procs[i];
+		out_printf("torch %s  [%s]  %s:%u\n", p->torch_text, matrix_status_name(p->status), p->pos.file,
+			   p->pos.line);
+		out_printf("  folders:  ");
+		for (j = 0; j < p->proc.nfolders; j++)
+			out_printf("%s%s", j ? ", " : "", torch_folder_names[p->proc.folders[j]]);
+		out_printf("%s\n", p->proc.nvtx ? "; then NVTX, CUDA" : "; then CUDA (no NVTX)");
+		out_printf("  probe:    vcruntime140_1.dll %s\n", torch_vc1_names[p->proc.vc1]);
+		out_printf("  anchor:   %s\n", p->proc.anchor_c ? "torch._C" : "__file__");
+		if (p->add)
+			out_printf("  add:      %s\n", p->add);
+		if (p->fallback)
+			out_printf("  fallback: %s\n", p->fallback);
+		for (j = 0; j < p->line_releases.n; j++)
+			out_printf("  %-9s %s\n", p->line_releases.v[j], p->line_texts.v[j]);
+		if (p->note)
+			out_printf("  note:     %s\n", p->note);
+		out_printf("\n");
+	}
+}
+
 static void print_row(const struct matrix_row *r)
 {
 	static const enum matrix_show order[] = { MS_HEAD, MS_BODY, MS_TAIL };
@@ -306,6 +337,9 @@ int cmd_matrix_show(int argc, char **argv)
 		rows = cJSON_AddArrayToObject(root, "rows");
 		for (i = 0; i < m.nrows; i++)
 			cJSON_AddItemToArray(rows, matrix_row_json(m.rows[i], 1));
+		rows = cJSON_AddArrayToObject(root, "torch_load");
+		for (i = 0; i < m.nprocs; i++)
+			cJSON_AddItemToArray(rows, matrix_proc_json(&m.procs[i]));
 		print_json(root);
 	} else {
 		out_printf("matrix: %zu rows from", m.nrows);
@@ -316,6 +350,7 @@ int cmd_matrix_show(int argc, char **argv)
 			print_row(m.rows[i]);
 			out_printf("\n");
 		}
+		print_procs(&m);
 	}
 	matrix_release(&m);
 	release_opts(&o, &args);

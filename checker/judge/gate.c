@@ -608,6 +608,24 @@ static struct finding *speaks_for(struct judge *j, const struct matrix_issue *is
 	return NULL;
 }
 
+/*
+ * applies_when `older`, as check decides it (row_dll_older) on the copy this
+ * runner's search finds: one of these DLLs is found, with a version below the
+ * row's min_version. Not found, or no version: not older.
+ */
+static int older_holds(struct judge *j, const struct strlist *older)
+{
+	size_t i;
+	int held = !older->n;
+	for (i = 0; i < older->n && !held; i++) {
+		struct copy c;
+		if (runner_find(j->cache, j->r, older->v[i], &c) && c.has_ver)
+			held = row_dll_older(j->row, older->v[i], j->aidx, &c.ver);
+		copy_release(&c);
+	}
+	return held;
+}
+
 static void judge_issues(struct judge *j)
 {
 	size_t i, k;
@@ -616,7 +634,8 @@ static void judge_issues(struct judge *j)
 		struct strbuf msg = STRBUF_INIT, src = STRBUF_INIT;
 		struct finding *f;
 		char *title, *who, *rn;
-		if (!matrix_issue_applies(is, j->t->variant, j->aidx, cb_imports, cb_unresolved, j))
+		if (!matrix_issue_applies(is, j->t->variant, j->aidx, cb_imports, cb_unresolved, j) ||
+		    !older_holds(j, &is->when.older))
 			continue;
 		if ((f = speaks_for(j, is))) {
 			if (!f->issue) {
