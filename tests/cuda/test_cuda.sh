@@ -180,6 +180,9 @@ if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 	check_eq "inventory text without a registry: the adapters are not known, said" "1" \
 		"$(grep -c '^  display adapters: no registry to read' "$WORK/inv-lying.txt")"
 fi
+check_eq "matrix lint: a bad \`published\` or \`cudnn\` is an error at its line:col" \
+	"7:49 published|7:67 cudnn|8:50 published|2" \
+	"$("$B" matrix lint "$TDC_REPO/tests/fuzz/corpus/matrix/cuda_published.yml" 2>&1 | sed -n 's/^[^:]*:\([0-9]*:[0-9]*\): `*\([a-z]*\).*/\1 \2/p' | paste -sd'|')|$("$B" matrix lint "$TDC_REPO/tests/fuzz/corpus/matrix/cuda_published.yml" >/dev/null 2>&1; echo $?)"
 "$B" matrix show >"$WORK/show.txt" 2>&1
 check_eq "matrix show text: the cuda table, a line per release with driver, floor, status and where" "yes yes yes yes" \
 	"$(grep -qE '^cuda: [0-9]+ CUDA releases' "$WORK/show.txt" && echo yes) $(grep -qE '^  12\.4 +551\.61 +525\.00 +sourced +<embedded>/matrix/torch\.yml:[0-9]+:[0-9]+$' "$WORK/show.txt" && echo yes) $(grep -qE '^    published  torch >=2\.4,<2\.7, cuDNN 9\.1\.0\.70' "$WORK/show.txt" && echo yes) $(grep -qE '^    dlls       cudart64_12\.dll nvrtc64_120_0\.dll nvrtc-builtins64_124\.dll' "$WORK/show.txt" && echo yes)"
@@ -411,6 +414,84 @@ else
 			"Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin"
 	fi
 	wine_stop "$PFX"
+fi
+
+
+# ---- the live path: torch-dll-check.exe (the Windows build, mingw) under Wine reads the display
+# adapters' keys through the Win32 registry API and System32\nvcuda.dll through the OS: Wine's
+# registry and Wine's system32, not Windows'. The same data as the reg export the offline trees
+# use, imported into a private prefix (wine reg import). Wine rewrites the Display class when a
+# session starts (its own "Wine Adapter" in 0000, other adapters removed), so the keys are
+# imported in the session the program then runs in, and system.reg (written when that session
+# ends) is read offline too: live, Wine's system.reg and the reg export must give the same facts.
+source "$TDC_REPO/tests/lib/win_exe.sh"
+# gpu_prefix DIR: a bare prefix, made once (wineboot), cached (_wine_env: tests/oracle/wine.sh)
+# shellcheck disable=SC2030,SC2031  # the Wine environment is the subshell's own
+gpu_prefix() {
+	(
+		_wine_env "$1"
+		export WINEDEBUG=-all WINEDLLOVERRIDES=$WINE_BOOT_OVERRIDES
+		wine wineboot -i >"$1.log" 2>&1 && wineserver -w >>"$1.log" 2>&1
+	) && [ -f "$1/drive_c/windows/system32/kernel32.dll" ]
+}
+# live_inventory PFX OUT REGFILE: imports REGFILE and runs the .exe's inventory --json, in one session
+# shellcheck disable=SC2030,SC2031
+live_inventory() {
+	(
+		_wine_env "$1"
+		export WINEDEBUG=-all WINEDLLOVERRIDES=$WINE_BOOT_OVERRIDES
+		cp "$3" "$1/drive_c/tdc-display.reg" || exit 1
+		wineserver -p30
+		wine reg import 'C:\tdc-display.reg' >>"$1.log" 2>&1 || { wineserver -k; exit 1; }
+		wine "$EXE" inventory --json >"$2" 2>"$2.err"
+		rc=$?
+		wineserver -k 2>/dev/null
+		wineserver -w 2>/dev/null
+		exit "$rc"
+	)
+}
+GPU_SEL='.inventory.gpu_driver | {nvcuda: (.nvcuda | {present, error, file_version, driver_version, company}),
+	registry_read, adapters: [.adapters[] | {key, provider, description, driver_version_raw, nvidia_driver}]}'
+if [ -z "${BUILT[nodrv-cu124]:-}" ]; then
+	:
+elif ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+	skip "the live registry path under Wine" "wine or mingw-w64 is not installed (.ci/deps installs them)"
+elif ! EXE=$(win_exe "$WORK"); then
+	not_ok "could not cross-build torch-dll-check.exe"
+	tail -5 "$WORK/xbuild.log" "$WORK/xdeps.log" 2>/dev/null | sed 's/^/#   /'
+else
+	gkey=$( { wine --version; declare -f gpu_prefix; } | sha256sum | cut -c1-16)
+	gdir=$TDC_CACHE/wine-gpu/$gkey
+	mkdir -p "$gdir"
+	exec 8>"$gdir/.lock"
+	flock 8 # runs in other worktrees share the prefix
+	if [ ! -f "$gdir/done" ]; then
+		rm -rf "$gdir/pfx"
+		gpu_prefix "$gdir/pfx" && touch "$gdir/done"
+	fi
+	if [ ! -f "$gdir/done" ]; then
+		not_ok "could not make the Wine prefix for the live registry path (log: $gdir/pfx.log)"
+	else
+		gp=$gdir/pfx
+		mkdir -p "$WORK/live"
+		cuda_registry "$WORK/live" "$(nv_adapter 572.16)" "Advanced Micro Devices, Inc.|AMD Radeon RX 7900 XTX|31.0.24033.1003"
+		cp "$WORK/drv-new/Windows/System32/nvcuda.dll" "$gp/drive_c/windows/system32/nvcuda.dll"
+		live_inventory "$gp" "$WORK/live.json" "$WORK/live/registry.reg"
+		check_eq "live (the .exe under Wine): inventory exits 0" 0 "$?"
+		jq -S "$GPU_SEL" "$WORK/live.json" >"$WORK/live.sel" 2>&1
+		"$B" inventory --root "$gp/drive_c" --json 2>&1 | jq -S "$GPU_SEL" >"$WORK/sysreg.sel" 2>&1
+		"$B" inventory --root "$gp/drive_c" --registry "$WORK/live/registry.reg" --json 2>&1 | jq -S "$GPU_SEL" >"$WORK/export.sel" 2>&1
+		check_eq "live: nvcuda.dll 31.0.15.7216 = driver 572.16, the NVIDIA and the AMD adapter from Wine's registry" \
+			"true 31.0.15.7216 572.16 NVIDIA 572.16 Advanced Micro Devices, Inc. null" \
+			"$(jq -r '"\(.nvcuda.present) \(.nvcuda.file_version) \(.nvcuda.driver_version) \(.adapters[0].provider) \(.adapters[0].nvidia_driver) \(.adapters[1].provider) \(.adapters[1].nvidia_driver)"' "$WORK/live.sel")"
+		check_eq "live registry API = Wine's system.reg read offline (gpu_driver)" "$(cat "$WORK/sysreg.sel")" "$(cat "$WORK/live.sel")"
+		check_eq "live registry API = the reg export of the same keys (gpu_driver)" "$(cat "$WORK/export.sel")" "$(cat "$WORK/live.sel")"
+		rm -f "$gp/drive_c/windows/system32/nvcuda.dll"
+		live_inventory "$gp" "$WORK/live-none.json" "$WORK/live/registry.reg"
+		check_eq "live, nvcuda.dll removed from Wine's system32: absent, the adapters still read" "false 2" \
+			"$(jq -r '.inventory.gpu_driver | "\(.nvcuda.present) \(.adapters | length)"' "$WORK/live-none.json")"
+	fi
+	exec 8>&-
 fi
 
 tap_done
