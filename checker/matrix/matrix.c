@@ -1763,6 +1763,9 @@ static void cuda_release_entry(struct matrix_cuda *c)
 	free(c->floor_text);
 	strlist_release(&c->dlls);
 	strlist_release(&c->sources);
+	free(c->published_text);
+	pep440_spec_release(&c->published);
+	free(c->cudnn);
 }
 
 /* "12.4": 0 and the numbers, or -1. */
@@ -1826,6 +1829,19 @@ static void cuda_field(struct lint *L, const struct ynode *m, enum matrix_cuda_f
 		get_sources(L, m, f, &c->sources);
 		if (c->status == MATRIX_SOURCED && !c->sources.n)
 			lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources`", what);
+		break;
+	case MF_CUDA_PUBLISHED:
+		c->published_text = get_str(L, m, f->key, what, f->hint, required(f, 0));
+		if (c->published_text) {
+			struct err se;
+			err_clear(&se);
+			if (pep440_spec_parse(&c->published, c->published_text, &se) < 0)
+				lint_error(L, v->line, scalar_col(v, se.code > 0 ? (size_t)se.code - 1 : 0), "%s: %s",
+					   f->key, se.msg);
+		}
+		break;
+	case MF_CUDA_CUDNN:
+		c->cudnn = get_str(L, m, f->key, what, f->hint, required(f, 0));
 		break;
 	case MF_CUDA_COUNT:
 		break;

@@ -274,6 +274,9 @@ struct matrix_cuda {
 	enum matrix_status status;
 	struct strlist sources;
 	struct matrix_pos pos;
+	char *published_text;      /* the torch releases with a published Windows build, as written, or NULL */
+	struct pep440_spec published;
+	char *cudnn;               /* or NULL */
 };
 
 /*
