@@ -58,6 +58,7 @@ void ext_run_free(struct ext_run *r)
 	free(r->torch_pin);
 	free(r->torch_spec);
 	free(r->package_dir);
+	free(r->module);
 	free(r->path_prefix);
 	strlist_release(&r->dll_dirs);
 	strlist_release(&r->notes);
@@ -208,11 +209,61 @@ static const char *effect_import(void)
 	return "importing the module raises ImportError: DLL load failed";
 }
 
-/* Every importable extension module of the distribution, imported in RECORD order. */
+/*
+ * `--import-first PKG.mod.sub`: the file CPython imports for that module
+ * (extload.h), found in the view. 0 with *file (NULL for pure Python, then
+ * *pure names the .py); -1 with err listing where it looked.
+ */
+static int module_file(struct view *v, const struct torch_run *run, const char *site_packages, const char *module,
+		       char **file, char **pure, struct err *err)
+{
+	char *dir = xstrdup(site_packages), *sub, *pkg, *p;
+	const char *s = module, *dot;
+	*file = *pure = NULL;
+	while ((dot = strchr(s, '.'))) {
+		char *part = xstrndup(s, (size_t)(dot - s));
+		char *next = winpath_join(dir, part);
+		free(part);
+		free(dir);
+		dir = next;
+		s = dot + 1;
+	}
+	sub = xstrdup(s);
+	pkg = winpath_join(dir, sub);
+	*file = find_spec(v, run, dir, sub);
+	if (!*file)
+		*file = find_spec(v, run, pkg, "__init__");
+	if (!*file) {
+		p = xasprintf("%s.py", sub);
+		*pure = winpath_join(dir, p);
+		free(p);
+		if (!view_is_file(v, *pure)) {
+			free(*pure);
+			*pure = winpath_join(pkg, "__init__.py");
+			if (!view_is_file(v, *pure)) {
+				free(*pure);
+				*pure = NULL;
+			}
+		}
+	}
+	if (!*file && !*pure)
+		err_set(err, "no module %s: none of %s\\%s%s (each of EXTENSION_SUFFIXES), %s\\__init__%s, %s.py, "
+			     "%s\\__init__.py exists",
+			module, dir, sub, run->ext_suffixes.n ? run->ext_suffixes.v[0] : ".pyd", pkg,
+			run->ext_suffixes.n ? run->ext_suffixes.v[0] : ".pyd", pkg, pkg);
+	free(dir);
+	free(sub);
+	free(pkg);
+	return *file || *pure ? 0 : -1;
+}
+
+/* Every importable extension module of the distribution, imported in RECORD order (or only r->module's). */
 static void import_all(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
 		       const struct dist *d)
 {
 	size_t i;
+	if (r->module)
+		return; /* extload_run imports that one module after the package's procedure */
 	for (i = 0; i < d->binaries.n; i++) {
 		const char *p = d->binaries.v[i], *base = winpath_basename(p);
 		if (!str_iendswith(p, ".pyd") || find_bin(r, p))
@@ -353,10 +404,16 @@ static char *package_dir_of(const char *site_packages, const char *name)
 }
 
 int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const struct torch_run *run,
-		const struct dist *d, const char *site_packages, int first, struct err *err)
+		const struct dist *d, const char *site_packages, int first, const char *module, struct err *err)
 {
-	struct ext_run *r = xcalloc(1, sizeof(*r));
+	struct ext_run *r;
+	char *mod_file = NULL, *mod_pure = NULL;
 	size_t i;
+	*out = NULL;
+	if (module && module_file(v, run, site_packages, module, &mod_file, &mod_pure, err))
+		return -1;
+	r = xcalloc(1, sizeof(*r));
+	r->module = module ? xstrdup(module) : NULL;
 	r->name = xstrdup(d->name);
 	r->version = d->version ? xstrdup(d->version) : NULL;
 	r->dist_info = xstrdup(d->dist_info);
@@ -396,6 +453,27 @@ int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const s
 		import_all(ld, v, run, r, d);
 		break;
 	}
+	if (module) {
+		/* the package's procedure ran (its __init__); now the one module asked for */
+		if (mod_file && !find_bin(r, mod_file))
+			load_bin(ld, r, add_bin(r, mod_file, EXT_HOW_IMPORT, 1, effect_import()));
+		else if (!mod_file)
+			strlist_pushf(&r->notes, "%s is pure Python (%s): importing it loads no binary of its own", module,
+				      mod_pure);
+		/* only what was loaded: the rest of the distribution is not imported first */
+		for (i = 0; i < r->nbins;) {
+			if (r->bins[i].how == EXT_HOW_LAZY) {
+				free(r->bins[i].path);
+				ldr_result_release(&r->bins[i].res);
+				memmove(&r->bins[i], &r->bins[i + 1], (r->nbins - i - 1) * sizeof(r->bins[0]));
+				r->nbins--;
+			} else {
+				i++;
+			}
+		}
+	}
+	free(mod_file);
+	free(mod_pure);
 	loader_trim(ld); /* once per package: its loads share most images */
 	if (r->nskipped)
 		strlist_pushf(&r->notes, "%zu .pyd file%s for another Python (not in EXTENSION_SUFFIXES) not imported",
