@@ -186,6 +186,11 @@ lookalike_dist() {
 		--import KERNEL32.dll:GetLastError || return 1
 	make_dll "$sp/lookalike/_core.pyd" --export PyInit__core --import "msvcp140.dll:$(head -1 "$d/names")" \
 		--import KERNEL32.dll:GetLastError || return 1
+	# and two modules of its own that cannot load (their DLL is not shipped): one cause of lookalike's binaries
+	make_dll "$sp/lookalike/_broken.pyd" --export PyInit__broken --import lookalike_dep.dll:dep_init \
+		--import KERNEL32.dll:GetLastError || return 1
+	make_dll "$sp/lookalike/_broken2.pyd" --export PyInit__broken2 --import lookalike_dep.dll:dep_init \
+		--import KERNEL32.dll:GetLastError || return 1
 	printf 'Metadata-Version: 2.1\nName: lookalike\nVersion: 1.0\n\n' >"$sp/lookalike-1.0.dist-info/METADATA"
 	echo lookalike >"$sp/lookalike-1.0.dist-info/top_level.txt"
 	python3 "$TDC_REPO/tests/lib/record.py" "$sp" "$sp/lookalike-1.0.dist-info" lookalike
@@ -203,6 +208,17 @@ if [ -d "$WORK/torch-2.9.1" ] && tree_variant "$WORK/torch-2.9.1" "$WORK/la" &&
 		"[\"missing-entry-point\",127,\"C:\\\\Python311\\\\Lib\\\\site-packages\\\\lookalike\\\\msvcp140.dll\",\"$la_drop\"]|[]|1" \
 		"$(J la '.installs[0].binaries[] | select(.path | endswith("\\c10.dll")) | [.outcome, .winerror, .leaf_path, .symbol]' --import-first lookalike)|$(
 			J la '[.findings[] | select(.rule | startswith("runtime-copy"))]' --import-first lookalike)|$(st la --import-first lookalike)"
+	# what the binaries of a cause are, in every renderer: torch's, or the package's imported first
+	C la --import-first lookalike >"$WORK/la.json"
+	"$B" report --in "$WORK/la.json" --format github --summary "$WORK/la.md" --outputs '' >"$WORK/la.gh" 2>/dev/null
+	"$B" report --in "$WORK/la.json" --format sarif >"$WORK/la.sarif" 2>/dev/null
+	out=$(COLUMNS=300 "$B" check --root "$WORK/la" --python "$PY" --import-first lookalike)
+	check_eq "look-alike first: each cause's binaries worded by what they are (text, GitHub, summary, SARIF)" \
+		'affects:  5 torch binaries: c10.dll,|affects:  2 lookalike binaries: _broken.pyd, _broken2.pyd|(and 1 more lookalike binary)|(and 4 more torch binaries)|**Affects** 2 lookalike binaries: \_broken\.pyd, \_broken2\.pyd|**Affects** 5 torch binaries: c10\.dll,|Affects 2 lookalike binaries: _broken.pyd, _broken2.pyd.|Affects 5 torch binaries: c10.dll,' \
+		"$(grep -o 'affects: .*' <<<"$out" | sed 's/\(torch binaries: c10.dll,\).*/\1/; s/  *$//' | sort -r | paste -sd'|')|$(
+			grep -o '(and [0-9]* more [a-z]* binar[a-z]*)' "$WORK/la.gh" | sort | paste -sd'|')|$(
+			grep -o '\*\*Affects\*\* .*' "$WORK/la.md" | sed 's/\(torch binaries: c10\\.dll,\).*/\1/; s/  *$//' | sort | paste -sd'|')|$(
+			jq -r '.runs[0].results[].message.text' "$WORK/la.sarif" | grep -o 'Affects [0-9]* [a-z]* binar[a-z]*: [^ ]* [^ ]*' | sed 's/\(torch binaries: c10.dll,\).*/\1/' | sort | paste -sd'|')"
 else
 	skip "a look-alike msvcp140.dll lacking one export torch imports" "the torch 2.9.1 tree or the mingw/lld build is missing"
 fi
