@@ -375,17 +375,43 @@ static void mismatch_finding(const struct ext_check *c, struct findings *out, co
 	strbuf_release(&others);
 }
 
+/*
+ * Whether `name` is one of the DLLs only a GPU build of torch has in torch\lib (c10_cuda.dll,
+ * torch_cuda.dll, caffe2_nvrtc.dll, c10_hip.dll, torch_hip.dll, ...), so an extension importing it
+ * next to a CPU torch was built for a CUDA (or ROCm) torch.
+ */
+static int has_ci(const char *s, const char *sub)
+{
+	size_t n = strlen(sub);
+	for (; *s; s++)
+		if (!str_nicmp(s, sub, n))
+			return 1;
+	return 0;
+}
+
+static int torch_gpu_dll(const char *name)
+{
+	return (str_istartswith(name, "c10_") || str_istartswith(name, "torch_") || str_istartswith(name, "caffe2_")) &&
+	       (has_ci(name, "cuda") || has_ci(name, "hip") || has_ci(name, "nvrtc"));
+}
+
 static void load_failure(const struct ext_check *c, struct findings *out, const struct torch_run *run,
-			 const struct ext_run *r, const struct ext_binary *b)
+			 const struct ext_run *r, const struct ext_binary *b, const char *torch_version)
 {
 	const struct ldr_node *leaf = b->res.leaf;
 	const char *lname = leaf ? (leaf->parent ? leaf->name : winpath_basename(leaf->name)) : winpath_basename(b->path);
 	const char *bin = winpath_basename(b->path);
 	struct strbuf msg = STRBUF_INIT;
 	char *title, *fix;
+	int gpu = b->res.outcome == LDR_MISSING_DLL && !r->first && torch_gpu_dll(lname) &&
+		  !list_has(&c->torch_dlls, lname);
 	switch (b->res.outcome) {
 	case LDR_MISSING_DLL:
-		title = xasprintf("%s's %s cannot load: %s is missing", r->name, bin, lname);
+		if (gpu)
+			title = xasprintf("%s's %s needs %s, which only a GPU build of torch has; torch %s is installed",
+					  r->name, bin, lname, torch_version ? torch_version : "without it");
+		else
+			title = xasprintf("%s's %s cannot load: %s is missing", r->name, bin, lname);
 		break;
 	case LDR_MISSING_ENTRY:
 	case LDR_MISSING_ORDINAL:
@@ -415,7 +441,16 @@ static void load_failure(const struct ext_check *c, struct findings *out, const 
 		strbuf_addf(&msg, ". %s is imported before torch (--import-first): %s.", r->name, b->effect);
 	else
 		strbuf_addf(&msg, ". %s.", b->effect);
-	fix = b->res.outcome == LDR_MISSING_DLL
+	if (gpu)
+		strbuf_addf(&msg, " %s is a DLL of torch's own CUDA (or ROCm) build, which torch\\lib lacks here: %s %s "
+				  "was built for a GPU build of torch%s%s.",
+			    lname, r->name, r->version ? r->version : "", r->torch_pin ? " " : "",
+			    r->torch_pin ? r->torch_pin : "");
+	fix = gpu ? xasprintf("install the GPU build of torch%s%s that %s was built for (PyTorch's CUDA wheel index), or a "
+			      "%s built for torch %s",
+			      r->torch_pin ? "==" : "", r->torch_pin ? r->torch_pin : "", r->name, r->name,
+			      torch_version ? torch_version : "as installed")
+	    : b->res.outcome == LDR_MISSING_DLL
 		      ? xasprintf("install or copy %s where %s's loader looks for it (the places searched are listed), "
 				  "or reinstall %s%s%s",
 				  lname, r->name, r->name, r->version ? "==" : "", r->version ? r->version : "")
@@ -620,7 +655,7 @@ void ext_check_findings(struct ext_check *c, struct findings *out, const struct 
 	for (i = 0; i < c->nfirst; i++)
 		for (k = 0; k < c->first[i]->nbins; k++)
 			if (c->first[i]->bins[k].winerror)
-				load_failure(c, out, run, c->first[i], &c->first[i]->bins[k]);
+				load_failure(c, out, run, c->first[i], &c->first[i]->bins[k], torch_version);
 	for (i = 0; i < c->nexts; i++) {
 		const struct ext_run *r = c->exts[i];
 		int mismatch = 0;
@@ -631,7 +666,7 @@ void ext_check_findings(struct ext_check *c, struct findings *out, const struct 
 			if (torch_symbol_failure(c, b))
 				mismatch = 1;
 			else
-				load_failure(c, out, run, r, b);
+				load_failure(c, out, run, r, b, torch_version);
 		}
 		if (mismatch)
 			mismatch_finding(c, out, run, r, torch_version);

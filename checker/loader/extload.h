@@ -27,6 +27,11 @@
  *   PyQt5        find_qt(): PyQt5\Qt5\bin prepended to PATH and added with
  *                os.add_dll_directory (or python.exe's folder, when
  *                Qt5Core.dll is there), then its extension modules imported;
+ *                PyQt6 the same with Qt6Core.dll and PyQt6\Qt6\bin;
+ *   xformers     os.add_dll_directory(<xformers>), then _C found by FileFinder
+ *                and loaded by torch.ops.load_library (ctypes, 0x1100); a
+ *                failure is caught: import xformers logs a warning and its
+ *                C++/CUDA operators are unavailable;
  *   any other    its extension modules imported by CPython (0x1100), with no
  *                folders of its own (said in the run's notes).
  *
@@ -51,6 +56,8 @@ enum ext_proc {
 	EXT_PROC_TORCHVISION,
 	EXT_PROC_TORCHAUDIO,
 	EXT_PROC_PYQT5,
+	EXT_PROC_PYQT6,       /* PyQt6's find_qt: PyQt5's with Qt6Core.dll and PyQt6\Qt6\bin */
+	EXT_PROC_XFORMERS,    /* _cpp_lib._register_extensions: torchvision's way, one module (_C) */
 };
 
 enum ext_how {
@@ -89,7 +96,7 @@ struct ext_run {
 	size_t nskipped;      /* .pyd files this interpreter would not import (another cpXY tag) */
 };
 
-const char *ext_proc_name(enum ext_proc p);  /* "torchvision", "torchaudio", "PyQt5", "cpython" */
+const char *ext_proc_name(enum ext_proc p);  /* "torchvision", "torchaudio", "PyQt5", "PyQt6", "xformers", "cpython" */
 const char *ext_how_name(enum ext_how h);    /* "import", "ctypes", "lazy" */
 
 /* The procedure a distribution's import follows (by its PEP 503 name). */

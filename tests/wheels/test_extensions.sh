@@ -11,7 +11,13 @@
 #   2.4.1: every extension loads; torch 2.4.1 + torchvision 0.21.0 (an older
 #   torch than it was built for); PyQt5 5.15.11 + PyQt5-Qt5 5.15.2 next to
 #   torch 2.9.1: a warning about its msvcp140.dll 14.26, and with
-#   --import-first PyQt5 the real verdict (WinError 1114 in c10.dll);
+#   --import-first PyQt5 (and PyQt5.QtCore: that module only) the real
+#   verdict (WinError 1114 in c10.dll); PyQt6 6.7.1 + PyQt6-Qt6 6.7.3 (its
+#   msvcp140.dll 14.26 too); xformers 0.0.33 (built for a CUDA torch 2.9.0)
+#   next to torch 2.9.1+cpu: 126 on c10_cuda.dll, said as a GPU build's; a
+#   look-alike msvcp140.dll that lacks one name torch imports (WinError 127,
+#   a warning, and with --import-first the verdict on c10.dll); each cause's
+#   binaries worded by whose they are in every renderer;
 #   bad input (a RECORD path outside the environment, a dist-info without
 #   RECORD, a METADATA that lies about its torch, an unknown --import-first);
 #   and Wine's loader (tests/oracle) importing each extension binary after
@@ -169,6 +175,36 @@ else
 	skip "PyQt5 + PyQt5-Qt5 5.15.2 with torch 2.9.1" "$(cat "$WORK/why")"
 fi
 
+# ---- PyQt6 6.7.1 + PyQt6-Qt6 6.7.3 next to torch 2.9.1: find_qt with Qt6Core.dll and PyQt6\Qt6\bin (its
+# __init__.py is PyQt5's with 6 for 5); PyQt6-Qt6 6.7.3 ships msvcp140.dll 14.26.28720.3 too
+if tree qt6 2.9.1 PyQt6-Qt6==6.7.3 PyQt6==6.7.1; then
+	check_eq "PyQt6: PyQt6-Qt6 6.7.3's msvcp140.dll 14.26.28720.3, torch imported first: the warning naming PyQt6, exit 0" \
+		'["14.26.28720.3",0,"if PyQt6 is imported before torch, msvcp140.dll 14.26.28720.3 is the one loaded; torch 2.9.1+cpu needs >= 14.40"]|0' \
+		"$(J qt6 '[(.inventory.runtime_copies[] | select(.name == "msvcp140.dll") | .file_version, .missing_exports), (.findings[] | select(.rule == "runtime-copy") | .title)]' | jq -c '.')|$(st qt6)"
+	check_eq "PyQt6, --import-first PyQt6.QtCore: find_qt's PyQt6\\Qt6\\bin on PATH and as a DLL directory, QtCore.pyd loads first" \
+		'["PyQt6","PyQt6.QtCore",["C:\\Python311\\Lib\\site-packages\\PyQt6\\Qt6\\bin"],"C:\\Python311\\Lib\\site-packages\\PyQt6\\Qt6\\bin",[["QtCore.pyd","loads"]]]' \
+		"$(J qt6 '.installs[0].imported_first[0] | [.procedure, .module, .dll_directories, .path_prepended, [.binaries[] | [(.path | split("\\") | last), .outcome]]]' --import-first PyQt6.QtCore)"
+	check_eq "PyQt6, --import-first PyQt6.QtCore: c10.dll binds PyQt6's msvcp140 14.26: the 1114 verdict, exit 1" \
+		'[["runtime-too-old"],[1114],["msvcp140.dll"],true]|1' \
+		"$(J qt6 '[.findings[] | select(.severity == "error")] | [([.[].rule] | unique), ([.[].winerror] | unique), ([.[].leaf] | unique), (map(.message | contains("PyQt6\\Qt6\\bin\\msvcp140.dll")) | any)]' --import-first PyQt6.QtCore)|$(st qt6 --import-first PyQt6.QtCore)"
+else
+	skip "PyQt6 + PyQt6-Qt6 6.7.3 with torch 2.9.1" "$(cat "$WORK/why")"
+fi
+
+# ---- xformers 0.0.33 (the smallest win_amd64 wheel of a release, 8 MB; METADATA torch==2.9.0, its
+# cpp_lib.json says 2.9.0+cu130): _C.pyd imports c10_cuda.dll and torch_cuda.dll, so next to the CPU
+# torch 2.9.1 it cannot load (126), said as a GPU build's extension; _cpp_lib's procedure is torchvision's
+if tree xf 2.9.1 xformers==0.0.33; then
+	check_eq "xformers 0.0.33 on torch 2.9.1+cpu: its folder added, _C.pyd by ctypes (0x1100), 126 on c10_cuda.dll" \
+		'["xformers","xformers","fail","2.9.0",["C:\\Python311\\Lib\\site-packages\\xformers"],[["_C.pyd","ctypes","0x1100","missing-dll","c10_cuda.dll"]]]' \
+		"$(J xf '.installs[0].extensions[] | select(.name == "xformers") | [.name, .procedure, .status, .built_for_torch, .dll_directories, [.binaries[] | [(.path | split("\\") | last), .how, .flags, .outcome, .leaf]]]')"
+	check_eq "xformers on a CPU torch: said as an extension of a GPU build, the fix names torch==2.9.0's GPU build, exit 1" \
+		'[["error","xformers'"'"'s _C.pyd needs c10_cuda.dll, which only a GPU build of torch has; torch 2.9.1+cpu is installed","install the GPU build of torch==2.9.0 that xformers was built for (PyTorch'"'"'s CUDA wheel index), or a xformers built for torch 2.9.1+cpu"]]|1' \
+		"$(J xf '[.findings[] | select(.rule == "extension-load-failure") | [.severity, .title, .fix]]')|$(st xf)"
+else
+	skip "xformers 0.0.33 with torch 2.9.1" "$(cat "$WORK/why")"
+fi
+
 # ---- a copy that lacks exports torch imports. No real wheel at hand has one: PyQt5-Qt5 5.15.2's 14.26
 # copies (above) and msvc-runtime 14.29/14.34's export every name torch 2.9.1's binaries import from them
 # (measured: missing_exports 0). So a look-alike: "lookalike" ships _core.pyd and, next to it, an
@@ -315,6 +351,11 @@ else
 		check_eq "Wine, PyQt5 first: its Qt5Core.dll brought PyQt5's msvcp140.dll in, and torch's c10.dll then fails in DllMain (Wine's 998 for the checker's 1114)" \
 			"yes|998" "$(jq -r 'select(.kind? == "first") | .loaded[]?' "$WORK/qt.o.jsonl" |
 				grep -qi 'PyQt5\\Qt5\\bin\\msvcp140.dll' && echo yes)|$(jq -r 'select(.kind? == "dll" and (.path | endswith("\\c10.dll"))) | .error' "$WORK/qt.o.jsonl")"
+	fi
+	if [ -d "$WORK/xf" ]; then
+		C xf >"$WORK/xf.check.json"
+		xz=$(z "$WORK/xf/Python311/Lib/site-packages/xformers")
+		oracle xf "Wine, torch 2.9.1+cpu + xformers 0.0.33 _C.pyd (126 on c10_cuda.dll)" --ext-dll-path "$xz" --ext "$xz\\_C.pyd"
 	fi
 	if [ -d "$WORK/la" ]; then
 		C la --import-first lookalike >"$WORK/la.check.json"
