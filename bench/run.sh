@@ -130,6 +130,12 @@ if [ "${BENCH_CUDA:-1}" != 0 ]; then
 	echo
 	bash bench/cuda.sh | sed 's/^# /## /' || status=1
 fi
+# Issue 20's rows: check on real torch 2.9.1 beside 300 distributions and 50,000 RECORD rows
+# against torch alone, target 1.5x the CPU (BENCH_ENVIRONMENT=0 leaves them out).
+if [ "${BENCH_ENVIRONMENT:-1}" != 0 ]; then
+	echo
+	bash bench/environment.sh | sed 's/^# /## /' || status=1
+fi
 # Issue 15's rows: reg exports of 50 and 500 MB (BENCH_REGISTRY=0 leaves them out).
 if [ "${BENCH_REGISTRY:-1}" != 0 ]; then
 	echo

@@ -70,9 +70,8 @@ static int check_install(struct result *report, struct view *v, const struct mat
 		return -1;
 	}
 	ext_check_after_torch(&xc, run, v);
-	if (xc.missing_first.n) {
-		err_set(e, "--import-first %s: no distribution of %s is named so (nor has it as a top-level package)",
-			xc.missing_first.v[0], xc.site_packages ? xc.site_packages : "torch's site-packages");
+	if (xc.first_error) {
+		err_set(e, "%s", xc.first_error);
 		ext_check_release(&xc, v);
 		torch_run_free(run);
 		return -1;
@@ -157,7 +156,8 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable; matrix/README.md)",
 		cli_push, struct check_opts, matrices),
 	CLI_OPT("--import-first", "PKG", "a package the program imports before torch (repeatable, in order): its\n"
-		"binaries are loaded first, with its own DLL folders (docs/loader.md)",
+		"binaries are loaded first, with its own DLL folders; PKG.module: only that module's\n"
+		"(docs/loader.md)",
 		cli_push, struct check_opts, import_first),
 	CLI_OPT("--userbase", "DIR", "the Python user base (default %PYTHONUSERBASE% or %APPDATA%\\Python)",
 		cli_set_str, struct check_opts, userbase),

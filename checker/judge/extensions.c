@@ -38,6 +38,8 @@ void ext_check_release(struct ext_check *c, struct view *v)
 		free(c->copies[i].dist);
 		free(c->copies[i].dist_version);
 		free(c->copies[i].file_version);
+		free(c->copies[i].host);
+		copy_gap_release(&c->copies[i].gap);
 	}
 	free(c->copies);
 	if (c->have_dists)
@@ -47,6 +49,7 @@ void ext_check_release(struct ext_check *c, struct view *v)
 	strlist_release(&c->torch_dlls);
 	free(c->site_packages);
 	free(c->dists_error);
+	free(c->first_error);
 	free(c->orig_path);
 	memset(c, 0, sizeof(*c));
 }
@@ -77,15 +80,32 @@ void ext_check_before_torch(void *ctx, struct torch_run *run, struct view *v)
 	read_dists(c, run, v);
 	c->orig_path = view_getenv(v, "PATH") ? xstrdup(view_getenv(v, "PATH")) : NULL;
 	for (i = 0; i < c->import_first.n; i++) {
-		const struct dist *d = c->have_dists ? dist_set_find(&c->dists, c->import_first.v[i]) : NULL;
+		const char *name = c->import_first.v[i], *module = NULL;
+		const struct dist *d = c->have_dists ? dist_set_find(&c->dists, name) : NULL;
 		struct ext_run *r = NULL;
+		struct err e;
+		if (!d && strchr(name, '.') && c->have_dists) {
+			/* PKG.module: the distribution whose top-level package PKG is, and that module of it */
+			char *top = xstrndup(name, (size_t)(strchr(name, '.') - name));
+			d = dist_set_find(&c->dists, top);
+			module = name;
+			free(top);
+		}
 		if (!d) {
-			strlist_push(&c->missing_first, c->import_first.v[i]);
+			strlist_push(&c->missing_first, name);
+			if (!c->first_error)
+				c->first_error = xasprintf("--import-first %s: no distribution of %s is named so (nor has "
+							   "it as a top-level package)",
+							   name, c->site_packages ? c->site_packages : "torch's site-packages");
 			continue;
 		}
-		if (extload_run(&r, run->ld, v, run, d, c->site_packages, 1, NULL) == 0) {
+		if (extload_run(&r, run->ld, v, run, d, c->site_packages, 1, module, &e) == 0) {
 			ALLOC_GROW(c->first, c->nfirst + 1, c->afirst);
 			c->first[c->nfirst++] = r;
+		} else {
+			strlist_push(&c->missing_first, name);
+			if (!c->first_error)
+				c->first_error = xasprintf("--import-first %s: %s", name, e.msg);
 		}
 	}
 	if (!same_text(c->orig_path, view_getenv(v, "PATH"))) {
@@ -102,6 +122,19 @@ static int imported_first(const struct ext_check *c, const struct dist *d)
 	for (i = 0; i < c->nfirst; i++)
 		if (!str_icmp(c->first[i]->dist_info, d->dist_info))
 			return 1;
+	return 0;
+}
+
+static int tree_has(const struct ldr_node *n, const char *name, const char *path);
+
+/* Whether a binary of a package imported first brought the file `path` into the process. */
+static int loaded_first(const struct ext_check *c, const char *path)
+{
+	size_t i, k;
+	for (i = 0; i < c->nfirst; i++)
+		for (k = 0; k < c->first[i]->nbins; k++)
+			if (!c->first[i]->bins[k].winerror && tree_has(c->first[i]->bins[k].res.root, NULL, path))
+				return 1;
 	return 0;
 }
 
@@ -131,7 +164,7 @@ static int torch_needs(const struct ext_check *c, const struct torch_run *run, c
 	return 0;
 }
 
-static void list_copies(struct ext_check *c, const struct torch_run *run)
+static void list_copies(struct ext_check *c, const struct torch_run *run, struct view *v)
 {
 	size_t i, k;
 	for (i = 0; i < c->dists.n; i++) {
@@ -152,8 +185,25 @@ static void list_copies(struct ext_check *c, const struct torch_run *run)
 			cp->dist_version = d->version ? xstrdup(d->version) : NULL;
 			fv = loader_file_version(run->ld, p);
 			cp->file_version = fv ? xstrdup(fv) : NULL;
-			cp->first = imported_first(c, d);
+			cp->first = imported_first(c, d) && loaded_first(c, p);
+			cp->host = k < d->binaries_host.n && d->binaries_host.v[k][0] ? xstrdup(d->binaries_host.v[k]) : NULL;
 		}
+	}
+	for (i = 0; i < c->ncopies; i++) {
+		struct ext_copy *cp = &c->copies[i];
+		cp->gap.name = cp->name;
+		cp->gap.win_path = cp->path;
+		cp->gap.host = cp->host;
+	}
+	if (c->ncopies) {
+		/* one pass over torch's binaries for every copy (c->copies no longer moves) */
+		struct copy_gap *gaps = xcalloc(c->ncopies, sizeof(*gaps));
+		for (i = 0; i < c->ncopies; i++)
+			gaps[i] = c->copies[i].gap;
+		copy_exports_check(v, run, gaps, c->ncopies);
+		for (i = 0; i < c->ncopies; i++)
+			c->copies[i].gap = gaps[i];
+		free(gaps);
 	}
 }
 
@@ -173,12 +223,12 @@ void ext_check_after_torch(struct ext_check *c, struct torch_run *run, struct vi
 			c->ext_over++;
 			continue;
 		}
-		if (extload_run(&r, run->ld, v, run, d, c->site_packages, 0, NULL) == 0) {
+		if (extload_run(&r, run->ld, v, run, d, c->site_packages, 0, NULL, NULL) == 0) {
 			ALLOC_GROW(c->exts, c->nexts + 1, c->aexts);
 			c->exts[c->nexts++] = r;
 		}
 	}
-	list_copies(c, run);
+	list_copies(c, run, v);
 }
 
 /* ---- findings ---------------------------------------------------------------------- */
@@ -325,17 +375,43 @@ static void mismatch_finding(const struct ext_check *c, struct findings *out, co
 	strbuf_release(&others);
 }
 
+/*
+ * Whether `name` is one of the DLLs only a GPU build of torch has in torch\lib (c10_cuda.dll,
+ * torch_cuda.dll, caffe2_nvrtc.dll, c10_hip.dll, torch_hip.dll, ...), so an extension importing it
+ * next to a CPU torch was built for a CUDA (or ROCm) torch.
+ */
+static int has_ci(const char *s, const char *sub)
+{
+	size_t n = strlen(sub);
+	for (; *s; s++)
+		if (!str_nicmp(s, sub, n))
+			return 1;
+	return 0;
+}
+
+static int torch_gpu_dll(const char *name)
+{
+	return (str_istartswith(name, "c10_") || str_istartswith(name, "torch_") || str_istartswith(name, "caffe2_")) &&
+	       (has_ci(name, "cuda") || has_ci(name, "hip") || has_ci(name, "nvrtc"));
+}
+
 static void load_failure(const struct ext_check *c, struct findings *out, const struct torch_run *run,
-			 const struct ext_run *r, const struct ext_binary *b)
+			 const struct ext_run *r, const struct ext_binary *b, const char *torch_version)
 {
 	const struct ldr_node *leaf = b->res.leaf;
 	const char *lname = leaf ? (leaf->parent ? leaf->name : winpath_basename(leaf->name)) : winpath_basename(b->path);
 	const char *bin = winpath_basename(b->path);
 	struct strbuf msg = STRBUF_INIT;
 	char *title, *fix;
+	int gpu = b->res.outcome == LDR_MISSING_DLL && !r->first && torch_gpu_dll(lname) &&
+		  !list_has(&c->torch_dlls, lname);
 	switch (b->res.outcome) {
 	case LDR_MISSING_DLL:
-		title = xasprintf("%s's %s cannot load: %s is missing", r->name, bin, lname);
+		if (gpu)
+			title = xasprintf("%s's %s needs %s, which only a GPU build of torch has; torch %s is installed",
+					  r->name, bin, lname, torch_version ? torch_version : "without it");
+		else
+			title = xasprintf("%s's %s cannot load: %s is missing", r->name, bin, lname);
 		break;
 	case LDR_MISSING_ENTRY:
 	case LDR_MISSING_ORDINAL:
@@ -365,7 +441,16 @@ static void load_failure(const struct ext_check *c, struct findings *out, const 
 		strbuf_addf(&msg, ". %s is imported before torch (--import-first): %s.", r->name, b->effect);
 	else
 		strbuf_addf(&msg, ". %s.", b->effect);
-	fix = b->res.outcome == LDR_MISSING_DLL
+	if (gpu)
+		strbuf_addf(&msg, " %s is a DLL of torch's own CUDA (or ROCm) build, which torch\\lib lacks here: %s %s "
+				  "was built for a GPU build of torch%s%s.",
+			    lname, r->name, r->version ? r->version : "", r->torch_pin ? " " : "",
+			    r->torch_pin ? r->torch_pin : "");
+	fix = gpu ? xasprintf("install the GPU build of torch%s%s that %s was built for (PyTorch's CUDA wheel index), or a "
+			      "%s built for torch %s",
+			      r->torch_pin ? "==" : "", r->torch_pin ? r->torch_pin : "", r->name, r->name,
+			      torch_version ? torch_version : "as installed")
+	    : b->res.outcome == LDR_MISSING_DLL
 		      ? xasprintf("install or copy %s where %s's loader looks for it (the places searched are listed), "
 				  "or reinstall %s%s%s",
 				  lname, r->name, r->name, r->version ? "==" : "", r->version ? r->version : "")
@@ -448,9 +533,65 @@ static int copy_bound(const struct torch_run *run, const struct ext_copy *cp)
 	return 0;
 }
 
+/* The import name of the package that ships the copy (its first top-level name, else the distribution's). */
+static const char *importer_of(const struct ext_check *c, const struct ext_copy *cp)
+{
+	size_t i;
+	for (i = 0; i < c->dists.n; i++)
+		if (!strcmp(c->dists.v[i].name, cp->dist))
+			return c->dists.v[i].tops.n ? c->dists.v[i].tops.v[0] : cp->dist;
+	return cp->dist;
+}
+
+/* The copy lacks names torch's binaries import from it (copy_exports.h): a 127 if its package comes first. */
+static void exports_warning(struct findings *out, const struct torch_run *run, const struct ext_check *c,
+			    const struct ext_copy *cp)
+{
+	const struct copy_gap *g = &cp->gap;
+	const char *pkg = importer_of(c, cp), *imp = winpath_basename(g->importer);
+	struct strbuf msg = STRBUF_INIT;
+	char *title, *fix;
+	size_t i;
+	title = xasprintf("if %s is imported before torch, %s is the one loaded and lacks %s that %s imports "
+			  "(WinError 127)",
+			  pkg, cp->path, g->symbol, imp);
+	strbuf_addf(&msg, "%s (shipped by %s %s%s%s) is a copy of a DLL torch's binaries import. If a program "
+			  "imports %s before torch, that copy is already in the process when torch asks for %s, and it "
+			  "is used before any search; it does not export ",
+		    cp->path, cp->dist, cp->dist_version ? cp->dist_version : "",
+		    cp->file_version ? ", file version " : "", cp->file_version ? cp->file_version : "", pkg, cp->name);
+	add_symbol(&msg, g->symbol);
+	strbuf_addf(&msg, ", which %s imports from it, so loading %s fails with WinError 127 (The specified procedure "
+			  "could not be found) before any DllMain runs. It lacks %zu of the %zu names torch's binaries "
+			  "import from %s",
+		    imp, imp, g->nmissing, g->nimported, cp->name);
+	for (i = 0; i < g->missing.n; i++)
+		strbuf_addf(&msg, "%s%s", i ? "; " : ": ", g->missing.v[i]);
+	if (g->nmissing > g->missing.n)
+		strbuf_addf(&msg, "; and %zu more", g->nmissing - g->missing.n);
+	strbuf_addf(&msg, ". `--import-first %s` checks that order.", pkg);
+	fix = xasprintf("import torch before %s, or update %s (a release whose %s exports what torch imports)", pkg,
+			cp->dist, cp->name);
+	finding_add(out, RULE_RUNTIME_COPY_EXPORTS, SEV_DEFAULT,
+		    &(struct finding_spec){ .title = title, .message = msg.buf, .fix = fix, .install = run->torch_dir,
+					    .binary = g->importer, .leaf = cp->name, .symbol = g->symbol,
+					    .path = cp->path });
+	free(title);
+	free(fix);
+	strbuf_release(&msg);
+}
+
 static void copy_warning(struct findings *out, const struct torch_run *run, const struct ext_check *c,
 			 const struct ext_copy *cp, const char *torch_version, const struct matrix_row *row)
 {
+	if (cp->gap.nmissing) {
+		/* a 127 comes before any DllMain: the version does not matter then. Said unless python.exe
+		   loads that name itself at start-up, or the loader bound torch to the copy (its verdict says it),
+		   or the package imported first left the copy out of the process */
+		if (!tree_has(run->python_res.root, cp->name, NULL) && !copy_bound(run, cp) && !cp->first)
+			exports_warning(out, run, c, cp);
+		return;
+	}
 	size_t i;
 	const struct dist *d = NULL;
 	const struct matrix_dll *md = NULL;
@@ -514,7 +655,7 @@ void ext_check_findings(struct ext_check *c, struct findings *out, const struct 
 	for (i = 0; i < c->nfirst; i++)
 		for (k = 0; k < c->first[i]->nbins; k++)
 			if (c->first[i]->bins[k].winerror)
-				load_failure(c, out, run, c->first[i], &c->first[i]->bins[k]);
+				load_failure(c, out, run, c->first[i], &c->first[i]->bins[k], torch_version);
 	for (i = 0; i < c->nexts; i++) {
 		const struct ext_run *r = c->exts[i];
 		int mismatch = 0;
@@ -525,7 +666,7 @@ void ext_check_findings(struct ext_check *c, struct findings *out, const struct 
 			if (torch_symbol_failure(c, b))
 				mismatch = 1;
 			else
-				load_failure(c, out, run, r, b);
+				load_failure(c, out, run, r, b, torch_version);
 		}
 		if (mismatch)
 			mismatch_finding(c, out, run, r, torch_version);

@@ -19,7 +19,9 @@
  *      Requires-Dist torch==X, else the measured pairing table) and a fix
  *      naming the pair; other failures are load failures of the extension; a
  *      METADATA pin on another torch where everything loads is a warning;
- *      a copy older than the matrix row's minimum is a warning ("if PyQt5 is
+ *      a copy that lacks a name or ordinal torch's binaries import from it
+ *      (judge/copy_exports.h: WinError 127 before any DllMain), or else is
+ *      older than the matrix row's minimum, is a warning ("if PyQt5 is
  *      imported before torch ..."), unless that package was imported first:
  *      then the loader's own verdict on torch's binaries says it.
  *
@@ -30,6 +32,7 @@
 
 #include <stddef.h>
 
+#include "judge/copy_exports.h"
 #include "judge/finding.h"
 #include "loader/extload.h"
 #include "loader/torchload.h"
@@ -46,12 +49,15 @@ struct ext_copy {
 	char *path;          /* Windows path */
 	char *dist, *dist_version;
 	char *file_version;  /* "14.26.28720.3", or NULL (no version resource) */
-	int first;           /* its distribution was imported before torch */
+	int first;           /* its distribution was imported before torch and loaded this copy */
+	char *host;          /* its host path, or NULL (the view resolves path) */
+	struct copy_gap gap; /* what torch's binaries import from it that it does not export (copy_exports.h) */
 };
 
 struct ext_check {
 	struct strlist import_first;   /* the names asked for (--import-first), in order */
 	struct strlist missing_first;  /* those no distribution of the site-packages has */
+	char *first_error;             /* why the first of them could not be imported (the whole message), or NULL */
 	char *site_packages;           /* torch's */
 	struct dist_set dists;
 	int have_dists;

@@ -16,6 +16,8 @@ const char *ext_proc_name(enum ext_proc p)
 	case EXT_PROC_TORCHVISION: return "torchvision";
 	case EXT_PROC_TORCHAUDIO: return "torchaudio";
 	case EXT_PROC_PYQT5: return "PyQt5";
+	case EXT_PROC_PYQT6: return "PyQt6";
+	case EXT_PROC_XFORMERS: return "xformers";
 	case EXT_PROC_CPYTHON: break;
 	}
 	return "cpython";
@@ -39,6 +41,10 @@ enum ext_proc ext_proc_of(const char *dist_name)
 		return EXT_PROC_TORCHAUDIO;
 	if (dist_name_eq(dist_name, "PyQt5"))
 		return EXT_PROC_PYQT5;
+	if (dist_name_eq(dist_name, "PyQt6"))
+		return EXT_PROC_PYQT6;
+	if (dist_name_eq(dist_name, "xformers"))
+		return EXT_PROC_XFORMERS;
 	return EXT_PROC_CPYTHON;
 }
 
@@ -58,6 +64,7 @@ void ext_run_free(struct ext_run *r)
 	free(r->torch_pin);
 	free(r->torch_spec);
 	free(r->package_dir);
+	free(r->module);
 	free(r->path_prefix);
 	strlist_release(&r->dll_dirs);
 	strlist_release(&r->notes);
@@ -208,11 +215,61 @@ static const char *effect_import(void)
 	return "importing the module raises ImportError: DLL load failed";
 }
 
-/* Every importable extension module of the distribution, imported in RECORD order. */
+/*
+ * `--import-first PKG.mod.sub`: the file CPython imports for that module
+ * (extload.h), found in the view. 0 with *file (NULL for pure Python, then
+ * *pure names the .py); -1 with err listing where it looked.
+ */
+static int module_file(struct view *v, const struct torch_run *run, const char *site_packages, const char *module,
+		       char **file, char **pure, struct err *err)
+{
+	char *dir = xstrdup(site_packages), *sub, *pkg, *p;
+	const char *s = module, *dot;
+	*file = *pure = NULL;
+	while ((dot = strchr(s, '.'))) {
+		char *part = xstrndup(s, (size_t)(dot - s));
+		char *next = winpath_join(dir, part);
+		free(part);
+		free(dir);
+		dir = next;
+		s = dot + 1;
+	}
+	sub = xstrdup(s);
+	pkg = winpath_join(dir, sub);
+	*file = find_spec(v, run, dir, sub);
+	if (!*file)
+		*file = find_spec(v, run, pkg, "__init__");
+	if (!*file) {
+		p = xasprintf("%s.py", sub);
+		*pure = winpath_join(dir, p);
+		free(p);
+		if (!view_is_file(v, *pure)) {
+			free(*pure);
+			*pure = winpath_join(pkg, "__init__.py");
+			if (!view_is_file(v, *pure)) {
+				free(*pure);
+				*pure = NULL;
+			}
+		}
+	}
+	if (!*file && !*pure)
+		err_set(err, "no module %s: none of %s\\%s%s (each of EXTENSION_SUFFIXES), %s\\__init__%s, %s.py, "
+			     "%s\\__init__.py exists",
+			module, dir, sub, run->ext_suffixes.n ? run->ext_suffixes.v[0] : ".pyd", pkg,
+			run->ext_suffixes.n ? run->ext_suffixes.v[0] : ".pyd", pkg, pkg);
+	free(dir);
+	free(sub);
+	free(pkg);
+	return *file || *pure ? 0 : -1;
+}
+
+/* Every importable extension module of the distribution, imported in RECORD order (or only r->module's). */
 static void import_all(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
 		       const struct dist *d)
 {
 	size_t i;
+	if (r->module)
+		return; /* extload_run imports that one module after the package's procedure */
 	for (i = 0; i < d->binaries.n; i++) {
 		const char *p = d->binaries.v[i], *base = winpath_basename(p);
 		if (!str_iendswith(p, ".pyd") || find_bin(r, p))
@@ -298,14 +355,20 @@ static void proc_torchaudio(struct loader *ld, struct view *v, const struct torc
 	rest_lazy(r, d);
 }
 
-/* PyQt5's __init__.py, find_qt(): the folder holding Qt5Core.dll, on PATH and as a DLL directory. */
-static void proc_pyqt5(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
-		       const struct dist *d)
+/*
+ * PyQt5's and PyQt6's __init__.py, find_qt(): the folder holding Qt<major>Core.dll
+ * (python.exe's, else PyQt<major>\Qt<major>\bin, else a PATH entry), on PATH and as a DLL directory.
+ */
+static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+		      const struct dist *d, int major)
 {
 	char *dll_dir = NULL, *probe;
+	char core[16], bin_rel[16];
+	snprintf(core, sizeof(core), "Qt%dCore.dll", major);
+	snprintf(bin_rel, sizeof(bin_rel), "Qt%d\\bin", major);
 	if (run->python_exe) {
 		char *exe_dir = winpath_dirname(run->python_exe);
-		probe = winpath_join(exe_dir, "Qt5Core.dll");
+		probe = winpath_join(exe_dir, core);
 		if (view_is_file(v, probe))
 			dll_dir = exe_dir;
 		else
@@ -313,8 +376,8 @@ static void proc_pyqt5(struct loader *ld, struct view *v, const struct torch_run
 		free(probe);
 	}
 	if (!dll_dir) {
-		char *bin = xasprintf("%s\\Qt5\\bin", r->package_dir);
-		probe = winpath_join(bin, "Qt5Core.dll");
+		char *bin = winpath_join(r->package_dir, bin_rel);
+		probe = winpath_join(bin, core);
 		if (view_is_file(v, probe)) {
 			const char *path = view_getenv(v, "PATH");
 			char *np = xasprintf("%s;%s", bin, path ? path : "");
@@ -328,7 +391,7 @@ static void proc_pyqt5(struct loader *ld, struct view *v, const struct torch_run
 			while (path && *path && !dll_dir) {
 				const char *semi = strchr(path, ';');
 				char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
-				char *q = entry[0] ? winpath_join(entry, "Qt5Core.dll") : NULL;
+				char *q = entry[0] ? winpath_join(entry, core) : NULL;
 				if (q && winpath_is_absolute(entry) && view_is_file(v, q))
 					dll_dir = winpath_normalize(entry);
 				free(q);
@@ -341,10 +404,35 @@ static void proc_pyqt5(struct loader *ld, struct view *v, const struct torch_run
 	if (dll_dir)
 		add_dll_directory(ld, r, dll_dir);
 	else
-		strlist_push(&r->notes, "find_qt found no Qt5Core.dll (next to python.exe, in PyQt5\\Qt5\\bin, or on "
-					"PATH): it added no folder");
+		strlist_pushf(&r->notes, "find_qt found no %s (next to python.exe, in PyQt%d\\%s, or on PATH): it added "
+					 "no folder",
+			      core, major, bin_rel);
 	free(dll_dir);
 	import_all(ld, v, run, r, d);
+}
+
+/*
+ * xformers (_cpp_lib.py, _register_extensions, run by `import xformers`): the
+ * package folder added with os.add_dll_directory, _C found with FileFinder
+ * and loaded by torch.ops.load_library; an OSError is caught and logged.
+ */
+static void proc_xformers(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+			  const struct dist *d)
+{
+	char *p;
+	add_dll_directory(ld, r, r->package_dir);
+	p = find_spec(v, run, r->package_dir, "_C");
+	if (p)
+		load_bin(ld, r,
+			 add_bin(r, p, EXT_HOW_CTYPES, 0,
+				 "import xformers logs \"WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions\": "
+				 "memory-efficient attention, SwiGLU and its other C++/CUDA operators are unavailable"));
+	else
+		strlist_pushf(&r->notes, "%s\\_C has no extension module for this Python: import xformers warns that "
+					 "xFormers was not built, and loads no binary",
+			      r->package_dir);
+	free(p);
+	rest_lazy(r, d);
 }
 
 static char *package_dir_of(const char *site_packages, const char *name)
@@ -353,10 +441,16 @@ static char *package_dir_of(const char *site_packages, const char *name)
 }
 
 int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const struct torch_run *run,
-		const struct dist *d, const char *site_packages, int first, struct err *err)
+		const struct dist *d, const char *site_packages, int first, const char *module, struct err *err)
 {
-	struct ext_run *r = xcalloc(1, sizeof(*r));
+	struct ext_run *r;
+	char *mod_file = NULL, *mod_pure = NULL;
 	size_t i;
+	*out = NULL;
+	if (module && module_file(v, run, site_packages, module, &mod_file, &mod_pure, err))
+		return -1;
+	r = xcalloc(1, sizeof(*r));
+	r->module = module ? xstrdup(module) : NULL;
 	r->name = xstrdup(d->name);
 	r->version = d->version ? xstrdup(d->version) : NULL;
 	r->dist_info = xstrdup(d->dist_info);
@@ -386,7 +480,15 @@ int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const s
 		break;
 	case EXT_PROC_PYQT5:
 		r->package_dir = package_dir_of(site_packages, "PyQt5");
-		proc_pyqt5(ld, v, run, r, d);
+		proc_pyqt(ld, v, run, r, d, 5);
+		break;
+	case EXT_PROC_PYQT6:
+		r->package_dir = package_dir_of(site_packages, "PyQt6");
+		proc_pyqt(ld, v, run, r, d, 6);
+		break;
+	case EXT_PROC_XFORMERS:
+		r->package_dir = package_dir_of(site_packages, "xformers");
+		proc_xformers(ld, v, run, r, d);
 		break;
 	case EXT_PROC_CPYTHON:
 		strlist_pushf(&r->notes, "no DLL folders are known for %s: its extension modules were imported with "
@@ -396,6 +498,27 @@ int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const s
 		import_all(ld, v, run, r, d);
 		break;
 	}
+	if (module) {
+		/* the package's procedure ran (its __init__); now the one module asked for */
+		if (mod_file && !find_bin(r, mod_file))
+			load_bin(ld, r, add_bin(r, mod_file, EXT_HOW_IMPORT, 1, effect_import()));
+		else if (!mod_file)
+			strlist_pushf(&r->notes, "%s is pure Python (%s): importing it loads no binary of its own", module,
+				      mod_pure);
+		/* only what was loaded: the rest of the distribution is not imported first */
+		for (i = 0; i < r->nbins;) {
+			if (r->bins[i].how == EXT_HOW_LAZY) {
+				free(r->bins[i].path);
+				ldr_result_release(&r->bins[i].res);
+				memmove(&r->bins[i], &r->bins[i + 1], (r->nbins - i - 1) * sizeof(r->bins[0]));
+				r->nbins--;
+			} else {
+				i++;
+			}
+		}
+	}
+	free(mod_file);
+	free(mod_pure);
 	loader_trim(ld); /* once per package: its loads share most images */
 	if (r->nskipped)
 		strlist_pushf(&r->notes, "%zu .pyd file%s for another Python (not in EXTENSION_SUFFIXES) not imported",

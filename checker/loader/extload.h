@@ -27,6 +27,11 @@
  *   PyQt5        find_qt(): PyQt5\Qt5\bin prepended to PATH and added with
  *                os.add_dll_directory (or python.exe's folder, when
  *                Qt5Core.dll is there), then its extension modules imported;
+ *                PyQt6 the same with Qt6Core.dll and PyQt6\Qt6\bin;
+ *   xformers     os.add_dll_directory(<xformers>), then _C found by FileFinder
+ *                and loaded by torch.ops.load_library (ctypes, 0x1100); a
+ *                failure is caught: import xformers logs a warning and its
+ *                C++/CUDA operators are unavailable;
  *   any other    its extension modules imported by CPython (0x1100), with no
  *                folders of its own (said in the run's notes).
  *
@@ -51,6 +56,8 @@ enum ext_proc {
 	EXT_PROC_TORCHVISION,
 	EXT_PROC_TORCHAUDIO,
 	EXT_PROC_PYQT5,
+	EXT_PROC_PYQT6,       /* PyQt6's find_qt: PyQt5's with Qt6Core.dll and PyQt6\Qt6\bin */
+	EXT_PROC_XFORMERS,    /* _cpp_lib._register_extensions: torchvision's way, one module (_C) */
 };
 
 enum ext_how {
@@ -78,6 +85,7 @@ struct ext_run {
 	char *package_dir;    /* the package folder the procedure works in, or NULL */
 	enum ext_proc proc;
 	int first;            /* imported before torch */
+	char *module;         /* --import-first PKG.module: the dotted name asked for, or NULL (the whole distribution) */
 	int has_record;       /* its binaries came from RECORD (else a scan: dist->scan_note) */
 	struct strlist dll_dirs;  /* what it added with os.add_dll_directory, in order */
 	char *path_prefix;    /* what it prepended to PATH, or NULL */
@@ -88,7 +96,7 @@ struct ext_run {
 	size_t nskipped;      /* .pyd files this interpreter would not import (another cpXY tag) */
 };
 
-const char *ext_proc_name(enum ext_proc p);  /* "torchvision", "torchaudio", "PyQt5", "cpython" */
+const char *ext_proc_name(enum ext_proc p);  /* "torchvision", "torchaudio", "PyQt5", "PyQt6", "xformers", "cpython" */
 const char *ext_how_name(enum ext_how h);    /* "import", "ctypes", "lazy" */
 
 /* The procedure a distribution's import follows (by its PEP 503 name). */
@@ -115,9 +123,18 @@ int extload_imports_any_host(const char *host, const struct strlist *names, cons
  * extension; or a fresh one before torch's steps, `first`). `run` gives the
  * interpreter (EXTENSION_SUFFIXES, application folder) and, after torch,
  * the PATH torch left. The loads join the loaded-module list.
+ *
+ * `module` (NULL: the whole distribution) is a dotted name `PKG.mod[.sub]`
+ * of that distribution (`--import-first PyQt5.QtCore`): Python imports the
+ * package first (its __init__: PyQt5's find_qt, torchvision's and
+ * torchaudio's procedures), then only that module — of its folder
+ * `PKG\mod`, the first of `sub<EXTENSION_SUFFIXES>` (`QtCore.cp311-win_amd64.pyd`,
+ * `QtCore.pyd`) that exists, else the package `sub\__init__<suffix>`, else
+ * `sub.py` or `sub\__init__.py` (pure Python: no binary of its own, said in
+ * the notes). -1 (err: the places looked at) when there is no such module.
  */
 int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const struct torch_run *run,
-		const struct dist *d, const char *site_packages, int first, struct err *err);
+		const struct dist *d, const char *site_packages, int first, const char *module, struct err *err);
 void ext_run_free(struct ext_run *r);
 
 #endif

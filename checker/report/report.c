@@ -360,16 +360,66 @@ const cJSON *report_cause_finding(const struct report_view *v, const struct repo
 	return v->items[c->members[0]].f;
 }
 
+/* The extension or first-imported package of the document one of whose binaries (or dist_info) is `path`. */
+static const char *package_of(const cJSON *doc, const char *path)
+{
+	static const char *const groups[] = { "imported_first", "extensions" };
+	const cJSON *inst, *run, *b;
+	size_t g;
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItem(doc, "installs"))
+	{
+		for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+			cJSON_ArrayForEach(run, cJSON_GetObjectItem(inst, groups[g]))
+			{
+				const char *di = report_str(run, "dist_info");
+				if (di && !str_icmp(di, path))
+					return report_str(run, "name");
+				cJSON_ArrayForEach(b, cJSON_GetObjectItem(run, "binaries"))
+				{
+					const char *bp = report_str(b, "path");
+					if (bp && !str_icmp(bp, path))
+						return report_str(run, "name");
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+const char *report_cause_owner(const struct report_view *v, const struct report_cause *c)
+{
+	const char *owner = NULL;
+	size_t i;
+	for (i = 0; i < c->n; i++) {
+		const char *p = report_str(v->items[c->members[i]].f, "binary"), *o;
+		if (!p)
+			continue;
+		o = package_of(v->doc, p);
+		if (!o)
+			o = "torch";
+		if (owner && strcmp(owner, o))
+			return NULL;
+		owner = o;
+	}
+	return owner ? owner : "torch";
+}
+
 void report_cause_binaries(struct strbuf *out, const struct report_view *v, const struct report_cause *c,
 			   size_t max_names, void (*esc)(struct strbuf *, const char *))
 {
-	const char *shown[16];
+	const char *shown[16], *owner;
 	size_t i, k, n = 0;
 	if (!c->nbinaries)
 		return;
 	if (max_names > sizeof(shown) / sizeof(shown[0]))
 		max_names = sizeof(shown) / sizeof(shown[0]);
-	strbuf_addf(out, "%zu torch binar%s: ", c->nbinaries, c->nbinaries == 1 ? "y" : "ies");
+	owner = report_cause_owner(v, c);
+	strbuf_addf(out, "%zu ", c->nbinaries);
+	if (owner) {
+		esc(out, owner);
+		strbuf_addch(out, ' ');
+	}
+	strbuf_addf(out, "binar%s: ", c->nbinaries == 1 ? "y" : "ies");
 	for (i = 0; i < c->n && n < max_names; i++) {
 		const char *p = report_str(v->items[c->members[i]].f, "binary");
 		int dup = 0;

@@ -129,14 +129,24 @@ int report_view_init(struct report_view *v, const cJSON *doc, struct err *err);
 void report_view_release(struct report_view *v);
 
 /*
- * The torch binaries cause `c` affects, as "N torch binaries: a.dll, b.dll,
+ * The binaries cause `c` affects, as "N torch binaries: a.dll, b.dll,
  * ..." (base names, distinct, in rank order, at most `max_names` (up to
  * 16), then "and N more"); each name written through `esc` (the renderer's
- * escaper).
+ * escaper). "torch" is report_cause_owner's word ("2 torchvision binaries").
  * Writes nothing when no member names a binary.
  */
 void report_cause_binaries(struct strbuf *out, const struct report_view *v, const struct report_cause *c,
 			   size_t max_names, void (*esc)(struct strbuf *, const char *));
+
+/*
+ * Whose binaries the members of cause `c` name, the word every renderer puts
+ * before "binaries": "torch" for a torch install's own, else the `name` of the
+ * extension or --import-first package (installs[].extensions[],
+ * installs[].imported_first[]) whose binary (or dist_info) it is, as the
+ * document has it (untrusted: escape it). NULL when the members name binaries
+ * of several owners ("N binaries").
+ */
+const char *report_cause_owner(const struct report_view *v, const struct report_cause *c);
 
 /* The cause's representative finding: the one rendered in full. */
 const cJSON *report_cause_finding(const struct report_view *v, const struct report_cause *c);

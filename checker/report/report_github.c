@@ -122,8 +122,15 @@ static void annotation(struct strbuf *out, enum report_severity sev, const struc
 	/* The title is one line: esc_line, then the property escaping. */
 	text_esc_line(&title, t ? t : report_str(f, "rule"));
 	cut_utf8(&title, 480);
-	if (c->nbinaries > 1)
-		strbuf_addf(&title, " (and %zu more torch binar%s)", c->nbinaries - 1, c->nbinaries == 2 ? "y" : "ies");
+	if (c->nbinaries > 1) {
+		const char *owner = report_cause_owner(v, c);
+		strbuf_addf(&title, " (and %zu more ", c->nbinaries - 1);
+		if (owner) {
+			text_esc_line(&title, owner);
+			strbuf_addch(&title, ' ');
+		}
+		strbuf_addf(&title, "binar%s)", c->nbinaries == 2 ? "y" : "ies");
+	}
 	message(&msg, v, c);
 	report_annotation(out, sev, file, line, col, title.buf, msg.buf);
 	strbuf_release(&title);

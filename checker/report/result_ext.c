@@ -67,6 +67,7 @@ static cJSON *run_json(const struct ext_run *r)
 	cJSON_AddStringToObject(o, "built_for_source",
 				r->torch_pin ? "metadata" : built ? PAIRS_SOURCE : "unknown");
 	cJSON_AddStringToObject(o, "procedure", ext_proc_name(r->proc));
+	cJSON_AddItemToObject(o, "module", json_str_or_null(r->module));
 	cJSON_AddBoolToObject(o, "record", r->has_record);
 	cJSON_AddItemToObject(o, "dll_directories", strlist_json(&r->dll_dirs));
 	cJSON_AddItemToObject(o, "path_prepended", json_str_or_null(r->path_prefix));
@@ -104,6 +105,13 @@ void result_add_extensions(struct result *res, cJSON *inst, const struct ext_che
 		cJSON_AddItemToObject(o, "distribution_version", json_str_or_null(cp->dist_version));
 		cJSON_AddItemToObject(o, "file_version", json_str_or_null(cp->file_version));
 		cJSON_AddBoolToObject(o, "imported_first", cp->first);
+		cJSON_AddNumberToObject(o, "imports_from_torch", (double)cp->gap.nimported);
+		if (cp->gap.error)
+			cJSON_AddNullToObject(o, "missing_exports");
+		else
+			cJSON_AddNumberToObject(o, "missing_exports", (double)cp->gap.nmissing);
+		cJSON_AddItemToObject(o, "missing_export_names", strlist_json(&cp->gap.missing));
+		cJSON_AddItemToObject(o, "export_error", json_str_or_null(cp->gap.error));
 		cJSON_AddItemToArray(copies, o);
 	}
 	(void)res;

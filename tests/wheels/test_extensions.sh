@@ -11,7 +11,13 @@
 #   2.4.1: every extension loads; torch 2.4.1 + torchvision 0.21.0 (an older
 #   torch than it was built for); PyQt5 5.15.11 + PyQt5-Qt5 5.15.2 next to
 #   torch 2.9.1: a warning about its msvcp140.dll 14.26, and with
-#   --import-first PyQt5 the real verdict (WinError 1114 in c10.dll);
+#   --import-first PyQt5 (and PyQt5.QtCore: that module only) the real
+#   verdict (WinError 1114 in c10.dll); PyQt6 6.7.1 + PyQt6-Qt6 6.7.3 (its
+#   msvcp140.dll 14.26 too); xformers 0.0.33 (built for a CUDA torch 2.9.0)
+#   next to torch 2.9.1+cpu: 126 on c10_cuda.dll, said as a GPU build's; a
+#   look-alike msvcp140.dll that lacks one name torch imports (WinError 127,
+#   a warning, and with --import-first the verdict on c10.dll); each cause's
+#   binaries worded by whose they are in every renderer;
 #   bad input (a RECORD path outside the environment, a dist-info without
 #   RECORD, a METADATA that lies about its torch, an unknown --import-first);
 #   and Wine's loader (tests/oracle) importing each extension binary after
@@ -198,9 +204,12 @@ fi
 
 # ---- PyQt5 + PyQt5-Qt5 5.15.2 next to torch 2.9.1: its msvcp140.dll 14.26.28720.3
 if tree qt 2.9.1 PyQt5-Qt5==5.15.2 PyQt5==5.15.11; then
-	check_eq "PyQt5: its copies of torch's runtime DLLs are in the inventory with their versions" \
-		'[["concrt140.dll","PyQt5-Qt5","14.26.28720.3"],["msvcp140.dll","PyQt5-Qt5","14.26.28720.3"],["msvcp140_1.dll","PyQt5-Qt5","14.26.28720.3"],["msvcp140_2.dll","PyQt5-Qt5","14.26.28720.3"],["vcruntime140.dll","PyQt5-Qt5","14.26.28720.3"],["vcruntime140_1.dll","PyQt5-Qt5","14.26.28720.3"]]' \
-		"$(J qt '[.inventory.runtime_copies[] | [.name, .distribution, .file_version]] | sort')"
+	# their export directories hold every name torch 2.9.1's binaries import from them (missing_exports 0):
+	# the 14.26 copies break torch by their version (1114), not by a 127
+	check_eq "PyQt5: its copies of torch's runtime DLLs are in the inventory with their versions, none lacking an export torch imports" \
+		'[["concrt140.dll","PyQt5-Qt5","14.26.28720.3",0],["msvcp140.dll","PyQt5-Qt5","14.26.28720.3",0],["msvcp140_1.dll","PyQt5-Qt5","14.26.28720.3",0],["msvcp140_2.dll","PyQt5-Qt5","14.26.28720.3",0],["vcruntime140.dll","PyQt5-Qt5","14.26.28720.3",0],["vcruntime140_1.dll","PyQt5-Qt5","14.26.28720.3",0]]|true' \
+		"$(J qt '[.inventory.runtime_copies[] | [.name, .distribution, .file_version, .missing_exports]] | sort')|$(
+			J qt '[.inventory.runtime_copies[] | select(.name == "msvcp140.dll" or .name == "vcruntime140.dll") | .imports_from_torch > 100] | all')"
 	check_eq "PyQt5, torch imported first: a warning that names the order, the copy and torch's minimum" \
 		'[["warning","if PyQt5 is imported before torch, msvcp140.dll 14.26.28720.3 is the one loaded; torch 2.9.1+cpu needs >= 14.40","import torch before PyQt5, or update PyQt5-Qt5 (a release whose msvcp140.dll is >= 14.40)"]]|0' \
 		"$(J qt '[.findings[] | select(.rule == "runtime-copy") | [.severity, .title, .fix]]')|$(st qt)"
@@ -211,11 +220,106 @@ if tree qt 2.9.1 PyQt5-Qt5==5.15.2 PyQt5==5.15.11; then
 	check_eq "PyQt5, --import-first PyQt5: the warning becomes the real verdict, torch's c10.dll binds PyQt5's msvcp140 (1114), exit 1" \
 		'[1,["runtime-too-old"],[1114],["msvcp140.dll"],true,true]|1' \
 		"$(J qt '[.findings[] | select(.severity == "error")] | [([.[].cause] | unique | length), ([.[].rule] | unique), ([.[].winerror] | unique), ([.[].leaf] | unique), (map(.message | contains("PyQt5\\Qt5\\bin\\msvcp140.dll")) | any), (map(.binary // "" | endswith("\\c10.dll")) | any)]' --import-first PyQt5)|$(st qt --import-first PyQt5)"
+	# the dotted form: PyQt5's __init__ (find_qt) runs, then only QtCore (PyQt5\QtCore.pyd: the abi3 module's
+	# suffix is the plain .pyd of EXTENSION_SUFFIXES)
+	check_eq "PyQt5, --import-first PyQt5.QtCore: find_qt's folder, then only QtCore.pyd loaded first" \
+		'["PyQt5.QtCore",["C:\\Python311\\Lib\\site-packages\\PyQt5\\Qt5\\bin"],[["QtCore.pyd","import","loads"]]]' \
+		"$(J qt '.installs[0].imported_first[0] | [.module, .dll_directories, [.binaries[] | [(.path | split("\\") | last), .how, .outcome]]]' --import-first PyQt5.QtCore)"
+	check_eq "PyQt5, --import-first PyQt5.QtCore: QtCore brings Qt5Core.dll and its msvcp140 14.26: c10.dll's 1114 as with all of PyQt5, exit 1" \
+		'[["runtime-too-old"],[1114],["msvcp140.dll"]]|1' \
+		"$(J qt '[.findings[] | select(.severity == "error")] | [([.[].rule] | unique), ([.[].winerror] | unique), ([.[].leaf] | unique)]' --import-first PyQt5.QtCore)|$(st qt --import-first PyQt5.QtCore)"
+	check_eq "PyQt5, --import-first PyQt5.QtNope: a usage error (exit 2) naming the files looked for" \
+		"2|yes" "$(st qt --import-first PyQt5.QtNope)|$("$B" check --root "$WORK/qt" --python "$PY" --import-first PyQt5.QtNope 2>&1 >/dev/null |
+			grep -qF 'import-first PyQt5.QtNope: no module PyQt5.QtNope: none of C:\Python311\Lib\site-packages\PyQt5\QtNope.cp311-win_amd64.pyd' && echo yes)"
 	check_eq "an --import-first that no distribution has is a usage error (exit 2) naming it" \
 		"2|yes" "$(st qt --import-first PyQt6)|$("$B" check --root "$WORK/qt" --python "$PY" --import-first PyQt6 2>&1 >/dev/null |
 			grep -q 'import-first PyQt6: no distribution' && echo yes)"
 else
 	skip "PyQt5 + PyQt5-Qt5 5.15.2 with torch 2.9.1" "$(cat "$WORK/why")"
+fi
+
+# ---- PyQt6 6.7.1 + PyQt6-Qt6 6.7.3 next to torch 2.9.1: find_qt with Qt6Core.dll and PyQt6\Qt6\bin (its
+# __init__.py is PyQt5's with 6 for 5); PyQt6-Qt6 6.7.3 ships msvcp140.dll 14.26.28720.3 too
+if tree qt6 2.9.1 PyQt6-Qt6==6.7.3 PyQt6==6.7.1; then
+	check_eq "PyQt6: PyQt6-Qt6 6.7.3's msvcp140.dll 14.26.28720.3, torch imported first: the warning naming PyQt6, exit 0" \
+		'["14.26.28720.3",0,"if PyQt6 is imported before torch, msvcp140.dll 14.26.28720.3 is the one loaded; torch 2.9.1+cpu needs >= 14.40"]|0' \
+		"$(J qt6 '[(.inventory.runtime_copies[] | select(.name == "msvcp140.dll") | .file_version, .missing_exports), (.findings[] | select(.rule == "runtime-copy") | .title)]' | jq -c '.')|$(st qt6)"
+	check_eq "PyQt6, --import-first PyQt6.QtCore: find_qt's PyQt6\\Qt6\\bin on PATH and as a DLL directory, QtCore.pyd loads first" \
+		'["PyQt6","PyQt6.QtCore",["C:\\Python311\\Lib\\site-packages\\PyQt6\\Qt6\\bin"],"C:\\Python311\\Lib\\site-packages\\PyQt6\\Qt6\\bin",[["QtCore.pyd","loads"]]]' \
+		"$(J qt6 '.installs[0].imported_first[0] | [.procedure, .module, .dll_directories, .path_prepended, [.binaries[] | [(.path | split("\\") | last), .outcome]]]' --import-first PyQt6.QtCore)"
+	check_eq "PyQt6, --import-first PyQt6.QtCore: c10.dll binds PyQt6's msvcp140 14.26: the 1114 verdict, exit 1" \
+		'[["runtime-too-old"],[1114],["msvcp140.dll"],true]|1' \
+		"$(J qt6 '[.findings[] | select(.severity == "error")] | [([.[].rule] | unique), ([.[].winerror] | unique), ([.[].leaf] | unique), (map(.message | contains("PyQt6\\Qt6\\bin\\msvcp140.dll")) | any)]' --import-first PyQt6.QtCore)|$(st qt6 --import-first PyQt6.QtCore)"
+else
+	skip "PyQt6 + PyQt6-Qt6 6.7.3 with torch 2.9.1" "$(cat "$WORK/why")"
+fi
+
+# ---- xformers 0.0.33 (the smallest win_amd64 wheel of a release, 8 MB; METADATA torch==2.9.0, its
+# cpp_lib.json says 2.9.0+cu130): _C.pyd imports c10_cuda.dll and torch_cuda.dll, so next to the CPU
+# torch 2.9.1 it cannot load (126), said as a GPU build's extension; _cpp_lib's procedure is torchvision's
+if tree xf 2.9.1 xformers==0.0.33; then
+	check_eq "xformers 0.0.33 on torch 2.9.1+cpu: its folder added, _C.pyd by ctypes (0x1100), 126 on c10_cuda.dll" \
+		'["xformers","xformers","fail","2.9.0",["C:\\Python311\\Lib\\site-packages\\xformers"],[["_C.pyd","ctypes","0x1100","missing-dll","c10_cuda.dll"]]]' \
+		"$(J xf '.installs[0].extensions[] | select(.name == "xformers") | [.name, .procedure, .status, .built_for_torch, .dll_directories, [.binaries[] | [(.path | split("\\") | last), .how, .flags, .outcome, .leaf]]]')"
+	check_eq "xformers on a CPU torch: said as an extension of a GPU build, the fix names torch==2.9.0's GPU build, exit 1" \
+		'[["error","xformers'"'"'s _C.pyd needs c10_cuda.dll, which only a GPU build of torch has; torch 2.9.1+cpu is installed","install the GPU build of torch==2.9.0 that xformers was built for (PyTorch'"'"'s CUDA wheel index), or a xformers built for torch 2.9.1+cpu"]]|1' \
+		"$(J xf '[.findings[] | select(.rule == "extension-load-failure") | [.severity, .title, .fix]]')|$(st xf)"
+else
+	skip "xformers 0.0.33 with torch 2.9.1" "$(cat "$WORK/why")"
+fi
+
+# ---- a copy that lacks exports torch imports. No real wheel at hand has one: PyQt5-Qt5 5.15.2's 14.26
+# copies (above) and msvc-runtime 14.29/14.34's export every name torch 2.9.1's binaries import from them
+# (measured: missing_exports 0). So a look-alike: "lookalike" ships _core.pyd and, next to it, an
+# msvcp140.dll 14.44.35112.1 (new enough for the matrix) built by mingw/lld to export every name torch
+# 2.9.1's binaries import from MSVCP140.dll but one that c10.dll imports.
+# lookalike_dist SITE-PACKAGES DROP: the distribution, with the RECORD pip writes.
+lookalike_dist() {
+	local sp=$1 drop=$2 d=$WORK/la
+	mkdir -p "$d" "$sp/lookalike" "$sp/lookalike-1.0.dist-info"
+	find "$sp/torch/lib" -iname '*.dll' -print0 | xargs -0 "$B" pe --json --no-exports 2>/dev/null |
+		jq -r '.files[].imports[]? | select(.dll | ascii_downcase == "msvcp140.dll") | .functions[] | .name // empty' |
+		sort -u | grep -vxF -- "$drop" >"$d/names" || return 1
+	{ echo EXPORTS; cat "$d/names"; } >"$d/msvcp140.def"
+	make_dll "$sp/lookalike/msvcp140.dll" --toolchain llvm --def "$d/msvcp140.def" --version 14.44.35112.1 \
+		--import KERNEL32.dll:GetLastError || return 1
+	make_dll "$sp/lookalike/_core.pyd" --export PyInit__core --import "msvcp140.dll:$(head -1 "$d/names")" \
+		--import KERNEL32.dll:GetLastError || return 1
+	# and two modules of its own that cannot load (their DLL is not shipped): one cause of lookalike's binaries
+	make_dll "$sp/lookalike/_broken.pyd" --export PyInit__broken --import lookalike_dep.dll:dep_init \
+		--import KERNEL32.dll:GetLastError || return 1
+	make_dll "$sp/lookalike/_broken2.pyd" --export PyInit__broken2 --import lookalike_dep.dll:dep_init \
+		--import KERNEL32.dll:GetLastError || return 1
+	printf 'Metadata-Version: 2.1\nName: lookalike\nVersion: 1.0\n\n' >"$sp/lookalike-1.0.dist-info/METADATA"
+	echo lookalike >"$sp/lookalike-1.0.dist-info/top_level.txt"
+	python3 "$TDC_REPO/tests/lib/record.py" "$sp" "$sp/lookalike-1.0.dist-info" lookalike
+}
+la_drop='?_Xlength_error@std@@YAXPEBD@Z'
+if [ -d "$WORK/torch-2.9.1" ] && tree_variant "$WORK/torch-2.9.1" "$WORK/la" &&
+	lookalike_dist "$WORK/la/Python311/Lib/site-packages" "$la_drop"; then
+	check_eq "look-alike msvcp140: listed with what it lacks of torch's imports (the name dropped, imported by three torch binaries)" \
+		"[[\"msvcp140.dll\",\"lookalike\",\"14.44.35112.1\",3,[\"c10.dll: $la_drop\",\"torch_cpu.dll: $la_drop\",\"torch_python.dll: $la_drop\"]]]" \
+		"$(J la '[.inventory.runtime_copies[] | [.name, .distribution, .file_version, .missing_exports, .missing_export_names]]')"
+	check_eq "look-alike msvcp140, torch imported first: a warning naming the order, the path, the name and c10.dll (127), exit 0" \
+		"[[\"warning\",\"runtime-copy-exports\",\"if lookalike is imported before torch, C:\\\\Python311\\\\Lib\\\\site-packages\\\\lookalike\\\\msvcp140.dll is the one loaded and lacks $la_drop that c10.dll imports (WinError 127)\"]]|0" \
+		"$(J la '[.findings[] | select(.rule | startswith("runtime-copy")) | [.severity, .rule, .title]]')|$(st la)"
+	check_eq "look-alike msvcp140, --import-first lookalike: the real verdict, c10.dll fails with 127 on that name in the copy, no warning, exit 1" \
+		"[\"missing-entry-point\",127,\"C:\\\\Python311\\\\Lib\\\\site-packages\\\\lookalike\\\\msvcp140.dll\",\"$la_drop\"]|[]|1" \
+		"$(J la '.installs[0].binaries[] | select(.path | endswith("\\c10.dll")) | [.outcome, .winerror, .leaf_path, .symbol]' --import-first lookalike)|$(
+			J la '[.findings[] | select(.rule | startswith("runtime-copy"))]' --import-first lookalike)|$(st la --import-first lookalike)"
+	# what the binaries of a cause are, in every renderer: torch's, or the package's imported first
+	C la --import-first lookalike >"$WORK/la.json"
+	"$B" report --in "$WORK/la.json" --format github --summary "$WORK/la.md" --outputs '' >"$WORK/la.gh" 2>/dev/null
+	"$B" report --in "$WORK/la.json" --format sarif >"$WORK/la.sarif" 2>/dev/null
+	out=$(COLUMNS=300 "$B" check --root "$WORK/la" --python "$PY" --import-first lookalike)
+	check_eq "look-alike first: each cause's binaries worded by what they are (text, GitHub, summary, SARIF)" \
+		'affects:  5 torch binaries: c10.dll,|affects:  2 lookalike binaries: _broken.pyd, _broken2.pyd|(and 1 more lookalike binary)|(and 4 more torch binaries)|**Affects** 2 lookalike binaries: \_broken\.pyd, \_broken2\.pyd|**Affects** 5 torch binaries: c10\.dll,|Affects 2 lookalike binaries: _broken.pyd, _broken2.pyd.|Affects 5 torch binaries: c10.dll,' \
+		"$(grep -o 'affects: .*' <<<"$out" | sed 's/\(torch binaries: c10.dll,\).*/\1/; s/  *$//' | sort -r | paste -sd'|')|$(
+			grep -o '(and [0-9]* more [a-z]* binar[a-z]*)' "$WORK/la.gh" | sort | paste -sd'|')|$(
+			grep -o '\*\*Affects\*\* .*' "$WORK/la.md" | sed 's/\(torch binaries: c10\\.dll,\).*/\1/; s/  *$//' | sort | paste -sd'|')|$(
+			jq -r '.runs[0].results[].message.text' "$WORK/la.sarif" | grep -o 'Affects [0-9]* [a-z]* binar[a-z]*: [^ ]* [^ ]*' | sed 's/\(torch binaries: c10.dll,\).*/\1/' | sort | paste -sd'|')"
+else
+	skip "a look-alike msvcp140.dll lacking one export torch imports" "the torch 2.9.1 tree or the mingw/lld build is missing"
 fi
 
 # ---- bad input, on the mismatched tree's files
@@ -310,6 +414,23 @@ else
 		check_eq "Wine, PyQt5 first: its Qt5Core.dll brought PyQt5's msvcp140.dll in, and torch's c10.dll then fails in DllMain (Wine's 998 for the checker's 1114)" \
 			"yes|998" "$(jq -r 'select(.kind? == "first") | .loaded[]?' "$WORK/qt.o.jsonl" |
 				grep -qi 'PyQt5\\Qt5\\bin\\msvcp140.dll' && echo yes)|$(jq -r 'select(.kind? == "dll" and (.path | endswith("\\c10.dll"))) | .error' "$WORK/qt.o.jsonl")"
+	fi
+	if [ -d "$WORK/xf" ]; then
+		C xf >"$WORK/xf.check.json"
+		xz=$(z "$WORK/xf/Python311/Lib/site-packages/xformers")
+		oracle xf "Wine, torch 2.9.1+cpu + xformers 0.0.33 _C.pyd (126 on c10_cuda.dll)" --ext-dll-path "$xz" --ext "$xz\\_C.pyd"
+	fi
+	if [ -d "$WORK/la" ]; then
+		C la --import-first lookalike >"$WORK/la.check.json"
+		lz=$(z "$WORK/la/Python311/Lib/site-packages/lookalike")
+		# the look-alike used as what it is (Wine would substitute its builtin msvcp140)
+		OV="msvcp140=n,b" oracle la "Wine, the look-alike msvcp140 imported before torch 2.9.1 (_core.pyd)" --first "$lz\\_core.pyd"
+		# Wine binds a stub where Windows fails with 127 (W2 in tests/scenarios/compare.py): its lines name the
+		# symbol and each torch binary importing it, the binaries the checker lists, and the checker's 127 on c10.dll
+		check_eq "Wine, look-alike first: the torch binaries Wine bound a stub of $la_drop for are the checker's, c10.dll's verdict 127" \
+			"c10.dll,torch_cpu.dll,torch_python.dll|c10.dll,torch_cpu.dll,torch_python.dll|127" \
+			"$(jq -r '.inventory.runtime_copies[] | select(.distribution == "lookalike") | .missing_export_names[] | split(": ") | .[0]' "$WORK/la.check.json" | sort -u | paste -sd,)|$(grep -iF "No implementation for msvcp140.dll.$la_drop imported from" "$WORK/la.o.err" |
+				sed 's/.*\\\([^\\]*\)".*/\1/' | sort -u | paste -sd,)|$(jq -r '.installs[0].binaries[] | select(.path | endswith("\\c10.dll")) | .winerror' "$WORK/la.check.json")"
 	fi
 	wine_stop "$PFX"
 fi
