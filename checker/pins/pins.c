@@ -332,6 +332,17 @@ static int windows_rank(int on)
 	return on == 1 ? 2 : on == -1 ? 1 : 0;
 }
 
+/* The target a torch pin makes, before which pin of its file decides is known. */
+static void target_of(const struct pin *p, struct torch_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->pin = p;
+	t->file = p->file;
+	t->version = p->version;
+	t->specifier = p->pep440;
+	t->variant = p->variant;
+}
+
 size_t pinset_torch_targets(const struct pinset *ps, struct torch_target **out)
 {
 	size_t i, j, n = 0;
@@ -349,12 +360,7 @@ size_t pinset_torch_targets(const struct pinset *ps, struct torch_target **out)
 			struct torch_target t;
 			if (!pin_is_torch(p))
 				continue;
-			memset(&t, 0, sizeof(t));
-			t.pin = p;
-			t.file = p->file;
-			t.version = p->version;
-			t.specifier = p->pep440;
-			t.variant = p->variant;
+			target_of(p, &t);
 			t.on_windows = req_markers_on_windows(p->markers);
 			if (t.on_windows == -2)
 				t.on_windows = -1;
@@ -512,12 +518,7 @@ void pins_held_to(struct strbuf *out, const struct matrix *m, const struct pin *
 	struct torch_target t;
 	struct err e;
 	size_t j;
-	memset(&t, 0, sizeof(t));
-	t.pin = p;
-	t.file = p->file;
-	t.version = p->version;
-	t.specifier = p->pep440;
-	t.variant = p->variant;
+	target_of(p, &t);
 	if (pins_target_probes(m, &t, arch, &pr, &e) == 0 && pr.n) {
 		strbuf_adds(out, lead);
 		if (t.version) {
