@@ -308,8 +308,9 @@ struct matrix {
 /*
  * The procedure of torch `version` (torch.__version__; NULL unknown): the
  * `torch_load` entry whose specifier covers it (exact), else the nearest
- * entry (the oldest for a release older than every entry's first measured
- * one, else the newest), with a note. 0 with *out filled; -1 when the
+ * entry (the latest one whose first release is not newer than it; the
+ * oldest for a release older than every entry; the newest for an unknown
+ * version), with a note. 0 with *out filled; -1 when the
  * table is empty (what torch_inputs.procedure answers).
  */
 int matrix_torch_load(const struct matrix *m, const char *version, struct torch_proc *out);

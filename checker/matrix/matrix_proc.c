@@ -423,7 +423,10 @@ int matrix_torch_load(const struct matrix *m, const char *version, struct torch_
 		if (pep440_cmp(&m->procs[i].first, &m->procs[newest].first) > 0)
 			newest = i;
 	}
-	pick = known && release_cmp(&v, &m->procs[oldest].first) < 0 ? &m->procs[oldest] : &m->procs[newest];
+	pick = known ? &m->procs[oldest] : &m->procs[newest];
+	for (i = 0; known && i < m->nprocs; i++) /* the latest entry that starts at or before the release */
+		if (release_cmp(&m->procs[i].first, &v) <= 0 && pep440_cmp(&m->procs[i].first, &pick->first) > 0)
+			pick = &m->procs[i];
 	fill(pick, known ? &v : NULL, 0, out);
 	if (known) {
 		char vb[64];

@@ -198,8 +198,10 @@ static void test_torch_load_layers(void)
 	CHECK_STR(p.torch, ">=2.3,<2.4");
 	CHECK_INT(torch_proc_has(&p, TORCH_FOLDER_USERBASE), 1);
 	CHECK(strstr(p.entry, "mine.yml:") == p.entry);
-	CHECK_INT(proc_of(&m, "2.2.0", &p), 0); /* its entry (>=2.0,<2.3.1) gave way: the nearest, said */
+	CHECK_INT(proc_of(&m, "2.2.0", &p), 0); /* its entry (>=2.0,<2.3.1) gave way: the nearest before it, said */
 	CHECK_INT(p.exact, 0);
+	CHECK_STR(p.torch, ">=1.10,<2.0");
+	CHECK(strstr(p.note, "no torch_load entry covers torch 2.2.0") != NULL);
 	CHECK_INT(proc_of(&m, "2.8.0", &p), 0); /* untouched */
 	CHECK_STR(p.torch, ">=2.8,<2.9");
 	matrix_release(&m);
