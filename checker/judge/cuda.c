@@ -326,7 +326,7 @@ static size_t driver_findings(struct findings *out, const struct matrix *m, cons
 /* Whether entry c says torch v was published for its CUDA release. */
 static int entry_publishes(const struct matrix_cuda *c, const struct pep440 *v, const char *raw)
 {
-	return c->published_text && pep440_spec_contains(&c->published, v, raw);
+	return c->published_text && !c->published_none && pep440_spec_contains(&c->published, v, raw);
 }
 
 /*
@@ -351,7 +351,8 @@ static size_t unpublished_finding(struct findings *out, const struct matrix *m, 
 		if (entry_publishes(c, &v, b->public_version))
 			strbuf_addf(&names, "%scu%u%u", covered++ ? ", " : "", c->major, c->minor);
 	}
-	if (!covered || (own && entry_publishes(own, &v, b->public_version))) {
+	/* an entry without `published` says nothing (a --matrix layer's entry may omit it) */
+	if (!covered || (own && (!own->published_text || entry_publishes(own, &v, b->public_version)))) {
 		strbuf_release(&names);
 		return 0;
 	}
@@ -364,7 +365,7 @@ static size_t unpublished_finding(struct findings *out, const struct matrix *m, 
 			  b->public_version, var, b->public_version, b->major, b->minor);
 	strbuf_addf(&msg, "PyTorch's Windows builds of torch %s are %s (the matrix's `cuda` table, `published`); ",
 		    b->public_version, names.buf);
-	if (own && own->published_text)
+	if (own && !own->published_none)
 		strbuf_addf(&msg, "its CUDA %u.%u builds are of torch %s (%s:%u). ", b->major, b->minor,
 			    own->published_text, own->pos.file ? own->pos.file : "?", own->pos.line);
 	else if (own)
@@ -381,8 +382,8 @@ static size_t unpublished_finding(struct findings *out, const struct matrix *m, 
 	fix = xasprintf("use a build PyTorch published: torch==%s with one of %s (pip install torch==%s "
 			"--index-url https://download.pytorch.org/whl/<variant>)%s%s",
 			b->public_version, names.buf, b->public_version,
-			own && own->published_text ? ", or a torch release with a CUDA build of this release: " : "",
-			own && own->published_text ? own->published_text : "");
+			own && !own->published_none ? ", or a torch release with a CUDA build of this release: " : "",
+			own && !own->published_none ? own->published_text : "");
 	finding_add(out, RULE_CUDA_VARIANT_UNPUBLISHED, pin ? SEV_ERROR : SEV_WARNING,
 		    &(struct finding_spec){ .title = title, .message = msg.buf, .fix = fix, .install = install });
 	free(title);

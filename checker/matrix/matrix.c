@@ -1832,7 +1832,9 @@ static void cuda_field(struct lint *L, const struct ynode *m, enum matrix_cuda_f
 		break;
 	case MF_CUDA_PUBLISHED:
 		c->published_text = get_str(L, m, f->key, what, f->hint, required(f, 0));
-		if (c->published_text) {
+		if (c->published_text && !strcmp(c->published_text, "none")) {
+			c->published_none = 1;
+		} else if (c->published_text) {
 			struct err se;
 			err_clear(&se);
 			if (pep440_spec_parse(&c->published, c->published_text, &se) < 0)

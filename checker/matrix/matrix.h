@@ -276,6 +276,7 @@ struct matrix_cuda {
 	struct matrix_pos pos;
 	char *published_text;      /* the torch releases with a published Windows build, as written, or NULL */
 	struct pep440_spec published;
+	int published_none;        /* `published: none`: PyTorch built no Windows release for it */
 	char *cudnn;               /* or NULL */
 };
 

@@ -105,7 +105,7 @@ fi
 # variant_of SRC DST: a copy of tree SRC sharing its files (hard links)
 variant_of() { rm -rf "${WORK:?}/$2" && cp -al "$WORK/$1" "$WORK/$2" && rm -f "$WORK/$2/Windows/System32/nvcuda.dll"; }
 # cuda_rules TREE: the cuda-* findings, "rule/severity", sorted
-cuda_rules() { chk "$1" | jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)"] | sort | join(" ")'; }
+cuda_rules() { chk "$@" | jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)"] | sort | join(" ")'; }
 nv_adapter() { echo "NVIDIA|NVIDIA GeForce RTX 4090|$(nv_file_version "$1")"; }
 if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 	variant_of nodrv-cu124 drv-new && cuda_driver "$WORK/drv-new" 572.16 && cuda_registry "$WORK/drv-new" "$(nv_adapter 572.16)"
@@ -162,6 +162,13 @@ if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 		sed -i 's/+cu124/+cu128/; s/12\.4/12.8/' "$WORK/relabel/Python311/Lib/site-packages/torch/version.py"
 	check_eq "an install of torch 2.5.1+cu128 (never published): cuda-variant-unpublished, a warning" \
 		"cuda-variant-unpublished/warning" "$(cuda_rules relabel)"
+	check_eq "gate: torch==2.5.1+cu125 (CUDA 12.5: published: none) is cuda-variant-unpublished, saying no build exists" \
+		"cuda-variant-unpublished/error@requirements.txt:1 yes" \
+		"$(gate 'torch==2.5.1+cu125\n' drv-new) $(jq -r '[.findings[] | select(.rule == "cuda-variant-unpublished") | .message | test("published no Windows build for CUDA 12.5")] == [true] | if . then "yes" else "no" end' "$WORK/gate.json")"
+	# a --matrix layer's 12.8 entry without `published` says nothing of publication (not known)
+	printf 'schema: 1\nrows: []\ncuda:\n  - {cuda: "12.8", driver: "570.65", floor: "525.00", status: inferred}\n' >"$WORK/layer-nopub.yml"
+	check_eq "a --matrix layer's CUDA 12.8 entry without published: the relabelled install is not judged unpublished" "" \
+		"$(cuda_rules relabel --matrix "$WORK/layer-nopub.yml")"
 	check_eq "gate: torch==2.5.1+cu124 on a runner with driver 572.16 passes" "" "$(gate 'torch==2.5.1+cu124\n' drv-new)"
 	check_eq "gate: torch==2.5.1+cu124 on a runner with driver 516.94 warns" \
 		"cuda-driver-too-old/warning@requirements.txt:1" "$(gate 'torch==2.5.1+cu124\n' drv-old)"

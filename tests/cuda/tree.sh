@@ -53,7 +53,8 @@ declare -gA CUDA_NVRTC=([cu118]="nvidia-cuda-nvrtc-cu11 11.8.89" [cu121]="nvidia
 # torch releases built for each (download.pytorch.org's index lists them)
 declare -gA CUDA_TORCH=([cu118]=2.4.1 [cu121]=2.4.1 [cu124]=2.5.1 [cu126]=2.7.1 [cu128]=2.8.0)
 # The rest of torch_cuda.dll's CUDA libraries (cuBLAS(Lt), cuFFT, cuRAND, cuSOLVER, cuSPARSE, nvJitLink,
-# cuDNN), the versions the Linux wheels of CUDA_TORCH[variant] pin in their METADATA
+# cuDNN): the versions we take the Linux wheels of CUDA_TORCH[variant] to pin in their METADATA
+# (not re-read from them here), as win_amd64 wheels
 declare -gA CUDA_FULL=(
 	[cu118]="nvidia-cublas-cu11:11.11.3.6 nvidia-cufft-cu11:10.9.0.58 nvidia-curand-cu11:10.3.0.86
 nvidia-cusolver-cu11:11.4.1.48 nvidia-cusparse-cu11:11.7.5.86 nvidia-cudnn-cu11:9.1.0.70"
