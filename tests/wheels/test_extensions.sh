@@ -415,6 +415,16 @@ else
 			"yes|998" "$(jq -r 'select(.kind? == "first") | .loaded[]?' "$WORK/qt.o.jsonl" |
 				grep -qi 'PyQt5\\Qt5\\bin\\msvcp140.dll' && echo yes)|$(jq -r 'select(.kind? == "dll" and (.path | endswith("\\c10.dll"))) | .error' "$WORK/qt.o.jsonl")"
 	fi
+	if [ -d "$WORK/qt6" ]; then
+		C qt6 --import-first PyQt6.QtCore >"$WORK/qt6.check.json"
+		q6=$(z "$WORK/qt6/Python311/Lib/site-packages/PyQt6")
+		OV="msvcp140,msvcp140_1,msvcp140_2,concrt140,vcruntime140,vcruntime140_1=n,b" \
+			oracle qt6 "Wine, PyQt6.QtCore imported before torch 2.9.1" \
+			--first-path-prepend "$q6\\Qt6\\bin" --first-dll-path "$q6\\Qt6\\bin" --first "$q6\\QtCore.pyd"
+		check_eq "Wine, PyQt6.QtCore first: PyQt6's msvcp140.dll is in the process, c10.dll then fails in DllMain (Wine's 998 for the checker's 1114)" \
+			"yes|998" "$(jq -r 'select(.kind? == "first") | .loaded[]?' "$WORK/qt6.o.jsonl" |
+				grep -qi 'PyQt6\\Qt6\\bin\\msvcp140.dll' && echo yes)|$(jq -r 'select(.kind? == "dll" and (.path | endswith("\\c10.dll"))) | .error' "$WORK/qt6.o.jsonl")"
+	fi
 	if [ -d "$WORK/xf" ]; then
 		C xf >"$WORK/xf.check.json"
 		xz=$(z "$WORK/xf/Python311/Lib/site-packages/xformers")
