@@ -4,9 +4,9 @@
 # NVIDIA's REAL runtime DLLs (the nvidia-*-cu11/-cu12 win_amd64 wheels from
 # PyPI, sha256-checked and cached: tests/lib/wheels.py) with look-alikes of
 # torch's own CUDA binaries carrying exactly the imports PyTorch's build gives
-# them (tests/cuda/tree.sh): cu118, cu121, cu124 (with the full set of CUDA
-# libraries: cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, nvJitLink, cuDNN),
-# cu126, cu128.
+# them (tests/cuda/tree.sh): cu118, cu121, cu124, cu126, cu128, each with the
+# full set of CUDA libraries (cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER,
+# nvJitLink, cuDNN; the heavy ones one real release per CUDA major: tree.sh).
 TEST_NAME=cuda
 export TEST_NAME
 source "$TDC_REPO/tests/lib/tap.sh"

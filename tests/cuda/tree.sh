@@ -15,9 +15,18 @@
 #                     caffe2/CMakeLists.txt since pytorch#37811 (torch 1.6),
 #                     a static import before it (--static-nvcuda)
 #   torch_cuda.dll    c10, c10_cuda, torch_cpu, cudart, cuBLAS(Lt), cuFFT,
-#                     cuRAND, cuSPARSE, cuSOLVER, cuDNN (with --full: those
-#                     libraries are 1.5-2.5 GB unpacked per CUDA release, the
-#                     NVIDIA wheels of CUDA_FULL; every tree of test_cuda has them)
+#                     cuRAND, cuSPARSE, cuSOLVER, cuDNN (with --full; every tree
+#                     of test_cuda has them). Those libraries are 1.5-2.5 GB
+#                     unpacked per CUDA release, so a variant has its OWN real
+#                     runtime, NVRTC (+ its builtins), cuRAND and nvJitLink (and
+#                     on CUDA 11 its own cuBLAS(Lt)/cuFFT/cuSOLVER/cuSPARSE: other
+#                     names), and SHARES one real release of the heavy ones whose
+#                     names its CUDA major keeps: cuBLAS/cuBLASLt 12.1.3.1, cuFFT
+#                     11.0.2.54, cuSOLVER 11.4.5.107 and cuSPARSE 12.1.0.106 for
+#                     every 12.x variant, cuDNN 9.1.0.70 (cu12 build) for all,
+#                     its 0.1-0.6 GB sub-libraries only in the cu124 tree
+#                     (CUDA_SHARED, CUDA_CUDNN below say why the verdict does not
+#                     depend on the release)
 #
 #   cuda_tree DIR VARIANT [--full] [--static-nvcuda] [--torch VERSION]
 #                     C:\ in DIR: System32 = Wine's PE builtins (no nvcuda.dll:
@@ -38,7 +47,11 @@
 #                     real cudart/nvrtc, for --env PATH / CUDA_PATH_VX_Y
 #
 # Trees are built in the test's temporary folder; the NVIDIA wheels are
-# unpacked once into $TDC_CACHE/nvidia/<wheel sha256>/ and hard-linked.
+# unpacked once into $TDC_CACHE/nvidia/<wheel sha256>/ (then deleted: the
+# folder's WHEEL file records the wheel's name and sha256) and hard-linked.
+# Cold (empty $TDC_CACHE), tests/cuda downloads 3.4 GB of NVIDIA wheels, not
+# 8.7 GB, and keeps 5.1 GB of DLLs, not 8.7 GB of wheels + 11.5 GB of DLLs
+# (docs/cuda.md, "What the test trees share").
 
 CUDA_WINE_PE=${WINE_PE:-/usr/lib/x86_64-linux-gnu/wine/x86_64-windows}
 
@@ -53,19 +66,37 @@ declare -gA CUDA_NVRTC=([cu118]="nvidia-cuda-nvrtc-cu11 11.8.89" [cu121]="nvidia
 # torch releases built for each (download.pytorch.org's index lists them)
 declare -gA CUDA_TORCH=([cu118]=2.4.1 [cu121]=2.4.1 [cu124]=2.5.1 [cu126]=2.7.1 [cu128]=2.8.0)
 # The rest of torch_cuda.dll's CUDA libraries (cuBLAS(Lt), cuFFT, cuRAND, cuSOLVER, cuSPARSE, nvJitLink,
-# cuDNN): the versions we take the Linux wheels of CUDA_TORCH[variant] to pin in their METADATA
-# (not re-read from them here), as win_amd64 wheels
-declare -gA CUDA_FULL=(
+# cuDNN), as win_amd64 wheels. A variant's OWN ones are the versions we take the Linux wheels of
+# CUDA_TORCH[variant] to pin in their METADATA (not re-read from them here): the runtime, NVRTC (above),
+# cuRAND and nvJitLink for every variant, and for CUDA 11 all of them (their names differ from 12's).
+declare -gA CUDA_OWN=(
 	[cu118]="nvidia-cublas-cu11:11.11.3.6 nvidia-cufft-cu11:10.9.0.58 nvidia-curand-cu11:10.3.0.86
-nvidia-cusolver-cu11:11.4.1.48 nvidia-cusparse-cu11:11.7.5.86 nvidia-cudnn-cu11:9.1.0.70"
-	[cu121]="nvidia-cublas-cu12:12.1.3.1 nvidia-cufft-cu12:11.0.2.54 nvidia-curand-cu12:10.3.2.106
-nvidia-cusolver-cu12:11.4.5.107 nvidia-cusparse-cu12:12.1.0.106 nvidia-nvjitlink-cu12:12.1.105 nvidia-cudnn-cu12:9.1.0.70"
-	[cu124]="nvidia-cublas-cu12:12.4.5.8 nvidia-cufft-cu12:11.2.1.3 nvidia-curand-cu12:10.3.5.147
-nvidia-cusolver-cu12:11.6.1.9 nvidia-cusparse-cu12:12.3.1.170 nvidia-nvjitlink-cu12:12.4.127 nvidia-cudnn-cu12:9.1.0.70"
-	[cu126]="nvidia-cublas-cu12:12.6.4.1 nvidia-cufft-cu12:11.3.0.4 nvidia-curand-cu12:10.3.7.77
-nvidia-cusolver-cu12:11.7.1.2 nvidia-cusparse-cu12:12.5.4.2 nvidia-nvjitlink-cu12:12.6.85 nvidia-cudnn-cu12:9.5.1.17"
-	[cu128]="nvidia-cublas-cu12:12.8.4.1 nvidia-cufft-cu12:11.3.3.83 nvidia-curand-cu12:10.3.9.90
-nvidia-cusolver-cu12:11.7.3.90 nvidia-cusparse-cu12:12.5.8.93 nvidia-nvjitlink-cu12:12.8.93 nvidia-cudnn-cu12:9.10.2.21")
+nvidia-cusolver-cu11:11.4.1.48 nvidia-cusparse-cu11:11.7.5.86"
+	[cu121]="nvidia-curand-cu12:10.3.2.106 nvidia-nvjitlink-cu12:12.1.105"
+	[cu124]="nvidia-curand-cu12:10.3.5.147 nvidia-nvjitlink-cu12:12.4.127"
+	[cu126]="nvidia-curand-cu12:10.3.7.77 nvidia-nvjitlink-cu12:12.6.85"
+	[cu128]="nvidia-curand-cu12:10.3.9.90 nvidia-nvjitlink-cu12:12.8.93")
+# SHARED by every variant of a CUDA major: the heavy libraries whose DLL names do not change within
+# it, ONE real release each (cu121's: 1.6 GB of wheels instead of 8 GB for five releases; docs/cuda.md,
+# "What the test trees share"). The loader's verdict on them depends only on their names, their imports
+# and the exports torch_cuda.dll takes from them, which are the same in every 12.x release: cublas64_12
+# imports cublasLt64_12, cusolver64_11 imports cusparse64_12/cublas64_12/cublasLt64_12 (all of the same
+# set), cufft64_11 only Windows DLLs, and cusparse64_12 imports nvJitLink_120_0.dll's __nvJitLink*_12_1
+# functions, which every 12.x nvJitLink from 12.1.105 to 12.8.93 exports (cu124's cuSPARSE 12.3 imports
+# __nvJitLink*_12_4, which 12.1.105 lacks: that is why the set is cu121's, not cu124's). Whether the
+# exports torch_cuda.dll imports (CUDA_TORCH_CUDA_IMPORTS) are there is what each tree's check proves.
+declare -gA CUDA_SHARED=([11]=""
+	[12]="nvidia-cublas-cu12:12.1.3.1 nvidia-cufft-cu12:11.0.2.54 nvidia-cusolver-cu12:11.4.5.107
+nvidia-cusparse-cu12:12.1.0.106")
+# cuDNN 9.1.0.70 (what torch 2.4-2.7 carry for cu118-cu124), the cu12 build, for every variant, cu118
+# too: cuDNN's names carry cuDNN's major (cudnn64_9.dll ...), not CUDA's, and cudnn64_9.dll of the cu11
+# and the cu12 build of 9.1.0.70 have the same 222 exports and the same imports (Windows DLLs only);
+# its sub-libraries import only each other. Nothing imports them statically (cudnn64_9.dll opens them at
+# run time), no check names one, and four of them are 0.1-0.6 GB: only the CUDA_CUDNN_ALL tree carries
+# all eight; the others carry cudnn64_9.dll and the small ones whose imports they hold (CUDA_CUDNN_SOME).
+CUDA_CUDNN="nvidia-cudnn-cu12:9.1.0.70"
+CUDA_CUDNN_ALL=cu124
+CUDA_CUDNN_SOME="cudnn64_9.dll cudnn_graph64_9.dll cudnn_engines_runtime_compiled64_9.dll"
 # torch_cuda.dll's CUDA imports per CUDA major release (docs/cuda.md, "Which of torch's own binaries
 # import which"): the names carry each library's own major version
 declare -gA CUDA_TORCH_CUDA_IMPORTS=(
@@ -82,34 +113,60 @@ CUDA_DRIVER_API="cuModuleLoadData,cuModuleLoadDataEx,cuModuleGetFunction,cuOccup
 CUDA_NVRTC_API="nvrtcVersion,nvrtcAddNameExpression,nvrtcCreateProgram,nvrtcDestroyProgram,nvrtcGetPTXSize,nvrtcGetPTX,nvrtcGetCUBINSize,nvrtcGetCUBIN,nvrtcCompileProgram,nvrtcGetErrorString,nvrtcGetProgramLogSize,nvrtcGetProgramLog,nvrtcGetLoweredName"
 CUDA_CUDART_API="cudaGetDeviceCount,cudaGetDevice,cudaSetDevice,cudaGetLastError,cudaGetErrorString,cudaDeviceSynchronize,cudaStreamCreateWithPriority,cudaMalloc,cudaFree,cudaDriverGetVersion,cudaRuntimeGetVersion"
 
-# _nv_unpack PROJECT VERSION: print the folder holding the wheel's DLLs (unpacked once).
+# _nv_unpack PROJECT VERSION: print the folder holding the wheel's DLLs. The wheel is fetched
+# (sha256 = PyPI's: tests/lib/wheels.py), its 64-bit DLLs extracted into $TDC_CACHE/nvidia/<sha256>/
+# with a marker, WHEEL ("<file name> <sha256>"), and the wheel deleted: the cache keeps the DLLs once,
+# keyed by the wheel they came from, not the wheel too (no other test uses NVIDIA's wheels).
 _nv_unpack() {
-	local whl sha d
-	whl=$(wheel_fetch "$1" "$2") || return 3
-	sha=$(basename "$(dirname "$whl")")
+	local whl sha name d t
+	read -r name sha _ < <(python3 "$WHEELS_PY" resolve "$1" "$2")
+	if [ -z "${sha:-}" ]; then
+		echo "tree.sh: PyPI did not give the win_amd64 wheel of $1 $2" >&2
+		return 3
+	fi
 	d=$TDC_CACHE/nvidia/$sha
-	if [ ! -d "$d" ]; then
-		mkdir -p "$TDC_CACHE/nvidia" || return 1
-		local t
-		t=$(mktemp -d "$TDC_CACHE/nvidia/.unpack-XXXXXX") || return 1
-		python3 - "$whl" "$t" <<'PYEOF' || { rm -rf "$t"; return 1; }
-import os, sys, zipfile
+	if [ -d "$d" ]; then
+		# a folder without the marker is one an older tree.sh unpacked from the same wheel
+		if [ -f "$d/WHEEL" ] && [ "$(cat "$d/WHEEL")" != "$name $sha" ]; then
+			echo "tree.sh: $d/WHEEL names $(cat "$d/WHEEL"), not $name $sha" >&2
+			return 1
+		fi
+		echo "$d"
+		return 0
+	fi
+	whl=$(wheel_fetch "$1" "$2") || return 3
+	[ "$(basename "$(dirname "$whl")")" = "$sha" ] || { echo "tree.sh: $whl is not $name $sha" >&2; return 1; }
+	mkdir -p "$TDC_CACHE/nvidia" || return 1
+	t=$(mktemp -d "$TDC_CACHE/nvidia/.unpack-XXXXXX") || return 1
+	python3 - "$whl" "$t" <<'PYEOF' || { rm -rf "$t"; return 1; }
+import os, shutil, sys, zipfile
 z = zipfile.ZipFile(sys.argv[1])
 for n in z.namelist():
-    if n.lower().endswith(".dll") and "/bin/" in n:
-        with open(os.path.join(sys.argv[2], os.path.basename(n)), "wb") as f:
-            f.write(z.read(n))
+    b = os.path.basename(n)
+    # the 32-bit runtime is not in torch\lib
+    if n.lower().endswith(".dll") and "/bin/" in n and not b.startswith("cudart32_"):
+        with z.open(n) as src, open(os.path.join(sys.argv[2], b), "wb") as f:
+            shutil.copyfileobj(src, f, 1 << 20)
 PYEOF
-		mv "$t" "$d" 2>/dev/null || rm -rf "$t" # another run won the race with the same files
-	fi
+	printf '%s %s\n' "$name" "$sha" >"$t/WHEEL"
+	mv "$t" "$d" 2>/dev/null || rm -rf "$t" # another run won the race with the same files
+	# the wheel is no longer needed: delete it (only an NVIDIA wheel's folder, only its file)
+	case ${whl##*/} in nvidia_*.whl) rm -f "$whl" && rmdir "${whl%/*}" 2>/dev/null ;; esac
 	echo "$d"
 }
 
-# _nv_link PROJECT VERSION DEST: the wheel's 64-bit DLLs into DEST (hard links).
+# _nv_link PROJECT VERSION DEST [NAME...]: the wheel's 64-bit DLLs (or only NAME...) into DEST (hard links).
 _nv_link() {
-	local src f
+	local src f n
 	src=$(_nv_unpack "$1" "$2") || return $?
 	mkdir -p "$3"
+	if [ $# -gt 3 ]; then
+		for n in "${@:4}"; do
+			[ -f "$src/$n" ] || { echo "tree.sh: $1 $2 has no $n" >&2; return 1; }
+			ln -f "$src/$n" "$3/" 2>/dev/null || cp "$src/$n" "$3/"
+		done
+		return 0
+	fi
 	for f in "$src"/*.dll; do
 		case ${f##*/} in cudart32_*) continue ;; esac # the 32-bit runtime is not in torch\lib
 		ln -f "$f" "$3/" 2>/dev/null || cp "$f" "$3/"
@@ -169,9 +226,15 @@ cuda_tree() {
 		--export load_nvrtc --import "$nvrtc:$CUDA_NVRTC_API" "${nv[@]}" || return 1
 	if [ "$full" = 1 ]; then
 		local pv imp=()
-		for pv in ${CUDA_FULL[$var]}; do
+		for pv in ${CUDA_OWN[$var]} ${CUDA_SHARED[${var:2:2}]}; do
 			_nv_link "${pv%%:*}" "${pv##*:}" "$lib" || return $?
 		done
+		if [ "$var" = "$CUDA_CUDNN_ALL" ]; then
+			_nv_link "${CUDA_CUDNN%%:*}" "${CUDA_CUDNN##*:}" "$lib" || return $?
+		else
+			# shellcheck disable=SC2086  # the names
+			_nv_link "${CUDA_CUDNN%%:*}" "${CUDA_CUDNN##*:}" "$lib" $CUDA_CUDNN_SOME || return $?
+		fi
 		rm -f "$lib"/nvblas64_*.dll # copy.bat copies cublas*64_*.dll: not nvblas
 		for pv in ${CUDA_TORCH_CUDA_IMPORTS[${var:2:2}]}; do imp+=(--import "$pv"); done
 		_cuda_dll "torch_cuda.dll-$var" "$lib/torch_cuda.dll" --name torch_cuda.dll --msvc \
