@@ -49,9 +49,9 @@
 # Trees are built in the test's temporary folder; the NVIDIA wheels are
 # unpacked once into $TDC_CACHE/nvidia/<wheel sha256>/ (then deleted: the
 # folder's WHEEL file records the wheel's name and sha256) and hard-linked.
-# Cold (empty $TDC_CACHE), tests/cuda downloads 3.4 GB of NVIDIA wheels, not
-# 8.7 GB, and keeps 5.1 GB of DLLs, not 8.7 GB of wheels + 11.5 GB of DLLs
-# (docs/cuda.md, "What the test trees share").
+# Cold (empty $TDC_CACHE), tests/cuda downloads 28 NVIDIA wheels, 3.57 GB
+# (was 43, 8.74 GB) and keeps 4.93 GB of DLLs (was 8.74 GB of wheels + 12.41 GB
+# of DLLs): docs/cuda.md, "What the test trees share".
 
 CUDA_WINE_PE=${WINE_PE:-/usr/lib/x86_64-linux-gnu/wine/x86_64-windows}
 
