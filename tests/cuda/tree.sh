@@ -24,7 +24,7 @@
 #                     names its CUDA major keeps: cuBLAS/cuBLASLt 12.1.3.1, cuFFT
 #                     11.0.2.54, cuSOLVER 11.4.5.107 and cuSPARSE 12.1.0.106 for
 #                     every 12.x variant, cuDNN 9.1.0.70 (cu12 build) for all,
-#                     its 0.1-0.6 GB sub-libraries only in the cu124 tree
+#                     its 0.08-0.56 GB sub-libraries only in the cu124 tree
 #                     (CUDA_SHARED, CUDA_CUDNN below say why the verdict does not
 #                     depend on the release)
 #
@@ -92,7 +92,7 @@ nvidia-cusparse-cu12:12.1.0.106")
 # too: cuDNN's names carry cuDNN's major (cudnn64_9.dll ...), not CUDA's, and cudnn64_9.dll of the cu11
 # and the cu12 build of 9.1.0.70 have the same 222 exports and the same imports (Windows DLLs only);
 # its sub-libraries import only each other. Nothing imports them statically (cudnn64_9.dll opens them at
-# run time), no check names one, and four of them are 0.1-0.6 GB: only the CUDA_CUDNN_ALL tree carries
+# run time), no check names one, and four of them are 0.08-0.56 GB: only the CUDA_CUDNN_ALL tree carries
 # all eight; the others carry cudnn64_9.dll and the small ones whose imports they hold (CUDA_CUDNN_SOME).
 CUDA_CUDNN="nvidia-cudnn-cu12:9.1.0.70"
 CUDA_CUDNN_ALL=cu124
