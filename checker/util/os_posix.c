@@ -96,6 +96,46 @@ int os_map_file(struct os_map *m, const char *path, struct err *err)
 	return 0;
 }
 
+int os_open_read(struct os_file *f, const char *path, struct err *err)
+{
+	struct stat st;
+	int fd;
+	f->h = -1;
+	f->size = 0;
+	if ((fd = open_regular(path, &st, err)) < 0)
+		return -1;
+	f->h = fd;
+	f->size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int os_pread(const struct os_file *f, void *buf, size_t n, uint64_t off, size_t *got, struct err *err)
+{
+	size_t done = 0;
+	*got = 0;
+	if (off > (uint64_t)INT64_MAX)
+		return err_set(err, "read offset 0x%llx out of range", (unsigned long long)off);
+	while (done < n) {
+		ssize_t r = pread((int)f->h, (char *)buf + done, n - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_set(err, "cannot read: %s", strerror(errno));
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	*got = done;
+	return 0;
+}
+
+void os_close_file(struct os_file *f)
+{
+	if (f->h >= 0)
+		close((int)f->h);
+	f->h = -1;
+}
+
 void os_unmap(struct os_map *m)
 {
 	if (m->data)
