@@ -94,6 +94,16 @@ int os_list_dir(const char *dir, struct strlist *names, struct err *err);
 int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err);
 
 /*
+ * Reads a small file that must be a regular file reached without following
+ * a link at its last component (the dist-info files of a site-packages, 600
+ * of them beside a big environment): one open, fstat and read. Returns 0
+ * with the contents appended; 1 when `path` is missing, a link or not a
+ * regular file (the caller looks another way); 2 when it is larger than
+ * `max` (nothing read); -1 with `err` on a read error.
+ */
+int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err);
+
+/*
  * Writes a file whole or not at all: temporary file in the same folder +
  * rename. A target that exists must be a regular file or a symbolic link
  * (replaced, never written through) to a regular file or to nothing: a

@@ -102,8 +102,13 @@ int os_open_read(struct os_file *f, const char *path, struct err *err)
 	int fd;
 	f->h = -1;
 	f->size = 0;
-	if ((fd = open_regular(path, &st, err)) < 0)
-		return -1;
+	/* O_NONBLOCK: no wait on a FIFO; the type is checked on the descriptor; pread ignores the flag on a regular file */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
+		return err_set(err, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, "%s is not a regular file", path);
+	}
 	f->h = fd;
 	f->size = (uint64_t)st.st_size;
 	return 0;
@@ -257,6 +262,42 @@ int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *e
 		strbuf_add(out, buf, (size_t)n);
 	}
 	close(fd);
+	return 0;
+}
+
+int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err)
+{
+	struct stat st;
+	size_t start = out->len, want;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return 1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	if ((uint64_t)st.st_size > (uint64_t)max) {
+		close(fd);
+		return 2;
+	}
+	/* one read of one byte more than the size: a regular file reads short only at its end */
+	want = (size_t)st.st_size + 1;
+	strbuf_grow(out, want);
+	do
+		n = read(fd, out->buf + start, want);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 || (size_t)n == want) {
+		int e = errno;
+		close(fd);
+		out->buf[start] = '\0';
+		if (n < 0)
+			return err_set(err, "cannot read %s: %s", path, strerror(e));
+		return err_set(err, "%s grew while it was read", path);
+	}
+	close(fd);
+	out->len = start + (size_t)n;
+	out->buf[out->len] = '\0';
 	return 0;
 }
 

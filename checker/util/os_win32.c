@@ -165,6 +165,16 @@ void os_close_file(struct os_file *f)
 	f->h = (intptr_t)INVALID_HANDLE_VALUE;
 }
 
+int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err)
+{
+	struct os_stat st;
+	if (os_lstat(path, &st) || st.type != OS_FILE)
+		return 1;
+	if (st.size > (uint64_t)max)
+		return 2;
+	return os_read_file(path, max, out, err) ? -1 : 0;
+}
+
 void os_unmap(struct os_map *m)
 {
 	if (m->data)
