@@ -9,7 +9,6 @@
 
 #include "audit/drift.h"
 #include "report/report.h"
-#include "util/text.h"
 
 static const cJSON *array_in(const cJSON *obj, const char *key)
 {
@@ -194,79 +193,11 @@ void fleet_sort(struct fleet *f)
 
 #define NCOLS 9
 
-static const char *const headers[NCOLS] = { "runner", "snapshot (UTC)", "torch", "install", "verdict",
-					    "VC++ redist", "OpenMP runtimes", "first error", "drift since previous" };
-
 static const char *cell(const struct fleet_row *r, int i)
 {
 	const char *const v[NCOLS] = { r->runner, r->when, r->torch, r->install, r->verdict,
 				       r->redist, r->openmp, r->first_error, r->drift };
 	return v[i];
-}
-
-void fleet_text(struct strbuf *out, const struct fleet *f)
-{
-	size_t w[NCOLS];
-	struct strbuf esc = STRBUF_INIT;
-	for (int i = 0; i < NCOLS; i++)
-		w[i] = strlen(headers[i]);
-	/* Widths of the escaped cells; the last column is not padded. */
-	for (size_t r = 0; r < f->n; r++)
-		for (int i = 0; i < NCOLS - 1; i++) {
-			strbuf_reset(&esc);
-			text_esc_line(&esc, cell(&f->rows[r], i));
-			if (esc.len > w[i])
-				w[i] = esc.len;
-		}
-	for (int i = 0; i < NCOLS; i++)
-		strbuf_addf(out, i < NCOLS - 1 ? "%-*s  " : "%-*s\n", (int)(i < NCOLS - 1 ? w[i] : 0), headers[i]);
-	for (size_t r = 0; r < f->n; r++)
-		for (int i = 0; i < NCOLS; i++) {
-			strbuf_reset(&esc);
-			text_esc_line(&esc, cell(&f->rows[r], i));
-			strbuf_addf(out, i < NCOLS - 1 ? "%-*s  " : "%-*s\n", (int)(i < NCOLS - 1 ? w[i] : 0),
-				    strbuf_str(&esc));
-		}
-	strbuf_addf(out, "%zu runner(s), %zu row(s)\n", f->runners, f->n);
-	strbuf_release(&esc);
-}
-
-void fleet_markdown(struct strbuf *out, const struct fleet *f, size_t max)
-{
-	struct strbuf row = STRBUF_INIT;
-	size_t start = out->len, failing = 0, shown = 0;
-	for (size_t r = 0; r < f->n; r++)
-		failing += f->rows[r].fails;
-	strbuf_addf(out, "## torch-dll-check fleet: %zu runner(s), %zu install row(s), %zu failing\n\n", f->runners,
-		    f->n, failing);
-	for (int i = 0; i < NCOLS; i++)
-		strbuf_addf(out, "| %s ", headers[i]);
-	strbuf_adds(out, "|\n");
-	for (int i = 0; i < NCOLS; i++)
-		strbuf_adds(out, "|---");
-	strbuf_adds(out, "|\n");
-	for (size_t r = 0; r < f->n; r++) {
-		strbuf_reset(&row);
-		for (int i = 0; i < NCOLS; i++) {
-			strbuf_adds(&row, "| ");
-			if (i == 4 && f->rows[r].fails)
-				strbuf_adds(&row, "**");
-			report_esc_md(&row, cell(&f->rows[r], i));
-			if (i == 4 && f->rows[r].fails)
-				strbuf_adds(&row, "**");
-			strbuf_addch(&row, ' ');
-		}
-		strbuf_adds(&row, "|\n");
-		/* Keep room for the closing line. */
-		if (max && out->len - start + row.len + 200 > max)
-			break;
-		strbuf_add(out, row.buf, row.len);
-		shown++;
-	}
-	if (shown < f->n)
-		strbuf_addf(out, "\n%zu more row(s) left out to stay within the summary's size limit; the JSON "
-				 "form has them all.\n", f->n - shown);
-	strbuf_release(&row);
 }
 
 cJSON *fleet_json(const struct fleet *f)

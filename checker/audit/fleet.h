@@ -5,10 +5,10 @@
  * runner, snapshot time, torch version and folder, verdict, the VC++
  * redistributable for the install's architecture, the OpenMP runtimes the
  * install can reach (in torch\lib, its environment, System32), the first
- * error, and the drift since the runner's previous snapshot. Rendered as
- * aligned text, as Markdown for a job summary (escaped; cut to a byte budget
- * with a line saying what was left out), or as JSON
- * (`torch-dll-check/fleet/v1`).
+ * error, and the drift since the runner's previous snapshot. The table is
+ * kept as its JSON document (`torch-dll-check/fleet/v1`); report_audit.h
+ * renders that document as aligned text and as Markdown for a job summary,
+ * so every form says the same.
  */
 #ifndef TDC_FLEET_H
 #define TDC_FLEET_H
@@ -54,9 +54,7 @@ void fleet_add_problem(struct fleet *f, const char *runner, int64_t when, const 
 /* Failing rows first, then by runner and install. */
 void fleet_sort(struct fleet *f);
 
-void fleet_text(struct strbuf *out, const struct fleet *f);
-/* Markdown; at most max bytes (0: no limit), cutting rows and saying how many. */
-void fleet_markdown(struct strbuf *out, const struct fleet *f, size_t max);
+/* The table as its document (FLEET_SCHEMA), which report_audit.h renders as text and Markdown. */
 cJSON *fleet_json(const struct fleet *f);
 
 void fleet_release(struct fleet *f);

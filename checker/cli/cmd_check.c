@@ -20,6 +20,7 @@
  *
  * Exit status: 0 pass, 1 findings at or above --fail-on, 2 usage/input error.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,9 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	}
 	result_add_extensions(report, report->installs[report->ninstalls - 1].entry, &xc);
 	ext_check_findings(&xc, &report->findings, run, verdict.version, verdict.row);
+	if (!r) /* after the extensions' findings: it refixes those that involve a deleted or leftover file */
+		record_judge_extensions(&report->findings, report->installs[report->ninstalls - 1].entry, run, v, &xc,
+					verify_hashes);
 	ext_check_release(&xc, v);
 	torch_run_free(run);
 	return r;
@@ -131,7 +135,7 @@ struct check_opts {
 	struct view_opts vo;
 	struct report_opts ro;
 	struct confirm_opts co;
-	int pins, pins_unchanged;
+	int pins, pins_unchanged, worktree;
 	int verify_hashes;
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
 };
@@ -166,6 +170,9 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--pins-unchanged", NULL, "with --pins: judge the head's pins even when the PR changes no pin file\n"
 		"and no --matrix file (else it passes at once, with one note)",
 		cli_set_flag, struct check_opts, pins_unchanged),
+	CLI_OPT("--worktree", NULL, "with --pins: judge the working tree's pin files, uncommitted edits included,\n"
+		"as the head (as `pins --worktree` reads them; judged even when nothing changed)",
+		cli_set_flag, struct check_opts, worktree),
 	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
 		"(reads the whole install: seconds on a warm cache)",
 		cli_set_flag, struct check_opts, verify_hashes),
@@ -191,8 +198,13 @@ const struct cli_cmd check_cli = {
 static int check_combination(const struct check_opts *o)
 {
 	const struct pins_where *s = &o->src;
-	if (!o->pins && (s->repo || s->rev || s->base || s->head || s->event || o->pins_unchanged)) {
-		cli_error(&check_cli, "--repo, --rev, --base, --head, --github-event and --pins-unchanged need --pins");
+	if (!o->pins && (s->repo || s->rev || s->base || s->head || s->event || o->pins_unchanged || o->worktree)) {
+		cli_error(&check_cli,
+			  "--repo, --rev, --base, --head, --github-event, --pins-unchanged and --worktree need --pins");
+		return -1;
+	}
+	if (o->worktree && (s->rev || s->head)) {
+		cli_error(&check_cli, "--worktree is the head: it does not go with --rev or --head");
 		return -1;
 	}
 	if (pins_where_check(&check_cli, s) < 0)
@@ -342,6 +354,12 @@ static void start_report(struct result *report, struct view *v, const struct mat
 	cJSON_AddItemToObject(report->doc, "matrix", mj);
 }
 
+/* torch_inputs.procedure: the matrix's torch_load entry for the release. */
+static int matrix_procedure(void *ctx, const char *version, struct torch_proc *out)
+{
+	return matrix_torch_load(ctx, version, out);
+}
+
 /* Every install: the one given, or each --scan found with its own python. */
 static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
 			  const struct matrix *m, const struct inventory *inv)
@@ -354,6 +372,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.machine = o->machine;
 	in.python_exe = p->python;
 	in.userbase = p->userbase;
+	in.procedure = matrix_procedure;
+	in.procedure_ctx = (void *)(uintptr_t)m; /* read only */
 	if (!o->scan && !p->torch)
 		return 0; /* --pins without an install */
 	if (!o->scan) {
@@ -384,6 +404,7 @@ static int read_gate_pins(const struct check_opts *o, gate_read_fn read_pins, st
 	err_clear(&e);
 	src.at = o->src;
 	src.matrices = &o->matrices;
+	src.worktree = o->worktree;
 	if (read_pins(gp, &src, &e) < 0) {
 		cmd_usage_error("check --pins: %s", e.msg);
 		return -1;

@@ -75,6 +75,52 @@ static void print_notes(const struct strlist *l, const char *indent)
 		out_printf("%snote: %s\n", indent, l->v[i]);
 }
 
+/* The NVIDIA driver (docs/cuda.md): System32\nvcuda.dll and the display adapters' driver keys. */
+static void print_gpu(const struct gpu_driver *g)
+{
+	size_t i;
+	char *drv = g->has_driver ? nv_driver_str(&g->driver) : NULL;
+	out_printf("\nNVIDIA driver\n");
+	if (!g->nvcuda_path)
+		out_printf("  nvcuda.dll  no (System32 has none: no NVIDIA display driver)\n");
+	else if (g->nvcuda_error)
+		out_printf("  nvcuda.dll  %s: not usable: %s\n", g->nvcuda_path, g->nvcuda_error);
+	else {
+		out_printf("  nvcuda.dll  %s\n", g->nvcuda_path);
+		if (g->nvcuda_has_version)
+			out_printf("    file version %u.%u.%u.%u", g->nvcuda_ver[0], g->nvcuda_ver[1], g->nvcuda_ver[2],
+				   g->nvcuda_ver[3]);
+		else
+			out_printf("    no file version");
+		if (g->nvcuda_version_string)
+			out_printf(" (FileVersion string %s)", g->nvcuda_version_string);
+		if (g->nvcuda_company)
+			out_printf(", %s", g->nvcuda_company);
+		out_printf("\n    driver  %s\n", drv ? drv : "? (the version resource gives none)");
+		if (g->version_problem)
+			out_printf("    why     %s\n", g->version_problem);
+	}
+	if (!g->registry_read) {
+		out_printf("  display adapters: no registry to read (give --registry FILE, or --root a Wine drive_c or Windows disk)\n");
+	} else if (!g->nadapters) {
+		out_printf("  display adapters: none with a driver key in the registry\n");
+	} else {
+		out_printf("  display adapters (registry: %s)\n", g->registry_source ? g->registry_source : "?");
+		out_printf("    %-28s %-32s %-15s %-8s %s\n", "provider", "description", "driver version", "NVIDIA",
+			   "key");
+		for (i = 0; i < g->nadapters; i++) {
+			const struct gpu_adapter *a = &g->adapters[i];
+			char *nv = a->has_nv ? nv_driver_str(&a->nv) : NULL;
+			out_printf("    %-28s %-32s %-15s %-8s %s\n", a->provider ? a->provider : "-",
+				   a->description ? a->description : "-", a->driver_version ? a->driver_version : "-",
+				   nv ? nv : "-", a->key);
+			free(nv);
+		}
+	}
+	print_notes(&g->notes, "  ");
+	free(drv);
+}
+
 /*
  * `looked`: some install option was given (else none were looked for: say
  * how to); `scanned_root`: the tree was scanned from C:\ by default, `depth` deep.
@@ -115,6 +161,8 @@ static void print_text(const struct inventory *inv, int have_tree, int looked, i
 			free(ver);
 		}
 	}
+	if (inv->gpu_read)
+		print_gpu(&inv->gpu);
 	if (inv->ninstalls || have_tree) {
 		out_printf("\ntorch installs (%zu)\n", inv->ninstalls);
 		if (scanned_root)

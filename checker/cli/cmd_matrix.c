@@ -269,6 +269,37 @@ static void print_field(const struct matrix_row *r, enum matrix_row_field f)
 }
 
 /* A row: its HEAD keys on the first line, then the BODY keys' lines, then the TAIL's (schema.def). */
+/* The torch_load table: one entry a paragraph, each release's lines of torch/__init__.py. */
+static void print_procs(const struct matrix *m)
+{
+	size_t i, j;
+	if (!m->nprocs) {
+		out_printf("torch_load: no entries (check follows its built-in procedure, and says so)\n");
+		return;
+	}
+	out_printf("torch_load: %zu entries (each release's own _load_dll_libraries)\n\n", m->nprocs);
+	for (i = 0; i < m->nprocs; i++) {
+		const struct matrix_proc *p = &m->procs[i];
+		out_printf("torch %s  [%s]  %s:%u\n", p->torch_text, matrix_status_name(p->status), p->pos.file,
+			   p->pos.line);
+		out_printf("  folders:  ");
+		for (j = 0; j < p->proc.nfolders; j++)
+			out_printf("%s%s", j ? ", " : "", torch_folder_names[p->proc.folders[j]]);
+		out_printf("%s\n", p->proc.nvtx ? "; then NVTX, CUDA" : "; then CUDA (no NVTX)");
+		out_printf("  probe:    vcruntime140_1.dll %s\n", torch_vc1_names[p->proc.vc1]);
+		out_printf("  anchor:   %s\n", p->proc.anchor_c ? "torch._C" : "__file__");
+		if (p->add)
+			out_printf("  add:      %s\n", p->add);
+		if (p->fallback)
+			out_printf("  fallback: %s\n", p->fallback);
+		for (j = 0; j < p->line_releases.n; j++)
+			out_printf("  %-9s %s\n", p->line_releases.v[j], p->line_texts.v[j]);
+		if (p->note)
+			out_printf("  note:     %s\n", p->note);
+		out_printf("\n");
+	}
+}
+
 static void print_row(const struct matrix_row *r)
 {
 	static const enum matrix_show order[] = { MS_HEAD, MS_BODY, MS_TAIL };
@@ -278,6 +309,81 @@ static void print_row(const struct matrix_row *r)
 		for (k = 0; k < MF_ROW_COUNT; k++)
 			if (matrix_row_fields[k].show == order[p])
 				print_field(r, (enum matrix_row_field)k);
+}
+
+/* The `cuda` table (docs/cuda.md): one line per CUDA release, then its DLLs, published builds and sources. */
+static void print_cuda(const struct matrix *m)
+{
+	size_t i;
+	if (!m->ncuda)
+		return;
+	out_printf("cuda: %zu CUDA releases (NVIDIA's minimum Windows driver, the minor-version-compatibility floor)\n",
+		   m->ncuda);
+	out_printf("  %-7s %-8s %-8s %-9s %s\n", "release", "driver", "floor", "status", "where");
+	for (i = 0; i < m->ncuda; i++) {
+		const struct matrix_cuda *c = &m->cuda[i];
+		out_printf("  %-7s %-8s %-8s %-9s %s:%u:%u\n", c->release, c->driver_text, c->floor_text ? c->floor_text : "-",
+			   matrix_status_name(c->status), c->pos.file ? c->pos.file : "?", c->pos.line, c->pos.col);
+		if (c->published_text)
+			out_printf("    published  torch %s%s%s\n", c->published_text, c->cudnn ? ", cuDNN " : "",
+				   c->cudnn ? c->cudnn : "");
+		if (c->dlls.n) {
+			size_t k;
+			out_printf("    dlls      ");
+			for (k = 0; k < c->dlls.n; k++)
+				out_printf(" %s", c->dlls.v[k]);
+			out_printf("\n");
+		}
+		if (c->sources.n) {
+			size_t k;
+			out_printf("    sources   ");
+			for (k = 0; k < c->sources.n; k++)
+				out_printf(" %s", c->sources.v[k]);
+			out_printf("\n");
+		}
+	}
+	out_printf("\n");
+}
+
+static cJSON *strlist_json(const struct strlist *l)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t k;
+	for (k = 0; k < l->n; k++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[k]));
+	return a;
+}
+
+/* `cuda` of matrix show --json: the table's entries with the keys schema.def gives them. */
+static cJSON *cuda_json(const struct matrix *m)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < m->ncuda; i++) {
+		const struct matrix_cuda *c = &m->cuda[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "cuda", c->release);
+		cJSON_AddStringToObject(o, "driver", c->driver_text);
+		if (c->floor_text)
+			cJSON_AddStringToObject(o, "floor", c->floor_text);
+		else
+			cJSON_AddNullToObject(o, "floor");
+		cJSON_AddItemToObject(o, "dlls", strlist_json(&c->dlls));
+		cJSON_AddStringToObject(o, "status", matrix_status_name(c->status));
+		cJSON_AddItemToObject(o, "sources", strlist_json(&c->sources));
+		if (c->published_text)
+			cJSON_AddStringToObject(o, "published", c->published_text);
+		else
+			cJSON_AddNullToObject(o, "published");
+		if (c->cudnn)
+			cJSON_AddStringToObject(o, "cudnn", c->cudnn);
+		else
+			cJSON_AddNullToObject(o, "cudnn");
+		cJSON_AddStringToObject(o, "file", c->pos.file ? c->pos.file : "");
+		cJSON_AddNumberToObject(o, "line", c->pos.line);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
 }
 
 int cmd_matrix_show(int argc, char **argv)
@@ -306,6 +412,10 @@ int cmd_matrix_show(int argc, char **argv)
 		rows = cJSON_AddArrayToObject(root, "rows");
 		for (i = 0; i < m.nrows; i++)
 			cJSON_AddItemToArray(rows, matrix_row_json(m.rows[i], 1));
+		rows = cJSON_AddArrayToObject(root, "torch_load");
+		for (i = 0; i < m.nprocs; i++)
+			cJSON_AddItemToArray(rows, matrix_proc_json(&m.procs[i]));
+		cJSON_AddItemToObject(root, "cuda", cuda_json(&m));
 		print_json(root);
 	} else {
 		out_printf("matrix: %zu rows from", m.nrows);
@@ -316,6 +426,8 @@ int cmd_matrix_show(int argc, char **argv)
 			print_row(m.rows[i]);
 			out_printf("\n");
 		}
+		print_procs(&m);
+		print_cuda(&m);
 	}
 	matrix_release(&m);
 	release_opts(&o, &args);

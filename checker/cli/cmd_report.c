@@ -266,6 +266,104 @@ static int append(const char *path, const struct strbuf *sb, const char *what)
 	return write_out(os_append_file, path, sb, what);
 }
 
+/* --sarif FILE: the SARIF log, and a warning for results GitHub would refuse for want of an anchor. */
+static int write_sarif(struct strbuf *sb, const struct report_view *v, const struct report_opts *o)
+{
+	size_t unanchored = 0;
+	int failed;
+	report_sarif(sb, v, o->sarif_anchor, &unanchored);
+	failed = write_whole(o->sarif_path, sb, "--sarif");
+	if (unanchored) {
+		char m[200];
+		snprintf(m, sizeof(m),
+			 "%zu SARIF result%s without a repository file to anchor to: GitHub code scanning "
+			 "refuses such a file; pass --sarif-anchor FILE",
+			 unanchored, unanchored == 1 ? " is" : "s are");
+		say("warning: ", m);
+	}
+	return failed;
+}
+
+/* --outputs FILE: the step outputs appended, multi-line values fenced by a random delimiter. */
+static int write_outputs(struct strbuf *sb, const struct report_view *v, const struct report_opts *o)
+{
+	struct err err = { { 0 }, 0 };
+	char delim[64];
+	char hex[33];
+	const char *rp = o->json_path && *o->json_path ? o->json_path : o->input_path;
+	if (out_random_hex(hex, &err)) {
+		say("", err.msg);
+		return 1;
+	}
+	snprintf(delim, sizeof(delim), "ghadelimiter_%s", hex);
+	if (report_outputs(sb, v, rp, delim, &err)) {
+		say("--outputs: ", err.msg);
+		return 1;
+	}
+	return append(o->outputs_path, sb, "--outputs");
+}
+
+/* --summary FILE: the job summary appended, within what the file has left of GitHub's 1 MiB. */
+static int write_summary(struct strbuf *sb, const struct report_view *v, const struct report_opts *o)
+{
+	struct os_stat st;
+	size_t budget = REPORT_SUMMARY_MAX;
+	os_stat(o->summary_path, &st);
+	if (st.type == OS_FILE)
+		budget = st.size >= REPORT_SUMMARY_MAX ? 0 : REPORT_SUMMARY_MAX - (size_t)st.size;
+	if (budget < 4096) {
+		say("warning: ", "the job summary file is already full; summary not written");
+		return 0;
+	}
+	report_summary(sb, v, budget);
+	return append(o->summary_path, sb, "--summary");
+}
+
+/*
+ * stdout in o->format: in github format the annotations first (our workflow
+ * commands, before the guard), then the text report inside the guard; or the
+ * JSON document, or SARIF. 1 when the guard refused the text.
+ */
+static int write_stdout(struct strbuf *sb, const struct cJSON *doc, const struct report_view *v,
+			const struct report_opts *o)
+{
+	int failed = 0;
+	if (o->format == REPORT_FMT_GITHUB) {
+		report_github(sb, v, NULL);
+		out_commands(sb->buf, sb->len);
+		strbuf_reset(sb);
+	}
+	switch (o->format) {
+	case REPORT_FMT_JSON:
+		json_print(sb, doc, 1); /* escaped (jsonout.h): valid JSON, no guard */
+		strbuf_addch(sb, '\n');
+		fwrite(sb->buf, 1, sb->len, stdout);
+		break;
+	case REPORT_FMT_SARIF:
+		report_sarif(sb, v, o->sarif_anchor, NULL);
+		fwrite(sb->buf, 1, sb->len, stdout);
+		break;
+	case REPORT_FMT_GITHUB: /* after the annotations: the text report, inside the guard */
+	case REPORT_FMT_TEXT:
+	default:
+	{
+		struct report_text_opts to;
+		memset(&to, 0, sizeof(to));
+		to.color = want_color(o, o->format == REPORT_FMT_GITHUB);
+		to.trace = o->trace;
+		to.quiet = o->quiet;
+		to.width = text_width();
+		to.groups = o->format == REPORT_FMT_GITHUB && !o->quiet; /* the form that speaks GitHub */
+		report_text_ex(sb, v, &to);
+		if (put_text(sb->buf))
+			failed = 1; /* main says why (out_finish) */
+	}
+		break;
+	}
+	fflush(stdout);
+	return failed;
+}
+
 int report_run(const struct cJSON *doc, const struct report_opts *opts)
 {
 	struct report_opts o = *opts;
@@ -298,86 +396,18 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 		strbuf_reset(&sb);
 	}
 	if (o.sarif_path && *o.sarif_path) {
-		size_t unanchored = 0;
-		report_sarif(&sb, &v, o.sarif_anchor, &unanchored);
-		failed |= write_whole(o.sarif_path, &sb, "--sarif");
+		failed |= write_sarif(&sb, &v, &o);
 		strbuf_reset(&sb);
-		if (unanchored) {
-			char m[200];
-			snprintf(m, sizeof(m),
-				 "%zu SARIF result%s without a repository file to anchor to: GitHub code scanning "
-				 "refuses such a file; pass --sarif-anchor FILE",
-				 unanchored, unanchored == 1 ? " is" : "s are");
-			say("warning: ", m);
-		}
 	}
 	if (o.outputs_path && *o.outputs_path) {
-		char delim[64];
-		char hex[33];
-		const char *rp = o.json_path && *o.json_path ? o.json_path : o.input_path;
-		if (out_random_hex(hex, &err)) {
-			say("", err.msg);
-			failed = 1;
-		} else {
-			snprintf(delim, sizeof(delim), "ghadelimiter_%s", hex);
-			if (report_outputs(&sb, &v, rp, delim, &err)) {
-				say("--outputs: ", err.msg);
-				failed = 1;
-			} else {
-				failed |= append(o.outputs_path, &sb, "--outputs");
-			}
-		}
+		failed |= write_outputs(&sb, &v, &o);
 		strbuf_reset(&sb);
 	}
 	if (o.summary_path && *o.summary_path) {
-		struct os_stat st;
-		size_t budget = REPORT_SUMMARY_MAX;
-		os_stat(o.summary_path, &st);
-		if (st.type == OS_FILE)
-			budget = st.size >= REPORT_SUMMARY_MAX ? 0 : REPORT_SUMMARY_MAX - (size_t)st.size;
-		if (budget < 4096) {
-			say("warning: ", "the job summary file is already full; summary not written");
-		} else {
-			report_summary(&sb, &v, budget);
-			failed |= append(o.summary_path, &sb, "--summary");
-		}
+		failed |= write_summary(&sb, &v, &o);
 		strbuf_reset(&sb);
 	}
-
-	if (o.format == REPORT_FMT_GITHUB) {
-		/* the annotations are our workflow commands: before the guard */
-		report_github(&sb, &v, NULL);
-		out_commands(sb.buf, sb.len);
-		strbuf_reset(&sb);
-	}
-	switch (o.format) {
-	case REPORT_FMT_JSON:
-		json_print(&sb, doc, 1); /* escaped (jsonout.h): valid JSON, no guard */
-		strbuf_addch(&sb, '\n');
-		fwrite(sb.buf, 1, sb.len, stdout);
-		break;
-	case REPORT_FMT_SARIF:
-		report_sarif(&sb, &v, o.sarif_anchor, NULL);
-		fwrite(sb.buf, 1, sb.len, stdout);
-		break;
-	case REPORT_FMT_GITHUB: /* after the annotations: the text report, inside the guard */
-	case REPORT_FMT_TEXT:
-	default:
-	{
-		struct report_text_opts to;
-		memset(&to, 0, sizeof(to));
-		to.color = want_color(&o, o.format == REPORT_FMT_GITHUB);
-		to.trace = o.trace;
-		to.quiet = o.quiet;
-		to.width = text_width();
-		to.groups = o.format == REPORT_FMT_GITHUB && !o.quiet; /* the form that speaks GitHub */
-		report_text_ex(&sb, &v, &to);
-		if (put_text(sb.buf))
-			failed = 1; /* main says why (out_finish) */
-	}
-		break;
-	}
-	fflush(stdout);
+	failed |= write_stdout(&sb, doc, &v, &o);
 
 	rc = failed ? EXIT_USAGE : report_exit_status(&v, o.fail_on);
 	strbuf_release(&sb);

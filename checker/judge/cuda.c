@@ -321,6 +321,78 @@ static size_t driver_findings(struct findings *out, const struct matrix *m, cons
 	return out->n - before;
 }
 
+/* ---- builds PyTorch published (the `published` specifiers) ---- */
+
+/* Whether entry c says torch v was published for its CUDA release. */
+static int entry_publishes(const struct matrix_cuda *c, const struct pep440 *v, const char *raw)
+{
+	return c->published_text && !c->published_none && pep440_spec_contains(&c->published, v, raw);
+}
+
+/*
+ * A CUDA build of a torch release the table covers that no entry publishes for its CUDA release:
+ * cuda-variant-unpublished, an error on a pin (pip finds no such wheel), a warning on an install.
+ */
+static size_t unpublished_finding(struct findings *out, const struct matrix *m, const struct build *b,
+				  const char *install, int pin)
+{
+	struct pep440 v;
+	struct strbuf names, msg;
+	const struct matrix_cuda *own = NULL;
+	char var[32], *title, *fix;
+	size_t i, covered = 0;
+	if (!m || !b->has_release || !b->public_version || pep440_parse(&v, b->public_version, NULL))
+		return 0;
+	strbuf_init(&names);
+	for (i = 0; i < m->ncuda; i++) {
+		const struct matrix_cuda *c = &m->cuda[i];
+		if (c->major == b->major && c->minor == b->minor)
+			own = c;
+		if (entry_publishes(c, &v, b->public_version))
+			strbuf_addf(&names, "%scu%u%u", covered++ ? ", " : "", c->major, c->minor);
+	}
+	/* an entry without `published` says nothing (a --matrix layer's entry may omit it) */
+	if (!covered || (own && (!own->published_text || entry_publishes(own, &v, b->public_version)))) {
+		strbuf_release(&names);
+		return 0;
+	}
+	if (b->variant[0])
+		snprintf(var, sizeof(var), "%s", b->variant);
+	else
+		snprintf(var, sizeof(var), "cu%u%u", b->major, b->minor);
+	strbuf_init(&msg);
+	title = xasprintf("torch %s+%s: PyTorch published no Windows build of torch %s for CUDA %u.%u",
+			  b->public_version, var, b->public_version, b->major, b->minor);
+	strbuf_addf(&msg, "PyTorch's Windows builds of torch %s are %s (the matrix's `cuda` table, `published`); ",
+		    b->public_version, names.buf);
+	if (own && !own->published_none)
+		strbuf_addf(&msg, "its CUDA %u.%u builds are of torch %s (%s:%u). ", b->major, b->minor,
+			    own->published_text, own->pos.file ? own->pos.file : "?", own->pos.line);
+	else if (own)
+		strbuf_addf(&msg, "PyTorch published no Windows build for CUDA %u.%u (%s:%u). ", b->major, b->minor,
+			    own->pos.file ? own->pos.file : "?", own->pos.line);
+	else
+		strbuf_addf(&msg, "CUDA %u.%u is no release the table knows. ", b->major, b->minor);
+	if (pin)
+		strbuf_adds(&msg, "pip finds no matching distribution for this pin on download.pytorch.org.");
+	else
+		strbuf_adds(&msg, "This install is not a build PyTorch published (a local build, another "
+				  "distributor's, or a relabelled one): what the matrix says of PyTorch's builds may "
+				  "not hold for it.");
+	fix = xasprintf("use a build PyTorch published: torch==%s with one of %s (pip install torch==%s "
+			"--index-url https://download.pytorch.org/whl/<variant>)%s%s",
+			b->public_version, names.buf, b->public_version,
+			own && !own->published_none ? ", or a torch release with a CUDA build of this release: " : "",
+			own && !own->published_none ? own->published_text : "");
+	finding_add(out, RULE_CUDA_VARIANT_UNPUBLISHED, pin ? SEV_ERROR : SEV_WARNING,
+		    &(struct finding_spec){ .title = title, .message = msg.buf, .fix = fix, .install = install });
+	free(title);
+	free(fix);
+	strbuf_release(&msg);
+	strbuf_release(&names);
+	return 1;
+}
+
 /* The loader's own words about a missing nvcuda.dll: replaced (delay-load) or given the driver fix (static). */
 static void fold_loader_findings(struct findings *out, size_t from, const char *install, const struct build *b)
 {
@@ -361,26 +433,33 @@ static int seen_icase(const struct strlist *l, const char *s)
 	return 0;
 }
 
-static int is_cuda_dll(const char *name)
+/*
+ * The CUDA libraries of this build, from the matrix: the `dlls` list of its CUDA release, or, when
+ * that release has none (or is unknown), every release's lists. A name is a CUDA library only if a
+ * list names it: cudart64_12_shim.dll is not cudart64_12.dll.
+ */
+static void cuda_dll_names(const struct matrix *m, const struct build *b, struct strlist *names)
 {
-	static const char *const prefixes[] = { "cudart64_", "cublas64_", "cublaslt64_", "cufft64_", "cufftw64_",
-						"curand64_", "cusparse64_", "cusolver64_", "cusolvermg64_", "cudnn",
-						"nvrtc64_", "nvrtc-builtins64_", "nvjitlink_", "nvtoolsext64_", "cupti64_",
-						"nvperf_host", NULL };
-	size_t i;
-	for (i = 0; prefixes[i]; i++)
-		if (str_istartswith(name, prefixes[i]) && str_iendswith(name, ".dll"))
-			return 1;
-	return 0;
+	const struct matrix_cuda *own = b->has_release && m ? matrix_cuda_find(m, b->major, b->minor) : NULL;
+	size_t i, k;
+	if (own && own->dlls.n) {
+		for (k = 0; k < own->dlls.n; k++)
+			strlist_push(names, own->dlls.v[k]);
+		return;
+	}
+	for (i = 0; m && i < m->ncuda; i++)
+		for (k = 0; k < m->cuda[i].dlls.n; k++)
+			if (!seen_icase(names, m->cuda[i].dlls.v[k]))
+				strlist_push(names, m->cuda[i].dlls.v[k]);
 }
 
 static void walk_outside(struct findings *out, const struct torch_run *run, const char *lib, const char *bin,
-			 const struct ldr_node *n, struct strlist *seen, int depth)
+			 const struct ldr_node *n, struct strlist *seen, const struct strlist *names, int depth)
 {
 	size_t i;
 	if (!n || depth > 64)
 		return;
-	if (depth > 0 && n->path && !n->dup && is_cuda_dll(winpath_basename(n->path))) {
+	if (depth > 0 && n->path && !n->dup && seen_icase(names, winpath_basename(n->path))) {
 		char *dir = winpath_dirname(n->path);
 		if (str_icmp(dir, lib) && !seen_icase(seen, n->path)) {
 			char *own = winpath_join(lib, winpath_basename(n->name)), *title, *msg, *fix;
@@ -414,18 +493,22 @@ static void walk_outside(struct findings *out, const struct torch_run *run, cons
 		free(dir);
 	}
 	for (i = 0; i < n->nkids; i++)
-		walk_outside(out, run, lib, bin, n->kids[i], seen, depth + 1);
+		walk_outside(out, run, lib, bin, n->kids[i], seen, names, depth + 1);
 }
 
-static void outside_findings(struct findings *out, const struct torch_run *run)
+static void outside_findings(struct findings *out, const struct matrix *m, const struct build *b,
+			     const struct torch_run *run)
 {
-	struct strlist seen = STRLIST_INIT;
+	struct strlist seen = STRLIST_INIT, names = STRLIST_INIT;
 	char *lib = winpath_join(run->torch_dir, "lib");
 	size_t i;
-	for (i = 0; i < run->nbins; i++)
-		walk_outside(out, run, lib, winpath_basename(run->bins[i].path), run->bins[i].res.root, &seen, 0);
+	cuda_dll_names(m, b, &names);
+	for (i = 0; names.n && i < run->nbins; i++)
+		walk_outside(out, run, lib, winpath_basename(run->bins[i].path), run->bins[i].res.root, &seen, &names,
+			     0);
 	free(lib);
 	strlist_release(&seen);
+	strlist_release(&names);
 }
 
 /* ---- entry points ---- */
@@ -440,10 +523,11 @@ int cuda_judge_install(struct findings *out, const struct matrix *m, const struc
 	build_of_install(&b, install, run);
 	nvcuda_use_of(run, &u);
 	if (b.cuda) {
+		unpublished_finding(out, m, &b, run->torch_dir, 0);
 		driver_findings(out, m, gpu, &b, &u, run->torch_dir);
 		if (!gpu->nvcuda_path || gpu->nvcuda_error)
 			fold_loader_findings(out, before, run->torch_dir, &b);
-		outside_findings(out, run);
+		outside_findings(out, m, &b, run);
 	}
 	build_release(&b);
 	return 0;
@@ -470,7 +554,8 @@ size_t cuda_judge_pin(struct findings *out, const struct matrix *m, const struct
 		/* the static import of torch 1.5 and older (pytorch#37811 came with 1.6) */
 		u.delay = !(b.public_version && pep440_parse(&v, b.public_version, NULL) == 0 &&
 			    pep440_parse(&first_delay, "1.6", NULL) == 0 && pep440_cmp(&v, &first_delay) < 0);
-		n = driver_findings(out, m, gpu, &b, &u, NULL);
+		n = unpublished_finding(out, m, &b, NULL, 1);
+		n += driver_findings(out, m, gpu, &b, &u, NULL);
 	}
 	build_release(&b);
 	return n;

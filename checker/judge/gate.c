@@ -608,6 +608,24 @@ static struct finding *speaks_for(struct judge *j, const struct matrix_issue *is
 	return NULL;
 }
 
+/*
+ * applies_when `older`, as check decides it (row_dll_older) on the copy this
+ * runner's search finds: one of these DLLs is found, with a version below the
+ * row's min_version. Not found, or no version: not older.
+ */
+static int older_holds(struct judge *j, const struct strlist *older)
+{
+	size_t i;
+	int held = !older->n;
+	for (i = 0; i < older->n && !held; i++) {
+		struct copy c;
+		if (runner_find(j->cache, j->r, older->v[i], &c) && c.has_ver)
+			held = row_dll_older(j->row, older->v[i], j->aidx, &c.ver);
+		copy_release(&c);
+	}
+	return held;
+}
+
 static void judge_issues(struct judge *j)
 {
 	size_t i, k;
@@ -616,7 +634,8 @@ static void judge_issues(struct judge *j)
 		struct strbuf msg = STRBUF_INIT, src = STRBUF_INIT;
 		struct finding *f;
 		char *title, *who, *rn;
-		if (!matrix_issue_applies(is, j->t->variant, j->aidx, cb_imports, cb_unresolved, j))
+		if (!matrix_issue_applies(is, j->t->variant, j->aidx, cb_imports, cb_unresolved, j) ||
+		    !older_holds(j, &is->when.older))
 			continue;
 		if ((f = speaks_for(j, is))) {
 			if (!f->issue) {
@@ -715,26 +734,6 @@ static void uncovered(struct findings *out, const struct torch_target *t, const 
 }
 
 /*
- * The probe version as a person reads it: a row's lower bound such as
- * ">=2.9.0.dev0" (nightlies included) is probed as 2.9.0.dev0, but pip
- * installs no pre-release unless the pin asks for one, so a range's
- * pre-release probe is shown as its release ("2.9.0"). Caller frees.
- */
-static char *shown_version(const char *probe, const struct torch_target *t)
-{
-	struct pep440 v;
-	struct err e;
-	struct strbuf sb = STRBUF_INIT;
-	size_t i;
-	if (t->version || pep440_parse(&v, probe, &e) || !pep440_is_prerelease(&v) ||
-	    (t->specifier && strpbrk(t->specifier, "abcdefghijklmnopqrstuvwxyz")))
-		return xstrdup(probe);
-	for (i = 0; i < v.nrelease; i++)
-		strbuf_addf(&sb, "%s%llu", i ? "." : "", (unsigned long long)v.release[i]);
-	return strbuf_detach(&sb);
-}
-
-/*
  * A range (">=2.4,<2.6") as pip resolves it: pip installs the newest release
  * the range allows, so the newest row judged (rv[n-1]: rows are judged in
  * version order) is the verdict. The older rows that would fail (an error)
@@ -780,16 +779,10 @@ static size_t range_verdict(struct findings *out, const struct torch_target *t, 
 	return 1;
 }
 
-/* One pin: every row it selects, judged, worst first, shared findings once. */
-static cJSON *judge_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
-			   const struct gate_runner *r, struct copies *cache, const char *searched)
+/* The pin's entry of the report (its rows are added as they are judged): where, what, for Windows or not. */
+static cJSON *target_json(const struct torch_target *t, cJSON *rows)
 {
-	struct pin_probes pr = { NULL, 0, 0 };
-	struct err e;
-	struct row_verdict *rv;
-	char **shown;
-	size_t i, k, n = 0;
-	cJSON *o = cJSON_CreateObject(), *rows = cJSON_CreateArray();
+	cJSON *o = cJSON_CreateObject();
 	json_add_str_or_null(o, "file", t->file);
 	cJSON_AddNumberToObject(o, "line", t->pin->line);
 	cJSON_AddNumberToObject(o, "col", t->pin->col);
@@ -802,47 +795,36 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 	else
 		cJSON_AddBoolToObject(o, "on_windows", t->on_windows);
 	cJSON_AddItemToObject(o, "rows", rows);
-	if (t->on_windows == 0)
-		return o;
-	err_clear(&e);
-	if (pins_target_probes(m, t, r->arch, &pr, &e) < 0) {
-		uncovered(out, t, NULL, e.msg, SEV_WARNING);
-		pin_probes_release(&pr);
-		return o;
-	}
-	rv = pr.n ? xcalloc(pr.n, sizeof(*rv)) : NULL;
-	shown = pr.n ? xcalloc(pr.n, sizeof(*shown)) : NULL;
-	for (i = 0; i < pr.n; i++) {
-		cJSON *ro = cJSON_CreateObject();
-		cJSON_AddStringToObject(ro, "version", pr.v[i].version);
-		json_add_str_or_null(ro, "row", pr.v[i].row ? pr.v[i].row->id : NULL);
-		cJSON_AddItemToArray(rows, ro);
-		if (!pr.v[i].row) {
-			/* a range is judged by its newest release: an older one the matrix lacks is no verdict */
-			if (t->version || i + 1 == pr.n)
-				uncovered(out, t, pr.v[i].version, pr.v[i].uncovered, SEV_ERROR);
-			continue;
-		}
-		rv[n].j.r = r;
-		rv[n].j.cache = cache;
-		rv[n].j.searched = searched;
-		rv[n].j.row = pr.v[i].row;
-		rv[n].j.t = t;
-		rv[n].j.version = shown[n] = shown_version(pr.v[i].version, t);
-		rv[n].j.aidx = matrix_arch_parse(r->arch);
-		rv[n].j.range = !t->version;
-		judge_redist(&rv[n].j);
-		judge_runtime_dlls(&rv[n].j);
-		judge_openmp(&rv[n].j);
-		judge_issues(&rv[n].j);
-		rv[n].bad = badness(&rv[n].j.out);
-		rv[n].order = n;
-		n++;
-	}
-	if (n > 1 && !t->version)
-		n = range_verdict(out, t, rv, n);
-	if (n > 1)
-		qsort(rv, n, sizeof(*rv), cmp_verdict);
+	return o;
+}
+
+/* One row the pin selects, judged against the runner into *rv (version: pins_shown_version's, rv's to free). */
+static void judge_row(struct row_verdict *rv, const struct torch_target *t, const struct matrix_row *row,
+		      char *version, const struct gate_runner *r, struct copies *cache, const char *searched)
+{
+	rv->j.r = r;
+	rv->j.cache = cache;
+	rv->j.searched = searched;
+	rv->j.row = row;
+	rv->j.t = t;
+	rv->j.version = version;
+	rv->j.aidx = matrix_arch_parse(r->arch);
+	rv->j.range = !t->version;
+	judge_redist(&rv->j);
+	judge_runtime_dlls(&rv->j);
+	judge_openmp(&rv->j);
+	judge_issues(&rv->j);
+	rv->bad = badness(&rv->j.out);
+}
+
+/*
+ * The judged rows' findings into out, worst row first: a finding an earlier
+ * (worse) row already gave is skipped, and the one kept names the later rows
+ * it holds for as well.
+ */
+static void emit_verdicts(struct findings *out, const struct torch_target *t, struct row_verdict *rv, size_t n)
+{
+	size_t i, k;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < rv[i].j.out.n; k++) {
 			struct finding *f = &rv[i].j.out.v[k];
@@ -872,6 +854,49 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 			move_into(out, f, t->pin);
 		}
 	}
+}
+
+/* One pin: every row it selects, judged, worst first, shared findings once. */
+static cJSON *judge_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
+			   const struct gate_runner *r, struct copies *cache, const char *searched)
+{
+	struct pin_probes pr = { NULL, 0, 0 };
+	struct err e;
+	struct row_verdict *rv;
+	char **shown;
+	size_t i, n = 0;
+	cJSON *rows = cJSON_CreateArray(), *o = target_json(t, rows);
+	if (t->on_windows == 0)
+		return o;
+	err_clear(&e);
+	if (pins_target_probes(m, t, r->arch, &pr, &e) < 0) {
+		uncovered(out, t, NULL, e.msg, SEV_WARNING);
+		pin_probes_release(&pr);
+		return o;
+	}
+	rv = pr.n ? xcalloc(pr.n, sizeof(*rv)) : NULL;
+	shown = pr.n ? xcalloc(pr.n, sizeof(*shown)) : NULL;
+	for (i = 0; i < pr.n; i++) {
+		cJSON *ro = cJSON_CreateObject();
+		cJSON_AddStringToObject(ro, "version", pr.v[i].version);
+		json_add_str_or_null(ro, "row", pr.v[i].row ? pr.v[i].row->id : NULL);
+		cJSON_AddItemToArray(rows, ro);
+		if (!pr.v[i].row) {
+			/* a range is judged by its newest release: an older one the matrix lacks is no verdict */
+			if (t->version || i + 1 == pr.n)
+				uncovered(out, t, pr.v[i].version, pr.v[i].uncovered, SEV_ERROR);
+			continue;
+		}
+		shown[n] = pins_shown_version(pr.v[i].version, t);
+		judge_row(&rv[n], t, pr.v[i].row, shown[n], r, cache, searched);
+		rv[n].order = n;
+		n++;
+	}
+	if (n > 1 && !t->version)
+		n = range_verdict(out, t, rv, n);
+	if (n > 1)
+		qsort(rv, n, sizeof(*rv), cmp_verdict);
+	emit_verdicts(out, t, rv, n);
 	for (i = 0; i < pr.n; i++) {
 		if (i < n)
 			findings_release(&rv[i].j.out);
@@ -909,32 +934,8 @@ static void change_notes(struct findings *out, const struct gate_pins *g, const 
 			strbuf_addf(&msg, "Added at %s:%u: %s.", p->file, p->line, p->raw);
 		else
 			strbuf_addf(&msg, "Removed: %s, at %s:%u in the base.", p->raw, p->file, p->line);
-		if (c->head) {
-			struct torch_target t;
-			struct pin_probes pr = { NULL, 0, 0 };
-			struct err e;
-			size_t j;
-			memset(&t, 0, sizeof(t));
-			t.pin = p;
-			t.file = p->file;
-			t.version = p->version;
-			t.specifier = p->pep440;
-			t.variant = p->variant;
-			if (pins_target_probes(m, &t, r->arch, &pr, &e) == 0 && pr.n) {
-				strbuf_adds(&msg, " Windows runners must satisfy matrix rows:");
-				for (j = 0; j < pr.n; j++) {
-					struct strbuf ids = STRBUF_INIT;
-					char *v = shown_version(pr.v[j].version, &t);
-					pins_row_issues(pr.v[j].row, t.variant, r->arch, &ids);
-					strbuf_addf(&msg, " %s (%s%s%s)", pr.v[j].row ? pr.v[j].row->id : "none", v,
-						    ids.len ? "; known issues: " : "", strbuf_str(&ids));
-					strbuf_release(&ids);
-					free(v);
-				}
-				strbuf_adds(&msg, ".");
-			}
-			pin_probes_release(&pr);
-		}
+		if (c->head)
+			pins_held_to(&msg, m, p, r->arch, " ");
 		f = finding_add(out, RULE_PIN_CHANGED, SEV_DEFAULT,
 				&(struct finding_spec){ .title = title, .message = msg.buf });
 		if (c->head)

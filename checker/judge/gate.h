@@ -68,6 +68,7 @@ void gate_pins_touch(struct gate_pins *g, const char *path, const struct strlist
 struct gate_source {
 	struct pins_where at;
 	const struct strlist *matrices; /* --matrix files: a PR that changes one is judged */
+	int worktree;                   /* --worktree: the head is the working tree's pin files (always judged) */
 };
 
 /* Reads the pins (torch-dll-check-git: git_gate.c). 0, or -1 with err (an input error). */

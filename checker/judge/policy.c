@@ -531,20 +531,16 @@ static int fold_known_issue(struct pol *p, const struct matrix_issue *is)
  */
 static int older_holds(const struct pol *p, const struct strlist *older)
 {
-	size_t i, k;
+	size_t i;
 	if (!older->n)
 		return 1;
 	for (i = 0; i < older->n; i++) {
 		const struct ldr_node *n = loaded(p->run, older->v[i]);
 		struct winver have;
 		struct err e;
-		if (!n || !n->version || winver_parse(&have, n->version, &e))
-			continue;
-		for (k = 0; p->row && k < p->row->ndlls; k++) {
-			const struct matrix_dll *d = &p->row->dlls[k];
-			if (d->min.set && !str_icmp(d->name, older->v[i]) && !winver_at_least(&have, &d->min.v))
-				return 1;
-		}
+		if (n && n->version && !winver_parse(&have, n->version, &e) &&
+		    row_dll_older(p->row, older->v[i], p->aidx, &have))
+			return 1;
 	}
 	return 0;
 }

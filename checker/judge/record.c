@@ -13,10 +13,14 @@
 
 struct rec {
 	struct findings *out;
-	const struct torch_run *run;
 	struct view *v;
-	const struct inv_install *inst;
-	char *reinstall;           /* pip install --force-reinstall --no-deps torch==X */
+	const char *dist_info;     /* the distribution's .dist-info folder (Windows path) */
+	const char *site;          /* the site-packages RECORD paths are relative to */
+	const char *prefix;        /* the environment no path may leave (NULL: site) */
+	const char *name;          /* "torch", "torchvision" */
+	const char *version;       /* its version, or NULL */
+	const char *install;       /* the torch install findings belong to (torch_dir) */
+	char *reinstall;           /* pip install --force-reinstall --no-deps NAME==X */
 	struct strlist listed;     /* the .dll/.pyd paths RECORD lists, upper-cased, sorted */
 	size_t rows, checked, deleted, changed, refused, hashed;
 	unsigned long long hashed_bytes;
@@ -82,10 +86,10 @@ static void deleted_binary(struct rec *r, const char *winpath, size_t line)
 	char *title = xasprintf("%s was deleted after install", base);
 	char *msg = xasprintf("%s\\RECORD:%zu lists %s, which pip installed, and it is gone. Antivirus quarantine is "
 			      "the usual cause; an interrupted upgrade or a second installer are others.",
-			      r->inst->dist_info, line, winpath);
+			      r->dist_info, line, winpath);
 	char *fix = xasprintf("restore %s from the antivirus quarantine, or reinstall with `%s`", base, r->reinstall);
 	finding_add(r->out, RULE_DELETED_AFTER_INSTALL, SEV_DEFAULT,
-		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->run->torch_dir,
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install,
 					    .binary = winpath, .leaf = base, .path = winpath });
 	free(title);
 	free(msg);
@@ -97,10 +101,10 @@ static void changed_binary(struct rec *r, const char *winpath, size_t line, cons
 	const char *base = winpath_basename(winpath);
 	char *title = xasprintf("%s was changed after install (%s)", base, how);
 	char *msg = xasprintf("%s\\RECORD:%zu says what pip installed as %s; the file on the disk differs: %s.",
-			      r->inst->dist_info, line, winpath, how);
+			      r->dist_info, line, winpath, how);
 	char *fix = xasprintf("reinstall with `%s`", r->reinstall);
 	finding_add(r->out, RULE_CHANGED_AFTER_INSTALL, SEV_DEFAULT,
-		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->run->torch_dir,
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install,
 					    .binary = winpath, .leaf = base, .path = winpath });
 	free(title);
 	free(msg);
@@ -112,10 +116,10 @@ static void row(struct rec *r, const struct dist_record_row *w, int hashes)
 	char *win = NULL, *host;
 	struct os_stat st;
 	struct err e;
-	const char *site = r->inst->site_packages;
+	const char *site = r->site;
 	r->rows++;
 	err_clear(&e);
-	if (dist_record_resolve(site, r->inst->prefix, w->path, &win, &e)) {
+	if (dist_record_resolve(site, r->prefix, w->path, &win, &e)) {
 		r->refused++;
 		if (r->refused_rows.n < 3)
 			strlist_pushf(&r->refused_rows, "line %zu: %s", w->line, e.msg);
@@ -172,12 +176,12 @@ static void counted(struct rec *r, enum rule_id rule, size_t n, const struct str
 		return;
 	for (i = 0; i < first->n; i++)
 		strbuf_addf(&sb, "%s%s", i ? ", " : "", first->v[i]);
-	title = xasprintf("%zu more files of torch %s after install", n, what);
-	msg = xasprintf("%s\\RECORD lists them (among %zu rows); for example %s.", r->inst->dist_info, r->rows,
+	title = xasprintf("%zu more files of %s %s after install", n, r->name, what);
+	msg = xasprintf("%s\\RECORD lists them (among %zu rows); for example %s.", r->dist_info, r->rows,
 			sb.len ? sb.buf : "(none named)");
 	fix = xasprintf("reinstall with `%s`", r->reinstall);
 	finding_add(r->out, rule, SEV_WARNING,
-		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->run->torch_dir });
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install });
 	free(title);
 	free(msg);
 	free(fix);
@@ -186,53 +190,220 @@ static void counted(struct rec *r, enum rule_id rule, size_t n, const struct str
 
 static void unreadable(struct rec *r, const char *why)
 {
-	char *title = xasprintf("torch's RECORD %s", why);
+	char *title = xasprintf("%s's RECORD %s", r->name, why);
 	char *msg = xasprintf("%s: without what pip wrote down, files deleted or changed after install (antivirus "
 			      "quarantine) and DLLs left over from another install cannot be told apart from torch's "
 			      "own.",
-			      r->inst->dist_info);
+			      r->dist_info);
 	char *fix = xasprintf("reinstall with `%s`", r->reinstall);
 	finding_add(r->out, RULE_RECORD_UNREADABLE, SEV_DEFAULT,
-		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->run->torch_dir });
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install });
 	free(title);
 	free(msg);
 	free(fix);
 }
 
-/* The loader's failures that involve a leftover or a deleted file get that fix. */
-static void refix(struct rec *r, const struct strlist *leftovers)
+/* Whether strlist l holds s (case-insensitive). */
+static int has_path(const struct strlist *l, const char *s)
 {
-	size_t i, k;
+	size_t i;
+	for (i = 0; s && l && i < l->n; i++)
+		if (!str_icmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+static int loader_rule(enum rule_id rule)
+{
+	return rule == RULE_MISSING_DLL || rule == RULE_MISSING_ENTRY_POINT || rule == RULE_MISSING_ORDINAL ||
+	       rule == RULE_EXTENSION_LOAD_FAILURE || rule == RULE_EXTENSION_MISMATCH;
+}
+
+static void restore_fix(struct rec *r, struct finding *f, const char *path)
+{
+	char *fix = xasprintf("restore %s from the antivirus quarantine, or reinstall with `%s` "
+			      "(%s installed it and it was deleted after install)",
+			      path, r->reinstall, r->name);
+	finding_set(&f->fix, fix);
+	free(fix);
+}
+
+/*
+ * The loader's failures that involve a leftover or a deleted file get that
+ * fix. `owned` (NULL: every failure of the install) limits it to the
+ * failures of these binaries (an extension's); `leaf_dirs` are the folders
+ * where a missing leaf that RECORD lists is one deleted after install.
+ */
+static void refix(struct rec *r, const struct strlist *leftovers, const struct strlist *owned,
+		  const struct strlist *leaf_dirs)
+{
+	size_t i, k, d;
 	for (i = 0; i < r->out->n; i++) {
 		struct finding *f = &r->out->v[i];
-		if (!f->install || str_icmp(f->install, r->run->torch_dir))
+		int done = 0;
+		if (!f->install || str_icmp(f->install, r->install) || !loader_rule(f->rule))
 			continue;
-		if (f->rule != RULE_MISSING_DLL && f->rule != RULE_MISSING_ENTRY_POINT && f->rule != RULE_MISSING_ORDINAL)
+		if (owned ? !has_path(owned, f->binary) && !has_path(leftovers, f->path)
+			  : f->rule == RULE_EXTENSION_LOAD_FAILURE || f->rule == RULE_EXTENSION_MISMATCH)
 			continue;
-		for (k = 0; k < leftovers->n; k++) {
+		for (k = 0; k < leftovers->n && !done; k++) {
 			const char *lo = leftovers->v[k];
 			if ((f->binary && !str_icmp(f->binary, lo)) || (f->path && !str_icmp(f->path, lo))) {
-				char *fix = xasprintf("remove %s: torch %s did not install it (its RECORD does not list it), "
+				char *fix = xasprintf("remove %s: %s %s did not install it (its RECORD does not list it), "
 						      "a leftover of another install",
-						      lo, r->inst->metadata_version ? r->inst->metadata_version : "");
+						      lo, r->name, r->version ? r->version : "");
 				finding_set(&f->fix, fix);
 				free(fix);
-				break;
+				done = 1;
 			}
 		}
-		/* a missing leaf RECORD lists in torch's folders: deleted after install, not a DLL to install */
-		if (f->rule == RULE_MISSING_DLL && f->leaf && k == leftovers->n) {
-			char *lib = xasprintf("%s\\lib\\%s", r->run->torch_dir, winpath_basename(f->leaf));
-			if (listed(r, lib)) {
-				char *fix = xasprintf("restore %s from the antivirus quarantine, or reinstall with `%s` "
-						      "(it was deleted after install)",
-						      lib, r->reinstall);
-				finding_set(&f->fix, fix);
-				free(fix);
+		/* the failing binary itself was deleted (an extension's .pyd RECORD lists) */
+		if (!done && f->binary && listed(r, f->binary) && !view_is_file(r->v, f->binary)) {
+			restore_fix(r, f, f->binary);
+			done = 1;
+		}
+		/* a missing leaf RECORD lists in the distribution's folders: deleted after install, not a DLL to install */
+		if (!done && f->leaf && (f->rule == RULE_MISSING_DLL || f->winerror == 126))
+			for (d = 0; leaf_dirs && d < leaf_dirs->n && !done; d++) {
+				char *lib = winpath_join(leaf_dirs->v[d], winpath_basename(f->leaf));
+				if (listed(r, lib) && !view_is_file(r->v, lib)) {
+					restore_fix(r, f, lib);
+					done = 1;
+				}
+				free(lib);
 			}
-			free(lib);
+	}
+}
+
+/*
+ * RECORD's rows against the disk (deleted, changed, refused) and the
+ * `record` members; 0 when RECORD was read (r->listed then holds its
+ * binaries, sorted), -1 when it is missing or unreadable (said).
+ */
+static int compare(struct rec *r, struct dist_record *rec, cJSON *rj, int hashes)
+{
+	struct err e;
+	size_t i;
+	err_clear(&e);
+	{
+		char *rp = winpath_join(r->dist_info, "RECORD");
+		int present = view_is_file(r->v, rp);
+		free(rp);
+		if (!present) {
+			unreadable(r, "is missing");
+			if (rj)
+				cJSON_AddStringToObject(rj, "error", "missing");
+			return -1;
 		}
 	}
+	if (dist_read_record(r->v, r->dist_info, rec, &e)) {
+		char *why = xasprintf("is unreadable: %s", e.msg);
+		unreadable(r, why);
+		if (rj)
+			cJSON_AddStringToObject(rj, "error", e.msg);
+		free(why);
+		return -1;
+	}
+	for (i = 0; i < rec->n; i++)
+		row(r, &rec->v[i], hashes);
+	if (r->listed.n)
+		qsort(r->listed.v, r->listed.n, sizeof(char *), cmp_str);
+	counted(r, RULE_DELETED_AFTER_INSTALL,
+		r->deleted - (r->nbin_deleted < RECORD_MAX_EACH ? r->nbin_deleted : RECORD_MAX_EACH), &r->other_deleted,
+		"deleted");
+	counted(r, RULE_CHANGED_AFTER_INSTALL,
+		r->changed - (r->nbin_changed < RECORD_MAX_EACH ? r->nbin_changed : RECORD_MAX_EACH), &r->other_changed,
+		"changed");
+	if (r->refused) {
+		struct strbuf sb = STRBUF_INIT;
+		char *why;
+		for (i = 0; i < r->refused_rows.n; i++)
+			strbuf_addf(&sb, "%s%s", i ? "; " : "", r->refused_rows.v[i]);
+		why = xasprintf("has %zu rows naming files outside the environment, not checked (%s)", r->refused, sb.buf);
+		unreadable(r, why);
+		free(why);
+		strbuf_release(&sb);
+	}
+	return 0;
+}
+
+static void leftover(struct rec *r, const char *p, const char *how)
+{
+	char *title = xasprintf("%s is not part of this %s install (a leftover)", winpath_basename(p), r->name);
+	char *msg = xasprintf("%s %s, but %s\\RECORD does not list it: pip did not install it with %s %s. "
+			      "A DLL left over from another install (a CUDA build's DLL beside a CPU build, an older "
+			      "release's) is loaded with %s's own.",
+			      how, p, r->dist_info, r->name, r->version ? r->version : "", r->name);
+	char *fix = xasprintf("remove %s (or reinstall with `%s` after removing its folder)", p, r->reinstall);
+	finding_add(r->out, RULE_LEFTOVER_BINARY, SEV_DEFAULT,
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install,
+					    .binary = p, .leaf = winpath_basename(p), .path = p });
+	free(title);
+	free(msg);
+	free(fix);
+}
+
+/* The leftovers past RECORD_MAX_EACH, in one finding that counts them. */
+static void leftovers_counted(struct rec *r, const struct strlist *leftovers)
+{
+	char *title, *msg, *fix;
+	if (leftovers->n <= RECORD_MAX_EACH)
+		return;
+	title = xasprintf("%zu more binaries that are not part of this %s install (leftovers)",
+			  leftovers->n - RECORD_MAX_EACH, r->name);
+	msg = xasprintf("%s\\RECORD does not list them; for example %s.", r->dist_info, leftovers->v[RECORD_MAX_EACH]);
+	fix = xasprintf("remove them (or reinstall with `%s` after removing its folder)", r->reinstall);
+	finding_add(r->out, RULE_LEFTOVER_BINARY, SEV_WARNING,
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install });
+	free(title);
+	free(msg);
+	free(fix);
+}
+
+static void record_json(cJSON *rj, const struct rec *r, size_t nleft, int hashes)
+{
+	if (!rj)
+		return;
+	cJSON_AddNumberToObject(rj, "rows", (double)r->rows);
+	cJSON_AddNumberToObject(rj, "checked", (double)r->checked);
+	cJSON_AddNumberToObject(rj, "deleted", (double)r->deleted);
+	cJSON_AddNumberToObject(rj, "changed", (double)r->changed);
+	cJSON_AddNumberToObject(rj, "leftover", (double)nleft);
+	cJSON_AddNumberToObject(rj, "refused", (double)r->refused);
+	cJSON_AddBoolToObject(rj, "hashes", hashes);
+	cJSON_AddNumberToObject(rj, "hashed", (double)r->hashed);
+	cJSON_AddNumberToObject(rj, "hashed_bytes", (double)r->hashed_bytes);
+}
+
+static void rec_release(struct rec *r, struct dist_record *rec)
+{
+	strlist_release(&r->listed);
+	strlist_release(&r->other_deleted);
+	strlist_release(&r->other_changed);
+	strlist_release(&r->refused_rows);
+	dist_record_release(rec);
+	free(r->reinstall);
+}
+
+static void rec_init(struct rec *r, struct dist_record *rec, struct findings *out, struct view *v,
+		     const char *dist_info, const char *site, const char *prefix, const char *name, const char *version,
+		     const char *install)
+{
+	memset(r, 0, sizeof(*r));
+	memset(rec, 0, sizeof(*rec));
+	r->out = out;
+	r->v = v;
+	r->dist_info = dist_info;
+	r->site = site;
+	r->prefix = prefix;
+	r->name = name;
+	r->version = version;
+	r->install = install;
+	r->reinstall = xasprintf("pip install --force-reinstall --no-deps %s==%s", name, version ? version : "<version>");
+	strlist_init(&r->listed);
+	strlist_init(&r->other_deleted);
+	strlist_init(&r->other_changed);
+	strlist_init(&r->refused_rows);
 }
 
 void record_judge(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
@@ -240,103 +411,126 @@ void record_judge(struct findings *out, cJSON *install_json, const struct torch_
 {
 	struct rec r;
 	struct dist_record rec;
-	struct strlist leftovers = STRLIST_INIT;
-	struct err e;
+	struct strlist leftovers = STRLIST_INIT, lib_dirs = STRLIST_INIT;
 	cJSON *rj = NULL;
 	size_t i;
-	const char *ver;
 	if (!install || !install->dist_info || !install->site_packages)
 		return; /* no dist-info: inventory says so; nothing pip wrote down to compare */
-	memset(&r, 0, sizeof(r));
-	memset(&rec, 0, sizeof(rec));
-	r.out = out;
-	r.run = run;
-	r.v = v;
-	r.inst = install;
-	ver = install->metadata_version ? install->metadata_version : install->version;
-	r.reinstall = xasprintf("pip install --force-reinstall --no-deps torch==%s", ver ? ver : "<version>");
+	rec_init(&r, &rec, out, v, install->dist_info, install->site_packages, install->prefix, "torch",
+		 install->metadata_version ? install->metadata_version : install->version, run->torch_dir);
 	if (install_json) {
 		rj = cJSON_AddObjectToObject(install_json, "record");
 		cJSON_AddStringToObject(rj, "dist_info", install->dist_info);
 	}
-	err_clear(&e);
-	{
-		char *rp = winpath_join(install->dist_info, "RECORD");
-		int present = view_is_file(v, rp);
-		free(rp);
-		if (!present) {
-			unreadable(&r, "is missing");
-			if (rj)
-				cJSON_AddStringToObject(rj, "error", "missing");
-			goto done;
+	if (compare(&r, &rec, rj, hashes) == 0) {
+		/* what torch loads that pip did not install */
+		for (i = 0; i < run->nbins; i++) {
+			const char *p = run->bins[i].path;
+			if (listed(&r, p))
+				continue;
+			strlist_push(&leftovers, p);
+			if (leftovers.n <= RECORD_MAX_EACH)
+				leftover(&r, p, "torch loads");
 		}
+		leftovers_counted(&r, &leftovers);
+		strlist_pushf(&lib_dirs, "%s\\lib", run->torch_dir);
+		refix(&r, &leftovers, NULL, &lib_dirs);
 	}
-	if (dist_read_record(v, install->dist_info, &rec, &e)) {
-		char *why = xasprintf("is unreadable: %s", e.msg);
-		unreadable(&r, why);
-		if (rj)
-			cJSON_AddStringToObject(rj, "error", e.msg);
-		free(why);
-		goto done;
-	}
-	for (i = 0; i < rec.n; i++)
-		row(&r, &rec.v[i], hashes);
-	if (r.listed.n)
-		qsort(r.listed.v, r.listed.n, sizeof(char *), cmp_str);
-	counted(&r, RULE_DELETED_AFTER_INSTALL, r.deleted - (r.nbin_deleted < RECORD_MAX_EACH ? r.nbin_deleted : RECORD_MAX_EACH),
-		&r.other_deleted, "deleted");
-	counted(&r, RULE_CHANGED_AFTER_INSTALL, r.changed - (r.nbin_changed < RECORD_MAX_EACH ? r.nbin_changed : RECORD_MAX_EACH),
-		&r.other_changed, "changed");
-	if (r.refused) {
-		struct strbuf sb = STRBUF_INIT;
-		char *why;
-		for (i = 0; i < r.refused_rows.n; i++)
-			strbuf_addf(&sb, "%s%s", i ? "; " : "", r.refused_rows.v[i]);
-		why = xasprintf("has %zu rows naming files outside the environment, not checked (%s)", r.refused, sb.buf);
-		unreadable(&r, why);
-		free(why);
-		strbuf_release(&sb);
-	}
-	/* what torch loads that pip did not install */
-	for (i = 0; i < run->nbins; i++) {
-		const char *p = run->bins[i].path;
-		char *title, *msg, *fix;
-		if (listed(&r, p))
-			continue;
-		strlist_push(&leftovers, p);
-		if (leftovers.n > RECORD_MAX_EACH)
-			continue;
-		title = xasprintf("%s is not part of this torch install (a leftover)", winpath_basename(p));
-		msg = xasprintf("torch loads %s, but %s\\RECORD does not list it: pip did not install it with torch %s. "
-				"A DLL left over from another install (a CUDA build's DLL beside a CPU build, an older "
-				"release's) is loaded with torch's own.",
-				p, install->dist_info, ver ? ver : "");
-		fix = xasprintf("remove %s (or reinstall with `%s` after removing torch's folder)", p, r.reinstall);
-		finding_add(out, RULE_LEFTOVER_BINARY, SEV_DEFAULT,
-			    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = run->torch_dir,
-						    .binary = p, .leaf = winpath_basename(p), .path = p });
-		free(title);
-		free(msg);
-		free(fix);
-	}
-	refix(&r, &leftovers);
-done:
-	if (rj) {
-		cJSON_AddNumberToObject(rj, "rows", (double)r.rows);
-		cJSON_AddNumberToObject(rj, "checked", (double)r.checked);
-		cJSON_AddNumberToObject(rj, "deleted", (double)r.deleted);
-		cJSON_AddNumberToObject(rj, "changed", (double)r.changed);
-		cJSON_AddNumberToObject(rj, "leftover", (double)leftovers.n);
-		cJSON_AddNumberToObject(rj, "refused", (double)r.refused);
-		cJSON_AddBoolToObject(rj, "hashes", hashes);
-		cJSON_AddNumberToObject(rj, "hashed", (double)r.hashed);
-		cJSON_AddNumberToObject(rj, "hashed_bytes", (double)r.hashed_bytes);
-	}
+	record_json(rj, &r, leftovers.n, hashes);
 	strlist_release(&leftovers);
-	strlist_release(&r.listed);
-	strlist_release(&r.other_deleted);
-	strlist_release(&r.other_changed);
-	strlist_release(&r.refused_rows);
-	dist_record_release(&rec);
-	free(r.reinstall);
+	strlist_release(&lib_dirs);
+	rec_release(&r, &rec);
+}
+
+/* The .dll/.pyd files under `dir` RECORD does not list, into `out` (bounded: depth and entries). */
+static void scan_leftovers(struct rec *r, const char *dir, int depth, size_t *budget, struct strlist *out)
+{
+	struct strlist names = STRLIST_INIT;
+	size_t i;
+	if (depth > RECORD_SCAN_DEPTH || view_list_dir(r->v, dir, &names, NULL))
+		return;
+	for (i = 0; i < names.n && *budget; i++, (*budget)--) {
+		char *p;
+		if (!strcmp(names.v[i], ".") || !strcmp(names.v[i], "..") || !strcmp(names.v[i], "__pycache__"))
+			continue;
+		p = winpath_join(dir, names.v[i]);
+		if (is_binary(p) && view_is_file(r->v, p)) {
+			if (!listed(r, p))
+				strlist_push(out, p);
+		} else if (view_is_dir(r->v, p)) {
+			scan_leftovers(r, p, depth + 1, budget, out);
+		}
+		free(p);
+	}
+	strlist_release(&names);
+}
+
+/* One extension's RECORD: its rows, the binaries left in its package folders, its failures' fixes. */
+static void record_extension(struct findings *out, cJSON *arr, const struct ext_check *xc, const struct ext_run *x,
+			     const char *torch_dir, struct view *v, int hashes)
+{
+	struct rec r;
+	struct dist_record rec;
+	struct strlist leftovers = STRLIST_INIT, dirs = STRLIST_INIT, owned = STRLIST_INIT;
+	const struct dist *d = dist_set_find(&xc->dists, x->name);
+	cJSON *rj = NULL;
+	size_t i, budget = RECORD_SCAN_ENTRIES;
+	rec_init(&r, &rec, out, v, x->dist_info, xc->dists.site_packages, xc->dists.env_root, x->name, x->version,
+		 torch_dir);
+	if (arr) {
+		rj = cJSON_CreateObject();
+		cJSON_AddStringToObject(rj, "name", x->name);
+		if (x->version)
+			cJSON_AddStringToObject(rj, "version", x->version);
+		cJSON_AddStringToObject(rj, "dist_info", x->dist_info);
+		cJSON_AddItemToArray(arr, rj);
+	}
+	if (compare(&r, &rec, rj, hashes) == 0) {
+		/* its package folders: the top-level names it installs, and the folders of its binaries */
+		for (i = 0; d && i < d->tops.n; i++) {
+			char *p = winpath_join(xc->dists.site_packages, d->tops.v[i]);
+			if (view_is_dir(v, p) && !has_path(&dirs, p))
+				strlist_push(&dirs, p);
+			free(p);
+		}
+		if (x->package_dir && !has_path(&dirs, x->package_dir) && view_is_dir(v, x->package_dir))
+			strlist_push(&dirs, x->package_dir);
+		for (i = 0; i < dirs.n; i++)
+			scan_leftovers(&r, dirs.v[i], 0, &budget, &leftovers);
+		for (i = 0; i < leftovers.n && i < RECORD_MAX_EACH; i++)
+			leftover(&r, leftovers.v[i], "its package folder holds");
+		leftovers_counted(&r, &leftovers);
+		for (i = 0; i < x->nbins; i++) {
+			char *dir = winpath_dirname(x->bins[i].path);
+			strlist_push(&owned, x->bins[i].path);
+			if (!has_path(&dirs, dir))
+				strlist_push(&dirs, dir);
+			free(dir);
+		}
+		refix(&r, &leftovers, &owned, &dirs);
+	}
+	record_json(rj, &r, leftovers.n, hashes);
+	if (rj && !budget)
+		cJSON_AddBoolToObject(rj, "scan_capped", 1); /* RECORD_SCAN_ENTRIES entries walked: the rest not looked at */
+	strlist_release(&leftovers);
+	strlist_release(&dirs);
+	strlist_release(&owned);
+	rec_release(&r, &rec);
+}
+
+void record_judge_extensions(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
+			     const struct ext_check *xc, int hashes)
+{
+	cJSON *arr = NULL;
+	size_t i;
+	if (!xc->nexts && !xc->nfirst)
+		return;
+	if (install_json)
+		arr = cJSON_AddArrayToObject(install_json, "extension_records");
+	for (i = 0; i < xc->nfirst + xc->nexts; i++) {
+		const struct ext_run *x = i < xc->nfirst ? xc->first[i] : xc->exts[i - xc->nfirst];
+		if (!x->dist_info || !xc->dists.site_packages || !x->name || !str_icmp(x->name, "torch"))
+			continue;
+		record_extension(out, arr, xc, x, run->torch_dir, v, hashes);
+	}
 }

@@ -27,12 +27,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "judge/extensions.h"
 #include "judge/finding.h"
 #include "loader/torchload.h"
 #include "machine/inventory.h"
 #include "machine/view.h"
 
 #define RECORD_MAX_EACH 50 /* per-file findings of one kind; the rest are counted in one */
+#define RECORD_SCAN_DEPTH 16        /* an extension's package folders: how deep leftovers are looked for */
+#define RECORD_SCAN_ENTRIES 100000  /* and how many entries at most, over all its folders */
 
 /*
  * Compares install's RECORD with the view. `install_json` (may be NULL) gets
@@ -41,5 +44,18 @@
  */
 void record_judge(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
 		  const struct inv_install *install, int hashes);
+
+/*
+ * The same for every extension (and package imported first) of the run
+ * (judge/extensions.h), after ext_check_findings: each distribution's RECORD
+ * against the disk, a .dll/.pyd in its package folders that its RECORD does
+ * not list a leftover, each finding naming that distribution with its own
+ * `pip install --force-reinstall --no-deps NAME==X`; its load failures that
+ * involve a deleted or leftover file get that fix. `install_json` (may be
+ * NULL) gets `extension_records`: one `record` object per distribution, with
+ * its name and version.
+ */
+void record_judge_extensions(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
+			     const struct ext_check *xc, int hashes);
 
 #endif

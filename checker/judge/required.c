@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "machine/dist.h"
+#include "pins/req_markers.h"
 #include "util/strbuf.h"
 
 struct shipped {
@@ -39,14 +40,15 @@ const char *required_dist_of(const char *name)
 	return NULL;
 }
 
-/* Whether a Requires-Dist marker holds on Windows: none, or one naming Windows / win32 and no extra. */
-static int on_windows(const char *marker)
+int required_marker_on_windows(const char *marker)
 {
+	int r;
 	if (!marker || !*marker)
 		return 1;
 	if (strstr(marker, "extra"))
-		return 0;
-	return strstr(marker, "Windows") != NULL || strstr(marker, "win32") != NULL;
+		return 0; /* an optional feature's requirement: not installed by `pip install torch` */
+	r = req_markers_on_windows(marker);
+	return r == 1 || r == -1; /* -1: holds on Windows for some Python (python_version): still a requirement */
 }
 
 static int ours(const struct torch_run *run, const struct finding *f)
@@ -74,11 +76,11 @@ void required_judge(struct findings *out, const struct torch_run *run, struct vi
 		if (f->rule != RULE_MISSING_DLL || !ours(run, f) || !(dist = required_dist_of(f->leaf)))
 			continue;
 		for (k = 0; k < md.nrequires && !req; k++)
-			if (dist_name_eq(md.requires[k].name, dist) && on_windows(md.requires[k].marker))
+			if (dist_name_eq(md.requires[k].name, dist) && required_marker_on_windows(md.requires[k].marker))
 				req = &md.requires[k];
 		if (!req)
 			continue;
-		if (run->userbase && !run->proc->userbase) {
+		if (run->userbase && !torch_proc_has(run->proc, TORCH_FOLDER_USERBASE)) {
 			userdir = xasprintf("%s\\Library\\bin", run->userbase);
 			inuser = winpath_join(userdir, winpath_basename(f->leaf));
 			if (!view_is_file(v, inuser)) {

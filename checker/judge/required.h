@@ -33,4 +33,13 @@ void required_judge(struct findings *out, const struct torch_run *run, struct vi
 /* The distribution (PEP 503 name) whose wheel ships DLL `name`, among mkl, intel-openmp and tbb; NULL if none. */
 const char *required_dist_of(const char *name);
 
+/*
+ * Whether a Requires-Dist environment marker holds on Windows (PEP 508,
+ * pins/req_markers.h: platform_system == "Windows", sys_platform == "win32",
+ * os_name == "nt" hold; != "Windows", Linux-only markers do not); none holds;
+ * a marker on `extra` does not (pip install torch does not install it); one
+ * that depends only on the Python version holds.
+ */
+int required_marker_on_windows(const char *marker);
+
 #endif

@@ -87,6 +87,15 @@ enum row_dll_state row_dll_min(const struct matrix_dll *d, int aidx, const struc
 	return winver_at_least(have, &d->min.v) ? ROW_DLL_OK : ROW_DLL_TOO_OLD;
 }
 
+int row_dll_older(const struct matrix_row *row, const char *dll, int aidx, const struct winver *have)
+{
+	size_t k;
+	for (k = 0; row && have && k < row->ndlls; k++)
+		if (!str_icmp(row->dlls[k].name, dll) && row_dll_min(&row->dlls[k], aidx, have) == ROW_DLL_TOO_OLD)
+			return 1;
+	return 0;
+}
+
 char *row_dll_unknown_title(const struct matrix_dll *d, const char *torch_version)
 {
 	return xasprintf("%s: version unknown, torch %s needs >= %s", d->name, torch_version, d->min.text);

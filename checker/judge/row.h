@@ -72,6 +72,13 @@ enum row_dll_state {
 /* The copy of d's DLL that will load, of file version `have` (NULL: unknown), against d's min_version. */
 enum row_dll_state row_dll_min(const struct matrix_dll *d, int aidx, const struct winver *have);
 
+/*
+ * applies_when `older` for one DLL: the copy that will load, of file version
+ * `have` (NULL: unknown, which is never older), is below the min_version of
+ * the row's runtime_dlls entry for `dll` on architecture index aidx.
+ */
+int row_dll_older(const struct matrix_row *row, const char *dll, int aidx, const struct winver *have);
+
 /* "msvcp140.dll: version unknown, torch 2.4.0 needs >= 14.40". Caller frees. */
 char *row_dll_unknown_title(const struct matrix_dll *d, const char *torch_version);
 

@@ -206,35 +206,47 @@ static int dirs_have(struct view *v, const struct strlist *dirs, const char *nam
 	return 0;
 }
 
+/* One folder of the procedure's dll_paths, if it exists (a prefix's only when the run knows it). */
+static void add_folder(struct torch_run *run, struct view *v, enum torch_folder f, const char *lib)
+{
+	char *p = NULL;
+	switch (f) {
+	case TORCH_FOLDER_LIB:
+		p = xstrdup(lib);
+		break;
+	case TORCH_FOLDER_PREFIX:
+		if (run->exec_prefix)
+			p = xasprintf("%s\\Library\\bin", run->exec_prefix);
+		break;
+	case TORCH_FOLDER_BASE_PREFIX: /* sys.base_exec_prefix != sys.exec_prefix: a venv */
+		if (run->base_exec_prefix && run->exec_prefix && str_icmp(run->base_exec_prefix, run->exec_prefix))
+			p = xasprintf("%s\\Library\\bin", run->base_exec_prefix);
+		break;
+	case TORCH_FOLDER_USERBASE: /* 2.3.1 and later */
+		if (run->userbase)
+			p = xasprintf("%s\\Library\\bin", run->userbase);
+		break;
+	case TORCH_FOLDER_PREFIX_BIN: /* 2.8.0 and later: sys.exec_prefix\bin */
+		if (run->exec_prefix)
+			p = xasprintf("%s\\bin", run->exec_prefix);
+		break;
+	case TORCH_FOLDER_COUNT:
+		break;
+	}
+	add_if_dir(v, &run->dll_paths, p);
+	free(p);
+}
+
 static void compute_dll_paths(struct torch_run *run, struct view *v)
 {
 	const char *pf = view_getenv(v, "ProgramFiles");
 	char *lib = winpath_join(run->torch_dir, "lib");
-	char *p;
+	size_t i;
 	if (!pf)
 		pf = "C:\\Program Files";
-	add_if_dir(v, &run->dll_paths, lib);
+	for (i = 0; i < run->proc->nfolders && i < TORCH_FOLDER_COUNT; i++)
+		add_folder(run, v, (enum torch_folder)run->proc->folders[i], lib);
 	free(lib);
-	if (run->exec_prefix) {
-		p = xasprintf("%s\\Library\\bin", run->exec_prefix);
-		add_if_dir(v, &run->dll_paths, p);
-		free(p);
-	}
-	if (run->base_exec_prefix && run->exec_prefix && str_icmp(run->base_exec_prefix, run->exec_prefix)) {
-		p = xasprintf("%s\\Library\\bin", run->base_exec_prefix);
-		add_if_dir(v, &run->dll_paths, p);
-		free(p);
-	}
-	if (run->userbase && run->proc->userbase) { /* 2.3.1 and later */
-		p = xasprintf("%s\\Library\\bin", run->userbase);
-		add_if_dir(v, &run->dll_paths, p);
-		free(p);
-	}
-	if (run->exec_prefix && run->proc->prefix_bin) { /* 2.8.0 and later: sys.exec_prefix\bin */
-		p = xasprintf("%s\\bin", run->exec_prefix);
-		add_if_dir(v, &run->dll_paths, p);
-		free(p);
-	}
 	{
 		char *nvtx = NULL, *cuda = NULL;
 		if (run->proc->nvtx && !dirs_have(v, &run->dll_paths, "nvToolsExt64_1.dll", 0)) {
@@ -778,8 +790,8 @@ static void probe_vc_runtime(struct torch_run *run)
 {
 	static const char *const probe[] = { "vcruntime140.dll", "msvcp140.dll", "vcruntime140_1.dll" };
 	/* vcruntime140_1.dll: not on ARM64 from 2.6.0, not for CUDA 9.2 / 10.0 builds before 1.10 */
-	int skip1 = (run->proc->vc1_arm64 && run->machine == PE_MACHINE_ARM64) ||
-		    (run->proc->vc1_old_cuda && run->cuda_version &&
+	int skip1 = (run->proc->vc1 == TORCH_VC1_NOT_ARM64 && run->machine == PE_MACHINE_ARM64) ||
+		    (run->proc->vc1 == TORCH_VC1_NOT_OLD_CUDA && run->cuda_version &&
 		     (!strcmp(run->cuda_version, "9.2") || !strcmp(run->cuda_version, "10.0")));
 	size_t n = skip1 ? 2 : 3, i;
 	for (i = 0; i < n; i++) {
@@ -901,6 +913,16 @@ static uint16_t process_machine(struct torch_run *run, struct view *v, uint16_t 
 	return machine ? machine : PE_MACHINE_AMD64;
 }
 
+/* The release's procedure: the caller's (the matrix's `torch_load` entry), else the built-in one, said. */
+static void choose_procedure(struct torch_run *run, const struct torch_inputs *in)
+{
+	run->proc = &run->proc_value;
+	if (in->procedure && in->procedure(in->procedure_ctx, run->torch_version, &run->proc_value) == 0)
+		return;
+	torch_proc_builtin(&run->proc_value, "the matrix has no `torch_load` entry: followed the built-in procedure "
+					     "of the newest measured releases (every folder, NVTX, vcruntime140_1 not on ARM64)");
+}
+
 int torch_run(struct torch_run **out, struct view *view, const struct torch_inputs *in, struct err *err)
 {
 	struct torch_run *run;
@@ -922,7 +944,7 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 	find_userbase(run, view, in);
 	run->cuda_version = read_version_py(view, run->torch_dir, "cuda");
 	run->torch_version = read_version_py(view, run->torch_dir, "__version__");
-	run->proc = torch_proc_for(run->torch_version, &run->proc_exact);
+	choose_procedure(run, in);
 	run->machine = process_machine(run, view, in->machine);
 	loader_open(&run->ld, view, run->app_dir, run->machine, NULL);
 	if (view_getenv(view, "PATH"))

@@ -25,6 +25,14 @@ struct torch_inputs {
 	 */
 	void (*before_torch)(void *ctx, struct torch_run *run, struct view *v);
 	void *before_ctx;
+	/*
+	 * The procedure of torch `version` (torch.__version__, or NULL when
+	 * unknown): 0 with *out filled, -1 when there is none (the matrix has
+	 * no `torch_load` entry). NULL, or -1: the built-in procedure, with a
+	 * note saying so (torchproc.h).
+	 */
+	int (*procedure)(void *ctx, const char *version, struct torch_proc *out);
+	void *procedure_ctx;
 };
 
 enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON };
@@ -58,8 +66,8 @@ struct torch_run {
 	char *exec_prefix, *base_exec_prefix, *userbase;
 	char *cuda_version;        /* torch.version.cuda, or NULL */
 	char *torch_version;       /* torch.__version__ from torch\version.py, or NULL */
-	const struct torch_proc *proc; /* the release's own procedure followed (torchproc.h) */
-	int proc_exact;            /* the version is one of the measured releases' span (else the nearest row) */
+	const struct torch_proc *proc; /* the release's own procedure followed (torchproc.h): &proc_value */
+	struct torch_proc proc_value;
 	struct strlist dll_paths;  /* torch's add_dll_directory set, in order */
 	int path_patched;          /* the PATH fallback ran */
 	struct torch_vcprobe vc[3];

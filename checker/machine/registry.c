@@ -854,6 +854,45 @@ out:
 /* ---------- values ---------- */
 
 /*
+ * A trailing backslash at the cursor: nothing may follow it on the line, and
+ * the list goes on at the start of the next physical line, which becomes the
+ * cursor's line. 0, or -1 with the error said.
+ */
+static int continue_line(struct parser *ps, struct cur *c, const char *what)
+{
+	char buf[48];
+	const char *line;
+	size_t n;
+	int more;
+	c->i++;
+	if (!at_end(c))
+		return perr(ps, "%s: expected the end of the line after '\\', found \"%s\"", what,
+			    excerpt(c, buf, sizeof(buf)));
+	more = next_line(ps, &line, &n);
+	if (more < 0)
+		return -1;
+	if (!more)
+		return perr(ps, "%s: expected a continuation line after '\\', found the end of the file", what);
+	c->s = line;
+	c->n = n;
+	c->i = 0;
+	return 0;
+}
+
+/* After a hex byte: a ',' (consumed), a '\\' or the end of the line; anything else is an error (-1). */
+static int after_byte(struct parser *ps, struct cur *c, const char *what)
+{
+	char buf[48];
+	skip_ws(c);
+	if (c->i < c->n && c->s[c->i] == ',')
+		c->i++;
+	else if (c->i < c->n && c->s[c->i] != '\\')
+		return perr(ps, "%s: hex data: expected ',' after a byte at column %zu, found \"%s\"", what, c->i + 1,
+			    excerpt(c, buf, sizeof(buf)));
+	return 0;
+}
+
+/*
  * hex bytes "01,02,ff" from the cursor, continuing on the next physical
  * lines after a trailing backslash.
  */
@@ -866,21 +905,8 @@ static int parse_hex_list(struct parser *ps, struct cur *c, const char *what, st
 		if (c->i >= c->n)
 			return 0;
 		if (c->s[c->i] == '\\') {
-			const char *line;
-			size_t n;
-			c->i++;
-			if (!at_end(c))
-				return perr(ps, "%s: expected the end of the line after '\\', found \"%s\"", what,
-					    excerpt(c, buf, sizeof(buf)));
-			int more = next_line(ps, &line, &n);
-			if (more < 0)
+			if (continue_line(ps, c, what))
 				return -1;
-			if (!more)
-				return perr(ps, "%s: expected a continuation line after '\\', found the end of the file",
-					    what);
-			c->s = line;
-			c->n = n;
-			c->i = 0;
 			continue;
 		}
 		if (read_hex(c, 2, &v))
@@ -892,14 +918,8 @@ static int parse_hex_list(struct parser *ps, struct cur *c, const char *what, st
 			strbuf_grow(out, 256);
 		out->buf[out->len++] = (char)v; /* hex lists are most of an export: no call per byte */
 		out->buf[out->len] = '\0';
-		skip_ws(c);
-		if (c->i < c->n && c->s[c->i] == ',') {
-			c->i++;
-			continue;
-		}
-		if (c->i < c->n && c->s[c->i] != '\\')
-			return perr(ps, "%s: hex data: expected ',' after a byte at column %zu, found \"%s\"", what,
-				    c->i + 1, excerpt(c, buf, sizeof(buf)));
+		if (after_byte(ps, c, what))
+			return -1;
 	}
 }
 
@@ -1110,22 +1130,8 @@ static int skip_hex_list(struct parser *ps, struct cur *c, const char *what)
 		if (c->i >= c->n)
 			return 0;
 		if (c->s[c->i] == '\\') {
-			const char *line;
-			size_t n;
-			int more;
-			c->i++;
-			if (!at_end(c))
-				return perr(ps, "%s: expected the end of the line after '\\', found \"%s\"", what,
-					    excerpt(c, buf, sizeof(buf)));
-			more = next_line(ps, &line, &n);
-			if (more < 0)
+			if (continue_line(ps, c, what))
 				return -1;
-			if (!more)
-				return perr(ps, "%s: expected a continuation line after '\\', found the end of the file",
-					    what);
-			c->s = line;
-			c->n = n;
-			c->i = 0;
 			continue;
 		}
 		/* the common "xx," directly: two hex digits and a comma; anything else as parse_hex_list does */
@@ -1149,14 +1155,8 @@ static int skip_hex_list(struct parser *ps, struct cur *c, const char *what)
 		if (bytes >= REG_MAX_DATA)
 			return perr(ps, "%s: longer than %zu bytes", what, REG_MAX_DATA);
 		bytes++;
-		skip_ws(c);
-		if (c->i < c->n && c->s[c->i] == ',') {
-			c->i++;
-			continue;
-		}
-		if (c->i < c->n && c->s[c->i] != '\\')
-			return perr(ps, "%s: hex data: expected ',' after a byte at column %zu, found \"%s\"", what,
-				    c->i + 1, excerpt(c, buf, sizeof(buf)));
+		if (after_byte(ps, c, what))
+			return -1;
 	}
 }
 

@@ -30,6 +30,7 @@
 #include "util/os.h"
 #include "util/text.h"
 #include "util/yamltree.h"
+#include "matrix/matrix_lint.h"
 
 #define YT_MAX_DEPTH 32
 #define YT_MAX_NODES 50000
@@ -37,17 +38,7 @@
 #define YT_MAX_KIDS 1024 /* items of one list, or keys + values of one mapping: bounds the quadratic checks */
 #define OVERLAP_BUDGET 8000000 /* clause evaluations per file (256 two-clause rows need 5M) */
 
-/* Lint context: one file being read. */
-struct lint {
-	const char *file;
-	struct matrix_diags *diags;
-	size_t nerr;
-	struct err *err;
-};
-
-static void lint_error(struct lint *L, unsigned line, unsigned col, const char *fmt, ...) ERR_PRINTF(4, 5);
-
-static void lint_error(struct lint *L, unsigned line, unsigned col, const char *fmt, ...)
+void lint_error(struct lint *L, unsigned line, unsigned col, const char *fmt, ...)
 {
 	char msg[ERR_MSG_MAX];
 	va_list ap;
@@ -98,7 +89,7 @@ static const struct ytree_opts matrix_yaml = {
 
 /* ---- step 3: schema --------------------------------------------------- */
 
-static int is_null(const struct ynode *y)
+int is_null(const struct ynode *y)
 {
 	if (!y)
 		return 1;
@@ -108,7 +99,7 @@ static int is_null(const struct ynode *y)
 	       !strcmp(y->s, "NULL");
 }
 
-static const char *kind_name(const struct ynode *y)
+const char *kind_name(const struct ynode *y)
 {
 	if (is_null(y))
 		return "empty";
@@ -129,7 +120,7 @@ static const char *kind_name(const struct ynode *y)
  * bytes do not count. Exact for plain and quoted one-line scalars without
  * escapes before `off`; block scalars get the scalar's own column.
  */
-static unsigned scalar_col(const struct ynode *y, size_t off)
+unsigned scalar_col(const struct ynode *y, size_t off)
 {
 	size_t i, chars = 0;
 	if (y->quoted == 2)
@@ -146,7 +137,7 @@ static void join_names(struct strbuf *sb, const char *const *names)
 		strbuf_addf(sb, "%s`%s`", i ? ", " : "", names[i]);
 }
 
-static const char *shown(const struct ynode *y, char *buf, size_t n)
+const char *shown(const struct ynode *y, char *buf, size_t n)
 {
 	return printable(y && y->kind == Y_SCALAR ? y->s : "", buf, n);
 }
@@ -155,7 +146,7 @@ static const char *shown(const struct ynode *y, char *buf, size_t n)
  * Checks a mapping's keys against `keys`: keys must be strings, known and
  * unique. Sets bit i of *present for each known key i seen.
  */
-static void map_check(struct lint *L, const struct ynode *map, const char *what, const char *const *keys,
+void map_check(struct lint *L, const struct ynode *map, const char *what, const char *const *keys,
 		      unsigned *present)
 {
 	size_t i, j, k;
@@ -202,7 +193,7 @@ static void map_check(struct lint *L, const struct ynode *map, const char *what,
 	}
 }
 
-static const struct ynode *map_get(const struct ynode *map, const char *key)
+const struct ynode *map_get(const struct ynode *map, const char *key)
 {
 	size_t i;
 	for (i = 0; i + 1 < map->n; i += 2)
@@ -211,7 +202,7 @@ static const struct ynode *map_get(const struct ynode *map, const char *key)
 	return NULL;
 }
 
-static const struct ynode *map_key(const struct ynode *map, const char *key)
+const struct ynode *map_key(const struct ynode *map, const char *key)
 {
 	size_t i;
 	for (i = 0; i + 1 < map->n; i += 2)
@@ -220,7 +211,7 @@ static const struct ynode *map_key(const struct ynode *map, const char *key)
 	return NULL;
 }
 
-static void set_pos(struct matrix_pos *pos, const char *file, const struct ynode *y)
+void set_pos(struct matrix_pos *pos, const char *file, const struct ynode *y)
 {
 	pos->file = file;
 	pos->line = y->line;
@@ -232,7 +223,7 @@ static void set_pos(struct matrix_pos *pos, const char *file, const struct ynode
  * `required`), empty or of another type (always reported). `what` names the
  * place ("row `x`"), `hint` describes the value expected.
  */
-static char *get_str(struct lint *L, const struct ynode *map, const char *key, const char *what, const char *hint,
+char *get_str(struct lint *L, const struct ynode *map, const char *key, const char *what, const char *hint,
 		     int required)
 {
 	const struct ynode *v = map_get(map, key);
@@ -250,7 +241,7 @@ static char *get_str(struct lint *L, const struct ynode *map, const char *key, c
 }
 
 /* A list of strings (or one string, when `one_ok`), appended to out. Returns the node or NULL. */
-static const struct ynode *get_list(struct lint *L, const struct ynode *map, const char *key, const char *hint,
+const struct ynode *get_list(struct lint *L, const struct ynode *map, const char *key, const char *hint,
 				    int one_ok, struct strlist *out)
 {
 	const struct ynode *v = map_get(map, key);
@@ -278,7 +269,7 @@ static const struct ynode *get_list(struct lint *L, const struct ynode *map, con
 }
 
 /* The item node of list `key` that produced out->v[i] (for positions). */
-static const struct ynode *list_item(const struct ynode *list, size_t i)
+const struct ynode *list_item(const struct ynode *list, size_t i)
 {
 	if (!list)
 		return NULL;
@@ -297,7 +288,7 @@ static const struct ynode *list_item(const struct ynode *list, size_t i)
 }
 
 /* One of `names`; returns its index, or -1 (absent, reported if required) / -2 (bad, reported). */
-static int get_enum(struct lint *L, const struct ynode *map, const char *key, const char *what,
+int get_enum(struct lint *L, const struct ynode *map, const char *key, const char *what,
 		    const char *const *names, int required)
 {
 	const struct ynode *v = map_get(map, key);
@@ -334,7 +325,7 @@ static int get_enum(struct lint *L, const struct ynode *map, const char *key, co
 }
 
 /* true/false; -1 absent, -2 bad (reported). */
-static int get_bool(struct lint *L, const struct ynode *map, const char *key)
+int get_bool(struct lint *L, const struct ynode *map, const char *key)
 {
 	const struct ynode *v = map_get(map, key);
 	if (!v)
@@ -367,7 +358,7 @@ static int get_winerror(struct lint *L, const struct ynode *map, const char *key
 	return 0;
 }
 
-static const char *const status_names[] = { "sourced", "inferred", "measured", NULL };
+const char *const status_names[] = { "sourced", "inferred", "measured", NULL };
 static const char *const where_names[] = { "either", "system", "bundled", NULL };
 static const char *const arch_names[] = { "x64", "x86", "arm64", NULL };
 
@@ -474,7 +465,7 @@ static void get_variants(struct lint *L, const struct ynode *map, const struct m
 		lint_error(L, list->line, list->col, "`%s` is an empty list; omit it to match every variant", key);
 }
 
-static void get_sources(struct lint *L, const struct ynode *map, const struct matrix_field *f, struct strlist *out)
+void get_sources(struct lint *L, const struct ynode *map, const struct matrix_field *f, struct strlist *out)
 {
 	const struct ynode *list = get_list(L, map, f->key, f->hint, 1, out);
 	size_t i;
@@ -493,13 +484,14 @@ static void get_sources(struct lint *L, const struct ynode *map, const struct ma
  * FILE a torch wheel name (its version is the torch measured) and HEX the
  * 64-digit sha256 PyPI publishes for it.
  */
-static void get_evidence(struct lint *L, const struct ynode *map, const struct matrix_field *f, struct matrix_row *r)
+void get_evidence(struct lint *L, const struct ynode *map, const struct matrix_field *f, struct strlist *evidence,
+		  struct pep440 *measured_max)
 {
-	const struct ynode *list = get_list(L, map, f->key, f->hint, 1, &r->evidence);
+	const struct ynode *list = get_list(L, map, f->key, f->hint, 1, evidence);
 	size_t i, k;
 	char buf[128];
-	for (i = 0; i < r->evidence.n; i++) {
-		const char *s = r->evidence.v[i], *sp = strchr(s, ' '), *dash;
+	for (i = 0; i < evidence->n; i++) {
+		const char *s = evidence->v[i], *sp = strchr(s, ' '), *dash;
 		const struct ynode *it = list_item(list, i);
 		struct pep440 v;
 		int okhex = sp && !strncmp(sp, " sha256=", 8) && strlen(sp + 8) == 64;
@@ -517,8 +509,8 @@ static void get_evidence(struct lint *L, const struct ynode *map, const struct m
 			if (pep440_parse(&v, ver, NULL) < 0)
 				lint_error(L, it->line, it->col, "evidence `%s`: `%s` is not a version",
 					   shown(it, buf, sizeof(buf)), ver);
-			else if (!r->measured_max.nrelease || pep440_cmp(&v, &r->measured_max) > 0)
-				r->measured_max = v;
+			else if (!measured_max->nrelease || pep440_cmp(&v, measured_max) > 0)
+				*measured_max = v;
 			free(ver);
 		}
 	}
@@ -619,6 +611,10 @@ const struct matrix_field matrix_cuda_fields[MF_CUDA_COUNT] = {
 #define CUDA FIELD_ENTRY
 #include "matrix/schema.def"
 };
+const struct matrix_field matrix_proc_fields[MF_PROC_COUNT] = {
+#define PROC FIELD_ENTRY
+#include "matrix/schema.def"
+};
 
 /* The keys each mapping accepts, NULL-terminated (map_check, did-you-mean); bit i of `present` is key i. */
 static const char *const top_keys[] = {
@@ -658,7 +654,7 @@ static const char *const cuda_keys[] = {
 };
 
 _Static_assert(MF_ROW_COUNT <= 32 && MF_TOP_COUNT <= 32 && MF_DLL_COUNT <= 32 && MF_OPENMP_COUNT <= 32 &&
-		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32 && MF_CUDA_COUNT <= 32,
+		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32 && MF_CUDA_COUNT <= 32 && MF_PROC_COUNT <= 32,
 	       "a mapping's keys are bits of an unsigned `present`");
 
 const struct matrix_map_schema *matrix_schema(enum matrix_map map)
@@ -671,6 +667,7 @@ const struct matrix_map_schema *matrix_schema(enum matrix_map map)
 		{ "a known_issues entry", "rows[].known_issues[]", matrix_issue_fields, MF_ISSUE_COUNT },
 		{ "applies_when", "rows[].known_issues[].applies_when", matrix_when_fields, MF_WHEN_COUNT },
 		{ "a cuda entry", "cuda[]", matrix_cuda_fields, MF_CUDA_COUNT },
+		{ "a torch_load entry", "torch_load[]", matrix_proc_fields, MF_PROC_COUNT },
 	};
 	return map < MATRIX_NMAPS ? &maps[map] : NULL;
 }
@@ -726,6 +723,16 @@ const char *matrix_type_doc(enum matrix_type t)
 		return "a list of cuda entries";
 	case MT_CUDA_RELEASE:
 		return "a CUDA release: MAJOR.MINOR (quoted)";
+	case MT_PROCS:
+		return "a list of torch_load entries";
+	case MT_FOLDERS:
+		return "a list of lib, prefix, base_prefix, userbase, prefix_bin";
+	case MT_VC1:
+		return "always, not-arm64 or not-cuda-9.2-10.0";
+	case MT_ANCHOR:
+		return "__file__ or torch._C";
+	case MT_LINES:
+		return "a mapping of release to \"NAME:LINE,...\"";
 	case MT_NV_DRIVER:
 		return "an NVIDIA driver version: NNN.NN (quoted)";
 	}
@@ -752,7 +759,7 @@ const char *matrix_required_doc(enum matrix_required r)
 }
 
 /* Whether field f must be written (merge: the row says `merge: true`). */
-static int required(const struct matrix_field *f, int merge)
+int required(const struct matrix_field *f, int merge)
 {
 	return f->required == MR_REQUIRED || (f->required == MR_UNLESS_MERGE && !merge);
 }
@@ -814,7 +821,7 @@ static void row_free(struct matrix_row *r)
 }
 
 /* Item i of a list value that must hold mappings; NULL (reported) when it does not. */
-static const struct ynode *list_map(struct lint *L, const struct ynode *list, size_t i, const char *key)
+const struct ynode *list_map(struct lint *L, const struct ynode *list, size_t i, const char *key)
 {
 	const struct ynode *it = list->kid[i];
 	if (it->kind != Y_MAP) {
@@ -825,7 +832,7 @@ static const struct ynode *list_map(struct lint *L, const struct ynode *list, si
 }
 
 /* A list-of-mappings value: the node, or NULL (absent, or reported as the wrong type). */
-static const struct ynode *get_map_list(struct lint *L, const struct ynode *row, const char *key, const char *hint)
+const struct ynode *get_map_list(struct lint *L, const struct ynode *row, const char *key, const char *hint)
 {
 	const struct ynode *v = map_get(row, key);
 	if (!v)
@@ -1226,7 +1233,7 @@ static void row_field(struct entry *x, enum matrix_row_field k)
 				   "%s is `status: sourced` but has no `sources` (links to issues, PRs or docs)", x->what);
 		break;
 	case MF_ROW_EVIDENCE:
-		get_evidence(L, x->m, f, r);
+		get_evidence(L, x->m, f, &r->evidence, &r->measured_max);
 		if (r->status == MATRIX_MEASURED && !r->evidence.n)
 			lint_error(L, x->m->line, x->m->col,
 				   "%s is `status: measured` but has no `evidence` (the wheels measured)", x->what);
@@ -1302,7 +1309,7 @@ static void add_sample(struct pep440 *out, size_t *n, size_t cap, const struct p
 }
 
 /* Boundary versions around each clause's version: where two rows' sets meet, one of these is in both. */
-static void spec_samples(const struct pep440_spec *s, struct pep440 *out, size_t *n, size_t cap)
+void spec_samples(const struct pep440_spec *s, struct pep440 *out, size_t *n, size_t cap)
 {
 	size_t i;
 	for (i = 0; i < s->n; i++) {
@@ -1465,7 +1472,7 @@ static int row_diff(const struct matrix_row *a, const struct matrix_row *b, unsi
 }
 
 /* For messages: a plain release with few parts reads better than 2.4.3.0.1 or 2.4.post1. */
-static int simpler(const struct pep440 *a, const struct pep440 *b)
+int simpler(const struct pep440 *a, const struct pep440 *b)
 {
 	size_t sa = a->nrelease + (pep440_is_prerelease(a) || a->has_post ? 10 : 0);
 	size_t sb = b->nrelease + (pep440_is_prerelease(b) || b->has_post ? 10 : 0);
@@ -1667,6 +1674,8 @@ struct layer {
 	size_t nrows;
 	struct matrix_cuda *cuda;       /* the `cuda` entries read without errors */
 	size_t ncuda;
+	struct matrix_proc *procs;      /* the `torch_load` entries read without errors */
+	size_t nprocs;
 };
 
 /* Steps 1 and 2: bytes and tree. -1 when there is no tree (reported). */
@@ -1754,6 +1763,9 @@ static void cuda_release_entry(struct matrix_cuda *c)
 	free(c->floor_text);
 	strlist_release(&c->dlls);
 	strlist_release(&c->sources);
+	free(c->published_text);
+	pep440_spec_release(&c->published);
+	free(c->cudnn);
 }
 
 /* "12.4": 0 and the numbers, or -1. */
@@ -1817,6 +1829,21 @@ static void cuda_field(struct lint *L, const struct ynode *m, enum matrix_cuda_f
 		get_sources(L, m, f, &c->sources);
 		if (c->status == MATRIX_SOURCED && !c->sources.n)
 			lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources`", what);
+		break;
+	case MF_CUDA_PUBLISHED:
+		c->published_text = get_str(L, m, f->key, what, f->hint, required(f, 0));
+		if (c->published_text && !strcmp(c->published_text, "none")) {
+			c->published_none = 1;
+		} else if (c->published_text) {
+			struct err se;
+			err_clear(&se);
+			if (pep440_spec_parse(&c->published, c->published_text, &se) < 0)
+				lint_error(L, v->line, scalar_col(v, se.code > 0 ? (size_t)se.code - 1 : 0), "%s: %s",
+					   f->key, se.msg);
+		}
+		break;
+	case MF_CUDA_CUDNN:
+		c->cudnn = get_str(L, m, f->key, what, f->hint, required(f, 0));
 		break;
 	case MF_CUDA_COUNT:
 		break;
@@ -1904,6 +1931,7 @@ static int read_top(struct layer *y)
 		read_rows(y, rows_node);
 	}
 	read_cuda(y, root);
+	proc_read_table(&y->L, root, &y->procs, &y->nprocs);
 	return 0;
 }
 
@@ -1970,6 +1998,8 @@ static void apply_layer(struct matrix *m, struct layer *y, const char *name)
 		m->cuda[j] = *c;
 	}
 	y->ncuda = 0; /* moved into m */
+	proc_apply(m, y->procs, y->nprocs, name);
+	y->nprocs = 0; /* moved into m */
 }
 
 /* Diagnostics from d0 on in file order, whatever order the checks ran in (stable insertion sort: few items). */
@@ -2012,6 +2042,9 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	for (i = 0; i < y.ncuda; i++)
 		cuda_release_entry(&y.cuda[i]);
 	free(y.cuda);
+	for (i = 0; i < y.nprocs; i++)
+		proc_release(&y.procs[i]);
+	free(y.procs);
 	strlist_release(&y.remove);
 	ynode_free(y.root);
 	return y.L.nerr ? -1 : 0;
@@ -2046,6 +2079,8 @@ void matrix_init(struct matrix *m)
 	strlist_init(&m->files);
 	m->cuda = NULL;
 	m->ncuda = m->acuda = 0;
+	m->procs = NULL;
+	m->nprocs = m->aprocs = 0;
 }
 
 void matrix_release(struct matrix *m)
@@ -2057,6 +2092,9 @@ void matrix_release(struct matrix *m)
 	for (i = 0; i < m->ncuda; i++)
 		cuda_release_entry(&m->cuda[i]);
 	free(m->cuda);
+	for (i = 0; i < m->nprocs; i++)
+		proc_release(&m->procs[i]);
+	free(m->procs);
 	strlist_release(&m->files);
 	matrix_init(m);
 }

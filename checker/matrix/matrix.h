@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 
+#include "loader/torchproc.h"
 #include "util/err.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -88,6 +89,11 @@ enum matrix_type {
 	MT_CUDAS,       /* the list of cuda entries */
 	MT_CUDA_RELEASE,/* a CUDA release: MAJOR.MINOR */
 	MT_NV_DRIVER,   /* a Windows NVIDIA driver version: NNN.NN */
+	MT_PROCS,       /* the list of torch_load entries */
+	MT_FOLDERS,     /* dll_paths folder words (lib, prefix, base_prefix, userbase, prefix_bin) */
+	MT_VC1,         /* always | not-arm64 | not-cuda-9.2-10.0 */
+	MT_ANCHOR,      /* __file__ | torch._C */
+	MT_LINES,       /* a mapping of release to "NAME:LINE,..." */
 };
 enum matrix_required { MR_REQUIRED, MR_OPTIONAL, MR_UNLESS_MERGE, MR_UNLESS_REMOVE, MR_IF_SOURCED, MR_IF_MEASURED };
 enum matrix_show { MS_NONE, MS_HEAD, MS_BODY, MS_TAIL };
@@ -137,6 +143,11 @@ enum matrix_cuda_field {
 #include "matrix/schema.def"
 	MF_CUDA_COUNT
 };
+enum matrix_proc_field {
+#define PROC(NAME, ...) MF_PROC_##NAME,
+#include "matrix/schema.def"
+	MF_PROC_COUNT
+};
 
 extern const struct matrix_field matrix_top_fields[MF_TOP_COUNT];
 extern const struct matrix_field matrix_row_fields[MF_ROW_COUNT];
@@ -145,10 +156,11 @@ extern const struct matrix_field matrix_openmp_fields[MF_OPENMP_COUNT];
 extern const struct matrix_field matrix_issue_fields[MF_ISSUE_COUNT];
 extern const struct matrix_field matrix_when_fields[MF_WHEN_COUNT];
 extern const struct matrix_field matrix_cuda_fields[MF_CUDA_COUNT];
+extern const struct matrix_field matrix_proc_fields[MF_PROC_COUNT];
 
 /* The mappings, for the docs and tests that walk the whole schema. */
 enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
-		  MATRIX_MAP_CUDA, MATRIX_NMAPS };
+		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_NMAPS };
 struct matrix_map_schema {
 	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
 	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */
@@ -262,6 +274,26 @@ struct matrix_cuda {
 	enum matrix_status status;
 	struct strlist sources;
 	struct matrix_pos pos;
+	char *published_text;      /* the torch releases with a published Windows build, as written, or NULL */
+	struct pep440_spec published;
+	int published_none;        /* `published: none`: PyTorch built no Windows release for it */
+	char *cudnn;               /* or NULL */
+};
+
+/*
+ * One entry of the top-level `torch_load` table: the _load_dll_libraries of
+ * the torch releases `torch` covers (loader/torchproc.h, docs/loader.md §2.1).
+ */
+struct matrix_proc {
+	char *torch_text;
+	struct pep440_spec torch;
+	struct torch_proc proc;      /* folders, nvtx, vc1, anchor (torch, entry, status set; lines per release) */
+	char *add, *fallback, *note; /* or NULL */
+	struct strlist line_releases, line_texts; /* `lines`: release i's "dll_paths:83,..." */
+	enum matrix_status status;
+	struct strlist evidence, sources;
+	struct pep440 first;         /* the oldest release of `lines` (else of the evidence); nrelease 0: none */
+	struct matrix_pos pos, torch_pos;
 };
 
 struct matrix {
@@ -270,7 +302,24 @@ struct matrix {
 	struct strlist files;     /* one name per applied layer */
 	struct matrix_cuda *cuda; /* the effective `cuda` table: one entry per release, later layers win */
 	size_t ncuda, acuda;
+	struct matrix_proc *procs; /* the effective `torch_load` table: a later layer's entry replaces those it overlaps */
+	size_t nprocs, aprocs;
 };
+
+/*
+ * The procedure of torch `version` (torch.__version__; NULL unknown): the
+ * `torch_load` entry whose specifier covers it (exact), else the nearest
+ * entry (the latest one whose first release is not newer than it; the
+ * oldest for a release older than every entry; the newest for an unknown
+ * version), with a note. 0 with *out filled; -1 when the
+ * table is empty (what torch_inputs.procedure answers).
+ */
+int matrix_torch_load(const struct matrix *m, const char *version, struct torch_proc *out);
+
+/* A `torch_load` entry as `matrix show --json` writes it. */
+struct cJSON;
+struct cJSON *matrix_proc_json(const struct matrix_proc *p);
+
 
 /* The `cuda` entry of CUDA major.minor, or NULL. */
 const struct matrix_cuda *matrix_cuda_find(const struct matrix *m, unsigned major, unsigned minor);

@@ -332,6 +332,17 @@ static int windows_rank(int on)
 	return on == 1 ? 2 : on == -1 ? 1 : 0;
 }
 
+/* The target a torch pin makes, before which pin of its file decides is known. */
+static void target_of(const struct pin *p, struct torch_target *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->pin = p;
+	t->file = p->file;
+	t->version = p->version;
+	t->specifier = p->pep440;
+	t->variant = p->variant;
+}
+
 size_t pinset_torch_targets(const struct pinset *ps, struct torch_target **out)
 {
 	size_t i, j, n = 0;
@@ -349,12 +360,7 @@ size_t pinset_torch_targets(const struct pinset *ps, struct torch_target **out)
 			struct torch_target t;
 			if (!pin_is_torch(p))
 				continue;
-			memset(&t, 0, sizeof(t));
-			t.pin = p;
-			t.file = p->file;
-			t.version = p->version;
-			t.specifier = p->pep440;
-			t.variant = p->variant;
+			target_of(p, &t);
 			t.on_windows = req_markers_on_windows(p->markers);
 			if (t.on_windows == -2)
 				t.on_windows = -1;
@@ -477,6 +483,59 @@ static int may_hold(const char *dll, void *ctx)
 	(void)dll;
 	(void)ctx;
 	return 1;
+}
+
+char *pins_shown_version(const char *probe, const struct torch_target *t)
+{
+	struct pep440 v;
+	struct err e;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	if (t->version || pep440_parse(&v, probe, &e) || !pep440_is_prerelease(&v) ||
+	    (t->specifier && strpbrk(t->specifier, "abcdefghijklmnopqrstuvwxyz")))
+		return xstrdup(probe);
+	for (i = 0; i < v.nrelease; i++)
+		strbuf_addf(&sb, "%s%llu", i ? "." : "", (unsigned long long)v.release[i]);
+	return strbuf_detach(&sb);
+}
+
+/* " ID (VERSION; known issues: a, b)" of one probe. */
+static void held_row(struct strbuf *out, const struct pin_probe *pr, const struct torch_target *t, const char *arch)
+{
+	struct strbuf ids = STRBUF_INIT;
+	char *v = pins_shown_version(pr->version, t);
+	pins_row_issues(pr->row, t->variant, arch, &ids);
+	strbuf_addf(out, " %s (%s%s%s)", pr->row ? pr->row->id : "none", v, ids.len ? "; known issues: " : "",
+		    strbuf_str(&ids));
+	strbuf_release(&ids);
+	free(v);
+}
+
+void pins_held_to(struct strbuf *out, const struct matrix *m, const struct pin *p, const char *arch,
+		  const char *lead)
+{
+	struct pin_probes pr = { NULL, 0, 0 };
+	struct torch_target t;
+	struct err e;
+	size_t j;
+	target_of(p, &t);
+	if (pins_target_probes(m, &t, arch, &pr, &e) == 0 && pr.n) {
+		strbuf_adds(out, lead);
+		if (t.version) {
+			strbuf_adds(out, "Windows runners must satisfy matrix row");
+			held_row(out, &pr.v[0], &t, arch);
+		} else {
+			strbuf_adds(out, "Windows runners are judged on matrix row");
+			held_row(out, &pr.v[pr.n - 1], &t, arch);
+			strbuf_adds(out, ", the newest release the range allows");
+			for (j = 0; j + 1 < pr.n; j++) {
+				strbuf_adds(out, j ? "," : "; it also allows");
+				held_row(out, &pr.v[j], &t, arch);
+			}
+		}
+		strbuf_addch(out, '.');
+	}
+	pin_probes_release(&pr);
 }
 
 size_t pins_row_issues(const struct matrix_row *row, const char *variant, const char *arch, struct strbuf *ids)

@@ -116,16 +116,17 @@ struct pin_probes {
 };
 
 /*
- * The seam for `check` ("can the runners take it?"): the matrix rows a
- * Windows runner must satisfy for what a target pins.
+ * The seam for `check` ("can the runners take it?"): the matrix rows what a
+ * target pins can land on.
  *   - An exact version (lock, wheel, ==X) gives its one row (matrix_select
  *     with the target's variant and `arch`).
- *   - A specifier, or no specifier, can land on any version it allows: pip
- *     picks the newest at install time, which a pre-merge gate cannot know.
- *     So every boundary version that either the pin or a matrix row names
+ *   - A specifier, or no specifier, can land on any version it allows. So
+ *     every boundary version that either the pin or a matrix row names
  *     (">=2.4,<2.6" -> 2.4; a row "==2.4.0" -> 2.4.0; ">=2.4.1,<2.7" -> 2.4.1)
  *     and that the pin allows is probed, and each row reached once is
- *     returned: the runner must take all of them.
+ *     returned. pip installs the newest release a range allows, so the last
+ *     probe is the verdict and the older ones only what else can land
+ *     (judge/gate.c, docs/check.md).
  * Probes are in boundary order, rows deduplicated; versions no row covers
  * are returned with row NULL and the reason. -1 (err names the pin's
  * FILE:LINE:COL) when the pinned version or specifier is not PEP 440
@@ -142,6 +143,26 @@ void pin_probes_release(struct pin_probes *p);
  * count as met), appended to `ids` as "a, b". Returns how many.
  */
 size_t pins_row_issues(const struct matrix_row *row, const char *variant, const char *arch, struct strbuf *ids);
+
+/*
+ * The probe version as a person reads it: a row's lower bound such as
+ * ">=2.9.0.dev0" (nightlies included) is probed as 2.9.0.dev0, but pip
+ * installs no pre-release unless the pin asks for one, so a range's
+ * pre-release probe is shown as its release ("2.9.0"). Caller frees.
+ */
+char *pins_shown_version(const char *probe, const struct torch_target *t);
+
+/*
+ * What a Windows runner is held to for torch pin p on `arch`, as the
+ * sentence notes and annotations end with, appended to out after `lead`
+ * (nothing at all when the pin's versions are not PEP 440 or reach no row). An exact pin:
+ * "Windows runners must satisfy matrix row ID (VERSION; known issues: ...)."
+ * A range, as pip resolves it: "Windows runners are judged on matrix row ID
+ * (VERSION), the newest release the range allows; it also allows ID
+ * (VERSION), ...". A version no row covers is named with row "none".
+ */
+void pins_held_to(struct strbuf *out, const struct matrix *m, const struct pin *p, const char *arch,
+		  const char *lead);
 
 /* Whether a wheel platform tag can install on Windows x64 (win_amd64, any). */
 int pin_platform_on_windows(const char *platform_tag);

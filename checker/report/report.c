@@ -334,6 +334,19 @@ static int group_causes(struct report_view *v, struct err *err)
 	return 0;
 }
 
+int report_fix_next(const char **s, const char **alt, size_t *len)
+{
+	static const char sep[] = "; or ";
+	const char *next;
+	if (!*s || !**s)
+		return 0;
+	next = strstr(*s, sep);
+	*alt = *s;
+	*len = next ? (size_t)(next - *s) : strlen(*s);
+	*s = next ? next + sizeof(sep) - 1 : NULL;
+	return 1;
+}
+
 const char *report_why(const cJSON *f)
 {
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(f, "chain");

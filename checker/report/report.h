@@ -161,6 +161,15 @@ const cJSON *report_cause_finding(const struct report_view *v, const struct repo
 const char *report_why(const cJSON *f);
 
 /*
+ * The alternatives of a finding's `fix`, best first, one at a time: a fix
+ * lists them separated by "; or " (docs/report-json.md), and each renderer
+ * shows each on a line of its own. *s is the rest of the fix (NULL or "" at
+ * the end); returns 1 with *alt, *len the next alternative (not
+ * NUL-terminated, possibly empty) and *s moved past it, or 0 when none is left.
+ */
+int report_fix_next(const char **s, const char **alt, size_t *len);
+
+/*
  * The two counts, each under its own name, the same in every form: a
  * PROBLEM is one root cause (report_cause: one annotation, one summary
  * entry, one SARIF result), a FINDING one finding of the document (the

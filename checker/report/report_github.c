@@ -50,22 +50,17 @@ static void line_field(struct strbuf *msg, const char *label, const char *val)
 	text_esc_line(msg, val);
 }
 
-/*
- * The fix, best first: a `fix` lists its alternatives separated by "; or "
- * (docs/report-json.md); each alternative gets a line of its own.
- */
+/* The fix, best first, each alternative on a line of its own (report_fix_next). */
 static void fixes(struct strbuf *msg, const char *fix)
 {
-	static const char sep[] = "; or ";
 	struct strbuf one = STRBUF_INIT;
-	const char *s = fix, *next;
+	const char *s = fix, *alt;
+	size_t len;
 	int first = 1;
-	while (s && *s) {
-		next = strstr(s, sep);
+	while (report_fix_next(&s, &alt, &len)) {
 		strbuf_reset(&one);
-		strbuf_add(&one, s, next ? (size_t)(next - s) : strlen(s));
+		strbuf_add(&one, alt, len);
 		line_field(msg, first ? "Fix:" : "or:", one.buf);
-		s = next ? next + sizeof(sep) - 1 : NULL;
 		first = 0;
 	}
 	strbuf_release(&one);

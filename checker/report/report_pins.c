@@ -153,32 +153,6 @@ void report_pins_text(struct strbuf *out, const struct pins_report *r)
 	put_targets(out, &r->head->ps, r->matrix);
 }
 
-/* "\nWindows runners must satisfy matrix rows: ID (VERSION; known issues: ...) ..." for a head pin. */
-static void notice_rows(struct strbuf *msg, const struct matrix *m, const struct pin *p)
-{
-	struct pin_probes pr = { NULL, 0, 0 };
-	struct torch_target t;
-	struct err e;
-	size_t j;
-	memset(&t, 0, sizeof(t));
-	t.pin = p;
-	t.file = p->file;
-	t.version = p->version;
-	t.specifier = p->pep440;
-	t.variant = p->variant;
-	if (pins_target_probes(m, &t, "x64", &pr, &e) == 0 && pr.n) {
-		strbuf_adds(msg, "\nWindows runners must satisfy matrix rows:");
-		for (j = 0; j < pr.n; j++) {
-			struct strbuf ids = STRBUF_INIT;
-			pins_row_issues(pr.v[j].row, t.variant, "x64", &ids);
-			strbuf_addf(msg, " %s (%s%s%s)", pr.v[j].row ? pr.v[j].row->id : "none", pr.v[j].version,
-				    ids.len ? "; known issues: " : "", strbuf_str(&ids));
-			strbuf_release(&ids);
-		}
-	}
-	pin_probes_release(&pr);
-}
-
 void report_pins_github(struct strbuf *out, const struct pins_report *r)
 {
 	const struct pin_changes *c = r->changes;
@@ -200,7 +174,7 @@ void report_pins_github(struct strbuf *out, const struct pins_report *r)
 		else
 			strbuf_addf(&msg, "%s%s", p->raw, ch->head ? "" : " (removed; it was at this line in the base)");
 		if (ch->head && r->matrix)
-			notice_rows(&msg, r->matrix, p);
+			pins_held_to(&msg, r->matrix, p, "x64", "\n");
 		report_annotation(out, SEV_NOTE, ch->head ? p->file : NULL, ch->head ? (long)p->line : 0,
 				  ch->head ? (long)p->col : 0, title.buf, msg.buf);
 		strbuf_release(&msg);

@@ -180,24 +180,19 @@ static void pre_line(struct strbuf *c, const char *label, const char *val)
 	strbuf_addch(c, '\n');
 }
 
-/*
- * The fix, best first: a `fix` lists its alternatives separated by "; or "
- * (docs/report-json.md); each alternative gets a line of its own.
- */
+/* The fix, best first, each alternative on a line of its own (report_fix_next). */
 static void fixes(struct strbuf *c, const char *fix)
 {
-	static const char sep[] = "; or ";
 	struct strbuf one = STRBUF_INIT;
-	const char *s = fix, *next;
+	const char *s = fix, *alt;
+	size_t len;
 	int first = 1;
-	while (s && *s) {
-		next = strstr(s, sep);
+	while (report_fix_next(&s, &alt, &len)) {
 		strbuf_reset(&one);
-		strbuf_add(&one, s, next ? (size_t)(next - s) : strlen(s));
+		strbuf_add(&one, alt, len);
 		strbuf_adds(c, first ? "**Fix:** " : "**or:** ");
 		report_esc_md(c, one.buf);
 		strbuf_adds(c, "  \n");
-		s = next ? next + sizeof(sep) - 1 : NULL;
 		first = 0;
 	}
 	strbuf_release(&one);
@@ -568,76 +563,108 @@ static void machine(struct sum *s, struct strbuf *c, const cJSON *doc)
 	add(s, c, "machine", 0);
 }
 
+/*
+ * The verdict: the headline, the first problem's title, the two counts and
+ * what was checked, then every install on one line, the failing ones first
+ * (what a reader looks for first).
+ */
+static void verdict(struct sum *s, struct strbuf *c, const struct report_view *v)
+{
+	const cJSON *inst, *t = cJSON_GetObjectItemCaseSensitive(v->doc, "tool");
+	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *pins;
+	size_t i, num = 0;
+
+	if (v->count[SEV_ERROR] && report_load_fails(v))
+		strbuf_adds(c, "### ❌ torch-dll-check: torch will not load\n\n");
+	else if (v->count[SEV_ERROR])
+		strbuf_adds(c, "### ❌ torch-dll-check: torch fails the check\n\n");
+	else if (v->count[SEV_WARNING])
+		strbuf_adds(c, "### ⚠️ torch-dll-check: torch loads, with warnings\n\n");
+	else
+		strbuf_adds(c, "### ✅ torch-dll-check: torch loads\n\n");
+	if (v->n && v->items[0].sev != SEV_NOTE) {
+		strbuf_adds(c, "**");
+		report_esc_md(c, report_str(v->items[0].f, "title"));
+		strbuf_adds(c, "**  \n");
+	}
+	report_count_phrase(c, v);
+	pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins");
+	if (cJSON_IsObject(counts) && report_int(counts, "binaries", -1) >= 0 &&
+	    (report_int(counts, "installs", 0) > 0 || !cJSON_IsObject(pins)))
+		strbuf_addf(c, " · %ld torch binaries checked, %ld fail", report_int(counts, "binaries", 0),
+			    report_int(counts, "binaries_failing", 0));
+	if (cJSON_IsObject(pins)) { /* check --pins: which commit's pins */
+		const char *sha = report_str(cJSON_GetObjectItemCaseSensitive(pins, "head"), "commit");
+		strbuf_adds(c, " · torch pins of ");
+		report_esc_md(c, sha ? sha : "?");
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pins, "judged")))
+			strbuf_adds(c, " (unchanged: not judged)");
+	}
+	if (cJSON_IsObject(t) && report_str(t, "version")) {
+		strbuf_adds(c, " · torch-dll-check ");
+		report_esc_md(c, report_str(t, "version"));
+	}
+	strbuf_adds(c, "\n\n");
+	for (i = 0; i < 2; i++)
+		cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
+			if (report_str(inst, "torch_dir") && install_fails(inst) == !i) {
+				install_line(c, inst, 0);
+				strbuf_adds(c, "  \n");
+				num++;
+			}
+	if (num)
+		strbuf_adds(c, "\n");
+	add(s, c, "verdict", 0);
+}
+
+/*
+ * The causes of severity sev under their heading ("Errors (2)"), one entry
+ * each, numbered on from *num (the numbers run on across severities).
+ */
+static void causes_of(struct sum *s, struct strbuf *c, const struct report_view *v, int sev, size_t *num)
+{
+	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
+	static const char *const section[3] = { "notes", "warnings", "errors" };
+	size_t i;
+	if (!v->ncause[sev])
+		return;
+	strbuf_addf(c, "#### %s (%zu)\n\n", head[sev], v->ncause[sev]);
+	add(s, c, section[sev], 0);
+	for (i = 0; i < v->ncauses; i++)
+		if ((int)v->causes[i].sev == sev) {
+			cause_entry(c, v, &v->causes[i], ++*num);
+			add(s, c, NULL, 1);
+		}
+}
+
+/* What the cut left out, and where the complete result is. */
+static void truncation_note(struct strbuf *out, const struct sum *s)
+{
+	size_t i;
+	strbuf_adds(out, "\n---\n**Summary truncated** at GitHub's 1 MiB job-summary limit; left out:");
+	if (s->dropped_findings)
+		strbuf_addf(out, " %zu problem%s", s->dropped_findings, s->dropped_findings == 1 ? "" : "s");
+	if (s->dropped.n)
+		strbuf_addf(out, "%s the section%s", s->dropped_findings ? " and" : "", s->dropped.n == 1 ? "" : "s");
+	for (i = 0; i < s->dropped.n; i++)
+		strbuf_addf(out, "%s %s", i ? "," : "", s->dropped.v[i]);
+	strbuf_adds(out, ". The complete result is the JSON report (the `report` output).\n");
+}
+
 void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 {
 	struct sum s;
 	struct strbuf c = STRBUF_INIT;
-	const cJSON *inst, *t = cJSON_GetObjectItemCaseSensitive(v->doc, "tool");
-	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(v->doc, "counts"), *pins;
-	static const char *const head[3] = { "Notes", "Warnings", "Errors" };
-	size_t i, num = 0, start = out->len;
-	int sev;
+	const cJSON *inst;
+	size_t num = 0, start = out->len;
 
 	memset(&s, 0, sizeof(s));
 	s.out = out;
 	s.max = start + (max > NOTE_RESERVE * 2 ? max : NOTE_RESERVE * 2);
 
-	/* The verdict. */
-	if (v->count[SEV_ERROR] && report_load_fails(v))
-		strbuf_adds(&c, "### ❌ torch-dll-check: torch will not load\n\n");
-	else if (v->count[SEV_ERROR])
-		strbuf_adds(&c, "### ❌ torch-dll-check: torch fails the check\n\n");
-	else if (v->count[SEV_WARNING])
-		strbuf_adds(&c, "### ⚠️ torch-dll-check: torch loads, with warnings\n\n");
-	else
-		strbuf_adds(&c, "### ✅ torch-dll-check: torch loads\n\n");
-	if (v->n && v->items[0].sev != SEV_NOTE) {
-		strbuf_adds(&c, "**");
-		report_esc_md(&c, report_str(v->items[0].f, "title"));
-		strbuf_adds(&c, "**  \n");
-	}
-	report_count_phrase(&c, v);
-	pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins");
-	if (cJSON_IsObject(counts) && report_int(counts, "binaries", -1) >= 0 &&
-	    (report_int(counts, "installs", 0) > 0 || !cJSON_IsObject(pins)))
-		strbuf_addf(&c, " · %ld torch binaries checked, %ld fail", report_int(counts, "binaries", 0),
-			    report_int(counts, "binaries_failing", 0));
-	if (cJSON_IsObject(pins)) { /* check --pins: which commit's pins */
-		const char *sha = report_str(cJSON_GetObjectItemCaseSensitive(pins, "head"), "commit");
-		strbuf_adds(&c, " · torch pins of ");
-		report_esc_md(&c, sha ? sha : "?");
-		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pins, "judged")))
-			strbuf_adds(&c, " (unchanged: not judged)");
-	}
-	if (cJSON_IsObject(t) && report_str(t, "version")) {
-		strbuf_adds(&c, " · torch-dll-check ");
-		report_esc_md(&c, report_str(t, "version"));
-	}
-	strbuf_adds(&c, "\n\n");
-	/* Every install, one line each, the failing ones first: what a reader looks for first. */
-	for (i = 0; i < 2; i++)
-		cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
-			if (report_str(inst, "torch_dir") && install_fails(inst) == !i) {
-				install_line(&c, inst, 0);
-				strbuf_adds(&c, "  \n");
-				num++;
-			}
-	if (num)
-		strbuf_adds(&c, "\n");
-	num = 0;
-	add(&s, &c, "verdict", 0);
-
-	for (sev = SEV_ERROR; sev >= SEV_WARNING; sev--) {
-		if (!v->ncause[sev])
-			continue;
-		strbuf_addf(&c, "#### %s (%zu)\n\n", head[sev], v->ncause[sev]);
-		add(&s, &c, sev == SEV_ERROR ? "errors" : "warnings", 0);
-		for (i = 0; i < v->ncauses; i++)
-			if ((int)v->causes[i].sev == sev) {
-				cause_entry(&c, v, &v->causes[i], ++num);
-				add(&s, &c, NULL, 1);
-			}
-	}
+	verdict(&s, &c, v);
+	causes_of(&s, &c, v, SEV_ERROR, &num);
+	causes_of(&s, &c, v, SEV_WARNING, &num);
 	/* Failing installs first and in full; the others one line each, folded. */
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
 		if (install_fails(inst))
@@ -646,27 +673,11 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 		if (!install_fails(inst) && report_str(inst, "torch_dir"))
 			install_folded(&s, &c, inst);
 	inventory_of(&s, &c, v->doc);
-	if (v->ncause[SEV_NOTE]) {
-		strbuf_addf(&c, "#### Notes (%zu)\n\n", v->ncause[SEV_NOTE]);
-		add(&s, &c, "notes", 0);
-		for (i = 0; i < v->ncauses; i++)
-			if (v->causes[i].sev == SEV_NOTE) {
-				cause_entry(&c, v, &v->causes[i], ++num);
-				add(&s, &c, NULL, 1);
-			}
-	}
+	causes_of(&s, &c, v, SEV_NOTE, &num);
 	machine(&s, &c, v->doc);
 
-	if (s.full) {
-		strbuf_adds(out, "\n---\n**Summary truncated** at GitHub's 1 MiB job-summary limit; left out:");
-		if (s.dropped_findings)
-			strbuf_addf(out, " %zu problem%s", s.dropped_findings, s.dropped_findings == 1 ? "" : "s");
-		if (s.dropped.n)
-			strbuf_addf(out, "%s the section%s", s.dropped_findings ? " and" : "", s.dropped.n == 1 ? "" : "s");
-		for (i = 0; i < s.dropped.n; i++)
-			strbuf_addf(out, "%s %s", i ? "," : "", s.dropped.v[i]);
-		strbuf_adds(out, ". The complete result is the JSON report (the `report` output).\n");
-	}
+	if (s.full)
+		truncation_note(out, &s);
 	strlist_release(&s.dropped);
 	strbuf_release(&c);
 }

@@ -100,21 +100,16 @@ static void probes(struct strbuf *out, const struct style *st, const cJSON *f, i
 			    hidden == 1 ? "" : "s", st->off);
 }
 
-/*
- * The fix, best first: a `fix` lists its alternatives separated by "; or "
- * (docs/report-json.md), shown one a line.
- */
+/* The fix, best first, one alternative a line (report_fix_next). */
 static void fixes(struct strbuf *out, const struct style *st, const char *fix)
 {
-	static const char sep[] = "; or ";
-	const char *s = fix, *next;
+	const char *s = fix, *alt;
+	size_t len;
 	int first = 1;
-	while (s && *s) {
-		next = strstr(s, sep);
+	while (report_fix_next(&s, &alt, &len)) {
 		strbuf_addf(out, "      %s%-9s%s ", first ? st->bold : st->dim, first ? "fix:" : "or:", st->off);
-		text_esc(out, s, next ? (size_t)(next - s) : strlen(s), TEXT_ESC_WORKFLOW);
+		text_esc(out, alt, len, TEXT_ESC_WORKFLOW);
 		strbuf_addch(out, '\n');
-		s = next ? next + sizeof(sep) - 1 : NULL;
 		first = 0;
 	}
 }

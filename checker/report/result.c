@@ -203,18 +203,27 @@ static void install_verdicts(cJSON *o, const struct torch_run *run, const struct
 	size_t i;
 	cJSON_AddItemToObject(o, "matrix_row", pv && pv->row ? matrix_row_json(pv->row, 0) : cJSON_CreateNull());
 	{
-		/* the release's own _load_dll_libraries that was followed (loader/torchproc.h) */
+		/* the release's own _load_dll_libraries that was followed (loader/torchproc.h, the matrix's torch_load) */
+		const struct torch_proc *p = run->proc;
 		cJSON *pr = cJSON_AddObjectToObject(o, "procedure");
-		unsigned line = torch_proc_line(run->torch_version);
-		cJSON_AddStringToObject(pr, "since", run->proc->since);
-		if (line) {
-			char *src = xasprintf("torch/__init__.py:%u of torch %s", line, run->torch_version);
+		cJSON_AddStringToObject(pr, "torch", p->torch);
+		if (*p->entry)
+			cJSON_AddStringToObject(pr, "entry", p->entry);
+		else
+			cJSON_AddNullToObject(pr, "entry");
+		if (p->line) {
+			char *src = xasprintf("torch/__init__.py:%u of torch %s", p->line,
+					      run->torch_version ? run->torch_version : "?");
 			cJSON_AddStringToObject(pr, "source", src);
 			free(src);
 		} else {
-			cJSON_AddStringToObject(pr, "source", run->proc->source);
+			cJSON_AddNullToObject(pr, "source");
 		}
-		cJSON_AddBoolToObject(pr, "measured", line != 0);
+		if (*p->lines)
+			cJSON_AddStringToObject(pr, "lines", p->lines);
+		cJSON_AddBoolToObject(pr, "measured", p->line != 0);
+		if (*p->note)
+			cJSON_AddStringToObject(pr, "note", p->note);
 	}
 	arr = cJSON_AddArrayToObject(o, "dll_paths");
 	for (i = 0; i < run->dll_paths.n; i++)

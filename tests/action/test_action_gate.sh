@@ -21,14 +21,12 @@
 # shellcheck disable=SC2317 # functions called by name (pr_origin's BASE_FN, HEAD_FN)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=action-gate
 BIN=${TDC_BIN:-./torch-dll-check}
 GIT_BIN=${TDC_GIT_BIN:-./torch-dll-check-git}
 : "${TDC_REPO:=$PWD}"
-tmp=$(mktemp -d)
-trap '[ -n "${TDC_KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 repo=$PWD
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh

@@ -9,11 +9,9 @@
 # TDC_HIVEX, whose hive reader says that builds with libhivex read hives.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=build-deps
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 table=action/build-deps.txt
 
 rows() { awk '!/^#/ && NF' "$table"; }

@@ -12,12 +12,10 @@
 # installs the win_amd64 one whose .exe runs under Wine.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=dist
 repo=$PWD
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 version=$(sed -n 's/^#define TDC_VERSION "\(.*\)"/\1/p' checker/util/tdc.h)
 
 # Two copies of the tracked (and new, unignored) files, as two clones would hold them.

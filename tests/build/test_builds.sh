@@ -5,12 +5,12 @@
 # Windows OS layer (wide-char paths, file mapping, UTF-8 argv) is exercised
 # for real, not only compiled.
 set -u
-. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+. "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=builds
 : "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
 cd "$TDC_REPO" || exit 1
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$tmp
 
 # clang, strict, out of tree (a copy, so the gcc build in build/ is untouched)
 if command -v clang >/dev/null; then

@@ -4,12 +4,12 @@
 # with mingw-w64, x64 and i686, warnings as errors. Keeps os_win32.c honest
 # and the PE reader free of POSIX-isms until the full Windows build exists.
 set -u
-. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+. "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=cross_compile
 : "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
 cd "$TDC_REPO" || exit 1
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$tmp
 mods=(checker/pe/pe.c checker/util/os_win32.c checker/util/os_posix.c checker/util/strbuf.c checker/util/err.c checker/util/utf.c checker/util/text.c checker/util/version.c)
 for cc in x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do
 	if ! command -v "$cc" >/dev/null; then

@@ -4,8 +4,8 @@
 # includes itself back through another (tests/build/layers.py), the README's
 # layer table lists the same folders in the same order, and the Makefile
 # builds every source of every layer (nothing left in a folder it skips).
-# shellcheck source=tests/lib/tap.sh
-. "$TDC_REPO/tests/lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+. "$TDC_REPO/tests/lib/start.sh"
 TEST_NAME=layers
 cd "$TDC_REPO" || exit 1
 python3 tests/build/layers.py checker || TAP_FAILED=1

@@ -41,4 +41,13 @@ for doc in README.md docs/check.md; do
 	done
 	check_eq "$doc shows the demo's report" 1 "$([ "$n" -ge 1 ] && echo 1 || echo 0)"
 done
+
+# `make demo` as the quick start runs it (not a terminal, so the report wraps at
+# 80 columns): its own expectations hold, at that width and at a narrow one
+for cols in "" 40; do
+	COLUMNS=$cols bash "$TDC_REPO/tests/lib/demo.sh" >"$tmp/make-demo.txt" 2>&1
+	rc=$?
+	check_eq "make demo's script passes its own expectations (COLUMNS=${cols:-unset})" 0 "$rc"
+	[ "$rc" -eq 0 ] || tail -5 "$tmp/make-demo.txt" | sed 's/^/#   /'
+done
 tap_done

@@ -8,14 +8,14 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=host-errors
 BIN=${TDC_ASAN_BIN:-$REPO/build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-$REPO/torch-dll-check}
 case $BIN in /*) ;; *) BIN=$REPO/$BIN ;; esac
-tmp=$(mktemp -d)
-trap 'chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2016  # expanded when the script exits
+at_exit 'chmod -R u+rwx "$tmp"'
 chmod 755 "$tmp"
 as_user=()
 if [ "$(id -u)" -eq 0 ]; then

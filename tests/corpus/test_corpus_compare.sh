@@ -9,14 +9,14 @@
 # unless TDC_OFFLINE=1, which skips only the npm part and says so.
 set -u
 TEST_NAME=corpus
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 source "$(dirname "$0")/../lib/fixtures.sh"
 : "${TDC_BIN:=$(dirname "$0")/../../torch-dll-check}"
 here=$(cd "$(dirname "$0")" && pwd)
 PY=/usr/bin/python3
 
-list=$(mktemp)
-trap 'rm -f "$list" "$list.out"' EXIT
+list=$tmp/list
 
 bash "$here/fetch.sh" --files >"$list.out" 2>"$list.err"
 rc=$?

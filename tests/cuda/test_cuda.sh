@@ -18,6 +18,7 @@ B=${TDC_ASAN_BIN:-$TDC_BIN}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-cuda.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 PY='C:\Python311\python.exe'
+TK='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA'
 
 # chk TREE [ARGS...]: check --json of a tree (its registry.reg when it has one).
 chk() {
@@ -50,9 +51,7 @@ have() {
 # ---- no NVIDIA driver: an AMD GPU, or none ----
 for var in cu118 cu121 cu124 cu126 cu128; do
 	t=nodrv-$var
-	opt=()
-	[ "$var" = cu124 ] && opt=(--full)
-	have "$t" "$var" "${opt[@]}" || continue
+	have "$t" "$var" --full || continue
 	cuda_registry "$WORK/$t" "Advanced Micro Devices, Inc.|AMD Radeon RX 7900 XTX|31.0.24033.1003"
 	chk "$t" >"$WORK/$t.json"
 	check_eq "$var, no driver: every torch binary loads (nvcuda.dll is delay-loaded)" \
@@ -67,6 +66,10 @@ for var in cu118 cu121 cu124 cu126 cu128; do
 		"$(jq -r '.findings[0].message | (test("caffe2_nvrtc.dll needs nvcuda.dll") and test("AMD Radeon RX 7900 XTX"))
 			| if . then "yes" else . end' "$WORK/$t.json")"
 	check_eq "$var, no driver: check fails (exit 1)" 1 "$(chk "$t" >/dev/null; echo $?)"
+	check_eq "$var: torch_cuda.dll and every CUDA library in torch\\lib are checked and load" \
+		"$(cd "$WORK/$t/Python311/Lib/site-packages/torch/lib" && find . -maxdepth 1 -iname '*.dll' | wc -l) loads" \
+		"$(jq -r '[.installs[0].binaries[] | select(.path | test("torch_cuda.dll$")) | .outcome] as $tc |
+			"\(.installs[0].binaries | length) \($tc | join(""))"' "$WORK/$t.json")"
 	check_eq "$var, no driver: the inventory says nvcuda.dll is absent and lists the adapter" \
 		'false Advanced Micro Devices, Inc.' \
 		"$(jq -r '"\(.inventory.gpu_driver.nvcuda.present) \(.inventory.gpu_driver.adapters[0].provider)"' "$WORK/$t.json")"
@@ -91,8 +94,6 @@ if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 		"$(gate 'torch==1.5.1+cu101\n' nodrv-cu124 >/dev/null; jq -r '[.findings[] | select(.rule == "cuda-no-driver") | .message | test("fails with \\[WinError 126\\]")] == [true] | if . then "yes" else "no" end' "$WORK/gate.json")"
 fi
 if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
-	check_eq "cu124 (full): the real cuBLAS/cuDNN/... DLLs and torch_cuda.dll are all checked" 25 \
-		"$(jq '.installs[0].binaries | length' "$WORK/nodrv-cu124.json")"
 	# no registry at all: the finding still stands, and says the adapters are unknown
 	rm -f "$WORK/nodrv-cu124/registry.reg"
 	check_eq "cu124, no driver, no registry: cuda-no-driver, adapters unknown" "cuda-no-driver yes" \
@@ -104,7 +105,7 @@ fi
 # variant_of SRC DST: a copy of tree SRC sharing its files (hard links)
 variant_of() { rm -rf "${WORK:?}/$2" && cp -al "$WORK/$1" "$WORK/$2" && rm -f "$WORK/$2/Windows/System32/nvcuda.dll"; }
 # cuda_rules TREE: the cuda-* findings, "rule/severity", sorted
-cuda_rules() { chk "$1" | jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)"] | sort | join(" ")'; }
+cuda_rules() { chk "$@" | jq -r '[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)"] | sort | join(" ")'; }
 nv_adapter() { echo "NVIDIA|NVIDIA GeForce RTX 4090|$(nv_file_version "$1")"; }
 if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 	variant_of nodrv-cu124 drv-new && cuda_driver "$WORK/drv-new" 572.16 && cuda_registry "$WORK/drv-new" "$(nv_adapter 572.16)"
@@ -137,17 +138,118 @@ if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 		"$(cuda_rules drv-notpe) $(chk drv-notpe | jq -r '[.findings[] | select(.rule == "cuda-no-driver") | .title | test("is not a usable NVIDIA driver file")] == [true] | if . then "yes" else "no" end')"
 	# +cu999: a CUDA release the matrix does not know
 	variant_of drv-new cu999 && cuda_driver "$WORK/cu999" 572.16 && 		sed -i 's/+cu124/+cu999/; s/12\.4/99.9/' "$WORK/cu999/Python311/Lib/site-packages/torch/version.py"
-	check_eq "torch 2.5.1+cu999: the unknown CUDA release is a warning, not a pass" "cuda-driver-unverified/warning" \
-		"$(cuda_rules cu999)"
-	check_eq "gate: torch==2.5.1+cu999 is cuda-driver-unverified on the pin" \
-		"cuda-driver-unverified/warning@requirements.txt:1" "$(gate 'torch==2.5.1+cu999\n' cu999)"
+	check_eq "torch 2.5.1+cu999: the unknown CUDA release is a warning, not a pass, and no build PyTorch published" \
+		"cuda-driver-unverified/warning cuda-variant-unpublished/warning" "$(cuda_rules cu999)"
+	check_eq "gate: torch==2.5.1+cu999 is cuda-variant-unpublished (an error: pip finds no such wheel) and unverified on the pin" \
+		"cuda-variant-unpublished/error@requirements.txt:1 cuda-driver-unverified/warning@requirements.txt:1" \
+		"$(gate 'torch==2.5.1+cu999\n' cu999)"
+	# a CUDA release PyTorch built for other torch releases only (matrix `cuda`, `published`)
+	check_eq "gate: torch==2.5.1+cu128 (CUDA 12.8 builds start at torch 2.7) is cuda-variant-unpublished on the pin" \
+		"cuda-variant-unpublished/error@requirements.txt:1" "$(gate 'torch==2.5.1+cu128\n' drv-new)"
+	check_eq "... naming the variants published for 2.5.1 and where 12.8's builds start" "yes" \
+		"$(jq -r '[.findings[] | select(.rule == "cuda-variant-unpublished") | (.message | test("torch 2.5.1 are cu118, cu121, cu124") and test(">=2.7"))] == [true] | if . then "yes" else "no" end' "$WORK/gate.json")"
+	check_eq "gate: the cu128 index URL with torch==2.5.1 is the same unpublished build" \
+		"cuda-variant-unpublished/error@requirements.txt:2" \
+		"$(gate '--index-url https://download.pytorch.org/whl/cu128\ntorch==2.5.1\n' drv-new)"
+	check_eq "gate: torch==2.7.1+cu128 (published) on a runner with driver 572.16 passes" "" \
+		"$(gate 'torch==2.7.1+cu128\n' drv-new)"
+	check_eq "gate: torch==2.7.1+cu128 (published) on a runner without the driver: cuda-no-driver before install" \
+		"cuda-no-driver/error@requirements.txt:1" "$(gate 'torch==2.7.1+cu128\n' nodrv-cu118)"
+	check_eq "gate: torch==1.8.1+cu111 (a release the table does not cover) says nothing of publication" \
+		"" "$(gate 'torch==1.8.1+cu111\n' drv-new | tr ' ' '\n' | grep unpublished)"
+	# an install labelled 2.5.1+cu128 (a local or relabelled build): a warning
+	variant_of drv-new relabel && cuda_driver "$WORK/relabel" 572.16 &&
+		sed -i 's/+cu124/+cu128/; s/12\.4/12.8/' "$WORK/relabel/Python311/Lib/site-packages/torch/version.py"
+	check_eq "an install of torch 2.5.1+cu128 (never published): cuda-variant-unpublished, a warning" \
+		"cuda-variant-unpublished/warning" "$(cuda_rules relabel)"
+	check_eq "gate: torch==2.5.1+cu125 (CUDA 12.5: published: none) is cuda-variant-unpublished, saying no build exists" \
+		"cuda-variant-unpublished/error@requirements.txt:1 yes" \
+		"$(gate 'torch==2.5.1+cu125\n' drv-new) $(jq -r '[.findings[] | select(.rule == "cuda-variant-unpublished") | .message | test("published no Windows build for CUDA 12.5")] == [true] | if . then "yes" else "no" end' "$WORK/gate.json")"
+	# a --matrix layer's 12.8 entry without `published` says nothing of publication (not known)
+	printf 'schema: 1\nrows: []\ncuda:\n  - {cuda: "12.8", driver: "570.65", floor: "525.00", status: inferred}\n' >"$WORK/layer-nopub.yml"
+	check_eq "a --matrix layer's CUDA 12.8 entry without published: the relabelled install is not judged unpublished" "" \
+		"$(cuda_rules relabel --matrix "$WORK/layer-nopub.yml")"
 	check_eq "gate: torch==2.5.1+cu124 on a runner with driver 572.16 passes" "" "$(gate 'torch==2.5.1+cu124\n' drv-new)"
 	check_eq "gate: torch==2.5.1+cu124 on a runner with driver 516.94 warns" \
 		"cuda-driver-too-old/warning@requirements.txt:1" "$(gate 'torch==2.5.1+cu124\n' drv-old)"
 fi
+# ---- the driver and the cuda table as text ----
+if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
+	"$B" inventory --root "$WORK/drv-new" --registry "$WORK/drv-new/registry.reg" >"$WORK/inv-new.txt" 2>&1
+	check_eq "inventory text: nvcuda.dll, its file version, the driver and the NVIDIA adapter" "4" \
+		"$(grep -cE '^  nvcuda.dll  C:\\Windows\\System32\\nvcuda.dll$|^    file version 31\.0\.15\.7216 \(FileVersion string 31\.0\.15\.7216\), NVIDIA Corporation$|^    driver  572\.16$|^    NVIDIA +NVIDIA GeForce RTX 4090 +31\.0\.15\.7216 +572\.16 +HKLM.SYSTEM' "$WORK/inv-new.txt")"
+	"$B" inventory --root "$WORK/nodrv-cu118" --registry "$WORK/nodrv-cu118/registry.reg" >"$WORK/inv-none.txt" 2>&1
+	check_eq "inventory text without the driver: no nvcuda.dll, the AMD adapter listed" "2" \
+		"$(grep -cE '^  nvcuda.dll  no \(System32 has none: no NVIDIA display driver\)$|^    Advanced Micro Devices, Inc\. AMD Radeon RX 7900 XTX +31\.0\.24033\.1003 +- ' "$WORK/inv-none.txt")"
+	"$B" inventory --root "$WORK/drv-lying" >"$WORK/inv-lying.txt" 2>&1
+	check_eq "inventory text of a lying version resource: no driver version, and why" "2" \
+		"$(grep -cE '^    driver  \? \(the version resource gives none\)$|^    why     .*31\.0\.15\.9999' "$WORK/inv-lying.txt")"
+	check_eq "inventory text without a registry: the adapters are not known, said" "1" \
+		"$(grep -c '^  display adapters: no registry to read' "$WORK/inv-lying.txt")"
+fi
+check_eq "matrix lint: a bad \`published\` or \`cudnn\` is an error at its line:col" \
+	"7:49 published|7:67 cudnn|8:50 published|2" \
+	"$("$B" matrix lint "$TDC_REPO/tests/fuzz/corpus/matrix/cuda_published.yml" 2>&1 | sed -n 's/^[^:]*:\([0-9]*:[0-9]*\): `*\([a-z]*\).*/\1 \2/p' | paste -sd'|')|$("$B" matrix lint "$TDC_REPO/tests/fuzz/corpus/matrix/cuda_published.yml" >/dev/null 2>&1; echo $?)"
+"$B" matrix show >"$WORK/show.txt" 2>&1
+check_eq "matrix show text: the cuda table, a line per release with driver, floor, status and where" "yes yes yes yes" \
+	"$(grep -qE '^cuda: [0-9]+ CUDA releases' "$WORK/show.txt" && echo yes) $(grep -qE '^  12\.4 +551\.61 +525\.00 +sourced +<embedded>/matrix/torch\.yml:[0-9]+:[0-9]+$' "$WORK/show.txt" && echo yes) $(grep -qE '^    published  torch >=2\.4,<2\.7, cuDNN 9\.1\.0\.70' "$WORK/show.txt" && echo yes) $(grep -qE '^    dlls       cudart64_12\.dll nvrtc64_120_0\.dll nvrtc-builtins64_124\.dll' "$WORK/show.txt" && echo yes)"
+check_eq "matrix show --json: the cuda table as \`cuda\`, as many entries as the text, rows unchanged" "yes" \
+	"$("$B" matrix show --json | jq -r --argjson n "$(grep -cE '^  [0-9]+\.[0-9]+ +[0-9]' "$WORK/show.txt")" \
+		'(.cuda | length) == $n and (.rows | length) > 0 and ([.cuda[] | select(.cuda == "12.8") | .published] == [">=2.7"]) | if . then "yes" else "no" end')"
+
 if [ -n "${BUILT[nodrv-cu118]:-}" ]; then
 	variant_of nodrv-cu118 cu118-528 && cuda_driver "$WORK/cu118-528" 528.33 && cuda_registry "$WORK/cu118-528" "$(nv_adapter 528.33)"
 	check_eq "cu118 + driver 528.33 (>= 11.8's 520.06): no CUDA finding" "" "$(cuda_rules cu118-528)"
+fi
+
+# ---- a bundled CUDA library missing, quarantined, or served by a CUDA toolkit on PATH (every variant) ----
+# lib_of TREE: its torch\lib; record_drop TREE NAME: NAME's row out of RECORD (an install that never had it)
+lib_of() { echo "$WORK/$1/Python311/Lib/site-packages/torch/lib"; }
+record_drop() {
+	local r
+	r=$(echo "$WORK/$1"/Python311/Lib/site-packages/torch-*.dist-info/RECORD)
+	grep -v "/$2," "$r" >"$r.new" && rm -f "$r" && mv "$r.new" "$r"
+}
+declare -A CUBLASLT=([11]=cublasLt64_11.dll [12]=cublasLt64_12.dll)
+for var in cu118 cu121 cu124 cu126 cu128; do
+	[ -n "${BUILT[nodrv-$var]:-}" ] || continue
+	m=${var:2:2}
+	# missing: an install without cuDNN (its RECORD never listed it)
+	variant_of "nodrv-$var" "miss-$var" && cuda_driver "$WORK/miss-$var" 572.16 && rm "$(lib_of "miss-$var")/cudnn64_9.dll" &&
+		record_drop "miss-$var" cudnn64_9.dll
+	check_eq "$var: cudnn64_9.dll missing: torch_cuda.dll fails with 126 naming it, nothing else" \
+		"torch_cuda.dll missing-dll 126 cudnn64_9.dll|missing-dll" \
+		"$(chk "miss-$var" | jq -r '([.installs[0].binaries[] | select(.outcome != "loads") | "\(.path | split("\\") | last) \(.outcome) \(.winerror) \(.leaf)"] | join(",")) + "|" + ([.findings[] | select(.severity == "error") | .rule] | unique | join(","))')"
+	# quarantined: cuBLASLt deleted after pip installed it (RECORD lists it)
+	variant_of "nodrv-$var" "quar-$var" && cuda_driver "$WORK/quar-$var" 572.16 && rm "$(lib_of "quar-$var")/${CUBLASLT[$m]}"
+	check_eq "$var: ${CUBLASLT[$m]} quarantined: missing-dll on it and deleted-after-install" \
+		"deleted-after-install,missing-dll ${CUBLASLT[$m]}" \
+		"$(chk "quar-$var" | jq -r '([.findings[] | select(.severity == "error") | .rule] | unique | join(",")) + " " + ([.findings[] | select(.rule == "missing-dll") | .leaf] | unique | join(","))')"
+	# served from elsewhere: cudart gone from torch\lib, a copy of the variant's CUDA toolkit first on PATH
+	# (in C:\cuda\vX.Y\bin: torch adds the toolkit's default folder itself, PATH is what serves this one)
+	rel=${var#cu}
+	rel=${rel%?}.${rel: -1}
+	variant_of "nodrv-$var" "tkp-$var" && cuda_driver "$WORK/tkp-$var" 572.16 &&
+		cuda_toolkit "$WORK/tkp-$var" "$rel" "$var" "cuda/v$rel/bin" &&
+		cudart=$(cd "$(lib_of "tkp-$var")" && ls cudart64_*.dll) && rm "$(lib_of "tkp-$var")/$cudart" && record_drop "tkp-$var" "$cudart"
+	chk "tkp-$var" --env "PATH=C:\\cuda\\v$rel\\bin;C:\\Windows\\System32" >"$WORK/tkp-$var.json"
+	check_eq "$var: $cudart only in a CUDA $rel toolkit on PATH: cuda-dll-outside-torch names the toolkit's copy" \
+		"c10_cuda.dll would load $cudart from C:\\cuda\\v$rel\\bin, not from torch\\lib" \
+		"$(jq -r '[.findings[] | select(.rule == "cuda-dll-outside-torch") | .title] | unique | join(",")' "$WORK/tkp-$var.json")"
+	check_eq "$var: ... found through PATH: c10_cuda.dll loads through torch's fallback after 126" "PATH loads-via-path" \
+		"$(jq -r '([.findings[] | select(.rule == "cuda-dll-outside-torch") | .probes[] | select(.result == "found") | .step] | unique | join(",")) + " " + ([.installs[0].binaries[] | select(.path | endswith("c10_cuda.dll")) | .outcome] | join(""))' "$WORK/tkp-$var.json")"
+done
+
+# ---- the CUDA DLL names come from the matrix's `dlls`, not from a prefix ----
+if [ -n "${BUILT[nodrv-cu124]:-}" ]; then
+	# a torch\lib binary importing cudart64_12_shim.dll (a name that only starts like cudart's), found on PATH
+	variant_of drv-new shim && cuda_driver "$WORK/shim" 572.16 && mkdir -p "$WORK/shim/tools" &&
+		_cuda_dll cudart64_12_shim.dll "$WORK/shim/tools/cudart64_12_shim.dll" --export shim_init &&
+		_cuda_dll shim_user.dll "$(lib_of shim)/shim_user.dll" --import cudart64_12_shim.dll:shim_init
+	chk shim --env 'PATH=C:\tools;C:\Windows\System32' >"$WORK/shim.json"
+	check_eq "cudart64_12_shim.dll from PATH is no CUDA library of the matrix: no cuda-dll-outside-torch, loads-via-path" \
+		"loads-via-path" \
+		"$(jq -r '[.findings[] | select(.leaf == "cudart64_12_shim.dll" or (.message | test("cudart64_12_shim"))) | .rule] | unique | join(",")' "$WORK/shim.json")"
 fi
 
 # ---- the adapter's key from a SYSTEM hive (a Windows disk, no reg export) ----
@@ -185,7 +287,6 @@ elif [ -n "${BUILT[nodrv-cu124]:-}" ]; then
 fi
 
 # ---- a CUDA toolkit's copies ----
-TK='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA'
 if [ -n "${BUILT[nodrv-cu124]:-}" ] && [ -n "${BUILT[nodrv-cu121]:-}" ]; then
 	# a complete torch\lib with the 12.1 toolkit first on PATH: torch\lib's copies win (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)
 	variant_of drv-new tk-path && cuda_driver "$WORK/tk-path" 572.16 &&
@@ -215,35 +316,59 @@ fi
 
 # ---- Wine's loader on the same trees (tests/oracle): torch's procedure for
 # real, on NVIDIA's real DLLs (their DllMain runs), every binary's outcome
-# against the checker's. Wine has no nvcuda.dll (W9-nvcuda-builtin in
-# tests/scenarios/compare.py): these are the trees without the driver.
+# against the checker's. Without the driver the prefix has no nvcuda.dll
+# (Debian's Wine has no nvcuda builtin: W9-nvcuda-builtin in
+# tests/scenarios/compare.py); with one, the tree's look-alike nvcuda.dll
+# (its version resource says the driver) is put into the prefix's system32
+# for that run and loaded native (WINEDLLOVERRIDES=nvcuda=n), and taken out
+# again before the next run and when the test exits (the prefix is shared:
+# this happens under its lock, wine_lock).
 source "$TDC_REPO/tests/oracle/wine.sh"
 z() { local p=$1; echo "Z:${p//\//\\}"; }
+# oracle_case LABEL TREE [DLL_DIR...]: Wine's verdicts against the checker's ($WORK/TREE.oracle-check.json).
+# OC_WINEPATH: folders Wine puts on the process's PATH; the tree's System32\nvcuda.dll, if any, goes into
+# the prefix's system32 for the run.
 oracle_case() {
-	local label=$1 t=$2 py=$WORK/$2/Python311 out rc d
+	local label=$1 t=$2 py=$WORK/$2/Python311 out rc d ovr=$WINE_BOOT_OVERRIDES
 	shift 2
+	rm -f "$PFX_NV"
+	if [ -f "$WORK/$t/Windows/System32/nvcuda.dll" ]; then
+		cp "$WORK/$t/Windows/System32/nvcuda.dll" "$PFX_NV"
+		ovr="$ovr;nvcuda=n"
+	fi
 	cp "$ORACLE" "$py/oracle.exe"
 	printf '%s\n' torch --out "$(z "$WORK/$t.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
 		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$t.args"
 	for d in "$@"; do printf '%s\n' --dll-path "$(z "$WORK/$t/$d")" >>"$WORK/$t.args"; done
-	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+	WINEPATH=${OC_WINEPATH:-} WINEDLLOVERRIDES="$ovr" WINEDEBUG=warn+module,+loaddll timeout 300 \
+		bash -c 'source "$1"; shift; [ -n "$WINEPATH" ] || unset WINEPATH; wine_run "$@"' _ \
 		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$t.out" "$WORK/$t.werr" "$py/oracle.exe" "@$(z "$WORK/$t.args")"
 	rc=$?
+	rm -f "$PFX_NV"
 	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$t.jsonl" ]; then
 		not_ok "$label: the oracle hung or died under Wine (status $rc)"
 		tail -3 "$WORK/$t.werr" | sed 's/^/#   /'
-		return
+		return 1
 	fi
 	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/$t.oracle-check.json" "$WORK/$t.jsonl" \
 		"$WORK/$t.werr" 2>&1)
 	check_eq "$label: Wine's loader agrees with the checker on every torch\\lib DLL ($(grep -c '^agree' <<<"$out") agree)" \
 		"" "$(grep -v '^agree' <<<"$out")"
 }
+# wine_loaded TREE BINARY: the modules that entered Wine's process while BINARY loaded, lowercased
+wine_loaded() {
+	jq -r --arg b "$2" 'select(.kind == "dll" and (.path | ascii_downcase | endswith("\\" + $b))) | .loaded[]' \
+		"$WORK/$1.jsonl" | tr '[:upper:]' '[:lower:]'
+}
 if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
 	skip "Wine oracle on the CUDA trees" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
 else
 	wine_lock "$PFX"
+	PFX_NV=$PFX/drive_c/windows/system32/nvcuda.dll
+	trap 'rm -f "$PFX_NV"; rm -rf "$WORK"' EXIT
+	rm -f "$PFX_NV" # a run killed before its trap left one
 	wine_start "$PFX"
+	# no driver
 	for var in cu118 cu121 cu124 cu126 cu128; do
 		[ -n "${BUILT[nodrv-$var]:-}" ] || continue
 		chk "nodrv-$var" >"$WORK/nodrv-$var.oracle-check.json"
@@ -252,13 +377,128 @@ else
 	if [ -n "${BUILT[static-cu101]:-}" ]; then
 		chk static-cu101 >"$WORK/static-cu101.oracle-check.json"
 		oracle_case "Wine, torch 1.5-style static nvcuda.dll import without the driver (126)" static-cu101
+		# the driver, new and old: the static import binds to the look-alike in system32, loaded native
+		for drv in 572.16 516.94; do
+			variant_of static-cu101 "static-$drv" && cuda_driver "$WORK/static-$drv" "$drv" &&
+				cuda_registry "$WORK/static-$drv" "$(nv_adapter "$drv")"
+			chk "static-$drv" >"$WORK/static-$drv.oracle-check.json"
+			if oracle_case "Wine, static nvcuda.dll import with driver $drv in system32" "static-$drv"; then
+				check_eq "Wine, driver $drv: caffe2_nvrtc.dll bound the native system32\\nvcuda.dll (nvcuda=n), as the checker says" \
+					"c:\\windows\\system32\\nvcuda.dll native C:\\Windows\\System32\\nvcuda.dll" \
+					"$(wine_loaded "static-$drv" caffe2_nvrtc.dll | grep 'nvcuda.dll$') $(grep -io 'Loaded L"C:\\\\windows\\\\system32\\\\nvcuda.dll" at [0-9a-f]*: [a-z]*' "$WORK/static-$drv.werr" | awk '{print $NF}' | head -1) $(jq -r '.inventory.gpu_driver.nvcuda.path' "$WORK/static-$drv.oracle-check.json")"
+			fi
+		done
+		check_eq "... and the checker warns on the old driver only (CUDA 11.8 needs >= 520.06)" "|cuda-driver-too-old" \
+			"$(jq -r '[.findings[] | select(.rule | startswith("cuda-")) | .rule] | join(",")' "$WORK/static-572.16.oracle-check.json")|$(jq -r '[.findings[] | select(.rule | startswith("cuda-")) | .rule] | join(",")' "$WORK/static-516.94.oracle-check.json")"
 	fi
+	# with the driver: new and old, on the full trees
+	for var in cu124 cu128; do
+		[ -n "${BUILT[nodrv-$var]:-}" ] || continue
+		for drv in 572.16 516.94; do
+			variant_of "nodrv-$var" "wdrv-$var-$drv" && cuda_driver "$WORK/wdrv-$var-$drv" "$drv" &&
+				cuda_registry "$WORK/wdrv-$var-$drv" "$(nv_adapter "$drv")"
+			chk "wdrv-$var-$drv" >"$WORK/wdrv-$var-$drv.oracle-check.json"
+			oracle_case "Wine, $var with driver $drv (nvcuda.dll in system32)" "wdrv-$var-$drv"
+		done
+	done
+	# a CUDA toolkit on PATH whose cudart wins (torch\lib lacks it): the copy the finding names is the one Wine loads
+	for var in cu118 cu124 cu128; do
+		[ -d "$WORK/tkp-$var" ] || continue
+		rel=${var#cu}
+		rel=${rel%?}.${rel: -1}
+		cudart=$(jq -r '[.findings[] | select(.rule == "cuda-dll-outside-torch") | .leaf] | first // ""' "$WORK/tkp-$var.json")
+		cp "$WORK/tkp-$var.json" "$WORK/tkp-$var.oracle-check.json"
+		bin=$(z "$WORK/tkp-$var/cuda/v$rel/bin")
+		if OC_WINEPATH=$bin oracle_case "Wine, $var: a CUDA $rel toolkit on PATH serves $cudart" "tkp-$var"; then
+			want=$(printf '%s\\%s' "$bin" "$cudart" | tr '[:upper:]' '[:lower:]')
+			check_eq "Wine, $var: c10_cuda.dll's $cudart came from the toolkit on PATH, the copy cuda-dll-outside-torch names" \
+				"$want" "$(wine_loaded "tkp-$var" c10_cuda.dll | grep -F "$want")"
+		fi
+	done
 	if [ -d "$WORK/tk-cudart" ]; then
 		chk tk-cudart --env "CUDA_PATH_V12_4=$TK\\v12.4" >"$WORK/tk-cudart.oracle-check.json"
 		oracle_case "Wine, cudart64_12.dll only in the CUDA 12.4 toolkit that torch adds" tk-cudart \
 			"Program Files/NVIDIA GPU Computing Toolkit/CUDA/v12.4/bin"
 	fi
 	wine_stop "$PFX"
+fi
+
+
+# ---- the live path: torch-dll-check.exe (the Windows build, mingw) under Wine reads the display
+# adapters' keys through the Win32 registry API and System32\nvcuda.dll through the OS: Wine's
+# registry and Wine's system32, not Windows'. The same data as the reg export the offline trees
+# use, imported into a private prefix (wine reg import). Wine rewrites the Display class when a
+# session starts (its own "Wine Adapter" in 0000, other adapters removed), so the keys are
+# imported in the session the program then runs in, and system.reg (written when that session
+# ends) is read offline too: live, Wine's system.reg and the reg export must give the same facts.
+source "$TDC_REPO/tests/lib/win_exe.sh"
+# gpu_prefix DIR: a bare prefix, made once (wineboot), cached (_wine_env: tests/oracle/wine.sh)
+# shellcheck disable=SC2030,SC2031  # the Wine environment is the subshell's own
+gpu_prefix() {
+	(
+		_wine_env "$1"
+		export WINEDEBUG=-all WINEDLLOVERRIDES=$WINE_BOOT_OVERRIDES
+		wine wineboot -i >"$1.log" 2>&1 && wineserver -w >>"$1.log" 2>&1
+	) && [ -f "$1/drive_c/windows/system32/kernel32.dll" ]
+}
+# live_inventory PFX OUT REGFILE: imports REGFILE and runs the .exe's inventory --json, in one session
+# shellcheck disable=SC2030,SC2031
+live_inventory() {
+	(
+		_wine_env "$1"
+		export WINEDEBUG=-all WINEDLLOVERRIDES=$WINE_BOOT_OVERRIDES
+		cp "$3" "$1/drive_c/tdc-display.reg" || exit 1
+		wineserver -p30
+		wine reg import 'C:\tdc-display.reg' >>"$1.log" 2>&1 || { wineserver -k; exit 1; }
+		wine "$EXE" inventory --json >"$2" 2>"$2.err"
+		rc=$?
+		wineserver -k 2>/dev/null
+		wineserver -w 2>/dev/null
+		exit "$rc"
+	)
+}
+GPU_SEL='.inventory.gpu_driver | {nvcuda: (.nvcuda | {present, error, file_version, driver_version, company}),
+	registry_read, adapters: [.adapters[] | {key, provider, description, driver_version_raw, nvidia_driver}]}'
+if [ -z "${BUILT[nodrv-cu124]:-}" ]; then
+	:
+elif ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+	skip "the live registry path under Wine" "wine or mingw-w64 is not installed (.ci/deps installs them)"
+elif ! EXE=$(win_exe "$WORK"); then
+	not_ok "could not cross-build torch-dll-check.exe"
+	tail -5 "$WORK/xbuild.log" "$WORK/xdeps.log" 2>/dev/null | sed 's/^/#   /'
+else
+	gkey=$( { wine --version; declare -f gpu_prefix; } | sha256sum | cut -c1-16)
+	gdir=$TDC_CACHE/wine-gpu/$gkey
+	mkdir -p "$gdir"
+	exec 8>"$gdir/.lock"
+	flock 8 # runs in other worktrees share the prefix
+	if [ ! -f "$gdir/done" ]; then
+		rm -rf "$gdir/pfx"
+		gpu_prefix "$gdir/pfx" && touch "$gdir/done"
+	fi
+	if [ ! -f "$gdir/done" ]; then
+		not_ok "could not make the Wine prefix for the live registry path (log: $gdir/pfx.log)"
+	else
+		gp=$gdir/pfx
+		mkdir -p "$WORK/live"
+		cuda_registry "$WORK/live" "$(nv_adapter 572.16)" "Advanced Micro Devices, Inc.|AMD Radeon RX 7900 XTX|31.0.24033.1003"
+		cp "$WORK/drv-new/Windows/System32/nvcuda.dll" "$gp/drive_c/windows/system32/nvcuda.dll"
+		live_inventory "$gp" "$WORK/live.json" "$WORK/live/registry.reg"
+		check_eq "live (the .exe under Wine): inventory exits 0" 0 "$?"
+		jq -S "$GPU_SEL" "$WORK/live.json" >"$WORK/live.sel" 2>&1
+		"$B" inventory --root "$gp/drive_c" --json 2>&1 | jq -S "$GPU_SEL" >"$WORK/sysreg.sel" 2>&1
+		"$B" inventory --root "$gp/drive_c" --registry "$WORK/live/registry.reg" --json 2>&1 | jq -S "$GPU_SEL" >"$WORK/export.sel" 2>&1
+		check_eq "live: nvcuda.dll 31.0.15.7216 = driver 572.16, the NVIDIA and the AMD adapter from Wine's registry" \
+			"true 31.0.15.7216 572.16 NVIDIA 572.16 Advanced Micro Devices, Inc. null" \
+			"$(jq -r '"\(.nvcuda.present) \(.nvcuda.file_version) \(.nvcuda.driver_version) \(.adapters[0].provider) \(.adapters[0].nvidia_driver) \(.adapters[1].provider) \(.adapters[1].nvidia_driver)"' "$WORK/live.sel")"
+		check_eq "live registry API = Wine's system.reg read offline (gpu_driver)" "$(cat "$WORK/sysreg.sel")" "$(cat "$WORK/live.sel")"
+		check_eq "live registry API = the reg export of the same keys (gpu_driver)" "$(cat "$WORK/export.sel")" "$(cat "$WORK/live.sel")"
+		rm -f "$gp/drive_c/windows/system32/nvcuda.dll"
+		live_inventory "$gp" "$WORK/live-none.json" "$WORK/live/registry.reg"
+		check_eq "live, nvcuda.dll removed from Wine's system32: absent, the adapters still read" "false 2" \
+			"$(jq -r '.inventory.gpu_driver | "\(.nvcuda.present) \(.adapters | length)"' "$WORK/live-none.json")"
+	fi
+	exec 8>&-
 fi
 
 tap_done

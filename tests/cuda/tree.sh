@@ -15,9 +15,9 @@
 #                     caffe2/CMakeLists.txt since pytorch#37811 (torch 1.6),
 #                     a static import before it (--static-nvcuda)
 #   torch_cuda.dll    c10, c10_cuda, torch_cpu, cudart, cuBLAS(Lt), cuFFT,
-#                     cuRAND, cuSPARSE, cuSOLVER, cuDNN (only with --full:
-#                     those libraries are ~2.5 GB unpacked, fetched for one
-#                     CUDA release)
+#                     cuRAND, cuSPARSE, cuSOLVER, cuDNN (with --full: those
+#                     libraries are 1.5-2.5 GB unpacked per CUDA release, the
+#                     NVIDIA wheels of CUDA_FULL; every tree of test_cuda has them)
 #
 #   cuda_tree DIR VARIANT [--full] [--static-nvcuda] [--torch VERSION]
 #                     C:\ in DIR: System32 = Wine's PE builtins (no nvcuda.dll:
@@ -32,9 +32,10 @@
 #                     DIR/registry.reg
 #   cuda_registry DIR [ADAPTER...]   DIR/registry.reg: the VC++ 14.44 x64 redistributable
 #                     and display adapters "PROVIDER|DESC|DRIVERVERSION"
-#   cuda_toolkit DIR CUDA VARIANT    a CUDA toolkit X.Y in C:\Program Files\NVIDIA GPU
-#                     Computing Toolkit\CUDA\vX.Y\bin holding VARIANT's real
-#                     cudart/nvrtc, for --env PATH / CUDA_PATH_VX_Y
+#   cuda_toolkit DIR CUDA VARIANT [BIN]  a CUDA toolkit X.Y in C:\Program Files\NVIDIA GPU
+#                     Computing Toolkit\CUDA\vX.Y\bin (torch adds that folder itself
+#                     when it exists) or in BIN (a folder of DIR) holding VARIANT's
+#                     real cudart/nvrtc, for --env PATH / CUDA_PATH_VX_Y
 #
 # Trees are built in the test's temporary folder; the NVIDIA wheels are
 # unpacked once into $TDC_CACHE/nvidia/<wheel sha256>/ and hard-linked.
@@ -51,8 +52,29 @@ declare -gA CUDA_NVRTC=([cu118]="nvidia-cuda-nvrtc-cu11 11.8.89" [cu121]="nvidia
 	[cu128]="nvidia-cuda-nvrtc-cu12 12.8.93")
 # torch releases built for each (download.pytorch.org's index lists them)
 declare -gA CUDA_TORCH=([cu118]=2.4.1 [cu121]=2.4.1 [cu124]=2.5.1 [cu126]=2.7.1 [cu128]=2.8.0)
-CUDA_FULL_124="nvidia-cublas-cu12:12.4.5.8 nvidia-cufft-cu12:11.2.1.3 nvidia-curand-cu12:10.3.5.147
+# The rest of torch_cuda.dll's CUDA libraries (cuBLAS(Lt), cuFFT, cuRAND, cuSOLVER, cuSPARSE, nvJitLink,
+# cuDNN): the versions we take the Linux wheels of CUDA_TORCH[variant] to pin in their METADATA
+# (not re-read from them here), as win_amd64 wheels
+declare -gA CUDA_FULL=(
+	[cu118]="nvidia-cublas-cu11:11.11.3.6 nvidia-cufft-cu11:10.9.0.58 nvidia-curand-cu11:10.3.0.86
+nvidia-cusolver-cu11:11.4.1.48 nvidia-cusparse-cu11:11.7.5.86 nvidia-cudnn-cu11:9.1.0.70"
+	[cu121]="nvidia-cublas-cu12:12.1.3.1 nvidia-cufft-cu12:11.0.2.54 nvidia-curand-cu12:10.3.2.106
+nvidia-cusolver-cu12:11.4.5.107 nvidia-cusparse-cu12:12.1.0.106 nvidia-nvjitlink-cu12:12.1.105 nvidia-cudnn-cu12:9.1.0.70"
+	[cu124]="nvidia-cublas-cu12:12.4.5.8 nvidia-cufft-cu12:11.2.1.3 nvidia-curand-cu12:10.3.5.147
 nvidia-cusolver-cu12:11.6.1.9 nvidia-cusparse-cu12:12.3.1.170 nvidia-nvjitlink-cu12:12.4.127 nvidia-cudnn-cu12:9.1.0.70"
+	[cu126]="nvidia-cublas-cu12:12.6.4.1 nvidia-cufft-cu12:11.3.0.4 nvidia-curand-cu12:10.3.7.77
+nvidia-cusolver-cu12:11.7.1.2 nvidia-cusparse-cu12:12.5.4.2 nvidia-nvjitlink-cu12:12.6.85 nvidia-cudnn-cu12:9.5.1.17"
+	[cu128]="nvidia-cublas-cu12:12.8.4.1 nvidia-cufft-cu12:11.3.3.83 nvidia-curand-cu12:10.3.9.90
+nvidia-cusolver-cu12:11.7.3.90 nvidia-cusparse-cu12:12.5.8.93 nvidia-nvjitlink-cu12:12.8.93 nvidia-cudnn-cu12:9.10.2.21")
+# torch_cuda.dll's CUDA imports per CUDA major release (docs/cuda.md, "Which of torch's own binaries
+# import which"): the names carry each library's own major version
+declare -gA CUDA_TORCH_CUDA_IMPORTS=(
+	[11]="cublas64_11.dll:cublasCreate_v2,cublasGemmEx cublasLt64_11.dll:cublasLtCreate,cublasLtMatmul
+cufft64_10.dll:cufftXtMakePlanMany curand64_10.dll:curandCreateGenerator cusparse64_11.dll:cusparseCreate,cusparseSpMM
+cusolver64_11.dll:cusolverDnCreate cudnn64_9.dll:cudnnCreate,cudnnGetVersion"
+	[12]="cublas64_12.dll:cublasCreate_v2,cublasGemmEx cublasLt64_12.dll:cublasLtCreate,cublasLtMatmul
+cufft64_11.dll:cufftXtMakePlanMany curand64_10.dll:curandCreateGenerator cusparse64_12.dll:cusparseCreate,cusparseSpMM
+cusolver64_11.dll:cusolverDnCreate cudnn64_9.dll:cudnnCreate,cudnnGetVersion")
 
 # The driver API caffe2_nvrtc.dll imports (aten/src/ATen/cuda/nvrtc_stub/ATenNVRTC.h,
 # AT_FORALL_NVRTC for CUDA >= 11.1; cuda.h maps cuLinkCreate/cuLinkAddData to _v2).
@@ -146,18 +168,16 @@ cuda_tree() {
 	_cuda_dll "caffe2_nvrtc.dll-$nvrtc-$static" "$lib/caffe2_nvrtc.dll" --name caffe2_nvrtc.dll --toolchain llvm --msvc \
 		--export load_nvrtc --import "$nvrtc:$CUDA_NVRTC_API" "${nv[@]}" || return 1
 	if [ "$full" = 1 ]; then
-		local pv
-		for pv in $CUDA_FULL_124; do
+		local pv imp=()
+		for pv in ${CUDA_FULL[$var]}; do
 			_nv_link "${pv%%:*}" "${pv##*:}" "$lib" || return $?
 		done
-		rm -f "$lib/nvblas64_12.dll" # copy.bat copies cublas*64_*.dll: not nvblas
-		_cuda_dll "torch_cuda.dll-$cudart" "$lib/torch_cuda.dll" --name torch_cuda.dll --msvc \
+		rm -f "$lib"/nvblas64_*.dll # copy.bat copies cublas*64_*.dll: not nvblas
+		for pv in ${CUDA_TORCH_CUDA_IMPORTS[${var:2:2}]}; do imp+=(--import "$pv"); done
+		_cuda_dll "torch_cuda.dll-$var" "$lib/torch_cuda.dll" --name torch_cuda.dll --msvc \
 			--export '?torch_cuda_init@at@@YAXXZ' --import 'c10.dll:?Error@c10@@QEAA@XZ' \
 			--import 'c10_cuda.dll:?device_count@cuda@c10@@YAEXZ' --import 'torch_cpu.dll:?torch_cpu_init@at@@YAXXZ' \
-			--import "$cudart:cudaMemcpyAsync,cudaGetDevice" --import cublas64_12.dll:cublasCreate_v2,cublasGemmEx \
-			--import cublasLt64_12.dll:cublasLtCreate,cublasLtMatmul --import cufft64_11.dll:cufftXtMakePlanMany \
-			--import curand64_10.dll:curandCreateGenerator --import cusparse64_12.dll:cusparseCreate,cusparseSpMM \
-			--import cusolver64_11.dll:cusolverDnCreate --import cudnn64_9.dll:cudnnCreate,cudnnGetVersion || return 1
+			--import "$cudart:cudaMemcpyAsync,cudaGetDevice" "${imp[@]}" || return 1
 	fi
 	local cuda=${var#cu}
 	cuda=${cuda%?}.${cuda: -1}
@@ -233,7 +253,7 @@ cuda_driver() {
 
 cuda_toolkit() {
 	local d=$1 ver=$2 var=$3 bin
-	bin="$d/Program Files/NVIDIA GPU Computing Toolkit/CUDA/v$ver/bin"
+	bin="$d/${4:-Program Files/NVIDIA GPU Computing Toolkit/CUDA/v$ver/bin}"
 	# shellcheck disable=SC2086
 	_nv_link ${CUDA_RT[$var]} "$bin" || return $?
 	# shellcheck disable=SC2086

@@ -10,13 +10,11 @@
 # sharing is read whole (the generator is right).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=hive-cells
 BIN=${TDC_BIN:-./torch-dll-check}
 ABIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 if ! "$BIN" inventory --help 2>&1 | grep -q 'regf hive'; then
 	skip "hives with shared cells" "this build reads no hives"
 	tap_done

@@ -11,12 +11,10 @@
 # the prefix itself, peak memory within 4 MiB of `--version`.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=prefix_cost
 BIN=${TDC_BIN:-./torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/oracle/wine.sh
 if ! source tests/oracle/wine.sh 2>/dev/null || ! wp=$(wine_prefix_ensure) || [ ! -f "$wp/system.reg" ]; then
 	skip "a Wine prefix's registry" "no Wine prefix (wine is not installed, or wineboot failed)"

@@ -6,8 +6,8 @@
 # machine and file version is compared with pefile, an independent reader.
 # edge-js's win32/arm64 folder really holds i386 copies: an arm64 tree built
 # from it must report x86, not believe the folder name.
-# shellcheck source=tests/lib/tap.sh
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=inventory-real-runtimes
 set -u
 bin=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
@@ -28,8 +28,7 @@ fi
 ms=$edge/package/lib/native/win32
 winedir=$wine/x86_64-linux-gnu/wine/x86_64-windows
 
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+t=$tmp
 root=$t/root
 mkdir -p "$root/Windows/System32" "$root/Windows/SysWOW64" "$root/Python311/Lib/site-packages/torch/lib" "$root/arm/Windows/System32"
 for f in vcruntime140 msvcp140 concrt140 vccorlib140; do

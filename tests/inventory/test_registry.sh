@@ -9,8 +9,8 @@
 # version and this script's setup steps. system.reg is written by
 # wineserver when it exits: `wineserver -w` waits for that (it exits a few
 # seconds after the last Wine process), so the file is complete afterwards.
-# shellcheck source=tests/lib/tap.sh
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=inventory-registry
 set -u
 
@@ -88,8 +88,7 @@ if [ ! -f "$cache/done" ]; then
 fi
 ok "Wine prefix with VC++ runtime keys (cached at $cache)"
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$tmp
 
 # The table rows (arch, installed, version, as stored, view, key) and notes, without the header
 rows() { grep -E '^  (x64|x86|arm64) |^ +note:' "$1"; }
@@ -187,40 +186,11 @@ check_status "the x86 key is absent from the 64-bit view (exit 1)" 1 \
 # prefix, reads the registry through the Win32 API (RegGetValueW with
 # KEY_WOW64_64KEY / KEY_WOW64_32KEY) and System32 through Wine. It must agree
 # with the offline readers: the registry file parsers against Wine's own registry code.
-win_exe() { # prints the path of a cached torch-dll-check.exe, building it when needed
-	local prefix key dir
-	prefix=$(find "$TDC_CACHE/mingw-deps" -path '*/prefix/lib/libcjson.a' 2>/dev/null | head -1)
-	if [ -z "$prefix" ]; then
-		# builds the static libyaml/cJSON once (its own final link may fail: we link below)
-		bash "$TDC_REPO/tests/lib/cross-build.sh" >"$out/xdeps.log" 2>&1
-		prefix=$(find "$TDC_CACHE/mingw-deps" -path '*/prefix/lib/libcjson.a' 2>/dev/null | head -1)
-	fi
-	[ -n "$prefix" ] || return 1
-	prefix=${prefix%/lib/libcjson.a}
-	key=$( { find "$TDC_REPO/checker" -type f | LC_ALL=C sort | xargs cat; cat "$TDC_REPO/matrix/torch.yml";
-		cat "$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } |
-		sha256sum | cut -c1-16)
-	dir=$TDC_CACHE/inventory-win/$key
-	if [ ! -f "$dir/torch-dll-check.exe" ]; then
-		mkdir -p "$dir"
-		{ sh "$TDC_REPO/checker/matrix/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" &&
-			sh "$TDC_REPO/checker/matrix/embed.sh" matrix_pairs_text \
-				"$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; } >"$dir/matrix_embed.c" || return 1
-		local srcs=() f
-		while IFS= read -r f; do
-			case "$f" in */checker/git/* | */checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
-		done < <(find "$TDC_REPO/checker" -name '*.c' | LC_ALL=C sort)
-		x86_64-w64-mingw32-gcc -std=c11 -O1 -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
-			-I"$TDC_REPO/checker" -I"$prefix/include" -I"$prefix/include/cjson" \
-			-o "$dir/tmp.exe" "${srcs[@]}" "$dir/matrix_embed.c" \
-			-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32 >"$out/xbuild.log" 2>&1 || return 1
-		mv "$dir/tmp.exe" "$dir/torch-dll-check.exe"
-	fi
-	echo "$dir/torch-dll-check.exe"
-}
+# shellcheck source=tests/lib/win_exe.sh
+source "$TDC_REPO/tests/lib/win_exe.sh"
 if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
 	skip "live registry" "mingw-w64 is not installed: NOT compared"
-elif ! exe=$(win_exe); then
+elif ! exe=$(win_exe "$out"); then
 	not_ok "could not cross-build torch-dll-check.exe"
 	tail -20 "$out/xbuild.log" "$out/xdeps.log" 2>/dev/null | sed 's/^/#   /'
 else

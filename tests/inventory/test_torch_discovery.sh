@@ -7,8 +7,8 @@
 # --site-packages, --torch and --scan (with a symlink loop and a depth
 # bound), the runtime DLL table (machine, file version, "no version
 # resource"), and clean errors for wrong starting points and broken files.
-# shellcheck source=tests/lib/tap.sh
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=inventory-torch
 set -u
 # shellcheck source=tests/lib/fixtures.sh
@@ -30,8 +30,7 @@ inv_pe() {
 }
 pe=$(fx_build inventory-pe inv_pe) || { not_ok "building PE fixtures failed"; tap_done; }
 
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
+t=$tmp
 root=$t/root
 mk() { mkdir -p "$(dirname "$1")" && cp "$2" "$1"; }
 txt() { mkdir -p "$(dirname "$1")" && printf '%s' "$2" >"$1"; }

@@ -7,8 +7,9 @@
 # It gives the TAP helpers (tap.sh); TDC_REPO (set by tests/run, else this
 # checkout); B, the checker under test (the sanitizer build tests/run
 # exports, else $TDC_BIN, else the one built here) and G, torch-dll-check-git
-# likewise; and tmp, a private folder removed when the script exits, with
-# whatever else was handed to at_exit (run first, last registered first).
+# likewise; and tmp, a private folder removed when the script exits (kept,
+# for a look, when TDC_KEEP_TMP is set), with whatever else was handed to
+# at_exit (run first, last registered first).
 # shellcheck shell=bash
 : "${TDC_REPO:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 export TDC_REPO
@@ -30,6 +31,10 @@ at_exit() { _tdc_at_exit=("$*" "${_tdc_at_exit[@]}"); }
 _tdc_cleanup() {
 	local c
 	for c in "${_tdc_at_exit[@]}"; do eval "$c"; done
-	rm -rf "$tmp"
+	if [ -n "${TDC_KEEP_TMP:-}" ]; then
+		echo "# ${TEST_NAME:-test}: kept $tmp (TDC_KEEP_TMP)"
+	else
+		rm -rf "$tmp"
+	fi
 }
 trap _tdc_cleanup EXIT

@@ -4,7 +4,7 @@
 # generated Windows machines (torchtree.sh): per scenario, the exact verdict
 # of each binary, import_error's text, the findings and the exit status.
 TEST_NAME=check
-source "$TDC_REPO/tests/lib/tap.sh"
+source "$TDC_REPO/tests/lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/trees/loader.sh"
 source "$TDC_REPO/tests/lib/trees/torch_cases.sh"

@@ -3,7 +3,7 @@
 # Wine's own PE system DLLs and apisetschema.dll), through `deps --json`
 # (exact winerror / outcome / leaf / symbol / chain) and `deps --trace`.
 TEST_NAME=deps
-source "$TDC_REPO/tests/lib/tap.sh"
+source "$TDC_REPO/tests/lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/trees/loader.sh"
 FX_KEY=$(sha256sum <"$TDC_REPO/tests/lib/trees/loader.sh" | cut -c1-12)
@@ -151,8 +151,8 @@ got=$("$B" deps --root "$R" 'C:\c\fwd\u_missing.dll' | grep -c 'gone.dll \[forwa
 check_eq "tree marks the forwarder node" 1 "$got"
 
 # A Wine prefix: drive_c's parent holds system.reg; its KnownDLLs key (when present) is the list used.
-P=$(mktemp -d)
-trap 'rm -rf "$P"' EXIT
+P=$tmp/prefix
+mkdir -p "$P"
 ln -s "$R" "$P/drive_c"
 printf '%s\n' 'WINE REGISTRY Version 2' ';; All keys relative to REGISTRY\\Machine' '' '#arch=win64' '' \
 	'[System\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs] 1700000000' \

@@ -5,8 +5,8 @@
 # unchanged. The scenario suite relies on all of this.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 export TEST_NAME=oracle
 # shellcheck source=tests/oracle/wine.sh
 source tests/oracle/wine.sh
@@ -21,8 +21,7 @@ pfx=$(wine_prefix_ensure) || { not_ok "no Wine prefix"; tap_done; }
 imports=$(x86_64-w64-mingw32-objdump -p "$exe" | sed -n 's/^\s*DLL Name: //p' | tr '\n' ' ')
 check_eq "imports kernel32 only" "KERNEL32.dll " "$imports"
 
-w=$(mktemp -d "${TMPDIR:-/tmp}/tdc-oracle.XXXXXX")
-trap 'rm -rf "$w"' EXIT
+w=$tmp
 dir="$w/Jürgen dir ü"
 mkdir -p "$dir"
 make_dll "$dir/äbc.dll" --msvc --export f >/dev/null || not_ok "make_dll failed"

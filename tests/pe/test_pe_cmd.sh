@@ -4,13 +4,13 @@
 # bad input, a 1 GiB file that must cost no memory, and a 150,000-export DLL
 # that must list in linear time.
 set -u
-. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+. "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=pe_cmd
 : "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
 bin=${TDC_BIN:-$TDC_REPO/torch-dll-check}
 fx=$(bash "$(dirname "$0")/fixtures.sh") || { not_ok "fixtures build"; tap_done; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work=$tmp
 
 # ---- text ----
 out=$("$bin" pe "$fx/x64/fixture.dll" 2>&1)

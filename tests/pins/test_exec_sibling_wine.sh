@@ -5,7 +5,8 @@
 # trailing and doubled backslashes, empty strings: CommandLineToArgvW's
 # rules), and its exit status comes back.
 set -u
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=exec-sibling-wine
 cd "${TDC_REPO:-$(dirname "$0")/../..}" || exit 1
 
@@ -13,11 +14,19 @@ if ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/nul
 	not_ok "wine and mingw-w64 are needed (make setup)"
 	tap_done
 fi
-tmp=$(mktemp -d)
-export WINEPREFIX=$TDC_CACHE/pins/wine-prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-trap 'wineserver -k >/dev/null 2>&1; rm -rf "$tmp"' EXIT
-unset DISPLAY
-mkdir -p "$tmp/bin" "$(dirname "$WINEPREFIX")"
+# The suite's one Wine prefix (tests/oracle/wine.sh), held for this run: a
+# prefix of its own would be another wineboot and ~700 MB more in the cache.
+# shellcheck source=tests/oracle/wine.sh
+source tests/oracle/wine.sh
+if ! PFX=$(wine_prefix_ensure); then
+	not_ok "the Wine prefix could not be made (tests/oracle/wine.sh)"
+	tap_done
+fi
+wine_lock "$PFX"
+wine_start "$PFX"
+# shellcheck disable=SC2016  # expanded when the script exits
+at_exit 'wine_stop "$PFX"'
+mkdir -p "$tmp/bin"
 
 cat >"$tmp/parent.c" <<'C'
 #include <stdio.h>
@@ -47,12 +56,11 @@ C
 check_cmd "parent builds with os_win32.c" x86_64-w64-mingw32-gcc -std=c11 -Ichecker "$tmp/parent.c" \
 	checker/util/os_win32.c checker/util/strbuf.c checker/util/err.c -o "$tmp/bin/parent.exe"
 check_cmd "child builds" x86_64-w64-mingw32-gcc "$tmp/child.c" -o "$tmp/bin/child.exe"
-[ -d "$WINEPREFIX" ] || wine wineboot -i >"$tmp/boot.log" 2>&1
 
 # Wine's helpers keep pipes open: redirect to files, never pipe.
 # shellcheck disable=SC1003 # the backslashes are the test
-wine "$tmp/bin/parent.exe" plain "with space" 'quote"inside' 'trail\' 'back\\"slash' '' 'a\b\c' \
-	'tab	x' >"$tmp/out" 2>"$tmp/err"
+WINEDEBUG=-all wine_run "$PFX" "$tmp/out" "$tmp/err" "$tmp/bin/parent.exe" plain "with space" 'quote"inside' 'trail\' 'back\\"slash' '' 'a\b\c' \
+	'tab	x'
 rc=$?
 check_eq "exit status of the child comes back" 7 "$rc"
 expected=$(printf '%s\n' '[plain]' '[with space]' '[quote"inside]' '[trail\]' '[back\\"slash]' '[]' \
@@ -60,7 +68,7 @@ expected=$(printf '%s\n' '[plain]' '[with space]' '[quote"inside]' '[trail\]' '[
 check_eq "every argument arrives unchanged" "$expected" "$(tr -d '\r' <"$tmp/out")"
 
 rm "$tmp/bin/child.exe"
-wine "$tmp/bin/parent.exe" x >"$tmp/out" 2>"$tmp/err"
+WINEDEBUG=-all wine_run "$PFX" "$tmp/out" "$tmp/err" "$tmp/bin/parent.exe" x
 rc=$?
 check_eq "missing sibling: an error, not a crash" 99 "$rc"
 check_eq "missing sibling: message names it" 1 "$(grep -c '^parent: cannot run .*child.exe' "$tmp/err")"

@@ -4,13 +4,12 @@
 # pull_request event): pins per revision, what a PR changed and where, exit
 # codes and error texts; the same runs again under ASan+UBSan.
 set -u
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=pins
 
 : "${TDC_BIN:=$PWD/torch-dll-check}" "${TDC_GIT_BIN:=$PWD/torch-dll-check-git}"
 : "${TDC_ASAN_GIT_BIN:=$PWD/build/asan/torch-dll-check-git}" "${TDC_ASAN_BIN:=$PWD/build/asan/torch-dll-check}"
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 repo=$tmp/repo
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS
@@ -213,8 +212,8 @@ run_suite() {
 	check_eq "actions: resumed with the same token" "::$(head -1 "$out.gh" | cut -d: -f5)::" "$(tail -1 "$out.gh")"
 	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head pr >"$out.ghpr" 2>&1
 	check_eq "actions: PR changes become notices at their head line" \
-		"::notice file=requirements.txt,line=4,col=1,title=torch pin changed::torch==2.3.1 -> torch==2.4.0 ; sys_platform == \"win32\"%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0; known issues: libomp140-not-redistributable)
-::notice file=uv.lock,line=4,col=12,title=torch pin added::torch 2.4.0+cu121%0AWindows runners must satisfy matrix rows: torch-2.4.0 (2.4.0+cu121; known issues: libomp140-not-redistributable)
+		"::notice file=requirements.txt,line=4,col=1,title=torch pin changed::torch==2.3.1 -> torch==2.4.0 ; sys_platform == \"win32\"%0AWindows runners must satisfy matrix row torch-2.4.0 (2.4.0; known issues: libomp140-not-redistributable).
+::notice file=uv.lock,line=4,col=12,title=torch pin added::torch 2.4.0+cu121%0AWindows runners must satisfy matrix row torch-2.4.0 (2.4.0+cu121; known issues: libomp140-not-redistributable).
 ::notice title=torch pin removed::pytorch::pytorch=2.3.1 (removed; it was at this line in the base)" \
 		"$(grep '^::notice' "$out.ghpr")"
 	GITHUB_ACTIONS=true "$bin" pins --repo "$repo" --base main --head evil >"$out.ghevil" 2>&1

@@ -18,14 +18,13 @@
 #   git from the promisor remote, or one line says the cause and the fix;
 # The release binary is run under ulimit, the lying objects under ASan too.
 set -u
-source "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "$0")/../lib/start.sh"
 TEST_NAME=pins_hostile
 
 : "${TDC_BIN:=$PWD/torch-dll-check}" "${TDC_GIT_BIN:=$PWD/torch-dll-check-git}"
 : "${TDC_ASAN_GIT_BIN:=$PWD/build/asan/torch-dll-check-git}"
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS
 

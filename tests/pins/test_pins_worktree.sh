@@ -3,17 +3,16 @@
 # uncommitted edits and new files included, walking it as a commit's tree is
 # walked (the same names, the same skipped folders; links not followed); and
 # without it, `pins` says when the working tree's torch pins differ from the
-# commit it read, instead of ignoring the edit silently.
+# commit it read, instead of ignoring the edit silently. `check --pins
+# --worktree` judges the same working tree's pins against a runner.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=pins-worktree
 GBIN=${TDC_ASAN_GIT_BIN:-./build/asan/torch-dll-check-git}
 [ -x "$GBIN" ] || GBIN=${TDC_GIT_BIN:-./torch-dll-check-git}
 GBIN=$(cd "$(dirname "$GBIN")" && pwd)/$(basename "$GBIN")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 repo=$tmp/repo
@@ -40,6 +39,20 @@ check_cmd "--worktree --base HEAD: what the edit changes" \
 check_eq "--worktree --json: head.commit is \"worktree\"" "worktree torch==2.4.1" \
 	"$(pins --worktree --json | jq -r '"\(.head.commit) \(.head.files[0].pins[0].raw)"' 2>&1)"
 check_status "--worktree --rev: a usage error" 2 pins --worktree --rev HEAD
+
+# check --pins --worktree: the gate judges the same working tree, before any commit
+mkdir -p "$tmp/root/Windows/System32" # a runner with nothing: the pin's row decides what is missing
+gate() { (cd "$repo" && "$GBIN" check --pins --root "$tmp/root" --json "$@" 2>&1); }
+check_eq "check --pins --worktree: the edited pin (2.4.1) is judged, as the working tree's" \
+	'["worktree","2.4.1","redist-missing","requirements.txt:2:1"]' \
+	"$(gate --worktree | jq -c '[.pins.head.commit, .pins.targets[0].version, (.findings[0] | .rule, "\(.anchor.file):\(.anchor.line):\(.anchor.col)")]' 2>&1)"
+check_eq "check --pins without it: the commit's pin (2.4.0)" '"2.4.0"' \
+	"$(gate | jq -c '.pins.targets[0].version' 2>&1)"
+check_eq "check --pins --worktree --base HEAD: the edit is a pin-changed note, judged though no commit changed" \
+	'"requirements.txt:2: torch==2.4.0 -> requirements.txt:2: torch==2.4.1. Windows runners must satisfy matrix row torch-2.4.1-to-2.6 (2.4.1)."' \
+	"$(gate --worktree --base HEAD | jq -c '.findings[] | select(.rule == "pin-changed") | .message' 2>&1)"
+check_status "check --pins --worktree --head: a usage error" 2 gate --worktree --base HEAD --head HEAD
+check_status "check --worktree without --pins: a usage error" 2 "$GBIN" check --worktree --root "$tmp/root" --python 'C:\\Python311\\python.exe'
 
 # new files count, skipped folders and links do not
 mkdir -p "$repo/ci" "$repo/.venv/lib" "$repo/outside"

@@ -11,14 +11,12 @@
 # /dev (unshare -m): a regression must never replace the machine's own.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=output-targets
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
 GITBIN=${TDC_ASAN_GIT_BIN:-$(dirname "$BIN")/torch-dll-check-git}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF GITHUB_EVENT_NAME GITHUB_EVENT_PATH
 python3 tests/report/gen_report.py fail240 >"$tmp/f.json" || not_ok "gen_report.py fail240"
 

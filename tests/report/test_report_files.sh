@@ -15,14 +15,14 @@
 #   is refused without a leak (the ASan build checks).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=report-files
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
 GITBIN=$(dirname "$BIN")/torch-dll-check-git
-tmp=$(mktemp -d)
-trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2016  # expanded when the script exits
+at_exit 'umount "$tmp/full" 2>/dev/null'
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF GITHUB_EVENT_NAME GITHUB_EVENT_PATH
 python3 tests/report/gen_report.py fail240 >"$tmp/f.json" || not_ok "gen_report.py fail240"
 

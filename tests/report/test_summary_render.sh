@@ -14,13 +14,11 @@
 # Chromium, cmark-gfm and tesseract come from Debian (.ci/deps).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 TEST_NAME=summary-render
 BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
 [ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF NO_COLOR
 modules="$(bash .ci/npm-tools --dir "$TDC_CACHE")/node_modules"
 

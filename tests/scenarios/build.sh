@@ -236,6 +236,23 @@ scn_end() {
 	meta CHECK_PYTHON "${CHECK_PYTHON:-$PYDIR\\python.exe}"
 }
 
+# omp140_torch: a python.org install whose fbgemm.dll imports
+# libomp140.x86_64.dll (as torch 2.4.0's does); where that DLL is, if
+# anywhere, the scenario says.
+omp140_torch() {
+	python_install
+	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
+	torch_install
+}
+
+# omp140_on_path ENTRY: omp140_torch, libomp140.x86_64.dll only in
+# C:\Tools\omp, and ENTRY (that folder as a scenario writes it) added to PATH.
+omp140_on_path() {
+	omp140_torch
+	stand libomp140.x86_64.dll 'C:\Tools\omp' --msvc --export omp_get_max_threads --export omp_get_num_threads
+	PATH_ADD=("$1")
+}
+
 # ---- the scenarios -----------------------------------------------------------
 
 scn_exe_image_in_torch_lib() {
@@ -256,11 +273,7 @@ scn_exe_image_in_torch_lib() {
 
 scn_path_entry_trailing_period() {
 	scn_begin path_entry_trailing_period "libomp140.x86_64.dll only in C:\\Tools\\omp, on PATH as C:\\Tools\\omp. (a trailing period, which Win32 normalisation removes): fbgemm loads through torch's PATH fallback"
-	python_install
-	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
-	torch_install
-	stand libomp140.x86_64.dll 'C:\Tools\omp' --msvc --export omp_get_max_threads --export omp_get_num_threads
-	PATH_ADD=('C:\Tools\omp.')
+	omp140_on_path 'C:\Tools\omp.'
 	scn_end
 }
 
@@ -285,36 +298,26 @@ scn_healthy() {
 
 scn_libomp140_missing() {
 	scn_begin libomp140_missing "torch 2.4.0: fbgemm.dll imports libomp140.x86_64.dll, present nowhere (pytorch#131662)"
-	python_install
-	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
-	torch_install
+	omp140_torch
 	scn_end
 }
 
 scn_libomp140_in_torch_lib() {
 	scn_begin libomp140_in_torch_lib "fbgemm.dll imports libomp140.x86_64.dll, shipped in torch\\lib: loads"
-	python_install
-	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
-	torch_install
+	omp140_torch
 	stand libomp140.x86_64.dll "$TORCH\\lib" --msvc --export omp_get_max_threads --export omp_get_num_threads
 	scn_end
 }
 
 scn_libomp140_on_path() {
 	scn_begin libomp140_on_path "libomp140.x86_64.dll only in a PATH folder: fbgemm loads only through torch's PATH fallback"
-	python_install
-	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
-	torch_install
-	stand libomp140.x86_64.dll 'C:\Tools\omp' --msvc --export omp_get_max_threads --export omp_get_num_threads
-	PATH_ADD=('C:\Tools\omp')
+	omp140_on_path 'C:\Tools\omp'
 	scn_end
 }
 
 scn_libomp140_lacks_symbol() {
 	scn_begin libomp140_lacks_symbol "libomp140.x86_64.dll in torch\\lib lacks omp_get_max_threads: 127"
-	python_install
-	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
-	torch_install
+	omp140_torch
 	stand libomp140.x86_64.dll "$TORCH\\lib" --msvc --export omp_get_num_threads
 	scn_end
 }
@@ -660,21 +663,13 @@ scn_same_dll_two_user_dirs() {
 
 scn_quoted_path_entry() {
 	scn_begin quoted_path_entry "libomp140.x86_64.dll only in a PATH folder written with quotes (\"C:\\Tools\\omp\"): the loader takes the quotes literally, fbgemm fails even after torch's PATH fallback"
-	python_install
-	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
-	torch_install
-	stand libomp140.x86_64.dll 'C:\Tools\omp' --msvc --export omp_get_max_threads --export omp_get_num_threads
-	PATH_ADD=('"C:\Tools\omp"')
+	omp140_on_path '"C:\Tools\omp"'
 	scn_end
 }
 
 scn_relative_path_entry() {
 	scn_begin relative_path_entry "libomp140.x86_64.dll only in a relative PATH folder (Tools\\omp): found only when the current directory is C:\\ (Wine's is), not decidable statically"
-	python_install
-	extra fbgemm.dll --import libomp140.x86_64.dll:omp_get_max_threads,omp_get_num_threads
-	torch_install
-	stand libomp140.x86_64.dll 'C:\Tools\omp' --msvc --export omp_get_max_threads --export omp_get_num_threads
-	PATH_ADD=('Tools\omp')
+	omp140_on_path 'Tools\omp'
 	scn_end
 }
 

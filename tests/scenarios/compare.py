@@ -166,11 +166,14 @@ WINE_VS_WINDOWS = [
                 "Other Wines differ: Wine-Staging carried an nvcuda builtin forwarding the CUDA "
                 "driver API to the host's libcuda (patchset nvcuda-CUDA_Support, since dropped; "
                 "continued as SveSop/nvidia-libs), Proton has an nvcuda thunk; with one, a prefix "
-                "has an nvcuda.dll whether or not the host has an NVIDIA GPU. tests/cuda puts no "
-                "look-alike into the shared prefix: its oracle runs are of trees without the "
-                "driver, and caffe2_nvrtc.dll delay-loads nvcuda.dll (torch >= 1.6), so no load "
-                "outcome depends on it; the static import of torch 1.5 is compared without the "
-                "driver (126 on both loaders)",
+                "has an nvcuda.dll whether or not the host has an NVIDIA GPU. tests/cuda runs the "
+                "trees without the driver on the bare prefix (the static import of torch 1.5: 126 "
+                "on both loaders), and for the runs with a driver (new 572.16, old 516.94) copies "
+                "the tree's look-alike nvcuda.dll (NVIDIA's version resource) into the prefix's "
+                "system32 for that run only, with WINEDLLOVERRIDES=nvcuda=n so that a Wine with "
+                "a builtin loads the file, not its builtin; WINEDEBUG=+loaddll's 'Loaded "
+                "L\"C:\\windows\\system32\\nvcuda.dll\" ...: native' line and the oracle's "
+                "loaded-module list confirm it (checked: the static import binds to it)",
         "windows": "only the NVIDIA display driver installs System32\\nvcuda.dll (the CUDA driver "
                    "API); a machine without it has none, and one with it has NVIDIA's file, whose "
                    "version resource says the driver (31.0.15.5161 = 551.61)",

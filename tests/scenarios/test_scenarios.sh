@@ -12,8 +12,8 @@
 # and python3-pefile; says so and fails when they are missing.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
+# shellcheck source=tests/lib/start.sh
+source tests/lib/start.sh
 export TEST_NAME=scenarios
 
 for tool in wine wineserver x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc clang lld-link; do

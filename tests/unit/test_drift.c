@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "audit/drift.h"
 #include "audit/fleet.h"
+#include "report/report_audit.h"
 
 #include <stdlib.h>
 
@@ -269,21 +270,22 @@ static void test_fleet(void)
 	CHECK_STR(f.rows[1].redist, "14.40.33810.0");
 	CHECK_STR(f.rows[1].when, "2025-12-01 00:00");
 	CHECK_STR(f.rows[1].drift, "unknown");
-	fleet_markdown(&sb, &f, 0);
-	CHECK_HAS(sb.buf, "| gpu\\|2 \\`x\\` \\<b\\> |");
-	CHECK_HAS(sb.buf, "| **fail** |");
-	CHECK(!strstr(sb.buf, "<b>"));
-	strbuf_reset(&sb);
-	fleet_markdown(&sb, &f, 600);
-	CHECK_HAS(sb.buf, "left out");
-	CHECK(sb.len <= 600);
-	strbuf_reset(&sb);
-	fleet_text(&sb, &f);
-	CHECK_HAS(sb.buf, "2 runner(s), 2 row(s)");
 	j = fleet_json(&f);
 	s = cJSON_PrintUnformatted(j);
 	CHECK_HAS(s, "\"schema\":\"torch-dll-check/fleet/v1\"");
 	free(s);
+	/* rendered from that document, as `fleet` does */
+	report_fleet_markdown(&sb, j, 0);
+	CHECK_HAS(sb.buf, "| gpu\\|2 \\`x\\` \\<b\\> |");
+	CHECK_HAS(sb.buf, "| **fail** |");
+	CHECK(!strstr(sb.buf, "<b>"));
+	strbuf_reset(&sb);
+	report_fleet_markdown(&sb, j, 600);
+	CHECK_HAS(sb.buf, "left out");
+	CHECK(sb.len <= 600);
+	strbuf_reset(&sb);
+	report_fleet_text(&sb, j);
+	CHECK_HAS(sb.buf, "2 runner(s), 2 row(s)");
 	cJSON_Delete(j);
 	/* a snapshot of another schema is refused */
 	cJSON_ReplaceItemInObjectCaseSensitive(good, "schema", cJSON_CreateString("x"));

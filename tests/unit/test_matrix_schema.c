@@ -31,7 +31,7 @@ static void test_every_row_complete(void)
 		for (i = 0; s && i < s->n; i++) {
 			const struct matrix_field *f = &s->fields[i];
 			CHECK(f->key && *f->key && f->hint && *f->hint && f->doc && *f->doc);
-			CHECK(strspn(f->key, "abcdefghijklmnopqrstuvwxyz_") == strlen(f->key));
+			CHECK(strspn(f->key, "abcdefghijklmnopqrstuvwxyz_0123456789") == strlen(f->key) && f->key[0] >= 'a');
 			CHECK(m == MATRIX_MAP_ROW || f->show == MS_NONE);
 			CHECK(strcmp(matrix_type_doc(f->type), "?") && strcmp(matrix_required_doc(f->required), "?"));
 			for (j = 0; j < i; j++)
@@ -53,6 +53,7 @@ static const struct pair *pairs_of(int map)
 	static const struct pair top[] = { { "schema", "1", 0 },
 					   { "rows", NULL, MATRIX_MAP_ROW },
 					   { "cuda", NULL, MATRIX_MAP_CUDA },
+					   { "torch_load", NULL, MATRIX_MAP_PROC },
 					   { NULL, NULL, 0 } };
 	static const struct pair row[] = { { "id", "r1", 0 },
 					   { "torch", "\">=1.0\"", 0 },
@@ -72,7 +73,10 @@ static const struct pair *pairs_of(int map)
 	static const struct pair cuda[] = {
 		{ "cuda", "\"12.4\"", 0 }, { "driver", "\"551.61\"", 0 }, { "status", "inferred", 0 }, { NULL, NULL, 0 }
 	};
-	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when, cuda };
+	static const struct pair proc[] = { { "torch", "\">=1.0\"", 0 }, { "folders", "[lib, userbase]", 0 },
+					    { "nvtx", "true", 0 },        { "vcruntime140_1", "always", 0 },
+					    { "status", "inferred", 0 },  { NULL, NULL, 0 } };
+	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when, cuda, proc };
 	return all[map];
 }
 
@@ -165,6 +169,8 @@ static const char *wrong_shape(enum matrix_type t)
 	case MT_ISSUES:
 	case MT_DLLS_NAMED:
 	case MT_CUDAS:
+	case MT_PROCS:
+	case MT_FOLDERS:
 		return "{a: b}";
 	default:
 		return "[x]";

@@ -4,6 +4,7 @@ per binary against what Wine's loader really did (tests/oracle/torchload_oracle.
 
 Prints one line per torch binary the oracle loaded:
     agree    NAME checker=loads oracle=0
+    agree    NAME checker=loads-via-path oracle=0 after 126   (torch's PATH fallback)
     agree    NAME checker=missing-dll/126 oracle=126
     dllmain  NAME checker=loads oracle=998: imports resolved, DllMain failed (EVIDENCE)
     agree    NAME checker=init-failed/1114 oracle=998 (EVIDENCE): the DllMain failure predicted
@@ -51,6 +52,9 @@ def main(argv):
             print("agree    %s checker=%s oracle=%d (Wine: %s)" % (name, shown, r["error"], init.group(0)))
         elif r["error"] == 0 and mine[0] == "loads":
             print("agree    %s checker=loads oracle=0" % name)
+        elif r["error"] == 0 and mine[0] == "loads-via-path" and r.get("stage") == "path_fallback":
+            # loaded by torch's fallback: the 0x1100 attempt failed (first_error), LoadLibraryW with PATH did not
+            print("agree    %s checker=loads-via-path oracle=0 after %s" % (name, r.get("first_error")))
         elif r["error"] != 0 and mine[0] != "loads" and r["error"] == mine[1]:
             print("agree    %s checker=%s oracle=%d" % (name, shown, r["error"]))
         elif r["error"] != 0 and mine[0] == "loads" and init:

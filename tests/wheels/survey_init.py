@@ -16,8 +16,9 @@ loop does — see below):
 
 (one line; wrapped here). `lines` are 1-based lines of that release's
 torch/__init__.py; docs/loader.md §2.1 cites them. A statement the reader
-cannot find is `?`: the survey says so instead of guessing, and the table in
-checker/loader/torchproc.c must be checked by hand against that release.
+cannot find is `?`: the survey says so instead of guessing, and the matrix's
+`torch_load` entry must be checked by hand against that release
+(tests/unit/test_torchproc.c checks every line here against the entries).
 """
 import re
 import sys

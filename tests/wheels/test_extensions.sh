@@ -126,6 +126,69 @@ if tree matched 2.9.1 torchvision==0.24.1 torchaudio==2.9.1; then
 else
 	skip "torch 2.9.1 with torchvision 0.24.1 / torchaudio 2.9.1" "$(cat "$WORK/why")"
 fi
+# ---- RECORD against the disk for every extension (issue #21), on the matched tree's real files
+if [ -d "$WORK/matched" ]; then
+	tree_variant "$WORK/matched" "$WORK/rec"
+	rsp=$WORK/rec/Python311/Lib/site-packages
+	check_eq "matched: each extension's RECORD read, nothing deleted, changed or left over" \
+		'[["torchaudio",0,0,0,0],["torchvision",0,0,0,0]]' \
+		"$(J matched '[.installs[0].extension_records[] | [.name, .deleted, .changed, .leftover, .refused]] | sort')"
+	# quarantine takes torchvision's libpng16.dll; a DLL of another install is left in its folder and in torchaudio's lib
+	rm -f "$rsp/torchvision/libpng16.dll"
+	cp "$rsp/torchvision/zlib.dll" "$rsp/torchvision/libpng12.dll"
+	cp "$rsp/torchvision/zlib.dll" "$rsp/torchaudio/lib/libsox_old.dll"
+	check_eq "torchvision's libpng16.dll deleted: deleted-after-install, attributed to torchvision with its own reinstall" \
+		'[["libpng16.dll was deleted after install","restore libpng16.dll from the antivirus quarantine, or reinstall with `pip install --force-reinstall --no-deps torchvision==0.24.1`"]]' \
+		"$(J rec '[.findings[] | select(.rule == "deleted-after-install") | [.title, .fix]]')"
+	check_eq "the leftovers in torchvision's and torchaudio's folders: leftover-binary, each with its distribution's reinstall" \
+		'[["libpng12.dll is not part of this torchvision install (a leftover)","remove C:\\Python311\\Lib\\site-packages\\torchvision\\libpng12.dll (or reinstall with `pip install --force-reinstall --no-deps torchvision==0.24.1` after removing its folder)"],["libsox_old.dll is not part of this torchaudio install (a leftover)","remove C:\\Python311\\Lib\\site-packages\\torchaudio\\lib\\libsox_old.dll (or reinstall with `pip install --force-reinstall --no-deps torchaudio==2.9.1` after removing its folder)"]]' \
+		"$(J rec '[.findings[] | select(.rule == "leftover-binary") | [.title, .fix]] | sort')"
+	check_eq "image.pyd's 126 on the deleted libpng16.dll: its fix restores that file and reinstalls torchvision" \
+		'[["image.pyd",126,"libpng16.dll","restore C:\\Python311\\Lib\\site-packages\\torchvision\\libpng16.dll from the antivirus quarantine, or reinstall with `pip install --force-reinstall --no-deps torchvision==0.24.1` (torchvision installed it and it was deleted after install)"]]' \
+		"$(J rec '[.findings[] | select(.rule == "extension-load-failure") | [(.binary | split("\\") | last), .winerror, .leaf, .fix]]')"
+	check_eq "extension_records: torchvision 1 deleted, 1 leftover; torchaudio 1 leftover" \
+		'[["torchaudio",0,1],["torchvision",1,1]]' \
+		"$(J rec '[.installs[0].extension_records[] | [.name, .deleted, .leftover]] | sort')"
+	# the one pyd an extension imports, deleted: its own load failure says restore it
+	rm -f "$rsp/torchaudio/lib/_torchaudio.pyd"
+	check_eq "torchaudio's _torchaudio.pyd deleted: deleted-after-install, attributed to torchaudio with its own reinstall" \
+		'["_torchaudio.pyd was deleted after install","restore _torchaudio.pyd from the antivirus quarantine, or reinstall with `pip install --force-reinstall --no-deps torchaudio==2.9.1`"]' \
+		"$(J rec '[.findings[] | select(.rule == "deleted-after-install" and .leaf == "_torchaudio.pyd") | .title, .fix]')"
+	check_eq "--verify-hashes: a same-size DLL with other bytes is changed-after-install, attributed to torchvision" \
+		'["jpeg8.dll was changed after install (its sha256 is not RECORD'"'"'s)","reinstall with `pip install --force-reinstall --no-deps torchvision==0.24.1`"]' \
+		"$(j=$rsp/torchvision/jpeg8.dll; cp --remove-destination "$j" "$j.new" && printf 'X' | dd of="$j.new" bs=1 seek=100 conv=notrunc 2>/dev/null && mv "$j.new" "$j"
+			J rec '[.findings[] | select(.rule == "changed-after-install") | .title, .fix]' --verify-hashes)"
+fi
+# ---- hostile extension RECORDs: bounded, said, never a PASS
+if [ -d "$WORK/matched" ]; then
+	xrec() { # xrec NAME: a variant of matched whose torchvision RECORD is stdin
+		tree_variant "$WORK/matched" "$WORK/$1"
+		local r
+		r=$(ls -d "$WORK/$1"/Python311/Lib/site-packages/torchvision-*.dist-info)/RECORD
+		rm -f "$r" && cat >"$r"
+	}
+	tvrec=$(ls -d "$WORK/matched"/Python311/Lib/site-packages/torchvision-*.dist-info)/RECORD
+	{ cat "$tvrec"; printf 'torchvision/%s.dll,,1\n' "$(head -c 1048576 /dev/zero | tr '\0' a)"; } | xrec xl
+	check_eq "torchvision RECORD with a 1 MB line: record-unreadable for torchvision, its reinstall in the fix" \
+		'[["torchvision'"'"'s RECORD is unreadable",true]]' \
+		"$(J xl '[.findings[] | select(.rule == "record-unreadable") | [(.title | split(":")[0]), (.fix | test("torchvision==0.24.1"))]]')"
+	{ cat "$tvrec"; python3 -c 'import sys
+w = sys.stdout.write
+for i in range(999000): w("torchvision/g/%d.py,,1\n" % i)'; } | xrec xbig
+	s0=$SECONDS
+	check_eq "torchvision RECORD of 10^6 rows, 999000 files not there: one counting finding for torchvision, bounded" \
+		'[999000,["999000 more files of torchvision deleted after install"]]' \
+		"$(J xbig '[(.installs[0].extension_records[] | select(.name == "torchvision") | .deleted),
+			[.findings[] | select(.rule == "deleted-after-install") | .title]]')"
+	check_eq "…under 90 s under ASan (took $((SECONDS - s0)) s)" ok "$([ $((SECONDS - s0)) -lt 90 ] && echo ok)"
+	tree_variant "$WORK/matched" "$WORK/xlo"
+	for i in $(seq 1 120); do ln "$WORK/xlo/Python311/Lib/site-packages/torchvision/zlib.dll" "$WORK/xlo/Python311/Lib/site-packages/torchvision/old$i.dll"; done
+	check_eq "120 leftover DLLs in torchvision's folder: 50 named, one finding counting the other 70" \
+		'[50,["70 more binaries that are not part of this torchvision install (leftovers)"],120]' \
+		"$(J xlo '[([.findings[] | select(.rule == "leftover-binary" and .leaf != null)] | length),
+			[.findings[] | select(.rule == "leftover-binary" and .leaf == null) | .title],
+			(.installs[0].extension_records[] | select(.name == "torchvision") | .leftover)]')"
+fi
 if tree matched241 2.4.1 torchvision==0.19.1 torchaudio==2.4.1; then
 	check_eq "2.4.1 + torchvision 0.19.1 + torchaudio 2.4.1: every binary loads" \
 		'[["torchaudio","pass",0],["torchvision","pass",0]]' \

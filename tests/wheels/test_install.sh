@@ -12,7 +12,11 @@
 # 1114 in its per-binary result. Wine's loader (tests/oracle) runs the same
 # trees and names the same DllMain ("Initialization of c10.dll failed"; Wine
 # reports a crash in DllMain as 998 where Windows reports 1114).
-# About 400 MB of wheels, fetched once into $TDC_CACHE.
+# The issue's hidden cases on their real wheels (2.3.1, 2.6.0, 2.8.0, 2.12.1,
+# 2.14.1): the import error with msvc-runtime 14.34 next to python.exe (1114 on
+# c10.dll from 2.12.1; 2.3.1 without mkl fails on mkl_intel_thread.1.dll; 2.6.0
+# and 2.8.0 load) with Wine agreeing per binary, c10.dll quarantined, a leftover
+# c10_cuda.dll. About 800 MB of wheels, fetched once into $TDC_CACHE.
 TEST_NAME=install
 export TEST_NAME
 source "$TDC_REPO/tests/lib/tap.sh"
@@ -108,7 +112,7 @@ issue='[.findings[] | select(.issue == "msvcp140-older-than-14.40") | .rule] | u
 	check_eq "torch 2.14.1 + msvcp140 $RT: the known issue is named, folded into the runtime-too-old error" \
 		'["runtime-too-old"]' "$(J 2.14.1-sys "$issue")"
 
-# ---- each release's own procedure (loader/torchproc.c, docs/loader.md §2.1)
+# ---- each release's own procedure (the matrix's torch_load table, docs/loader.md §2.1)
 # torch 2.3.0 searches [torch\lib, prefix, base prefix]; 2.3.1 added the user base's Library\bin
 # (pytorch#125109): `pip install --user mkl` — the real mkl 2021.4.0 wheel's DLLs in C:\ub\Library\bin.
 UB='PYTHONUSERBASE=C:\ub'
@@ -125,7 +129,18 @@ for v in 2.3.0 2.3.1; do
 			"$(U "$v-ub" '.installs[0] | [.dll_paths, .procedure.source, .procedure.measured]')"
 		check_eq "torch 2.3.0 + mkl in the user base: torch_cpu.dll fails on mkl_intel_thread.1.dll (126)" \
 			'["missing-dll",126,"mkl_intel_thread.1.dll"]' \
-			"$(U "$v-ub" '.installs[0].binaries[] | select(.path | endswith("\\torch_cpu.dll")) | [.outcome,.winerror,.leaf]')" ;;
+			"$(U "$v-ub" '.installs[0].binaries[] | select(.path | endswith("\\torch_cpu.dll")) | [.outcome,.winerror,.leaf]')"
+		check_eq "torch 2.3.0: the procedure is the embedded matrix's torch_load entry" \
+			'[">=2.0,<2.3.1",true]' \
+			"$(U "$v-ub" '.installs[0].procedure | [.torch, (.entry | test("^<embedded>/matrix/torch.yml:[0-9]+$"))]')"
+		# a matrix layer that says 2.3.0 searches the user base changes the verdict: the procedure is data
+		printf '%s\n' 'schema: 1' 'rows: []' 'torch_load:' \
+			'  - {torch: "==2.3.0", folders: [lib, prefix, base_prefix, userbase], nvtx: true, vcruntime140_1: always, status: inferred}' \
+			>"$WORK/ub-layer.yml"
+		check_eq "torch 2.3.0 + mkl in the user base, with a torch_load layer adding the user base: every binary loads" \
+			'[[],"==2.3.0"]' \
+			"$("$B" check --root "$WORK/$v-ub" --python "${PYEXE[$v-ub]}" --env "$UB" --matrix "$WORK/ub-layer.yml" --json 2>/dev/null |
+				jq -c "[$bins, .installs[0].procedure.torch]")" ;;
 	*)
 		check_eq "torch 2.3.1 + mkl in the user base: its procedure adds C:\\ub\\Library\\bin (torch/__init__.py:83)" \
 			'[["C:\\Python311\\Lib\\site-packages\\torch\\lib","C:\\ub\\Library\\bin"],"torch/__init__.py:83 of torch 2.3.1+cpu"]' \
@@ -149,8 +164,12 @@ if [ -n "${PYEXE[2.3.0]:-}" ]; then
 		check_eq "torch 2.3.0 + pip install mkl==2021.4.0 (its real DLLs in C:\\Python311\\Library\\bin): every binary loads" \
 			'[]' "$(J 2.3.0-mkl "$bins")"
 fi
+[ -n "${PYEXE[2.3.1]:-}" ] && check_eq "torch 2.3.1 without mkl: the same fix, from 2.3.1's own METADATA" \
+	"[[\"${MKLFIX//\"/\\\"}\",\"mkl-not-installed\"]]" "$(J 2.3.1 "$fixof")"
 check_eq "the 2.3.x matrix row mentions MKL and its requirement" 'true' \
 	"$("$B" matrix select 2.3.0 --json 2>/dev/null | jq '[.. | strings | test("mkl<=2021.4.0,>=2021.1.1")] | any')"
+check_eq "…and 2.3.1's row too" 'true' \
+	"$("$B" matrix select 2.3.1 --json 2>/dev/null | jq '[.. | strings | test("mkl<=2021.4.0,>=2021.1.1")] | any')"
 [ -n "${PYEXE[2.4.1]:-}" ] && check_eq "torch 2.4.1 requires no package on Windows: its findings name none" '[]' \
 	"$(J 2.4.1 '[.findings[] | select(.fix // "" | test("pip install \"(mkl|intel-openmp|tbb)"))]')"
 
@@ -258,29 +277,50 @@ for i in range(1000000): w("torch/g/%d.py,,1\n" % i)' >"$WORK/rec"
 		"$([ $((SECONDS - s0)) -lt 60 ] && [ "${mem:-9999999}" -lt 1000000 ] && echo ok)"
 fi
 
+# ---- the issue's hidden cases, on their real wheels: torch 2.3.1, 2.6.0, 2.8.0, 2.12.1, 2.14.1
+# msvc-runtime 14.34 next to python.exe (Wine runs the same trees below): 2.12.1 and 2.14.1 raise 1114 on
+# c10.dll (above); the older releases, built with older toolsets, load. c10.dll quarantined; a leftover
+# c10_cuda.dll importing a symbol c10.dll lacks; 2.3.1 without mkl (above).
+HIDDEN="2.3.1 2.6.0 2.8.0 2.12.1 2.14.1"
+for v in $HIDDEN; do
+	have "$v" "hidden case: 14.34, deleted file, leftover" || continue
+	[ -d "$WORK/$v-app" ] || { variant "$v" "$v-app" && tree_applocal "$WORK/$v-app" "$RT"; }
+	case $v in
+	2.12.1 | 2.14.1) want='[1114,"c10.dll"]' ;;
+	2.3.1) want='[126,"shm.dll"]' ;; # mkl is not installed: torch_cpu.dll's mkl_intel_thread.1.dll (the fix names mkl)
+	*) want='null' ;;
+	esac
+	check_eq "torch $v + msvc-runtime $RT next to python.exe: import torch raises $([ "$want" = null ] && echo nothing || echo "$want")" "$want" \
+		"$(J "$v-app" '.installs[0].import_error | if . == null then null else [.winerror, (.binary | split("\\") | last)] end')"
+	variant "$v" "$v-q" && rm "$(_pydir "$WORK/$v-q")/Lib/site-packages/torch/lib/c10.dll"
+	check_eq "torch $v, c10.dll quarantined: deleted-after-install names it with torch $v's reinstall, and c10.dll's 126 says so" \
+		"[[\"c10.dll\",\"error\",\"restore c10.dll from the antivirus quarantine, or reinstall with \`pip install --force-reinstall --no-deps torch==$v\`\"]],true" \
+		"$(J "$v-q" '[.findings[] | select(.rule == "deleted-after-install") | [.leaf,.severity,.fix]]'),$(J "$v-q" '[.findings[] | select(.rule == "missing-dll" and .leaf == "c10.dll") | .fix | test("deleted after install")] | (length > 0 and all)')"
+	variant "$v" "$v-lo"
+	make_dll "$(_pydir "$WORK/$v-lo")/Lib/site-packages/torch/lib/c10_cuda.dll" \
+		--import 'c10.dll:?c10_init_removed@@YAXXZ' --import KERNEL32.dll:GetLastError 2>/dev/null
+	check_eq "torch $v, a c10_cuda.dll left over: leftover-binary, and its 127 fix names it" '[["c10_cuda.dll"],true]' \
+		"$(J "$v-lo" '[[.findings[] | select(.rule == "leftover-binary") | .leaf],
+			([.findings[] | select(.rule == "missing-entry-point" and (.binary | endswith("c10_cuda.dll"))) |
+			  .fix | test("^remove .*c10_cuda.dll: torch ")] | (length > 0 and all))]')"
+done
+
 # ---- Wine's loader on the app-local trees (tests/oracle): the same DllMain, the same binaries
-z() { local p=$1; echo "Z:${p//\//\\}"; }
-oracle_case() {
-	local label=$1 tree=$2 py out rc
-	py=$(_pydir "$WORK/$tree")
-	cp "$ORACLE" "$py/oracle.exe"
-	printf '%s\n' torch --out "$(z "$WORK/$tree.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
-		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$tree.args"
-	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES;msvcp140,msvcp140_1,msvcp140_2,msvcp140_atomic_wait,concrt140,vcomp140=n" \
-		timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
-		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$tree.out" "$WORK/$tree.err" "$py/oracle.exe" "@$(z "$WORK/$tree.args")"
-	rc=$?
-	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$tree.jsonl" ]; then
-		not_ok "$label: the oracle hung or died under Wine (status $rc)"
-		tail -3 "$WORK/$tree.err" | sed 's/^/#   /'
+oracle_case() { # oracle_case LABEL TREE [0: c10's DllMain does not fail]
+	local label=$1 tree=$2 out
+	if ! out=$(tree_oracle "$WORK/$tree" "${PYEXE[$tree]}" \
+		"msvcp140,msvcp140_1,msvcp140_2,msvcp140_atomic_wait,concrt140,vcomp140=n"); then
+		not_ok "$label: $(head -1 <<<"$out")"
+		tail -n +2 <<<"$out" | sed 's/^/#   /'
 		return
 	fi
-	"$B" check --root "$WORK/$tree" --python "${PYEXE[$tree]}" --json >"$WORK/$tree.check.json" 2>/dev/null
-	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/$tree.check.json" \
-		"$WORK/$tree.jsonl" "$WORK/$tree.err" 2>&1)
+	# torch_python.dll's DllMain cannot run against the stand-in python311.dll (its exports are stubs: Wine
+	# fails it with 14.44 too), so where c10.dll's does not fail first that one line is the stand-in's, not torch's
 	check_eq "$label: Wine's loader agrees on every torch\\lib DLL, DllMain failures included ($(grep -c '^agree' <<<"$out") agree)" \
-		"" "$(grep -v '^agree' <<<"$out")"
-	check_eq "$label: Wine names c10.dll's initialisation as the one that fails" "1" \
+		"" "$(grep -v '^agree' <<<"$out" | { if [ "${3:-1}" = 0 ]; then grep -v '^dllmain  torch_python\.dll '; else cat; fi; })"
+	local says="names"
+	[ "${3:-1}" = 0 ] && says="does not name"
+	check_eq "$label: Wine $says c10.dll's initialisation as failing (as the checker predicts)" "${3:-1}" \
 		"$(grep -c 'Initialization of L"\([^"]*\\\)\{0,1\}c10\.dll" failed' "$WORK/$tree.err" | awk '{print ($1 > 0)}')"
 	sed 's/^/# /' <<<"$out"
 }
@@ -289,8 +329,11 @@ if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX
 else
 	wine_lock "$PFX"
 	wine_start "$PFX"
-	for v in 2.12.1 2.14.1; do
-		[ -d "$WORK/$v-app" ] && oracle_case "Wine, torch $v + real app-local msvcp140 $RT" "$v-app"
+	for v in $HIDDEN; do
+		case $v in
+		2.12.1 | 2.14.1) [ -d "$WORK/$v-app" ] && oracle_case "Wine, torch $v + real app-local msvcp140 $RT" "$v-app" ;;
+		*) [ -d "$WORK/$v-app" ] && oracle_case "Wine, torch $v + real app-local msvcp140 $RT (loads)" "$v-app" 0 ;;
+		esac
 	done
 	wine_stop "$PFX"
 fi

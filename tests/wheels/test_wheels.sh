@@ -13,15 +13,12 @@
 # (a failure under CI=true).
 TEST_NAME=wheels
 export TEST_NAME
-source "$TDC_REPO/tests/lib/tap.sh"
+source "$TDC_REPO/tests/lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
 source "$TDC_REPO/tests/oracle/wine.sh"
-B=${TDC_ASAN_BIN:-$TDC_BIN}
-[ -x "$B" ] || B=$TDC_BIN
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-wheels.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+WORK=$tmp
 
 # have VERSION: fetch torch VERSION and build its tree in $WORK/VERSION; on
 # failure print a skip for DESC... and return 1.
@@ -238,26 +235,13 @@ fi
 # registered with the same priority: PyInterpreterHooks", c10's registry).
 # App-local Microsoft runtimes are used as what they are with
 # WINEDLLOVERRIDES=...=n: Wine would otherwise substitute its builtins.
-z() { local p=$1; echo "Z:${p//\//\\}"; }
 oracle_case() {
-	local label=$1 tree=$2 want=$3 ov=${4:-} py out rc
-	py=$(_pydir "$WORK/$tree")
-	cp "$ORACLE" "$py/oracle.exe"
-	printf '%s\n' torch --out "$(z "$WORK/$tree.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
-		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$tree.args"
-	# torch adds <prefix>\Library\bin when it exists (conda's layout, pip's intel-openmp)
-	[ -d "$py/Library/bin" ] && printf '%s\n' --dll-path "$(z "$py/Library/bin")" >>"$WORK/$tree.args"
-	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES${ov:+;$ov}" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
-		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$tree.out" "$WORK/$tree.err" "$py/oracle.exe" "@$(z "$WORK/$tree.args")"
-	rc=$?
-	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$tree.jsonl" ]; then
-		not_ok "$label: the oracle hung or died under Wine (status $rc)"
-		tail -3 "$WORK/$tree.err" | sed 's/^/#   /'
+	local label=$1 tree=$2 want=$3 ov=${4:-} out
+	if ! out=$(tree_oracle "$WORK/$tree" "${PYEXE[$tree]}" "$ov"); then
+		not_ok "$label: $(head -1 <<<"$out")"
+		tail -n +2 <<<"$out" | sed 's/^/#   /'
 		return
 	fi
-	"$B" check --root "$WORK/$tree" --python "${PYEXE[$tree]}" --json >"$WORK/$tree.check.json" 2>/dev/null
-	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/$tree.check.json" \
-		"$WORK/$tree.jsonl" "$WORK/$tree.err" 2>&1)
 	check_eq "$label: Wine's loader agrees with the checker on every torch\\lib DLL ($(grep -c '^agree' <<<"$out") agree)" \
 		"" "$(grep -v '^agree\|^dllmain' <<<"$out")"
 	check_eq "$label: DllMain failures under Wine" "$want" "$(grep '^dllmain' <<<"$out" | awk '{printf "%s ", $2}')"

@@ -5,8 +5,10 @@
  * pins, and for a pull request the base's, what changed, and whether a pin
  * file or a --matrix file is among the changed paths. Revisions follow the
  * `pins` command: --rev, --base/--head, --github-event, and in a
- * pull_request job the event payload by default.
+ * pull_request job the event payload by default; --worktree makes the
+ * working tree's pin files the head, as `pins --worktree` does.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include "judge/gate.h"
 #include "git/git_repo.h"
 #include "pins/github_event.h"
+#include "pins/pins_worktree.h"
 #include "util/os.h"
 
 static int load(struct git_repo *repo, const char *rev, char sha[41], struct strbuf *subject, struct pinset *ps,
@@ -24,6 +27,22 @@ static int load(struct git_repo *repo, const char *rev, char sha[41], struct str
 	git_repo_subject(repo, sha, subject);
 	if (git_repo_pins(repo, sha, ps, err) < 0)
 		return err_prefix(err, "at %s %.12s: ", label, sha);
+	return 0;
+}
+
+/*
+ * The head as the working tree (--worktree): its pin files on disk,
+ * uncommitted edits included. The working tree has no commit to diff
+ * against a base, so with a base its pins are judged whatever changed.
+ */
+static int load_worktree(struct git_repo *repo, struct gate_pins *g, struct err *err)
+{
+	snprintf(g->head_sha, sizeof(g->head_sha), "worktree");
+	strbuf_reset(&g->head_subject);
+	strbuf_adds(&g->head_subject, "the working tree, uncommitted edits included");
+	if (pinset_load_worktree(&g->head, git_repo_path(repo), err) < 0)
+		return err_prefix(err, "in the working tree: ");
+	g->pins_touched = 1;
 	return 0;
 }
 
@@ -80,11 +99,12 @@ static int git_gate_read(struct gate_pins *g, const struct gate_source *src, str
 	if (git_repo_open(&repo, src->at.repo ? src->at.repo : ".", err) < 0)
 		return -1;
 	g->repo = xstrdup(git_repo_path(repo));
-	if (load(repo, g->head_rev, g->head_sha, &g->head_subject, &g->head, "head", err) < 0)
+	if (src->worktree ? load_worktree(repo, g, err) < 0
+			  : load(repo, g->head_rev, g->head_sha, &g->head_subject, &g->head, "head", err) < 0)
 		goto out;
 	if (g->has_base) {
 		if (load(repo, g->base_rev, g->base_sha, &g->base_subject, &g->base, "base", err) < 0 ||
-		    git_repo_changed_paths(repo, g->base_sha, g->head_sha, &changed, err) < 0)
+		    (!src->worktree && git_repo_changed_paths(repo, g->base_sha, g->head_sha, &changed, err) < 0))
 			goto out;
 		pinset_diff(&g->base, &g->head, 1, &g->changes);
 		matrix_paths(git_repo_path(repo), src->matrices, &mpaths);

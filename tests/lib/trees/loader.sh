@@ -12,8 +12,13 @@ WINE_PE=/usr/lib/x86_64-linux-gnu/wine/x86_64-windows
 loader_base() {
 	local d=$1 f
 	mkdir -p "$d/Windows/System32" "$d/Windows/SysWOW64"
+	# Hard links (copies across file systems), as trees/wheels.sh makes them:
+	# ~24 MB a tree, in every cached tree built on this one. Nothing may
+	# write into these files: a tree that changes one replaces it (rm, or
+	# make_dll's mv), never writes through it.
 	for f in ntdll kernelbase kernel32 msvcrt ucrtbase vcruntime140 vcruntime140_1 msvcp140 apisetschema; do
-		cp "$WINE_PE/$f.dll" "$d/Windows/System32/" || return 1
+		cp -l "$WINE_PE/$f.dll" "$d/Windows/System32/" 2>/dev/null || cp "$WINE_PE/$f.dll" "$d/Windows/System32/" ||
+			return 1
 	done
 	make_dll "$d/Windows/SysWOW64/kernel32.dll" --machine x86 --export GetLastError
 }

@@ -34,6 +34,14 @@
 #                            under FOLDER (default the Python folder, sys.prefix)
 #   tree_extensions DIR WHEEL...  more wheels installed whole (RECORD and all) into
 #                            the site-packages, python stand-ins rebuilt to cover them
+#   tree_oracle DIR PYEXE [OVERRIDES]  Wine's loader ($ORACLE, tests/oracle, in
+#                            the prefix $PFX, wine_start'ed) doing torch's
+#                            imports in tree DIR, and the checker ($B) on it:
+#                            prints oracle_compare.py's lines (agree, dllmain,
+#                            ...; a disagreement is a line, not the status); 1,
+#                            with the status and Wine's last lines, when the
+#                            oracle hung or died. OVERRIDES join Wine's boot
+#                            ones in WINEDLLOVERRIDES (app-local runtimes "=n")
 #
 # Trees are big (torch_cpu.dll alone is 200-300 MB unpacked), so they are built
 # in a temporary folder per test run, never in the cache; variants of one
@@ -225,4 +233,29 @@ for n in z.namelist():
         with open(dst, "wb") as f:
             f.write(z.read(n))
 PYEOF
+}
+
+# _winpath PATH: the host PATH as Wine's Z: drive shows it
+_winpath() { local p=$1; echo "Z:${p//\//\\}"; }
+
+tree_oracle() {
+	local d=$1 pyexe=$2 ov=${3:-} py rc
+	py=$(_pydir "$d")
+	cp "$ORACLE" "$py/oracle.exe" || return 1
+	printf '%s\n' torch --out "$(_winpath "$d.jsonl")" --torch-dir "$(_winpath "$py/Lib/site-packages/torch")" \
+		--dll-path "$(_winpath "$py/Lib/site-packages/torch/lib")" >"$d.args"
+	# torch adds <prefix>\Library\bin when it exists (conda's layout, pip's intel-openmp)
+	[ -d "$py/Library/bin" ] && printf '%s\n' --dll-path "$(_winpath "$py/Library/bin")" >>"$d.args"
+	# shellcheck disable=SC2016  # a script for bash -c
+	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES${ov:+;$ov}" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$d.out" "$d.err" "$py/oracle.exe" "@$(_winpath "$d.args")"
+	rc=$?
+	if [ "$rc" -eq 124 ] || [ ! -s "$d.jsonl" ]; then
+		echo "the oracle hung or died under Wine (status $rc)"
+		tail -3 "$d.err"
+		return 1
+	fi
+	"$B" check --root "$d" --python "$pyexe" --json >"$d.check.json" 2>/dev/null
+	/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$d.check.json" "$d.jsonl" "$d.err" 2>&1
+	return 0 # a disagreement is in the lines printed, for the caller to judge
 }

@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# win_exe.sh: torch-dll-check.exe (Windows x64, mingw-w64) for running the live
+# code paths (registry through the Win32 API, System32 through the OS) under Wine.
+#
+#   win_exe LOGDIR   print the path of a cached torch-dll-check.exe, building it
+#                    when needed (logs of a failed build in LOGDIR); keyed by the
+#                    checker's sources, the matrix, the compiler and the static
+#                    libyaml/cJSON tests/lib/cross-build.sh builds once
+: "${TDC_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/torch-dll-check}"
+win_exe() {
+	local out=$1 prefix key dir
+	prefix=$(find "$TDC_CACHE/mingw-deps" -path '*/prefix/lib/libcjson.a' 2>/dev/null | head -1)
+	if [ -z "$prefix" ]; then
+		# builds the static libyaml/cJSON once (its own final link may fail: we link below)
+		bash "$TDC_REPO/tests/lib/cross-build.sh" >"$out/xdeps.log" 2>&1
+		prefix=$(find "$TDC_CACHE/mingw-deps" -path '*/prefix/lib/libcjson.a' 2>/dev/null | head -1)
+	fi
+	[ -n "$prefix" ] || return 1
+	prefix=${prefix%/lib/libcjson.a}
+	key=$( { find "$TDC_REPO/checker" -type f | LC_ALL=C sort | xargs cat; cat "$TDC_REPO/matrix/torch.yml";
+		cat "$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } |
+		sha256sum | cut -c1-16)
+	dir=$TDC_CACHE/inventory-win/$key
+	if [ ! -f "$dir/torch-dll-check.exe" ]; then
+		mkdir -p "$dir"
+		{ sh "$TDC_REPO/checker/matrix/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" &&
+			sh "$TDC_REPO/checker/matrix/embed.sh" matrix_pairs_text \
+				"$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; } >"$dir/matrix_embed.c" || return 1
+		local srcs=() f
+		while IFS= read -r f; do
+			case "$f" in */checker/git/* | */checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
+		done < <(find "$TDC_REPO/checker" -name '*.c' | LC_ALL=C sort)
+		x86_64-w64-mingw32-gcc -std=c11 -O1 -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
+			-I"$TDC_REPO/checker" -I"$prefix/include" -I"$prefix/include/cjson" \
+			-o "$dir/tmp.exe" "${srcs[@]}" "$dir/matrix_embed.c" \
+			-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32 >"$out/xbuild.log" 2>&1 || return 1
+		mv "$dir/tmp.exe" "$dir/torch-dll-check.exe"
+	fi
+	echo "$dir/torch-dll-check.exe"
+}
