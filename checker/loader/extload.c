@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pe/pe.h"
+#include "pe/peek.h"
 
 const char *ext_proc_name(enum ext_proc p)
 {
@@ -101,6 +102,12 @@ int extload_imports_any(struct view *v, const char *win_path, const struct strli
 	return r;
 }
 
+static int peek_hit(void *ctx, const char *dll, int delay)
+{
+	(void)delay;
+	return list_find(ctx, dll) != NULL;
+}
+
 int extload_imports_any_host(const char *host, const struct strlist *names, const char **which)
 {
 	struct pe_image *img = NULL;
@@ -108,6 +115,13 @@ int extload_imports_any_host(const char *host, const struct strlist *names, cons
 	int hit = 0;
 	if (which)
 		*which = NULL;
+	/*
+	 * Most binaries of an environment import none of torch's DLLs: a peek at
+	 * their import names (a few reads, no mapping: pe/peek.h) says so. A hit,
+	 * or anything the peek does not follow, is answered by pe_open.
+	 */
+	if (pe_peek_imports(host, PE_IMPORTS | PE_DELAY_IMPORTS, peek_hit, (void *)names) == 0)
+		return 0;
 	if (pe_open(&img, host, PE_IMPORTS | PE_DELAY_IMPORTS | PE_LENIENT, NULL))
 		return -1;
 	for (i = 0; i < img->nimports && !hit; i++) {

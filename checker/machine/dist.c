@@ -39,21 +39,31 @@ static const unsigned char b64url_or_pad[256] = {
 };
 
 
+/* One field of a RECORD row: NUL-terminated, valid until the next row. */
+struct rec_field {
+	const char *buf;
+	size_t len;
+};
+
 /*
- * One CSV row from text[*pos..len): up to 3 fields into f[] (strbufs), the
- * field count in *nf (more than 3 is counted, not kept). Returns 0 at a row,
- * 1 at the end of the text, -1 on an unterminated quote.
+ * One CSV row from text[*pos..len): up to 3 fields into out[], the field
+ * count in *nf (more than 3 is counted, not kept). A row without quotes is
+ * copied once into `line` and cut at its commas; a quoted one is unquoted
+ * into f[] (strbufs). Returns 0 at a row, 1 at the end of the text, -1 on an
+ * unterminated quote.
  */
-static int csv_row(const char *text, size_t len, size_t *pos, size_t *lineno, struct strbuf f[3], size_t *nf,
-		   struct err *err, const char *name)
+static int csv_row(const char *text, size_t len, size_t *pos, size_t *lineno, struct strbuf f[3], struct strbuf *line,
+		   struct rec_field out[3], size_t *nf, struct err *err, const char *name)
 {
 	size_t p = *pos, k = 0;
 	int quoted = 0, started = 0, at_field_start = 1;
 	size_t start_line = *lineno;
 	if (p >= len)
 		return 1;
-	for (k = 0; k < 3; k++)
-		strbuf_reset(&f[k]);
+	for (k = 0; k < 3; k++) {
+		out[k].buf = "";
+		out[k].len = 0;
+	}
 	k = 0;
 	{
 		/* the common row has no quote: split it at its commas without looking at each byte twice */
@@ -61,11 +71,19 @@ static int csv_row(const char *text, size_t len, size_t *pos, size_t *lineno, st
 		size_t n = nl ? (size_t)(nl - l) : len - p, start = 0, i;
 		if (!memchr(l, '"', n)) {
 			size_t body = n && l[n - 1] == '\r' ? n - 1 : n;
-			for (;;) { /* each field up to the next comma (memchr: vectorised) */
-				const char *comma = start < body ? memchr(l + start, ',', body - start) : NULL;
-				i = comma ? (size_t)(comma - l) : body;
-				if (k < 3)
-					strbuf_add(&f[k], l + start, i - start);
+			char *b;
+			strbuf_reset(line);
+			strbuf_add(line, l, body);
+			b = line->buf;
+			for (;;) { /* each field up to the next comma (memchr: vectorised), cut there */
+				char *comma = start < body ? memchr(b + start, ',', body - start) : NULL;
+				i = comma ? (size_t)(comma - b) : body;
+				if (comma)
+					*comma = '\0';
+				if (k < 3) {
+					out[k].buf = b + start;
+					out[k].len = i - start;
+				}
 				k++;
 				start = i + 1;
 				if (!comma)
@@ -78,6 +96,9 @@ static int csv_row(const char *text, size_t len, size_t *pos, size_t *lineno, st
 			return 0;
 		}
 	}
+	for (k = 0; k < 3; k++)
+		strbuf_reset(&f[k]);
+	k = 0;
 	for (; p < len; p++) {
 		char c = text[p];
 		if (quoted) {
@@ -125,6 +146,10 @@ static int csv_row(const char *text, size_t len, size_t *pos, size_t *lineno, st
 		return err_set(err, "%s:%zu: a quoted field is not closed", name, start_line);
 	*pos = p;
 	*nf = started ? k + 1 : 0;
+	for (k = 0; k < 3; k++) {
+		out[k].buf = f[k].buf ? f[k].buf : "";
+		out[k].len = f[k].len;
+	}
 	return 0;
 }
 
@@ -163,12 +188,13 @@ static int parse_size(const char *s, size_t n, int64_t *out)
  * row list and the binaries scan use. `row` returns 0, or -1 to stop with
  * err set. -1 on the first bad row, with "NAME:LINE: ...".
  */
-typedef int (*record_row_fn)(void *ctx, const struct strbuf f[3], const char *eq, int64_t size, size_t line,
+typedef int (*record_row_fn)(void *ctx, const struct rec_field f[3], const char *eq, int64_t size, size_t line,
 			     struct err *err);
 
 static int record_scan(const char *text, size_t len, const char *name, record_row_fn row, void *ctx, struct err *err)
 {
-	struct strbuf f[3] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	struct strbuf q[3] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT }, lb = STRBUF_INIT;
+	struct rec_field f[3];
 	size_t pos = 0, lineno = 1, nf = 0, k, nrows = 0;
 	int r = 0;
 	if (len > DIST_RECORD_MAX_BYTES)
@@ -179,7 +205,7 @@ static int record_scan(const char *text, size_t len, const char *name, record_ro
 		size_t line = lineno;
 		const char *eq = NULL;
 		int64_t size = -1;
-		r = csv_row(text, len, &pos, &lineno, f, &nf, err, name);
+		r = csv_row(text, len, &pos, &lineno, q, &lb, f, &nf, err, name);
 		if (r == 1) {
 			r = 0;
 			break;
@@ -233,11 +259,12 @@ static int record_scan(const char *text, size_t len, const char *name, record_ro
 			break;
 	}
 	for (k = 0; k < 3; k++)
-		strbuf_release(&f[k]);
+		strbuf_release(&q[k]);
+	strbuf_release(&lb);
 	return r;
 }
 
-static int keep_row(void *ctx, const struct strbuf f[3], const char *eq, int64_t size, size_t line, struct err *err)
+static int keep_row(void *ctx, const struct rec_field f[3], const char *eq, int64_t size, size_t line, struct err *err)
 {
 	struct dist_record *out = ctx;
 	struct dist_record_row r = { NULL, NULL, NULL, size, line };
@@ -659,25 +686,28 @@ static int map_view_file(struct view *v, const char *winpath, struct os_map *m, 
 static int read_small(struct view *v, const char *fast_dir, const char *winpath, struct strbuf *out, int *too_big,
 		      struct err *err)
 {
-	char *host = NULL;
+	char *host;
 	struct os_stat st;
 	int r;
 	*too_big = 0;
 	if (fast_dir) {
 		/* the dist-info folder came from the listing, as it is named: its files by name, no links */
 		host = xasprintf("%s/%s", fast_dir, winpath_basename(winpath));
-		if (os_lstat(host, &st) || st.type != OS_FILE) {
-			free(host);
-			host = NULL;
+		r = os_read_small_file(host, DIST_READ_SMALL, out, err);
+		free(host);
+		if (r == 0 || r == -1)
+			return r;
+		if (r == 2) {
+			*too_big = 1;
+			return -1;
 		}
 	}
-	if (!host) {
-		if (!(host = view_host_path(v, winpath)) || !view_is_file(v, winpath)) {
-			free(host);
-			return err_set(err, "%s: not found", winpath);
-		}
-		os_stat(host, &st);
+	/* a link, another letter case, a live view: the view knows */
+	if (!(host = view_host_path(v, winpath)) || !view_is_file(v, winpath)) {
+		free(host);
+		return err_set(err, "%s: not found", winpath);
 	}
+	os_stat(host, &st);
 	if (st.size > DIST_READ_SMALL) {
 		free(host);
 		*too_big = 1;
@@ -884,7 +914,7 @@ struct bins {
 	struct strbuf ok_dir;
 };
 
-static int bin_row(void *ctx, const struct strbuf f[3], const char *eq, int64_t size, size_t line, struct err *err)
+static int bin_row(void *ctx, const struct rec_field f[3], const char *eq, int64_t size, size_t line, struct err *err)
 {
 	struct bins *b = ctx;
 	struct dist *d = b->d;

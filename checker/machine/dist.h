@@ -17,8 +17,10 @@
  * RECORD is at most DIST_RECORD_MAX_BYTES and DIST_RECORD_MAX_ROWS rows,
  * and METADATA's header block at most DIST_METADATA_MAX_HEADER bytes. A
  * malformed file is an error naming `FILE:LINE`, never a partial answer.
- * Files are mapped (os_map_file), and of METADATA only the header pages are
- * touched.
+ * A file of at most 256 KiB is read with one open, fstat and read
+ * (os_read_small_file; a link or another letter case is asked of the view);
+ * a larger one is mapped (os_map_file), and of METADATA only the header
+ * pages are touched.
  *
  * A RECORD path is relative to the folder holding the .dist-info (the
  * site-packages); `..` may climb to the environment's root (`../../Scripts`),

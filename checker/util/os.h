@@ -44,6 +44,22 @@ void os_unmap(struct os_map *m);
 void os_map_drop_pages(const struct os_map *m);
 void os_drop_pages(const void *p, size_t len);
 
+/*
+ * A regular file open for positioned reads: for readers that need a few
+ * small pieces of many files (the import names of 600 binaries), where
+ * mapping each file costs more than the bytes read (page tables set up,
+ * faulted and torn down). os_pread reads up to n bytes at `off` (*got is
+ * fewer only at the end of the file).
+ */
+struct os_file {
+	intptr_t h;     /* descriptor or HANDLE */
+	uint64_t size;
+};
+
+int os_open_read(struct os_file *f, const char *path, struct err *err);
+int os_pread(const struct os_file *f, void *buf, size_t n, uint64_t off, size_t *got, struct err *err);
+void os_close_file(struct os_file *f);
+
 enum os_ftype { OS_NONE = 0, OS_FILE, OS_DIR, OS_OTHER };
 
 struct os_stat {
@@ -76,6 +92,16 @@ int os_list_dir(const char *dir, struct strlist *names, struct err *err);
 
 /* Reads a whole small file (config, registry export, version.py); refuses files over `max`. */
 int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err);
+
+/*
+ * Reads a small file that must be a regular file reached without following
+ * a link at its last component (the dist-info files of a site-packages, 600
+ * of them beside a big environment): one open, fstat and read. Returns 0
+ * with the contents appended; 1 when `path` is missing, a link or not a
+ * regular file (the caller looks another way); 2 when it is larger than
+ * `max` (nothing read); -1 with `err` on a read error.
+ */
+int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err);
 
 /*
  * Writes a file whole or not at all: temporary file in the same folder +

@@ -96,6 +96,51 @@ int os_map_file(struct os_map *m, const char *path, struct err *err)
 	return 0;
 }
 
+int os_open_read(struct os_file *f, const char *path, struct err *err)
+{
+	struct stat st;
+	int fd;
+	f->h = -1;
+	f->size = 0;
+	/* O_NONBLOCK: no wait on a FIFO; the type is checked on the descriptor; pread ignores the flag on a regular file */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
+		return err_set(err, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, "%s is not a regular file", path);
+	}
+	f->h = fd;
+	f->size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int os_pread(const struct os_file *f, void *buf, size_t n, uint64_t off, size_t *got, struct err *err)
+{
+	size_t done = 0;
+	*got = 0;
+	if (off > (uint64_t)INT64_MAX)
+		return err_set(err, "read offset 0x%llx out of range", (unsigned long long)off);
+	while (done < n) {
+		ssize_t r = pread((int)f->h, (char *)buf + done, n - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_set(err, "cannot read: %s", strerror(errno));
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	*got = done;
+	return 0;
+}
+
+void os_close_file(struct os_file *f)
+{
+	if (f->h >= 0)
+		close((int)f->h);
+	f->h = -1;
+}
+
 void os_unmap(struct os_map *m)
 {
 	if (m->data)
@@ -217,6 +262,42 @@ int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *e
 		strbuf_add(out, buf, (size_t)n);
 	}
 	close(fd);
+	return 0;
+}
+
+int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err)
+{
+	struct stat st;
+	size_t start = out->len, want;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return 1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	if ((uint64_t)st.st_size > (uint64_t)max) {
+		close(fd);
+		return 2;
+	}
+	/* one read of one byte more than the size: a regular file reads short only at its end */
+	want = (size_t)st.st_size + 1;
+	strbuf_grow(out, want);
+	do
+		n = read(fd, out->buf + start, want);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 || (size_t)n == want) {
+		int e = errno;
+		close(fd);
+		out->buf[start] = '\0';
+		if (n < 0)
+			return err_set(err, "cannot read %s: %s", path, strerror(e));
+		return err_set(err, "%s grew while it was read", path);
+	}
+	close(fd);
+	out->len = start + (size_t)n;
+	out->buf[out->len] = '\0';
 	return 0;
 }
 

@@ -111,6 +111,70 @@ int os_map_file(struct os_map *m, const char *path, struct err *err)
 	return 0;
 }
 
+int os_open_read(struct os_file *f, const char *path, struct err *err)
+{
+	wchar_t *w = to_wide(path);
+	HANDLE h;
+	LARGE_INTEGER size;
+	f->h = (intptr_t)INVALID_HANDLE_VALUE;
+	f->size = 0;
+	if (!w)
+		return err_set(err, "invalid UTF-8 in path %s", path);
+	h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+			FILE_ATTRIBUTE_NORMAL, NULL);
+	free(w);
+	if (h == INVALID_HANDLE_VALUE)
+		return win_err(err, "cannot open", path);
+	if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &size)) {
+		CloseHandle(h);
+		return err_set(err, "%s: not a regular file", path);
+	}
+	f->h = (intptr_t)h;
+	f->size = (uint64_t)size.QuadPart;
+	return 0;
+}
+
+int os_pread(const struct os_file *f, void *buf, size_t n, uint64_t off, size_t *got, struct err *err)
+{
+	size_t done = 0;
+	*got = 0;
+	while (done < n) {
+		OVERLAPPED ov;
+		DWORD want = n - done > 0x10000000u ? 0x10000000u : (DWORD)(n - done), r = 0;
+		uint64_t at = off + done;
+		memset(&ov, 0, sizeof(ov));
+		ov.Offset = (DWORD)(at & 0xffffffffu);
+		ov.OffsetHigh = (DWORD)(at >> 32);
+		if (!ReadFile((HANDLE)f->h, (char *)buf + done, want, &r, &ov)) {
+			if (GetLastError() == ERROR_HANDLE_EOF)
+				break;
+			return win_err(err, "cannot read", "file");
+		}
+		if (!r)
+			break;
+		done += r;
+	}
+	*got = done;
+	return 0;
+}
+
+void os_close_file(struct os_file *f)
+{
+	if ((HANDLE)f->h != INVALID_HANDLE_VALUE)
+		CloseHandle((HANDLE)f->h);
+	f->h = (intptr_t)INVALID_HANDLE_VALUE;
+}
+
+int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err)
+{
+	struct os_stat st;
+	if (os_lstat(path, &st) || st.type != OS_FILE)
+		return 1;
+	if (st.size > (uint64_t)max)
+		return 2;
+	return os_read_file(path, max, out, err) ? -1 : 0;
+}
+
 void os_unmap(struct os_map *m)
 {
 	if (m->data)

@@ -12,8 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pe/pe.h"
+#include "pe/peek.h"
 
 #include "oracle.h"
 
@@ -37,6 +39,56 @@ static void lookups(struct pe_image *img, const struct pe_import_dll *dlls, size
 	}
 }
 
+/* The names a peek (pe/peek.h) lists, up to 64. */
+struct peeked {
+	char v[64][PEEK_MAX_NAME + 1];
+	size_t n;
+};
+
+static int peek_keep(void *ctx, const char *dll, int delay)
+{
+	struct peeked *p = ctx;
+	(void)delay;
+	if (p->n >= 64)
+		return 1;
+	memcpy(p->v[p->n++], dll, strlen(dll) + 1);
+	return 0;
+}
+
+static int peeked_has(const struct peeked *p, const char *dll)
+{
+	size_t i;
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i], dll))
+			return 1;
+	return 0;
+}
+
+/*
+ * The peek is a filter in front of pe_open (extload_imports_any_host): when
+ * it reads both import directories to the end, every DLL name pe_parse
+ * (lenient, as the scan opens binaries) gives must be among its names.
+ */
+static void peek_oracle(const uint8_t *data, size_t size)
+{
+	static struct peeked p;
+	struct pe_image *img;
+	struct err err;
+	size_t i;
+	p.n = 0;
+	if (pe_peek_imports_mem(data, size, PE_IMPORTS | PE_DELAY_IMPORTS, peek_keep, &p) != 0)
+		return;
+	if (pe_parse(&img, data, size, "fuzz.dll", PE_IMPORTS | PE_DELAY_IMPORTS | PE_LENIENT, &err))
+		return;
+	for (i = 0; i < img->nimports; i++)
+		if (!peeked_has(&p, img->imports[i].dll))
+			abort();
+	for (i = 0; i < img->ndelay_imports; i++)
+		if (!peeked_has(&p, img->delay_imports[i].dll))
+			abort();
+	pe_close(img);
+}
+
 static int fuzz_one(const uint8_t *data, size_t size)
 {
 	struct pe_image *img;
@@ -47,6 +99,7 @@ static int fuzz_one(const uint8_t *data, size_t size)
 	size_t n, i, off;
 	uint32_t o;
 
+	peek_oracle(data, size);
 	/* Strict first; when that fails, the loader's lenient view of the same bytes. */
 	if (pe_parse(&img, data, size, "fuzz.dll", PE_ALL, &err) &&
 	    pe_parse(&img, data, size, "fuzz.dll", PE_ALL | PE_LENIENT, &err))

@@ -5,9 +5,12 @@
  * cleanly here, and confirm.c's comparison of a prediction with a helper's
  * output (the part of --confirm that is plain C and runs anywhere).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "judge/confirm.h"
 #include "harness.h"
@@ -297,8 +300,51 @@ static void test_confirm_import(void)
 	cJSON_Delete(r);
 }
 
+/* os_read_small_file: a regular file read whole; a link, a folder, a FIFO, nothing: 1; too large: 2 */
+static void test_read_small_file(void)
+{
+	char dir[] = "/tmp/tdc-test-os-XXXXXX", p[256], q[256], big[256], fifo[256];
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	FILE *f;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(p, sizeof(p), "%s/RECORD", dir);
+	snprintf(q, sizeof(q), "%s/link", dir);
+	snprintf(big, sizeof(big), "%s/big", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	f = fopen(p, "w");
+	CHECK(f != NULL);
+	fputs("a.py,,\n", f);
+	fclose(f);
+	f = fopen(big, "w");
+	CHECK(f != NULL);
+	fputs("0123456789", f);
+	fclose(f);
+	CHECK_INT(symlink(p, q), 0);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	strbuf_adds(&sb, "x");
+	CHECK_INT(os_read_small_file(p, 100, &sb, &e), 0);
+	CHECK_STR(sb.buf, "xa.py,,\n");
+	strbuf_reset(&sb);
+	CHECK_INT(os_read_small_file(q, 100, &sb, &e), 1);
+	CHECK_INT(os_read_small_file(dir, 100, &sb, &e), 1);
+	CHECK_INT(os_read_small_file(fifo, 100, &sb, &e), 1);
+	CHECK_INT(os_read_small_file("/nonexistent/tdc", 100, &sb, &e), 1);
+	CHECK_INT(os_read_small_file(big, 9, &sb, &e), 2);
+	CHECK_INT(os_read_small_file(big, 10, &sb, &e), 0);
+	CHECK_STR(sb.buf, "0123456789");
+	CHECK_INT((int)sb.len, 10);
+	unlink(p);
+	unlink(q);
+	unlink(big);
+	unlink(fifo);
+	rmdir(dir);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
+	RUN(test_read_small_file);
 	RUN(test_spawn_exit_codes);
 	RUN(test_spawn_not_found);
 	RUN(test_spawn_cwd_and_args);
