@@ -10,6 +10,7 @@
 
 #include "pe/pe.h"
 #include "pe/peek.h"
+#include "util/os.h"
 
 const char *ext_proc_name(enum ext_proc p)
 {
@@ -338,16 +339,79 @@ static void proc_torchvision(struct loader *ld, struct view *v, const struct tor
 }
 
 /*
- * torchaudio (_extension/__init__.py, _extension/utils.py): on Python 3.9+
- * no folder is added; when torchaudio.lib._torchaudio exists,
+ * torchaudio (_extension/__init__.py, _extension/utils.py): on Python 3.8,
+ * when its __init__.py has the call, every existing PATH folder is added
+ * first (_init_dll_path, above); on 3.9+ no folder is added; when torchaudio.lib._torchaudio exists,
  * torch.ops.load_library(lib\libtorchaudio.pyd) and then the import of
  * _torchaudio, both uncaught.
  */
+/* Python 3.8.x (python_tag "cp38", "cp38d"...): sys.version_info in [(3, 8), (3, 9)). */
+static int python_is_38(const struct torch_run *run)
+{
+	const char *t = run->python_tag;
+	return t && !strncmp(t, "cp38", 4) && !(t[4] >= '0' && t[4] <= '9');
+}
+
+/*
+ * Whether this torchaudio's _extension/__init__.py has the Python 3.8 call
+ * (2.4.1: `if os.name == "nt" and (3, 8) <= sys.version_info < (3, 9):`
+ * `_init_dll_path()`): read from the installed file, not guessed by version.
+ */
+static int has_init_dll_path(struct view *v, const char *package_dir)
+{
+	char *init = winpath_join(package_dir, "_extension\\__init__.py");
+	char *host = view_host_path(v, init);
+	struct strbuf sb = STRBUF_INIT;
+	int yes = 0;
+	if (host && os_read_small_file(host, 1 << 20, &sb, NULL) == 0)
+		yes = strstr(sb.buf, "(3, 8) <= sys.version_info < (3, 9)") && strstr(sb.buf, "_init_dll_path()");
+	strbuf_release(&sb);
+	free(host);
+	free(init);
+	return yes;
+}
+
+/*
+ * _extension/utils.py's _init_dll_path: `for path in os.environ.get("PATH",
+ * "").split(";"): if os.path.exists(path): os.add_dll_directory(path)`
+ * (failures passed over). The PATH is the one torch left. An entry that is
+ * not an absolute folder is passed over: AddDllDirectory refuses a relative
+ * path, and a missing one fails os.path.exists.
+ */
+static void init_dll_path(struct loader *ld, struct view *v, struct ext_run *r)
+{
+	const char *path = view_getenv(v, "PATH");
+	size_t n = 0;
+	while (path && *path) {
+		const char *semi = strchr(path, ';');
+		char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
+		if (entry[0] && winpath_is_absolute(entry) && view_is_dir(v, entry)) {
+			char *dir = winpath_normalize(entry);
+			if (!list_find(&r->dll_dirs, dir)) {
+				strlist_push(&r->dll_dirs, dir);
+				loader_add_dll_directory(ld, dir);
+				n++;
+			}
+			free(dir);
+		}
+		free(entry);
+		path = semi ? semi + 1 : NULL;
+	}
+	loader_label_user_dirs(ld, "a PATH entry added by torchaudio's _init_dll_path (Python 3.8) with "
+				   "os.add_dll_directory");
+	strlist_pushf(&r->notes, "Python 3.8: torchaudio's _init_dll_path added %zu PATH folder%s with "
+				 "os.add_dll_directory before loading its libraries",
+		      n, n == 1 ? "" : "s");
+}
+
 static void proc_torchaudio(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
 			    const struct dist *d)
 {
-	char *lib = winpath_join(r->package_dir, "lib");
-	char *spec = find_spec(v, run, lib, "_torchaudio");
+	char *lib, *spec;
+	if (python_is_38(run) && has_init_dll_path(v, r->package_dir))
+		init_dll_path(ld, v, r);
+	lib = winpath_join(r->package_dir, "lib");
+	spec = find_spec(v, run, lib, "_torchaudio");
 	if (spec) {
 		char *libta = winpath_join(lib, "libtorchaudio.pyd");
 		if (view_is_file(v, libta))

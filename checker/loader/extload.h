@@ -20,7 +20,10 @@
  *                = ctypes.CDLL = LoadLibraryExW(path, 0x1100); failures are
  *                caught: import torchvision warns (image) or its C++ ops
  *                raise RuntimeError later (_C);
- *   torchaudio   torch.ops.load_library(torchaudio\lib\libtorchaudio.pyd),
+ *   torchaudio   on Python 3.8, when its _extension\__init__.py has the call,
+ *                _init_dll_path(): every existing PATH folder added with
+ *                os.add_dll_directory; then
+ *                torch.ops.load_library(torchaudio\lib\libtorchaudio.pyd),
  *                then `import torchaudio.lib._torchaudio` (CPython: 0x1100);
  *                a failure makes `import torchaudio` raise; torio's FFmpeg
  *                modules are loaded lazily, not by the import;

@@ -2,7 +2,8 @@
 """wheels.py: real Windows wheels from PyPI, fetched once into the cache.
 
     wheels.py resolve PROJECT VERSION    print "FILE SHA256 PYVER ABI" of the wheel we use
-    wheels.py fetch PROJECT VERSION      fetch (or reuse) it; print its path in the cache
+    wheels.py fetch PROJECT VERSION [PY] fetch (or reuse) it; print its path in the cache
+                                         (PY, e.g. 3.8: that CPython's build, not 3.11's)
     wheels.py versions PROJECT           print every X.Y.Z release with a win_amd64 wheel
 
 Which file: the win_amd64 wheel for CPython 3.11 when PyPI has one, else the
@@ -99,13 +100,15 @@ def candidates(project, version):
     return out
 
 
-def resolve(project, version):
+def resolve(project, version, want="3.11"):
     c = candidates(project, version)
     if not c:
         return None
     for t in c:
-        if t[2] == "3.11":
+        if t[2] == want:
             return t
+    if want != "3.11":  # a named Python: that build or nothing
+        return None
     return max(c, key=lambda t: int(t[2].split(".")[1]))
 
 
@@ -117,8 +120,8 @@ def sha256_of(path):
     return h.hexdigest()
 
 
-def fetch(project, version):
-    t = resolve(project, version)
+def fetch(project, version, want="3.11"):
+    t = resolve(project, version, want)
     if t is None:
         print("wheels.py: PyPI lists no win_amd64 wheel of %s %s" % (project, version), file=sys.stderr)
         return REFUSED
@@ -179,8 +182,8 @@ def main(argv):
             return REFUSED
         print(" ".join(t))
         return 0
-    if len(argv) == 4 and argv[1] == "fetch":
-        return fetch(argv[2], argv[3])
+    if len(argv) in (4, 5) and argv[1] == "fetch":
+        return fetch(argv[2], argv[3], *argv[4:])
     if len(argv) == 3 and argv[1] == "versions":
         return versions(argv[2])
     print(__doc__, file=sys.stderr)

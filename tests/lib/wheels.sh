@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # wheels.sh: real Windows wheels from PyPI for the tests (source it).
 #
-#   wheel_fetch PROJECT VERSION   print the cached wheel's path (fetched once,
-#                                 sha256-checked against PyPI; tests/lib/wheels.py)
+#   wheel_fetch PROJECT VERSION [PY]  print the cached wheel's path (fetched once,
+#                                 sha256-checked against PyPI; tests/lib/wheels.py;
+#                                 PY=3.8: the cp38 build)
 #                                 status 3: PyPI/pip did not give us the file
 #   wheel_unpack WHEEL DIR        extract the wheel into DIR (a site-packages)
 #   pip_python                    print a Python that has pip (or fail)
@@ -31,7 +32,7 @@ pip_python() {
 wheel_fetch() {
 	local py
 	py=$(pip_python) || return 3
-	TDC_PIP_PYTHON=$py "$py" "$WHEELS_PY" fetch "$1" "$2"
+	TDC_PIP_PYTHON=$py "$py" "$WHEELS_PY" fetch "$1" "$2" ${3:+"$3"}
 }
 
 # wheel_unpack WHEEL DIR: a wheel is a zip whose top level is site-packages.

@@ -202,6 +202,43 @@ else
 	skip "torch 2.4.1 with torchvision 0.19.1 / torchaudio 2.4.1" "$(cat "$WORK/why")"
 fi
 
+# ---- torchaudio 2.4.1 on Python 3.8: _extension/__init__.py's `(3, 8) <= sys.version_info < (3, 9)` runs
+# _init_dll_path, every existing PATH folder an os.add_dll_directory. libtorchaudio.pyd imports VCOMP140.DLL
+# (torch's own binaries do not): moved out of System32 into C:\Tools, on PATH only.
+if w38=$(wheel_fetch torch 2.4.1 3.8 2>"$WORK/why") && a38=$(wheel_fetch torchaudio 2.4.1 3.8 2>"$WORK/why") &&
+	wheel_tree "$WORK/py38" "$w38" >/dev/null 2>"$WORK/why" && tree_redist "$WORK/py38" 14.44.35112 2>"$WORK/why" &&
+	tree_extensions "$WORK/py38" "$a38" 2>"$WORK/why"; then
+	mkdir -p "$WORK/py38/Tools" && mv "$WORK/py38/Windows/System32/vcomp140.dll" "$WORK/py38/Tools/"
+	P38() { "$B" check --root "$WORK/py38" --python 'C:\Python38\python.exe' --env 'PATH=C:\Tools;C:\NotThere' --json 2>/dev/null; }
+	check_eq "py3.8 + torchaudio 2.4.1, VCOMP140.DLL only in a PATH folder: _init_dll_path added it, libtorchaudio.pyd loads" \
+		'["pass",true,[["libtorchaudio.pyd","loads"],["_torchaudio.pyd","loads"]],true]' \
+		"$(P38 | jq -c '.installs[0].extensions[] | select(.name == "torchaudio") | [.status,
+			(.dll_directories | index("C:\\Tools") != null),
+			[.binaries[] | select(.outcome != "not-loaded") | [(.path | split("\\") | last), .outcome]],
+			(.notes | any(test("_init_dll_path added [0-9]+ PATH folder")))]')"
+	check_eq "py3.8: C:\\NotThere (on PATH, missing) is not added" 'false' \
+		"$(P38 | jq -c '.installs[0].extensions[] | select(.name == "torchaudio") | .dll_directories | index("C:\\NotThere") != null')"
+	# the same tree, its __init__.py without the call (an older/patched torchaudio): nothing added, 126
+	tree_variant "$WORK/py38" "$WORK/py38n"
+	i38=$WORK/py38n/Python38/Lib/site-packages/torchaudio/_extension/__init__.py
+	sed 's/_init_dll_path()/pass/' "$i38" >"$i38.new" && mv "$i38.new" "$i38"
+	check_eq "py3.8, __init__.py without _init_dll_path(): no PATH folder added, both binaries fail 126 on VCOMP140.DLL" \
+		'[["libtorchaudio.pyd",126,"VCOMP140.DLL"],["_torchaudio.pyd",126,"VCOMP140.DLL"]]' \
+		"$("$B" check --root "$WORK/py38n" --python 'C:\Python38\python.exe' --env 'PATH=C:\Tools' --json 2>/dev/null |
+			jq -c '[.installs[0].extensions[] | select(.name == "torchaudio") | .binaries[] | select(.winerror != 0 and .winerror != null) |
+				[(.path | split("\\") | last), .winerror, .leaf]]')"
+else
+	skip "torch 2.4.1 + torchaudio 2.4.1 on Python 3.8" "$(cat "$WORK/why")"
+fi
+if [ -d "$WORK/matched241" ]; then
+	tree_variant "$WORK/matched241" "$WORK/py311p"
+	mkdir -p "$WORK/py311p/Tools" && mv "$WORK/py311p/Windows/System32/vcomp140.dll" "$WORK/py311p/Tools/"
+	check_eq "py3.11 + torchaudio 2.4.1, VCOMP140.DLL only on PATH: the 3.8 branch does not run, both binaries fail 126" \
+		'[[],[["libtorchaudio.pyd",126,"VCOMP140.DLL"],["_torchaudio.pyd",126,"VCOMP140.DLL"]]]' \
+		"$(J py311p '[.installs[0].extensions[] | select(.name == "torchaudio") | (.dll_directories,
+			[.binaries[] | select(.winerror != 0 and .winerror != null) | [(.path | split("\\") | last), .winerror, .leaf]])]' --env 'PATH=C:\Tools')"
+fi
+
 # ---- PyQt5 + PyQt5-Qt5 5.15.2 next to torch 2.9.1: its msvcp140.dll 14.26.28720.3
 if tree qt 2.9.1 PyQt5-Qt5==5.15.2 PyQt5==5.15.11; then
 	# their export directories hold every name torch 2.9.1's binaries import from them (missing_exports 0):
