@@ -26,6 +26,7 @@ struct rec {
 	unsigned long long hashed_bytes;
 	size_t nbin_deleted, nbin_changed;
 	struct strlist other_deleted, other_changed, refused_rows; /* the first few, for the counting findings */
+	struct strlist changed_bins; /* every .dll/.pyd RECORD says changed (Windows paths): for the load failures' fixes */
 };
 
 static int is_binary(const char *p)
@@ -156,6 +157,8 @@ static void row(struct rec *r, const struct dist_record_row *w, int hashes)
 		}
 		if (*how) {
 			r->changed++;
+			if (is_binary(win))
+				strlist_push(&r->changed_bins, win);
 			if (is_binary(win) && r->nbin_changed++ < RECORD_MAX_EACH)
 				changed_binary(r, win, w->line, how);
 			else if (r->other_changed.n < 5)
@@ -228,9 +231,17 @@ static void restore_fix(struct rec *r, struct finding *f, const char *path)
 	free(fix);
 }
 
+static void reinstall_fix(struct rec *r, struct finding *f, const char *path)
+{
+	char *fix = xasprintf("%s was changed after install: reinstall with `%s`", path, r->reinstall);
+	finding_set(&f->fix, fix);
+	free(fix);
+}
+
 /*
  * The loader's failures that involve a leftover or a deleted file get that
- * fix. `owned` (NULL: every failure of the install) limits it to the
+ * fix; an extension's (`owned`) that involve a file RECORD says changed (the
+ * failing binary, or the DLL it binds to: a 127's leaf) get the reinstall. `owned` (NULL: every failure of the install) limits it to the
  * failures of these binaries (an extension's); `leaf_dirs` are the folders
  * where a missing leaf that RECORD lists is one deleted after install.
  */
@@ -272,6 +283,13 @@ static void refix(struct rec *r, const struct strlist *leftovers, const struct s
 				}
 				free(lib);
 			}
+		/* an extension's binary, or the file its failure is on, changed after install */
+		if (!done && owned && (f->winerror == 126 || f->winerror == 127 || f->winerror == 193)) {
+			if (has_path(&r->changed_bins, f->binary))
+				reinstall_fix(r, f, f->binary);
+			else if (has_path(&r->changed_bins, f->path))
+				reinstall_fix(r, f, f->path);
+		}
 	}
 }
 
@@ -381,6 +399,7 @@ static void rec_release(struct rec *r, struct dist_record *rec)
 	strlist_release(&r->other_deleted);
 	strlist_release(&r->other_changed);
 	strlist_release(&r->refused_rows);
+	strlist_release(&r->changed_bins);
 	dist_record_release(rec);
 	free(r->reinstall);
 }
@@ -404,6 +423,7 @@ static void rec_init(struct rec *r, struct dist_record *rec, struct findings *ou
 	strlist_init(&r->other_deleted);
 	strlist_init(&r->other_changed);
 	strlist_init(&r->refused_rows);
+	strlist_init(&r->changed_bins);
 }
 
 void record_judge(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,

@@ -51,7 +51,9 @@ void record_judge(struct findings *out, cJSON *install_json, const struct torch_
  * against the disk, a .dll/.pyd in its package folders that its RECORD does
  * not list a leftover, each finding naming that distribution with its own
  * `pip install --force-reinstall --no-deps NAME==X`; its load failures that
- * involve a deleted or leftover file get that fix. `install_json` (may be
+ * involve a deleted or leftover file get that fix, and its 126/127/193 on a
+ * changed one (the failing binary, or the DLL a 127 binds to) "X was changed
+ * after install: reinstall with ...". `install_json` (may be
  * NULL) gets `extension_records`: one `record` object per distribution, with
  * its name and version.
  */

@@ -159,6 +159,25 @@ if [ -d "$WORK/matched" ]; then
 		"$(j=$rsp/torchvision/jpeg8.dll; cp --remove-destination "$j" "$j.new" && printf 'X' | dd of="$j.new" bs=1 seek=100 conv=notrunc 2>/dev/null && mv "$j.new" "$j"
 			J rec '[.findings[] | select(.rule == "changed-after-install") | .title, .fix]' --verify-hashes)"
 fi
+# ---- a changed extension DLL: torchvision's libwebp.dll replaced by a same-named PE lacking one name image.pyd imports
+if [ -d "$WORK/matched" ]; then
+	tree_variant "$WORK/matched" "$WORK/chg"
+	csp=$WORK/chg/Python311/Lib/site-packages
+	"$TDC_BIN" pe --json --no-exports "$csp/torchvision/image.pyd" |
+		jq -r '.files[0].imports[] | select(.dll | ascii_downcase == "libwebp.dll") | .functions[] | .name // empty' |
+		sort -u >"$WORK/webp-names.txt"
+	wdrop=$(head -1 "$WORK/webp-names.txt")
+	{ echo EXPORTS; tail -n +2 "$WORK/webp-names.txt"; } >"$WORK/webp.def"
+	if [ -n "$wdrop" ] && rm -f "$csp/torchvision/libwebp.dll" &&
+		make_dll "$csp/torchvision/libwebp.dll" --def "$WORK/webp.def" --import KERNEL32.dll:GetLastError; then
+		check_eq "torchvision's libwebp.dll changed (size differs from RECORD), lacking $wdrop: image.pyd's 127 names the reinstall" \
+			'[["image.pyd",127,"libwebp.dll","C:\\Python311\\Lib\\site-packages\\torchvision\\libwebp.dll was changed after install: reinstall with `pip install --force-reinstall --no-deps torchvision==0.24.1`"]]|["libwebp.dll was changed after install"]' \
+			"$(J chg '[.findings[] | select(.rule == "extension-load-failure") | [(.binary | split("\\") | last), .winerror, .leaf, .fix]]')|$(
+				J chg '[.findings[] | select(.rule == "changed-after-install") | .title | sub(" \\(.*"; "")]')"
+	else
+		echo "not ok - extensions: could not build the changed libwebp.dll (image.pyd's libwebp.dll imports: $(wc -l <"$WORK/webp-names.txt"))"
+	fi
+fi
 # ---- hostile extension RECORDs: bounded, said, never a PASS
 if [ -d "$WORK/matched" ]; then
 	xrec() { # xrec NAME: a variant of matched whose torchvision RECORD is stdin
