@@ -20,6 +20,10 @@
 #   binaries worded by whose they are in every renderer;
 #   bad input (a RECORD path outside the environment, a dist-info without
 #   RECORD, a METADATA that lies about its torch, an unknown --import-first);
+#   torch 2.4.1 + torchaudio 2.4.1 on Python 3.8 (the cp38 wheels): its
+#   _init_dll_path adds the PATH folders, so a VCOMP140.DLL only on PATH loads
+#   there and fails 126 on 3.11; a torchvision DLL changed after install
+#   (image.pyd's 127) naming the reinstall;
 #   and Wine's loader (tests/oracle) importing each extension binary after
 #   torch's procedure, and PyQt5 before it, agreeing with the checker per
 #   binary (tests/wheels/oracle_ext_compare.py).
