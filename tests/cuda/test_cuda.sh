@@ -9,14 +9,12 @@
 # nvJitLink, cuDNN; the heavy ones one real release per CUDA major: tree.sh).
 TEST_NAME=cuda
 export TEST_NAME
-source "$TDC_REPO/tests/lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$TDC_REPO/tests/lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/cuda/tree.sh"
-B=${TDC_ASAN_BIN:-$TDC_BIN}
-[ -x "$B" ] || B=$TDC_BIN
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-cuda.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+WORK=$tmp # start.sh's: removed at exit
 PY='C:\Python311\python.exe'
 TK='C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA'
 
@@ -365,7 +363,7 @@ if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX
 else
 	wine_lock "$PFX"
 	PFX_NV=$PFX/drive_c/windows/system32/nvcuda.dll
-	trap 'rm -f "$PFX_NV"; rm -rf "$WORK"' EXIT
+	at_exit 'rm -f "$PFX_NV"'
 	rm -f "$PFX_NV" # a run killed before its trap left one
 	wine_start "$PFX"
 	# no driver

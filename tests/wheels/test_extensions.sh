@@ -29,15 +29,13 @@
 #   binary (tests/wheels/oracle_ext_compare.py).
 TEST_NAME=extensions
 export TEST_NAME
-source "$TDC_REPO/tests/lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$TDC_REPO/tests/lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
 source "$TDC_REPO/tests/oracle/wine.sh"
-B=${TDC_ASAN_BIN:-$TDC_BIN}
-[ -x "$B" ] || B=$TDC_BIN
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-ext.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+WORK=$tmp # start.sh's: removed at exit
 PY='C:\Python311\python.exe'
 
 # whl PROJECT VERSION: the cached wheel's path, or a skip naming it (status 1).

@@ -19,15 +19,13 @@
 # c10_cuda.dll. About 800 MB of wheels, fetched once into $TDC_CACHE.
 TEST_NAME=install
 export TEST_NAME
-source "$TDC_REPO/tests/lib/tap.sh"
+# shellcheck source=tests/lib/start.sh
+source "$TDC_REPO/tests/lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
 source "$TDC_REPO/tests/oracle/wine.sh"
-B=${TDC_ASAN_BIN:-$TDC_BIN}
-[ -x "$B" ] || B=$TDC_BIN
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-install.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+WORK=$tmp # start.sh's: removed at exit
 RT=14.34.31931
 
 declare -A PYEXE REFUSED
