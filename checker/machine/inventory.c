@@ -29,6 +29,7 @@
 #include "machine/view.h"
 #include "util/text.h"
 #include "util/jsonout.h"
+#include "util/version.h"
 
 #define INV_MAX_TEXT ((size_t)1 << 20)  /* version.py, pyvenv.cfg, METADATA: read at most this */
 #define INV_MAX_VERSION 64              /* characters in a version string */
@@ -1067,7 +1068,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 	for (i = 0; i < inv->ndlls; i++) {
 		const struct inv_dll *d = &inv->dlls[i];
 		cJSON *e = cJSON_CreateObject();
-		char *ver = d->has_version ? inventory_version_str(d->ver) : NULL;
+		char *ver = d->has_version ? winver_parts_str(d->ver) : NULL;
 		cJSON_AddStringToObject(e, "name", d->name);
 		cJSON_AddStringToObject(e, "path", d->path);
 		cJSON_AddStringToObject(e, "where", d->where);
@@ -1128,10 +1129,5 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 	if (inv->gpu_read)
 		cJSON_AddItemToObject(o, "gpu_driver", gpu_driver_to_json(&inv->gpu));
 	return o;
-}
-
-char *inventory_version_str(const uint16_t ver[4])
-{
-	return xasprintf("%u.%u.%u.%u", ver[0], ver[1], ver[2], ver[3]);
 }
 
