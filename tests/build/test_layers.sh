@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # test_layers: checker/'s folders are the layers of checker/LAYERS, every
 # include is folder-qualified and runs down the order, no module or folder
-# includes itself back through another (tests/build/layers.py), the README's
-# layer table lists the same folders in the same order, and the Makefile
-# builds every source of every layer (nothing left in a folder it skips).
+# includes itself back through another, no two files use each other's
+# symbols through any circle (nm of the objects `make` left in build/rel),
+# the README's layer table names every module of each folder (all four in
+# tests/build/layers.py) and lists the same folders in the same order, and
+# the Makefile builds every source of every layer (nothing left in a folder
+# it skips).
 # shellcheck source=tests/lib/start.sh
 . "$TDC_REPO/tests/lib/start.sh"
 TEST_NAME=layers
 cd "$TDC_REPO" || exit 1
-python3 tests/build/layers.py checker || TAP_FAILED=1
+python3 tests/build/layers.py checker --readme=README.md --objects=build/rel || TAP_FAILED=1
 
 want=$(sed -e '/^#/d' -e '/^$/d' checker/LAYERS | tr '\n' ' ')
 # The README's table: rows "| `util/` | ..." between "### Layers" and the next heading.
