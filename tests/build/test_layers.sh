@@ -38,7 +38,7 @@ printf '#ifndef A_H\n#define A_H\nint a_one(void);\nint a_two(void);\n#endif\n' 
 printf '#include "a/a.h"\nint a_one(void) { return 1; }\nint a_three(void) { return a_two(); }\n' >"$tmp/t/checker/a/a.c"
 printf '#include "a/a.h"\nint a_two(void) { return a_one() + 1; }\n' >"$tmp/t/checker/a/a_more.c"
 for f in a a_more; do
-	cc -c -I"$tmp/t/checker" -o "$tmp/t/obj/checker/a/$f.o" "$tmp/t/checker/a/$f.c" || not_ok "cannot compile $f.c"
+	"${CC:-cc}" -c -I"$tmp/t/checker" -o "$tmp/t/obj/checker/a/$f.o" "$tmp/t/checker/a/$f.c" || not_ok "cannot compile $f.c"
 done
 out=$(python3 tests/build/layers.py "$tmp/t/checker" --objects="$tmp/t/obj"); st=$?
 check_eq "a circle between two files of one module fails the symbol-level check" 1 "$st"
