@@ -261,6 +261,75 @@ void result_add_install(struct result *res, struct view *v, const struct torch_r
 	install_verdicts(in->entry, run, verdict);
 }
 
+static cJSON *winerror_or_null(int w)
+{
+	return w >= 0 ? cJSON_CreateNumber(w) : cJSON_CreateNull();
+}
+
+/* The finding as the report's JSON object, with its `cause` id (docs/report-json.md). */
+cJSON *result_finding_json(const struct finding *f)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t i;
+	cJSON_AddStringToObject(o, "rule", rule_get(f->rule)->id);
+	cJSON_AddStringToObject(o, "severity", severity_name(f->severity));
+	cJSON_AddItemToObject(o, "winerror", f->winerror ? cJSON_CreateNumber(f->winerror) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "title", json_str_or_null(f->title));
+	cJSON_AddItemToObject(o, "message", json_str_or_null(f->message));
+	cJSON_AddItemToObject(o, "fix", json_str_or_null(f->fix));
+	cJSON_AddItemToObject(o, "install", json_str_or_null(f->install));
+	cJSON_AddItemToObject(o, "binary", json_str_or_null(f->binary));
+	cJSON_AddItemToObject(o, "leaf", json_str_or_null(f->leaf));
+	if (f->leaf && f->symbol) /* the export `leaf` lacks: part of the root cause */
+		cJSON_AddStringToObject(o, "symbol", f->symbol);
+	a = cJSON_AddArrayToObject(o, "chain");
+	for (i = 0; i < f->chain.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(f->chain.v[i]));
+	a = cJSON_AddArrayToObject(o, "probes");
+	for (i = 0; i < f->nprobes; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "path", f->probes[i].path);
+		cJSON_AddStringToObject(p, "step", f->probes[i].step);
+		cJSON_AddItemToObject(p, "why", json_str_or_null(f->probes[i].why));
+		cJSON_AddBoolToObject(p, "minor", f->probes[i].minor);
+		cJSON_AddStringToObject(p, "result", f->probes[i].result);
+		cJSON_AddItemToArray(a, p);
+	}
+	if (f->anchor.file) {
+		cJSON *an = cJSON_AddObjectToObject(o, "anchor");
+		cJSON_AddItemToObject(an, "file", json_str_or_null(f->anchor.file));
+		if (f->anchor.line) {
+			cJSON_AddNumberToObject(an, "line", f->anchor.line);
+			cJSON_AddNumberToObject(an, "col", f->anchor.col);
+		} else {
+			cJSON_AddNullToObject(an, "line");
+			cJSON_AddNullToObject(an, "col");
+		}
+	} else {
+		cJSON_AddNullToObject(o, "anchor");
+	}
+	if (f->matrix.row) {
+		cJSON *m = cJSON_AddObjectToObject(o, "matrix");
+		cJSON_AddStringToObject(m, "row", f->matrix.row);
+		cJSON_AddStringToObject(m, "file", f->matrix.file ? f->matrix.file : "");
+		cJSON_AddNumberToObject(m, "line", f->matrix.line);
+	}
+	if (f->issue)
+		cJSON_AddStringToObject(o, "issue", f->issue);
+	if (f->explanation)
+		cJSON_AddStringToObject(o, "explanation", f->explanation);
+	if (f->rule == RULE_PREDICTION_MISMATCH) {
+		cJSON_AddItemToObject(o, "predicted_winerror", winerror_or_null(f->predicted_winerror));
+		cJSON_AddItemToObject(o, "real_winerror", winerror_or_null(f->real_winerror));
+	}
+	{
+		char id[FINDING_CAUSE_ID_LEN + 1];
+		finding_cause_id(f, id);
+		cJSON_AddStringToObject(o, "cause", id);
+	}
+	return o;
+}
+
 /* Whether Windows path `p` is `dir` or below it (case-insensitively). */
 static int win_under(const char *p, const char *dir)
 {
@@ -360,7 +429,7 @@ void result_finish(struct result *res)
 		errors += sev == SEV_ERROR;
 		warnings += sev == SEV_WARNING;
 		notes += sev == SEV_NOTE;
-		cJSON_AddItemToArray(fs, finding_json(&res->findings.v[i]));
+		cJSON_AddItemToArray(fs, result_finding_json(&res->findings.v[i]));
 	}
 	for (i = 0; i < res->ninstalls; i++) {
 		nbin += res->installs[i].nbins;

@@ -72,6 +72,9 @@ void result_finish(struct result *r);
 /* Frees the document and the findings. */
 void result_release(struct result *r);
 
+/* A finding as the report's findings[] object, with its `cause` id (finding_cause_id). */
+cJSON *result_finding_json(const struct finding *f);
+
 /* The probes of a node as the report's array. */
 cJSON *result_probes_json(const struct ldr_node *node);
 

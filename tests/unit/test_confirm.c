@@ -15,6 +15,7 @@
 
 #include "judge/confirm.h"
 #include "judge/finding.h"
+#include "report/result.h"
 
 #define TORCH "C:\\Python311\\Lib\\site-packages\\torch"
 
@@ -86,7 +87,7 @@ static cJSON *finding(int i)
 	if (i < 0 || (size_t)i >= found.n || i >= 16)
 		return NULL;
 	if (!found_json[i])
-		found_json[i] = finding_json(&found.v[i]);
+		found_json[i] = result_finding_json(&found.v[i]);
 	return found_json[i];
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "judge/confirm.h"
+#include "report/result.h"
 #include "harness.h"
 #include "util/os.h"
 
@@ -229,7 +230,7 @@ static void test_confirm_compare(void)
 		cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(inst, "vc_runtime_probe"), 0), "confirmed"),
 		"agrees")));
 	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 2);
-	f = finding_json(&fs.v[0]); /* the report's form of it */
+	f = result_finding_json(&fs.v[0]); /* the report's form of it */
 	CHECK_STR(cstr(f, "severity", NULL), "warning");
 	CHECK_HAS(cstr(f, "title", NULL), "b.dll: predicted WinError 127 (add_dll_directory), the real loader gave 0");
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "predicted_winerror")), 127);
@@ -293,7 +294,7 @@ static void test_confirm_import(void)
 	confirm_apply_import_output(&fs, inst, "C:\\py\\python.exe", "", 0, 0, 120000);
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "import_check"), "agrees")));
 	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 1);
-	f = finding_json(&fs.v[0]);
+	f = result_finding_json(&fs.v[0]);
 	CHECK_HAS(cstr(f, "message", NULL), "Predicted: import torch fails with WinError 127");
 	cJSON_Delete(f);
 	findings_release(&fs);

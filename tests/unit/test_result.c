@@ -64,7 +64,7 @@ static void test_json_members_order_and_nulls(void)
 	f->matrix.row = xstrdup("row-1");
 	f->matrix.file = xstrdup("m.yml");
 	f->matrix.line = 7;
-	j = finding_json(f);
+	j = result_finding_json(f);
 	k = keys(j);
 	CHECK_STR(k, "rule,severity,winerror,title,message,fix,install,binary,leaf,chain,probes,anchor,matrix,issue,"
 		     "cause");
@@ -82,7 +82,7 @@ static void test_json_members_order_and_nulls(void)
 	/* prediction-mismatch alone carries both WinErrors; -1 is null */
 	f = finding_add(&fs, RULE_PREDICTION_MISMATCH, SEV_DEFAULT, &(struct finding_spec){ .winerror = 126 });
 	f->predicted_winerror = 0;
-	j = finding_json(f);
+	j = result_finding_json(f);
 	k = keys(j);
 	CHECK_STR(k, "rule,severity,winerror,title,message,fix,install,binary,leaf,chain,probes,anchor,"
 		     "predicted_winerror,real_winerror,cause");
@@ -119,7 +119,7 @@ static void test_remove_keeps_order_and_causes(void)
 	a = &fs.v[0];
 	CHECK(finding_same_cause(a, b));
 	{ /* the symbol a leaf lacks is written, and is part of the cause id */
-		cJSON *j = finding_json(b);
+		cJSON *j = result_finding_json(b);
 		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "symbol")), "f");
 		CHECK_INT(strlen(cJSON_GetStringValue(cJSON_GetObjectItem(j, "cause"))), FINDING_CAUSE_ID_LEN);
 		cJSON_Delete(j);
