@@ -28,14 +28,9 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cmd.h"
+#include "judge/check.h"
 #include "judge/confirm.h"
-#include "judge/dllmain.h"
-#include "judge/record.h"
-#include "judge/required.h"
-#include "judge/extensions.h"
-#include "judge/cuda.h"
 #include "judge/gate.h"
-#include "judge/loader_rules.h"
 #include "judge/pairs_gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -43,75 +38,18 @@
 #include "machine/registry.h"
 #include "report/report.h"
 #include "report/result.h"
-#include "report/result_ext.h"
 #include "loader/torchload.h"
 #include "machine/view.h"
 
-/*
- * One install: the packages imported first and torch's procedure on one
- * process, then its extensions (judge/extensions.h); the loader's results,
- * the matrix row's verdict, the environment's findings.
- */
-static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
-			 const struct inv_install *install, const struct torch_inputs *in0,
-			 const struct strlist *import_first, int verify_hashes, struct err *e)
+/* One install: the passes of judge/check.h, then its entry in the report. */
+static int check_install(struct result *report, const struct check_env *env, const struct inv_install *install,
+			 const struct torch_inputs *in, struct err *e)
 {
-	struct torch_run *run = NULL;
-	struct policy_input pin;
-	struct policy_verdict verdict;
-	struct ext_check xc;
-	struct torch_inputs in1 = *in0, *in = &in1;
-	int r;
-	ext_check_init(&xc, import_first);
-	in->before_torch = ext_check_before_torch;
-	in->before_ctx = &xc;
-	if (torch_run(&run, v, in, e)) {
-		ext_check_release(&xc, v);
-		return -1;
-	}
-	ext_check_after_torch(&xc, run, v);
-	if (xc.first_error) {
-		err_set(e, "%s", xc.first_error);
-		ext_check_release(&xc, v);
-		torch_run_free(run);
-		return -1;
-	}
-	if (loader_host_error(run->ld) || view_host_error(v)) {
-		/* a file or folder the host would not let us read has no Windows verdict */
-		err_set(e, "cannot read the tree: %s", loader_host_error(run->ld) ? loader_host_error(run->ld)
-										     : view_host_error(v));
-		ext_check_release(&xc, v);
-		torch_run_free(run);
-		return -1;
-	}
-	if (!cJSON_GetObjectItem(report->doc, "machine") ||
-	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
-		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
-	dllmain_judge(&report->findings, run, v, m, install); /* before the loader's findings: init-failed binaries */
-	loader_rules(&report->findings, run);
-	pin.matrix = m;
-	pin.inv = inv;
-	pin.install = install;
-	pin.run = run;
-	r = policy_evaluate(&report->findings, &verdict, v, &pin, e);
+	struct check_install ci;
+	int r = check_install_run(&ci, &report->findings, env, install, in, e);
 	if (!r)
-	{
-		required_judge(&report->findings, run, v, install); /* after policy: its fix names the package */
-		r = cuda_judge_install(&report->findings, m, &inv->gpu, install, run, e);
-	}
-	result_add_install(report, v, run, &verdict);
-	if (!r) {
-		/* it refixes the loader's findings on leftovers, and adds `record` to the install just written */
-		record_judge(&report->findings, report->ninstalls ? report->installs[report->ninstalls - 1].entry : NULL, run,
-			     v, install, verify_hashes);
-	}
-	result_add_extensions(report, report->installs[report->ninstalls - 1].entry, &xc);
-	ext_check_findings(&xc, &report->findings, run, verdict.version, verdict.row);
-	if (!r) /* after the extensions' findings: it refixes those that involve a deleted or leftover file */
-		record_judge_extensions(&report->findings, report->installs[report->ninstalls - 1].entry, run, v, &xc,
-					verify_hashes);
-	ext_check_release(&xc, v);
-	torch_run_free(run);
+		result_add_install(report, env->v, &ci);
+	check_install_release(&ci, env->v);
 	return r;
 }
 
@@ -365,10 +303,16 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 			  const struct matrix *m, const struct inventory *inv)
 {
 	struct torch_inputs in;
+	struct check_env env;
 	struct err e;
 	size_t k;
 	memset(&in, 0, sizeof(in));
 	err_clear(&e);
+	env.v = v;
+	env.m = m;
+	env.inv = inv;
+	env.import_first = &o->import_first;
+	env.verify_hashes = o->verify_hashes;
 	in.machine = o->machine;
 	in.python_exe = p->python;
 	in.userbase = p->userbase;
@@ -378,7 +322,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		return 0; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
-		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &o->import_first, o->verify_hashes, &e))
+		if (check_install(report, &env, find_install(inv, p->torch), &in, &e))
 			goto fail;
 		return 0;
 	}
@@ -386,7 +330,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
-		if (check_install(report, v, m, inv, &inv->installs[k], &one, &o->import_first, o->verify_hashes, &e))
+		if (check_install(report, &env, &inv->installs[k], &one, &e))
 			goto fail;
 	}
 	return 0;
@@ -490,8 +434,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	if (o.pins && judge_gate_pins(&report, v, &o, &p, &m, &inv, &gp))
 		goto out;
 	result_outside_links(&report, v); /* after every lookup: the gate's too */
-	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
-	result_ext_inventory(&report);
+	result_add_inventory(&report, inventory_to_json(&inv, v));
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
 	result_finish(&report);

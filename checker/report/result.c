@@ -13,6 +13,7 @@
 
 #include "judge/loader_rules.h"
 #include "report/report.h"
+#include "report/result_ext.h"
 #include "util/tdc.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -243,11 +244,39 @@ static void install_verdicts(cJSON *o, const struct torch_run *run, const struct
 		cJSON_AddItemToArray(arr, binary_json(&run->bins[i]));
 }
 
-void result_add_install(struct result *res, struct view *v, const struct torch_run *run,
-			const struct policy_verdict *verdict)
+/* A record_summary as the report's `record` object. */
+static cJSON *record_json(const struct record_summary *s)
 {
+	cJSON *o = cJSON_CreateObject();
+	if (s->name)
+		cJSON_AddStringToObject(o, "name", s->name);
+	if (s->name && s->version)
+		cJSON_AddStringToObject(o, "version", s->version);
+	cJSON_AddStringToObject(o, "dist_info", s->dist_info);
+	if (s->error)
+		cJSON_AddStringToObject(o, "error", s->error);
+	cJSON_AddNumberToObject(o, "rows", (double)s->rows);
+	cJSON_AddNumberToObject(o, "checked", (double)s->checked);
+	cJSON_AddNumberToObject(o, "deleted", (double)s->deleted);
+	cJSON_AddNumberToObject(o, "changed", (double)s->changed);
+	cJSON_AddNumberToObject(o, "leftover", (double)s->leftover);
+	cJSON_AddNumberToObject(o, "refused", (double)s->refused);
+	cJSON_AddBoolToObject(o, "hashes", s->hashes);
+	cJSON_AddNumberToObject(o, "hashed", (double)s->hashed);
+	cJSON_AddNumberToObject(o, "hashed_bytes", (double)s->hashed_bytes);
+	if (s->scan_capped)
+		cJSON_AddBoolToObject(o, "scan_capped", 1);
+	return o;
+}
+
+void result_add_install(struct result *res, struct view *v, const struct check_install *ci)
+{
+	const struct torch_run *run = ci->run;
+	const cJSON *machine = cJSON_GetObjectItem(res->doc, "machine");
 	struct result_install *in;
 	size_t i;
+	if (!machine || cJSON_IsNull(cJSON_GetObjectItem(machine, "api_set_schema")))
+		cJSON_ReplaceItemInObject(res->doc, "machine", result_machine_json(v, run->ld)); /* the first loader's */
 	ALLOC_GROW(res->installs, res->ninstalls + 1, res->alloc);
 	in = &res->installs[res->ninstalls++];
 	memset(in, 0, sizeof(*in));
@@ -257,8 +286,16 @@ void result_add_install(struct result *res, struct view *v, const struct torch_r
 	in->nbins = run->nbins;
 	for (i = 0; i < run->nbins; i++)
 		in->nfailing += run->bins[i].winerror != 0;
-	in->entry = install_facts(v, run, verdict);
-	install_verdicts(in->entry, run, verdict);
+	in->entry = install_facts(v, run, &ci->verdict);
+	install_verdicts(in->entry, run, &ci->verdict);
+	if (ci->record.dist_info)
+		cJSON_AddItemToObject(in->entry, "record", record_json(&ci->record));
+	result_add_extensions(in->entry, &ci->xc);
+	if (ci->ext_records.judged) {
+		cJSON *a = cJSON_AddArrayToObject(in->entry, "extension_records");
+		for (i = 0; i < ci->ext_records.n; i++)
+			cJSON_AddItemToArray(a, record_json(&ci->ext_records.v[i]));
+	}
 }
 
 static cJSON *winerror_or_null(int w)
@@ -328,6 +365,15 @@ cJSON *result_finding_json(const struct finding *f)
 		cJSON_AddStringToObject(o, "cause", id);
 	}
 	return o;
+}
+
+void result_add_inventory(struct result *res, cJSON *inventory)
+{
+	cJSON *all = cJSON_AddArrayToObject(inventory, "runtime_copies");
+	size_t i;
+	for (i = 0; i < res->ninstalls; i++)
+		result_ext_copies(all, res->installs[i].entry);
+	cJSON_AddItemToObject(res->doc, "inventory", inventory);
 }
 
 /* Whether Windows path `p` is `dir` or below it (case-insensitively). */

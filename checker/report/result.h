@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "judge/check.h"
 #include "judge/finding.h"
 #include "judge/policy.h"
 #include "loader/loader.h"
@@ -51,13 +52,20 @@ void result_init(struct result *r, struct view *v, const struct loader *ld);
 cJSON *result_machine_json(struct view *v, const struct loader *ld);
 
 /*
- * Records the installs[] entry of `run` (written by result_finish): what the
- * install is and what the loader did, with the version, variant and matrix
- * row of `verdict` (policy_evaluate's; NULL: none). The run may be freed
- * afterwards. Its findings are judge/loader_rules.h's and policy.h's.
+ * Records the installs[] entry of one judged install (judge/check.h: what
+ * the passes left in `ci`): what the install is and what the loader did,
+ * with the version, variant and matrix row of its verdict, its RECORD
+ * comparisons and its extensions. `ci` may be released afterwards. The
+ * first install sets the document's `machine` from its loader.
  */
-void result_add_install(struct result *r, struct view *v, const struct torch_run *run,
-			const struct policy_verdict *verdict);
+void result_add_install(struct result *r, struct view *v, const struct check_install *ci);
+
+/*
+ * The document's `inventory` (machine/inventory.h's JSON, which it takes),
+ * with runtime_copies[]: every install's copies of a DLL torch needs that
+ * another distribution ships (result_ext.h). Call after the last install.
+ */
+void result_add_inventory(struct result *r, cJSON *inventory);
 
 /*
  * One link-outside-root finding for every symbolic link that leads outside

@@ -79,7 +79,7 @@ static cJSON *run_json(const struct ext_run *r)
 	return o;
 }
 
-void result_add_extensions(struct result *res, cJSON *inst, const struct ext_check *c)
+void result_add_extensions(cJSON *inst, const struct ext_check *c)
 {
 	cJSON *a, *env, *copies;
 	size_t i;
@@ -114,24 +114,15 @@ void result_add_extensions(struct result *res, cJSON *inst, const struct ext_che
 		cJSON_AddItemToObject(o, "export_error", json_str_or_null(cp->gap.error));
 		cJSON_AddItemToArray(copies, o);
 	}
-	(void)res;
 }
 
-void result_ext_inventory(struct result *res)
+void result_ext_copies(cJSON *all, const cJSON *inst)
 {
-	cJSON *inv = cJSON_GetObjectItem(res->doc, "inventory"), *all;
-	size_t i;
-	if (!cJSON_IsObject(inv))
-		return;
-	all = cJSON_AddArrayToObject(inv, "runtime_copies");
-	for (i = 0; i < res->ninstalls; i++) {
-		const cJSON *inst = res->installs[i].entry;
-		cJSON *cp;
-		cJSON_ArrayForEach(cp, cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "environment"), "runtime_copies"))
-		{
-			cJSON *o = cJSON_Duplicate(cp, 1);
-			cJSON_AddItemToObject(o, "install", json_str_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(inst, "torch_dir"))));
-			cJSON_AddItemToArray(all, o);
-		}
+	cJSON *cp;
+	cJSON_ArrayForEach(cp, cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "environment"), "runtime_copies"))
+	{
+		cJSON *o = cJSON_Duplicate(cp, 1);
+		cJSON_AddItemToObject(o, "install", json_str_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(inst, "torch_dir"))));
+		cJSON_AddItemToArray(all, o);
 	}
 }

@@ -161,6 +161,17 @@ static void run_close(struct run *r)
 	view_free(r->v);
 }
 
+/* The run's entry in the report, as check records it (no verdict, no extensions). */
+static void add_install(struct run *r)
+{
+	struct check_install ci;
+	memset(&ci, 0, sizeof(ci));
+	ci.run = r->run;
+	ext_check_init(&ci.xc, NULL);
+	result_add_install(&r->res, r->v, &ci);
+	ext_check_release(&ci.xc, r->v);
+}
+
 static void test_each_failing_binary_is_a_finding_with_its_evidence(void)
 {
 	struct run r;
@@ -170,7 +181,7 @@ static void test_each_failing_binary_is_a_finding_with_its_evidence(void)
 		return;
 	}
 	loader_rules(&r.res.findings, r.run);
-	result_add_install(&r.res, r.v, r.run, NULL);
+	add_install(&r);
 	for (i = 0; i < r.run->nbins; i++) {
 		const struct torch_binary *b = &r.run->bins[i];
 		const struct finding *f = NULL;
@@ -212,7 +223,7 @@ static void test_finish_writes_findings_counts_and_statuses(void)
 		return;
 	}
 	loader_rules(&r.res.findings, r.run);
-	result_add_install(&r.res, r.v, r.run, NULL);
+	add_install(&r);
 	/* the loader alone: the app-local msvcp140 shadows System32's newer copy */
 	CHECK_INT(r.res.findings.n, 1);
 	CHECK_INT(r.res.findings.v[0].rule, RULE_SHADOWED_DLL);

@@ -1,0 +1,147 @@
+/*
+ * check: the passes that judge one install, in order (see check.h).
+ */
+#include "judge/check.h"
+
+#include <string.h>
+
+#include "judge/cuda.h"
+#include "judge/dllmain.h"
+#include "judge/loader_rules.h"
+#include "judge/required.h"
+
+static int pass_load(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)out;
+	ci->in.before_torch = ext_check_before_torch;
+	ci->in.before_ctx = &ci->xc;
+	if (torch_run(&ci->run, env->v, &ci->in, e))
+		return -1;
+	ext_check_after_torch(&ci->xc, ci->run, env->v);
+	if (ci->xc.first_error)
+		return err_set(e, "%s", ci->xc.first_error);
+	return 0;
+}
+
+static int pass_readable(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	const char *why = loader_host_error(ci->run->ld) ? loader_host_error(ci->run->ld) : view_host_error(env->v);
+	(void)out;
+	return why ? err_set(e, "cannot read the tree: %s", why) : 0;
+}
+
+static int pass_dllmain(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)e;
+	dllmain_judge(out, ci->run, env->v, env->m, ci->install);
+	return 0;
+}
+
+static int pass_loader(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)env;
+	(void)e;
+	loader_rules(out, ci->run);
+	return 0;
+}
+
+static int pass_policy(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	struct policy_input pin;
+	memset(&pin, 0, sizeof(pin));
+	pin.matrix = env->m;
+	pin.inv = env->inv;
+	pin.install = ci->install;
+	pin.run = ci->run;
+	return policy_evaluate(out, &ci->verdict, env->v, &pin, e);
+}
+
+static int pass_required(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)e;
+	required_judge(out, ci->run, env->v, ci->install);
+	return 0;
+}
+
+static int pass_cuda(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	return cuda_judge_install(out, env->m, &env->inv->gpu, ci->install, ci->run, e);
+}
+
+static int pass_record(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)e;
+	record_judge(out, &ci->record, ci->run, env->v, ci->install, env->verify_hashes);
+	return 0;
+}
+
+static int pass_extensions(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)env;
+	(void)e;
+	ext_check_findings(&ci->xc, out, ci->run, ci->verdict.version, ci->verdict.row);
+	return 0;
+}
+
+static int pass_ext_record(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)e;
+	record_judge_extensions(out, &ci->ext_records, ci->run, env->v, &ci->xc, env->verify_hashes);
+	return 0;
+}
+
+/* The passes, in the order they run; what each reads and adds: check.h. */
+static const struct check_pass {
+	const char *name;
+	int (*run)(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e);
+	int needs_verdict; /* skipped once a pass failed */
+} check_passes[] = {
+	{ "load", pass_load, 0 },
+	{ "readable", pass_readable, 0 },
+	{ "dllmain", pass_dllmain, 0 },
+	{ "loader", pass_loader, 0 },
+	{ "policy", pass_policy, 0 },
+	{ "required", pass_required, 1 },
+	{ "cuda", pass_cuda, 1 },
+	{ "record", pass_record, 1 },
+	{ "extensions", pass_extensions, 0 },
+	{ "ext-record", pass_ext_record, 1 },
+};
+
+#define NPASSES (sizeof(check_passes) / sizeof(check_passes[0]))
+
+const char *check_pass_name(size_t i)
+{
+	return i < NPASSES ? check_passes[i].name : NULL;
+}
+
+int check_install_run(struct check_install *ci, struct findings *out, const struct check_env *env,
+		      const struct inv_install *install, const struct torch_inputs *in, struct err *err)
+{
+	size_t i;
+	int failed = 0;
+	memset(ci, 0, sizeof(*ci));
+	ci->install = install;
+	ci->in = *in;
+	ext_check_init(&ci->xc, env->import_first);
+	for (i = 0; i < NPASSES; i++) {
+		if (failed && check_passes[i].needs_verdict)
+			continue;
+		if (check_passes[i].run(ci, out, env, err)) {
+			if (i < 2) /* load, readable: no facts to judge */
+				return -1;
+			failed = 1;
+		}
+	}
+	ci->judged = !failed;
+	return failed ? -1 : 0;
+}
+
+void check_install_release(struct check_install *ci, struct view *v)
+{
+	ext_check_release(&ci->xc, v);
+	torch_run_free(ci->run);
+	ci->run = NULL;
+	record_summary_release(&ci->record);
+	record_summaries_release(&ci->ext_records);
+}
