@@ -362,24 +362,29 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 			   const struct gate_pins *gp)
 {
 	struct gate_runner run;
+	struct gate_report gr;
 	struct err e;
 	size_t i;
 	memset(&run, 0, sizeof(run));
+	memset(&gr, 0, sizeof(gr));
 	err_clear(&e);
 	run.v = v;
 	run.inv = inv;
 	run.python = p->python;
 	run.arch = o->machine ? pe_machine_name(o->machine) : "x64";
-	if (gate_judge(&report->findings, report->doc, gp, m, &run, o->pins_unchanged, &e) < 0) {
+	if (gate_judge(&report->findings, &gr, gp, m, &run, o->pins_unchanged, &e) < 0) {
+		gate_report_release(&gr);
 		cmd_usage_error("check --pins: %s", e.msg);
 		return -1;
 	}
+	result_add_pins(report, gp, &gr);
 	for (i = 0; i < inv->ninstalls; i++)
 		gate_installed(&report->findings, gp, inv->installs[i].torch_dir,
 			       inv->installs[i].version ? inv->installs[i].version : inv->installs[i].metadata_version);
 	/* the torch/extension pairs the head pins, when the gate judged the head at all */
-	if (!cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "pins"), "judged")))
+	if (gr.judged)
 		gate_extension_pairs(&report->findings, &gp->head);
+	gate_report_release(&gr);
 	return 0;
 }
 

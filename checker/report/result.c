@@ -367,6 +367,70 @@ cJSON *result_finding_json(const struct finding *f)
 	return o;
 }
 
+static cJSON *side_json(const char *rev, const char *sha, const struct strbuf *subject)
+{
+	cJSON *o = cJSON_CreateObject();
+	json_add_str_or_null(o, "rev", rev);
+	json_add_str_or_null(o, "commit", sha);
+	json_add_str_or_null(o, "subject", strbuf_str(subject));
+	return o;
+}
+
+static cJSON *target_json(const struct gate_target *t)
+{
+	cJSON *o = cJSON_CreateObject(), *rows;
+	size_t i;
+	json_add_str_or_null(o, "file", t->file);
+	cJSON_AddNumberToObject(o, "line", t->line);
+	cJSON_AddNumberToObject(o, "col", t->col);
+	json_add_str_or_null(o, "raw", t->raw);
+	json_add_str_or_null(o, "version", t->version);
+	json_add_str_or_null(o, "specifier", t->specifier);
+	json_add_str_or_null(o, "variant", t->variant);
+	if (t->on_windows == -1)
+		cJSON_AddNullToObject(o, "on_windows");
+	else
+		cJSON_AddBoolToObject(o, "on_windows", t->on_windows);
+	rows = cJSON_AddArrayToObject(o, "rows");
+	for (i = 0; i < t->nrows; i++) {
+		cJSON *ro = cJSON_CreateObject();
+		cJSON_AddStringToObject(ro, "version", t->rows[i].version);
+		json_add_str_or_null(ro, "row", t->rows[i].row);
+		cJSON_AddItemToArray(rows, ro);
+	}
+	return o;
+}
+
+void result_add_pins(struct result *res, const struct gate_pins *g, const struct gate_report *gr)
+{
+	cJSON *pj = cJSON_CreateObject(), *targets;
+	size_t i;
+	json_add_str_or_null(pj, "repository", g->repo);
+	cJSON_AddItemToObject(pj, "head", side_json(g->head_rev, g->head_sha, &g->head_subject));
+	if (g->has_base) {
+		cJSON *ch = cJSON_CreateObject();
+		cJSON_AddItemToObject(pj, "base", side_json(g->base_rev, g->base_sha, &g->base_subject));
+		cJSON_AddBoolToObject(ch, "pins", g->pins_touched);
+		cJSON_AddBoolToObject(ch, "matrix", g->matrix_touched);
+		cJSON_AddItemToObject(pj, "changed", ch);
+	} else {
+		cJSON_AddNullToObject(pj, "base");
+		cJSON_AddNullToObject(pj, "changed");
+	}
+	cJSON_AddBoolToObject(pj, "judged", gr->judged);
+	if (gr->python) {
+		cJSON *po = cJSON_AddObjectToObject(pj, "python");
+		json_add_str_or_null(po, "path", gr->python);
+		cJSON_AddStringToObject(po, "from", gr->python_from);
+	} else {
+		cJSON_AddNullToObject(pj, "python");
+	}
+	targets = cJSON_AddArrayToObject(pj, "targets");
+	for (i = 0; i < gr->ntargets; i++)
+		cJSON_AddItemToArray(targets, target_json(&gr->targets[i]));
+	cJSON_AddItemToObject(res->doc, "pins", pj);
+}
+
 void result_add_inventory(struct result *res, cJSON *inventory)
 {
 	cJSON *all = cJSON_AddArrayToObject(inventory, "runtime_copies");

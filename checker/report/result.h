@@ -20,6 +20,7 @@
 
 #include "judge/check.h"
 #include "judge/finding.h"
+#include "judge/gate.h"
 #include "judge/policy.h"
 #include "loader/loader.h"
 #include "loader/torchload.h"
@@ -59,6 +60,9 @@ cJSON *result_machine_json(struct view *v, const struct loader *ld);
  * first install sets the document's `machine` from its loader.
  */
 void result_add_install(struct result *r, struct view *v, const struct check_install *ci);
+
+/* The document's `pins` (the pre-merge gate): what `g` pins and what gate_judge judged of it (`gr`). */
+void result_add_pins(struct result *r, const struct gate_pins *g, const struct gate_report *gr);
 
 /*
  * The document's `inventory` (machine/inventory.h's JSON, which it takes),
