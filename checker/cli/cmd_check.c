@@ -41,16 +41,18 @@
 #include "loader/torchload.h"
 #include "machine/view.h"
 
-/* One install: the passes of judge/check.h, then its entry in the report. */
+/* One install: the passes of judge/check.h; the report keeps what they found. */
 static int check_install(struct result *report, const struct check_env *env, const struct inv_install *install,
 			 const struct torch_inputs *in, struct err *e)
 {
-	struct check_install ci;
-	int r = check_install_run(&ci, &report->findings, env, install, in, e);
-	if (!r)
-		result_add_install(report, env->v, &ci);
-	check_install_release(&ci, env->v);
-	return r;
+	struct check_install *ci = xcalloc(1, sizeof(*ci));
+	if (check_install_run(ci, &report->findings, env, install, in, e)) {
+		check_install_release(ci);
+		free(ci);
+		return -1;
+	}
+	result_add_install(report, ci);
+	return 0;
 }
 
 static const struct inv_install *find_install(const struct inventory *inv, const char *torch_dir)
@@ -283,8 +285,7 @@ static void start_report(struct result *report, struct view *v, const struct mat
 {
 	cJSON *mj, *files;
 	size_t k;
-	result_init(report, v, NULL);
-	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema", cJSON_CreateNull());
+	result_init(report, v, NULL); /* its `machine` is the first install's (result_finish) */
 	mj = cJSON_CreateObject();
 	files = cJSON_AddArrayToObject(mj, "sources");
 	for (k = 0; k < m->files.n; k++)

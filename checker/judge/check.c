@@ -128,20 +128,34 @@ int check_install_run(struct check_install *ci, struct findings *out, const stru
 		if (failed && check_passes[i].needs_verdict)
 			continue;
 		if (check_passes[i].run(ci, out, env, err)) {
-			if (i < 2) /* load, readable: no facts to judge */
+			if (i < 2) { /* load, readable: no facts to judge */
+				ext_check_restore_path(&ci->xc, env->v);
 				return -1;
+			}
 			failed = 1;
 		}
 	}
 	ci->judged = !failed;
+	ext_check_restore_path(&ci->xc, env->v);
 	return failed ? -1 : 0;
 }
 
-void check_install_release(struct check_install *ci, struct view *v)
+int check_confirm(struct check_install *ci, struct findings *out, const struct confirm_opts *o, struct err *err)
 {
-	ext_check_release(&ci->xc, v);
+	struct confirm_prediction p;
+	int r;
+	confirm_predict(&p, ci->run);
+	r = confirm_run(out, &p, &ci->confirm, o, err);
+	confirm_prediction_release(&p);
+	return r;
+}
+
+void check_install_release(struct check_install *ci)
+{
+	ext_check_release(&ci->xc, NULL); /* its PATH was restored after the last pass */
 	torch_run_free(ci->run);
 	ci->run = NULL;
 	record_summary_release(&ci->record);
 	record_summaries_release(&ci->ext_records);
+	confirm_result_release(&ci->confirm);
 }

@@ -27,12 +27,24 @@
  *
  * The passes after `policy` that need its verdict (required, cuda, record,
  * ext-record) are skipped once a pass failed; `extensions` always runs.
- * Nothing here knows the report: report/result.h writes the facts
- * (result_add_install) and the findings (result_finish).
+ * After the last pass the view's PATH is as before the packages changed
+ * it, so the next install starts from the machine's.
+ *
+ * Once every install is judged (and the pre-merge gate and the links
+ * outside --root, cmd_check), one more pass on each, only with --confirm or
+ * --confirm-import (check_confirm):
+ *
+ *   confirm     the prediction against the real loader (judge/confirm.h)
+ *                                                   -> confirm, findings
+ *
+ * Nothing here knows the report: report/result.h keeps the facts
+ * (result_add_install) and writes them, with the findings, once
+ * (result_finish).
  */
 #ifndef TDC_CHECK_H
 #define TDC_CHECK_H
 
+#include "judge/confirm.h"
 #include "judge/extensions.h"
 #include "judge/finding.h"
 #include "judge/policy.h"
@@ -63,6 +75,7 @@ struct check_install {
 	int judged;                         /* no pass failed: the passes that need the verdict ran */
 	struct record_summary record;       /* record */
 	struct record_summaries ext_records; /* ext-record */
+	struct confirm_result confirm;      /* confirm */
 };
 
 /*
@@ -74,8 +87,11 @@ struct check_install {
 int check_install_run(struct check_install *ci, struct findings *out, const struct check_env *env,
 		      const struct inv_install *install, const struct torch_inputs *in, struct err *err);
 
-/* Frees the facts; restores the view's PATH the extensions changed. */
-void check_install_release(struct check_install *ci, struct view *v);
+/* The confirm pass: the real loader on this machine against the facts (o: which children to run). */
+int check_confirm(struct check_install *ci, struct findings *out, const struct confirm_opts *o, struct err *err);
+
+/* Frees the facts. */
+void check_install_release(struct check_install *ci);
 
 /* The name of pass i in order, NULL past the last (for docs and tests). */
 const char *check_pass_name(size_t i);

@@ -7,6 +7,7 @@
  */
 #include "report/result.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@ void result_init(struct result *res, struct view *v, const struct loader *ld)
 	cJSON_AddArrayToObject(r, "installs");
 	cJSON_AddArrayToObject(r, "findings");
 	res->doc = r;
+	res->v = v;
 	res->findings = (struct findings)FINDINGS_INIT;
 	res->installs = NULL;
 	res->ninstalls = res->alloc = 0;
@@ -56,10 +58,8 @@ void result_release(struct result *r)
 	r->doc = NULL;
 	findings_release(&r->findings);
 	for (i = 0; i < r->ninstalls; i++) {
-		free(r->installs[i].torch_dir);
-		free(r->installs[i].python);
-		free(r->installs[i].app_dir);
-		cJSON_Delete(r->installs[i].entry);
+		check_install_release(r->installs[i]);
+		free(r->installs[i]);
 	}
 	free(r->installs);
 	r->installs = NULL;
@@ -120,10 +120,51 @@ static cJSON *install_facts(struct view *v, const struct torch_run *run, const s
 	return inst;
 }
 
-static cJSON *vc_probe_json(const struct torch_run *run)
+/* A binary's or probe's `confirmed` (judge/confirm.h), or NULL when it was not confirmed. */
+static cJSON *confirmed_json(const struct confirm_mark *m)
+{
+	cJSON *c;
+	if (!m || !m->set)
+		return NULL;
+	c = cJSON_CreateObject();
+	if (m->has_error)
+		cJSON_AddNumberToObject(c, "error", m->error);
+	else
+		cJSON_AddNullToObject(c, "error");
+	json_add_str_or_null(c, "stage", m->stage);
+	if (m->has_first)
+		cJSON_AddNumberToObject(c, "first_error", m->first_error);
+	if (m->agrees < 0)
+		cJSON_AddNullToObject(c, "agrees");
+	else
+		cJSON_AddBoolToObject(c, "agrees", m->agrees);
+	if (m->note)
+		cJSON_AddStringToObject(c, "note", m->note);
+	return c;
+}
+
+/* Adds (or replaces) `confirmed` of o. */
+static void add_confirmed(cJSON *o, const struct confirm_mark *m)
+{
+	cJSON *c = confirmed_json(m);
+	if (!c)
+		return;
+	if (cJSON_GetObjectItemCaseSensitive(o, "confirmed"))
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "confirmed", c);
+	else
+		cJSON_AddItemToObject(o, "confirmed", c);
+}
+
+/* The mark of item i of a confirmed list, or NULL. */
+static const struct confirm_mark *mark_of(const struct confirm_mark *v, size_t n, size_t i)
+{
+	return v && i < n ? &v[i] : NULL;
+}
+
+static cJSON *vc_probe_json(const struct torch_run *run, const struct confirm_result *cr)
 {
 	cJSON *vc = cJSON_CreateArray();
-	size_t i;
+	size_t i, k = 0;
 	for (i = 0; i < 3; i++) {
 		const struct ldr_node *root = run->vc[i].res.root;
 		cJSON *o;
@@ -134,6 +175,7 @@ static cJSON *vc_probe_json(const struct torch_run *run)
 		cJSON_AddNumberToObject(o, "winerror", run->vc[i].res.winerror);
 		cJSON_AddItemToObject(o, "path", json_str_or_null(root ? root->path : NULL));
 		cJSON_AddItemToObject(o, "file_version", json_str_or_null(root ? root->version : NULL));
+		add_confirmed(o, mark_of(cr->vc, cr->nvc, k++));
 		cJSON_AddItemToArray(vc, o);
 	}
 	return vc;
@@ -165,7 +207,7 @@ static void order_dependent_json(cJSON *o, const struct torch_binary *b)
 	cJSON_AddNumberToObject(od, "winerror_other_order", b->res.order_dependent ? b->res.alt_winerror : b->winerror);
 }
 
-static cJSON *binary_json(const struct torch_binary *b)
+static cJSON *binary_json(const struct torch_binary *b, const struct confirm_mark *confirmed)
 {
 	/* init-failed: the node that leads to the module whose DllMain fails (judge/dllmain.c says why) */
 	const struct ldr_node *leaf = b->init_failed ? b->init_failed : b->res.leaf;
@@ -194,11 +236,13 @@ static cJSON *binary_json(const struct torch_binary *b)
 		first_attempt_json(o, b);
 	if (b->res.order_ambiguous)
 		order_dependent_json(o, b);
+	add_confirmed(o, confirmed);
 	return o;
 }
 
 /* The members after `status`: the row that judged it and what the loader did. */
-static void install_verdicts(cJSON *o, const struct torch_run *run, const struct policy_verdict *pv)
+static void install_verdicts(cJSON *o, const struct torch_run *run, const struct policy_verdict *pv,
+			     const struct confirm_result *cr)
 {
 	cJSON *arr;
 	size_t i;
@@ -238,10 +282,10 @@ static void install_verdicts(cJSON *o, const struct torch_run *run, const struct
 	} else {
 		cJSON_AddNullToObject(o, "import_error");
 	}
-	cJSON_AddItemToObject(o, "vc_runtime_probe", vc_probe_json(run));
+	cJSON_AddItemToObject(o, "vc_runtime_probe", vc_probe_json(run, cr));
 	arr = cJSON_AddArrayToObject(o, "binaries");
 	for (i = 0; i < run->nbins; i++)
-		cJSON_AddItemToArray(arr, binary_json(&run->bins[i]));
+		cJSON_AddItemToArray(arr, binary_json(&run->bins[i], mark_of(cr->bins, cr->nbins, i)));
 }
 
 /* A record_summary as the report's `record` object. */
@@ -269,33 +313,116 @@ static cJSON *record_json(const struct record_summary *s)
 	return o;
 }
 
-void result_add_install(struct result *res, struct view *v, const struct check_install *ci)
+void result_add_install(struct result *res, struct check_install *ci)
 {
-	const struct torch_run *run = ci->run;
-	const cJSON *machine = cJSON_GetObjectItem(res->doc, "machine");
-	struct result_install *in;
-	size_t i;
-	if (!machine || cJSON_IsNull(cJSON_GetObjectItem(machine, "api_set_schema")))
-		cJSON_ReplaceItemInObject(res->doc, "machine", result_machine_json(v, run->ld)); /* the first loader's */
 	ALLOC_GROW(res->installs, res->ninstalls + 1, res->alloc);
-	in = &res->installs[res->ninstalls++];
-	memset(in, 0, sizeof(*in));
-	in->torch_dir = xstrdup(run->torch_dir);
-	in->python = run->python_exe ? xstrdup(run->python_exe) : NULL;
-	in->app_dir = run->app_dir ? xstrdup(run->app_dir) : NULL;
-	in->nbins = run->nbins;
-	for (i = 0; i < run->nbins; i++)
-		in->nfailing += run->bins[i].winerror != 0;
-	in->entry = install_facts(v, run, &ci->verdict);
-	install_verdicts(in->entry, run, &ci->verdict);
-	if (ci->record.dist_info)
-		cJSON_AddItemToObject(in->entry, "record", record_json(&ci->record));
-	result_add_extensions(in->entry, &ci->xc);
-	if (ci->ext_records.judged) {
-		cJSON *a = cJSON_AddArrayToObject(in->entry, "extension_records");
-		for (i = 0; i < ci->ext_records.n; i++)
-			cJSON_AddItemToArray(a, record_json(&ci->ext_records.v[i]));
+	res->installs[res->ninstalls++] = ci;
+}
+
+/* `confirmation` and `import_check`: what live confirmation did with the install. */
+static void confirmation_json(cJSON *inst, const struct confirm_result *c)
+{
+	if (c->helper) {
+		cJSON *summary = cJSON_CreateObject();
+		cJSON_AddStringToObject(summary, "method", "helper");
+		if (c->timed_out)
+			cJSON_AddNullToObject(summary, "exit_code");
+		else
+			cJSON_AddNumberToObject(summary, "exit_code", (double)c->exit_code);
+		cJSON_AddBoolToObject(summary, "timed_out", c->timed_out);
+		cJSON_AddNumberToObject(summary, "binaries_confirmed", c->nconf);
+		cJSON_AddNumberToObject(summary, "mismatches", c->nmis);
+		cJSON_AddItemToObject(inst, "confirmation", summary);
 	}
+	if (c->import) {
+		cJSON *ic = cJSON_CreateObject();
+		if (!c->ic.python) {
+			cJSON_AddNullToObject(ic, "python");
+			cJSON_AddStringToObject(ic, "skipped", c->ic.skipped ? c->ic.skipped : "");
+		} else {
+			cJSON_AddStringToObject(ic, "python", c->ic.python);
+			cJSON_AddStringToObject(ic, "command", "import torch");
+			if (c->ic.timed_out)
+				cJSON_AddNullToObject(ic, "exit_code");
+			else
+				cJSON_AddNumberToObject(ic, "exit_code", (double)c->ic.exit_code);
+			cJSON_AddBoolToObject(ic, "timed_out", c->ic.timed_out);
+			json_add_str_or_null(ic, "stderr_last_line", c->ic.last_line);
+			if (c->ic.winerror)
+				cJSON_AddNumberToObject(ic, "winerror", c->ic.winerror);
+			else
+				cJSON_AddNullToObject(ic, "winerror");
+			cJSON_AddBoolToObject(ic, "agrees", c->ic.agrees);
+		}
+		cJSON_AddItemToObject(inst, "import_check", ic);
+	}
+}
+
+void result_confirm_json(cJSON *install, const struct confirm_result *c)
+{
+	cJSON *b;
+	size_t i = 0;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(install, "binaries"))
+		add_confirmed(b, mark_of(c->bins, c->nbins, i++));
+	i = 0;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(install, "vc_runtime_probe"))
+		add_confirmed(b, mark_of(c->vc, c->nvc, i++));
+	confirmation_json(install, c);
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* A number member as an int (0: absent), kept in int's range. */
+static int jint(const cJSON *o, const char *k)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, k);
+	double v = cJSON_IsNumber(n) ? n->valuedouble : 0;
+	if (!(v >= INT_MIN))
+		return INT_MIN;
+	return v > INT_MAX ? INT_MAX : (int)v;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void result_confirm_prediction(const cJSON *install, struct confirm_prediction *p)
+{
+	const cJSON *x, *ie = cJSON_GetObjectItemCaseSensitive(install, "import_error");
+	size_t n;
+	memset(p, 0, sizeof(*p));
+	p->torch_dir = dup_or_null(jstr(install, "torch_dir"));
+	p->python = dup_or_null(jstr(install, "python"));
+	p->app_dir = dup_or_null(jstr(install, "application_dir"));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(install, "dll_paths"))
+		if (cJSON_GetStringValue(x))
+			strlist_push(&p->dll_paths, cJSON_GetStringValue(x));
+	n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(install, "binaries"));
+	p->bins = xcalloc(n + 1, sizeof(*p->bins));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(install, "binaries"))
+	{
+		struct confirm_bin *b = &p->bins[p->nbins++];
+		const char *k = jstr(x, "kind");
+		b->path = dup_or_null(jstr(x, "path"));
+		b->pyd = k && !strcmp(k, "pyd");
+		b->winerror = jint(x, "winerror");
+		b->stage = dup_or_null(jstr(x, "stage"));
+		b->outcome = dup_or_null(jstr(x, "outcome"));
+	}
+	n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(install, "vc_runtime_probe"));
+	p->vc = xcalloc(n + 1, sizeof(*p->vc));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(install, "vc_runtime_probe"))
+	{
+		struct confirm_bin *b = &p->vc[p->nvc++];
+		b->path = dup_or_null(jstr(x, "name"));
+		b->winerror = jint(x, "winerror");
+	}
+	p->import_fails = cJSON_IsObject(ie);
+	p->import_winerror = p->import_fails ? jint(ie, "winerror") : 0;
 }
 
 static cJSON *winerror_or_null(int w)
@@ -436,7 +563,7 @@ void result_add_inventory(struct result *res, cJSON *inventory)
 	cJSON *all = cJSON_AddArrayToObject(inventory, "runtime_copies");
 	size_t i;
 	for (i = 0; i < res->ninstalls; i++)
-		result_ext_copies(all, res->installs[i].entry);
+		result_ext_copies(all, &res->installs[i]->xc, res->installs[i]->run->torch_dir);
 	cJSON_AddItemToObject(res->doc, "inventory", inventory);
 }
 
@@ -455,14 +582,14 @@ static const char *link_install(const struct result *res, const char *win)
 {
 	size_t i;
 	for (i = 0; i < res->ninstalls; i++) {
-		const struct result_install *in = &res->installs[i];
-		char *pydir = in->python ? winpath_dirname(in->python) : NULL;
+		const struct torch_run *in = res->installs[i]->run;
+		char *pydir = in->python_exe ? winpath_dirname(in->python_exe) : NULL;
 		int hit = pydir && win_under(win, pydir);
 		free(pydir);
 		if (hit || win_under(win, in->torch_dir) || win_under(win, in->app_dir))
 			return in->torch_dir;
 	}
-	return res->ninstalls == 1 ? res->installs[0].torch_dir : NULL;
+	return res->ninstalls == 1 ? res->installs[0]->run->torch_dir : NULL;
 }
 
 void result_outside_links(struct result *res, struct view *v)
@@ -506,26 +633,37 @@ static const char *install_status(const struct result *res, const char *dir)
 	return worst == 2 ? "fail" : worst ? "warn" : "pass";
 }
 
-/* The last member before an entry's `status` (install_facts' last). */
-#define BEFORE_STATUS "extension_suffixes"
-
-/* installs[]: each entry's members, its status in its place among them. */
-static void write_installs(struct result *res)
+/* One install's entry: what it is, its status, what the loader did, then what the later passes added. */
+static cJSON *install_json(const struct result *res, const struct check_install *ci)
 {
-	cJSON *installs = cJSON_GetObjectItem(res->doc, "installs"), *it;
+	cJSON *o = install_facts(res->v, ci->run, &ci->verdict);
+	size_t i;
+	cJSON_AddStringToObject(o, "status", install_status(res, ci->run->torch_dir));
+	install_verdicts(o, ci->run, &ci->verdict, &ci->confirm);
+	if (ci->record.dist_info)
+		cJSON_AddItemToObject(o, "record", record_json(&ci->record));
+	result_add_extensions(o, &ci->xc);
+	if (ci->ext_records.judged) {
+		cJSON *a = cJSON_AddArrayToObject(o, "extension_records");
+		for (i = 0; i < ci->ext_records.n; i++)
+			cJSON_AddItemToArray(a, record_json(&ci->ext_records.v[i]));
+	}
+	confirmation_json(o, &ci->confirm);
+	return o;
+}
+
+/* The document's `machine`: the first install's loader whose API set schema is known (none: without one). */
+static cJSON *machine_json(const struct result *res)
+{
+	cJSON *m = result_machine_json(res->v, NULL);
 	size_t i;
 	for (i = 0; i < res->ninstalls; i++) {
-		struct result_install *in = &res->installs[i];
-		cJSON *o = cJSON_CreateObject();
-		while ((it = in->entry->child)) {
-			int before_status = it->string && !strcmp(it->string, BEFORE_STATUS);
-			cJSON_DetachItemViaPointer(in->entry, it);
-			cJSON_AddItemToObject(o, it->string, it);
-			if (before_status)
-				cJSON_AddStringToObject(o, "status", install_status(res, in->torch_dir));
-		}
-		cJSON_AddItemToArray(installs, o);
+		if (!cJSON_IsNull(cJSON_GetObjectItem(m, "api_set_schema")))
+			break;
+		cJSON_Delete(m);
+		m = result_machine_json(res->v, res->installs[i]->run->ld);
 	}
+	return m;
 }
 
 void result_finish(struct result *res)
@@ -542,10 +680,14 @@ void result_finish(struct result *res)
 		cJSON_AddItemToArray(fs, result_finding_json(&res->findings.v[i]));
 	}
 	for (i = 0; i < res->ninstalls; i++) {
-		nbin += res->installs[i].nbins;
-		nfail += res->installs[i].nfailing;
+		const struct torch_run *run = res->installs[i]->run;
+		size_t k;
+		nbin += run->nbins;
+		for (k = 0; k < run->nbins; k++)
+			nfail += run->bins[k].winerror != 0;
+		cJSON_AddItemToArray(cJSON_GetObjectItem(report, "installs"), install_json(res, res->installs[i]));
 	}
-	write_installs(res);
+	cJSON_ReplaceItemInObject(report, "machine", machine_json(res));
 	cJSON_AddNumberToObject(counts, "errors", errors);
 	cJSON_AddNumberToObject(counts, "warnings", warnings);
 	cJSON_AddNumberToObject(counts, "notes", notes);

@@ -3,15 +3,17 @@
  * torch-dll-check/report/v1) under construction — the one result model the
  * text, GitHub and SARIF renderers read.
  *
- * `doc` holds what is known before the findings: schema, tool, `machine`,
- * and what the matrix and inventory modules attach (`inventory`, `matrix`,
- * `pins`). The rest stays C structs until result_finish() writes it, once,
- * last: the findings (finding.h), where the loader's rules
- * (judge/loader_rules.h), policy and confirmation add, merge and drop them,
- * and each install's entry (`installs`: its facts and the loader's
- * verdicts, recorded by result_add_install with the version, variant and
- * matrix row policy chose, and its status, the worst of its findings), then
- * `status` and `counts`. Nothing edits an entry after it is written.
+ * `doc` holds what is known before any install is judged: schema, tool,
+ * and what the command attaches (`matrix`; `pins`, from the gate's typed
+ * report, result_add_pins; `inventory`, result_add_inventory). The rest
+ * stays C structs until result_finish() writes it, once, last: the findings
+ * (judge/finding.h), where the judges add, merge and drop them, and each
+ * install's facts as the passes of judge/check.h left them (result_add_install
+ * keeps them: the torch run, its verdict, its RECORD comparisons, its
+ * extensions, live confirmation's verdict), written as its installs[] entry
+ * with its status (the worst of its findings); then `machine` (from the
+ * first install's loader), `status` and `counts`. Nothing edits the
+ * document after it is written.
  */
 #ifndef TDC_RESULT_H
 #define TDC_RESULT_H
@@ -26,25 +28,14 @@
 #include "loader/torchload.h"
 #include "machine/view.h"
 
-/*
- * An install's entry until result_finish writes it into installs[] with its
- * status (the one member not known before every finding is): what the
- * install is, the row that judged it, what the loader did. Live confirmation
- * (judge/confirm.h) adds what the real loader did to `entry` before that.
- */
-struct result_install {
-	char *torch_dir, *python, *app_dir; /* the folders links are matched against */
-	size_t nbins, nfailing;             /* torch binaries, and those that do not load */
-	cJSON *entry;                       /* every member but `status` */
-};
-
 struct result {
 	cJSON *doc;
+	struct view *v;                    /* the view the installs were judged on */
 	struct findings findings;
-	struct result_install *installs;
+	struct check_install **installs;   /* owned: judge/check.h's facts, in the order judged */
 	size_t ninstalls, alloc;
 };
-#define RESULT_INIT { NULL, FINDINGS_INIT, NULL, 0, 0 }
+#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0 }
 
 /* A new report with schema, tool and machine (from the view and a loader, which may be NULL). */
 void result_init(struct result *r, struct view *v, const struct loader *ld);
@@ -53,13 +44,13 @@ void result_init(struct result *r, struct view *v, const struct loader *ld);
 cJSON *result_machine_json(struct view *v, const struct loader *ld);
 
 /*
- * Records the installs[] entry of one judged install (judge/check.h: what
- * the passes left in `ci`): what the install is and what the loader did,
- * with the version, variant and matrix row of its verdict, its RECORD
- * comparisons and its extensions. `ci` may be released afterwards. The
- * first install sets the document's `machine` from its loader.
+ * Keeps one judged install (judge/check.h: what the passes left in `ci`,
+ * which the report now owns and frees) for its installs[] entry: what the
+ * install is and what the loader did, with the version, variant and matrix
+ * row of its verdict, its RECORD comparisons, its extensions and what live
+ * confirmation adds to `ci` before result_finish.
  */
-void result_add_install(struct result *r, struct view *v, const struct check_install *ci);
+void result_add_install(struct result *r, struct check_install *ci);
 
 /* The document's `pins` (the pre-merge gate): what `g` pins and what gate_judge judged of it (`gr`). */
 void result_add_pins(struct result *r, const struct gate_pins *g, const struct gate_report *gr);
@@ -78,14 +69,23 @@ void result_add_inventory(struct result *r, cJSON *inventory);
  */
 void result_outside_links(struct result *r, struct view *v);
 
-/* Writes the findings into the document's findings[], each install's entry, then `status` and `counts`. Call once, last. */
+/* Writes the findings into the document's findings[], each install's entry, `machine`, then `status` and `counts`. Call once, last. */
 void result_finish(struct result *r);
 
-/* Frees the document and the findings. */
+/* Frees the document, the findings and the installs' facts. */
 void result_release(struct result *r);
 
 /* A finding as the report's findings[] object, with its `cause` id (finding_cause_id). */
 cJSON *result_finding_json(const struct finding *f);
+
+/*
+ * Live confirmation's verdict `c` on an install a saved report holds (an
+ * installs[] object, as result_finish writes them): each binary's and
+ * probe's `confirmed`, `confirmation`, `import_check`; and the prediction
+ * that install holds, for confirm_apply_*_output (tests, fuzzing).
+ */
+void result_confirm_prediction(const cJSON *install, struct confirm_prediction *p);
+void result_confirm_json(cJSON *install, const struct confirm_result *c);
 
 /* The probes of a node as the report's array. */
 cJSON *result_probes_json(const struct ldr_node *node);

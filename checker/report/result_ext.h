@@ -18,7 +18,7 @@
 /* Adds the members above to `inst` (an installs[] object): its copies go to environment.runtime_copies. */
 void result_add_extensions(cJSON *inst, const struct ext_check *c);
 
-/* Appends the copies of `inst` (an installs[] object result_add_extensions wrote) to `all`, each with its `install`. */
-void result_ext_copies(cJSON *all, const cJSON *inst);
+/* Appends the copies of `c` to `all` (inventory.runtime_copies[]), each with its `install`, torch_dir. */
+void result_ext_copies(cJSON *all, const struct ext_check *c, const char *torch_dir);
 
 #endif

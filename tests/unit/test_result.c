@@ -135,6 +135,7 @@ static void test_remove_keeps_order_and_causes(void)
 struct run {
 	struct view *v;
 	struct torch_run *run;
+	int run_owned;         /* the report owns run (add_install) */
 	struct result res;
 };
 
@@ -157,19 +158,19 @@ static int run_open(struct run *r, const char *root)
 static void run_close(struct run *r)
 {
 	result_release(&r->res);
-	torch_run_free(r->run);
+	if (!r->run_owned)
+		torch_run_free(r->run);
 	view_free(r->v);
 }
 
-/* The run's entry in the report, as check records it (no verdict, no extensions). */
+/* The run's entry in the report, as check records it (no verdict, no extensions); the report owns the run. */
 static void add_install(struct run *r)
 {
-	struct check_install ci;
-	memset(&ci, 0, sizeof(ci));
-	ci.run = r->run;
-	ext_check_init(&ci.xc, NULL);
-	result_add_install(&r->res, r->v, &ci);
-	ext_check_release(&ci.xc, r->v);
+	struct check_install *ci = xcalloc(1, sizeof(*ci));
+	ci->run = r->run;
+	ext_check_init(&ci->xc, NULL);
+	result_add_install(&r->res, ci);
+	r->run_owned = 1;
 }
 
 static void test_each_failing_binary_is_a_finding_with_its_evidence(void)
