@@ -2,13 +2,15 @@
  * cmd_check: `torch-dll-check check` — will `import torch` load on this
  * machine, and if not, what exactly must be installed?
  *
- * For each torch install (one given with --torch / --site-packages /
- * --python, or every one under --scan DIR): run torch's procedure
- * (torchload.c), add its loader results to the report (result.c), then
- * judge it against its matrix row (policy.c) with the machine's inventory
- * (inventory.c). The report (docs/report-json.md) carries the inventory,
- * the matrix files and, per install, its row; report_run renders it (text
- * a person reads in ten seconds, JSON, GitHub, SARIF).
+ * This file only gathers options and inputs (the matrix, the view, the
+ * inventory) and calls the judging: for each torch install (one given with
+ * --torch / --site-packages / --python, or every one under --scan DIR) the
+ * passes of judge/check.h, from torch's procedure to its extensions'
+ * RECORDs; then the gate (--pins), the links outside --root, the confirm
+ * pass (--confirm); then result_finish writes the report once
+ * (docs/report-json.md: the inventory, the matrix files and, per install,
+ * its facts and row) and report_run renders it (text a person reads in ten
+ * seconds, JSON, GitHub, SARIF).
  *
  * With --pins (the pre-merge gate, gate.h) the torch the repository pins at
  * head is judged against this runner too, or alone when no install option

@@ -1,7 +1,8 @@
 /*
  * finding: what torch-dll-check found, as a C struct, until the report
- * document is written (result_finish). The loader's results (result.c), the
- * matrix verdict (policy.c) and live confirmation (confirm.c) add findings
+ * document is written (result_finish). The loader's results
+ * (loader_rules.c), the matrix verdict (policy.c), the other passes of
+ * check.h and live confirmation (confirm.c) add findings
  * to one `struct findings`; policy merges and drops them by field; only
  * report/ turns them into the report's findings[] (result_finish,
  * docs/report-json.md). Nothing here knows JSON.

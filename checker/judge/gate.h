@@ -25,7 +25,9 @@
  * the lower bound that leaves them out.
  *
  * Nothing here reads git (the pinsets come from the caller: torch-dll-check-git
- * reads them with libgit2, tests from memory) and nothing prints.
+ * reads them with libgit2, tests from memory), nothing prints, and nothing
+ * writes the report: what was judged is a `struct gate_report`, which
+ * report/result.h writes as the document's `pins`.
  */
 #ifndef TDC_GATE_H
 #define TDC_GATE_H
