@@ -3,8 +3,8 @@
  * torch-dll-check/report/v1) under construction — the one result model the
  * text, GitHub and SARIF renderers read.
  *
- * `doc` holds what is known before any install is judged: schema, tool,
- * and what the command attaches (`matrix`; `pins`, from the gate's typed
+ * `doc` holds what does not depend on the findings: schema, tool, and
+ * what the command attaches (`matrix`; `pins`, from the gate's typed
  * report, result_add_pins; `inventory`, result_add_inventory). The rest
  * stays C structs until result_finish() writes it, once, last: the findings
  * (judge/finding.h), where the judges add, merge and drop them, and each
