@@ -33,7 +33,6 @@
 #include "judge/check.h"
 #include "judge/confirm.h"
 #include "judge/gate.h"
-#include "judge/pairs_gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
@@ -367,7 +366,6 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 	struct gate_runner run;
 	struct gate_report gr;
 	struct err e;
-	size_t i;
 	memset(&run, 0, sizeof(run));
 	memset(&gr, 0, sizeof(gr));
 	err_clear(&e);
@@ -375,18 +373,12 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 	run.inv = inv;
 	run.python = p->python;
 	run.arch = o->machine ? pe_machine_name(o->machine) : "x64";
-	if (gate_judge(&report->findings, &gr, gp, m, &run, o->pins_unchanged, &e) < 0) {
+	if (check_gate(&report->findings, &gr, gp, m, &run, o->pins_unchanged, &e) < 0) {
 		gate_report_release(&gr);
 		cmd_usage_error("check --pins: %s", e.msg);
 		return -1;
 	}
 	result_add_pins(report, gp, &gr);
-	for (i = 0; i < inv->ninstalls; i++)
-		gate_installed(&report->findings, gp, inv->installs[i].torch_dir,
-			       inv->installs[i].version ? inv->installs[i].version : inv->installs[i].metadata_version);
-	/* the torch/extension pairs the head pins, when the gate judged the head at all */
-	if (gr.judged)
-		gate_extension_pairs(&report->findings, &gp->head);
 	gate_report_release(&gr);
 	return 0;
 }
@@ -441,7 +433,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		goto out;
 	if (o.pins && judge_gate_pins(&report, v, &o, &p, &m, &inv, &gp))
 		goto out;
-	result_outside_links(&report, v); /* after every lookup: the gate's too */
+	check_outside_links(&report.findings, v, report.installs, report.ninstalls); /* after every lookup: the gate's too */
 	result_add_inventory(&report, inventory_to_json(&inv, v));
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;

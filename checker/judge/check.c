@@ -3,11 +3,13 @@
  */
 #include "judge/check.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "judge/cuda.h"
 #include "judge/dllmain.h"
 #include "judge/loader_rules.h"
+#include "judge/pairs_gate.h"
 #include "judge/required.h"
 
 static int pass_load(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
@@ -138,6 +140,75 @@ int check_install_run(struct check_install *ci, struct findings *out, const stru
 	ci->judged = !failed;
 	ext_check_restore_path(&ci->xc, env->v);
 	return failed ? -1 : 0;
+}
+
+/* Whether Windows path `p` is `dir` or below it (case-insensitively). */
+static int win_under(const char *p, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+	return n && !str_nicmp(p, dir, n) && (!p[n] || p[n] == '\\' || dir[n - 1] == '\\');
+}
+
+/*
+ * The install a link belongs to: the one whose torch folder, python folder or
+ * application folder holds it, else the only install; NULL when neither.
+ */
+static const char *link_install(struct check_install *const *installs, size_t ninstalls, const char *win)
+{
+	size_t i;
+	for (i = 0; i < ninstalls; i++) {
+		const struct torch_run *in = installs[i]->run;
+		char *pydir = in->python_exe ? winpath_dirname(in->python_exe) : NULL;
+		int hit = pydir && win_under(win, pydir);
+		free(pydir);
+		if (hit || win_under(win, in->torch_dir) || win_under(win, in->app_dir))
+			return in->torch_dir;
+	}
+	return ninstalls == 1 ? installs[0]->run->torch_dir : NULL;
+}
+
+void check_outside_links(struct findings *out, struct view *v, struct check_install *const *installs, size_t ninstalls)
+{
+	size_t i, n = view_outside_links(v, 0, NULL, NULL);
+	for (i = 0; i < n; i++) {
+		const char *win, *target;
+		char *title, *msg;
+		const char *base;
+		int binary;
+		view_outside_links(v, i, &win, &target);
+		base = winpath_basename(win);
+		binary = str_iendswith(base, ".dll") || str_iendswith(base, ".pyd");
+		title = xasprintf("%s is a link outside --root: not followed", win);
+		msg = xasprintf("%s is a symbolic link (or junction) to %s, outside the tree checked (--root). "
+				"Nothing outside --root is read: the check treats %s as absent, so the verdicts "
+				"that need it are those of a machine without it.",
+				win, target, base);
+		finding_add(out, RULE_LINK_OUTSIDE_ROOT, SEV_DEFAULT,
+			    &(struct finding_spec){
+				    .title = title, .message = msg,
+				    .fix = "put the real file or folder in the tree (copy it, or hard-link it) instead "
+					   "of a link that leaves --root, or give a --root that contains both",
+				    .install = link_install(installs, ninstalls, win), .binary = binary ? win : NULL,
+				    .leaf = win, .path = win });
+		free(title);
+		free(msg);
+	}
+}
+
+int check_gate(struct findings *out, struct gate_report *gr, const struct gate_pins *g, const struct matrix *m,
+	       const struct gate_runner *r, int force, struct err *err)
+{
+	size_t i;
+	const struct inventory *inv = r->inv;
+	if (gate_judge(out, gr, g, m, r, force, err) < 0)
+		return -1;
+	for (i = 0; inv && i < inv->ninstalls; i++)
+		gate_installed(out, g, inv->installs[i].torch_dir,
+			       inv->installs[i].version ? inv->installs[i].version : inv->installs[i].metadata_version);
+	/* the torch/extension pairs the head pins, when the gate judged the head at all */
+	if (gr->judged)
+		gate_extension_pairs(out, &g->head);
+	return 0;
 }
 
 int check_confirm(struct check_install *ci, struct findings *out, const struct confirm_opts *o, struct err *err)

@@ -30,11 +30,18 @@
  * After the last pass the view's PATH is as before the packages changed
  * it, so the next install starts from the machine's.
  *
- * Once every install is judged (and the pre-merge gate and the links
- * outside --root, cmd_check), one more pass on each, only with --confirm or
- * --confirm-import (check_confirm):
+ * Then the passes over the whole check, in this order (cmd_check calls
+ * them):
  *
- *   confirm     the prediction against the real loader (judge/confirm.h)
+ *   gate        --pins: the torch the repository pins against this runner,
+ *               each installed torch against the pins, the torch/extension
+ *               pairs pinned (judge/gate.h, pairs_gate.h)
+ *                                                   -> gate_report, findings
+ *   links       every symbolic link outside --root the view met, on the
+ *               install whose folders hold it; after every lookup, the
+ *               gate's too (check_outside_links)    -> findings
+ *   confirm     --confirm, --confirm-import, on each install: the
+ *               prediction against the real loader (judge/confirm.h)
  *                                                   -> confirm, findings
  *
  * Nothing here knows the report: report/result.h keeps the facts
@@ -47,6 +54,7 @@
 #include "judge/confirm.h"
 #include "judge/extensions.h"
 #include "judge/finding.h"
+#include "judge/gate.h"
 #include "judge/policy.h"
 #include "judge/record.h"
 #include "loader/torchload.h"
@@ -86,6 +94,23 @@ struct check_install {
  */
 int check_install_run(struct check_install *ci, struct findings *out, const struct check_env *env,
 		      const struct inv_install *install, const struct torch_inputs *in, struct err *err);
+
+/*
+ * The gate pass: gate_judge into `gr` (release it with gate_report_release),
+ * then every torch of r->inv against the head's pins, then the pairs the
+ * head pins when the gate judged it. -1 only as gate_judge.
+ */
+int check_gate(struct findings *out, struct gate_report *gr, const struct gate_pins *g, const struct matrix *m,
+	       const struct gate_runner *r, int force, struct err *err);
+
+/*
+ * The links pass: one link-outside-root finding for every symbolic link
+ * that leads outside --root the view met (view_outside_link), on the
+ * install of `installs` whose torch, python or application folder holds
+ * it, else the only one.
+ */
+void check_outside_links(struct findings *out, struct view *v, struct check_install *const *installs,
+			 size_t ninstalls);
 
 /* The confirm pass: the real loader on this machine against the facts (o: which children to run). */
 int check_confirm(struct check_install *ci, struct findings *out, const struct confirm_opts *o, struct err *err);

@@ -567,59 +567,6 @@ void result_add_inventory(struct result *res, cJSON *inventory)
 	cJSON_AddItemToObject(res->doc, "inventory", inventory);
 }
 
-/* Whether Windows path `p` is `dir` or below it (case-insensitively). */
-static int win_under(const char *p, const char *dir)
-{
-	size_t n = dir ? strlen(dir) : 0;
-	return n && !str_nicmp(p, dir, n) && (!p[n] || p[n] == '\\' || dir[n - 1] == '\\');
-}
-
-/*
- * The install a link belongs to: the one whose torch folder, python folder or
- * application folder holds it, else the only install; NULL when neither.
- */
-static const char *link_install(const struct result *res, const char *win)
-{
-	size_t i;
-	for (i = 0; i < res->ninstalls; i++) {
-		const struct torch_run *in = res->installs[i]->run;
-		char *pydir = in->python_exe ? winpath_dirname(in->python_exe) : NULL;
-		int hit = pydir && win_under(win, pydir);
-		free(pydir);
-		if (hit || win_under(win, in->torch_dir) || win_under(win, in->app_dir))
-			return in->torch_dir;
-	}
-	return res->ninstalls == 1 ? res->installs[0]->run->torch_dir : NULL;
-}
-
-void result_outside_links(struct result *res, struct view *v)
-{
-	size_t i, n = view_outside_links(v, 0, NULL, NULL);
-	for (i = 0; i < n; i++) {
-		const char *win, *target;
-		char *title, *msg;
-		const char *base;
-		int binary;
-		view_outside_links(v, i, &win, &target);
-		base = winpath_basename(win);
-		binary = str_iendswith(base, ".dll") || str_iendswith(base, ".pyd");
-		title = xasprintf("%s is a link outside --root: not followed", win);
-		msg = xasprintf("%s is a symbolic link (or junction) to %s, outside the tree checked (--root). "
-				"Nothing outside --root is read: the check treats %s as absent, so the verdicts "
-				"that need it are those of a machine without it.",
-				win, target, base);
-		finding_add(&res->findings, RULE_LINK_OUTSIDE_ROOT, SEV_DEFAULT,
-			    &(struct finding_spec){
-				    .title = title, .message = msg,
-				    .fix = "put the real file or folder in the tree (copy it, or hard-link it) instead "
-					   "of a link that leaves --root, or give a --root that contains both",
-				    .install = link_install(res, win), .binary = binary ? win : NULL,
-				    .leaf = win, .path = win });
-		free(title);
-		free(msg);
-	}
-}
-
 /* An install's status is its worst finding (loader and matrix alike). */
 static const char *install_status(const struct result *res, const char *dir)
 {

@@ -62,13 +62,6 @@ void result_add_pins(struct result *r, const struct gate_pins *g, const struct g
  */
 void result_add_inventory(struct result *r, cJSON *inventory);
 
-/*
- * One link-outside-root finding for every symbolic link that leads outside
- * --root the view met (view_outside_link), on the install whose folders hold
- * it. Call after the last install was added.
- */
-void result_outside_links(struct result *r, struct view *v);
-
 /* Writes the findings into the document's findings[], each install's entry, `machine`, then `status` and `counts`. Call once, last. */
 void result_finish(struct result *r);
 
