@@ -318,11 +318,25 @@ struct helper_lines {
 	size_t n, alloc;
 };
 
+/* What cJSON skips as white space (every byte up to ' '), so that a line reads as it did with cJSON_Parse. */
 static const char *skip_ws(const char *p)
 {
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+	while (*p && (unsigned char)*p <= ' ')
 		p++;
 	return p;
+}
+
+/* A JSON number at p (cJSON's reading: the span of number characters, then strtod); the end, or NULL. */
+static const char *parse_number(const char *p, double *out)
+{
+	size_t n = strspn(p, "0123456789+-.eE");
+	char buf[64], *end;
+	if (!n || n >= sizeof(buf))
+		return NULL;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	*out = strtod(buf, &end);
+	return end > buf ? p + (end - buf) : NULL;
 }
 
 static int hexval(int c)
@@ -412,7 +426,7 @@ bad:
 	return NULL;
 }
 
-/* Any JSON value at p, skipped: the end, or NULL when malformed (nested values to a bounded depth). */
+/* Any JSON value at p, skipped: the end, or NULL when malformed (nested to cJSON's limit, 1000 deep). */
 static const char *skip_value(const char *p, int depth)
 {
 	char close;
@@ -420,7 +434,7 @@ static const char *skip_value(const char *p, int depth)
 	if (*p == '"')
 		return parse_string(p, NULL);
 	if (*p == '{' || *p == '[') {
-		if (depth > 64)
+		if (depth >= 1000)
 			return NULL;
 		close = *p == '{' ? '}' : ']';
 		p = skip_ws(p + 1);
@@ -451,9 +465,8 @@ static const char *skip_value(const char *p, int depth)
 	if (!strncmp(p, "null", 4))
 		return p + 4;
 	if (*p == '-' || (*p >= '0' && *p <= '9')) {
-		char *end;
-		(void)strtod(p, &end);
-		return end > p ? end : NULL;
+		double v;
+		return parse_number(p, &v);
 	}
 	return NULL;
 }
@@ -486,9 +499,9 @@ static const char *take_number(const char *p, const char *key, const char *want,
 		return NULL;
 	*seen = 1;
 	if (*p == '-' || (*p >= '0' && *p <= '9')) {
-		char *end;
-		double v = strtod(p, &end);
-		if (end == p)
+		double v;
+		const char *end = parse_number(p, &v);
+		if (!end)
 			return NULL;
 		*dst = clamp_int(v);
 		*has = 1;
