@@ -330,13 +330,15 @@ static const char *skip_ws(const char *p)
 static const char *parse_number(const char *p, double *out)
 {
 	size_t n = strspn(p, "0123456789+-.eE");
-	char buf[64], *end;
-	if (!n || n >= sizeof(buf))
+	char *buf, *end;
+	const char *r;
+	if (!n)
 		return NULL;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
+	buf = xstrndup(p, n);
 	*out = strtod(buf, &end);
-	return end > buf ? p + (end - buf) : NULL;
+	r = end > buf ? p + (end - buf) : NULL;
+	free(buf);
+	return r;
 }
 
 static int hexval(int c)
@@ -344,17 +346,18 @@ static int hexval(int c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-static int hex4(const char *p, unsigned *out)
+/* cJSON's parse_hex4: four hex digits, any other character making the whole value 0. */
+static unsigned hex4(const char *p)
 {
+	unsigned h = 0;
 	int i;
-	*out = 0;
 	for (i = 0; i < 4; i++) {
-		int h = hexval((unsigned char)p[i]);
-		if (h < 0)
-			return -1;
-		*out = *out << 4 | (unsigned)h;
+		int d = hexval((unsigned char)p[i]);
+		if (d < 0)
+			return 0;
+		h = h << 4 | (unsigned)d;
 	}
-	return 0;
+	return h;
 }
 
 static void add_utf8(struct strbuf *sb, unsigned c)
@@ -376,51 +379,64 @@ static void add_utf8(struct strbuf *sb, unsigned c)
 	}
 }
 
-/* A JSON string at p (at its '"'): its text into *out (NULL: only skipped); the end, or NULL when malformed. */
+/*
+ * A JSON string at p (at its '"'): its text into *out (NULL: only skipped);
+ * the end, or NULL when malformed. As cJSON reads one: the end is the first
+ * unescaped '"', and a \u escape whose digits are not hex is U+0000 (which
+ * ends the C string).
+ */
 static const char *parse_string(const char *p, char **out)
 {
+	const char *q = p + 1, *end = q;
 	struct strbuf sb = STRBUF_INIT;
-	p++;
-	while (*p && *p != '"') {
+	while (*end && *end != '"') {
+		if (*end == '\\' && !*++end)
+			return NULL;
+		end++;
+	}
+	if (*end != '"')
+		return NULL;
+	while (q < end) {
 		unsigned c, lo;
-		if (*p != '\\') {
-			strbuf_addch(&sb, *p++);
+		if (*q != '\\') {
+			strbuf_addch(&sb, *q++);
 			continue;
 		}
-		p++;
-		switch (*p) {
-		case '"': case '\\': case '/': strbuf_addch(&sb, *p); break;
+		switch (q[1]) {
+		case '"': case '\\': case '/': strbuf_addch(&sb, q[1]); break;
 		case 'b': strbuf_addch(&sb, '\b'); break;
 		case 'f': strbuf_addch(&sb, '\f'); break;
 		case 'n': strbuf_addch(&sb, '\n'); break;
 		case 'r': strbuf_addch(&sb, '\r'); break;
 		case 't': strbuf_addch(&sb, '\t'); break;
 		case 'u':
-			if (hex4(p + 1, &c))
+			if (end - q < 6)
 				goto bad;
-			p += 4;
+			c = hex4(q + 2);
 			if (c >= 0xDC00 && c <= 0xDFFF)
 				goto bad;
 			if (c >= 0xD800 && c <= 0xDBFF) { /* a surrogate pair */
-				if (p[1] != '\\' || p[2] != 'u' || hex4(p + 3, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+				if (end - (q + 6) < 6 || q[6] != '\\' || q[7] != 'u')
+					goto bad;
+				lo = hex4(q + 8);
+				if (lo < 0xDC00 || lo > 0xDFFF)
 					goto bad;
 				c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-				p += 6;
+				q += 6;
 			}
 			add_utf8(&sb, c);
-			break;
+			q += 6;
+			continue;
 		default:
 			goto bad;
 		}
-		p++;
+		q += 2;
 	}
-	if (*p != '"')
-		goto bad;
 	if (out)
 		*out = strbuf_detach(&sb);
 	else
 		strbuf_release(&sb);
-	return p + 1;
+	return end + 1;
 bad:
 	strbuf_release(&sb);
 	return NULL;
