@@ -378,8 +378,7 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 		cmd_usage_error("check --pins: %s", e.msg);
 		return -1;
 	}
-	result_add_pins(report, gp, &gr);
-	gate_report_release(&gr);
+	result_add_pins(report, gp, &gr); /* the report keeps it until result_finish */
 	return 0;
 }
 

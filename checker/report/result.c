@@ -49,6 +49,9 @@ void result_init(struct result *res, struct view *v, const struct loader *ld)
 	res->findings = (struct findings)FINDINGS_INIT;
 	res->installs = NULL;
 	res->ninstalls = res->alloc = 0;
+	res->pins = NULL;
+	memset(&res->gate, 0, sizeof(res->gate));
+	res->inventory = NULL;
 }
 
 void result_release(struct result *r)
@@ -64,6 +67,10 @@ void result_release(struct result *r)
 	free(r->installs);
 	r->installs = NULL;
 	r->ninstalls = r->alloc = 0;
+	gate_report_release(&r->gate);
+	r->pins = NULL;
+	cJSON_Delete(r->inventory);
+	r->inventory = NULL;
 }
 
 cJSON *result_probes_json(const struct ldr_node *node)
@@ -528,7 +535,15 @@ static cJSON *target_json(const struct gate_target *t)
 	return o;
 }
 
-void result_add_pins(struct result *res, const struct gate_pins *g, const struct gate_report *gr)
+void result_add_pins(struct result *res, const struct gate_pins *g, struct gate_report *gr)
+{
+	gate_report_release(&res->gate);
+	res->pins = g;
+	res->gate = *gr;
+	memset(gr, 0, sizeof(*gr));
+}
+
+static cJSON *pins_json(const struct gate_pins *g, const struct gate_report *gr)
 {
 	cJSON *pj = cJSON_CreateObject(), *targets;
 	size_t i;
@@ -555,16 +570,24 @@ void result_add_pins(struct result *res, const struct gate_pins *g, const struct
 	targets = cJSON_AddArrayToObject(pj, "targets");
 	for (i = 0; i < gr->ntargets; i++)
 		cJSON_AddItemToArray(targets, target_json(&gr->targets[i]));
-	cJSON_AddItemToObject(res->doc, "pins", pj);
+	return pj;
 }
 
 void result_add_inventory(struct result *res, cJSON *inventory)
 {
-	cJSON *all = cJSON_AddArrayToObject(inventory, "runtime_copies");
+	cJSON_Delete(res->inventory);
+	res->inventory = inventory;
+}
+
+/* The inventory with every install's runtime copies; the document takes it. */
+static void write_inventory(struct result *res)
+{
+	cJSON *all = cJSON_AddArrayToObject(res->inventory, "runtime_copies");
 	size_t i;
 	for (i = 0; i < res->ninstalls; i++)
 		result_ext_copies(all, &res->installs[i]->xc, res->installs[i]->run->torch_dir);
-	cJSON_AddItemToObject(res->doc, "inventory", inventory);
+	cJSON_AddItemToObject(res->doc, "inventory", res->inventory);
+	res->inventory = NULL;
 }
 
 /* An install's status is its worst finding (loader and matrix alike). */
@@ -635,6 +658,10 @@ void result_finish(struct result *res)
 		cJSON_AddItemToArray(cJSON_GetObjectItem(report, "installs"), install_json(res, res->installs[i]));
 	}
 	cJSON_ReplaceItemInObject(report, "machine", machine_json(res));
+	if (res->pins)
+		cJSON_AddItemToObject(report, "pins", pins_json(res->pins, &res->gate));
+	if (res->inventory)
+		write_inventory(res);
 	cJSON_AddNumberToObject(counts, "errors", errors);
 	cJSON_AddNumberToObject(counts, "warnings", warnings);
 	cJSON_AddNumberToObject(counts, "notes", notes);

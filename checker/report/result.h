@@ -3,17 +3,18 @@
  * torch-dll-check/report/v1) under construction — the one result model the
  * text, GitHub and SARIF renderers read.
  *
- * `doc` holds what does not depend on the findings: schema, tool, and
- * what the command attaches (`matrix`; `pins`, from the gate's typed
- * report, result_add_pins; `inventory`, result_add_inventory). The rest
- * stays C structs until result_finish() writes it, once, last: the findings
- * (judge/finding.h), where the judges add, merge and drop them, and each
- * install's facts as the passes of judge/check.h left them (result_add_install
- * keeps them: the torch run, its verdict, its RECORD comparisons, its
- * extensions, live confirmation's verdict), written as its installs[] entry
- * with its status (the worst of its findings); then `machine` (from the
- * first install's loader), `status` and `counts`. Nothing edits the
- * document after it is written.
+ * `doc` holds what does not depend on the judging: schema, tool, and the
+ * `matrix` sources the command attaches. Everything else stays C structs
+ * until result_finish() writes it, once, last: the findings
+ * (judge/finding.h), where the judges add, merge and drop them; each
+ * install's facts as the passes of judge/check.h left them
+ * (result_add_install keeps them: the torch run, its verdict, its RECORD
+ * comparisons, its extensions, live confirmation's verdict), written as
+ * its installs[] entry with its status (the worst of its findings); the
+ * gate's report (`pins`, result_add_pins) and the `inventory`
+ * (result_add_inventory); then `machine` (from the first install's
+ * loader), `status` and `counts`. Nothing edits the document after it is
+ * written.
  */
 #ifndef TDC_RESULT_H
 #define TDC_RESULT_H
@@ -34,8 +35,11 @@ struct result {
 	struct findings findings;
 	struct check_install **installs;   /* owned: judge/check.h's facts, in the order judged */
 	size_t ninstalls, alloc;
+	const struct gate_pins *pins;      /* --pins: what the repository pins (borrowed), or NULL */
+	struct gate_report gate;           /* and what the gate judged of it (owned) */
+	cJSON *inventory;                  /* machine/inventory.h's JSON (owned), or NULL */
 };
-#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0 }
+#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0, NULL, { 0, NULL, NULL, NULL, 0 }, NULL }
 
 /* A new report with schema, tool and machine (from the view and a loader, which may be NULL). */
 void result_init(struct result *r, struct view *v, const struct loader *ld);
@@ -52,20 +56,24 @@ cJSON *result_machine_json(struct view *v, const struct loader *ld);
  */
 void result_add_install(struct result *r, struct check_install *ci);
 
-/* The document's `pins` (the pre-merge gate): what `g` pins and what gate_judge judged of it (`gr`). */
-void result_add_pins(struct result *r, const struct gate_pins *g, const struct gate_report *gr);
+/*
+ * Keeps the pre-merge gate's verdict for the document's `pins`: what `g`
+ * pins (borrowed: it must outlive result_finish) and what gate_judge judged
+ * of it (`gr`, which the report now owns; *gr is left empty).
+ */
+void result_add_pins(struct result *r, const struct gate_pins *g, struct gate_report *gr);
 
 /*
- * The document's `inventory` (machine/inventory.h's JSON, which it takes),
- * with runtime_copies[]: every install's copies of a DLL torch needs that
- * another distribution ships (result_ext.h). Call after the last install.
+ * Keeps the document's `inventory` (machine/inventory.h's JSON, which it
+ * takes); result_finish adds runtime_copies[], every install's copies of a
+ * DLL torch needs that another distribution ships (result_ext.h).
  */
 void result_add_inventory(struct result *r, cJSON *inventory);
 
-/* Writes the findings into the document's findings[], each install's entry, `machine`, then `status` and `counts`. Call once, last. */
+/* Writes the findings, each install's entry, `pins`, `inventory`, `machine`, then `status` and `counts`. Call once, last. */
 void result_finish(struct result *r);
 
-/* Frees the document, the findings and the installs' facts. */
+/* Frees the document, the findings and the facts it keeps. */
 void result_release(struct result *r);
 
 /* A finding as the report's findings[] object, with its `cause` id (finding_cause_id). */
