@@ -89,7 +89,7 @@ int report_run(const struct cJSON *doc, const struct report_opts *o);
  * command; confirm_cli_opts, over a struct confirm_opts, are --confirm,
  * --confirm-import and --confirm-timeout SECONDS (each a usage error on a
  * non-Windows build);
- * cmd_confirm_installs runs confirm_run over every install of the report
+ * cmd_confirm_installs runs the confirm pass (judge/check.h) over every install of the report
  * (before result_finish), -1 after printing an error.
  */
 struct confirm_opts;

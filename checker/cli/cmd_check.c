@@ -2,13 +2,15 @@
  * cmd_check: `torch-dll-check check` — will `import torch` load on this
  * machine, and if not, what exactly must be installed?
  *
- * For each torch install (one given with --torch / --site-packages /
- * --python, or every one under --scan DIR): run torch's procedure
- * (torchload.c), add its loader results to the report (result.c), then
- * judge it against its matrix row (policy.c) with the machine's inventory
- * (inventory.c). The report (docs/report-json.md) carries the inventory,
- * the matrix files and, per install, its row; report_run renders it (text
- * a person reads in ten seconds, JSON, GitHub, SARIF).
+ * This file only gathers options and inputs (the matrix, the view, the
+ * inventory) and calls the judging: for each torch install (one given with
+ * --torch / --site-packages / --python, or every one under --scan DIR) the
+ * passes of judge/check.h, from torch's procedure to its extensions'
+ * RECORDs; then the gate (--pins), the links outside --root, the confirm
+ * pass (--confirm); then result_finish writes the report once
+ * (docs/report-json.md: the inventory, the matrix files and, per install,
+ * its facts and row) and report_run renders it (text a person reads in ten
+ * seconds, JSON, GitHub, SARIF).
  *
  * With --pins (the pre-merge gate, gate.h) the torch the repository pins at
  * head is judged against this runner too, or alone when no install option
@@ -28,91 +30,30 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cmd.h"
+#include "judge/check.h"
 #include "judge/confirm.h"
-#include "judge/dllmain.h"
-#include "judge/record.h"
-#include "judge/required.h"
-#include "judge/extensions.h"
-#include "judge/cuda.h"
 #include "judge/gate.h"
-#include "judge/loader_rules.h"
-#include "judge/pairs_gate.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
 #include "machine/registry.h"
 #include "report/report.h"
 #include "report/result.h"
-#include "report/result_ext.h"
 #include "loader/torchload.h"
 #include "machine/view.h"
 
-/*
- * One install: the packages imported first and torch's procedure on one
- * process, then its extensions (judge/extensions.h); the loader's results,
- * the matrix row's verdict, the environment's findings.
- */
-static int check_install(struct result *report, struct view *v, const struct matrix *m, const struct inventory *inv,
-			 const struct inv_install *install, const struct torch_inputs *in0,
-			 const struct strlist *import_first, int verify_hashes, struct err *e)
+/* One install: the passes of judge/check.h; the report keeps what they found. */
+static int check_install(struct result *report, const struct check_env *env, const struct inv_install *install,
+			 const struct torch_inputs *in, struct err *e)
 {
-	struct torch_run *run = NULL;
-	struct policy_input pin;
-	struct policy_verdict verdict;
-	struct ext_check xc;
-	struct torch_inputs in1 = *in0, *in = &in1;
-	int r;
-	ext_check_init(&xc, import_first);
-	in->before_torch = ext_check_before_torch;
-	in->before_ctx = &xc;
-	if (torch_run(&run, v, in, e)) {
-		ext_check_release(&xc, v);
+	struct check_install *ci = xcalloc(1, sizeof(*ci));
+	if (check_install_run(ci, &report->findings, env, install, in, e)) {
+		check_install_release(ci);
+		free(ci);
 		return -1;
 	}
-	ext_check_after_torch(&xc, run, v);
-	if (xc.first_error) {
-		err_set(e, "%s", xc.first_error);
-		ext_check_release(&xc, v);
-		torch_run_free(run);
-		return -1;
-	}
-	if (loader_host_error(run->ld) || view_host_error(v)) {
-		/* a file or folder the host would not let us read has no Windows verdict */
-		err_set(e, "cannot read the tree: %s", loader_host_error(run->ld) ? loader_host_error(run->ld)
-										     : view_host_error(v));
-		ext_check_release(&xc, v);
-		torch_run_free(run);
-		return -1;
-	}
-	if (!cJSON_GetObjectItem(report->doc, "machine") ||
-	    cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema")))
-		cJSON_ReplaceItemInObject(report->doc, "machine", result_machine_json(v, run->ld));
-	dllmain_judge(&report->findings, run, v, m, install); /* before the loader's findings: init-failed binaries */
-	loader_rules(&report->findings, run);
-	pin.matrix = m;
-	pin.inv = inv;
-	pin.install = install;
-	pin.run = run;
-	r = policy_evaluate(&report->findings, &verdict, v, &pin, e);
-	if (!r)
-	{
-		required_judge(&report->findings, run, v, install); /* after policy: its fix names the package */
-		r = cuda_judge_install(&report->findings, m, &inv->gpu, install, run, e);
-	}
-	result_add_install(report, v, run, &verdict);
-	if (!r) {
-		/* it refixes the loader's findings on leftovers, and adds `record` to the install just written */
-		record_judge(&report->findings, report->ninstalls ? report->installs[report->ninstalls - 1].entry : NULL, run,
-			     v, install, verify_hashes);
-	}
-	result_add_extensions(report, report->installs[report->ninstalls - 1].entry, &xc);
-	ext_check_findings(&xc, &report->findings, run, verdict.version, verdict.row);
-	if (!r) /* after the extensions' findings: it refixes those that involve a deleted or leftover file */
-		record_judge_extensions(&report->findings, report->installs[report->ninstalls - 1].entry, run, v, &xc,
-					verify_hashes);
-	ext_check_release(&xc, v);
-	torch_run_free(run);
-	return r;
+	result_add_install(report, ci);
+	return 0;
 }
 
 static const struct inv_install *find_install(const struct inventory *inv, const char *torch_dir)
@@ -345,8 +286,7 @@ static void start_report(struct result *report, struct view *v, const struct mat
 {
 	cJSON *mj, *files;
 	size_t k;
-	result_init(report, v, NULL);
-	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(report->doc, "machine"), "api_set_schema", cJSON_CreateNull());
+	result_init(report, v, NULL); /* its `machine` is the first install's (result_finish) */
 	mj = cJSON_CreateObject();
 	files = cJSON_AddArrayToObject(mj, "sources");
 	for (k = 0; k < m->files.n; k++)
@@ -365,10 +305,16 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 			  const struct matrix *m, const struct inventory *inv)
 {
 	struct torch_inputs in;
+	struct check_env env;
 	struct err e;
 	size_t k;
 	memset(&in, 0, sizeof(in));
 	err_clear(&e);
+	env.v = v;
+	env.m = m;
+	env.inv = inv;
+	env.import_first = &o->import_first;
+	env.verify_hashes = o->verify_hashes;
 	in.machine = o->machine;
 	in.python_exe = p->python;
 	in.userbase = p->userbase;
@@ -378,7 +324,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		return 0; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
-		if (check_install(report, v, m, inv, find_install(inv, p->torch), &in, &o->import_first, o->verify_hashes, &e))
+		if (check_install(report, &env, find_install(inv, p->torch), &in, &e))
 			goto fail;
 		return 0;
 	}
@@ -386,7 +332,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
-		if (check_install(report, v, m, inv, &inv->installs[k], &one, &o->import_first, o->verify_hashes, &e))
+		if (check_install(report, &env, &inv->installs[k], &one, &e))
 			goto fail;
 	}
 	return 0;
@@ -418,24 +364,21 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 			   const struct gate_pins *gp)
 {
 	struct gate_runner run;
+	struct gate_report gr;
 	struct err e;
-	size_t i;
 	memset(&run, 0, sizeof(run));
+	memset(&gr, 0, sizeof(gr));
 	err_clear(&e);
 	run.v = v;
 	run.inv = inv;
 	run.python = p->python;
 	run.arch = o->machine ? pe_machine_name(o->machine) : "x64";
-	if (gate_judge(&report->findings, report->doc, gp, m, &run, o->pins_unchanged, &e) < 0) {
+	if (check_gate(&report->findings, &gr, gp, m, &run, o->pins_unchanged, &e) < 0) {
+		gate_report_release(&gr);
 		cmd_usage_error("check --pins: %s", e.msg);
 		return -1;
 	}
-	for (i = 0; i < inv->ninstalls; i++)
-		gate_installed(&report->findings, gp, inv->installs[i].torch_dir,
-			       inv->installs[i].version ? inv->installs[i].version : inv->installs[i].metadata_version);
-	/* the torch/extension pairs the head pins, when the gate judged the head at all */
-	if (!cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(report->doc, "pins"), "judged")))
-		gate_extension_pairs(&report->findings, &gp->head);
+	result_add_pins(report, gp, &gr); /* the report keeps it until result_finish */
 	return 0;
 }
 
@@ -489,9 +432,8 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		goto out;
 	if (o.pins && judge_gate_pins(&report, v, &o, &p, &m, &inv, &gp))
 		goto out;
-	result_outside_links(&report, v); /* after every lookup: the gate's too */
-	cJSON_AddItemToObject(report.doc, "inventory", inventory_to_json(&inv, v));
-	result_ext_inventory(&report);
+	check_outside_links(&report.findings, v, report.installs, report.ninstalls); /* after every lookup: the gate's too */
+	result_add_inventory(&report, inventory_to_json(&inv, v));
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
 	result_finish(&report);

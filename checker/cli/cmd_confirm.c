@@ -3,7 +3,7 @@
  *   - the hidden subcommand `confirm-helper`, which `check --confirm` starts
  *     as a child process of itself (never meant to be typed by a person);
  *   - the `check` options --confirm, --confirm-import, --confirm-timeout,
- *     and running confirm_run over every install of a report.
+ *     and the confirm pass (judge/check.h) over every install of a report.
  * On a non-Windows build the options are a usage error (exit 2): there is
  * no real Windows loader to ask.
  */
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "judge/check.h"
 #include "judge/confirm.h"
 #include "util/jsonout.h"
 #include "util/os.h"
@@ -148,7 +149,7 @@ int cmd_confirm_installs(struct result *report, const struct confirm_opts *o)
 	}
 	err_clear(&e);
 	for (i = 0; i < report->ninstalls; i++)
-		if (confirm_run(&report->findings, report->installs[i].entry, o, &e)) {
+		if (check_confirm(report->installs[i], &report->findings, o, &e)) {
 			cmd_usage_error("check: %s", e.msg);
 			return -1;
 		}

@@ -37,7 +37,7 @@
  * Why the oracle is not shared: torchload_oracle.c is deliberately
  * freestanding (kernel32 only, no C runtime, its own argument parser) so
  * that the test oracle's loaded-module list holds nothing but kernel32;
- * this module is ordinary checker code (strbuf, cJSON, os.h). Sharing would
+ * this module is ordinary checker code (strbuf, os.h). Sharing would
  * force one of them to give that up, so both exist, with the same output
  * fields (path, stage, error, first_error), and the Wine tests run both.
  */
@@ -56,36 +56,60 @@
 
 /* ---- the helper (child process) ---------------------------------------- */
 
-static void emit_obj(cJSON *o, confirm_emit_fn emit, void *ctx)
+/* s as a JSON string literal, escaped as cJSON prints one (jsonout.h makes the printed line safe). */
+static void add_quoted(struct strbuf *sb, const char *s)
 {
-	char *s = cJSON_PrintUnformatted(o);
-	emit(s, ctx);
-	cJSON_free(s);
-	cJSON_Delete(o);
+	const unsigned char *p = (const unsigned char *)s;
+	strbuf_addch(sb, '"');
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': strbuf_adds(sb, "\\\""); break;
+		case '\\': strbuf_adds(sb, "\\\\"); break;
+		case '\b': strbuf_adds(sb, "\\b"); break;
+		case '\f': strbuf_adds(sb, "\\f"); break;
+		case '\n': strbuf_adds(sb, "\\n"); break;
+		case '\r': strbuf_adds(sb, "\\r"); break;
+		case '\t': strbuf_adds(sb, "\\t"); break;
+		default:
+			if (*p < 32)
+				strbuf_addf(sb, "\\u%04x", *p);
+			else
+				strbuf_addch(sb, (char)*p);
+		}
+	}
+	strbuf_addch(sb, '"');
+}
+
+static void emit_line(struct strbuf *sb, confirm_emit_fn emit, void *ctx)
+{
+	emit(strbuf_str(sb), ctx);
+	strbuf_release(sb);
 }
 
 static void emit_begin(const char *path, confirm_emit_fn emit, void *ctx)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "event", "begin");
-	cJSON_AddStringToObject(o, "path", path);
-	emit_obj(o, emit, ctx);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_adds(&sb, "{\"event\":\"begin\",\"path\":");
+	add_quoted(&sb, path);
+	strbuf_addch(&sb, '}');
+	emit_line(&sb, emit, ctx);
 }
 
 static void emit_result(const char *path, const char *kind, const char *stage, unsigned flags, unsigned long error,
 			int has_first, unsigned long first, confirm_emit_fn emit, void *ctx)
 {
-	cJSON *o = cJSON_CreateObject();
-	char f[16];
-	snprintf(f, sizeof(f), "0x%x", flags);
-	cJSON_AddStringToObject(o, "path", path);
-	cJSON_AddStringToObject(o, "kind", kind);
-	cJSON_AddStringToObject(o, "stage", stage);
-	cJSON_AddStringToObject(o, "flags", f);
-	cJSON_AddNumberToObject(o, "error", (double)error);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_adds(&sb, "{\"path\":");
+	add_quoted(&sb, path);
+	strbuf_adds(&sb, ",\"kind\":");
+	add_quoted(&sb, kind);
+	strbuf_adds(&sb, ",\"stage\":");
+	add_quoted(&sb, stage);
+	strbuf_addf(&sb, ",\"flags\":\"0x%x\",\"error\":%lu", flags, error);
 	if (has_first)
-		cJSON_AddNumberToObject(o, "first_error", (double)first);
-	emit_obj(o, emit, ctx);
+		strbuf_addf(&sb, ",\"first_error\":%lu", first);
+	strbuf_addch(&sb, '}');
+	emit_line(&sb, emit, ctx);
 }
 
 /* One load; -1 only when it cannot be tried at all. */
@@ -199,32 +223,367 @@ void confirm_opts_init(struct confirm_opts *o)
 	o->timeout_ms = CONFIRM_DEFAULT_TIMEOUT_MS;
 }
 
-static const char *jstr(const cJSON *o, const char *k)
+/* A number of a child's line, kept in int's range: converting 5e111 to int is undefined behaviour (fuzz_confirm). */
+static double clamp_int(double v)
 {
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+	if (!(v >= INT_MIN)) /* NaN too */
+		return INT_MIN;
+	return v > INT_MAX ? INT_MAX : v;
 }
 
-static int jnum(const cJSON *o, const char *k, double *out)
+void confirm_predict(struct confirm_prediction *p, const struct torch_run *run)
 {
-	const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!cJSON_IsNumber(n))
-		return 0;
-	/*
-	 * Callers take these as ints (error codes); a child's line can carry
-	 * any number (a DllMain may print one), so the value is kept in int's
-	 * range: converting 5e111 to int is undefined behaviour (fuzz_confirm).
-	 */
-	*out = n->valuedouble;
-	if (!(*out >= INT_MIN)) /* NaN too */
-		*out = INT_MIN;
-	else if (*out > INT_MAX)
-		*out = INT_MAX;
-	return 1;
+	size_t i;
+	memset(p, 0, sizeof(*p));
+	p->torch_dir = xstrdup(run->torch_dir);
+	p->python = run->python_exe ? xstrdup(run->python_exe) : NULL;
+	p->app_dir = run->app_dir ? xstrdup(run->app_dir) : NULL;
+	strlist_copy(&p->dll_paths, &run->dll_paths);
+	p->bins = xcalloc(run->nbins + 1, sizeof(*p->bins));
+	for (i = 0; i < run->nbins; i++) {
+		const struct torch_binary *b = &run->bins[i];
+		struct confirm_bin *c = &p->bins[p->nbins++];
+		c->path = xstrdup(b->path);
+		c->pyd = b->is_pyd;
+		c->winerror = b->winerror;
+		c->stage = xstrdup(torch_stage_name(b->stage));
+		c->outcome = b->outcome ? xstrdup(b->outcome) : NULL;
+	}
+	p->vc = xcalloc(3, sizeof(*p->vc));
+	for (i = 0; i < 3; i++) {
+		if (!run->vc[i].attempted)
+			continue;
+		p->vc[p->nvc].path = xstrdup(run->vc[i].name);
+		p->vc[p->nvc++].winerror = run->vc[i].res.winerror;
+	}
+	p->import_fails = run->import_error_index >= 0;
+	p->import_winerror = p->import_fails ? run->import_error_winerror : 0;
 }
+
+static void bins_release(struct confirm_bin *v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].stage);
+		free(v[i].outcome);
+	}
+	free(v);
+}
+
+void confirm_prediction_release(struct confirm_prediction *p)
+{
+	free(p->torch_dir);
+	free(p->python);
+	free(p->app_dir);
+	strlist_release(&p->dll_paths);
+	bins_release(p->bins, p->nbins);
+	bins_release(p->vc, p->nvc);
+	memset(p, 0, sizeof(*p));
+}
+
+static void mark_release(struct confirm_mark *m)
+{
+	free(m->stage);
+	free(m->note);
+	memset(m, 0, sizeof(*m));
+}
+
+void confirm_result_release(struct confirm_result *r)
+{
+	size_t i;
+	for (i = 0; i < r->nbins; i++)
+		mark_release(&r->bins[i]);
+	for (i = 0; i < r->nvc; i++)
+		mark_release(&r->vc[i]);
+	free(r->bins);
+	free(r->vc);
+	free(r->ic.python);
+	free(r->ic.last_line);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- the helper's lines ------------------------------------------------------ */
+
+/* One line of the helper's output: a flat JSON object (confirm_helper_run's). */
+struct helper_line {
+	char *path, *kind, *stage; /* NULL: absent or not a string */
+	int event;                 /* an "event" string: the helper announces a load */
+	int has_error, has_first;
+	double error, first_error; /* within int's range */
+};
+
+struct helper_lines {
+	struct helper_line *v;
+	size_t n, alloc;
+};
+
+/* What cJSON skips as white space (every byte up to ' '), so that a line reads as it did with cJSON_Parse. */
+static const char *skip_ws(const char *p)
+{
+	while (*p && (unsigned char)*p <= ' ')
+		p++;
+	return p;
+}
+
+/* A JSON number at p (cJSON's reading: the span of number characters, then strtod); the end, or NULL. */
+static const char *parse_number(const char *p, double *out)
+{
+	size_t n = strspn(p, "0123456789+-.eE");
+	char *buf, *end;
+	const char *r;
+	if (!n)
+		return NULL;
+	buf = xstrndup(p, n);
+	*out = strtod(buf, &end);
+	r = end > buf ? p + (end - buf) : NULL;
+	free(buf);
+	return r;
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* cJSON's parse_hex4: four hex digits, any other character making the whole value 0. */
+static unsigned hex4(const char *p)
+{
+	unsigned h = 0;
+	int i;
+	for (i = 0; i < 4; i++) {
+		int d = hexval((unsigned char)p[i]);
+		if (d < 0)
+			return 0;
+		h = h << 4 | (unsigned)d;
+	}
+	return h;
+}
+
+static void add_utf8(struct strbuf *sb, unsigned c)
+{
+	if (c < 0x80) {
+		strbuf_addch(sb, (int)c);
+	} else if (c < 0x800) {
+		strbuf_addch(sb, (int)(0xC0 | c >> 6));
+		strbuf_addch(sb, (int)(0x80 | (c & 0x3F)));
+	} else if (c < 0x10000) {
+		strbuf_addch(sb, (int)(0xE0 | c >> 12));
+		strbuf_addch(sb, (int)(0x80 | (c >> 6 & 0x3F)));
+		strbuf_addch(sb, (int)(0x80 | (c & 0x3F)));
+	} else {
+		strbuf_addch(sb, (int)(0xF0 | c >> 18));
+		strbuf_addch(sb, (int)(0x80 | (c >> 12 & 0x3F)));
+		strbuf_addch(sb, (int)(0x80 | (c >> 6 & 0x3F)));
+		strbuf_addch(sb, (int)(0x80 | (c & 0x3F)));
+	}
+}
+
+/*
+ * A JSON string at p (at its '"'): its text into *out (NULL: only skipped);
+ * the end, or NULL when malformed. As cJSON reads one: the end is the first
+ * unescaped '"', and a \u escape whose digits are not hex is U+0000 (which
+ * ends the C string).
+ */
+static const char *parse_string(const char *p, char **out)
+{
+	const char *q = p + 1, *end = q;
+	struct strbuf sb = STRBUF_INIT;
+	while (*end && *end != '"') {
+		if (*end == '\\' && !*++end)
+			return NULL;
+		end++;
+	}
+	if (*end != '"')
+		return NULL;
+	while (q < end) {
+		unsigned c, lo;
+		if (*q != '\\') {
+			strbuf_addch(&sb, *q++);
+			continue;
+		}
+		switch (q[1]) {
+		case '"': case '\\': case '/': strbuf_addch(&sb, q[1]); break;
+		case 'b': strbuf_addch(&sb, '\b'); break;
+		case 'f': strbuf_addch(&sb, '\f'); break;
+		case 'n': strbuf_addch(&sb, '\n'); break;
+		case 'r': strbuf_addch(&sb, '\r'); break;
+		case 't': strbuf_addch(&sb, '\t'); break;
+		case 'u':
+			if (end - q < 6)
+				goto bad;
+			c = hex4(q + 2);
+			if (c >= 0xDC00 && c <= 0xDFFF)
+				goto bad;
+			if (c >= 0xD800 && c <= 0xDBFF) { /* a surrogate pair */
+				if (end - (q + 6) < 6 || q[6] != '\\' || q[7] != 'u')
+					goto bad;
+				lo = hex4(q + 8);
+				if (lo < 0xDC00 || lo > 0xDFFF)
+					goto bad;
+				c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+				q += 6;
+			}
+			add_utf8(&sb, c);
+			q += 6;
+			continue;
+		default:
+			goto bad;
+		}
+		q += 2;
+	}
+	if (out)
+		*out = strbuf_detach(&sb);
+	else
+		strbuf_release(&sb);
+	return end + 1;
+bad:
+	strbuf_release(&sb);
+	return NULL;
+}
+
+/* Any JSON value at p, skipped: the end, or NULL when malformed (nested to cJSON's limit, 1000 deep). */
+static const char *skip_value(const char *p, int depth)
+{
+	char close;
+	p = skip_ws(p);
+	if (*p == '"')
+		return parse_string(p, NULL);
+	if (*p == '{' || *p == '[') {
+		if (depth >= 1000)
+			return NULL;
+		close = *p == '{' ? '}' : ']';
+		p = skip_ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (close == '}') {
+				if (*p != '"' || !(p = parse_string(p, NULL)))
+					return NULL;
+				p = skip_ws(p);
+				if (*p++ != ':')
+					return NULL;
+			}
+			if (!(p = skip_value(p, depth + 1)))
+				return NULL;
+			p = skip_ws(p);
+			if (*p == close)
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+			p = skip_ws(p);
+		}
+	}
+	if (!strncmp(p, "true", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	if (!strncmp(p, "null", 4))
+		return p + 4;
+	if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		double v;
+		return parse_number(p, &v);
+	}
+	return NULL;
+}
+
+static void helper_line_release(struct helper_line *l)
+{
+	free(l->path);
+	free(l->kind);
+	free(l->stage);
+	memset(l, 0, sizeof(*l));
+}
+
+/* A string member: the first of that name counts. */
+static const char *take_string(const char *p, const char *key, const char *want, char **dst, int *seen)
+{
+	char *v = NULL;
+	if (strcmp(key, want) || *seen)
+		return NULL;
+	*seen = 1;
+	if (*p != '"')
+		return skip_value(p, 0);
+	p = parse_string(p, &v);
+	*dst = v;
+	return p;
+}
+
+static const char *take_number(const char *p, const char *key, const char *want, double *dst, int *has, int *seen)
+{
+	if (strcmp(key, want) || *seen)
+		return NULL;
+	*seen = 1;
+	if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		double v;
+		const char *end = parse_number(p, &v);
+		if (!end)
+			return NULL;
+		*dst = clamp_int(v);
+		*has = 1;
+		return end;
+	}
+	return skip_value(p, 0);
+}
+
+/* A line of the helper's output as a flat object with a "path" string; -1 for anything else. */
+static int parse_line(const char *p, struct helper_line *l)
+{
+	int seen[6] = { 0 };
+	char *event = NULL;
+	memset(l, 0, sizeof(*l));
+	p = skip_ws(p);
+	if (*p++ != '{')
+		return -1;
+	p = skip_ws(p);
+	if (*p == '}')
+		goto done;
+	for (;;) {
+		char *key = NULL;
+		const char *q;
+		if (*p != '"' || !(p = parse_string(p, &key)))
+			goto bad;
+		p = skip_ws(p);
+		if (*p++ != ':') {
+			free(key);
+			goto bad;
+		}
+		p = skip_ws(p);
+		if (!(q = take_string(p, key, "path", &l->path, &seen[0])) &&
+		    !(q = take_string(p, key, "kind", &l->kind, &seen[1])) &&
+		    !(q = take_string(p, key, "stage", &l->stage, &seen[2])) &&
+		    !(q = take_string(p, key, "event", &event, &seen[3])) &&
+		    !(q = take_number(p, key, "error", &l->error, &l->has_error, &seen[4])) &&
+		    !(q = take_number(p, key, "first_error", &l->first_error, &l->has_first, &seen[5])))
+			q = skip_value(p, 0);
+		free(key);
+		if (!(p = q))
+			goto bad;
+		p = skip_ws(p);
+		if (*p == '}')
+			break;
+		if (*p++ != ',')
+			goto bad;
+		p = skip_ws(p);
+	}
+done:
+	l->event = event != NULL;
+	free(event);
+	if (!l->path)
+		goto bad_done;
+	return 0;
+bad:
+	free(event);
+bad_done:
+	helper_line_release(l);
+	return -1;
+}
+
+/* ---- the parent: comparing ------------------------------------------------ */
 
 /* `predicted` / `real`: the two WinError values (-1 = none: a crash, a hang, not loaded). */
-static void mismatch(struct findings *found, cJSON *install, const char *binary, int predicted, int real,
-		     const char *title, const char *message)
+static void mismatch(struct findings *found, const struct confirm_prediction *p, const char *binary, int predicted,
+		     int real, const char *title, const char *message)
 {
 	struct finding *f = finding_add(
 		found, RULE_PREDICTION_MISMATCH, SEV_DEFAULT,
@@ -232,49 +591,36 @@ static void mismatch(struct findings *found, cJSON *install, const char *binary,
 					.fix = "the live result is what this machine does: trust it, and please report "
 					       "the disagreement with this JSON report so that the checker's model can "
 					       "be fixed",
-					.install = jstr(install, "torch_dir"), .binary = binary });
+					.install = p->torch_dir, .binary = binary });
 	f->predicted_winerror = predicted >= 0 ? predicted : -1;
 	f->real_winerror = real >= 0 ? real : -1;
 }
 
-static void set_confirmed(cJSON *bin, const cJSON *res, int agrees, const char *note)
+static void set_confirmed(struct confirm_mark *m, const struct helper_line *res, int agrees, const char *note)
 {
-	cJSON *c = cJSON_CreateObject();
-	double v;
-	if (res && jnum(res, "error", &v))
-		cJSON_AddNumberToObject(c, "error", v);
-	else
-		cJSON_AddNullToObject(c, "error");
-	if (res && jstr(res, "stage"))
-		cJSON_AddStringToObject(c, "stage", jstr(res, "stage"));
-	else
-		cJSON_AddNullToObject(c, "stage");
-	if (res && jnum(res, "first_error", &v))
-		cJSON_AddNumberToObject(c, "first_error", v);
-	if (agrees < 0)
-		cJSON_AddNullToObject(c, "agrees");
-	else
-		cJSON_AddBoolToObject(c, "agrees", agrees);
-	if (note)
-		cJSON_AddStringToObject(c, "note", note);
-	if (cJSON_GetObjectItemCaseSensitive(bin, "confirmed"))
-		cJSON_ReplaceItemInObjectCaseSensitive(bin, "confirmed", c);
-	else
-		cJSON_AddItemToObject(bin, "confirmed", c);
+	mark_release(m);
+	m->set = 1;
+	if (res) {
+		m->has_error = res->has_error;
+		m->error = res->error;
+		m->stage = res->stage ? xstrdup(res->stage) : NULL;
+		m->has_first = res->has_first;
+		m->first_error = res->first_error;
+	}
+	m->agrees = agrees;
+	m->note = note ? xstrdup(note) : NULL;
 }
 
-static cJSON *find_result(cJSON *results, const char *path, int vc, int *used_idx)
+static const struct helper_line *find_result(const struct helper_lines *results, const char *path, int vc,
+					     size_t *used_idx)
 {
-	cJSON *r;
-	int i = 0;
-	cJSON_ArrayForEach(r, results)
-	{
-		const char *k = jstr(r, "kind"), *p = jstr(r, "path");
-		if (p && k && !str_icmp(p, path) && (strcmp(k, "vc_probe") == 0) == (vc != 0)) {
+	size_t i;
+	for (i = 0; i < results->n; i++) {
+		const struct helper_line *r = &results->v[i];
+		if (r->kind && !str_icmp(r->path, path) && (strcmp(r->kind, "vc_probe") == 0) == (vc != 0)) {
 			*used_idx = i;
 			return r;
 		}
-		i++;
 	}
 	return NULL;
 }
@@ -289,17 +635,18 @@ static char *fmt_status(long long code)
 /* The helper's output being matched against an install's prediction. */
 struct helper_match {
 	struct findings *found;
-	cJSON *install;
-	cJSON *results;      /* the helper's result lines, in order */
-	unsigned char *used; /* results[i] matched a predicted binary or probe */
-	char *pending;       /* the binary the helper announced and never reported (it died loading it), or NULL */
-	char *status;        /* the helper's exit status as text */
+	const struct confirm_prediction *p;
+	struct confirm_result *res;
+	struct helper_lines results; /* the helper's result lines, in order */
+	unsigned char *used;         /* results[i] matched a predicted binary or probe */
+	char *pending;               /* the binary the helper announced and never reported (it died loading it), or NULL */
+	char *status;                /* the helper's exit status as text */
 	int timed_out, ended_early;
 	unsigned timeout_ms;
 	int nconf, nmis;
 };
 
-/* The JSON lines of the helper's output; anything else (a DLL printing in DllMain) is ignored. */
+/* The result lines of the helper's output; anything else (a DLL printing in DllMain) is ignored. */
 static void read_results(struct helper_match *h, const char *out)
 {
 	const char *p = out ? out : "";
@@ -307,79 +654,79 @@ static void read_results(struct helper_match *h, const char *out)
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		char *line = xstrndup(p, n);
-		cJSON *o;
+		struct helper_line l;
+		int ok;
 		if (n && line[n - 1] == '\r')
 			line[n - 1] = '\0';
-		o = line[0] == '{' ? cJSON_Parse(line) : NULL;
+		ok = line[0] == '{' && !parse_line(line, &l);
 		free(line);
 		p += n + (e ? 1 : 0);
-		if (!cJSON_IsObject(o) || !jstr(o, "path")) {
-			cJSON_Delete(o);
+		if (!ok)
 			continue;
-		}
-		if (jstr(o, "event")) {
+		if (l.event) {
 			free(h->pending);
-			h->pending = xstrdup(jstr(o, "path"));
-			cJSON_Delete(o);
+			h->pending = xstrdup(l.path);
+			helper_line_release(&l);
 			continue;
 		}
-		if (h->pending && !str_icmp(h->pending, jstr(o, "path"))) {
+		if (h->pending && !str_icmp(h->pending, l.path)) {
 			free(h->pending);
 			h->pending = NULL;
 		}
-		cJSON_AddItemToArray(h->results, o);
+		ALLOC_GROW(h->results.v, h->results.n + 1, h->results.alloc);
+		h->results.v[h->results.n++] = l;
 	}
 }
 
 /* A predicted binary the helper loaded: agree, or a mismatch. */
-static void confirm_loaded(struct helper_match *h, cJSON *b, const cJSON *r, double pred)
+static void confirm_loaded(struct helper_match *h, size_t bi, const struct helper_line *r)
 {
-	const char *path = jstr(b, "path"), *pstage = jstr(b, "stage"), *rstage = jstr(r, "stage");
-	double real = 0;
-	int agrees;
+	const struct confirm_bin *b = &h->p->bins[bi];
+	const char *path = b->path, *pstage = b->stage, *rstage = r->stage;
+	int pred = b->winerror, real = r->has_error ? (int)r->error : 0;
+	int agrees = real == pred && pstage && rstage && !strcmp(pstage, rstage);
 	char *title, *msg;
-	jnum(r, "error", &real);
-	agrees = (int)real == (int)pred && pstage && rstage && !strcmp(pstage, rstage);
-	set_confirmed(b, r, agrees, NULL);
+	set_confirmed(&h->res->bins[bi], r, agrees, NULL);
 	h->nconf++;
 	if (agrees)
 		return;
-	title = xasprintf("%s: predicted WinError %d (%s), the real loader gave %d (%s)", winpath_basename(path),
-			  (int)pred, pstage ? pstage : "?", (int)real, rstage ? rstage : "?");
+	title = xasprintf("%s: predicted WinError %d (%s), the real loader gave %d (%s)", winpath_basename(path), pred,
+			  pstage ? pstage : "?", real, rstage ? rstage : "?");
 	msg = xasprintf("The checker's emulation predicted %s (WinError %d, stage %s) for %s; "
 			"LoadLibraryExW in a helper process on this machine returned %d (stage %s).",
-			jstr(b, "outcome") ? jstr(b, "outcome") : "?", (int)pred, pstage ? pstage : "?", path, (int)real,
-			rstage ? rstage : "?");
-	mismatch(h->found, h->install, path, (int)pred, (int)real, title, msg);
+			b->outcome ? b->outcome : "?", pred, pstage ? pstage : "?", path, real, rstage ? rstage : "?");
+	mismatch(h->found, h->p, path, pred, real, title, msg);
 	h->nmis++;
 	free(title);
 	free(msg);
 }
 
 /* A predicted binary the helper has no result for: it died loading it, stopped before it, or never tried it. */
-static void confirm_unloaded(struct helper_match *h, cJSON *b, double pred)
+static void confirm_unloaded(struct helper_match *h, size_t bi)
 {
-	const char *path = jstr(b, "path");
+	const char *path = h->p->bins[bi].path;
+	struct confirm_mark *m = &h->res->bins[bi];
+	int pred = h->p->bins[bi].winerror;
 	char *title, *note;
 	if (h->pending && !str_icmp(h->pending, path)) {
 		note = h->timed_out ? xasprintf("the helper was killed after %u s while loading this binary "
 						"(a hang in DllMain?)", h->timeout_ms / 1000)
 				    : xasprintf("the helper process ended with status %s while loading "
 						"this binary (a crash in DllMain?)", h->status);
-		title = xasprintf("%s: predicted WinError %d, the real load %s", winpath_basename(path), (int)pred,
+		title = xasprintf("%s: predicted WinError %d, the real load %s", winpath_basename(path), pred,
 				  h->timed_out ? "did not finish" : "crashed the process");
-		set_confirmed(b, NULL, 0, note);
-		mismatch(h->found, h->install, path, (int)pred, -1, title, note);
+		set_confirmed(m, NULL, 0, note);
+		mismatch(h->found, h->p, path, pred, -1, title, note);
 		h->nmis++;
 		free(note);
 		free(title);
 	} else if (h->ended_early) {
-		set_confirmed(b, NULL, -1, "not reached: the helper stopped before this binary");
+		set_confirmed(m, NULL, -1, "not reached: the helper stopped before this binary");
 	} else {
 		title = xasprintf("%s: predicted WinError %d, but the real procedure never loads it", winpath_basename(path),
-				  (int)pred);
-		set_confirmed(b, NULL, 0, "the real procedure did not load this binary");
-		mismatch(h->found, h->install, path, (int)pred, -1, title,
+				  pred);
+		set_confirmed(m, NULL, 0, "the real procedure did not load this binary");
+		mismatch(h->found, h->p, path, pred, -1, title,
 			 "The helper performed torch's procedure and never reached this binary: the real "
 			 "directory listing or extension list differs from the prediction.");
 		h->nmis++;
@@ -389,21 +736,17 @@ static void confirm_unloaded(struct helper_match *h, cJSON *b, double pred)
 
 static void confirm_binaries(struct helper_match *h)
 {
-	cJSON *b, *r;
-	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(h->install, "binaries"))
-	{
-		const char *path = jstr(b, "path");
-		double pred = 0;
-		int idx = -1;
-		if (!path)
+	size_t i, idx;
+	for (i = 0; i < h->p->nbins; i++) {
+		const struct helper_line *r;
+		if (!h->p->bins[i].path)
 			continue;
-		jnum(b, "winerror", &pred);
-		r = find_result(h->results, path, 0, &idx);
+		r = find_result(&h->results, h->p->bins[i].path, 0, &idx);
 		if (r) {
 			h->used[idx] = 1;
-			confirm_loaded(h, b, r, pred);
+			confirm_loaded(h, i, r);
 		} else {
-			confirm_unloaded(h, b, pred);
+			confirm_unloaded(h, i);
 		}
 	}
 }
@@ -411,24 +754,22 @@ static void confirm_binaries(struct helper_match *h)
 /* torch's VC++ runtime probe */
 static void confirm_vc_probe(struct helper_match *h)
 {
-	cJSON *b, *r;
-	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(h->install, "vc_runtime_probe"))
-	{
-		const char *name = jstr(b, "name");
-		double pred = 0, real = 0;
-		int idx = -1;
+	size_t i, idx;
+	for (i = 0; i < h->p->nvc; i++) {
+		const char *name = h->p->vc[i].path;
+		const struct helper_line *r;
+		int pred = h->p->vc[i].winerror, real;
 		char *title;
-		if (!name || !(r = find_result(h->results, name, 1, &idx)))
+		if (!name || !(r = find_result(&h->results, name, 1, &idx)))
 			continue;
 		h->used[idx] = 1;
-		jnum(b, "winerror", &pred);
-		jnum(r, "error", &real);
-		set_confirmed(b, r, (int)real == (int)pred, NULL);
-		if ((int)real == (int)pred)
+		real = r->has_error ? (int)r->error : 0;
+		set_confirmed(&h->res->vc[i], r, real == pred, NULL);
+		if (real == pred)
 			continue;
 		title = xasprintf("torch's runtime probe of %s: predicted WinError %d, the real loader gave %d", name,
-				  (int)pred, (int)real);
-		mismatch(h->found, h->install, NULL, (int)pred, (int)real, title,
+				  pred, real);
+		mismatch(h->found, h->p, NULL, pred, real, title,
 			 "ctypes.CDLL's LoadLibraryExW(name, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) in the helper "
 			 "disagrees with the prediction.");
 		h->nmis++;
@@ -439,60 +780,60 @@ static void confirm_vc_probe(struct helper_match *h)
 /* binaries the real procedure loaded that the prediction does not list */
 static void confirm_unpredicted(struct helper_match *h)
 {
-	cJSON *r;
-	int i = 0;
-	cJSON_ArrayForEach(r, h->results)
-	{
-		const char *k = jstr(r, "kind");
-		if (!h->used[i] && k && strcmp(k, "vc_probe")) {
-			double real = 0;
+	size_t i;
+	for (i = 0; i < h->results.n; i++) {
+		const struct helper_line *r = &h->results.v[i];
+		if (!h->used[i] && r->kind && strcmp(r->kind, "vc_probe")) {
+			int real = r->has_error ? (int)r->error : 0;
 			char *title, *msg;
-			jnum(r, "error", &real);
 			title = xasprintf("%s: loaded by the real procedure (error %d) but missing from the prediction",
-					  winpath_basename(jstr(r, "path")), (int)real);
+					  winpath_basename(r->path), real);
 			msg = xasprintf("The helper loaded %s (stage %s, error %d); the checker's report has no such "
-					"binary.", jstr(r, "path"), jstr(r, "stage") ? jstr(r, "stage") : "?", (int)real);
-			mismatch(h->found, h->install, jstr(r, "path"), -1, (int)real, title, msg);
+					"binary.", r->path, r->stage ? r->stage : "?", real);
+			mismatch(h->found, h->p, r->path, -1, real, title, msg);
 			h->nmis++;
 			free(title);
 			free(msg);
 		}
-		i++;
 	}
 }
 
-void confirm_apply_helper_output(struct findings *found, cJSON *install, const char *out, long long exit_code,
-				 int timed_out, unsigned timeout_ms)
+void confirm_apply_helper_output(struct findings *found, const struct confirm_prediction *p,
+				 struct confirm_result *res, const char *out, long long exit_code, int timed_out,
+				 unsigned timeout_ms)
 {
 	struct helper_match h;
-	cJSON *summary;
+	size_t i;
 	memset(&h, 0, sizeof(h));
 	h.found = found;
-	h.install = install;
-	h.results = cJSON_CreateArray();
+	h.p = p;
+	h.res = res;
 	h.status = fmt_status(exit_code);
 	h.timed_out = timed_out;
 	h.ended_early = timed_out || (exit_code != 0 && exit_code != 1);
 	h.timeout_ms = timeout_ms;
+	if (!res->bins) {
+		res->bins = xcalloc(p->nbins + 1, sizeof(*res->bins));
+		res->nbins = p->nbins;
+		res->vc = xcalloc(p->nvc + 1, sizeof(*res->vc));
+		res->nvc = p->nvc;
+	}
 	read_results(&h, out);
-	h.used = xcalloc((size_t)cJSON_GetArraySize(h.results) + 1, 1);
+	h.used = xcalloc(h.results.n + 1, 1);
 	confirm_binaries(&h);
 	confirm_vc_probe(&h);
 	confirm_unpredicted(&h);
-	summary = cJSON_CreateObject();
-	cJSON_AddStringToObject(summary, "method", "helper");
-	if (timed_out)
-		cJSON_AddNullToObject(summary, "exit_code");
-	else
-		cJSON_AddNumberToObject(summary, "exit_code", (double)exit_code);
-	cJSON_AddBoolToObject(summary, "timed_out", timed_out);
-	cJSON_AddNumberToObject(summary, "binaries_confirmed", h.nconf);
-	cJSON_AddNumberToObject(summary, "mismatches", h.nmis);
-	cJSON_AddItemToObject(install, "confirmation", summary);
+	res->helper = 1;
+	res->exit_code = exit_code;
+	res->timed_out = timed_out;
+	res->nconf = h.nconf;
+	res->nmis = h.nmis;
+	for (i = 0; i < h.results.n; i++)
+		helper_line_release(&h.results.v[i]);
+	free(h.results.v);
 	free(h.used);
 	free(h.pending);
 	free(h.status);
-	cJSON_Delete(h.results);
 }
 
 /* The last non-empty line of a text (the OSError / ImportError line of a traceback). */
@@ -514,37 +855,27 @@ static int parse_winerror(const char *text)
 	return p ? atoi(p + 10) : 0;
 }
 
-void confirm_apply_import_output(struct findings *found, cJSON *install, const char *python, const char *errout,
+void confirm_apply_import_output(struct findings *found, const struct confirm_prediction *p,
+				 struct confirm_result *res, const char *python, const char *errout,
 				 long long exit_code, int timed_out, unsigned timeout_ms)
 {
-	cJSON *ic = cJSON_CreateObject(), *ie = cJSON_GetObjectItemCaseSensitive(install, "import_error");
 	char *last = last_line(errout ? errout : "");
-	int real_we = parse_winerror(last), pred_fail = cJSON_IsObject(ie), real_fail = timed_out || exit_code != 0;
-	double pred_we = 0;
-	int agrees;
+	int real_we = parse_winerror(last), pred_fail = p->import_fails, real_fail = timed_out || exit_code != 0;
+	int pred_we = pred_fail ? p->import_winerror : 0;
+	int agrees = !timed_out && pred_fail == real_fail && (!pred_fail || !real_we || real_we == pred_we);
 
-	if (pred_fail)
-		jnum(ie, "winerror", &pred_we);
-	agrees = !timed_out && pred_fail == real_fail && (!pred_fail || !real_we || real_we == (int)pred_we);
-	cJSON_AddStringToObject(ic, "python", python);
-	cJSON_AddStringToObject(ic, "command", "import torch");
-	if (timed_out)
-		cJSON_AddNullToObject(ic, "exit_code");
-	else
-		cJSON_AddNumberToObject(ic, "exit_code", (double)exit_code);
-	cJSON_AddBoolToObject(ic, "timed_out", timed_out);
-	if (last)
-		cJSON_AddStringToObject(ic, "stderr_last_line", last);
-	else
-		cJSON_AddNullToObject(ic, "stderr_last_line");
-	if (real_we)
-		cJSON_AddNumberToObject(ic, "winerror", real_we);
-	else
-		cJSON_AddNullToObject(ic, "winerror");
-	cJSON_AddBoolToObject(ic, "agrees", agrees);
-	cJSON_AddItemToObject(install, "import_check", ic);
+	free(res->ic.python);
+	free(res->ic.last_line);
+	res->import = 1;
+	res->ic.python = xstrdup(python);
+	res->ic.skipped = NULL;
+	res->ic.exit_code = exit_code;
+	res->ic.timed_out = timed_out;
+	res->ic.last_line = last ? xstrdup(last) : NULL;
+	res->ic.winerror = real_we;
+	res->ic.agrees = agrees;
 	if (!agrees) {
-		char *pred = pred_fail ? xasprintf("import torch fails with WinError %d", (int)pred_we)
+		char *pred = pred_fail ? xasprintf("import torch fails with WinError %d", pred_we)
 				       : xstrdup("import torch succeeds");
 		char *real = timed_out ? xasprintf("did not finish within %u s", timeout_ms / 1000)
 			     : real_fail ? xasprintf("exited with status %lld: %s", exit_code, last ? last : "(no stderr)")
@@ -553,8 +884,7 @@ void confirm_apply_import_output(struct findings *found, cJSON *install, const c
 					pred_fail ? "a failure" : "success",
 					timed_out ? "hung" : real_fail ? "failed" : "succeeded");
 		char *msg = xasprintf("Predicted: %s. `%s -c \"import torch\"` %s.", pred, python, real);
-		mismatch(found, install, NULL, pred_fail ? (int)pred_we : 0, real_fail ? (real_we ? real_we : -1) : 0,
-			 title, msg);
+		mismatch(found, p, NULL, pred_fail ? pred_we : 0, real_fail ? (real_we ? real_we : -1) : 0, title, msg);
 		free(pred);
 		free(real);
 		free(title);
@@ -565,18 +895,20 @@ void confirm_apply_import_output(struct findings *found, cJSON *install, const c
 
 /* ---- the parent: running the children -------------------------------------- */
 
-int confirm_run(struct findings *found, cJSON *install, const struct confirm_opts *o, struct err *err)
+int confirm_run(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
+		const struct confirm_opts *o, struct err *err)
 {
-	const char *torch_dir = jstr(install, "torch_dir");
+	const char *torch_dir = p->torch_dir;
 	struct strbuf out = STRBUF_INIT, errb = STRBUF_INIT;
 	long long code = -1;
 	int rc;
+	size_t i;
 
+	memset(res, 0, sizeof(*res));
 	if (!torch_dir)
 		return err_set(err, "the report's install has no torch_dir");
 	if (o->helper) {
 		struct strlist argv = STRLIST_INIT;
-		const cJSON *x;
 		char *self = o->self ? xstrdup(o->self) : os_self_path(err);
 		if (!self)
 			return -1;
@@ -584,24 +916,19 @@ int confirm_run(struct findings *found, cJSON *install, const struct confirm_opt
 		strlist_push(&argv, "confirm-helper");
 		strlist_push(&argv, "--torch");
 		strlist_push(&argv, torch_dir);
-		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(install, "dll_paths"))
-		{
-			if (!cJSON_GetStringValue(x))
-				continue;
+		for (i = 0; i < p->dll_paths.n; i++) {
 			strlist_push(&argv, "--dll-path");
-			strlist_push(&argv, cJSON_GetStringValue(x));
+			strlist_push(&argv, p->dll_paths.v[i]);
 		}
-		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(install, "binaries"))
-		{
-			const char *k = jstr(x, "kind");
-			if (k && !strcmp(k, "pyd") && jstr(x, "path")) {
+		for (i = 0; i < p->nbins; i++) {
+			if (p->bins[i].pyd && p->bins[i].path) {
 				strlist_push(&argv, "--pyd");
-				strlist_push(&argv, jstr(x, "path"));
+				strlist_push(&argv, p->bins[i].path);
 			}
 		}
-		if (jstr(install, "application_dir")) {
+		if (p->app_dir) {
 			strlist_push(&argv, "--app-dir");
-			strlist_push(&argv, jstr(install, "application_dir"));
+			strlist_push(&argv, p->app_dir);
 		}
 		ALLOC_GROW(argv.v, argv.n + 1, argv.alloc);
 		argv.v[argv.n] = NULL;
@@ -621,17 +948,15 @@ int confirm_run(struct findings *found, cJSON *install, const struct confirm_opt
 			strbuf_release(&errb);
 			return -1;
 		}
-		confirm_apply_helper_output(found, install, strbuf_str(&out), code, rc == 1, o->timeout_ms);
+		confirm_apply_helper_output(found, p, res, strbuf_str(&out), code, rc == 1, o->timeout_ms);
 		strbuf_reset(&out);
 		strbuf_reset(&errb);
 	}
 	if (o->import_check) {
-		const char *python = jstr(install, "python");
+		const char *python = p->python;
 		if (!python) {
-			cJSON *ic = cJSON_CreateObject();
-			cJSON_AddNullToObject(ic, "python");
-			cJSON_AddStringToObject(ic, "skipped", "no python.exe is known for this install (give --python)");
-			cJSON_AddItemToObject(install, "import_check", ic);
+			res->import = 1;
+			res->ic.skipped = "no python.exe is known for this install (give --python)";
 		} else {
 			const char *argv[] = { python, "-c", "import torch", NULL };
 			/* from site-packages, so that `import torch` finds this torch first (sys.path[0] is the cwd) */
@@ -643,7 +968,7 @@ int confirm_run(struct findings *found, cJSON *install, const struct confirm_opt
 				strbuf_release(&errb);
 				return err_prefix(err, "--confirm-import: ");
 			}
-			confirm_apply_import_output(found, install, python, strbuf_str(&errb), code, rc == 1,
+			confirm_apply_import_output(found, p, res, python, strbuf_str(&errb), code, rc == 1,
 						    o->timeout_ms);
 		}
 	}

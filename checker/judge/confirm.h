@@ -8,19 +8,20 @@
  *    LoadLibraryExW 0x1100 per torch\lib DLL in FindFirstFileW order, the PATH
  *    fallback on 126, CPython's .pyd loads), one JSON line per binary;
  *  - the parent (confirm_run), in `check --confirm`: spawns the helper with a
- *    timeout, compares each binary's real error with the report's predicted
- *    `winerror`, and writes the verdict into the report
- *    (docs/report-json.md: `confirmed`, `import_check`, rule
- *    `prediction-mismatch`). `--confirm-import` also runs
- *    `<python> -c "import torch"`, the ground truth itself.
+ *    timeout, compares each binary's real error with the predicted one
+ *    (a `struct confirm_prediction`, from the torch run: confirm_predict),
+ *    and gives its verdict as a `struct confirm_result` and
+ *    `prediction-mismatch` findings; report/ writes the result
+ *    (docs/report-json.md: `confirmed`, `confirmation`, `import_check`).
+ *    `--confirm-import` also runs `<python> -c "import torch"`, the ground
+ *    truth itself.
  */
 #ifndef TDC_CONFIRM_H
 #define TDC_CONFIRM_H
 
-#include <cjson/cJSON.h>
-
 #include "util/err.h"
 #include "judge/finding.h"
+#include "loader/torchload.h"
 #include "util/strbuf.h"
 
 #define CONFIRM_DEFAULT_TIMEOUT_MS 120000u
@@ -60,25 +61,82 @@ struct confirm_opts {
 
 void confirm_opts_init(struct confirm_opts *o);
 
+/* One binary (or VC++ runtime probe) as predicted. */
+struct confirm_bin {
+	char *path;          /* Windows path; a probe: the DLL's name */
+	int pyd;             /* an extension module (--pyd) */
+	int winerror;        /* predicted; 0: loads */
+	char *stage, *outcome; /* torch_stage_name, the outcome's name (NULL: not known) */
+};
+
+/* What the checker predicted for one install: what the helper is given and compared with. */
+struct confirm_prediction {
+	char *torch_dir, *python, *app_dir; /* python, app_dir NULL: not known */
+	struct strlist dll_paths;
+	struct confirm_bin *bins;           /* torch's binaries, in load order */
+	size_t nbins;
+	struct confirm_bin *vc;             /* the VC++ runtime probes attempted, in order */
+	size_t nvc;
+	int import_fails;                   /* the prediction has an import error */
+	int import_winerror;                /* its WinError */
+};
+
+/* The prediction of a torch run (loader/torchload.h). */
+void confirm_predict(struct confirm_prediction *p, const struct torch_run *run);
+void confirm_prediction_release(struct confirm_prediction *p);
+
+/* What the real loader did with one predicted binary or probe (`confirmed`). */
+struct confirm_mark {
+	int set;              /* 0: not confirmed (no `confirmed` member) */
+	int has_error, has_first;
+	double error, first_error; /* the helper's, within int's range */
+	char *stage;          /* the helper's stage, or NULL */
+	int agrees;           /* 1, 0, or -1: unknown (not reached) */
+	char *note;           /* or NULL */
+};
+
+/* The verdict on one install (`confirmation`, `import_check`, each binary's `confirmed`). */
+struct confirm_result {
+	struct confirm_mark *bins, *vc; /* index-aligned with the prediction's; NULL: the helper did not run */
+	size_t nbins, nvc;
+	int helper;                     /* the helper ran: `confirmation` */
+	long long exit_code;
+	int timed_out, nconf, nmis;
+	int import;                     /* the import check ran or was skipped: `import_check` */
+	struct {
+		char *python;           /* NULL: skipped (no python.exe known) */
+		const char *skipped;    /* why, when skipped */
+		long long exit_code;
+		int timed_out;
+		char *last_line;        /* stderr's last line, or NULL */
+		int winerror;           /* its [WinError N], or 0 */
+		int agrees;
+	} ic;
+};
+
+void confirm_result_release(struct confirm_result *r);
+
 /*
- * Confirms one install of the report (an element of installs[]): adds
- * `confirmed` to each binary (and to vc_runtime_probe entries), and
- * `import_check` to the install when asked, and a `prediction-mismatch`
- * finding to `found` for every disagreement. Call before
- * result_finish(). -1 with `err` only when a child cannot be started at all;
- * a helper that crashes or times out is a result, recorded in the report.
+ * Confirms one install: the helper (o->helper) marks each predicted binary
+ * and probe, the import check (o->import_check) runs `import torch`, into
+ * `res` (zeroed first), and a `prediction-mismatch` finding goes to `found`
+ * for every disagreement. -1 with `err` only when a child cannot be started
+ * at all; a helper that crashes or times out is a result.
  */
-int confirm_run(struct findings *found, cJSON *install, const struct confirm_opts *o, struct err *err);
+int confirm_run(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
+		const struct confirm_opts *o, struct err *err);
 
 /*
  * The comparison alone, on the helper's output (for tests): `out` is its
  * stdout, `exit_code` its status, `timed_out` whether it was killed.
  */
-void confirm_apply_helper_output(struct findings *found, cJSON *install, const char *out, long long exit_code,
-				 int timed_out, unsigned timeout_ms);
+void confirm_apply_helper_output(struct findings *found, const struct confirm_prediction *p,
+				 struct confirm_result *res, const char *out, long long exit_code, int timed_out,
+				 unsigned timeout_ms);
 
 /* The same for the import check: stderr of `python -c "import torch"` and its status. */
-void confirm_apply_import_output(struct findings *found, cJSON *install, const char *python, const char *errout,
+void confirm_apply_import_output(struct findings *found, const struct confirm_prediction *p,
+				 struct confirm_result *res, const char *python, const char *errout,
 				 long long exit_code, int timed_out, unsigned timeout_ms);
 
 #endif

@@ -21,11 +21,17 @@ void ext_check_init(struct ext_check *c, const struct strlist *import_first)
 		strlist_copy(&c->import_first, import_first);
 }
 
+void ext_check_restore_path(struct ext_check *c, struct view *v)
+{
+	if (c->path_changed && v)
+		view_setenv(v, "PATH", c->orig_path ? c->orig_path : "");
+	c->path_changed = 0;
+}
+
 void ext_check_release(struct ext_check *c, struct view *v)
 {
 	size_t i;
-	if (c->path_changed && v)
-		view_setenv(v, "PATH", c->orig_path ? c->orig_path : "");
+	ext_check_restore_path(c, v);
 	for (i = 0; i < c->nfirst; i++)
 		ext_run_free(c->first[i]);
 	for (i = 0; i < c->nexts; i++)

@@ -76,6 +76,7 @@ struct ext_check {
 
 void ext_check_init(struct ext_check *c, const struct strlist *import_first);
 void ext_check_release(struct ext_check *c, struct view *v); /* restores the view's PATH */
+void ext_check_restore_path(struct ext_check *c, struct view *v); /* the view's PATH as before the packages changed it */
 
 /* The torch_inputs.before_torch hook; ctx is the struct ext_check. */
 void ext_check_before_torch(void *ctx, struct torch_run *run, struct view *v);

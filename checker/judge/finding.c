@@ -1,5 +1,5 @@
 /*
- * finding: the findings list and its one JSON form (see finding.h).
+ * finding: the findings list and its root-cause ids (see finding.h).
  */
 #include "judge/finding.h"
 
@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/jsonout.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -123,39 +122,44 @@ static void fnv_field(unsigned long long *h, const char *s, int fold)
 	*h = (*h ^ 0x1fu) * FNV64_PRIME;
 }
 
-void finding_cause_id(const cJSON *f, char out[FINDING_CAUSE_ID_LEN + 1])
+void finding_cause_hash(const struct finding_cause *c, char out[FINDING_CAUSE_ID_LEN + 1])
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned long long h = FNV64_BASIS;
-	const cJSON *we = cJSON_GetObjectItemCaseSensitive(f, "winerror");
-	const char *leaf = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "leaf"));
 	char num[32];
 	int i;
-	snprintf(num, sizeof(num), "%.0f", cJSON_IsNumber(we) && we->valuedouble == we->valuedouble ? we->valuedouble : 0.0);
-	fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "rule")), 0);
+	snprintf(num, sizeof(num), "%.0f", c->winerror == c->winerror ? c->winerror : 0.0);
+	fnv_field(&h, c->rule, 0);
 	fnv_field(&h, num, 0);
-	fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "install")), 1);
-	if (leaf) {
-		fnv_field(&h, leaf, 1);
-		fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "symbol")), 0);
+	fnv_field(&h, c->install, 1);
+	if (c->leaf) {
+		fnv_field(&h, c->leaf, 1);
+		fnv_field(&h, c->symbol, 0);
 	} else { /* no leaf: the finding is its own cause */
-		fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "binary")), 1);
-		fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "issue")), 0);
-		fnv_field(&h, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "title")), 0);
+		fnv_field(&h, c->binary, 1);
+		fnv_field(&h, c->issue, 0);
+		fnv_field(&h, c->title, 0);
 	}
 	for (i = FINDING_CAUSE_ID_LEN - 1; i >= 0; i--, h >>= 4)
 		out[i] = hex[h & 15];
 	out[FINDING_CAUSE_ID_LEN] = '\0';
 }
 
+void finding_cause_id(const struct finding *f, char out[FINDING_CAUSE_ID_LEN + 1])
+{
+	struct finding_cause c = {
+		.rule = rule_get(f->rule)->id, .winerror = f->winerror, .install = f->install,
+		.leaf = f->leaf, .symbol = f->symbol, .binary = f->binary, .issue = f->issue, .title = f->title,
+	};
+	finding_cause_hash(&c, out);
+}
+
 int finding_same_cause(const struct finding *a, const struct finding *b)
 {
-	cJSON *ja = finding_json(a), *jb = finding_json(b);
-	int same = !strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ja, "cause")),
-			   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(jb, "cause")));
-	cJSON_Delete(ja);
-	cJSON_Delete(jb);
-	return same;
+	char ia[FINDING_CAUSE_ID_LEN + 1], ib[FINDING_CAUSE_ID_LEN + 1];
+	finding_cause_id(a, ia);
+	finding_cause_id(b, ib);
+	return !strcmp(ia, ib);
 }
 
 void findings_release(struct findings *l)
@@ -165,72 +169,4 @@ void findings_release(struct findings *l)
 		finding_release(&l->v[i]);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
-}
-
-static cJSON *winerror_or_null(int w)
-{
-	return w >= 0 ? cJSON_CreateNumber(w) : cJSON_CreateNull();
-}
-
-cJSON *finding_json(const struct finding *f)
-{
-	cJSON *o = cJSON_CreateObject(), *a;
-	size_t i;
-	cJSON_AddStringToObject(o, "rule", rule_get(f->rule)->id);
-	cJSON_AddStringToObject(o, "severity", severity_name(f->severity));
-	cJSON_AddItemToObject(o, "winerror", f->winerror ? cJSON_CreateNumber(f->winerror) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "title", json_str_or_null(f->title));
-	cJSON_AddItemToObject(o, "message", json_str_or_null(f->message));
-	cJSON_AddItemToObject(o, "fix", json_str_or_null(f->fix));
-	cJSON_AddItemToObject(o, "install", json_str_or_null(f->install));
-	cJSON_AddItemToObject(o, "binary", json_str_or_null(f->binary));
-	cJSON_AddItemToObject(o, "leaf", json_str_or_null(f->leaf));
-	if (f->leaf && f->symbol) /* the export `leaf` lacks: part of the root cause */
-		cJSON_AddStringToObject(o, "symbol", f->symbol);
-	a = cJSON_AddArrayToObject(o, "chain");
-	for (i = 0; i < f->chain.n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(f->chain.v[i]));
-	a = cJSON_AddArrayToObject(o, "probes");
-	for (i = 0; i < f->nprobes; i++) {
-		cJSON *p = cJSON_CreateObject();
-		cJSON_AddStringToObject(p, "path", f->probes[i].path);
-		cJSON_AddStringToObject(p, "step", f->probes[i].step);
-		cJSON_AddItemToObject(p, "why", json_str_or_null(f->probes[i].why));
-		cJSON_AddBoolToObject(p, "minor", f->probes[i].minor);
-		cJSON_AddStringToObject(p, "result", f->probes[i].result);
-		cJSON_AddItemToArray(a, p);
-	}
-	if (f->anchor.file) {
-		cJSON *an = cJSON_AddObjectToObject(o, "anchor");
-		cJSON_AddItemToObject(an, "file", json_str_or_null(f->anchor.file));
-		if (f->anchor.line) {
-			cJSON_AddNumberToObject(an, "line", f->anchor.line);
-			cJSON_AddNumberToObject(an, "col", f->anchor.col);
-		} else {
-			cJSON_AddNullToObject(an, "line");
-			cJSON_AddNullToObject(an, "col");
-		}
-	} else {
-		cJSON_AddNullToObject(o, "anchor");
-	}
-	if (f->matrix.row) {
-		cJSON *m = cJSON_AddObjectToObject(o, "matrix");
-		cJSON_AddStringToObject(m, "row", f->matrix.row);
-		cJSON_AddStringToObject(m, "file", f->matrix.file ? f->matrix.file : "");
-		cJSON_AddNumberToObject(m, "line", f->matrix.line);
-	}
-	if (f->issue)
-		cJSON_AddStringToObject(o, "issue", f->issue);
-	if (f->explanation)
-		cJSON_AddStringToObject(o, "explanation", f->explanation);
-	if (f->rule == RULE_PREDICTION_MISMATCH) {
-		cJSON_AddItemToObject(o, "predicted_winerror", winerror_or_null(f->predicted_winerror));
-		cJSON_AddItemToObject(o, "real_winerror", winerror_or_null(f->real_winerror));
-	}
-	{
-		char id[FINDING_CAUSE_ID_LEN + 1];
-		finding_cause_id(o, id);
-		cJSON_AddStringToObject(o, "cause", id);
-	}
-	return o;
 }

@@ -1,23 +1,24 @@
 /*
  * finding: what torch-dll-check found, as a C struct, until the report
- * document is written (result_finish). The loader's results (result.c), the
- * matrix verdict (policy.c) and live confirmation (confirm.c) add findings
+ * document is written (result_finish). The loader's results
+ * (loader_rules.c), the matrix verdict (policy.c), the other passes of
+ * check.h and live confirmation (confirm.c) add findings
  * to one `struct findings`; policy merges and drops them by field; only
- * result_finish turns them into the report's findings[] (docs/report-json.md).
+ * report/ turns them into the report's findings[] (result_finish,
+ * docs/report-json.md). Nothing here knows JSON.
  *
  * The root cause a finding reports is (rule, WinError, install, leaf,
  * symbol): the missing or old DLL, the missing export, the runtime. Several
  * torch binaries failing because of one missing leaf share it. A finding
  * without a leaf is its own cause, (rule, WinError, install, binary, issue,
  * title). The report writes the cause as each finding's `cause` id
- * (finding_cause_id), and every renderer groups by it (report.h).
+ * (finding_cause_id; report_cause_id for a saved report's JSON), and every
+ * renderer groups by it (report.h).
  */
 #ifndef TDC_FINDING_H
 #define TDC_FINDING_H
 
 #include <stddef.h>
-
-#include <cjson/cJSON.h>
 
 #include "loader/loader.h"
 #include "judge/rules.h"
@@ -92,20 +93,30 @@ void findings_remove(struct findings *l, size_t i);
 #define FINDING_CAUSE_ID_LEN 16
 
 /*
- * The root cause of `f`, a finding in its JSON form (finding_json's, or a
- * saved report's), as FINDING_CAUSE_ID_LEN lowercase hex digits and a NUL:
- * FNV-1a 64 of the fields above, names (install, leaf, binary) compared
- * as Windows does, without regard to ASCII case. Stable across runs and
- * versions of the checker: SARIF's partialFingerprints carry it.
+ * The fields a root cause is made of, as the report writes them: `rule` its
+ * id (rules.def), `winerror` 0 for none; `symbol` counts only with a leaf,
+ * `binary`, `issue` and `title` only without one.
  */
-void finding_cause_id(const cJSON *f, char out[FINDING_CAUSE_ID_LEN + 1]);
+struct finding_cause {
+	const char *rule;
+	double winerror;
+	const char *install, *leaf, *symbol, *binary, *issue, *title;
+};
+
+/*
+ * The root cause `c` as FINDING_CAUSE_ID_LEN lowercase hex digits and a
+ * NUL: FNV-1a 64 of the fields above, names (install, leaf, binary)
+ * compared as Windows does, without regard to ASCII case. Stable across
+ * runs and versions of the checker: SARIF's partialFingerprints carry it.
+ */
+void finding_cause_hash(const struct finding_cause *c, char out[FINDING_CAUSE_ID_LEN + 1]);
+
+/* The root cause of `f` (finding_cause_hash of its fields). */
+void finding_cause_id(const struct finding *f, char out[FINDING_CAUSE_ID_LEN + 1]);
 
 /* Whether a and b report one root cause (the same finding_cause_id). */
 int finding_same_cause(const struct finding *a, const struct finding *b);
 
 void findings_release(struct findings *l);
-
-/* The finding as the report's JSON object (docs/report-json.md). */
-cJSON *finding_json(const struct finding *f);
 
 #endif

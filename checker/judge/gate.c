@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/jsonout.h"
 #include "pe/pe.h"
 #include "judge/cuda.h"
 #include "judge/row.h"
@@ -780,22 +779,38 @@ static size_t range_verdict(struct findings *out, const struct torch_target *t, 
 }
 
 /* The pin's entry of the report (its rows are added as they are judged): where, what, for Windows or not. */
-static cJSON *target_json(const struct torch_target *t, cJSON *rows)
+static void target_facts(struct gate_target *o, const struct torch_target *t)
 {
-	cJSON *o = cJSON_CreateObject();
-	json_add_str_or_null(o, "file", t->file);
-	cJSON_AddNumberToObject(o, "line", t->pin->line);
-	cJSON_AddNumberToObject(o, "col", t->pin->col);
-	json_add_str_or_null(o, "raw", t->pin->raw);
-	json_add_str_or_null(o, "version", t->version);
-	json_add_str_or_null(o, "specifier", t->specifier);
-	json_add_str_or_null(o, "variant", t->variant);
-	if (t->on_windows == -1)
-		cJSON_AddNullToObject(o, "on_windows");
-	else
-		cJSON_AddBoolToObject(o, "on_windows", t->on_windows);
-	cJSON_AddItemToObject(o, "rows", rows);
-	return o;
+	memset(o, 0, sizeof(*o));
+	o->file = dup_or_null(t->file);
+	o->line = t->pin->line;
+	o->col = t->pin->col;
+	o->raw = dup_or_null(t->pin->raw);
+	o->version = dup_or_null(t->version);
+	o->specifier = dup_or_null(t->specifier);
+	o->variant = dup_or_null(t->variant);
+	o->on_windows = t->on_windows;
+}
+
+void gate_report_release(struct gate_report *gr)
+{
+	size_t i, k;
+	for (i = 0; i < gr->ntargets; i++) {
+		struct gate_target *o = &gr->targets[i];
+		for (k = 0; k < o->nrows; k++) {
+			free(o->rows[k].version);
+			free(o->rows[k].row);
+		}
+		free(o->rows);
+		free(o->file);
+		free(o->raw);
+		free(o->version);
+		free(o->specifier);
+		free(o->variant);
+	}
+	free(gr->targets);
+	free(gr->python);
+	memset(gr, 0, sizeof(*gr));
 }
 
 /* One row the pin selects, judged against the runner into *rv (version: pins_shown_version's, rv's to free). */
@@ -857,30 +872,29 @@ static void emit_verdicts(struct findings *out, const struct torch_target *t, st
 }
 
 /* One pin: every row it selects, judged, worst first, shared findings once. */
-static cJSON *judge_target(struct findings *out, const struct torch_target *t, const struct matrix *m,
-			   const struct gate_runner *r, struct copies *cache, const char *searched)
+static void judge_target(struct findings *out, struct gate_target *o, const struct torch_target *t,
+			 const struct matrix *m, const struct gate_runner *r, struct copies *cache, const char *searched)
 {
 	struct pin_probes pr = { NULL, 0, 0 };
 	struct err e;
 	struct row_verdict *rv;
 	char **shown;
 	size_t i, n = 0;
-	cJSON *rows = cJSON_CreateArray(), *o = target_json(t, rows);
+	target_facts(o, t);
 	if (t->on_windows == 0)
-		return o;
+		return;
 	err_clear(&e);
 	if (pins_target_probes(m, t, r->arch, &pr, &e) < 0) {
 		uncovered(out, t, NULL, e.msg, SEV_WARNING);
 		pin_probes_release(&pr);
-		return o;
+		return;
 	}
+	o->rows = pr.n ? xcalloc(pr.n, sizeof(*o->rows)) : NULL;
 	rv = pr.n ? xcalloc(pr.n, sizeof(*rv)) : NULL;
 	shown = pr.n ? xcalloc(pr.n, sizeof(*shown)) : NULL;
 	for (i = 0; i < pr.n; i++) {
-		cJSON *ro = cJSON_CreateObject();
-		cJSON_AddStringToObject(ro, "version", pr.v[i].version);
-		json_add_str_or_null(ro, "row", pr.v[i].row ? pr.v[i].row->id : NULL);
-		cJSON_AddItemToArray(rows, ro);
+		o->rows[o->nrows].version = xstrdup(pr.v[i].version);
+		o->rows[o->nrows++].row = pr.v[i].row ? xstrdup(pr.v[i].row->id) : NULL;
 		if (!pr.v[i].row) {
 			/* a range is judged by its newest release: an older one the matrix lacks is no verdict */
 			if (t->version || i + 1 == pr.n)
@@ -905,16 +919,6 @@ static cJSON *judge_target(struct findings *out, const struct torch_target *t, c
 	free(rv);
 	free(shown);
 	pin_probes_release(&pr);
-	return o;
-}
-
-static cJSON *side_json(const char *rev, const char *sha, const struct strbuf *subject)
-{
-	cJSON *o = cJSON_CreateObject();
-	json_add_str_or_null(o, "rev", rev);
-	json_add_str_or_null(o, "commit", sha);
-	json_add_str_or_null(o, "subject", strbuf_str(subject));
-	return o;
 }
 
 static void change_notes(struct findings *out, const struct gate_pins *g, const struct matrix *m,
@@ -947,10 +951,9 @@ static void change_notes(struct findings *out, const struct gate_pins *g, const 
 	}
 }
 
-int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, const struct matrix *m,
+int gate_judge(struct findings *out, struct gate_report *gr, const struct gate_pins *g, const struct matrix *m,
 	       const struct gate_runner *r, int force, struct err *err)
 {
-	cJSON *pj = cJSON_CreateObject(), *targets;
 	struct torch_target *t = NULL;
 	struct gate_runner run = *r;
 	char *found = NULL;
@@ -960,27 +963,10 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 	(void)err;
 	if (!run.python && judged && run.v && (found = find_python(run.v, &from)))
 		run.python = found;
-	json_add_str_or_null(pj, "repository", g->repo);
-	cJSON_AddItemToObject(pj, "head", side_json(g->head_rev, g->head_sha, &g->head_subject));
-	if (g->has_base) {
-		cJSON *ch = cJSON_CreateObject();
-		cJSON_AddItemToObject(pj, "base", side_json(g->base_rev, g->base_sha, &g->base_subject));
-		cJSON_AddBoolToObject(ch, "pins", g->pins_touched);
-		cJSON_AddBoolToObject(ch, "matrix", g->matrix_touched);
-		cJSON_AddItemToObject(pj, "changed", ch);
-	} else {
-		cJSON_AddNullToObject(pj, "base");
-		cJSON_AddNullToObject(pj, "changed");
-	}
-	cJSON_AddBoolToObject(pj, "judged", judged);
-	if (run.python) {
-		cJSON *po = cJSON_AddObjectToObject(pj, "python");
-		json_add_str_or_null(po, "path", run.python);
-		cJSON_AddStringToObject(po, "from", from);
-	} else {
-		cJSON_AddNullToObject(pj, "python");
-	}
-	targets = cJSON_AddArrayToObject(pj, "targets");
+	memset(gr, 0, sizeof(*gr));
+	gr->judged = judged;
+	gr->python = run.python ? xstrdup(run.python) : NULL;
+	gr->python_from = from;
 	if (!judged) {
 		char *msg = xasprintf("Between %.12s and %.12s no pin file and no matrix file changed, so the torch pins were "
 				      "not judged against this runner.",
@@ -995,8 +981,9 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 		struct copies cache = { NULL, 0, 0 };
 		char *searched = searched_text(&run, from);
 		n = pinset_torch_targets(&g->head, &t);
+		gr->targets = n ? xcalloc(n, sizeof(*gr->targets)) : NULL;
 		for (i = 0; i < n; i++) {
-			cJSON_AddItemToArray(targets, judge_target(out, &t[i], m, &run, &cache, searched));
+			judge_target(out, &gr->targets[gr->ntargets++], &t[i], m, &run, &cache, searched);
 			if (t[i].on_windows != 0 && run.inv && run.inv->gpu_read)
 				cuda_gate_target(out, &t[i], m, &run.inv->gpu);
 		}
@@ -1007,9 +994,6 @@ int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, cons
 			change_notes(out, g, m, &run); /* after the verdicts: notes are context */
 	}
 	free(found);
-	cJSON_ReplaceItemInObject(doc, "pins", pj);
-	if (!cJSON_GetObjectItem(doc, "pins"))
-		cJSON_AddItemToObject(doc, "pins", pj);
 	return 0;
 }
 

@@ -25,12 +25,12 @@
  * the lower bound that leaves them out.
  *
  * Nothing here reads git (the pinsets come from the caller: torch-dll-check-git
- * reads them with libgit2, tests from memory) and nothing prints.
+ * reads them with libgit2, tests from memory), nothing prints, and nothing
+ * writes the report: what was judged is a `struct gate_report`, which
+ * report/result.h writes as the document's `pins`.
  */
 #ifndef TDC_GATE_H
 #define TDC_GATE_H
-
-#include <cjson/cJSON.h>
 
 #include "util/err.h"
 #include "judge/finding.h"
@@ -82,19 +82,44 @@ struct gate_runner {
 	const char *arch;            /* "x64", "x86", "arm64" */
 };
 
+/* One matrix row a pin selects: the release and the row's id (NULL: no row covers it). */
+struct gate_row {
+	char *version, *row;
+};
+
+/* One pin that decides torch (pinset_torch_targets), as judged: where, what, for Windows or not. */
+struct gate_target {
+	char *file, *raw, *version, *specifier, *variant; /* NULL: not said */
+	unsigned line, col;
+	int on_windows;                                   /* 1, 0, -1: depends on markers */
+	struct gate_row *rows;                            /* the rows judged, in pins_target_probes order */
+	size_t nrows;
+};
+
+/* What the gate judged (the report's `pins` object, docs/report-json.md). */
+struct gate_report {
+	int judged;                 /* 0: the base is known and nothing that decides torch changed */
+	char *python;               /* the python.exe judged against, or NULL: none */
+	const char *python_from;    /* how it was found: "--python", "%CONDA_PREFIX%", "PATH" */
+	struct gate_target *targets;
+	size_t ntargets;
+};
+
+void gate_report_release(struct gate_report *gr);
+
 /*
  * Without `python`, the Python the job's `pip install` would use is looked
  * for on the runner: %CONDA_PREFIX%\python.exe (an activated conda env),
  * else the first python.exe on PATH (setup-python's tool cache); none found:
  * System32 alone, and the findings say so.
  *
- * Judges the head's pins (see the design comment) into `out`, and writes the
- * report's `pins` object into `doc` (docs/report-json.md). When the base is
+ * Judges the head's pins (see the design comment) into `out`, and what it
+ * judged into `gr` (release it with gate_report_release). When the base is
  * known and neither a pin file nor a matrix file changed, nothing is judged
  * unless `force`: one pins-unchanged note says so. -1 only on an internal
  * error (err set).
  */
-int gate_judge(struct findings *out, cJSON *doc, const struct gate_pins *g, const struct matrix *m,
+int gate_judge(struct findings *out, struct gate_report *gr, const struct gate_pins *g, const struct matrix *m,
 	       const struct gate_runner *r, int force, struct err *err);
 
 /*

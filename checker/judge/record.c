@@ -298,7 +298,7 @@ static void refix(struct rec *r, const struct strlist *leftovers, const struct s
  * `record` members; 0 when RECORD was read (r->listed then holds its
  * binaries, sorted), -1 when it is missing or unreadable (said).
  */
-static int compare(struct rec *r, struct dist_record *rec, cJSON *rj, int hashes)
+static int compare(struct rec *r, struct dist_record *rec, struct record_summary *sum, int hashes)
 {
 	struct err e;
 	size_t i;
@@ -309,16 +309,14 @@ static int compare(struct rec *r, struct dist_record *rec, cJSON *rj, int hashes
 		free(rp);
 		if (!present) {
 			unreadable(r, "is missing");
-			if (rj)
-				cJSON_AddStringToObject(rj, "error", "missing");
+			sum->error = xstrdup("missing");
 			return -1;
 		}
 	}
 	if (dist_read_record(r->v, r->dist_info, rec, &e)) {
 		char *why = xasprintf("is unreadable: %s", e.msg);
 		unreadable(r, why);
-		if (rj)
-			cJSON_AddStringToObject(rj, "error", e.msg);
+		sum->error = xstrdup(e.msg);
 		free(why);
 		return -1;
 	}
@@ -378,19 +376,35 @@ static void leftovers_counted(struct rec *r, const struct strlist *leftovers)
 	free(fix);
 }
 
-static void record_json(cJSON *rj, const struct rec *r, size_t nleft, int hashes)
+static void summarize(struct record_summary *sum, const struct rec *r, size_t nleft, int hashes)
 {
-	if (!rj)
-		return;
-	cJSON_AddNumberToObject(rj, "rows", (double)r->rows);
-	cJSON_AddNumberToObject(rj, "checked", (double)r->checked);
-	cJSON_AddNumberToObject(rj, "deleted", (double)r->deleted);
-	cJSON_AddNumberToObject(rj, "changed", (double)r->changed);
-	cJSON_AddNumberToObject(rj, "leftover", (double)nleft);
-	cJSON_AddNumberToObject(rj, "refused", (double)r->refused);
-	cJSON_AddBoolToObject(rj, "hashes", hashes);
-	cJSON_AddNumberToObject(rj, "hashed", (double)r->hashed);
-	cJSON_AddNumberToObject(rj, "hashed_bytes", (double)r->hashed_bytes);
+	sum->rows = r->rows;
+	sum->checked = r->checked;
+	sum->deleted = r->deleted;
+	sum->changed = r->changed;
+	sum->leftover = nleft;
+	sum->refused = r->refused;
+	sum->hashes = hashes;
+	sum->hashed = r->hashed;
+	sum->hashed_bytes = r->hashed_bytes;
+}
+
+void record_summary_release(struct record_summary *s)
+{
+	free(s->name);
+	free(s->version);
+	free(s->dist_info);
+	free(s->error);
+	memset(s, 0, sizeof(*s));
+}
+
+void record_summaries_release(struct record_summaries *l)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		record_summary_release(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 static void rec_release(struct rec *r, struct dist_record *rec)
@@ -426,23 +440,20 @@ static void rec_init(struct rec *r, struct dist_record *rec, struct findings *ou
 	strlist_init(&r->changed_bins);
 }
 
-void record_judge(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
+void record_judge(struct findings *out, struct record_summary *sum, const struct torch_run *run, struct view *v,
 		  const struct inv_install *install, int hashes)
 {
 	struct rec r;
 	struct dist_record rec;
 	struct strlist leftovers = STRLIST_INIT, lib_dirs = STRLIST_INIT;
-	cJSON *rj = NULL;
 	size_t i;
+	memset(sum, 0, sizeof(*sum));
 	if (!install || !install->dist_info || !install->site_packages)
 		return; /* no dist-info: inventory says so; nothing pip wrote down to compare */
 	rec_init(&r, &rec, out, v, install->dist_info, install->site_packages, install->prefix, "torch",
 		 install->metadata_version ? install->metadata_version : install->version, run->torch_dir);
-	if (install_json) {
-		rj = cJSON_AddObjectToObject(install_json, "record");
-		cJSON_AddStringToObject(rj, "dist_info", install->dist_info);
-	}
-	if (compare(&r, &rec, rj, hashes) == 0) {
+	sum->dist_info = xstrdup(install->dist_info);
+	if (compare(&r, &rec, sum, hashes) == 0) {
 		/* what torch loads that pip did not install */
 		for (i = 0; i < run->nbins; i++) {
 			const char *p = run->bins[i].path;
@@ -456,7 +467,7 @@ void record_judge(struct findings *out, cJSON *install_json, const struct torch_
 		strlist_pushf(&lib_dirs, "%s\\lib", run->torch_dir);
 		refix(&r, &leftovers, NULL, &lib_dirs);
 	}
-	record_json(rj, &r, leftovers.n, hashes);
+	summarize(sum, &r, leftovers.n, hashes);
 	strlist_release(&leftovers);
 	strlist_release(&lib_dirs);
 	rec_release(&r, &rec);
@@ -486,26 +497,24 @@ static void scan_leftovers(struct rec *r, const char *dir, int depth, size_t *bu
 }
 
 /* One extension's RECORD: its rows, the binaries left in its package folders, its failures' fixes. */
-static void record_extension(struct findings *out, cJSON *arr, const struct ext_check *xc, const struct ext_run *x,
-			     const char *torch_dir, struct view *v, int hashes)
+static void record_extension(struct findings *out, struct record_summaries *sums, const struct ext_check *xc,
+			     const struct ext_run *x, const char *torch_dir, struct view *v, int hashes)
 {
 	struct rec r;
 	struct dist_record rec;
 	struct strlist leftovers = STRLIST_INIT, dirs = STRLIST_INIT, owned = STRLIST_INIT;
 	const struct dist *d = dist_set_find(&xc->dists, x->name);
-	cJSON *rj = NULL;
+	struct record_summary *sum;
 	size_t i, budget = RECORD_SCAN_ENTRIES;
 	rec_init(&r, &rec, out, v, x->dist_info, xc->dists.site_packages, xc->dists.env_root, x->name, x->version,
 		 torch_dir);
-	if (arr) {
-		rj = cJSON_CreateObject();
-		cJSON_AddStringToObject(rj, "name", x->name);
-		if (x->version)
-			cJSON_AddStringToObject(rj, "version", x->version);
-		cJSON_AddStringToObject(rj, "dist_info", x->dist_info);
-		cJSON_AddItemToArray(arr, rj);
-	}
-	if (compare(&r, &rec, rj, hashes) == 0) {
+	ALLOC_GROW(sums->v, sums->n + 1, sums->alloc);
+	sum = &sums->v[sums->n++];
+	memset(sum, 0, sizeof(*sum));
+	sum->name = xstrdup(x->name);
+	sum->version = x->version ? xstrdup(x->version) : NULL;
+	sum->dist_info = xstrdup(x->dist_info);
+	if (compare(&r, &rec, sum, hashes) == 0) {
 		/* its package folders: the top-level names it installs, and the folders of its binaries */
 		for (i = 0; d && i < d->tops.n; i++) {
 			char *p = winpath_join(xc->dists.site_packages, d->tops.v[i]);
@@ -529,28 +538,26 @@ static void record_extension(struct findings *out, cJSON *arr, const struct ext_
 		}
 		refix(&r, &leftovers, &owned, &dirs);
 	}
-	record_json(rj, &r, leftovers.n, hashes);
-	if (rj && !budget)
-		cJSON_AddBoolToObject(rj, "scan_capped", 1); /* RECORD_SCAN_ENTRIES entries walked: the rest not looked at */
+	summarize(sum, &r, leftovers.n, hashes);
+	sum->scan_capped = !budget;
 	strlist_release(&leftovers);
 	strlist_release(&dirs);
 	strlist_release(&owned);
 	rec_release(&r, &rec);
 }
 
-void record_judge_extensions(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
-			     const struct ext_check *xc, int hashes)
+void record_judge_extensions(struct findings *out, struct record_summaries *sums, const struct torch_run *run,
+			     struct view *v, const struct ext_check *xc, int hashes)
 {
-	cJSON *arr = NULL;
 	size_t i;
+	memset(sums, 0, sizeof(*sums));
 	if (!xc->nexts && !xc->nfirst)
 		return;
-	if (install_json)
-		arr = cJSON_AddArrayToObject(install_json, "extension_records");
+	sums->judged = 1;
 	for (i = 0; i < xc->nfirst + xc->nexts; i++) {
 		const struct ext_run *x = i < xc->nfirst ? xc->first[i] : xc->exts[i - xc->nfirst];
 		if (!x->dist_info || !xc->dists.site_packages || !x->name || !str_icmp(x->name, "torch"))
 			continue;
-		record_extension(out, arr, xc, x, run->torch_dir, v, hashes);
+		record_extension(out, sums, xc, x, run->torch_dir, v, hashes);
 	}
 }

@@ -25,8 +25,6 @@
 #ifndef TDC_RECORD_H
 #define TDC_RECORD_H
 
-#include <cjson/cJSON.h>
-
 #include "judge/extensions.h"
 #include "judge/finding.h"
 #include "loader/torchload.h"
@@ -38,11 +36,35 @@
 #define RECORD_SCAN_ENTRIES 100000  /* and how many entries at most, over all its folders */
 
 /*
- * Compares install's RECORD with the view. `install_json` (may be NULL) gets
- * `record`: {dist_info, rows, checked, deleted, changed, leftover, hashed,
- * hashed_bytes, error}. `hashes`: compare sha256 too. Findings go to `out`.
+ * What one RECORD comparison found (the report's `record` object,
+ * docs/report-json.md). dist_info NULL: nothing was compared.
  */
-void record_judge(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
+struct record_summary {
+	char *name, *version;   /* an extension's distribution (NULL for torch's own); version NULL: none */
+	char *dist_info;        /* the .dist-info folder */
+	char *error;            /* "missing", why RECORD is unreadable, or NULL */
+	size_t rows, checked, deleted, changed, leftover, refused, hashed;
+	unsigned long long hashed_bytes;
+	int hashes;             /* sha256 compared too */
+	int scan_capped;        /* RECORD_SCAN_ENTRIES entries walked: the rest not looked at */
+};
+
+/* Every extension's (record_judge_extensions); judged 0: none was looked at. */
+struct record_summaries {
+	struct record_summary *v;
+	size_t n, alloc;
+	int judged;
+};
+
+void record_summary_release(struct record_summary *s);
+void record_summaries_release(struct record_summaries *l);
+
+/*
+ * Compares install's RECORD with the view into `sum` (left zeroed when the
+ * install has no dist-info). `hashes`: compare sha256 too. Findings go to
+ * `out`.
+ */
+void record_judge(struct findings *out, struct record_summary *sum, const struct torch_run *run, struct view *v,
 		  const struct inv_install *install, int hashes);
 
 /*
@@ -53,11 +75,11 @@ void record_judge(struct findings *out, cJSON *install_json, const struct torch_
  * `pip install --force-reinstall --no-deps NAME==X`; its load failures that
  * involve a deleted or leftover file get that fix, and its 126/127/193 on a
  * changed one (the failing binary, or the DLL a 127 binds to) "X was changed
- * after install: reinstall with ...". `install_json` (may be
- * NULL) gets `extension_records`: one `record` object per distribution, with
- * its name and version.
+ * after install: reinstall with ...". `sums` gets one summary per
+ * distribution, with its name and version (judged 1 when the run has any
+ * extension or package imported first).
  */
-void record_judge_extensions(struct findings *out, cJSON *install_json, const struct torch_run *run, struct view *v,
-			     const struct ext_check *xc, int hashes);
+void record_judge_extensions(struct findings *out, struct record_summaries *sums, const struct torch_run *run,
+			     struct view *v, const struct ext_check *xc, int hashes);
 
 #endif

@@ -254,6 +254,22 @@ static size_t count_binaries(const struct report_view *v, const struct report_ca
 	return d;
 }
 
+void report_cause_id(const cJSON *f, char out[FINDING_CAUSE_ID_LEN + 1])
+{
+	const cJSON *we = cJSON_GetObjectItemCaseSensitive(f, "winerror");
+	struct finding_cause c = {
+		.rule = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "rule")),
+		.winerror = cJSON_IsNumber(we) ? we->valuedouble : 0.0,
+		.install = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "install")),
+		.leaf = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "leaf")),
+		.symbol = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "symbol")),
+		.binary = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "binary")),
+		.issue = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "issue")),
+		.title = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "title")),
+	};
+	finding_cause_hash(&c, out);
+}
+
 /*
  * Groups the ranked items by (cause, anchor): sorting the keys once keeps it
  * O(n log n). Causes are numbered by their first member in rank order, so
@@ -282,7 +298,7 @@ static int group_causes(struct report_view *v, struct err *err)
 			}
 			k->id = c->valuestring;
 		} else {
-			finding_cause_id(f, ids[i]);
+			report_cause_id(f, ids[i]);
 			k->id = ids[i];
 		}
 		k->file = cJSON_IsObject(a) ? report_str(a, "file") : NULL;

@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "util/err.h"
+#include "judge/finding.h"
 #include "judge/rules.h"
 #include "util/strbuf.h"
 #include "util/text.h"
@@ -109,6 +110,13 @@ struct report_cause {
 	size_t nbinaries;         /* distinct `binary` values among the members (case-insensitively) */
 	char own[65];             /* the document's id (at most 64 characters), or the one computed */
 };
+
+/*
+ * The cause id of `f`, a finding in its JSON form (a saved report's, which
+ * may predate `cause` ids): finding_cause_hash of the fields
+ * result_finding_json wrote, so the same finding gets the same id either way.
+ */
+void report_cause_id(const cJSON *f, char out[FINDING_CAUSE_ID_LEN + 1]);
 
 struct report_view {
 	const cJSON *doc;

@@ -7,12 +7,14 @@
  */
 #include "report/result.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "judge/loader_rules.h"
 #include "report/report.h"
+#include "report/result_ext.h"
 #include "util/tdc.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -43,9 +45,13 @@ void result_init(struct result *res, struct view *v, const struct loader *ld)
 	cJSON_AddArrayToObject(r, "installs");
 	cJSON_AddArrayToObject(r, "findings");
 	res->doc = r;
+	res->v = v;
 	res->findings = (struct findings)FINDINGS_INIT;
 	res->installs = NULL;
 	res->ninstalls = res->alloc = 0;
+	res->pins = NULL;
+	memset(&res->gate, 0, sizeof(res->gate));
+	res->inventory = NULL;
 }
 
 void result_release(struct result *r)
@@ -55,14 +61,16 @@ void result_release(struct result *r)
 	r->doc = NULL;
 	findings_release(&r->findings);
 	for (i = 0; i < r->ninstalls; i++) {
-		free(r->installs[i].torch_dir);
-		free(r->installs[i].python);
-		free(r->installs[i].app_dir);
-		cJSON_Delete(r->installs[i].entry);
+		check_install_release(r->installs[i]);
+		free(r->installs[i]);
 	}
 	free(r->installs);
 	r->installs = NULL;
 	r->ninstalls = r->alloc = 0;
+	gate_report_release(&r->gate);
+	r->pins = NULL;
+	cJSON_Delete(r->inventory);
+	r->inventory = NULL;
 }
 
 cJSON *result_probes_json(const struct ldr_node *node)
@@ -119,10 +127,51 @@ static cJSON *install_facts(struct view *v, const struct torch_run *run, const s
 	return inst;
 }
 
-static cJSON *vc_probe_json(const struct torch_run *run)
+/* A binary's or probe's `confirmed` (judge/confirm.h), or NULL when it was not confirmed. */
+static cJSON *confirmed_json(const struct confirm_mark *m)
+{
+	cJSON *c;
+	if (!m || !m->set)
+		return NULL;
+	c = cJSON_CreateObject();
+	if (m->has_error)
+		cJSON_AddNumberToObject(c, "error", m->error);
+	else
+		cJSON_AddNullToObject(c, "error");
+	json_add_str_or_null(c, "stage", m->stage);
+	if (m->has_first)
+		cJSON_AddNumberToObject(c, "first_error", m->first_error);
+	if (m->agrees < 0)
+		cJSON_AddNullToObject(c, "agrees");
+	else
+		cJSON_AddBoolToObject(c, "agrees", m->agrees);
+	if (m->note)
+		cJSON_AddStringToObject(c, "note", m->note);
+	return c;
+}
+
+/* Adds (or replaces) `confirmed` of o. */
+static void add_confirmed(cJSON *o, const struct confirm_mark *m)
+{
+	cJSON *c = confirmed_json(m);
+	if (!c)
+		return;
+	if (cJSON_GetObjectItemCaseSensitive(o, "confirmed"))
+		cJSON_ReplaceItemInObjectCaseSensitive(o, "confirmed", c);
+	else
+		cJSON_AddItemToObject(o, "confirmed", c);
+}
+
+/* The mark of item i of a confirmed list, or NULL. */
+static const struct confirm_mark *mark_of(const struct confirm_mark *v, size_t n, size_t i)
+{
+	return v && i < n ? &v[i] : NULL;
+}
+
+static cJSON *vc_probe_json(const struct torch_run *run, const struct confirm_result *cr)
 {
 	cJSON *vc = cJSON_CreateArray();
-	size_t i;
+	size_t i, k = 0;
 	for (i = 0; i < 3; i++) {
 		const struct ldr_node *root = run->vc[i].res.root;
 		cJSON *o;
@@ -133,6 +182,7 @@ static cJSON *vc_probe_json(const struct torch_run *run)
 		cJSON_AddNumberToObject(o, "winerror", run->vc[i].res.winerror);
 		cJSON_AddItemToObject(o, "path", json_str_or_null(root ? root->path : NULL));
 		cJSON_AddItemToObject(o, "file_version", json_str_or_null(root ? root->version : NULL));
+		add_confirmed(o, mark_of(cr->vc, cr->nvc, k++));
 		cJSON_AddItemToArray(vc, o);
 	}
 	return vc;
@@ -164,7 +214,7 @@ static void order_dependent_json(cJSON *o, const struct torch_binary *b)
 	cJSON_AddNumberToObject(od, "winerror_other_order", b->res.order_dependent ? b->res.alt_winerror : b->winerror);
 }
 
-static cJSON *binary_json(const struct torch_binary *b)
+static cJSON *binary_json(const struct torch_binary *b, const struct confirm_mark *confirmed)
 {
 	/* init-failed: the node that leads to the module whose DllMain fails (judge/dllmain.c says why) */
 	const struct ldr_node *leaf = b->init_failed ? b->init_failed : b->res.leaf;
@@ -193,11 +243,13 @@ static cJSON *binary_json(const struct torch_binary *b)
 		first_attempt_json(o, b);
 	if (b->res.order_ambiguous)
 		order_dependent_json(o, b);
+	add_confirmed(o, confirmed);
 	return o;
 }
 
 /* The members after `status`: the row that judged it and what the loader did. */
-static void install_verdicts(cJSON *o, const struct torch_run *run, const struct policy_verdict *pv)
+static void install_verdicts(cJSON *o, const struct torch_run *run, const struct policy_verdict *pv,
+			     const struct confirm_result *cr)
 {
 	cJSON *arr;
 	size_t i;
@@ -237,81 +289,305 @@ static void install_verdicts(cJSON *o, const struct torch_run *run, const struct
 	} else {
 		cJSON_AddNullToObject(o, "import_error");
 	}
-	cJSON_AddItemToObject(o, "vc_runtime_probe", vc_probe_json(run));
+	cJSON_AddItemToObject(o, "vc_runtime_probe", vc_probe_json(run, cr));
 	arr = cJSON_AddArrayToObject(o, "binaries");
 	for (i = 0; i < run->nbins; i++)
-		cJSON_AddItemToArray(arr, binary_json(&run->bins[i]));
+		cJSON_AddItemToArray(arr, binary_json(&run->bins[i], mark_of(cr->bins, cr->nbins, i)));
 }
 
-void result_add_install(struct result *res, struct view *v, const struct torch_run *run,
-			const struct policy_verdict *verdict)
+/* A record_summary as the report's `record` object. */
+static cJSON *record_json(const struct record_summary *s)
 {
-	struct result_install *in;
-	size_t i;
+	cJSON *o = cJSON_CreateObject();
+	if (s->name)
+		cJSON_AddStringToObject(o, "name", s->name);
+	if (s->name && s->version)
+		cJSON_AddStringToObject(o, "version", s->version);
+	cJSON_AddStringToObject(o, "dist_info", s->dist_info);
+	if (s->error)
+		cJSON_AddStringToObject(o, "error", s->error);
+	cJSON_AddNumberToObject(o, "rows", (double)s->rows);
+	cJSON_AddNumberToObject(o, "checked", (double)s->checked);
+	cJSON_AddNumberToObject(o, "deleted", (double)s->deleted);
+	cJSON_AddNumberToObject(o, "changed", (double)s->changed);
+	cJSON_AddNumberToObject(o, "leftover", (double)s->leftover);
+	cJSON_AddNumberToObject(o, "refused", (double)s->refused);
+	cJSON_AddBoolToObject(o, "hashes", s->hashes);
+	cJSON_AddNumberToObject(o, "hashed", (double)s->hashed);
+	cJSON_AddNumberToObject(o, "hashed_bytes", (double)s->hashed_bytes);
+	if (s->scan_capped)
+		cJSON_AddBoolToObject(o, "scan_capped", 1);
+	return o;
+}
+
+void result_add_install(struct result *res, struct check_install *ci)
+{
 	ALLOC_GROW(res->installs, res->ninstalls + 1, res->alloc);
-	in = &res->installs[res->ninstalls++];
-	memset(in, 0, sizeof(*in));
-	in->torch_dir = xstrdup(run->torch_dir);
-	in->python = run->python_exe ? xstrdup(run->python_exe) : NULL;
-	in->app_dir = run->app_dir ? xstrdup(run->app_dir) : NULL;
-	in->nbins = run->nbins;
-	for (i = 0; i < run->nbins; i++)
-		in->nfailing += run->bins[i].winerror != 0;
-	in->entry = install_facts(v, run, verdict);
-	install_verdicts(in->entry, run, verdict);
+	res->installs[res->ninstalls++] = ci;
 }
 
-/* Whether Windows path `p` is `dir` or below it (case-insensitively). */
-static int win_under(const char *p, const char *dir)
+/* `confirmation` and `import_check`: what live confirmation did with the install. */
+static void confirmation_json(cJSON *inst, const struct confirm_result *c)
 {
-	size_t n = dir ? strlen(dir) : 0;
-	return n && !str_nicmp(p, dir, n) && (!p[n] || p[n] == '\\' || dir[n - 1] == '\\');
+	if (c->helper) {
+		cJSON *summary = cJSON_CreateObject();
+		cJSON_AddStringToObject(summary, "method", "helper");
+		if (c->timed_out)
+			cJSON_AddNullToObject(summary, "exit_code");
+		else
+			cJSON_AddNumberToObject(summary, "exit_code", (double)c->exit_code);
+		cJSON_AddBoolToObject(summary, "timed_out", c->timed_out);
+		cJSON_AddNumberToObject(summary, "binaries_confirmed", c->nconf);
+		cJSON_AddNumberToObject(summary, "mismatches", c->nmis);
+		cJSON_AddItemToObject(inst, "confirmation", summary);
+	}
+	if (c->import) {
+		cJSON *ic = cJSON_CreateObject();
+		if (!c->ic.python) {
+			cJSON_AddNullToObject(ic, "python");
+			cJSON_AddStringToObject(ic, "skipped", c->ic.skipped ? c->ic.skipped : "");
+		} else {
+			cJSON_AddStringToObject(ic, "python", c->ic.python);
+			cJSON_AddStringToObject(ic, "command", "import torch");
+			if (c->ic.timed_out)
+				cJSON_AddNullToObject(ic, "exit_code");
+			else
+				cJSON_AddNumberToObject(ic, "exit_code", (double)c->ic.exit_code);
+			cJSON_AddBoolToObject(ic, "timed_out", c->ic.timed_out);
+			json_add_str_or_null(ic, "stderr_last_line", c->ic.last_line);
+			if (c->ic.winerror)
+				cJSON_AddNumberToObject(ic, "winerror", c->ic.winerror);
+			else
+				cJSON_AddNullToObject(ic, "winerror");
+			cJSON_AddBoolToObject(ic, "agrees", c->ic.agrees);
+		}
+		cJSON_AddItemToObject(inst, "import_check", ic);
+	}
 }
 
-/*
- * The install a link belongs to: the one whose torch folder, python folder or
- * application folder holds it, else the only install; NULL when neither.
- */
-static const char *link_install(const struct result *res, const char *win)
+void result_confirm_json(cJSON *install, const struct confirm_result *c)
 {
+	cJSON *b;
+	size_t i = 0;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(install, "binaries"))
+		add_confirmed(b, mark_of(c->bins, c->nbins, i++));
+	i = 0;
+	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(install, "vc_runtime_probe"))
+		add_confirmed(b, mark_of(c->vc, c->nvc, i++));
+	confirmation_json(install, c);
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* A number member as an int (0: absent), kept in int's range. */
+static int jint(const cJSON *o, const char *k)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, k);
+	double v = cJSON_IsNumber(n) ? n->valuedouble : 0;
+	if (!(v >= INT_MIN))
+		return INT_MIN;
+	return v > INT_MAX ? INT_MAX : (int)v;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void result_confirm_prediction(const cJSON *install, struct confirm_prediction *p)
+{
+	const cJSON *x, *ie = cJSON_GetObjectItemCaseSensitive(install, "import_error");
+	size_t n;
+	memset(p, 0, sizeof(*p));
+	p->torch_dir = dup_or_null(jstr(install, "torch_dir"));
+	p->python = dup_or_null(jstr(install, "python"));
+	p->app_dir = dup_or_null(jstr(install, "application_dir"));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(install, "dll_paths"))
+		if (cJSON_GetStringValue(x))
+			strlist_push(&p->dll_paths, cJSON_GetStringValue(x));
+	n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(install, "binaries"));
+	p->bins = xcalloc(n + 1, sizeof(*p->bins));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(install, "binaries"))
+	{
+		struct confirm_bin *b = &p->bins[p->nbins++];
+		const char *k = jstr(x, "kind");
+		b->path = dup_or_null(jstr(x, "path"));
+		b->pyd = k && !strcmp(k, "pyd");
+		b->winerror = jint(x, "winerror");
+		b->stage = dup_or_null(jstr(x, "stage"));
+		b->outcome = dup_or_null(jstr(x, "outcome"));
+	}
+	n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(install, "vc_runtime_probe"));
+	p->vc = xcalloc(n + 1, sizeof(*p->vc));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(install, "vc_runtime_probe"))
+	{
+		struct confirm_bin *b = &p->vc[p->nvc++];
+		b->path = dup_or_null(jstr(x, "name"));
+		b->winerror = jint(x, "winerror");
+	}
+	p->import_fails = cJSON_IsObject(ie);
+	p->import_winerror = p->import_fails ? jint(ie, "winerror") : 0;
+}
+
+static cJSON *winerror_or_null(int w)
+{
+	return w >= 0 ? cJSON_CreateNumber(w) : cJSON_CreateNull();
+}
+
+/* The finding as the report's JSON object, with its `cause` id (docs/report-json.md). */
+cJSON *result_finding_json(const struct finding *f)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
 	size_t i;
-	for (i = 0; i < res->ninstalls; i++) {
-		const struct result_install *in = &res->installs[i];
-		char *pydir = in->python ? winpath_dirname(in->python) : NULL;
-		int hit = pydir && win_under(win, pydir);
-		free(pydir);
-		if (hit || win_under(win, in->torch_dir) || win_under(win, in->app_dir))
-			return in->torch_dir;
+	cJSON_AddStringToObject(o, "rule", rule_get(f->rule)->id);
+	cJSON_AddStringToObject(o, "severity", severity_name(f->severity));
+	cJSON_AddItemToObject(o, "winerror", f->winerror ? cJSON_CreateNumber(f->winerror) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "title", json_str_or_null(f->title));
+	cJSON_AddItemToObject(o, "message", json_str_or_null(f->message));
+	cJSON_AddItemToObject(o, "fix", json_str_or_null(f->fix));
+	cJSON_AddItemToObject(o, "install", json_str_or_null(f->install));
+	cJSON_AddItemToObject(o, "binary", json_str_or_null(f->binary));
+	cJSON_AddItemToObject(o, "leaf", json_str_or_null(f->leaf));
+	if (f->leaf && f->symbol) /* the export `leaf` lacks: part of the root cause */
+		cJSON_AddStringToObject(o, "symbol", f->symbol);
+	a = cJSON_AddArrayToObject(o, "chain");
+	for (i = 0; i < f->chain.n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(f->chain.v[i]));
+	a = cJSON_AddArrayToObject(o, "probes");
+	for (i = 0; i < f->nprobes; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "path", f->probes[i].path);
+		cJSON_AddStringToObject(p, "step", f->probes[i].step);
+		cJSON_AddItemToObject(p, "why", json_str_or_null(f->probes[i].why));
+		cJSON_AddBoolToObject(p, "minor", f->probes[i].minor);
+		cJSON_AddStringToObject(p, "result", f->probes[i].result);
+		cJSON_AddItemToArray(a, p);
 	}
-	return res->ninstalls == 1 ? res->installs[0].torch_dir : NULL;
+	if (f->anchor.file) {
+		cJSON *an = cJSON_AddObjectToObject(o, "anchor");
+		cJSON_AddItemToObject(an, "file", json_str_or_null(f->anchor.file));
+		if (f->anchor.line) {
+			cJSON_AddNumberToObject(an, "line", f->anchor.line);
+			cJSON_AddNumberToObject(an, "col", f->anchor.col);
+		} else {
+			cJSON_AddNullToObject(an, "line");
+			cJSON_AddNullToObject(an, "col");
+		}
+	} else {
+		cJSON_AddNullToObject(o, "anchor");
+	}
+	if (f->matrix.row) {
+		cJSON *m = cJSON_AddObjectToObject(o, "matrix");
+		cJSON_AddStringToObject(m, "row", f->matrix.row);
+		cJSON_AddStringToObject(m, "file", f->matrix.file ? f->matrix.file : "");
+		cJSON_AddNumberToObject(m, "line", f->matrix.line);
+	}
+	if (f->issue)
+		cJSON_AddStringToObject(o, "issue", f->issue);
+	if (f->explanation)
+		cJSON_AddStringToObject(o, "explanation", f->explanation);
+	if (f->rule == RULE_PREDICTION_MISMATCH) {
+		cJSON_AddItemToObject(o, "predicted_winerror", winerror_or_null(f->predicted_winerror));
+		cJSON_AddItemToObject(o, "real_winerror", winerror_or_null(f->real_winerror));
+	}
+	{
+		char id[FINDING_CAUSE_ID_LEN + 1];
+		finding_cause_id(f, id);
+		cJSON_AddStringToObject(o, "cause", id);
+	}
+	return o;
 }
 
-void result_outside_links(struct result *res, struct view *v)
+static cJSON *side_json(const char *rev, const char *sha, const struct strbuf *subject)
 {
-	size_t i, n = view_outside_links(v, 0, NULL, NULL);
-	for (i = 0; i < n; i++) {
-		const char *win, *target;
-		char *title, *msg;
-		const char *base;
-		int binary;
-		view_outside_links(v, i, &win, &target);
-		base = winpath_basename(win);
-		binary = str_iendswith(base, ".dll") || str_iendswith(base, ".pyd");
-		title = xasprintf("%s is a link outside --root: not followed", win);
-		msg = xasprintf("%s is a symbolic link (or junction) to %s, outside the tree checked (--root). "
-				"Nothing outside --root is read: the check treats %s as absent, so the verdicts "
-				"that need it are those of a machine without it.",
-				win, target, base);
-		finding_add(&res->findings, RULE_LINK_OUTSIDE_ROOT, SEV_DEFAULT,
-			    &(struct finding_spec){
-				    .title = title, .message = msg,
-				    .fix = "put the real file or folder in the tree (copy it, or hard-link it) instead "
-					   "of a link that leaves --root, or give a --root that contains both",
-				    .install = link_install(res, win), .binary = binary ? win : NULL,
-				    .leaf = win, .path = win });
-		free(title);
-		free(msg);
+	cJSON *o = cJSON_CreateObject();
+	json_add_str_or_null(o, "rev", rev);
+	json_add_str_or_null(o, "commit", sha);
+	json_add_str_or_null(o, "subject", strbuf_str(subject));
+	return o;
+}
+
+static cJSON *target_json(const struct gate_target *t)
+{
+	cJSON *o = cJSON_CreateObject(), *rows;
+	size_t i;
+	json_add_str_or_null(o, "file", t->file);
+	cJSON_AddNumberToObject(o, "line", t->line);
+	cJSON_AddNumberToObject(o, "col", t->col);
+	json_add_str_or_null(o, "raw", t->raw);
+	json_add_str_or_null(o, "version", t->version);
+	json_add_str_or_null(o, "specifier", t->specifier);
+	json_add_str_or_null(o, "variant", t->variant);
+	if (t->on_windows == -1)
+		cJSON_AddNullToObject(o, "on_windows");
+	else
+		cJSON_AddBoolToObject(o, "on_windows", t->on_windows);
+	rows = cJSON_AddArrayToObject(o, "rows");
+	for (i = 0; i < t->nrows; i++) {
+		cJSON *ro = cJSON_CreateObject();
+		cJSON_AddStringToObject(ro, "version", t->rows[i].version);
+		json_add_str_or_null(ro, "row", t->rows[i].row);
+		cJSON_AddItemToArray(rows, ro);
 	}
+	return o;
+}
+
+void result_add_pins(struct result *res, const struct gate_pins *g, struct gate_report *gr)
+{
+	gate_report_release(&res->gate);
+	res->pins = g;
+	res->gate = *gr;
+	memset(gr, 0, sizeof(*gr));
+}
+
+static cJSON *pins_json(const struct gate_pins *g, const struct gate_report *gr)
+{
+	cJSON *pj = cJSON_CreateObject(), *targets;
+	size_t i;
+	json_add_str_or_null(pj, "repository", g->repo);
+	cJSON_AddItemToObject(pj, "head", side_json(g->head_rev, g->head_sha, &g->head_subject));
+	if (g->has_base) {
+		cJSON *ch = cJSON_CreateObject();
+		cJSON_AddItemToObject(pj, "base", side_json(g->base_rev, g->base_sha, &g->base_subject));
+		cJSON_AddBoolToObject(ch, "pins", g->pins_touched);
+		cJSON_AddBoolToObject(ch, "matrix", g->matrix_touched);
+		cJSON_AddItemToObject(pj, "changed", ch);
+	} else {
+		cJSON_AddNullToObject(pj, "base");
+		cJSON_AddNullToObject(pj, "changed");
+	}
+	cJSON_AddBoolToObject(pj, "judged", gr->judged);
+	if (gr->python) {
+		cJSON *po = cJSON_AddObjectToObject(pj, "python");
+		json_add_str_or_null(po, "path", gr->python);
+		cJSON_AddStringToObject(po, "from", gr->python_from);
+	} else {
+		cJSON_AddNullToObject(pj, "python");
+	}
+	targets = cJSON_AddArrayToObject(pj, "targets");
+	for (i = 0; i < gr->ntargets; i++)
+		cJSON_AddItemToArray(targets, target_json(&gr->targets[i]));
+	return pj;
+}
+
+void result_add_inventory(struct result *res, cJSON *inventory)
+{
+	cJSON_Delete(res->inventory);
+	res->inventory = inventory;
+}
+
+/* The inventory with every install's runtime copies; the document takes it. */
+static void write_inventory(struct result *res)
+{
+	cJSON *all = cJSON_AddArrayToObject(res->inventory, "runtime_copies");
+	size_t i;
+	for (i = 0; i < res->ninstalls; i++)
+		result_ext_copies(all, &res->installs[i]->xc, res->installs[i]->run->torch_dir);
+	cJSON_AddItemToObject(res->doc, "inventory", res->inventory);
+	res->inventory = NULL;
 }
 
 /* An install's status is its worst finding (loader and matrix alike). */
@@ -327,26 +603,37 @@ static const char *install_status(const struct result *res, const char *dir)
 	return worst == 2 ? "fail" : worst ? "warn" : "pass";
 }
 
-/* The last member before an entry's `status` (install_facts' last). */
-#define BEFORE_STATUS "extension_suffixes"
-
-/* installs[]: each entry's members, its status in its place among them. */
-static void write_installs(struct result *res)
+/* One install's entry: what it is, its status, what the loader did, then what the later passes added. */
+static cJSON *install_json(const struct result *res, const struct check_install *ci)
 {
-	cJSON *installs = cJSON_GetObjectItem(res->doc, "installs"), *it;
+	cJSON *o = install_facts(res->v, ci->run, &ci->verdict);
+	size_t i;
+	cJSON_AddStringToObject(o, "status", install_status(res, ci->run->torch_dir));
+	install_verdicts(o, ci->run, &ci->verdict, &ci->confirm);
+	if (ci->record.dist_info)
+		cJSON_AddItemToObject(o, "record", record_json(&ci->record));
+	result_add_extensions(o, &ci->xc);
+	if (ci->ext_records.judged) {
+		cJSON *a = cJSON_AddArrayToObject(o, "extension_records");
+		for (i = 0; i < ci->ext_records.n; i++)
+			cJSON_AddItemToArray(a, record_json(&ci->ext_records.v[i]));
+	}
+	confirmation_json(o, &ci->confirm);
+	return o;
+}
+
+/* The document's `machine`: the first install's loader whose API set schema is known (none: without one). */
+static cJSON *machine_json(const struct result *res)
+{
+	cJSON *m = result_machine_json(res->v, NULL);
 	size_t i;
 	for (i = 0; i < res->ninstalls; i++) {
-		struct result_install *in = &res->installs[i];
-		cJSON *o = cJSON_CreateObject();
-		while ((it = in->entry->child)) {
-			int before_status = it->string && !strcmp(it->string, BEFORE_STATUS);
-			cJSON_DetachItemViaPointer(in->entry, it);
-			cJSON_AddItemToObject(o, it->string, it);
-			if (before_status)
-				cJSON_AddStringToObject(o, "status", install_status(res, in->torch_dir));
-		}
-		cJSON_AddItemToArray(installs, o);
+		if (!cJSON_IsNull(cJSON_GetObjectItem(m, "api_set_schema")))
+			break;
+		cJSON_Delete(m);
+		m = result_machine_json(res->v, res->installs[i]->run->ld);
 	}
+	return m;
 }
 
 void result_finish(struct result *res)
@@ -360,13 +647,21 @@ void result_finish(struct result *res)
 		errors += sev == SEV_ERROR;
 		warnings += sev == SEV_WARNING;
 		notes += sev == SEV_NOTE;
-		cJSON_AddItemToArray(fs, finding_json(&res->findings.v[i]));
+		cJSON_AddItemToArray(fs, result_finding_json(&res->findings.v[i]));
 	}
 	for (i = 0; i < res->ninstalls; i++) {
-		nbin += res->installs[i].nbins;
-		nfail += res->installs[i].nfailing;
+		const struct torch_run *run = res->installs[i]->run;
+		size_t k;
+		nbin += run->nbins;
+		for (k = 0; k < run->nbins; k++)
+			nfail += run->bins[k].winerror != 0;
+		cJSON_AddItemToArray(cJSON_GetObjectItem(report, "installs"), install_json(res, res->installs[i]));
 	}
-	write_installs(res);
+	cJSON_ReplaceItemInObject(report, "machine", machine_json(res));
+	if (res->pins)
+		cJSON_AddItemToObject(report, "pins", pins_json(res->pins, &res->gate));
+	if (res->inventory)
+		write_inventory(res);
 	cJSON_AddNumberToObject(counts, "errors", errors);
 	cJSON_AddNumberToObject(counts, "warnings", warnings);
 	cJSON_AddNumberToObject(counts, "notes", notes);

@@ -3,46 +3,43 @@
  * torch-dll-check/report/v1) under construction — the one result model the
  * text, GitHub and SARIF renderers read.
  *
- * `doc` holds what is known before the findings: schema, tool, `machine`,
- * and what the matrix and inventory modules attach (`inventory`, `matrix`,
- * `pins`). The rest stays C structs until result_finish() writes it, once,
- * last: the findings (finding.h), where the loader's rules
- * (judge/loader_rules.h), policy and confirmation add, merge and drop them,
- * and each install's entry (`installs`: its facts and the loader's
- * verdicts, recorded by result_add_install with the version, variant and
- * matrix row policy chose, and its status, the worst of its findings), then
- * `status` and `counts`. Nothing edits an entry after it is written.
+ * `doc` holds what does not depend on the judging: schema, tool, and the
+ * `matrix` sources the command attaches. Everything else stays C structs
+ * until result_finish() writes it, once, last: the findings
+ * (judge/finding.h), where the judges add, merge and drop them; each
+ * install's facts as the passes of judge/check.h left them
+ * (result_add_install keeps them: the torch run, its verdict, its RECORD
+ * comparisons, its extensions, live confirmation's verdict), written as
+ * its installs[] entry with its status (the worst of its findings); the
+ * gate's report (`pins`, result_add_pins) and the `inventory`
+ * (result_add_inventory); then `machine` (from the first install's
+ * loader), `status` and `counts`. Nothing edits the document after it is
+ * written.
  */
 #ifndef TDC_RESULT_H
 #define TDC_RESULT_H
 
 #include <cjson/cJSON.h>
 
+#include "judge/check.h"
 #include "judge/finding.h"
+#include "judge/gate.h"
 #include "judge/policy.h"
 #include "loader/loader.h"
 #include "loader/torchload.h"
 #include "machine/view.h"
 
-/*
- * An install's entry until result_finish writes it into installs[] with its
- * status (the one member not known before every finding is): what the
- * install is, the row that judged it, what the loader did. Live confirmation
- * (judge/confirm.h) adds what the real loader did to `entry` before that.
- */
-struct result_install {
-	char *torch_dir, *python, *app_dir; /* the folders links are matched against */
-	size_t nbins, nfailing;             /* torch binaries, and those that do not load */
-	cJSON *entry;                       /* every member but `status` */
-};
-
 struct result {
 	cJSON *doc;
+	struct view *v;                    /* the view the installs were judged on */
 	struct findings findings;
-	struct result_install *installs;
+	struct check_install **installs;   /* owned: judge/check.h's facts, in the order judged */
 	size_t ninstalls, alloc;
+	const struct gate_pins *pins;      /* --pins: what the repository pins (borrowed), or NULL */
+	struct gate_report gate;           /* and what the gate judged of it (owned) */
+	cJSON *inventory;                  /* machine/inventory.h's JSON (owned), or NULL */
 };
-#define RESULT_INIT { NULL, FINDINGS_INIT, NULL, 0, 0 }
+#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0, NULL, { 0, NULL, NULL, NULL, 0 }, NULL }
 
 /* A new report with schema, tool and machine (from the view and a loader, which may be NULL). */
 void result_init(struct result *r, struct view *v, const struct loader *ld);
@@ -51,26 +48,45 @@ void result_init(struct result *r, struct view *v, const struct loader *ld);
 cJSON *result_machine_json(struct view *v, const struct loader *ld);
 
 /*
- * Records the installs[] entry of `run` (written by result_finish): what the
+ * Keeps one judged install (judge/check.h: what the passes left in `ci`,
+ * which the report now owns and frees) for its installs[] entry: what the
  * install is and what the loader did, with the version, variant and matrix
- * row of `verdict` (policy_evaluate's; NULL: none). The run may be freed
- * afterwards. Its findings are judge/loader_rules.h's and policy.h's.
+ * row of its verdict, its RECORD comparisons, its extensions and what live
+ * confirmation adds to `ci` before result_finish.
  */
-void result_add_install(struct result *r, struct view *v, const struct torch_run *run,
-			const struct policy_verdict *verdict);
+void result_add_install(struct result *r, struct check_install *ci);
 
 /*
- * One link-outside-root finding for every symbolic link that leads outside
- * --root the view met (view_outside_link), on the install whose folders hold
- * it. Call after the last install was added.
+ * Keeps the pre-merge gate's verdict for the document's `pins`: what `g`
+ * pins (borrowed: it must outlive result_finish) and what gate_judge judged
+ * of it (`gr`, which the report now owns; *gr is left empty).
  */
-void result_outside_links(struct result *r, struct view *v);
+void result_add_pins(struct result *r, const struct gate_pins *g, struct gate_report *gr);
 
-/* Writes the findings into the document's findings[], each install's entry, then `status` and `counts`. Call once, last. */
+/*
+ * Keeps the document's `inventory` (machine/inventory.h's JSON, which it
+ * takes); result_finish adds runtime_copies[], every install's copies of a
+ * DLL torch needs that another distribution ships (result_ext.h).
+ */
+void result_add_inventory(struct result *r, cJSON *inventory);
+
+/* Writes the findings, each install's entry, `pins`, `inventory`, `machine`, then `status` and `counts`. Call once, last. */
 void result_finish(struct result *r);
 
-/* Frees the document and the findings. */
+/* Frees the document, the findings and the facts it keeps. */
 void result_release(struct result *r);
+
+/* A finding as the report's findings[] object, with its `cause` id (finding_cause_id). */
+cJSON *result_finding_json(const struct finding *f);
+
+/*
+ * Live confirmation's verdict `c` on an install a saved report holds (an
+ * installs[] object, as result_finish writes them): each binary's and
+ * probe's `confirmed`, `confirmation`, `import_check`; and the prediction
+ * that install holds, for confirm_apply_*_output (tests, fuzzing).
+ */
+void result_confirm_prediction(const cJSON *install, struct confirm_prediction *p);
+void result_confirm_json(cJSON *install, const struct confirm_result *c);
 
 /* The probes of a node as the report's array. */
 cJSON *result_probes_json(const struct ldr_node *node);

@@ -79,7 +79,27 @@ static cJSON *run_json(const struct ext_run *r)
 	return o;
 }
 
-void result_add_extensions(struct result *res, cJSON *inst, const struct ext_check *c)
+/* One copy of a DLL torch needs that another distribution ships. */
+static cJSON *copy_json(const struct ext_copy *cp)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", cp->name);
+	cJSON_AddStringToObject(o, "path", cp->path);
+	cJSON_AddStringToObject(o, "distribution", cp->dist);
+	cJSON_AddItemToObject(o, "distribution_version", json_str_or_null(cp->dist_version));
+	cJSON_AddItemToObject(o, "file_version", json_str_or_null(cp->file_version));
+	cJSON_AddBoolToObject(o, "imported_first", cp->first);
+	cJSON_AddNumberToObject(o, "imports_from_torch", (double)cp->gap.nimported);
+	if (cp->gap.error)
+		cJSON_AddNullToObject(o, "missing_exports");
+	else
+		cJSON_AddNumberToObject(o, "missing_exports", (double)cp->gap.nmissing);
+	cJSON_AddItemToObject(o, "missing_export_names", strlist_json(&cp->gap.missing));
+	cJSON_AddItemToObject(o, "export_error", json_str_or_null(cp->gap.error));
+	return o;
+}
+
+void result_add_extensions(cJSON *inst, const struct ext_check *c)
 {
 	cJSON *a, *env, *copies;
 	size_t i;
@@ -96,42 +116,16 @@ void result_add_extensions(struct result *res, cJSON *inst, const struct ext_che
 	for (i = 0; i < c->nexts; i++)
 		cJSON_AddItemToArray(a, run_json(c->exts[i]));
 	copies = cJSON_AddArrayToObject(env, "runtime_copies");
-	for (i = 0; i < c->ncopies; i++) {
-		const struct ext_copy *cp = &c->copies[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "name", cp->name);
-		cJSON_AddStringToObject(o, "path", cp->path);
-		cJSON_AddStringToObject(o, "distribution", cp->dist);
-		cJSON_AddItemToObject(o, "distribution_version", json_str_or_null(cp->dist_version));
-		cJSON_AddItemToObject(o, "file_version", json_str_or_null(cp->file_version));
-		cJSON_AddBoolToObject(o, "imported_first", cp->first);
-		cJSON_AddNumberToObject(o, "imports_from_torch", (double)cp->gap.nimported);
-		if (cp->gap.error)
-			cJSON_AddNullToObject(o, "missing_exports");
-		else
-			cJSON_AddNumberToObject(o, "missing_exports", (double)cp->gap.nmissing);
-		cJSON_AddItemToObject(o, "missing_export_names", strlist_json(&cp->gap.missing));
-		cJSON_AddItemToObject(o, "export_error", json_str_or_null(cp->gap.error));
-		cJSON_AddItemToArray(copies, o);
-	}
-	(void)res;
+	for (i = 0; i < c->ncopies; i++)
+		cJSON_AddItemToArray(copies, copy_json(&c->copies[i]));
 }
 
-void result_ext_inventory(struct result *res)
+void result_ext_copies(cJSON *all, const struct ext_check *c, const char *torch_dir)
 {
-	cJSON *inv = cJSON_GetObjectItem(res->doc, "inventory"), *all;
 	size_t i;
-	if (!cJSON_IsObject(inv))
-		return;
-	all = cJSON_AddArrayToObject(inv, "runtime_copies");
-	for (i = 0; i < res->ninstalls; i++) {
-		const cJSON *inst = res->installs[i].entry;
-		cJSON *cp;
-		cJSON_ArrayForEach(cp, cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "environment"), "runtime_copies"))
-		{
-			cJSON *o = cJSON_Duplicate(cp, 1);
-			cJSON_AddItemToObject(o, "install", json_str_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(inst, "torch_dir"))));
-			cJSON_AddItemToArray(all, o);
-		}
+	for (i = 0; i < c->ncopies; i++) {
+		cJSON *o = copy_json(&c->copies[i]);
+		cJSON_AddItemToObject(o, "install", json_str_or_null(torch_dir));
+		cJSON_AddItemToArray(all, o);
 	}
 }

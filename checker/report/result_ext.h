@@ -14,12 +14,11 @@
 #include <cjson/cJSON.h>
 
 #include "judge/extensions.h"
-#include "report/result.h"
 
 /* Adds the members above to `inst` (an installs[] object): its copies go to environment.runtime_copies. */
-void result_add_extensions(struct result *r, cJSON *inst, const struct ext_check *c);
+void result_add_extensions(cJSON *inst, const struct ext_check *c);
 
-/* inventory.runtime_copies[]: every install's copies, each with its `install`. Call once the inventory is in. */
-void result_ext_inventory(struct result *r);
+/* Appends the copies of `c` to `all` (inventory.runtime_copies[]), each with its `install`, torch_dir. */
+void result_ext_copies(cJSON *all, const struct ext_check *c, const char *torch_dir);
 
 #endif

@@ -8,10 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "judge/confirm.h"
+#include "report/result.h"
 #include "judge/finding.h"
 #include "util/strbuf.h"
 
@@ -26,6 +28,32 @@ static const char predicted[] =
 	"{\"path\":\"C:\\\\p\\\\torch\\\\lib\\\\x.dll\"}],"
 	"\"vc_runtime_probe\":[{\"name\":\"vcruntime140.dll\",\"winerror\":0}]}],"
 	"\"findings\":[]}";
+
+/* confirm.h's comparison on the prediction `inst` holds, its verdict written back into `inst` as the report does. */
+static void apply_helper(struct findings *f, cJSON *inst, const char *out, long long code, int timed_out, unsigned ms)
+{
+	struct confirm_prediction p;
+	struct confirm_result r;
+	memset(&r, 0, sizeof(r));
+	result_confirm_prediction(inst, &p);
+	confirm_apply_helper_output(f, &p, &r, out, code, timed_out, ms);
+	result_confirm_json(inst, &r);
+	confirm_result_release(&r);
+	confirm_prediction_release(&p);
+}
+
+static void apply_import(struct findings *f, cJSON *inst, const char *python, const char *errout, long long code,
+			 int timed_out, unsigned ms)
+{
+	struct confirm_prediction p;
+	struct confirm_result r;
+	memset(&r, 0, sizeof(r));
+	result_confirm_prediction(inst, &p);
+	confirm_apply_import_output(f, &p, &r, python, errout, code, timed_out, ms);
+	result_confirm_json(inst, &r);
+	confirm_result_release(&r);
+	confirm_prediction_release(&p);
+}
 
 static int fuzz_one(const uint8_t *data, size_t size)
 {
@@ -43,10 +71,10 @@ static int fuzz_one(const uint8_t *data, size_t size)
 	install = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "installs"), 0);
 	text = xstrndup((const char *)data + 1, size - 1);
 	if (sel & 1)
-		confirm_apply_import_output(&found, install, "C:\\p\\python.exe", text, codes[(sel >> 1) % 6],
+		apply_import(&found, install, "C:\\p\\python.exe", text, codes[(sel >> 1) % 6],
 					    (sel >> 4) & 1, 30000);
 	else
-		confirm_apply_helper_output(&found, install, text, codes[(sel >> 1) % 6], (sel >> 4) & 1, 30000);
+		apply_helper(&found, install, text, codes[(sel >> 1) % 6], (sel >> 4) & 1, 30000);
 	printed = cJSON_PrintUnformatted(report);
 	if (!printed)
 		abort();

@@ -10,13 +10,54 @@
 #include "harness.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "judge/confirm.h"
 #include "judge/finding.h"
+#include "report/result.h"
 
 #define TORCH "C:\\Python311\\Lib\\site-packages\\torch"
+
+/* confirm.h's comparison on the prediction `inst` holds, its verdict written back into `inst` as the report does. */
+static void apply_helper(struct findings *f, cJSON *inst, const char *out, long long code, int timed_out, unsigned ms)
+{
+	struct confirm_prediction p;
+	struct confirm_result r;
+	memset(&r, 0, sizeof(r));
+	result_confirm_prediction(inst, &p);
+	confirm_apply_helper_output(f, &p, &r, out, code, timed_out, ms);
+	result_confirm_json(inst, &r);
+	confirm_result_release(&r);
+	confirm_prediction_release(&p);
+}
+
+static void apply_import(struct findings *f, cJSON *inst, const char *python, const char *errout, long long code,
+			 int timed_out, unsigned ms)
+{
+	struct confirm_prediction p;
+	struct confirm_result r;
+	memset(&r, 0, sizeof(r));
+	result_confirm_prediction(inst, &p);
+	confirm_apply_import_output(f, &p, &r, python, errout, code, timed_out, ms);
+	result_confirm_json(inst, &r);
+	confirm_result_release(&r);
+	confirm_prediction_release(&p);
+}
+
+static int run_confirm(struct findings *f, cJSON *inst, const struct confirm_opts *o, struct err *e)
+{
+	struct confirm_prediction p;
+	struct confirm_result r;
+	int rc;
+	result_confirm_prediction(inst, &p);
+	rc = confirm_run(f, &p, &r, o, e);
+	result_confirm_json(inst, &r);
+	confirm_result_release(&r);
+	confirm_prediction_release(&p);
+	return rc;
+}
 
 static cJSON *report, *install;
 static struct findings found = FINDINGS_INIT;
@@ -86,7 +127,7 @@ static cJSON *finding(int i)
 	if (i < 0 || (size_t)i >= found.n || i >= 16)
 		return NULL;
 	if (!found_json[i])
-		found_json[i] = finding_json(&found.v[i]);
+		found_json[i] = result_finding_json(&found.v[i]);
 	return found_json[i];
 }
 
@@ -146,7 +187,7 @@ static void test_everything_agrees(void)
 	line(&out, "c:\\python311\\LIB\\site-packages\\torch\\lib\\B.DLL", "dll", "path_fallback", 126, 126);
 	begin(&out, C_PYD);
 	line(&out, C_PYD, "pyd", "pyd", 0, 0);
-	confirm_apply_helper_output(&found, install, out.buf, 1, 0, 120000);
+	apply_helper(&found, install, out.buf, 1, 0, 120000);
 	CHECK_STR(json(bin("a.dll"), "confirmed"), "{\"error\":0,\"stage\":\"add_dll_directory\",\"agrees\":true}");
 	/* paths compare case-insensitively, as Windows does; first_error is kept */
 	CHECK_STR(json(bin("b.dll"), "confirmed"),
@@ -165,7 +206,7 @@ static void test_disagreements_are_findings(void)
 	line(&out, A_DLL, "dll", "add_dll_directory", 127, 0);   /* other error */
 	line(&out, B_DLL, "dll", "add_dll_directory", 126, 0);   /* same error, other stage */
 	line(&out, C_PYD, "pyd", "pyd", 0, 0);
-	confirm_apply_helper_output(&found, install, out.buf, 1, 0, 120000);
+	apply_helper(&found, install, out.buf, 1, 0, 120000);
 	CHECK_STR(json(bin("a.dll"), "confirmed"), "{\"error\":127,\"stage\":\"add_dll_directory\",\"agrees\":false}");
 	CHECK_STR(json(bin("b.dll"), "confirmed"), "{\"error\":126,\"stage\":\"add_dll_directory\",\"agrees\":false}");
 	CHECK_INT(n_findings(), 2);
@@ -196,7 +237,7 @@ static void test_a_crash_names_the_binary_being_loaded(void)
 	setup(three, NULL);
 	line(&out, A_DLL, "dll", "add_dll_directory", 0, 0);
 	begin(&out, B_DLL); /* and nothing after it: the process ended */
-	confirm_apply_helper_output(&found, install, out.buf, 0xC0000005LL, 0, 120000);
+	apply_helper(&found, install, out.buf, 0xC0000005LL, 0, 120000);
 	CHECK_STR(json(bin("a.dll"), "confirmed"), "{\"error\":0,\"stage\":\"add_dll_directory\",\"agrees\":true}");
 	CHECK_STR(json(bin("b.dll"), "confirmed"),
 		  "{\"error\":null,\"stage\":null,\"agrees\":false,\"note\":\"the helper process ended with status "
@@ -220,7 +261,7 @@ static void test_a_timeout_names_the_binary_being_loaded(void)
 	struct strbuf out = STRBUF_INIT;
 	setup(three, NULL);
 	begin(&out, A_DLL);
-	confirm_apply_helper_output(&found, install, out.buf, -1, 1, 3000);
+	apply_helper(&found, install, out.buf, -1, 1, 3000);
 	CHECK_STR(json(bin("a.dll"), "confirmed"),
 		  "{\"error\":null,\"stage\":null,\"agrees\":false,\"note\":\"the helper was killed after 3 s while "
 		  "loading this binary (a hang in DllMain?)\"}");
@@ -241,7 +282,7 @@ static void test_listings_that_differ(void)
 	line(&out, A_DLL, "dll", "add_dll_directory", 0, 0);
 	line(&out, TORCH "\\lib\\extra.dll", "dll", "add_dll_directory", 0, 0);
 	line(&out, C_PYD, "pyd", "pyd", 0, 0);
-	confirm_apply_helper_output(&found, install, out.buf, 1, 0, 120000);
+	apply_helper(&found, install, out.buf, 1, 0, 120000);
 	CHECK_STR(json(bin("b.dll"), "confirmed"),
 		  "{\"error\":null,\"stage\":null,\"agrees\":false,\"note\":\"the real procedure did not load this "
 		  "binary\"}");
@@ -261,7 +302,7 @@ static void test_vc_runtime_probe(void)
 		    " {\"name\": \"vcruntime140_1.dll\", \"winerror\": 0}]");
 	line(&out, "VCRUNTIME140.dll", "vc_probe", "vc_probe", 0, 0);
 	line(&out, "msvcp140.dll", "vc_probe", "vc_probe", 126, 0);
-	confirm_apply_helper_output(&found, install, out.buf, 1, 0, 120000);
+	apply_helper(&found, install, out.buf, 1, 0, 120000);
 	{
 		cJSON *p = cJSON_GetObjectItem(install, "vc_runtime_probe");
 		CHECK_STR(json(cJSON_GetArrayItem(p, 0), "confirmed"), "{\"error\":0,\"stage\":\"vc_probe\",\"agrees\":true}");
@@ -283,7 +324,7 @@ static void import_check(const char *import_error, const char *errout, long long
 {
 	setup("[]", NULL);
 	cJSON_AddItemToObject(install, "import_error", cJSON_Parse(import_error));
-	confirm_apply_import_output(&found, install, "C:\\Python311\\python.exe", errout, code, timed_out, 120000);
+	apply_import(&found, install, "C:\\Python311\\python.exe", errout, code, timed_out, 120000);
 }
 
 static void test_import_check(void)
@@ -404,7 +445,7 @@ static void test_run_passes_the_procedure_to_the_helper(void)
 	o.helper = 1;
 	o.self = helper;
 	err_clear(&e);
-	CHECK_INT(confirm_run(&found, install, &o, &e), 0);
+	CHECK_INT(run_confirm(&found, install, &o, &e), 0);
 	CHECK_STR(e.msg, "");
 	args = slurp(log);
 	CHECK_STR(args, "confirm-helper\n--torch\n/t\n--dll-path\n/t/lib\n--dll-path\nC:\\Program Files\\x y\n"
@@ -429,21 +470,21 @@ static void test_run_helper_refusal_and_timeout(void)
 	o.helper = 1;
 	o.self = refuses;
 	err_clear(&e);
-	CHECK_INT(confirm_run(&found, install, &o, &e), -1);
+	CHECK_INT(run_confirm(&found, install, &o, &e), -1);
 	CHECK_STR(e.msg, "--confirm: the helper failed: confirm-helper: needs Windows");
 	CHECK(cJSON_GetObjectItem(install, "confirmation") == NULL);
 
 	o.self = hangs;
 	o.timeout_ms = 300;
 	err_clear(&e);
-	CHECK_INT(confirm_run(&found, install, &o, &e), 0);
+	CHECK_INT(run_confirm(&found, install, &o, &e), 0);
 	CHECK_STR(json(install, "confirmation"),
 		  "{\"method\":\"helper\",\"exit_code\":null,\"timed_out\":true,\"binaries_confirmed\":0,\"mismatches\":1}");
 	CHECK_HAS(json(bin("a.dll"), "confirmed"), "killed after 0 s while loading");
 
 	o.self = "/nonexistent/torch-dll-check";
 	err_clear(&e);
-	CHECK_INT(confirm_run(&found, install, &o, &e), -1);
+	CHECK_INT(run_confirm(&found, install, &o, &e), -1);
 	CHECK_HAS(e.msg, "--confirm: cannot run /nonexistent/torch-dll-check");
 	free(refuses);
 	free(hangs);
@@ -466,13 +507,13 @@ static void test_run_import_check(void)
 	confirm_opts_init(&o);
 	o.import_check = 1;
 	err_clear(&e);
-	CHECK_INT(confirm_run(&found, install, &o, &e), 0);
+	CHECK_INT(run_confirm(&found, install, &o, &e), 0);
 	CHECK_STR(json(install, "import_check"),
 		  "{\"python\":null,\"skipped\":\"no python.exe is known for this install (give --python)\"}");
 	cJSON_DeleteItemFromObject(install, "import_check");
 	cJSON_AddStringToObject(install, "python", python);
 	cJSON_AddItemToObject(install, "import_error", cJSON_Parse("{\"winerror\": 126}"));
-	CHECK_INT(confirm_run(&found, install, &o, &e), 0);
+	CHECK_INT(run_confirm(&found, install, &o, &e), 0);
 	CHECK_STR(json(cJSON_GetObjectItem(install, "import_check"), "exit_code"), "1");
 	CHECK_STR(json(cJSON_GetObjectItem(install, "import_check"), "winerror"), "126");
 	CHECK_STR(json(cJSON_GetObjectItem(install, "import_check"), "agrees"), "true");
@@ -481,7 +522,7 @@ static void test_run_import_check(void)
 
 	cJSON_DeleteItemFromObject(install, "torch_dir");
 	err_clear(&e);
-	CHECK_INT(confirm_run(&found, install, &o, &e), -1);
+	CHECK_INT(run_confirm(&found, install, &o, &e), -1);
 	CHECK_STR(e.msg, "the report's install has no torch_dir");
 	rmdir(torch_dir);
 	rmdir(sp);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "judge/confirm.h"
+#include "report/result.h"
 #include "harness.h"
 #include "util/os.h"
 
@@ -168,6 +169,32 @@ static void test_live_loading_needs_windows(void)
 
 /* ---- confirm.c's comparison ------------------------------------------------ */
 
+/* confirm.h's comparison on the prediction `inst` holds, its verdict written back into `inst` as the report does. */
+static void apply_helper(struct findings *f, cJSON *inst, const char *out, long long code, int timed_out, unsigned ms)
+{
+	struct confirm_prediction p;
+	struct confirm_result r;
+	memset(&r, 0, sizeof(r));
+	result_confirm_prediction(inst, &p);
+	confirm_apply_helper_output(f, &p, &r, out, code, timed_out, ms);
+	result_confirm_json(inst, &r);
+	confirm_result_release(&r);
+	confirm_prediction_release(&p);
+}
+
+static void apply_import(struct findings *f, cJSON *inst, const char *python, const char *errout, long long code,
+			 int timed_out, unsigned ms)
+{
+	struct confirm_prediction p;
+	struct confirm_result r;
+	memset(&r, 0, sizeof(r));
+	result_confirm_prediction(inst, &p);
+	confirm_apply_import_output(f, &p, &r, python, errout, code, timed_out, ms);
+	result_confirm_json(inst, &r);
+	confirm_result_release(&r);
+	confirm_prediction_release(&p);
+}
+
 static const char report_json[] =
 	"{\"installs\":[{\"torch_dir\":\"C:\\\\t\",\"python\":\"C:\\\\py\\\\python.exe\","
 	"\"import_error\":{\"winerror\":127,\"text\":\"x\"},"
@@ -214,7 +241,7 @@ static void test_confirm_compare(void)
 		"{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\n"
 		"{\"path\":\"C:\\\\t\\\\lib\\\\c.dll\",\"kind\":\"dll\",\"stage\":\"path_fallback\",\"error\":126,\"first_error\":126}\n"
 		"{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\d.dll\"}\n";
-	confirm_apply_helper_output(&fs, inst, out, 0xC0000005LL, 0, 120000);
+	apply_helper(&fs, inst, out, 0xC0000005LL, 0, 120000);
 	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 0), "confirmed"), "agrees")));
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 1), "confirmed"), "agrees")));
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(binary(inst, 1), "confirmed"), "error")), 0);
@@ -229,7 +256,7 @@ static void test_confirm_compare(void)
 		cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(inst, "vc_runtime_probe"), 0), "confirmed"),
 		"agrees")));
 	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 2);
-	f = finding_json(&fs.v[0]); /* the report's form of it */
+	f = result_finding_json(&fs.v[0]); /* the report's form of it */
 	CHECK_STR(cstr(f, "severity", NULL), "warning");
 	CHECK_HAS(cstr(f, "title", NULL), "b.dll: predicted WinError 127 (add_dll_directory), the real loader gave 0");
 	CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(f, "predicted_winerror")), 127);
@@ -250,7 +277,7 @@ static void test_confirm_extra_and_missing(void)
 		"{\"path\":\"C:\\\\t\\\\lib\\\\b.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":127}\n"
 		"{\"path\":\"C:\\\\t\\\\lib\\\\c.dll\",\"kind\":\"dll\",\"stage\":\"path_fallback\",\"error\":126}\n"
 		"{\"path\":\"C:\\\\t\\\\lib\\\\e.dll\",\"kind\":\"dll\",\"stage\":\"add_dll_directory\",\"error\":0}\n";
-	confirm_apply_helper_output(&fs, inst, out, 1, 0, 120000);
+	apply_helper(&fs, inst, out, 1, 0, 120000);
 	CHECK_HAS(cstr(binary(inst, 3), "confirmed", "note"), "did not load this binary");
 	/* d.dll and _C.pyd never loaded, e.dll unlisted */
 	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 3);
@@ -262,7 +289,7 @@ static void test_confirm_timeout(void)
 {
 	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0);
 	struct findings fs = FINDINGS_INIT;
-	confirm_apply_helper_output(&fs, inst, "{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\a.dll\"}\n", -1, 1,
+	apply_helper(&fs, inst, "{\"event\":\"begin\",\"path\":\"C:\\\\t\\\\lib\\\\a.dll\"}\n", -1, 1,
 				    2000);
 	CHECK_HAS(cstr(binary(inst, 0), "confirmed", "note"), "killed after 2 s while loading");
 	CHECK_HAS(cstr(binary(inst, 1), "confirmed", "note"), "not reached");
@@ -277,7 +304,7 @@ static void test_confirm_import(void)
 	cJSON *r = cJSON_Parse(report_json), *inst = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "installs"), 0), *ic, *f;
 	struct findings fs = FINDINGS_INIT;
 	/* predicted 127; the real interpreter says 127 too: agreement */
-	confirm_apply_import_output(&fs, inst, "C:\\py\\python.exe",
+	apply_import(&fs, inst, "C:\\py\\python.exe",
 				    "Traceback (most recent call last):\n  File ...\nOSError: [WinError 127] The "
 				    "specified procedure could not be found. Error loading \"b.dll\" or one of its "
 				    "dependencies.\r\n",
@@ -290,10 +317,10 @@ static void test_confirm_import(void)
 	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 0);
 	/* the real import succeeds: a mismatch naming both */
 	cJSON_DeleteItemFromObject(inst, "import_check");
-	confirm_apply_import_output(&fs, inst, "C:\\py\\python.exe", "", 0, 0, 120000);
+	apply_import(&fs, inst, "C:\\py\\python.exe", "", 0, 0, 120000);
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(inst, "import_check"), "agrees")));
 	CHECK_INT(count_rule(&fs, RULE_PREDICTION_MISMATCH), 1);
-	f = finding_json(&fs.v[0]);
+	f = result_finding_json(&fs.v[0]);
 	CHECK_HAS(cstr(f, "message", NULL), "Predicted: import torch fails with WinError 127");
 	cJSON_Delete(f);
 	findings_release(&fs);

@@ -587,7 +587,7 @@ static void test_grouping_by_cause(void)
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(d, "findings"))
 	{
 		char id[FINDING_CAUSE_ID_LEN + 1];
-		finding_cause_id(f, id);
+		report_cause_id(f, id);
 		cJSON_AddStringToObject(f, "cause", id);
 	}
 	CHECK_INT(report_view_init(&w, d, &e), 0);

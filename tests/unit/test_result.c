@@ -64,7 +64,7 @@ static void test_json_members_order_and_nulls(void)
 	f->matrix.row = xstrdup("row-1");
 	f->matrix.file = xstrdup("m.yml");
 	f->matrix.line = 7;
-	j = finding_json(f);
+	j = result_finding_json(f);
 	k = keys(j);
 	CHECK_STR(k, "rule,severity,winerror,title,message,fix,install,binary,leaf,chain,probes,anchor,matrix,issue,"
 		     "cause");
@@ -82,7 +82,7 @@ static void test_json_members_order_and_nulls(void)
 	/* prediction-mismatch alone carries both WinErrors; -1 is null */
 	f = finding_add(&fs, RULE_PREDICTION_MISMATCH, SEV_DEFAULT, &(struct finding_spec){ .winerror = 126 });
 	f->predicted_winerror = 0;
-	j = finding_json(f);
+	j = result_finding_json(f);
 	k = keys(j);
 	CHECK_STR(k, "rule,severity,winerror,title,message,fix,install,binary,leaf,chain,probes,anchor,"
 		     "predicted_winerror,real_winerror,cause");
@@ -119,7 +119,7 @@ static void test_remove_keeps_order_and_causes(void)
 	a = &fs.v[0];
 	CHECK(finding_same_cause(a, b));
 	{ /* the symbol a leaf lacks is written, and is part of the cause id */
-		cJSON *j = finding_json(b);
+		cJSON *j = result_finding_json(b);
 		CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(j, "symbol")), "f");
 		CHECK_INT(strlen(cJSON_GetStringValue(cJSON_GetObjectItem(j, "cause"))), FINDING_CAUSE_ID_LEN);
 		cJSON_Delete(j);
@@ -135,6 +135,7 @@ static void test_remove_keeps_order_and_causes(void)
 struct run {
 	struct view *v;
 	struct torch_run *run;
+	int run_owned;         /* the report owns run (add_install) */
 	struct result res;
 };
 
@@ -157,8 +158,19 @@ static int run_open(struct run *r, const char *root)
 static void run_close(struct run *r)
 {
 	result_release(&r->res);
-	torch_run_free(r->run);
+	if (!r->run_owned)
+		torch_run_free(r->run);
 	view_free(r->v);
+}
+
+/* The run's entry in the report, as check records it (no verdict, no extensions); the report owns the run. */
+static void add_install(struct run *r)
+{
+	struct check_install *ci = xcalloc(1, sizeof(*ci));
+	ci->run = r->run;
+	ext_check_init(&ci->xc, NULL);
+	result_add_install(&r->res, ci);
+	r->run_owned = 1;
 }
 
 static void test_each_failing_binary_is_a_finding_with_its_evidence(void)
@@ -170,7 +182,7 @@ static void test_each_failing_binary_is_a_finding_with_its_evidence(void)
 		return;
 	}
 	loader_rules(&r.res.findings, r.run);
-	result_add_install(&r.res, r.v, r.run, NULL);
+	add_install(&r);
 	for (i = 0; i < r.run->nbins; i++) {
 		const struct torch_binary *b = &r.run->bins[i];
 		const struct finding *f = NULL;
@@ -212,7 +224,7 @@ static void test_finish_writes_findings_counts_and_statuses(void)
 		return;
 	}
 	loader_rules(&r.res.findings, r.run);
-	result_add_install(&r.res, r.v, r.run, NULL);
+	add_install(&r);
 	/* the loader alone: the app-local msvcp140 shadows System32's newer copy */
 	CHECK_INT(r.res.findings.n, 1);
 	CHECK_INT(r.res.findings.v[0].rule, RULE_SHADOWED_DLL);
