@@ -250,20 +250,11 @@ static int same_release(const char *a, const char *b)
 	return pep440_cmp(&px, &py) == 0;
 }
 
-static const char *list_has(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
-			return l->v[i];
-	return NULL;
-}
-
 /* A failure on a symbol of one of torch's own DLLs: the extension was built against another torch. */
 static int torch_symbol_failure(const struct ext_check *c, const struct ext_binary *b)
 {
 	return (b->res.outcome == LDR_MISSING_ENTRY || b->res.outcome == LDR_MISSING_ORDINAL) && b->res.leaf &&
-	       list_has(&c->torch_dlls, winpath_basename(b->res.leaf->name));
+	       strlist_has_icase(&c->torch_dlls, winpath_basename(b->res.leaf->name));
 }
 
 /* "?sym@@... (public: void __cdecl ...)" or the plain name. */
@@ -404,7 +395,7 @@ static void load_failure(const struct ext_check *c, struct findings *out, const 
 	struct strbuf msg = STRBUF_INIT;
 	char *title, *fix;
 	int gpu = b->res.outcome == LDR_MISSING_DLL && !r->first && torch_gpu_dll(lname) &&
-		  !list_has(&c->torch_dlls, lname);
+		  !strlist_has_icase(&c->torch_dlls, lname);
 	switch (b->res.outcome) {
 	case LDR_MISSING_DLL:
 		if (gpu)

@@ -147,15 +147,6 @@ static int in_list(const char *const *list, size_t n, const char *name)
 	return 0;
 }
 
-static int strlist_has_icase(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
 /* ---- set-up ------------------------------------------------------------------ */
 
 static const char *sysdir(const struct loader *ld)
@@ -948,12 +939,9 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 		return;
 	}
 	if (node->delay) {
-		size_t i;
-		for (i = 0; i < c->delay_seen.n; i++) {
-			if (!str_icmp(c->delay_seen.v[i], path)) {
-				node->dup = 1;
-				return;
-			}
+		if (strlist_has_icase(&c->delay_seen, path)) {
+			node->dup = 1;
+			return;
 		}
 		strlist_push(&c->delay_seen, path);
 	} else {

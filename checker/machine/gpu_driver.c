@@ -295,7 +295,7 @@ static cJSON *ver_json(int has, const struct nv_driver_version *v)
 
 struct cJSON *gpu_driver_to_json(const struct gpu_driver *g)
 {
-	cJSON *o = cJSON_CreateObject(), *nv = cJSON_CreateObject(), *ad = cJSON_CreateArray(), *notes;
+	cJSON *o = cJSON_CreateObject(), *nv = cJSON_CreateObject(), *ad = cJSON_CreateArray();
 	size_t i;
 	json_add_str_or_null(nv, "path", g->nvcuda_path);
 	cJSON_AddBoolToObject(nv, "present", g->nvcuda_path != NULL);
@@ -325,9 +325,6 @@ struct cJSON *gpu_driver_to_json(const struct gpu_driver *g)
 		cJSON_AddItemToArray(ad, j);
 	}
 	cJSON_AddItemToObject(o, "adapters", ad);
-	notes = cJSON_CreateArray();
-	for (i = 0; i < g->notes.n; i++)
-		cJSON_AddItemToArray(notes, cJSON_CreateString(g->notes.v[i]));
-	cJSON_AddItemToObject(o, "notes", notes);
+	json_add_strlist(o, "notes", &g->notes);
 	return o;
 }

@@ -1021,15 +1021,6 @@ int inventory_scan(struct inventory *inv, struct view *v, const char *root, int 
 
 /* ---------- JSON (docs/report-json.md, the `inventory` object) ---------- */
 
-static cJSON *jlist(const struct strlist *l)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-	return a;
-}
-
 /* Whether an install before installs[i] names the same python.exe (compared as Windows does). */
 static int python_listed_before(const struct inventory *inv, size_t i)
 {
@@ -1060,7 +1051,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 							      : cJSON_CreateNull());
 		cJSON_AddItemToObject(e, "view", r->found ? cJSON_CreateNumber(r->view) : cJSON_CreateNull());
 		cJSON_AddItemToObject(e, "source", json_str_or_null(r->key));
-		cJSON_AddItemToObject(e, "notes", jlist(&r->notes));
+		json_add_strlist(e, "notes", &r->notes);
 		cJSON_AddItemToArray(a, e);
 	}
 	a = cJSON_AddArrayToObject(o, "runtime_dlls");
@@ -1100,7 +1091,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		cJSON_AddItemToObject(e, "dist_info", json_str_or_null(in->dist_info));
 		cJSON_AddItemToObject(e, "cuda", json_str_or_null(in->cuda));
 		cJSON_AddStringToObject(e, "variant", in->variant);
-		cJSON_AddItemToObject(e, "cuda_dlls", jlist(&in->cuda_dlls));
+		json_add_strlist(e, "cuda_dlls", &in->cuda_dlls);
 		dd = cJSON_AddArrayToObject(e, "dll_dirs");
 		for (j = 0; j < in->dll_dirs.n; j++) {
 			const char *tab = strchr(in->dll_dirs.v[j], '\t');
@@ -1111,7 +1102,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 			cJSON_AddItemToArray(dd, d);
 			free(label);
 		}
-		cJSON_AddItemToObject(e, "notes", jlist(&in->notes));
+		json_add_strlist(e, "notes", &in->notes);
 		cJSON_AddItemToArray(a, e);
 		free(host);
 		if (in->python && !python_listed_before(inv, i)) {
@@ -1124,7 +1115,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 			cJSON_AddItemToArray(py, p);
 		}
 	}
-	cJSON_AddItemToObject(o, "notes", jlist(&inv->notes));
+	json_add_strlist(o, "notes", &inv->notes);
 	if (inv->gpu_read)
 		cJSON_AddItemToObject(o, "gpu_driver", gpu_driver_to_json(&inv->gpu));
 	return o;

@@ -198,6 +198,29 @@ void strlist_copy(struct strlist *dst, const struct strlist *src)
 		strlist_push(dst, src->v[i]);
 }
 
+int strlist_has(const struct strlist *l, const char *s)
+{
+	size_t i;
+	for (i = 0; l && s && i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+const char *strlist_find_icase(const struct strlist *l, const char *s)
+{
+	size_t i;
+	for (i = 0; l && s && i < l->n; i++)
+		if (!str_icmp(l->v[i], s))
+			return l->v[i];
+	return NULL;
+}
+
+int strlist_has_icase(const struct strlist *l, const char *s)
+{
+	return strlist_find_icase(l, s) != NULL;
+}
+
 static int lower(int c)
 {
 	return (c >= 'A' && c <= 'Z') ? c + 32 : c;

@@ -76,6 +76,16 @@ void strlist_push_owned(struct strlist *l, char *s);   /* takes s */
 void strlist_pushf(struct strlist *l, const char *fmt, ...) ERR_PRINTF(2, 3);
 void strlist_copy(struct strlist *dst, const struct strlist *src); /* appends copies */
 
+/*
+ * Whether l holds s: exactly (strlist_has) or ASCII case-insensitively, as
+ * Windows compares file names (strlist_has_icase). A NULL list or string
+ * holds nothing. strlist_find_icase gives the element itself (NULL if none).
+ * A linear walk: these lists are short.
+ */
+int strlist_has(const struct strlist *l, const char *s);
+int strlist_has_icase(const struct strlist *l, const char *s);
+const char *strlist_find_icase(const struct strlist *l, const char *s);
+
 /* ASCII case-insensitive comparison, as NTFS and the loader compare names. */
 int str_icmp(const char *a, const char *b);
 int str_nicmp(const char *a, const char *b, size_t n);
