@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "util/os.h"
+#include "util/version.h"
 
 struct ldr_image {
 	char *win;  /* Windows path (the cache key, compared case-insensitively) */
@@ -401,8 +402,8 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 		if (im->err_code == PE_ERR_IO && !ld->host_error)
 			ld->host_error = xstrdup(e.msg);
 	} else if (im->img->version.present && im->img->version.has_fixed) {
-		const uint16_t *f = im->img->version.file;
-		im->version = xasprintf("%u.%u.%u.%u", f[0], f[1], f[2], f[3]);
+		char buf[WINVER_DOTTED_MAX];
+		im->version = xstrdup(winver_dotted(buf, im->img->version.file));
 	}
 	ALLOC_GROW(ld->images, ld->nimages + 1, ld->aimages);
 	ld->images[ld->nimages++] = im;

@@ -13,6 +13,7 @@
 #include "pe/pe.h"
 #include "util/jsonout.h"
 #include "machine/view.h"
+#include "util/version.h"
 
 /* Caps: a machine has a handful of display adapters; a registry with more keys is cut (noted). */
 #define GPU_MAX_ADAPTERS 64
@@ -301,10 +302,8 @@ struct cJSON *gpu_driver_to_json(const struct gpu_driver *g)
 	cJSON_AddBoolToObject(nv, "present", g->nvcuda_path != NULL);
 	json_add_str_or_null(nv, "error", g->nvcuda_error);
 	if (g->nvcuda_has_version) {
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%u.%u.%u.%u", g->nvcuda_ver[0], g->nvcuda_ver[1], g->nvcuda_ver[2],
-			 g->nvcuda_ver[3]);
-		cJSON_AddStringToObject(nv, "file_version", buf);
+		char buf[WINVER_DOTTED_MAX];
+		cJSON_AddStringToObject(nv, "file_version", winver_dotted(buf, g->nvcuda_ver));
 	} else {
 		cJSON_AddNullToObject(nv, "file_version");
 	}

@@ -29,6 +29,7 @@
 #include "machine/view.h"
 #include "util/text.h"
 #include "util/jsonout.h"
+#include "util/version.h"
 
 #define INV_MAX_TEXT ((size_t)1 << 20)  /* version.py, pyvenv.cfg, METADATA: read at most this */
 #define INV_MAX_VERSION 64              /* characters in a version string */
@@ -1058,7 +1059,8 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 	for (i = 0; i < inv->ndlls; i++) {
 		const struct inv_dll *d = &inv->dlls[i];
 		cJSON *e = cJSON_CreateObject();
-		char *ver = d->has_version ? inventory_version_str(d->ver) : NULL;
+		char vbuf[WINVER_DOTTED_MAX];
+		const char *ver = d->has_version ? winver_dotted(vbuf, d->ver) : NULL;
 		cJSON_AddStringToObject(e, "name", d->name);
 		cJSON_AddStringToObject(e, "path", d->path);
 		cJSON_AddStringToObject(e, "where", d->where);
@@ -1068,7 +1070,6 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		cJSON_AddBoolToObject(e, "version_resource", d->has_version);
 		cJSON_AddItemToObject(e, "error", json_str_or_null(d->error));
 		cJSON_AddItemToArray(a, e);
-		free(ver);
 	}
 	py = cJSON_AddArrayToObject(o, "pythons");
 	a = cJSON_AddArrayToObject(o, "installs");
@@ -1121,8 +1122,4 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 	return o;
 }
 
-char *inventory_version_str(const uint16_t ver[4])
-{
-	return xasprintf("%u.%u.%u.%u", ver[0], ver[1], ver[2], ver[3]);
-}
 

@@ -173,9 +173,6 @@ int inventory_parse_metadata(const char *text, size_t len, const char *name, cha
 struct cJSON;
 struct cJSON *inventory_to_json(const struct inventory *inv, struct view *v);
 
-/* "14.40.33810.0" (caller frees). */
-char *inventory_version_str(const uint16_t ver[4]);
-
 /* "14.40.33810.0" from "v14.40.33810.00" (also "14.40.33810", "14.40"). 0 ok, -1 not a version. */
 int inventory_parse_redist_version(const char *s, uint16_t ver[4]);
 
