@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "util/os.h"
+#include "util/strmap.h"
 #include "machine/regfile.h"
 #include "machine/registry.h"
 #include "util/utf.h"
@@ -60,8 +61,7 @@ struct view {
 	struct strlist outside_win, outside_target; /* links met that lead outside the root (view_outside_link) */
 	struct dirent_cache *dirs;
 	size_t ndirs, adirs;
-	size_t *dir_index; /* open addressing over dirs[] by key hash: index + 1, 0 = empty */
-	size_t dir_index_cap;
+	struct strmap dir_index; /* key → index into dirs[] */
 	struct env_var *env;
 	size_t nenv, aenv;
 	struct registry *reg;
@@ -331,7 +331,7 @@ void view_free(struct view *v)
 	strlist_release(&v->outside_target);
 	free(v->real_root);
 	free(v->dirs);
-	free(v->dir_index);
+	strmap_release(&v->dir_index);
 	for (i = 0; i < v->nenv; i++) {
 		free(v->env[i].name);
 		free(v->env[i].value);
@@ -616,46 +616,6 @@ static char *entry_host(struct view *v, struct dirent_cache *dc, size_t k)
 	return host_join(dc->host, dc->names.v[k]);
 }
 
-static size_t key_hash(const char *k)
-{
-	size_t h = 1469598103934665603ULL & (size_t)-1;
-	for (; *k; k++)
-		h = (h ^ (unsigned char)*k) * (size_t)1099511628211ULL;
-	return h;
-}
-
-static void dir_index_put(struct view *v, size_t i)
-{
-	size_t m = v->dir_index_cap - 1, h = key_hash(v->dirs[i].key) & m;
-	while (v->dir_index[h])
-		h = (h + 1) & m;
-	v->dir_index[h] = i + 1;
-}
-
-static struct dirent_cache *dir_index_get(struct view *v, const char *key)
-{
-	size_t m, h;
-	if (!v->dir_index_cap)
-		return NULL;
-	m = v->dir_index_cap - 1;
-	for (h = key_hash(key) & m; v->dir_index[h]; h = (h + 1) & m)
-		if (!strcmp(v->dirs[v->dir_index[h] - 1].key, key))
-			return &v->dirs[v->dir_index[h] - 1];
-	return NULL;
-}
-
-static void dir_index_grow(struct view *v)
-{
-	size_t i;
-	if (v->ndirs * 2 < v->dir_index_cap)
-		return;
-	free(v->dir_index);
-	v->dir_index_cap = v->dir_index_cap ? v->dir_index_cap * 2 : 64;
-	v->dir_index = xcalloc(v->dir_index_cap, sizeof(*v->dir_index));
-	for (i = 0; i < v->ndirs; i++)
-		dir_index_put(v, i);
-}
-
 /*
  * The cached listing of an offline Windows directory ("C:\\A\\B"), resolved
  * component by component. Returns NULL when the directory does not exist.
@@ -664,7 +624,10 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 {
 	char *norm = winpath_normalize(windir);
 	char *key = upcase_key(norm);
-	struct dirent_cache *dc = dir_index_get(v, key);
+	struct dirent_cache *dc = NULL;
+	size_t at;
+	if (strmap_get(&v->dir_index, key, &at))
+		dc = &v->dirs[at];
 	if (!dc) {
 		char *host = NULL;
 		/* "C:\" is the root; otherwise resolve the parent, then find this name in it */
@@ -696,9 +659,7 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 				v->host_error = xstrdup(e.msg); /* an unreadable folder is not an empty one */
 			dc->isdir = xcalloc(dc->names.n ? dc->names.n : 1, 1);
 		}
-		dir_index_grow(v);
-		if (v->dir_index_cap && !dir_index_get(v, dc->key))
-			dir_index_put(v, (size_t)(dc - v->dirs));
+		strmap_add(&v->dir_index, dc->key, (size_t)(dc - v->dirs));
 	}
 	free(key);
 	free(norm);

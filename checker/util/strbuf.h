@@ -80,7 +80,7 @@ void strlist_copy(struct strlist *dst, const struct strlist *src); /* appends co
  * Whether l holds s: exactly (strlist_has) or ASCII case-insensitively, as
  * Windows compares file names (strlist_has_icase). A NULL list or string
  * holds nothing. strlist_find_icase gives the element itself (NULL if none).
- * A linear walk: these lists are short.
+ * A linear walk: these lists are short (for a large set, strmap.h).
  */
 int strlist_has(const struct strlist *l, const char *s);
 int strlist_has_icase(const struct strlist *l, const char *s);
