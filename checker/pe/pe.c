@@ -75,7 +75,6 @@
 #define DIR_RESOURCE 2
 #define DIR_LOAD_CONFIG 10
 #define DIR_DELAY_IMPORT 13
-#define NDIRS 16
 
 #define RT_VERSION 16
 #define VS_FFI_SIGNATURE 0xfeef04bdu
@@ -87,7 +86,7 @@ struct pe_priv {
 	int mapped;
 	struct strlist owned; /* strings the image owns (path, converted text) */
 	struct pe_layout lay; /* the section table and what mapping an RVA needs (sections.h) */
-	uint32_t dir_rva[NDIRS], dir_size[NDIRS];
+	uint32_t dir_rva[PE_NUM_DIRS], dir_size[PE_NUM_DIRS];
 
 	/* export directory, validated at open */
 	uint32_t exp_rva, exp_size;
@@ -278,7 +277,7 @@ static int parse_optional(struct pe_image *img, struct err *err, size_t opt, uin
 	struct span f = img->file;
 	uint32_t ndirs, i;
 	uint16_t magic;
-	size_t dd, dd_room;
+	size_t dd;
 
 	if (span_u16(f, opt, &magic))
 		return fail(err, PE_ERR_CORRUPT, "truncated optional header at 0x%zx", opt);
@@ -315,11 +314,7 @@ static int parse_optional(struct pe_image *img, struct err *err, size_t opt, uin
 		return fail(err, PE_ERR_CORRUPT, "file alignment 0x%x is not a power of two", pv->lay.file_align);
 
 	/* Directories past NumberOfRvaAndSizes or past the optional header are absent. */
-	dd_room = (opt_size - (dd - opt)) / 8;
-	if (ndirs > NDIRS)
-		ndirs = NDIRS;
-	if (ndirs > dd_room)
-		ndirs = (uint32_t)dd_room;
+	ndirs = pe_dir_count(ndirs, opt_size, (uint32_t)(dd - opt));
 	for (i = 0; i < ndirs; i++) {
 		if (span_u32(f, dd + 8 * i, &pv->dir_rva[i]) || span_u32(f, dd + 8 * i + 4, &pv->dir_size[i]))
 			return fail(err, PE_ERR_CORRUPT, "truncated data directory %u at 0x%zx", i, dd + 8 * i);

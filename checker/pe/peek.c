@@ -18,7 +18,6 @@
 #define NBLK 4
 #define DIR_IMPORT 1
 #define DIR_DELAY_IMPORT 13
-#define NDIRS 16
 
 struct blk {
 	uint64_t off;
@@ -33,7 +32,7 @@ struct peek {
 	unsigned next; /* the block to reuse next */
 	int pe32plus;
 	uint64_t image_base;
-	uint32_t dir_rva[NDIRS];
+	uint32_t dir_rva[PE_NUM_DIRS];
 	struct pe_section s[PEEK_MAX_SECTIONS];
 	struct pe_layout lay; /* over s[] */
 };
@@ -107,7 +106,7 @@ static int headers(struct peek *pk)
 	uint64_t flen = pk->src->size, raw_end = 0;
 	uint32_t lfanew, sig, ndirs, i;
 	uint16_t mz, nsec, opt_size, magic;
-	uint64_t coff, opt, dd, dd_room, tab;
+	uint64_t coff, opt, dd, tab;
 	unsigned char e[40];
 	if (!flen || u16(pk, 0, &mz) || mz != 0x5a4d || u32(pk, 0x3c, &lfanew) || u32(pk, lfanew, &sig) ||
 	    sig != 0x00004550)
@@ -144,11 +143,7 @@ static int headers(struct peek *pk)
 	}
 	if (!is_pow2(pk->lay.sect_align) || !is_pow2(pk->lay.file_align))
 		return -1;
-	dd_room = (opt_size - (dd - opt)) / 8;
-	if (ndirs > NDIRS)
-		ndirs = NDIRS;
-	if (ndirs > dd_room)
-		ndirs = (uint32_t)dd_room;
+	ndirs = pe_dir_count(ndirs, opt_size, (uint32_t)(dd - opt));
 	for (i = 0; i < ndirs; i++) {
 		uint32_t size;
 		if (u32(pk, dd + 8 * i, &pk->dir_rva[i]) || u32(pk, dd + 8 * i + 4, &size))

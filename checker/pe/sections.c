@@ -24,6 +24,14 @@ int pe_layout_sorted(const struct pe_layout *l)
 	return 1;
 }
 
+uint32_t pe_dir_count(uint32_t declared, uint32_t opt_size, uint32_t fixed)
+{
+	uint32_t room = (opt_size - fixed) / 8;
+	if (declared > PE_NUM_DIRS)
+		declared = PE_NUM_DIRS;
+	return declared < room ? declared : room;
+}
+
 int pe_layout_map(const struct pe_layout *l, uint32_t rva, uint64_t *off, uint64_t *avail, size_t *sec)
 {
 	size_t i = 0, n = l->nsections;

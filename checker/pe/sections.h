@@ -22,7 +22,8 @@
  *   readers cap (pe.h: PE_MAX_UNSORTED_SECTIONS; peek.h: PEEK_MAX_SECTIONS).
  *
  * Nothing here reads the file or allocates: the readers parse and check the
- * table their own way and describe it in a struct pe_layout.
+ * table their own way and describe it in a struct pe_layout. One header rule
+ * the two must also read alike lives here: how many data directories exist.
  */
 #ifndef TDC_PE_SECTIONS_H
 #define TDC_PE_SECTIONS_H
@@ -62,5 +63,14 @@ int pe_layout_sorted(const struct pe_layout *l);
  * section's index. *off and *avail are written only on success.
  */
 int pe_layout_map(const struct pe_layout *l, uint32_t rva, uint64_t *off, uint64_t *avail, size_t *sec);
+
+/*
+ * The data directories an image has: NumberOfRvaAndSizes (`declared`), at
+ * most PE_NUM_DIRS, and no more than the optional header of opt_size bytes
+ * has room for after its `fixed` bytes (96 in PE32, 112 in PE32+; the caller
+ * has checked opt_size >= fixed). Directories past either are absent.
+ */
+#define PE_NUM_DIRS 16
+uint32_t pe_dir_count(uint32_t declared, uint32_t opt_size, uint32_t fixed);
 
 #endif

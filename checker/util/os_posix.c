@@ -149,11 +149,6 @@ void os_unmap(struct os_map *m)
 	m->size = 0;
 }
 
-void os_map_drop_pages(const struct os_map *m)
-{
-	os_drop_pages(m->data, m->size);
-}
-
 void os_drop_pages(const void *p, size_t len)
 {
 	/* a read-only private file mapping: dropped pages come back unchanged from the file */
@@ -161,20 +156,25 @@ void os_drop_pages(const void *p, size_t len)
 		madvise((void *)p, len, MADV_DONTNEED);
 }
 
+/* What stat or lstat found, as an os_stat. */
+static void from_stat(const struct stat *st, struct os_stat *out)
+{
+	if (S_ISREG(st->st_mode))
+		out->type = OS_FILE;
+	else if (S_ISDIR(st->st_mode))
+		out->type = OS_DIR;
+	else
+		out->type = OS_OTHER;
+	out->size = (uint64_t)st->st_size;
+}
+
 void os_stat(const char *path, struct os_stat *out)
 {
 	struct stat st;
 	out->type = OS_NONE;
 	out->size = 0;
-	if (stat(path, &st) < 0)
-		return;
-	if (S_ISREG(st.st_mode))
-		out->type = OS_FILE;
-	else if (S_ISDIR(st.st_mode))
-		out->type = OS_DIR;
-	else
-		out->type = OS_OTHER;
-	out->size = (uint64_t)st.st_size;
+	if (stat(path, &st) == 0)
+		from_stat(&st, out);
 }
 
 int os_readlink(const char *path, struct strbuf *out)
@@ -196,13 +196,7 @@ int os_lstat(const char *path, struct os_stat *out)
 		return 0;
 	if (S_ISLNK(st.st_mode))
 		return 1;
-	if (S_ISREG(st.st_mode))
-		out->type = OS_FILE;
-	else if (S_ISDIR(st.st_mode))
-		out->type = OS_DIR;
-	else
-		out->type = OS_OTHER;
-	out->size = (uint64_t)st.st_size;
+	from_stat(&st, out);
 	return 0;
 }
 

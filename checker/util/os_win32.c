@@ -183,11 +183,6 @@ void os_unmap(struct os_map *m)
 	m->size = 0;
 }
 
-void os_map_drop_pages(const struct os_map *m)
-{
-	os_drop_pages(m->data, m->size);
-}
-
 void os_drop_pages(const void *p, size_t len)
 {
 	/* removes the pages from the working set; they fault back in from the file */
