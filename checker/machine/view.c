@@ -616,6 +616,12 @@ static char *entry_host(struct view *v, struct dirent_cache *dc, size_t k)
 	return host_join(dc->host, dc->names.v[k]);
 }
 
+/* Whether a normalised Windows path is on C:, the drive an offline root stands for ("C:\" itself too). */
+static int on_drive_c(const char *norm)
+{
+	return norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\';
+}
+
 /*
  * The cached listing of an offline Windows directory ("C:\\A\\B"), resolved
  * component by component. Returns NULL when the directory does not exist.
@@ -631,9 +637,9 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 	if (!dc) {
 		char *host = NULL;
 		/* "C:\" is the root; otherwise resolve the parent, then find this name in it */
-		if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3] == '\0') {
+		if (on_drive_c(norm) && norm[3] == '\0') {
 			host = xstrdup(v->root);
-		} else if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\') {
+		} else if (on_drive_c(norm)) {
 			char *parent = winpath_dirname(norm);
 			struct dirent_cache *pc = dir_lookup(v, parent);
 			free(parent);
@@ -674,7 +680,7 @@ char *view_host_path(struct view *v, const char *winpath)
 	if (v->live)
 		return xstrdup(winpath);
 	norm = winpath_normalize(winpath);
-	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+	if (!on_drive_c(norm)) {
 		free(norm);
 		return NULL;
 	}
@@ -741,7 +747,7 @@ char *view_win_case(struct view *v, const char *winpath)
 	char *norm = winpath_normalize(winpath);
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
-	if (v->live || !(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\'))
+	if (v->live || !on_drive_c(norm))
 		return norm;
 	/* component by component through the cached listings: links are names here, never followed */
 	strbuf_adds(&sb, "C:\\");
@@ -823,7 +829,7 @@ static int view_type(struct view *v, const char *winpath)
 	}
 	/* offline: the cached listing of the folder, so links are judged (entry_type) like everywhere else */
 	norm = winpath_normalize(winpath);
-	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+	if (!on_drive_c(norm)) {
 		free(norm);
 		return OS_NONE;
 	}
@@ -875,7 +881,7 @@ int view_is_link(struct view *v, const char *winpath)
 		return os_is_link(winpath);
 	}
 	norm = winpath_normalize(winpath);
-	if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3]) {
+	if (on_drive_c(norm) && norm[3]) {
 		dir = winpath_dirname(norm);
 		dc = dir_lookup(v, dir);
 		k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;
