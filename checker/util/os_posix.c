@@ -597,20 +597,6 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Appends to a capped buffer: past the cap the oldest half goes (see os.h). */
-static void add_capped(struct strbuf *sb, const char *data, size_t n)
-{
-	if (!sb)
-		return;
-	strbuf_add(sb, data, n);
-	if (sb->len > OS_SPAWN_MAX_OUTPUT) {
-		size_t drop = sb->len - OS_SPAWN_MAX_OUTPUT / 2;
-		memmove(sb->buf, sb->buf + drop, sb->len - drop);
-		sb->len -= drop;
-		sb->buf[sb->len] = '\0';
-	}
-}
-
 static void close_fds(int *fd, size_t n)
 {
 	size_t i;
@@ -645,6 +631,7 @@ static void spawn_child(const char *const *argv, const char *cwd, const int *po,
 static int collect_output(int fd_out, int fd_err, long long deadline, struct strbuf *out, struct strbuf *errout)
 {
 	struct pollfd fds[2];
+	struct strbuf *to[2] = { out, errout };
 	char buf[65536];
 	int nopen = 2, timed_out = 0, k;
 	fds[0].fd = fd_out;
@@ -678,7 +665,8 @@ static int collect_output(int fd_out, int fd_err, long long deadline, struct str
 				nopen--;
 				continue;
 			}
-			add_capped(k ? errout : out, buf, (size_t)n);
+			if (to[k]) /* capped: see os.h */
+				strbuf_add_capped(to[k], buf, (size_t)n, OS_SPAWN_MAX_OUTPUT);
 		}
 	}
 	for (k = 0; k < 2; k++)

@@ -118,6 +118,17 @@ void strbuf_adds(struct strbuf *sb, const char *s)
 	strbuf_add(sb, s, strlen(s));
 }
 
+void strbuf_add_capped(struct strbuf *sb, const void *data, size_t len, size_t cap)
+{
+	strbuf_add(sb, data, len);
+	if (sb->len > cap) {
+		size_t drop = sb->len - cap / 2;
+		memmove(sb->buf, sb->buf + drop, sb->len - drop);
+		sb->len -= drop;
+		sb->buf[sb->len] = '\0';
+	}
+}
+
 void strbuf_addch(struct strbuf *sb, int c)
 {
 	/* called per byte by the text readers: no memcpy of one byte */

@@ -57,6 +57,8 @@ void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_adds(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
+/* strbuf_add, then, past `cap` bytes, the oldest go so that the newest cap / 2 remain (a log that keeps its end). */
+void strbuf_add_capped(struct strbuf *sb, const void *data, size_t len, size_t cap);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) ERR_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) ERR_PRINTF(2, 0);
 const char *strbuf_str(const struct strbuf *sb); /* sb->buf (kept for callers that prefer a function) */

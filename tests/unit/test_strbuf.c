@@ -106,12 +106,29 @@ static void test_strlist_contains(void)
 	strlist_release(&l);
 }
 
+/* A capped buffer keeps its newest bytes: past the cap, down to half of it. */
+static void test_add_capped_keeps_the_end(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_capped(&sb, "abcdef", 6, 8);
+	CHECK_STR(sb.buf, "abcdef");
+	strbuf_add_capped(&sb, "gh", 2, 8); /* exactly the cap: kept */
+	CHECK_STR(sb.buf, "abcdefgh");
+	strbuf_add_capped(&sb, "ij", 2, 8); /* past it: the newest 4 */
+	CHECK_STR(sb.buf, "ghij");
+	CHECK_INT(sb.len, 4);
+	strbuf_add_capped(&sb, "0123456789", 10, 8);
+	CHECK_STR(sb.buf, "6789");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	RUN(test_strbuf_buf_is_never_null);
 	RUN(test_strbuf_grows_and_detaches);
 	RUN(test_strlist_push);
 	RUN(test_strlist_contains);
+	RUN(test_add_capped_keeps_the_end);
 	RUN(test_icmp_is_ascii_case_insensitive);
 	RUN(test_span_reads_refuse_out_of_bounds);
 	return HARNESS_EXIT();
