@@ -19,6 +19,7 @@
 #include "loader/torchload.h"
 #include "machine/registry.h"
 #include "machine/view.h"
+#include "util/jsonout.h"
 
 static const char *probe_code(const char *result)
 {
@@ -120,12 +121,8 @@ static cJSON *node_json(const struct ldr_node *n)
 	cJSON_AddBoolToObject(o, "forwarder", n->forwarder);
 	cJSON_AddBoolToObject(o, "already_loaded", n->preloaded);
 	cJSON_AddBoolToObject(o, "assumed", n->assumed);
-	a = cJSON_AddArrayToObject(o, "missing_symbols");
-	for (i = 0; i < n->missing.n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(n->missing.v[i]));
-	a = cJSON_AddArrayToObject(o, "shadowed");
-	for (i = 0; i < n->shadowed.n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(n->shadowed.v[i]));
+	json_add_strlist(o, "missing_symbols", &n->missing);
+	json_add_strlist(o, "shadowed", &n->shadowed);
 	cJSON_AddItemToObject(o, "probes", result_probes_json(n));
 	a = cJSON_AddArrayToObject(o, "imports");
 	for (i = 0; i < n->nkids; i++)
@@ -292,10 +289,8 @@ static void print_json(const char *winfile, unsigned long flags, const struct ld
 	cJSON_AddStringToObject(o, "outcome", ldr_outcome_name(res->outcome));
 	if (res->leaf) {
 		struct strlist ch = STRLIST_INIT;
-		cJSON *a = cJSON_AddArrayToObject(o, "chain");
 		ldr_node_chain(res->leaf, &ch);
-		for (k = 0; k < ch.n; k++)
-			cJSON_AddItemToArray(a, cJSON_CreateString(ch.v[k]));
+		json_add_strlist(o, "chain", &ch);
 		cJSON_AddStringToObject(o, "leaf", ch.n ? ch.v[ch.n - 1] : res->leaf->name);
 		strlist_release(&ch);
 	} else {

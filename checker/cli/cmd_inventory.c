@@ -153,13 +153,13 @@ static void print_text(const struct inventory *inv, int have_tree, int looked, i
 			out_printf("  %-26s %-12s %-7s %-19s %s\n", "name", "where", "machine", "file version", "path");
 		for (i = 0; i < inv->ndlls; i++) {
 			const struct inv_dll *d = &inv->dlls[i];
-			char *ver = d->has_version ? winver_parts_str(d->ver) : NULL;
+			char vbuf[WINVER_DOTTED_MAX];
+			const char *ver = d->has_version ? winver_dotted(vbuf, d->ver) : NULL;
 			out_printf("  %-26s %-12s %-7s %-19s %s\n", d->name, d->where,
 			       d->machine ? pe_machine_name(d->machine) : "?",
 			       ver ? ver : d->error ? "unreadable" : "no version resource", d->path);
 			if (d->error)
 				out_printf("      error: %s\n", d->error);
-			free(ver);
 		}
 	}
 	if (inv->gpu_read)

@@ -25,6 +25,7 @@
 #include "cli/out.h"
 #include "matrix/matrix.h"
 #include "pe/pe.h"
+#include "util/jsonout.h"
 
 static void print_diags(const struct matrix_diags *d)
 {
@@ -345,15 +346,6 @@ static void print_cuda(const struct matrix *m)
 	out_printf("\n");
 }
 
-static cJSON *strlist_json(const struct strlist *l)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t k;
-	for (k = 0; k < l->n; k++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[k]));
-	return a;
-}
-
 /* `cuda` of matrix show --json: the table's entries with the keys schema.def gives them. */
 static cJSON *cuda_json(const struct matrix *m)
 {
@@ -368,9 +360,9 @@ static cJSON *cuda_json(const struct matrix *m)
 			cJSON_AddStringToObject(o, "floor", c->floor_text);
 		else
 			cJSON_AddNullToObject(o, "floor");
-		cJSON_AddItemToObject(o, "dlls", strlist_json(&c->dlls));
+		json_add_strlist(o, "dlls", &c->dlls);
 		cJSON_AddStringToObject(o, "status", matrix_status_name(c->status));
-		cJSON_AddItemToObject(o, "sources", strlist_json(&c->sources));
+		json_add_strlist(o, "sources", &c->sources);
 		if (c->published_text)
 			cJSON_AddStringToObject(o, "published", c->published_text);
 		else
@@ -404,11 +396,9 @@ int cmd_matrix_show(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (o.json) {
-		cJSON *root = cJSON_CreateObject(), *rows, *files = cJSON_CreateArray();
+		cJSON *root = cJSON_CreateObject(), *rows;
 		cJSON_AddNumberToObject(root, "schema", MATRIX_SCHEMA);
-		cJSON_AddItemToObject(root, "files", files);
-		for (i = 0; i < m.files.n; i++)
-			cJSON_AddItemToArray(files, cJSON_CreateString(m.files.v[i]));
+		json_add_strlist(root, "files", &m.files);
 		rows = cJSON_AddArrayToObject(root, "rows");
 		for (i = 0; i < m.nrows; i++)
 			cJSON_AddItemToArray(rows, matrix_row_json(m.rows[i], 1));

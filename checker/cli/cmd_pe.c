@@ -33,6 +33,7 @@
 #include "cli/out.h"
 #include "pe/pe.h"
 #include "util/strbuf.h"
+#include "util/version.h"
 
 struct pe_opts {
 	int json, no_exports;
@@ -138,11 +139,6 @@ static void json_imports(struct strbuf *out, const char *key_colon, const struct
 	strbuf_addch(out, ']');
 }
 
-static void version_text(char *buf, size_t n, const uint16_t v[4])
-{
-	snprintf(buf, n, "%u.%u.%u.%u", v[0], v[1], v[2], v[3]);
-}
-
 /* Export entries, streamed from the iterator (unused slots skipped). */
 static void json_exports(struct strbuf *out, struct pe_image *img, struct pe_export_iter *it)
 {
@@ -238,10 +234,8 @@ static int json_image(struct strbuf *out, struct pe_image *img, int want_exports
 		const struct pe_version *v = &img->version;
 		cJSON *vo = cJSON_AddObjectToObject(o, "version"), *so;
 		if (v->has_fixed) {
-			version_text(buf, sizeof(buf), v->file);
-			cJSON_AddStringToObject(vo, "file_version", buf);
-			version_text(buf, sizeof(buf), v->product);
-			cJSON_AddStringToObject(vo, "product_version", buf);
+			cJSON_AddStringToObject(vo, "file_version", winver_dotted(buf, v->file));
+			cJSON_AddStringToObject(vo, "product_version", winver_dotted(buf, v->product));
 		} else {
 			cJSON_AddNullToObject(vo, "file_version");
 			cJSON_AddNullToObject(vo, "product_version");
@@ -366,10 +360,8 @@ static int text_image(struct pe_image *img, int want_exports, struct err *err)
 	if (img->version.present) {
 		const struct pe_version *v = &img->version;
 		if (v->has_fixed) {
-			version_text(buf, sizeof(buf), v->file);
-			out_printf("  version:     file %s", buf);
-			version_text(buf, sizeof(buf), v->product);
-			out_printf(", product %s\n", buf);
+			out_printf("  version:     file %s", winver_dotted(buf, v->file));
+			out_printf(", product %s\n", winver_dotted(buf, v->product));
 		} else {
 			out_printf("  version:     (no fixed file info)\n");
 		}

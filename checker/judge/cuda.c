@@ -424,15 +424,6 @@ static void fold_loader_findings(struct findings *out, size_t from, const char *
 
 /* ---- CUDA libraries from outside torch\lib ---- */
 
-static int seen_icase(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
 /*
  * The CUDA libraries of this build, from the matrix: the `dlls` list of its CUDA release, or, when
  * that release has none (or is unknown), every release's lists. A name is a CUDA library only if a
@@ -449,7 +440,7 @@ static void cuda_dll_names(const struct matrix *m, const struct build *b, struct
 	}
 	for (i = 0; m && i < m->ncuda; i++)
 		for (k = 0; k < m->cuda[i].dlls.n; k++)
-			if (!seen_icase(names, m->cuda[i].dlls.v[k]))
+			if (!strlist_has_icase(names, m->cuda[i].dlls.v[k]))
 				strlist_push(names, m->cuda[i].dlls.v[k]);
 }
 
@@ -459,9 +450,9 @@ static void walk_outside(struct findings *out, const struct torch_run *run, cons
 	size_t i;
 	if (!n || depth > 64)
 		return;
-	if (depth > 0 && n->path && !n->dup && seen_icase(names, winpath_basename(n->path))) {
+	if (depth > 0 && n->path && !n->dup && strlist_has_icase(names, winpath_basename(n->path))) {
 		char *dir = winpath_dirname(n->path);
-		if (str_icmp(dir, lib) && !seen_icase(seen, n->path)) {
+		if (str_icmp(dir, lib) && !strlist_has_icase(seen, n->path)) {
 			char *own = winpath_join(lib, winpath_basename(n->name)), *title, *msg, *fix;
 			int has_own = 0;
 			size_t k;

@@ -239,37 +239,11 @@ void ext_check_after_torch(struct ext_check *c, struct torch_run *run, struct vi
 
 /* ---- findings ---------------------------------------------------------------------- */
 
-/* "2.9.1" of "2.9.1+cpu" (caller frees). */
-static char *public_of(const char *v)
-{
-	const char *plus = v ? strchr(v, '+') : NULL;
-	return v ? (plus ? xstrndup(v, (size_t)(plus - v)) : xstrdup(v)) : NULL;
-}
-
-static int same_release(const char *a, const char *b)
-{
-	struct pep440 x, y, px, py;
-	if (!a || !b || pep440_parse(&x, a, NULL) || pep440_parse(&y, b, NULL))
-		return 0;
-	pep440_public(&px, &x);
-	pep440_public(&py, &y);
-	return pep440_cmp(&px, &py) == 0;
-}
-
-static const char *list_has(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
-			return l->v[i];
-	return NULL;
-}
-
 /* A failure on a symbol of one of torch's own DLLs: the extension was built against another torch. */
 static int torch_symbol_failure(const struct ext_check *c, const struct ext_binary *b)
 {
 	return (b->res.outcome == LDR_MISSING_ENTRY || b->res.outcome == LDR_MISSING_ORDINAL) && b->res.leaf &&
-	       list_has(&c->torch_dlls, winpath_basename(b->res.leaf->name));
+	       strlist_has_icase(&c->torch_dlls, winpath_basename(b->res.leaf->name));
 }
 
 /* "?sym@@... (public: void __cdecl ...)" or the plain name. */
@@ -303,7 +277,7 @@ static void mismatch_finding(const struct ext_check *c, struct findings *out, co
 	const struct ext_binary *first = NULL;
 	struct strbuf why = STRBUF_INIT;
 	const char *built = torch_of_ext(r, &why), *match;
-	char *installed = public_of(torch_version), *title, *fix;
+	char *installed = pep440_drop_local(torch_version), *title, *fix;
 	const char *ver = r->version ? r->version : "(unknown version)";
 	size_t i, n = 0;
 	for (i = 0; i < r->nbins; i++) {
@@ -336,7 +310,7 @@ static void mismatch_finding(const struct ext_check *c, struct findings *out, co
 	if (n > 1)
 		strbuf_addf(&msg, "; also %s", others.buf);
 	strbuf_addf(&msg, ". %s.", first->effect);
-	if (built && installed && !same_release(built, installed)) {
+	if (built && installed && !pep440_same_public(built, installed)) {
 		title = xasprintf("%s %s was built for torch %s; torch %s is installed", r->name, ver, built,
 				  torch_version);
 		strbuf_addf(&msg, " %s was built for torch %s (%s).", r->name, built, why.buf);
@@ -410,7 +384,7 @@ static void load_failure(const struct ext_check *c, struct findings *out, const 
 	struct strbuf msg = STRBUF_INIT;
 	char *title, *fix;
 	int gpu = b->res.outcome == LDR_MISSING_DLL && !r->first && torch_gpu_dll(lname) &&
-		  !list_has(&c->torch_dlls, lname);
+		  !strlist_has_icase(&c->torch_dlls, lname);
 	switch (b->res.outcome) {
 	case LDR_MISSING_DLL:
 		if (gpu)
@@ -477,9 +451,9 @@ static void load_failure(const struct ext_check *c, struct findings *out, const 
 static void pin_warning(struct findings *out, const struct torch_run *run, const struct ext_run *r,
 			const char *torch_version)
 {
-	char *installed = public_of(torch_version), *title, *msg, *fix;
+	char *installed = pep440_drop_local(torch_version), *title, *msg, *fix;
 	const char *match;
-	if (!r->torch_pin || !installed || same_release(r->torch_pin, installed)) {
+	if (!r->torch_pin || !installed || pep440_same_public(r->torch_pin, installed)) {
 		free(installed);
 		return;
 	}

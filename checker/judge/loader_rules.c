@@ -11,15 +11,6 @@
 #include "util/strbuf.h"
 #include "util/version.h"
 
-static int strlist_has(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
 static char *chain_text(const struct ldr_node *node)
 {
 	struct strlist l = STRLIST_INIT;
@@ -225,7 +216,7 @@ static void collect_shadows(struct findings *out, struct loader *ld, const struc
 	size_t i;
 	if (!n)
 		return;
-	if (n->path && n->shadowed.n && !strlist_has(seen, n->path)) {
+	if (n->path && n->shadowed.n && !strlist_has_icase(seen, n->path)) {
 		const char *wv = n->version;
 		for (i = 0; i < n->shadowed.n; i++) {
 			const char *lv = loader_file_version(ld, n->shadowed.v[i]);
@@ -264,7 +255,7 @@ static void delay_warnings(struct findings *out, const struct torch_run *run, co
 		const struct ldr_warning *w = &b->res.warnings[i];
 		char *key = xasprintf("%s|%s", w->node->name, w->symbol ? w->symbol : "");
 		char *title, *msg;
-		if (strlist_has(seen, key)) {
+		if (strlist_has_icase(seen, key)) {
 			free(key);
 			continue;
 		}

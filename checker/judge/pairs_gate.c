@@ -32,22 +32,6 @@ static const struct pin *torch_pin_of(const struct req_file *f)
 	return NULL;
 }
 
-static int same_release(const char *a, const char *b)
-{
-	struct pep440 x, y, px, py;
-	if (pep440_parse(&x, a, NULL) || pep440_parse(&y, b, NULL))
-		return 0;
-	pep440_public(&px, &x);
-	pep440_public(&py, &y);
-	return pep440_cmp(&px, &py) == 0;
-}
-
-static char *public_of(const char *v)
-{
-	const char *plus = strchr(v, '+');
-	return plus ? xstrndup(v, (size_t)(plus - v)) : xstrdup(v);
-}
-
 size_t gate_extension_pairs(struct findings *out, const struct pinset *head)
 {
 	const struct pin *any_torch = NULL;
@@ -69,8 +53,8 @@ size_t gate_extension_pairs(struct findings *out, const struct pinset *head)
 			if (!ev || !strcmp(p->name, "torch") || !pairs_knows(p->name))
 				continue;
 			built = pairs_torch_of(p->name, ev);
-			tv = public_of(exact_on_windows(tp));
-			if (!built || same_release(built, tv)) {
+			tv = pep440_drop_local(exact_on_windows(tp));
+			if (!built || pep440_same_public(built, tv)) {
 				free(tv);
 				continue;
 			}

@@ -482,15 +482,6 @@ static int trouble(const struct pol *p)
  * install is that finding's explanation, not a second finding: the issue
  * is folded into each such finding (its id, its sources) and 1 returned.
  */
-static int names_dll(const struct strlist *l, const char *dll)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], dll))
-			return 1;
-	return 0;
-}
-
 static int fold_known_issue(struct pol *p, const struct matrix_issue *is)
 {
 	const struct matrix_when *w = &is->when;
@@ -505,7 +496,7 @@ static int fold_known_issue(struct pol *p, const struct matrix_issue *is)
 		struct finding *f = &p->out->v[i];
 		if (!ours(p, f) || !f->leaf || f->severity == SEV_NOTE || f->rule == RULE_KNOWN_ISSUE || f->issue)
 			continue;
-		if (!names_dll(&w->imports, f->leaf) && !names_dll(&w->unresolved, f->leaf) && !names_dll(&w->older, f->leaf))
+		if (!strlist_has_icase(&w->imports, f->leaf) && !strlist_has_icase(&w->unresolved, f->leaf) && !strlist_has_icase(&w->older, f->leaf))
 			continue;
 		finding_set(&f->issue, is->id);
 		{

@@ -28,6 +28,8 @@
 #include <string.h>
 
 #include "util/os.h"
+#include "util/strmap.h"
+#include "util/version.h"
 
 struct ldr_image {
 	char *win;  /* Windows path (the cache key, compared case-insensitively) */
@@ -66,16 +68,8 @@ struct ldr_module {
  * O(1) instead of a walk of every module loaded so far. The list is searched
  * in order and only ever appended to, so the index keeps the first module of
  * a name and a later one of the same name never replaces it: the answer is
- * the walk's.
+ * the walk's (strmap_add keeps the first value of a key).
  */
-struct mod_slot {
-	size_t hash;
-	size_t idx1; /* index + 1 into the module array; 0 = empty */
-};
-struct mod_index {
-	struct mod_slot *slot;
-	size_t cap, n;
-};
 
 struct loader {
 	struct view *view;
@@ -94,11 +88,10 @@ struct loader {
 	int no_system;
 	struct ldr_module *mods;
 	size_t nmods, amods;
-	struct mod_index mods_by_base, mods_by_path;
+	struct strmap mods_by_base, mods_by_path; /* name → index into mods[] (STRMAP_ICASE) */
 	struct ldr_image **images;
 	size_t nimages, aimages;
-	size_t *image_index; /* open addressing over images[]: index + 1, 0 = empty */
-	size_t image_index_cap;
+	struct strmap image_index; /* Windows path → index into images[] (STRMAP_ICASE) */
 	struct ldr_image **hot; /* images touched since the last loader_trim */
 	size_t nhot, ahot;
 	char *host_error; /* the first file the host would not let us read */
@@ -143,15 +136,6 @@ static int in_list(const char *const *list, size_t n, const char *name)
 	size_t i;
 	for (i = 0; i < n; i++)
 		if (!str_icmp(list[i], name))
-			return 1;
-	return 0;
-}
-
-static int strlist_has_icase(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
 			return 1;
 	return 0;
 }
@@ -224,6 +208,9 @@ int loader_open(struct loader **out, struct view *view, const char *app_dir, uin
 	ld->machine = machine ? machine : PE_MACHINE_AMD64;
 	ld->app_dir = app_dir ? winpath_normalize(app_dir) : NULL;
 	ld->dld_mode = LDR_DLD_TOP;
+	strmap_init(&ld->mods_by_base, STRMAP_ICASE);
+	strmap_init(&ld->mods_by_path, STRMAP_ICASE);
+	strmap_init(&ld->image_index, STRMAP_ICASE);
 	ld->no_system = !view_is_dir(view, sysdir(ld));
 
 	/* The schema is read from the native System32 (the loader's own), whatever the process. */
@@ -269,8 +256,8 @@ void loader_free(struct loader *ld)
 		free(ld->mods[i].order_dll);
 	}
 	free(ld->mods);
-	free(ld->mods_by_base.slot);
-	free(ld->mods_by_path.slot);
+	strmap_release(&ld->mods_by_base);
+	strmap_release(&ld->mods_by_path);
 	for (i = 0; i < ld->nimages; i++) {
 		struct ldr_image *im = ld->images[i];
 		if (im->img)
@@ -282,7 +269,7 @@ void loader_free(struct loader *ld)
 		free(im);
 	}
 	free(ld->images);
-	free(ld->image_index);
+	strmap_release(&ld->image_index);
 	free(ld->hot);
 	free(ld->host_error);
 	free(ld);
@@ -348,24 +335,6 @@ const char *loader_app_dir(const struct loader *ld)
 
 /* ---- image cache ------------------------------------------------------------- */
 
-static size_t ikey_hash(const char *k)
-{
-	size_t h = (size_t)1469598103934665603ULL;
-	for (; *k; k++) {
-		unsigned char c = (unsigned char)*k;
-		h = (h ^ (c >= 'a' && c <= 'z' ? c - 32 : c)) * (size_t)1099511628211ULL;
-	}
-	return h;
-}
-
-static void image_index_put(struct loader *ld, size_t i)
-{
-	size_t m = ld->image_index_cap - 1, h = ikey_hash(ld->images[i]->win) & m;
-	while (ld->image_index[h])
-		h = (h + 1) & m;
-	ld->image_index[h] = i + 1;
-}
-
 /* Remembers that im's pages may be resident again (for loader_trim). */
 static struct ldr_image *image_touch(struct loader *ld, struct ldr_image *im)
 {
@@ -383,12 +352,8 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 	struct ldr_image *im;
 	struct err e;
 	size_t i;
-	if (ld->image_index_cap) {
-		size_t m = ld->image_index_cap - 1, h;
-		for (h = ikey_hash(win_path) & m; ld->image_index[h]; h = (h + 1) & m)
-			if (!str_icmp(ld->images[ld->image_index[h] - 1]->win, win_path))
-				return image_touch(ld, ld->images[ld->image_index[h] - 1]);
-	}
+	if (strmap_get(&ld->image_index, win_path, &i))
+		return image_touch(ld, ld->images[i]);
 	im = xcalloc(1, sizeof(*im));
 	im->win = xstrdup(win_path);
 	im->host = view_host_path(ld->view, win_path);
@@ -410,20 +375,12 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 		if (im->err_code == PE_ERR_IO && !ld->host_error)
 			ld->host_error = xstrdup(e.msg);
 	} else if (im->img->version.present && im->img->version.has_fixed) {
-		const uint16_t *f = im->img->version.file;
-		im->version = xasprintf("%u.%u.%u.%u", f[0], f[1], f[2], f[3]);
+		char buf[WINVER_DOTTED_MAX];
+		im->version = xstrdup(winver_dotted(buf, im->img->version.file));
 	}
 	ALLOC_GROW(ld->images, ld->nimages + 1, ld->aimages);
+	strmap_add(&ld->image_index, im->win, ld->nimages);
 	ld->images[ld->nimages++] = im;
-	if (ld->nimages * 2 >= ld->image_index_cap) {
-		free(ld->image_index);
-		ld->image_index_cap = ld->image_index_cap ? ld->image_index_cap * 2 : 128;
-		ld->image_index = xcalloc(ld->image_index_cap, sizeof(*ld->image_index));
-		for (i = 0; i < ld->nimages; i++)
-			image_index_put(ld, i);
-	} else {
-		image_index_put(ld, ld->nimages - 1);
-	}
 	return image_touch(ld, im);
 }
 
@@ -550,7 +507,7 @@ struct fwd_map {
 
 static size_t fwd_hash(const struct ldr_node *parent, const char *name)
 {
-	return ikey_hash(name) ^ ((size_t)(uintptr_t)parent * (size_t)0x9E3779B97F4A7C15ULL);
+	return strmap_hash(name, STRMAP_ICASE) ^ ((size_t)(uintptr_t)parent * (size_t)0x9E3779B97F4A7C15ULL);
 }
 
 static struct fwd_ent *fwd_slot(const struct fwd_map *m, const struct ldr_node *parent, const char *name)
@@ -589,7 +546,7 @@ struct load_ctx {
 	const char *top_dir;        /* directory of the DLL given to LoadLibraryExW */
 	struct ldr_module *newmods; /* mapped by this load, in order */
 	size_t nnew, anew;
-	struct mod_index new_by_base, new_by_path;
+	struct strmap new_by_base, new_by_path; /* name → index into newmods[] (STRMAP_ICASE) */
 	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
 	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
 	struct fwd_map forwarders;  /* (module node, target DLL) -> the forwarder's node */
@@ -597,67 +554,16 @@ struct load_ctx {
 	int as_exe;                 /* LDR_AS_PROCESS_EXE: the root's imports are mapped even if it is no DLL */
 };
 
-static size_t name_hash(const char *s)
+/* The first module of `mods` whose name (base or path, as the map `x` is keyed) is `key`; NULL if none. */
+static struct ldr_module *mod_find(const struct strmap *x, struct ldr_module *mods, const char *key)
 {
-	size_t h = 1469598103934665603ULL & (size_t)-1;
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		h = (h ^ (ch >= 'A' && ch <= 'Z' ? ch + 32u : ch)) * (size_t)1099511628211ULL;
-	}
-	return h;
-}
-
-static const char *mod_key(const struct ldr_module *m, int by_path)
-{
-	return by_path ? m->path : m->base;
-}
-
-/* The first module of `mods` whose base name (or path) is `key`, case-insensitively; NULL if none. */
-static struct ldr_module *mod_index_get(const struct mod_index *x, struct ldr_module *mods, int by_path,
-					const char *key)
-{
-	size_t h, k;
-	if (!x->cap)
-		return NULL;
-	h = name_hash(key);
-	for (k = h & (x->cap - 1); x->slot[k].idx1; k = (k + 1) & (x->cap - 1))
-		if (x->slot[k].hash == h && !str_icmp(mod_key(&mods[x->slot[k].idx1 - 1], by_path), key))
-			return &mods[x->slot[k].idx1 - 1];
-	return NULL;
-}
-
-static void mod_slot_put(struct mod_index *x, size_t hash, size_t idx1)
-{
-	size_t k;
-	for (k = hash & (x->cap - 1); x->slot[k].idx1; k = (k + 1) & (x->cap - 1))
-		;
-	x->slot[k].hash = hash;
-	x->slot[k].idx1 = idx1;
-	x->n++;
-}
-
-/* Indexes mods[i] unless a module of that name is indexed already (the first one stays the answer). */
-static void mod_index_add(struct mod_index *x, struct ldr_module *mods, int by_path, size_t i)
-{
-	if (mod_index_get(x, mods, by_path, mod_key(&mods[i], by_path)))
-		return;
-	if ((x->n + 1) * 2 > x->cap) {
-		struct mod_index old = *x;
-		size_t k;
-		x->cap = old.cap ? old.cap * 2 : 64;
-		x->slot = xcalloc(x->cap, sizeof(*x->slot));
-		x->n = 0;
-		for (k = 0; k < old.cap; k++)
-			if (old.slot[k].idx1)
-				mod_slot_put(x, old.slot[k].hash, old.slot[k].idx1);
-		free(old.slot);
-	}
-	mod_slot_put(x, name_hash(mod_key(&mods[i], by_path)), i + 1);
+	size_t i;
+	return strmap_get(x, key, &i) ? &mods[i] : NULL;
 }
 
 static const struct ldr_module *find_loaded_module(const struct loader *ld, const char *base)
 {
-	return mod_index_get(&ld->mods_by_base, ld->mods, 0, base);
+	return mod_find(&ld->mods_by_base, ld->mods, base);
 }
 
 static const char *find_loaded(const struct loader *ld, const struct load_ctx *c, const char *base)
@@ -665,7 +571,7 @@ static const char *find_loaded(const struct loader *ld, const struct load_ctx *c
 	const struct ldr_module *m = find_loaded_module(ld, base);
 	if (m)
 		return m->path;
-	m = c ? mod_index_get(&c->new_by_base, c->newmods, 0, base) : NULL;
+	m = c ? mod_find(&c->new_by_base, c->newmods, base) : NULL;
 	return m ? m->path : NULL;
 }
 
@@ -928,9 +834,9 @@ static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags);
 /* Whether the module at a Windows path is loaded (earlier, or by this load): 2 earlier, 1 this load, 0 no. */
 static int loaded_path(const struct load_ctx *c, const char *path)
 {
-	if (mod_index_get(&c->ld->mods_by_path, c->ld->mods, 1, path))
+	if (mod_find(&c->ld->mods_by_path, c->ld->mods, path))
 		return 2;
-	return mod_index_get(&c->new_by_path, c->newmods, 1, path) ? 1 : 0;
+	return mod_find(&c->new_by_path, c->newmods, path) ? 1 : 0;
 }
 
 static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags)
@@ -948,12 +854,9 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 		return;
 	}
 	if (node->delay) {
-		size_t i;
-		for (i = 0; i < c->delay_seen.n; i++) {
-			if (!str_icmp(c->delay_seen.v[i], path)) {
-				node->dup = 1;
-				return;
-			}
+		if (strlist_has_icase(&c->delay_seen, path)) {
+			node->dup = 1;
+			return;
 		}
 		strlist_push(&c->delay_seen, path);
 	} else {
@@ -962,8 +865,8 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 		c->newmods[c->nnew].base = xstrdup(winpath_basename(path));
 		c->newmods[c->nnew].path = xstrdup(path);
 		c->nnew++;
-		mod_index_add(&c->new_by_base, c->newmods, 0, c->nnew - 1);
-		mod_index_add(&c->new_by_path, c->newmods, 1, c->nnew - 1);
+		strmap_add(&c->new_by_base, c->newmods[c->nnew - 1].base, c->nnew - 1);
+		strmap_add(&c->new_by_path, c->newmods[c->nnew - 1].path, c->nnew - 1);
 	}
 	expand(c, node, flags);
 }
@@ -1449,8 +1352,8 @@ static void pending_settle(struct loader *ld, struct ldr_pending *p, int commit)
 		if (commit) {
 			ALLOC_GROW(ld->mods, ld->nmods + 1, ld->amods);
 			ld->mods[ld->nmods++] = p->mods[i];
-			mod_index_add(&ld->mods_by_base, ld->mods, 0, ld->nmods - 1);
-			mod_index_add(&ld->mods_by_path, ld->mods, 1, ld->nmods - 1);
+			strmap_add(&ld->mods_by_base, ld->mods[ld->nmods - 1].base, ld->nmods - 1);
+			strmap_add(&ld->mods_by_path, ld->mods[ld->nmods - 1].path, ld->nmods - 1);
 		} else {
 			free(p->mods[i].base);
 			free(p->mods[i].path);
@@ -1469,7 +1372,7 @@ static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *
 	struct loader *ld = c->ld;
 	char *dir = winpath_dirname(norm), *p = NULL;
 	int wrong = 0, ok;
-	const struct ldr_module *m = mod_index_get(&ld->mods_by_path, ld->mods, 1, norm);
+	const struct ldr_module *m = mod_find(&ld->mods_by_path, ld->mods, norm);
 	if (m) {
 		probe_add(root, norm, "loaded-module list", "found");
 		root->path = xstrdup(m->path);
@@ -1526,6 +1429,8 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 
 	memset(res, 0, sizeof(*res));
 	memset(&c, 0, sizeof(c));
+	strmap_init(&c.new_by_base, STRMAP_ICASE);
+	strmap_init(&c.new_by_path, STRMAP_ICASE);
 	c.ld = ld;
 	c.res = res;
 	c.user_dirs_order = order;
@@ -1559,8 +1464,8 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 
 	pend->mods = c.newmods;
 	pend->n = c.nnew;
-	free(c.new_by_base.slot);
-	free(c.new_by_path.slot);
+	strmap_release(&c.new_by_base);
+	strmap_release(&c.new_by_path);
 	strlist_release(&c.delay_seen);
 	strlist_release(&c.fwd_keys);
 	free(c.forwarders.v);

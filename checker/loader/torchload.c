@@ -396,15 +396,6 @@ static void note_import_error(struct torch_run *run, struct torch_binary *b)
 	}
 }
 
-static int has_path(const struct strlist *l, const char *path)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], path))
-			return 1;
-	return 0;
-}
-
 /*
  * Whether the load tree `n` maps a module of `failed` (Windows paths), and so
  * runs its DllMain. Adds every module whose load does to `failed`, so that a
@@ -417,7 +408,7 @@ static int maps_failed(const struct ldr_node *n, struct strlist *failed, int dep
 	int r = 0;
 	if (!n || n->delay || !n->path || depth > 4096)
 		return 0;
-	if (has_path(failed, n->path))
+	if (strlist_has_icase(failed, n->path))
 		return 1;
 	for (i = 0; i < n->nkids; i++)
 		r |= maps_failed(n->kids[i], failed, depth + 1);
@@ -433,7 +424,7 @@ static const struct ldr_node *find_node(const struct ldr_node *n, const char *pa
 	size_t i;
 	if (!n || n->delay || depth > 4096)
 		return NULL;
-	if (self && n->path && (path ? !str_icmp(n->path, path) : has_path(set, n->path)))
+	if (self && n->path && (path ? !str_icmp(n->path, path) : strlist_has_icase(set, n->path)))
 		return n;
 	for (i = 0; i < n->nkids; i++) {
 		const struct ldr_node *r = find_node(n->kids[i], path, set, 1, depth + 1);
@@ -458,7 +449,7 @@ size_t torch_run_init_failed(struct torch_run *run, const char *module_path, int
 		struct torch_binary *b = &run->bins[i];
 		const struct ldr_node *r = b->res.root, *hit;
 		/* a load that fails to map or bind never runs an initialisation routine */
-		if (b->winerror || b->res.order_dependent || !r || !r->path || !has_path(&failed, r->path))
+		if (b->winerror || b->res.order_dependent || !r || !r->path || !strlist_has_icase(&failed, r->path))
 			continue;
 		/* the chain: to the module itself, else to the first module that maps it */
 		if (!(hit = find_node(r, module_path, NULL, 1, 0)) && !(hit = find_node(r, NULL, &failed, 0, 0)))
@@ -704,15 +695,6 @@ static int is_link_dir(struct view *v, const char *winpath)
 	return r;
 }
 
-static int has_name(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
 /*
  * The extension modules under `dir` CPython would import, as importlib's
  * FileFinder picks them: for each module name, the file whose suffix comes
@@ -743,7 +725,7 @@ static void collect_pyds(struct torch_run *run, struct view *v, const char *dir,
 				if (k != i && r2 >= 0 && r2 < rank && ml2 == mlen && !strncmp(names.v[k], mod, mlen))
 					best = 0;
 			}
-			if (best && !has_name(&mods, mod) && !is_package_dir(run, v, dir, mod)) {
+			if (best && !strlist_has(&mods, mod) && !is_package_dir(run, v, dir, mod)) {
 				strlist_push(&mods, mod);
 				strlist_push(out, p);
 			}

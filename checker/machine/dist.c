@@ -824,15 +824,6 @@ static int is_binary_name(const char *p)
 	return str_iendswith(p, ".pyd") || str_iendswith(p, ".dll");
 }
 
-static int has_ci(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
 /* The top-level import name of a RECORD path: "torchvision" of "torchvision/_C.pyd", "six" of "six.py". */
 static void record_top(struct dist *d, const char *p)
 {
@@ -855,7 +846,7 @@ static void record_top(struct dist *d, const char *p)
 		return;
 	top = xstrndup(p, n);
 	if (str_iendswith(top, ".dist-info") || str_iendswith(top, ".data") || str_iendswith(top, ".egg-info") ||
-	    !strcmp(top, "..") || !strcmp(top, ".") || !strcmp(top, "__pycache__") || has_ci(&d->tops, top))
+	    !strcmp(top, "..") || !strcmp(top, ".") || !strcmp(top, "__pycache__") || strlist_has_icase(&d->tops, top))
 		free(top);
 	else
 		strlist_push_owned(&d->tops, top);
@@ -1044,7 +1035,7 @@ static void binaries_by_scan(struct dist *d, struct view *v, const struct dist_s
 	}
 	view_list_dir(v, s->site_packages, &listing, NULL);
 	for (i = 0; i < names.n; i++) {
-		if (!has_ci(&d->tops, names.v[i]))
+		if (!strlist_has_icase(&d->tops, names.v[i]))
 			strlist_push(&d->tops, names.v[i]);
 		for (k = 0; k < listing.n; k++) {
 			const char *e = listing.v[k];

@@ -13,6 +13,7 @@
 #include "pe/pe.h"
 #include "util/jsonout.h"
 #include "machine/view.h"
+#include "util/version.h"
 
 /* Caps: a machine has a handful of display adapters; a registry with more keys is cut (noted). */
 #define GPU_MAX_ADAPTERS 64
@@ -295,16 +296,14 @@ static cJSON *ver_json(int has, const struct nv_driver_version *v)
 
 struct cJSON *gpu_driver_to_json(const struct gpu_driver *g)
 {
-	cJSON *o = cJSON_CreateObject(), *nv = cJSON_CreateObject(), *ad = cJSON_CreateArray(), *notes;
+	cJSON *o = cJSON_CreateObject(), *nv = cJSON_CreateObject(), *ad = cJSON_CreateArray();
 	size_t i;
 	json_add_str_or_null(nv, "path", g->nvcuda_path);
 	cJSON_AddBoolToObject(nv, "present", g->nvcuda_path != NULL);
 	json_add_str_or_null(nv, "error", g->nvcuda_error);
 	if (g->nvcuda_has_version) {
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%u.%u.%u.%u", g->nvcuda_ver[0], g->nvcuda_ver[1], g->nvcuda_ver[2],
-			 g->nvcuda_ver[3]);
-		cJSON_AddStringToObject(nv, "file_version", buf);
+		char buf[WINVER_DOTTED_MAX];
+		cJSON_AddStringToObject(nv, "file_version", winver_dotted(buf, g->nvcuda_ver));
 	} else {
 		cJSON_AddNullToObject(nv, "file_version");
 	}
@@ -325,9 +324,6 @@ struct cJSON *gpu_driver_to_json(const struct gpu_driver *g)
 		cJSON_AddItemToArray(ad, j);
 	}
 	cJSON_AddItemToObject(o, "adapters", ad);
-	notes = cJSON_CreateArray();
-	for (i = 0; i < g->notes.n; i++)
-		cJSON_AddItemToArray(notes, cJSON_CreateString(g->notes.v[i]));
-	cJSON_AddItemToObject(o, "notes", notes);
+	json_add_strlist(o, "notes", &g->notes);
 	return o;
 }

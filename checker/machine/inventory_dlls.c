@@ -62,10 +62,8 @@ static void probe_dir(struct inventory *inv, struct view *v, const char *label, 
 
 static int dir_probed(struct strlist *seen, const char *dir)
 {
-	size_t i;
-	for (i = 0; i < seen->n; i++)
-		if (!str_icmp(seen->v[i], dir))
-			return 1;
+	if (strlist_has_icase(seen, dir))
+		return 1;
 	strlist_push(seen, dir);
 	return 0;
 }

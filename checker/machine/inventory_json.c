@@ -15,15 +15,6 @@
 #include "util/jsonout.h"
 #include "util/version.h"
 
-static cJSON *jlist(const struct strlist *l)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-	return a;
-}
-
 /* Whether an install before installs[i] names the same python.exe (compared as Windows does). */
 static int python_listed_before(const struct inventory *inv, size_t i)
 {
@@ -54,14 +45,15 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 							      : cJSON_CreateNull());
 		cJSON_AddItemToObject(e, "view", r->found ? cJSON_CreateNumber(r->view) : cJSON_CreateNull());
 		cJSON_AddItemToObject(e, "source", json_str_or_null(r->key));
-		cJSON_AddItemToObject(e, "notes", jlist(&r->notes));
+		json_add_strlist(e, "notes", &r->notes);
 		cJSON_AddItemToArray(a, e);
 	}
 	a = cJSON_AddArrayToObject(o, "runtime_dlls");
 	for (i = 0; i < inv->ndlls; i++) {
 		const struct inv_dll *d = &inv->dlls[i];
 		cJSON *e = cJSON_CreateObject();
-		char *ver = d->has_version ? winver_parts_str(d->ver) : NULL;
+		char vbuf[WINVER_DOTTED_MAX];
+		const char *ver = d->has_version ? winver_dotted(vbuf, d->ver) : NULL;
 		cJSON_AddStringToObject(e, "name", d->name);
 		cJSON_AddStringToObject(e, "path", d->path);
 		cJSON_AddStringToObject(e, "where", d->where);
@@ -71,7 +63,6 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		cJSON_AddBoolToObject(e, "version_resource", d->has_version);
 		cJSON_AddItemToObject(e, "error", json_str_or_null(d->error));
 		cJSON_AddItemToArray(a, e);
-		free(ver);
 	}
 	py = cJSON_AddArrayToObject(o, "pythons");
 	a = cJSON_AddArrayToObject(o, "installs");
@@ -94,7 +85,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 		cJSON_AddItemToObject(e, "dist_info", json_str_or_null(in->dist_info));
 		cJSON_AddItemToObject(e, "cuda", json_str_or_null(in->cuda));
 		cJSON_AddStringToObject(e, "variant", in->variant);
-		cJSON_AddItemToObject(e, "cuda_dlls", jlist(&in->cuda_dlls));
+		json_add_strlist(e, "cuda_dlls", &in->cuda_dlls);
 		dd = cJSON_AddArrayToObject(e, "dll_dirs");
 		for (j = 0; j < in->dll_dirs.n; j++) {
 			const char *tab = strchr(in->dll_dirs.v[j], '\t');
@@ -105,7 +96,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 			cJSON_AddItemToArray(dd, d);
 			free(label);
 		}
-		cJSON_AddItemToObject(e, "notes", jlist(&in->notes));
+		json_add_strlist(e, "notes", &in->notes);
 		cJSON_AddItemToArray(a, e);
 		free(host);
 		if (in->python && !python_listed_before(inv, i)) {
@@ -118,7 +109,7 @@ cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
 			cJSON_AddItemToArray(py, p);
 		}
 	}
-	cJSON_AddItemToObject(o, "notes", jlist(&inv->notes));
+	json_add_strlist(o, "notes", &inv->notes);
 	if (inv->gpu_read)
 		cJSON_AddItemToObject(o, "gpu_driver", gpu_driver_to_json(&inv->gpu));
 	return o;

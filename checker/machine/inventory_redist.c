@@ -141,8 +141,9 @@ static void redist_fill(struct inv_redist *r, const struct redist_view *rv, int 
 	if (!rv->version_raw)
 		strlist_pushf(&r->notes, "no Version value in %s", r->key);
 	if (!rv_version(rv, r->ver)) {
+		char vbuf[WINVER_DOTTED_MAX];
 		r->has_ver = 1;
-		r->version = winver_parts_str(r->ver);
+		r->version = xstrdup(winver_dotted(vbuf, r->ver));
 	}
 	for (i = 0; i < 5; i++)
 		if (rv->dw[i] == -2)

@@ -58,6 +58,7 @@
 
 #include "util/os.h"
 #include "util/span.h"
+#include "util/strmap.h"
 #include "util/text.h"
 #include "util/utf.h"
 
@@ -77,7 +78,6 @@ struct reg_value {
 struct reg_key {
 	char *path;             /* relative to HKLM, as first written */
 	char *fold;
-	uint64_t hash;
 	int deleted;
 	struct reg_value *values; /* in file order; the last one of a name wins */
 	size_t nvalues, avalues;
@@ -86,8 +86,7 @@ struct reg_key {
 struct registry {
 	struct reg_key **keys;
 	size_t nkeys, akeys;
-	size_t *table;          /* open addressing: index + 1 into keys, 0 = empty */
-	size_t tsize;           /* a power of two */
+	struct strmap table;    /* fold → index into keys */
 	size_t ndeletes;
 	unsigned long long delete_work;
 	int arch32;             /* Wine prefix with #arch=win32: a single view */
@@ -110,43 +109,16 @@ static char *fold_dup(const char *s)
 	return f;
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static struct reg_key *key_find(const struct registry *reg, const char *fold)
 {
-	uint64_t h = hash_str(fold);
 	size_t i;
-	if (!reg->tsize)
-		return NULL;
-	for (i = (size_t)h & (reg->tsize - 1); reg->table[i]; i = (i + 1) & (reg->tsize - 1)) {
-		struct reg_key *k = reg->keys[reg->table[i] - 1];
-		if (k->hash == h && !strcmp(k->fold, fold))
-			return k;
-	}
-	return NULL;
-}
-
-static void table_insert(struct registry *reg, size_t idx)
-{
-	size_t i = (size_t)reg->keys[idx]->hash & (reg->tsize - 1);
-	while (reg->table[i])
-		i = (i + 1) & (reg->tsize - 1);
-	reg->table[i] = idx + 1;
+	return strmap_get(&reg->table, fold, &i) ? reg->keys[i] : NULL;
 }
 
 static struct reg_key *key_get(struct registry *reg, const char *path)
 {
 	char *fold = fold_dup(path);
 	struct reg_key *k = key_find(reg, fold);
-	size_t i;
 	if (k) {
 		free(fold);
 		k->deleted = 0;
@@ -155,18 +127,9 @@ static struct reg_key *key_get(struct registry *reg, const char *path)
 	k = xcalloc(1, sizeof(*k));
 	k->path = xstrdup(path);
 	k->fold = fold;
-	k->hash = hash_str(fold);
 	ALLOC_GROW(reg->keys, reg->nkeys + 1, reg->akeys);
+	strmap_add(&reg->table, k->fold, reg->nkeys);
 	reg->keys[reg->nkeys++] = k;
-	if (reg->nkeys * 2 > reg->tsize) {
-		free(reg->table);
-		reg->tsize = reg->tsize ? reg->tsize * 2 : 64;
-		reg->table = xcalloc(reg->tsize, sizeof(*reg->table));
-		for (i = 0; i < reg->nkeys; i++)
-			table_insert(reg, i);
-	} else {
-		table_insert(reg, reg->nkeys - 1);
-	}
 	return k;
 }
 
@@ -237,7 +200,7 @@ void registry_free(struct registry *reg)
 		free(reg->keys[i]);
 	}
 	free(reg->keys);
-	free(reg->table);
+	strmap_release(&reg->table);
 	strlist_release(&reg->keep);
 	strbuf_release(&reg->desc);
 	free(reg);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "util/os.h"
+#include "util/strmap.h"
 #include "machine/regfile.h"
 #include "machine/registry.h"
 
@@ -57,8 +58,7 @@ struct view {
 	struct strlist outside_win, outside_target; /* links met that lead outside the root (view_outside_link) */
 	struct dirent_cache *dirs;
 	size_t ndirs, adirs;
-	size_t *dir_index; /* open addressing over dirs[] by key hash: index + 1, 0 = empty */
-	size_t dir_index_cap;
+	struct strmap dir_index; /* key → index into dirs[] */
 	struct env_var *env;
 	size_t nenv, aenv;
 	struct registry *reg;
@@ -134,7 +134,7 @@ void view_free(struct view *v)
 	strlist_release(&v->outside_target);
 	free(v->real_root);
 	free(v->dirs);
-	free(v->dir_index);
+	strmap_release(&v->dir_index);
 	for (i = 0; i < v->nenv; i++) {
 		free(v->env[i].name);
 		free(v->env[i].value);
@@ -419,44 +419,10 @@ static char *entry_host(struct view *v, struct dirent_cache *dc, size_t k)
 	return host_join(dc->host, dc->names.v[k]);
 }
 
-static size_t key_hash(const char *k)
+/* Whether a normalised Windows path is on C:, the drive an offline root stands for ("C:\" itself too). */
+static int on_drive_c(const char *norm)
 {
-	size_t h = 1469598103934665603ULL & (size_t)-1;
-	for (; *k; k++)
-		h = (h ^ (unsigned char)*k) * (size_t)1099511628211ULL;
-	return h;
-}
-
-static void dir_index_put(struct view *v, size_t i)
-{
-	size_t m = v->dir_index_cap - 1, h = key_hash(v->dirs[i].key) & m;
-	while (v->dir_index[h])
-		h = (h + 1) & m;
-	v->dir_index[h] = i + 1;
-}
-
-static struct dirent_cache *dir_index_get(struct view *v, const char *key)
-{
-	size_t m, h;
-	if (!v->dir_index_cap)
-		return NULL;
-	m = v->dir_index_cap - 1;
-	for (h = key_hash(key) & m; v->dir_index[h]; h = (h + 1) & m)
-		if (!strcmp(v->dirs[v->dir_index[h] - 1].key, key))
-			return &v->dirs[v->dir_index[h] - 1];
-	return NULL;
-}
-
-static void dir_index_grow(struct view *v)
-{
-	size_t i;
-	if (v->ndirs * 2 < v->dir_index_cap)
-		return;
-	free(v->dir_index);
-	v->dir_index_cap = v->dir_index_cap ? v->dir_index_cap * 2 : 64;
-	v->dir_index = xcalloc(v->dir_index_cap, sizeof(*v->dir_index));
-	for (i = 0; i < v->ndirs; i++)
-		dir_index_put(v, i);
+	return norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\';
 }
 
 /*
@@ -467,13 +433,16 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 {
 	char *norm = winpath_normalize(windir);
 	char *key = winpath_upcase(norm);
-	struct dirent_cache *dc = dir_index_get(v, key);
+	struct dirent_cache *dc = NULL;
+	size_t at;
+	if (strmap_get(&v->dir_index, key, &at))
+		dc = &v->dirs[at];
 	if (!dc) {
 		char *host = NULL;
 		/* "C:\" is the root; otherwise resolve the parent, then find this name in it */
-		if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3] == '\0') {
+		if (on_drive_c(norm) && norm[3] == '\0') {
 			host = xstrdup(v->root);
-		} else if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\') {
+		} else if (on_drive_c(norm)) {
 			char *parent = winpath_dirname(norm);
 			struct dirent_cache *pc = dir_lookup(v, parent);
 			free(parent);
@@ -499,9 +468,7 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 				v->host_error = xstrdup(e.msg); /* an unreadable folder is not an empty one */
 			dc->isdir = xcalloc(dc->names.n ? dc->names.n : 1, 1);
 		}
-		dir_index_grow(v);
-		if (v->dir_index_cap && !dir_index_get(v, dc->key))
-			dir_index_put(v, (size_t)(dc - v->dirs));
+		strmap_add(&v->dir_index, dc->key, (size_t)(dc - v->dirs));
 	}
 	free(key);
 	free(norm);
@@ -516,7 +483,7 @@ char *view_host_path(struct view *v, const char *winpath)
 	if (v->live)
 		return xstrdup(winpath);
 	norm = winpath_normalize(winpath);
-	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+	if (!on_drive_c(norm)) {
 		free(norm);
 		return NULL;
 	}
@@ -583,7 +550,7 @@ char *view_win_case(struct view *v, const char *winpath)
 	char *norm = winpath_normalize(winpath);
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
-	if (v->live || !(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\'))
+	if (v->live || !on_drive_c(norm))
 		return norm;
 	/* component by component through the cached listings: links are names here, never followed */
 	strbuf_adds(&sb, "C:\\");
@@ -665,7 +632,7 @@ static int view_type(struct view *v, const char *winpath)
 	}
 	/* offline: the cached listing of the folder, so links are judged (entry_type) like everywhere else */
 	norm = winpath_normalize(winpath);
-	if (!(norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\')) {
+	if (!on_drive_c(norm)) {
 		free(norm);
 		return OS_NONE;
 	}
@@ -717,7 +684,7 @@ int view_is_link(struct view *v, const char *winpath)
 		return os_is_link(winpath);
 	}
 	norm = winpath_normalize(winpath);
-	if (norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\' && norm[3]) {
+	if (on_drive_c(norm) && norm[3]) {
 		dir = winpath_dirname(norm);
 		dc = dir_lookup(v, dir);
 		k = dc ? listing_find(&dc->names, winpath_basename(norm)) : -1;

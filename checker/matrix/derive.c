@@ -17,6 +17,7 @@
 #include "machine/inventory.h"
 #include "util/os.h"
 #include "pe/pe.h"
+#include "util/jsonout.h"
 
 #define DERIVE_MAX_BINARIES 4096
 
@@ -72,15 +73,6 @@ static char *lower_dup(const char *s)
 	return r;
 }
 
-static int list_has(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -124,7 +116,7 @@ static void add_openmp(struct derive *d, const char *dll, const char *importer)
 		strlist_init(&d->openmp[i].importers);
 		d->nopenmp++;
 	}
-	if (!list_has(&d->openmp[i].importers, importer))
+	if (!strlist_has(&d->openmp[i].importers, importer))
 		strlist_push(&d->openmp[i].importers, importer);
 }
 
@@ -137,13 +129,13 @@ static void note_imports(struct derive *d, struct derive_binary *b, const struct
 		if (!kind)
 			continue;
 		low = lower_dup(imp[i].dll);
-		if (kind == 1 && !list_has(&b->runtime, low))
+		if (kind == 1 && !strlist_has(&b->runtime, low))
 			strlist_push(&b->runtime, low);
-		if (kind == 2 && !list_has(&b->openmp, low)) {
+		if (kind == 2 && !strlist_has(&b->openmp, low)) {
 			strlist_push(&b->openmp, low);
 			add_openmp(d, low, b->name);
 		}
-		if (kind == 1 && !list_has(&d->runtime, low))
+		if (kind == 1 && !strlist_has(&d->runtime, low))
 			strlist_push(&d->runtime, low);
 		free(low);
 	}
@@ -265,17 +257,8 @@ int derive_dir(struct derive *d, const char *dir, struct err *err)
 	free(lib);
 	if (d->runtime.n)
 		qsort(d->runtime.v, d->runtime.n, sizeof(*d->runtime.v), cmp_str);
-	d->vcruntime140_1 = list_has(&d->runtime, "vcruntime140_1.dll");
+	d->vcruntime140_1 = strlist_has(&d->runtime, "vcruntime140_1.dll");
 	return 0;
-}
-
-static cJSON *strlist_json(const struct strlist *l)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-	return a;
 }
 
 cJSON *derive_to_json(const struct derive *d)
@@ -301,13 +284,13 @@ cJSON *derive_to_json(const struct derive *d)
 		cJSON_AddNullToObject(o, "toolset_from");
 	}
 	cJSON_AddBoolToObject(o, "vcruntime140_1", d->vcruntime140_1);
-	cJSON_AddItemToObject(o, "runtime_dlls", strlist_json(&d->runtime));
+	json_add_strlist(o, "runtime_dlls", &d->runtime);
 	omp = cJSON_AddArrayToObject(o, "openmp");
 	for (i = 0; i < d->nopenmp; i++) {
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "dll", d->openmp[i].dll);
 		cJSON_AddBoolToObject(e, "bundled", d->openmp[i].bundled);
-		cJSON_AddItemToObject(e, "importers", strlist_json(&d->openmp[i].importers));
+		json_add_strlist(e, "importers", &d->openmp[i].importers);
 		cJSON_AddItemToArray(omp, e);
 	}
 	bins = cJSON_AddArrayToObject(o, "binaries");
@@ -320,8 +303,8 @@ cJSON *derive_to_json(const struct derive *d)
 		cJSON_AddStringToObject(e, "folder", b->in_lib ? "lib" : ".");
 		cJSON_AddStringToObject(e, "machine", pe_machine_name(b->machine));
 		cJSON_AddStringToObject(e, "linker", lv);
-		cJSON_AddItemToObject(e, "runtime_dlls", strlist_json(&b->runtime));
-		cJSON_AddItemToObject(e, "openmp", strlist_json(&b->openmp));
+		json_add_strlist(e, "runtime_dlls", &b->runtime);
+		json_add_strlist(e, "openmp", &b->openmp);
 		cJSON_AddItemToArray(bins, e);
 	}
 	return o;

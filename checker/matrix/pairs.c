@@ -121,17 +121,6 @@ int pairs_knows(const char *ext)
 	return 0;
 }
 
-/* "2.9.1" of "2.9.1+cpu" equals "2.9.1" (public versions compared as PEP 440 versions). */
-static int same_public(const char *a, const char *b)
-{
-	struct pep440 x, y, px, py;
-	if (pep440_parse(&x, a, NULL) || pep440_parse(&y, b, NULL))
-		return 0;
-	pep440_public(&px, &x);
-	pep440_public(&py, &y);
-	return pep440_cmp(&px, &py) == 0;
-}
-
 const char *pairs_ext_for(const char *ext, const char *torch_version)
 {
 	size_t i;
@@ -139,7 +128,7 @@ const char *pairs_ext_for(const char *ext, const char *torch_version)
 	struct pep440 bv, v;
 	load();
 	for (i = 0; i < npairs; i++) {
-		if (!dist_name_eq(pairs[i].ext, ext) || !same_public(pairs[i].torch, torch_version))
+		if (!dist_name_eq(pairs[i].ext, ext) || !pep440_same_public(pairs[i].torch, torch_version))
 			continue;
 		if (pep440_parse(&v, pairs[i].version, NULL))
 			continue;

@@ -12,24 +12,20 @@
  *   into memory owned by the image (UTF-16 version strings converted to
  *   UTF-8); both live until pe_close().
  *
- * - RVA -> file offset happens in one function, rva_map(). A section covers
- *   [VirtualAddress, VirtualAddress + align_up(VirtualSize or, when that is
- *   0, SizeOfRawData, SectionAlignment)) in memory, as the loader maps whole
- *   pages. Of that range only the first SizeOfRawData bytes come from the
- *   file; the rest is zero-filled by the loader and has no file offset here
- *   ("beyond the file data of section X"): no loader-relevant structure lives
- *   in zero fill in real images. PointerToRawData is rounded down to 512 when
- *   FileAlignment >= 512, as the Windows loader does ([I]: from pefile's
- *   adjust_FileAlignment and corkami's PE notes, not Microsoft's docs);
- *   SizeOfRawData is NOT rounded
- *   up to FileAlignment (the raw bytes the header claims are what we trust;
- *   a linker that wrote an unrounded size still keeps its data inside it).
- *   RVAs below SizeOfHeaders that no section covers map 1:1 to the headers.
- *   The first section in table order wins on overlap. Linkers write the
- *   table in ascending, non-overlapping order; then the section is found by
- *   binary search (4096 sections allowed, Vista+ takes 65535); otherwise by
- *   a linear scan, and then only 96 sections are allowed (XP's limit), so a
- *   crafted table cannot make every lookup slow.
+ * - RVA -> file offset happens in one function, pe_layout_map() (sections.h,
+ *   the rule peek.c uses too): a section covers its VirtualSize rounded up to
+ *   SectionAlignment, of which only the first SizeOfRawData bytes come from
+ *   the file; the rest is zero fill and has no file offset here ("beyond the
+ *   file data of section X"). PointerToRawData is rounded down to 512 when
+ *   FileAlignment >= 512, as the Windows loader does; SizeOfRawData is NOT
+ *   rounded up to FileAlignment (a linker that wrote an unrounded size still
+ *   keeps its data inside it). RVAs below SizeOfHeaders that no section
+ *   covers map 1:1 to the headers; the first section in table order wins on
+ *   overlap. Linkers write the table in ascending, non-overlapping order;
+ *   then the section is found by binary search (4096 sections allowed,
+ *   Vista+ takes 65535); otherwise by a linear scan, and then only 96
+ *   sections are allowed (XP's limit), so a crafted table cannot make every
+ *   lookup slow.
  *
  * - A section whose raw data runs past the end of the file is an error (a
  *   truncated download). [I] NtCreateSection(SEC_IMAGE) is believed to
@@ -79,7 +75,6 @@
 #define DIR_RESOURCE 2
 #define DIR_LOAD_CONFIG 10
 #define DIR_DELAY_IMPORT 13
-#define NDIRS 16
 
 #define RT_VERSION 16
 #define VS_FFI_SIGNATURE 0xfeef04bdu
@@ -90,9 +85,8 @@ struct pe_priv {
 	struct os_map map;
 	int mapped;
 	struct strlist owned; /* strings the image owns (path, converted text) */
-	uint32_t file_align, sect_align;
-	int sorted; /* sections ascend by address without overlap: binary search */
-	uint32_t dir_rva[NDIRS], dir_size[NDIRS];
+	struct pe_layout lay; /* the section table and what mapping an RVA needs (sections.h) */
+	uint32_t dir_rva[PE_NUM_DIRS], dir_size[PE_NUM_DIRS];
 
 	/* export directory, validated at open */
 	uint32_t exp_rva, exp_size;
@@ -154,80 +148,27 @@ static const char *own(struct pe_image *img, char *s)
 	return s;
 }
 
-static uint64_t align_up(uint64_t v, uint32_t a)
-{
-	return a ? (v + a - 1) / a * a : v;
-}
-
 static void sect_name(const struct pe_section *s, char *out, size_t n)
 {
 	snprintf(out, n, "%s", s->name);
 }
 
-/*
- * The one RVA mapper. Returns 0 with the file offset and the number of file
- * bytes from there to the end of the section's file data (so that tables
- * and strings cannot run into the next section); -1 when no section or
- * header covers the RVA; -2 when a section covers it but only with zero fill
- * (then *sec is that section's index).
- */
+/* The section's bytes in memory (sections.h). */
 static uint64_t sect_vspan(const struct pe_image *img, const struct pe_section *s)
 {
-	return align_up(s->vsize ? s->vsize : s->raw_size, priv(img)->sect_align);
+	return pe_section_vspan(s, priv(img)->lay.sect_align);
 }
 
+/* pe_layout_map (sections.h) in this file's size_t offsets: they lie inside the mapped file. */
 static int rva_map(const struct pe_image *img, uint32_t rva, size_t *off, size_t *avail, size_t *sec)
 {
-	const struct pe_priv *pv = priv(img);
-	size_t i = 0, n = img->nsections, flen = img->file.len;
-
-	if (pv->sorted && n) {
-		/* The last section starting at or below rva is the only candidate. */
-		size_t lo = 0, hi = n;
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (img->sections[mid].vaddr <= rva)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		i = lo;
-		n = lo + 1;
-	}
-	for (; i < n; i++) {
-		const struct pe_section *s = &img->sections[i];
-		uint64_t vspan = sect_vspan(img, s);
-		uint64_t delta, raw_start, raw_len, o, end;
-
-		if (rva < s->vaddr || (uint64_t)rva - s->vaddr >= vspan)
-			continue;
-		delta = (uint64_t)rva - s->vaddr;
-		raw_start = s->raw_off;
-		if (pv->file_align >= 512)
-			raw_start &= ~(uint64_t)511;
-		raw_len = s->raw_size < vspan ? s->raw_size : vspan;
-		if (delta >= raw_len) {
-			if (sec)
-				*sec = i;
-			return -2;
-		}
-		o = raw_start + delta;
-		end = raw_start + raw_len;
-		if (end > flen)
-			end = flen;
-		if (o >= end)
-			return -1;
+	uint64_t o, a;
+	int r = pe_layout_map(&priv(img)->lay, rva, &o, &a, sec);
+	if (r == 0) {
 		*off = (size_t)o;
-		*avail = (size_t)(end - o);
-		return 0;
+		*avail = (size_t)a;
 	}
-	if (rva < img->size_of_headers && rva < flen) {
-		size_t end = img->size_of_headers < flen ? img->size_of_headers : flen;
-		*off = rva;
-		*avail = end - rva;
-		return 0;
-	}
-	return -1;
+	return r;
 }
 
 int pe_rva_to_off(const struct pe_image *img, uint32_t rva, size_t *off)
@@ -336,7 +277,7 @@ static int parse_optional(struct pe_image *img, struct err *err, size_t opt, uin
 	struct span f = img->file;
 	uint32_t ndirs, i;
 	uint16_t magic;
-	size_t dd, dd_room;
+	size_t dd;
 
 	if (span_u16(f, opt, &magic))
 		return fail(err, PE_ERR_CORRUPT, "truncated optional header at 0x%zx", opt);
@@ -360,24 +301,20 @@ static int parse_optional(struct pe_image *img, struct err *err, size_t opt, uin
 		b = rd32(f, opt + 28);
 		img->image_base = b;
 	}
-	pv->sect_align = rd32(f, opt + 32);
-	pv->file_align = rd32(f, opt + 36);
+	pv->lay.sect_align = rd32(f, opt + 32);
+	pv->lay.file_align = rd32(f, opt + 36);
 	img->size_of_image = rd32(f, opt + 56);
 	img->size_of_headers = rd32(f, opt + 60);
 	img->subsystem = rd16(f, opt + 68);
 	img->dll_characteristics = rd16(f, opt + 70);
 	ndirs = rd32(f, dd - 4);
-	if (!is_pow2(pv->sect_align))
-		return fail(err, PE_ERR_CORRUPT, "section alignment 0x%x is not a power of two", pv->sect_align);
-	if (!is_pow2(pv->file_align))
-		return fail(err, PE_ERR_CORRUPT, "file alignment 0x%x is not a power of two", pv->file_align);
+	if (!is_pow2(pv->lay.sect_align))
+		return fail(err, PE_ERR_CORRUPT, "section alignment 0x%x is not a power of two", pv->lay.sect_align);
+	if (!is_pow2(pv->lay.file_align))
+		return fail(err, PE_ERR_CORRUPT, "file alignment 0x%x is not a power of two", pv->lay.file_align);
 
 	/* Directories past NumberOfRvaAndSizes or past the optional header are absent. */
-	dd_room = (opt_size - (dd - opt)) / 8;
-	if (ndirs > NDIRS)
-		ndirs = NDIRS;
-	if (ndirs > dd_room)
-		ndirs = (uint32_t)dd_room;
+	ndirs = pe_dir_count(ndirs, opt_size, (uint32_t)(dd - opt));
 	for (i = 0; i < ndirs; i++) {
 		if (span_u32(f, dd + 8 * i, &pv->dir_rva[i]) || span_u32(f, dd + 8 * i + 4, &pv->dir_size[i]))
 			return fail(err, PE_ERR_CORRUPT, "truncated data directory %u at 0x%zx", i, dd + 8 * i);
@@ -423,13 +360,12 @@ static int parse_sections(struct pe_image *img, struct err *err, size_t sect_tab
 				raw_end = end;
 		}
 	}
-	pv->sorted = 1;
-	for (i = 1; i < nsec; i++) {
-		const struct pe_section *a = &img->sections[i - 1], *b = &img->sections[i];
-		if ((uint64_t)a->vaddr + sect_vspan(img, a) > b->vaddr)
-			pv->sorted = 0;
-	}
-	if (!pv->sorted && nsec > PE_MAX_UNSORTED_SECTIONS)
+	pv->lay.sections = img->sections;
+	pv->lay.nsections = nsec;
+	pv->lay.size_of_headers = img->size_of_headers;
+	pv->lay.file_len = f.len;
+	pv->lay.sorted = pe_layout_sorted(&pv->lay);
+	if (!pv->lay.sorted && nsec > PE_MAX_UNSORTED_SECTIONS)
 		return fail(err, PE_ERR_CORRUPT,
 			    "section table: %u sections not in ascending, non-overlapping address order (at most %d allowed)",
 			    nsec, PE_MAX_UNSORTED_SECTIONS);

@@ -5,7 +5,7 @@
  * headers, the section table and the directories asked for are touched:
  * a 1 GiB torch_cuda.dll costs a few pages, not a gigabyte. Every read goes
  * through span.h; every RVA is mapped to a file offset through the section
- * table in one function (pe_rva_to_off); every count is capped. A malformed
+ * table in one function (sections.h, shared with peek; pe_rva_to_off); every count is capped. A malformed
  * file yields a specific error ("import descriptor 3: name RVA 0x1234 outside
  * any section"), never a crash, a hang or a silently partial answer.
  *
@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pe/sections.h"
 #include "util/err.h"
 #include "util/os.h"
 #include "util/span.h"
@@ -71,13 +72,6 @@
 #define PE_MAX_IMPORT_FUNCS 1000000
 #define PE_MAX_EXPORTS 4000000
 #define PE_MAX_NAME 4096
-
-struct pe_section {
-	char name[9];
-	uint32_t vaddr, vsize;
-	uint32_t raw_off, raw_size;
-	uint32_t characteristics;
-};
 
 struct pe_import_func {
 	const char *name;  /* NULL when imported by ordinal */

@@ -1,7 +1,8 @@
 /*
  * peek: a PE image's imported DLL names from a few positioned reads (see
- * peek.h). The header, section and RVA rules are pe.c's (parse_coff,
- * parse_optional, parse_sections, rva_map): keep the two in step.
+ * peek.h). The header and section checks are pe.c's (parse_coff,
+ * parse_optional, parse_sections): keep the two in step. The RVA mapping is
+ * not a copy: both go through sections.h's pe_layout_map.
  */
 #include "pe/peek.h"
 
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "pe/pe.h"
+#include "pe/sections.h"
 #include "util/os.h"
 #include "util/strbuf.h"
 
@@ -16,7 +18,6 @@
 #define NBLK 4
 #define DIR_IMPORT 1
 #define DIR_DELAY_IMPORT 13
-#define NDIRS 16
 
 struct blk {
 	uint64_t off;
@@ -25,21 +26,15 @@ struct blk {
 	unsigned char d[BLK];
 };
 
-struct sect {
-	uint32_t vaddr, vsize, raw_off, raw_size;
-};
-
 struct peek {
 	const struct pe_peek_src *src;
 	struct blk b[NBLK];
 	unsigned next; /* the block to reuse next */
 	int pe32plus;
 	uint64_t image_base;
-	uint32_t sect_align, file_align, size_of_headers;
-	uint32_t dir_rva[NDIRS];
-	struct sect s[PEEK_MAX_SECTIONS];
-	size_t nsec;
-	int sorted;
+	uint32_t dir_rva[PE_NUM_DIRS];
+	struct pe_section s[PEEK_MAX_SECTIONS];
+	struct pe_layout lay; /* over s[] */
 };
 
 /* The n bytes at off, all of them inside the file: 0, else -1. */
@@ -100,16 +95,6 @@ static uint32_t le32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t align_up(uint64_t v, uint32_t a)
-{
-	return a ? (v + a - 1) / a * a : v;
-}
-
-static uint64_t vspan(const struct peek *pk, const struct sect *s)
-{
-	return align_up(s->vsize ? s->vsize : s->raw_size, pk->sect_align);
-}
-
 static int is_pow2(uint32_t v)
 {
 	return v && !(v & (v - 1));
@@ -121,7 +106,7 @@ static int headers(struct peek *pk)
 	uint64_t flen = pk->src->size, raw_end = 0;
 	uint32_t lfanew, sig, ndirs, i;
 	uint16_t mz, nsec, opt_size, magic;
-	uint64_t coff, opt, dd, dd_room, tab;
+	uint64_t coff, opt, dd, tab;
 	unsigned char e[40];
 	if (!flen || u16(pk, 0, &mz) || mz != 0x5a4d || u32(pk, 0x3c, &lfanew) || u32(pk, lfanew, &sig) ||
 	    sig != 0x00004550)
@@ -151,18 +136,14 @@ static int headers(struct peek *pk)
 			pk->image_base = (uint64_t)le32(h + 24) | (uint64_t)le32(h + 28) << 32;
 		else
 			pk->image_base = le32(h + 28);
-		pk->sect_align = le32(h + 32);
-		pk->file_align = le32(h + 36);
-		pk->size_of_headers = le32(h + 60);
+		pk->lay.sect_align = le32(h + 32);
+		pk->lay.file_align = le32(h + 36);
+		pk->lay.size_of_headers = le32(h + 60);
 		ndirs = le32(h + (dd - opt) - 4);
 	}
-	if (!is_pow2(pk->sect_align) || !is_pow2(pk->file_align))
+	if (!is_pow2(pk->lay.sect_align) || !is_pow2(pk->lay.file_align))
 		return -1;
-	dd_room = (opt_size - (dd - opt)) / 8;
-	if (ndirs > NDIRS)
-		ndirs = NDIRS;
-	if (ndirs > dd_room)
-		ndirs = (uint32_t)dd_room;
+	ndirs = pe_dir_count(ndirs, opt_size, (uint32_t)(dd - opt));
 	for (i = 0; i < ndirs; i++) {
 		uint32_t size;
 		if (u32(pk, dd + 8 * i, &pk->dir_rva[i]) || u32(pk, dd + 8 * i + 4, &size))
@@ -172,14 +153,14 @@ static int headers(struct peek *pk)
 	if (tab > flen || (uint64_t)nsec * 40 > flen - tab)
 		return -1;
 	for (i = 0; i < nsec; i++) {
-		struct sect *s = &pk->s[i];
+		struct pe_section *s = &pk->s[i];
 		if (rd(pk, tab + 40 * (uint64_t)i, e, 40))
 			return -1;
 		s->vsize = le32(e + 8);
 		s->vaddr = le32(e + 12);
 		s->raw_size = le32(e + 16);
 		s->raw_off = le32(e + 20);
-		if ((uint64_t)s->vaddr + vspan(pk, s) > 0xffffffffull)
+		if ((uint64_t)s->vaddr + pe_section_vspan(s, pk->lay.sect_align) > 0xffffffffull)
 			return -1;
 		if (s->raw_size) {
 			uint64_t end = (uint64_t)s->raw_off + s->raw_size;
@@ -189,60 +170,17 @@ static int headers(struct peek *pk)
 				raw_end = end;
 		}
 	}
-	pk->nsec = nsec;
-	pk->sorted = 1;
-	for (i = 1; i < nsec; i++)
-		if ((uint64_t)pk->s[i - 1].vaddr + vspan(pk, &pk->s[i - 1]) > pk->s[i].vaddr)
-			pk->sorted = 0;
+	pk->lay.sections = pk->s;
+	pk->lay.nsections = nsec;
+	pk->lay.file_len = flen;
+	pk->lay.sorted = pe_layout_sorted(&pk->lay);
 	return 0;
 }
 
-/* pe.c's rva_map: the file offset of an RVA and the bytes to the end of its section's file data. */
+/* The file offset of an RVA and the bytes to the end of its section's file data (pe.c's rule, sections.h). */
 static int rva_map(const struct peek *pk, uint32_t rva, uint64_t *off, uint64_t *avail)
 {
-	size_t i = 0, n = pk->nsec;
-	uint64_t flen = pk->src->size;
-	if (pk->sorted && n) {
-		size_t lo = 0, hi = n;
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (pk->s[mid].vaddr <= rva)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		i = lo;
-		n = lo + 1;
-	}
-	for (; i < n; i++) {
-		const struct sect *s = &pk->s[i];
-		uint64_t vs = vspan(pk, s), delta, raw_start, raw_len, o, end;
-		if (rva < s->vaddr || (uint64_t)rva - s->vaddr >= vs)
-			continue;
-		delta = (uint64_t)rva - s->vaddr;
-		raw_start = s->raw_off;
-		if (pk->file_align >= 512)
-			raw_start &= ~(uint64_t)511;
-		raw_len = s->raw_size < vs ? s->raw_size : vs;
-		if (delta >= raw_len)
-			return -1;
-		o = raw_start + delta;
-		end = raw_start + raw_len;
-		if (end > flen)
-			end = flen;
-		if (o >= end)
-			return -1;
-		*off = o;
-		*avail = end - o;
-		return 0;
-	}
-	if (rva < pk->size_of_headers && rva < flen) {
-		uint64_t end = pk->size_of_headers < flen ? pk->size_of_headers : flen;
-		*off = rva;
-		*avail = end - rva;
-		return 0;
-	}
-	return -1;
+	return pe_layout_map(&pk->lay, rva, off, avail, NULL) ? -1 : 0;
 }
 
 /* The NUL-terminated name at an RVA, inside its section, at most PEEK_MAX_NAME bytes. */

@@ -11,10 +11,11 @@
  * descriptors and the DLL names through a cache of a few 4 KiB blocks, and
  * nothing else: no thunks, no exports, no resources.
  *
- * It is a filter in front of pe_open, never a second opinion: the headers,
- * the section table and the RVA mapping follow pe.c's rules exactly (the
- * same checks, the same clamping of a section to its file data, the same
- * header mapping), and the descriptors are walked as pe.c walks them, so
+ * It is a filter in front of pe_open, never a second opinion: the headers
+ * and the section table follow pe.c's rules exactly (the same checks), RVAs
+ * are mapped by the same function (sections.h: the same clamping of a
+ * section to its file data, the same header mapping), and the descriptors
+ * are walked as pe.c walks them, so
  * every name peek gives is a name pe_open gives for the same bytes (or
  * pe_open refuses the file). Anything peek does not follow to the end — a
  * structure out of bounds, more than PEEK_MAX_SECTIONS sections, a name

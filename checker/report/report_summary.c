@@ -43,13 +43,8 @@ struct sum {
 
 static void dropped(struct sum *s, const char *section)
 {
-	size_t i;
-	if (!section)
-		return;
-	for (i = 0; i < s->dropped.n; i++)
-		if (!strcmp(s->dropped.v[i], section))
-			return;
-	strlist_push(&s->dropped, section);
+	if (section && !strlist_has(&s->dropped, section))
+		strlist_push(&s->dropped, section);
 }
 
 /* Appends the chunk if it fits; else the summary is full from here on. */

@@ -111,3 +111,17 @@ void json_add_str_or_null(cJSON *obj, const char *key, const char *s)
 {
 	cJSON_AddItemToObject(obj, key, json_str_or_null(s));
 }
+
+cJSON *json_strlist(const struct strlist *l)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
+	return a;
+}
+
+void json_add_strlist(cJSON *obj, const char *key, const struct strlist *l)
+{
+	cJSON_AddItemToObject(obj, key, json_strlist(l));
+}

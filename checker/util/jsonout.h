@@ -44,6 +44,12 @@ cJSON *json_str_or_null(const char *s);
 /* Adds member key: json_str_or_null(s). */
 void json_add_str_or_null(cJSON *obj, const char *key, const char *s);
 
+/* A JSON array of l's strings, in order (an empty array for an empty list). */
+cJSON *json_strlist(const struct strlist *l);
+
+/* Adds member key: json_strlist(l). */
+void json_add_strlist(cJSON *obj, const char *key, const struct strlist *l);
+
 /* cJSON_Print (formatted) or cJSON_PrintUnformatted of item, made safe, appended. */
 void json_print(struct strbuf *out, const cJSON *item, int formatted);
 

@@ -37,11 +37,11 @@ int os_map_file(struct os_map *m, const char *path, struct err *err);
 void os_unmap(struct os_map *m);
 
 /*
- * Tells the OS that the pages of a mapping (from os_map_file) are not needed
- * now: they leave the resident set and are read again (from the page cache)
- * when touched. Keeps long runs over many mapped files small. Never fails.
+ * Tells the OS that the pages [p, p + len) of a mapping (from os_map_file)
+ * are not needed now: they leave the resident set and are read again (from
+ * the page cache) when touched. Keeps long runs over many mapped files
+ * small. Never fails.
  */
-void os_map_drop_pages(const struct os_map *m);
 void os_drop_pages(const void *p, size_t len);
 
 /*

@@ -149,11 +149,6 @@ void os_unmap(struct os_map *m)
 	m->size = 0;
 }
 
-void os_map_drop_pages(const struct os_map *m)
-{
-	os_drop_pages(m->data, m->size);
-}
-
 void os_drop_pages(const void *p, size_t len)
 {
 	/* a read-only private file mapping: dropped pages come back unchanged from the file */
@@ -161,20 +156,25 @@ void os_drop_pages(const void *p, size_t len)
 		madvise((void *)p, len, MADV_DONTNEED);
 }
 
+/* What stat or lstat found, as an os_stat. */
+static void from_stat(const struct stat *st, struct os_stat *out)
+{
+	if (S_ISREG(st->st_mode))
+		out->type = OS_FILE;
+	else if (S_ISDIR(st->st_mode))
+		out->type = OS_DIR;
+	else
+		out->type = OS_OTHER;
+	out->size = (uint64_t)st->st_size;
+}
+
 void os_stat(const char *path, struct os_stat *out)
 {
 	struct stat st;
 	out->type = OS_NONE;
 	out->size = 0;
-	if (stat(path, &st) < 0)
-		return;
-	if (S_ISREG(st.st_mode))
-		out->type = OS_FILE;
-	else if (S_ISDIR(st.st_mode))
-		out->type = OS_DIR;
-	else
-		out->type = OS_OTHER;
-	out->size = (uint64_t)st.st_size;
+	if (stat(path, &st) == 0)
+		from_stat(&st, out);
 }
 
 int os_readlink(const char *path, struct strbuf *out)
@@ -196,13 +196,7 @@ int os_lstat(const char *path, struct os_stat *out)
 		return 0;
 	if (S_ISLNK(st.st_mode))
 		return 1;
-	if (S_ISREG(st.st_mode))
-		out->type = OS_FILE;
-	else if (S_ISDIR(st.st_mode))
-		out->type = OS_DIR;
-	else
-		out->type = OS_OTHER;
-	out->size = (uint64_t)st.st_size;
+	from_stat(&st, out);
 	return 0;
 }
 
@@ -603,20 +597,6 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Appends to a capped buffer: past the cap the oldest half goes (see os.h). */
-static void add_capped(struct strbuf *sb, const char *data, size_t n)
-{
-	if (!sb)
-		return;
-	strbuf_add(sb, data, n);
-	if (sb->len > OS_SPAWN_MAX_OUTPUT) {
-		size_t drop = sb->len - OS_SPAWN_MAX_OUTPUT / 2;
-		memmove(sb->buf, sb->buf + drop, sb->len - drop);
-		sb->len -= drop;
-		sb->buf[sb->len] = '\0';
-	}
-}
-
 static void close_fds(int *fd, size_t n)
 {
 	size_t i;
@@ -651,6 +631,7 @@ static void spawn_child(const char *const *argv, const char *cwd, const int *po,
 static int collect_output(int fd_out, int fd_err, long long deadline, struct strbuf *out, struct strbuf *errout)
 {
 	struct pollfd fds[2];
+	struct strbuf *to[2] = { out, errout };
 	char buf[65536];
 	int nopen = 2, timed_out = 0, k;
 	fds[0].fd = fd_out;
@@ -684,7 +665,8 @@ static int collect_output(int fd_out, int fd_err, long long deadline, struct str
 				nopen--;
 				continue;
 			}
-			add_capped(k ? errout : out, buf, (size_t)n);
+			if (to[k]) /* capped: see os.h */
+				strbuf_add_capped(to[k], buf, (size_t)n, OS_SPAWN_MAX_OUTPUT);
 		}
 	}
 	for (k = 0; k < 2; k++)

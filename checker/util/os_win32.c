@@ -183,11 +183,6 @@ void os_unmap(struct os_map *m)
 	m->size = 0;
 }
 
-void os_map_drop_pages(const struct os_map *m)
-{
-	os_drop_pages(m->data, m->size);
-}
-
 void os_drop_pages(const void *p, size_t len)
 {
 	/* removes the pages from the working set; they fault back in from the file */
@@ -688,20 +683,6 @@ int os_exec_sibling(const char *name, char **argv, int *status, struct err *err)
 	return 0;
 }
 
-/* Appends to a capped buffer: past the cap the oldest half goes (see os.h). */
-static void add_capped(struct strbuf *sb, const char *data, size_t n)
-{
-	if (!sb)
-		return;
-	strbuf_add(sb, data, n);
-	if (sb->len > OS_SPAWN_MAX_OUTPUT) {
-		size_t drop = sb->len - OS_SPAWN_MAX_OUTPUT / 2;
-		memmove(sb->buf, sb->buf + drop, sb->len - drop);
-		sb->len -= drop;
-		sb->buf[sb->len] = '\0';
-	}
-}
-
 /*
  * Reads what is in the pipe now without blocking (anonymous pipes have no
  * overlapped I/O; PeekNamedPipe says how much is there). Returns the bytes
@@ -724,7 +705,8 @@ static DWORD drain_pipe(HANDLE *h, struct strbuf *sb)
 			*h = NULL;
 			break;
 		}
-		add_capped(sb, buf, got);
+		if (sb) /* capped: see os.h */
+			strbuf_add_capped(sb, buf, got, OS_SPAWN_MAX_OUTPUT);
 		total += got;
 	}
 	return total;

@@ -118,6 +118,17 @@ void strbuf_adds(struct strbuf *sb, const char *s)
 	strbuf_add(sb, s, strlen(s));
 }
 
+void strbuf_add_capped(struct strbuf *sb, const void *data, size_t len, size_t cap)
+{
+	strbuf_add(sb, data, len);
+	if (sb->len > cap) {
+		size_t drop = sb->len - cap / 2;
+		memmove(sb->buf, sb->buf + drop, sb->len - drop);
+		sb->len -= drop;
+		sb->buf[sb->len] = '\0';
+	}
+}
+
 void strbuf_addch(struct strbuf *sb, int c)
 {
 	/* called per byte by the text readers: no memcpy of one byte */
@@ -196,6 +207,29 @@ void strlist_copy(struct strlist *dst, const struct strlist *src)
 	size_t i;
 	for (i = 0; i < src->n; i++)
 		strlist_push(dst, src->v[i]);
+}
+
+int strlist_has(const struct strlist *l, const char *s)
+{
+	size_t i;
+	for (i = 0; l && s && i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+const char *strlist_find_icase(const struct strlist *l, const char *s)
+{
+	size_t i;
+	for (i = 0; l && s && i < l->n; i++)
+		if (!str_icmp(l->v[i], s))
+			return l->v[i];
+	return NULL;
+}
+
+int strlist_has_icase(const struct strlist *l, const char *s)
+{
+	return strlist_find_icase(l, s) != NULL;
 }
 
 static int lower(int c)

@@ -57,6 +57,8 @@ void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_adds(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
+/* strbuf_add, then, past `cap` bytes, the oldest go so that the newest cap / 2 remain (a log that keeps its end). */
+void strbuf_add_capped(struct strbuf *sb, const void *data, size_t len, size_t cap);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) ERR_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) ERR_PRINTF(2, 0);
 const char *strbuf_str(const struct strbuf *sb); /* sb->buf (kept for callers that prefer a function) */
@@ -75,6 +77,16 @@ void strlist_push(struct strlist *l, const char *s);   /* copies s */
 void strlist_push_owned(struct strlist *l, char *s);   /* takes s */
 void strlist_pushf(struct strlist *l, const char *fmt, ...) ERR_PRINTF(2, 3);
 void strlist_copy(struct strlist *dst, const struct strlist *src); /* appends copies */
+
+/*
+ * Whether l holds s: exactly (strlist_has) or ASCII case-insensitively, as
+ * Windows compares file names (strlist_has_icase). A NULL list or string
+ * holds nothing. strlist_find_icase gives the element itself (NULL if none).
+ * A linear walk: these lists are short (for a large set, strmap.h).
+ */
+int strlist_has(const struct strlist *l, const char *s);
+int strlist_has_icase(const struct strlist *l, const char *s);
+const char *strlist_find_icase(const struct strlist *l, const char *s);
 
 /* ASCII case-insensitive comparison, as NTFS and the loader compare names. */
 int str_icmp(const char *a, const char *b);

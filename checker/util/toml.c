@@ -87,7 +87,7 @@ static void node_free(struct toml *t)
 		node_free(t->kv[i].val);
 	}
 	free(t->kv);
-	free(t->index);
+	strmap_release(&t->index);
 	for (i = 0; i < t->n_items; i++)
 		node_free(t->items[i]);
 	free(t->items);
@@ -114,47 +114,16 @@ const char *toml_type_name(enum toml_type t)
  */
 #define TOML_INDEX_MIN 8
 
-static size_t key_hash(const char *k)
-{
-	size_t h = 1469598103934665603ull & (size_t)-1; /* FNV-1a */
-	for (; *k; k++)
-		h = (h ^ (unsigned char)*k) * (size_t)1099511628211ull;
-	return h;
-}
-
-static void index_put(struct toml *t, size_t pos)
-{
-	size_t m = t->index_cap - 1, i = key_hash(t->kv[pos].key) & m;
-	while (t->index[i])
-		i = (i + 1) & m;
-	t->index[i] = pos + 1;
-}
-
-static void index_grow(struct toml *t)
-{
-	size_t i;
-	free(t->index);
-	t->index_cap = t->index_cap ? t->index_cap * 2 : 32;
-	while (t->index_cap < 2 * (t->n_kv + 1))
-		t->index_cap *= 2;
-	t->index = xcalloc(t->index_cap, sizeof(*t->index));
-	for (i = 0; i < t->n_kv; i++)
-		index_put(t, i);
-}
-
 static struct toml_kv *kv_find(const struct toml *t, const char *key)
 {
 	size_t i;
-	if (!t->index_cap) {
+	if (!t->index.n) {
 		for (i = 0; i < t->n_kv; i++)
 			if (!strcmp(t->kv[i].key, key))
 				return &t->kv[i];
 		return NULL;
 	}
-	for (i = key_hash(key) & (t->index_cap - 1); t->index[i]; i = (i + 1) & (t->index_cap - 1))
-		if (!strcmp(t->kv[t->index[i] - 1].key, key))
-			return &t->kv[t->index[i] - 1];
-	return NULL;
+	return strmap_get(&t->index, key, &i) ? &t->kv[i] : NULL;
 }
 
 const struct toml *toml_get(const struct toml *t, const char *key)
@@ -190,6 +159,7 @@ const char *toml_str(const struct toml *t)
 
 static int table_add(struct tp *p, struct toml *tab, char *key, struct toml *val, unsigned line, unsigned col)
 {
+	size_t i;
 	if (tab->n_kv >= TOML_MAX_KEYS) {
 		free(key);
 		node_free(val);
@@ -199,10 +169,11 @@ static int table_add(struct tp *p, struct toml *tab, char *key, struct toml *val
 	tab->kv[tab->n_kv].key = key;
 	tab->kv[tab->n_kv].val = val;
 	tab->n_kv++;
-	if (tab->index_cap && 2 * tab->n_kv <= tab->index_cap)
-		index_put(tab, tab->n_kv - 1);
+	if (tab->index.n)
+		strmap_add(&tab->index, key, tab->n_kv - 1);
 	else if (tab->n_kv > TOML_INDEX_MIN)
-		index_grow(tab);
+		for (i = 0; i < tab->n_kv; i++)
+			strmap_add(&tab->index, tab->kv[i].key, i);
 	return 0;
 }
 

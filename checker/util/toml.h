@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "util/err.h"
+#include "util/strmap.h"
 
 #define TOML_MAX_DEPTH 64
 #define TOML_MAX_NODES 1000000
@@ -37,8 +38,7 @@ struct toml {
 	char *str;              /* TOML_STRING: the value; TOML_SCALAR: raw text */
 	struct toml_kv *kv;     /* TOML_TABLE members, in document order */
 	size_t n_kv, alloc_kv;
-	size_t *index;          /* TOML_TABLE of more than a few keys: open-addressed hash of kv positions + 1 */
-	size_t index_cap;       /* a power of two, at least twice n_kv; 0 before the index is built */
+	struct strmap index;    /* TOML_TABLE of more than a few keys: key → kv position; empty before */
 	struct toml **items;    /* TOML_ARRAY elements */
 	size_t n_items, alloc_items;
 	unsigned char header;   /* table: defined by a [header] */

@@ -473,6 +473,22 @@ void pep440_public(struct pep440 *out, const struct pep440 *v)
 	out->local[0] = '\0';
 }
 
+int pep440_same_public(const char *a, const char *b)
+{
+	struct pep440 x, y, px, py;
+	if (!a || !b || pep440_parse(&x, a, NULL) || pep440_parse(&y, b, NULL))
+		return 0;
+	pep440_public(&px, &x);
+	pep440_public(&py, &y);
+	return pep440_cmp(&px, &py) == 0;
+}
+
+char *pep440_drop_local(const char *v)
+{
+	const char *plus = v ? strchr(v, '+') : NULL;
+	return v ? (plus ? xstrndup(v, (size_t)(plus - v)) : xstrdup(v)) : NULL;
+}
+
 int pep440_is_prerelease(const struct pep440 *v)
 {
 	return v->pre != PEP440_PRE_NONE || v->has_dev;
@@ -841,9 +857,10 @@ void winver_format(const struct winver *v, int all, struct strbuf *sb)
 		strbuf_addf(sb, "%s%u", i ? "." : "", i < v->nparts ? (unsigned)v->part[i] : 0u);
 }
 
-char *winver_parts_str(const uint16_t part[4])
+char *winver_dotted(char buf[WINVER_DOTTED_MAX], const uint16_t part[4])
 {
-	return xasprintf("%u.%u.%u.%u", part[0], part[1], part[2], part[3]);
+	snprintf(buf, WINVER_DOTTED_MAX, "%u.%u.%u.%u", part[0], part[1], part[2], part[3]);
+	return buf;
 }
 
 /* torch variants. */

@@ -67,6 +67,19 @@ void pep440_format(const struct pep440 *v, struct strbuf *sb);
 /* The version without its local label (v.public in `packaging`). */
 void pep440_public(struct pep440 *out, const struct pep440 *v);
 
+/*
+ * Whether a and b have the same public version ("2.9.1" and "2.9.1+cpu";
+ * "2.4" and "2.4.0"), compared as PEP 440 versions; 0 when either is NULL
+ * or does not parse.
+ */
+int pep440_same_public(const char *a, const char *b);
+
+/*
+ * The text of version v up to its local label ("2.9.1" of "2.9.1+cpu"),
+ * as written (not normalised); NULL for NULL. Caller frees.
+ */
+char *pep440_drop_local(const char *v);
+
 int pep440_is_prerelease(const struct pep440 *v); /* has pre or dev */
 
 /* One specifier clause. */
@@ -149,8 +162,13 @@ int winver_at_least(const struct winver *have, const struct winver *min);
 /* "14.40.33810.0" (all four parts) or as written ("14.40") with all = 0. */
 void winver_format(const struct winver *v, int all, struct strbuf *sb);
 
-/* The four parts of a file version (a VS_FIXEDFILEINFO's, a registry value's) as "14.40.33810.0"; caller frees. */
-char *winver_parts_str(const uint16_t part[4]);
+/*
+ * The one text of a Windows file version: "14.40.33810.0" of four 16-bit
+ * parts (VS_FIXEDFILEINFO's order, as pe_version's file[] and product[]
+ * hold them), written into buf, which is returned.
+ */
+#define WINVER_DOTTED_MAX 24 /* "65535.65535.65535.65535" and its NUL */
+char *winver_dotted(char buf[WINVER_DOTTED_MAX], const uint16_t part[4]);
 
 /* torch build variants, from the local version label. */
 enum torch_variant_kind {

@@ -237,18 +237,32 @@ def objdump(files):
     return res
 
 
-# ---- pefile (version resources) ----
+# ---- pefile ----
 
-def pefile_versions(files):
+def pefile_parsed(files, entry):
+    """Each file as pefile reads it with only the data directory `entry`
+    parsed: (path, PE, None), closed once the caller moves on, or (path,
+    None, error) where pefile rejects the file (no opinion on it)."""
     import pefile
-    out = {}
-    res_dir = pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_RESOURCE"]
+    dd = pefile.DIRECTORY_ENTRY[entry]
     for f in files:
         try:
             p = pefile.PE(f, fast_load=True)
-            p.parse_data_directories(directories=[res_dir])
-        except Exception as e:  # pefile rejects a file: no opinion on it
-            out[f] = ("error", str(e))
+            p.parse_data_directories(directories=[dd])
+        except Exception as e:
+            yield f, None, e
+            continue
+        try:
+            yield f, p, None
+        finally:
+            p.close()
+
+
+def pefile_versions(files):
+    out = {}
+    for f, p, err in pefile_parsed(files, "IMAGE_DIRECTORY_ENTRY_RESOURCE"):
+        if err is not None:
+            out[f] = ("error", str(err))
             continue
         v = None
         if hasattr(p, "VS_FIXEDFILEINFO") and p.VS_FIXEDFILEINFO:
@@ -265,21 +279,15 @@ def pefile_versions(files):
                  "product_version": ver(ffi.ProductVersionMS, ffi.ProductVersionLS),
                  "strings": strings}
         out[f] = ("ok", v)
-        p.close()
     return out
 
 
 def pefile_delay(files):
     """Delay imports as pefile reads them, for the files only objdump reads
     (objdump 2.40 does not list delay imports)."""
-    import pefile
     out = {}
-    dd = pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"]
-    for f in files:
-        try:
-            p = pefile.PE(f, fast_load=True)
-            p.parse_data_directories(directories=[dd])
-        except Exception:
+    for f, p, err in pefile_parsed(files, "IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT"):
+        if err is not None:
             continue
         lst = []
         for d in getattr(p, "DIRECTORY_ENTRY_DELAY_IMPORT", []) or []:
@@ -291,21 +299,15 @@ def pefile_delay(files):
                     funcs.append(("name", imp.name.decode("utf-8", "replace"), imp.hint))
             lst.append({"dll": d.dll.decode("utf-8", "replace"), "funcs": funcs})
         out[f] = lst
-        p.close()
     return out
 
 
 def pefile_exports(files):
     """Export DLL name, base and forwarder strings as pefile reads them, for
     files objdump cannot read either (mingw objdump knows no arm64)."""
-    import pefile
     out = {}
-    dd = pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_EXPORT"]
-    for f in files:
-        try:
-            p = pefile.PE(f, fast_load=True)
-            p.parse_data_directories(directories=[dd])
-        except Exception:
+    for f, p, err in pefile_parsed(files, "IMAGE_DIRECTORY_ENTRY_EXPORT"):
+        if err is not None:
             continue
         e = getattr(p, "DIRECTORY_ENTRY_EXPORT", None)
         if e is not None:
@@ -314,7 +316,6 @@ def pefile_exports(files):
                       "base": e.struct.Base,
                       "exports": {s.ordinal: (s.address, s.forwarder.decode("utf-8", "replace"))
                                   for s in e.symbols if s.forwarder}}
-        p.close()
     return out
 
 

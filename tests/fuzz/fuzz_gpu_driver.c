@@ -15,22 +15,8 @@
 #include "machine/gpu_driver.h"
 #include "pe/pe.h"
 
+#include "input.h"
 #include "oracle.h"
-
-static char *line_of(const uint8_t *data, size_t size, int n)
-{
-	size_t i = 0, start;
-	while (n-- > 0) {
-		while (i < size && data[i] != '\n')
-			i++;
-		if (i < size)
-			i++;
-	}
-	start = i;
-	while (i < size && data[i] != '\n')
-		i++;
-	return xstrndup((const char *)data + start, i - start);
-}
 
 /* Printed and parsed back, the same version. */
 static void round_trip(const struct nv_driver_version *v)

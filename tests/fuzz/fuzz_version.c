@@ -11,24 +11,8 @@
 
 #include "util/version.h"
 
+#include "input.h"
 #include "oracle.h"
-
-
-/* Line n (0-based) of the input, NUL-terminated (caller frees). */
-static char *line_of(const uint8_t *data, size_t size, int n)
-{
-	size_t i = 0, start;
-	while (n-- > 0) {
-		while (i < size && data[i] != '\n')
-			i++;
-		if (i < size)
-			i++;
-	}
-	start = i;
-	while (i < size && data[i] != '\n')
-		i++;
-	return xstrndup((const char *)data + start, i - start);
-}
 
 static int fuzz_one(const uint8_t *data, size_t size)
 {

@@ -84,11 +84,51 @@ static void test_strbuf_buf_is_never_null(void)
 	CHECK_INT(strbuf_slopbuf[0], 0);
 }
 
+/* strlist_has: exact; strlist_has_icase / strlist_find_icase: as Windows compares names. */
+static void test_strlist_contains(void)
+{
+	struct strlist l = STRLIST_INIT;
+	CHECK(!strlist_has(&l, "a"));
+	CHECK(!strlist_has_icase(NULL, "a"));
+	CHECK(!strlist_has(NULL, "a"));
+	strlist_push(&l, "torch_cpu.dll");
+	strlist_push(&l, "C:\\Python\\DLLs");
+	CHECK(strlist_has(&l, "torch_cpu.dll"));
+	CHECK(!strlist_has(&l, "TORCH_CPU.DLL"));
+	CHECK(!strlist_has(&l, "torch_cpu"));
+	CHECK(!strlist_has(&l, NULL));
+	CHECK(strlist_has_icase(&l, "TORCH_CPU.DLL"));
+	CHECK(strlist_has_icase(&l, "c:\\python\\dlls"));
+	CHECK(!strlist_has_icase(&l, "torch_cpu.dl"));
+	CHECK(!strlist_has_icase(&l, NULL));
+	CHECK(strlist_find_icase(&l, "Torch_Cpu.Dll") == l.v[0]);
+	CHECK(strlist_find_icase(&l, "c10.dll") == NULL);
+	strlist_release(&l);
+}
+
+/* A capped buffer keeps its newest bytes: past the cap, down to half of it. */
+static void test_add_capped_keeps_the_end(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_capped(&sb, "abcdef", 6, 8);
+	CHECK_STR(sb.buf, "abcdef");
+	strbuf_add_capped(&sb, "gh", 2, 8); /* exactly the cap: kept */
+	CHECK_STR(sb.buf, "abcdefgh");
+	strbuf_add_capped(&sb, "ij", 2, 8); /* past it: the newest 4 */
+	CHECK_STR(sb.buf, "ghij");
+	CHECK_INT(sb.len, 4);
+	strbuf_add_capped(&sb, "0123456789", 10, 8);
+	CHECK_STR(sb.buf, "6789");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	RUN(test_strbuf_buf_is_never_null);
 	RUN(test_strbuf_grows_and_detaches);
 	RUN(test_strlist_push);
+	RUN(test_strlist_contains);
+	RUN(test_add_capped_keeps_the_end);
 	RUN(test_icmp_is_ascii_case_insensitive);
 	RUN(test_span_reads_refuse_out_of_bounds);
 	return HARNESS_EXIT();

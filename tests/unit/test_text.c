@@ -159,6 +159,23 @@ static void test_colon_escaped_only_at_line_start(void)
 	strbuf_release(&sb);
 }
 
+/* A string list as a JSON array member, in order; an empty list is [] (never null). */
+static void test_json_strlist(void)
+{
+	struct strlist l = STRLIST_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *o = cJSON_CreateObject();
+	json_add_strlist(o, "none", &l);
+	strlist_push(&l, "b.dll");
+	strlist_push(&l, "a.dll");
+	json_add_strlist(o, "two", &l);
+	json_print(&sb, o, 0);
+	CHECK_STR(sb.buf, "{\"none\":[],\"two\":[\"b.dll\",\"a.dll\"]}");
+	cJSON_Delete(o);
+	strbuf_release(&sb);
+	strlist_release(&l);
+}
+
 int main(void)
 {
 	RUN(test_colon_escaped_only_at_line_start);
@@ -167,5 +184,6 @@ int main(void)
 	RUN(test_quote_cuts_on_a_character);
 	RUN(test_addf_escapes_string_arguments_only);
 	RUN(test_json_strings_are_valid_and_inert);
+	RUN(test_json_strlist);
 	return HARNESS_EXIT();
 }

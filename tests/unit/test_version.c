@@ -5,7 +5,6 @@
  */
 #include "harness.h"
 #include "util/version.h"
-#include "util/version.h"
 
 #include <stdlib.h>
 
@@ -355,9 +354,42 @@ static void test_file_versions_compare_in_one_place(void)
 	CHECK_INT(winver_cmp(&a, &b), winver_text_cmp("14.40.33810.0", "14.40.33811.0"));
 }
 
+/* The public-version rules the judges share. */
+static void test_same_public_and_drop_local(void)
+{
+	char *s;
+	CHECK(pep440_same_public("2.9.1", "2.9.1+cpu"));
+	CHECK(pep440_same_public("2.4+cu121", "2.4.0"));
+	CHECK(!pep440_same_public("2.9.1", "2.9.0+cpu"));
+	CHECK(!pep440_same_public("2.9.1rc1", "2.9.1"));
+	CHECK(!pep440_same_public("2.9.x", "2.9.x"));
+	CHECK(!pep440_same_public(NULL, "2.9.1"));
+	CHECK(!pep440_same_public("2.9.1", NULL));
+	s = pep440_drop_local("2.9.1+cu128");
+	CHECK_STR(s, "2.9.1");
+	free(s);
+	s = pep440_drop_local("v2.9"); /* as written, not normalised */
+	CHECK_STR(s, "v2.9");
+	free(s);
+	CHECK(pep440_drop_local(NULL) == NULL);
+}
+
+/* The one text of a four-part Windows file version. */
+static void test_winver_dotted(void)
+{
+	char buf[WINVER_DOTTED_MAX];
+	const uint16_t v[4] = { 14, 40, 33810, 0 }, max[4] = { 65535, 65535, 65535, 65535 };
+	CHECK(winver_dotted(buf, v) == buf);
+	CHECK_STR(buf, "14.40.33810.0");
+	CHECK_STR(winver_dotted(buf, max), "65535.65535.65535.65535");
+	CHECK_INT(strlen(buf) + 1, WINVER_DOTTED_MAX);
+}
+
 int main(void)
 {
 	RUN(test_file_versions_compare_in_one_place);
+	RUN(test_same_public_and_drop_local);
+	RUN(test_winver_dotted);
 	RUN(test_parse_normalises);
 	RUN(test_parse_errors_have_columns);
 	RUN(test_order);
