@@ -62,7 +62,7 @@ static int check_install(struct result *report, struct view *v, const struct mat
 	struct ext_check xc;
 	struct torch_inputs in1 = *in0, *in = &in1;
 	int r;
-	ext_check_init(&xc, import_first);
+	ext_check_init(&xc, import_first, m);
 	in->before_torch = ext_check_before_torch;
 	in->before_ctx = &xc;
 	if (torch_run(&run, v, in, e)) {

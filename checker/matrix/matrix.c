@@ -668,6 +668,9 @@ const struct matrix_map_schema *matrix_schema(enum matrix_map map)
 		{ "applies_when", "rows[].known_issues[].applies_when", matrix_when_fields, MF_WHEN_COUNT },
 		{ "a cuda entry", "cuda[]", matrix_cuda_fields, MF_CUDA_COUNT },
 		{ "a torch_load entry", "torch_load[]", matrix_proc_fields, MF_PROC_COUNT },
+		{ "an extension_load entry", "extension_load[]", matrix_ext_fields, MF_EXT_COUNT },
+		{ "path_folders", "extension_load[].path_folders", matrix_extpath_fields, MF_EXTPATH_COUNT },
+		{ "a loads entry", "extension_load[].loads[]", matrix_extload_fields, MF_EXTLOAD_COUNT },
 	};
 	return map < MATRIX_NMAPS ? &maps[map] : NULL;
 }
@@ -735,6 +738,18 @@ const char *matrix_type_doc(enum matrix_type t)
 		return "a mapping of release to \"NAME:LINE,...\"";
 	case MT_NV_DRIVER:
 		return "an NVIDIA driver version: NNN.NN (quoted)";
+	case MT_EXTS:
+		return "a list of extension_load entries";
+	case MT_EXT_PATH:
+		return "a mapping: by, python, file, has";
+	case MT_EXT_LOADS:
+		return "a list of loads entries";
+	case MT_EXT_HOW:
+		return "ctypes or import";
+	case MT_TEXTS:
+		return "texts (a list, or one)";
+	case MT_WHEELS:
+		return "\"PACKAGE-VERSION-...whl sha256=<64 hex>\" (a list, or one)";
 	}
 	return "?";
 }
@@ -1676,6 +1691,8 @@ struct layer {
 	size_t ncuda;
 	struct matrix_proc *procs;      /* the `torch_load` entries read without errors */
 	size_t nprocs;
+	struct matrix_ext *exts;        /* the `extension_load` entries read without errors */
+	size_t nexts;
 };
 
 /* Steps 1 and 2: bytes and tree. -1 when there is no tree (reported). */
@@ -1932,6 +1949,7 @@ static int read_top(struct layer *y)
 	}
 	read_cuda(y, root);
 	proc_read_table(&y->L, root, &y->procs, &y->nprocs);
+	ext_read_table(&y->L, root, &y->exts, &y->nexts);
 	return 0;
 }
 
@@ -2000,6 +2018,8 @@ static void apply_layer(struct matrix *m, struct layer *y, const char *name)
 	y->ncuda = 0; /* moved into m */
 	proc_apply(m, y->procs, y->nprocs, name);
 	y->nprocs = 0; /* moved into m */
+	ext_apply(m, y->exts, y->nexts, name);
+	y->nexts = 0;
 }
 
 /* Diagnostics from d0 on in file order, whatever order the checks ran in (stable insertion sort: few items). */
@@ -2045,6 +2065,9 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	for (i = 0; i < y.nprocs; i++)
 		proc_release(&y.procs[i]);
 	free(y.procs);
+	for (i = 0; i < y.nexts; i++)
+		ext_entry_release(&y.exts[i]);
+	free(y.exts);
 	strlist_release(&y.remove);
 	ynode_free(y.root);
 	return y.L.nerr ? -1 : 0;
@@ -2081,6 +2104,8 @@ void matrix_init(struct matrix *m)
 	m->ncuda = m->acuda = 0;
 	m->procs = NULL;
 	m->nprocs = m->aprocs = 0;
+	m->exts = NULL;
+	m->nexts = m->aexts = 0;
 }
 
 void matrix_release(struct matrix *m)
@@ -2095,6 +2120,9 @@ void matrix_release(struct matrix *m)
 	for (i = 0; i < m->nprocs; i++)
 		proc_release(&m->procs[i]);
 	free(m->procs);
+	for (i = 0; i < m->nexts; i++)
+		ext_entry_release(&m->exts[i]);
+	free(m->exts);
 	strlist_release(&m->files);
 	matrix_init(m);
 }

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 
+#include "loader/extload.h"
 #include "loader/torchproc.h"
 #include "util/err.h"
 #include "util/strbuf.h"
@@ -94,6 +95,12 @@ enum matrix_type {
 	MT_VC1,         /* always | not-arm64 | not-cuda-9.2-10.0 */
 	MT_ANCHOR,      /* __file__ | torch._C */
 	MT_LINES,       /* a mapping of release to "NAME:LINE,..." */
+	MT_EXTS,        /* the list of extension_load entries */
+	MT_EXT_PATH,    /* an extension_load entry's path_folders mapping */
+	MT_EXT_LOADS,   /* the list of an extension_load entry's loads */
+	MT_EXT_HOW,     /* ctypes | import */
+	MT_TEXTS,       /* strings (or one) */
+	MT_WHEELS,      /* "PACKAGE-VERSION-...whl sha256=HEX" (or one) */
 };
 enum matrix_required { MR_REQUIRED, MR_OPTIONAL, MR_UNLESS_MERGE, MR_UNLESS_REMOVE, MR_IF_SOURCED, MR_IF_MEASURED };
 enum matrix_show { MS_NONE, MS_HEAD, MS_BODY, MS_TAIL };
@@ -149,6 +156,22 @@ enum matrix_proc_field {
 	MF_PROC_COUNT
 };
 
+enum matrix_ext_field {
+#define EXT(NAME, ...) MF_EXT_##NAME,
+#include "matrix/schema.def"
+	MF_EXT_COUNT
+};
+enum matrix_extpath_field {
+#define EXTPATH(NAME, ...) MF_EXTPATH_##NAME,
+#include "matrix/schema.def"
+	MF_EXTPATH_COUNT
+};
+enum matrix_extload_field {
+#define EXTLOAD(NAME, ...) MF_EXTLOAD_##NAME,
+#include "matrix/schema.def"
+	MF_EXTLOAD_COUNT
+};
+
 extern const struct matrix_field matrix_top_fields[MF_TOP_COUNT];
 extern const struct matrix_field matrix_row_fields[MF_ROW_COUNT];
 extern const struct matrix_field matrix_dll_fields[MF_DLL_COUNT];
@@ -157,10 +180,13 @@ extern const struct matrix_field matrix_issue_fields[MF_ISSUE_COUNT];
 extern const struct matrix_field matrix_when_fields[MF_WHEN_COUNT];
 extern const struct matrix_field matrix_cuda_fields[MF_CUDA_COUNT];
 extern const struct matrix_field matrix_proc_fields[MF_PROC_COUNT];
+extern const struct matrix_field matrix_ext_fields[MF_EXT_COUNT];
+extern const struct matrix_field matrix_extpath_fields[MF_EXTPATH_COUNT];
+extern const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT];
 
 /* The mappings, for the docs and tests that walk the whole schema. */
 enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
-		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_NMAPS };
+		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_MAP_EXT, MATRIX_MAP_EXTPATH, MATRIX_MAP_EXTLOAD, MATRIX_NMAPS };
 struct matrix_map_schema {
 	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
 	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */
@@ -296,6 +322,21 @@ struct matrix_proc {
 	struct matrix_pos pos, torch_pos;
 };
 
+/*
+ * One entry of the top-level `extension_load` table (matrix_ext.c): how
+ * `import PACKAGE` loads its binaries, for the releases `version` covers
+ * (loader/extload.h, docs/loader.md "Extensions and packages imported first").
+ */
+struct matrix_ext {
+	struct ext_proc proc;        /* what the loader follows (package, folders, loads; entry = "file:line") */
+	char *version_text;          /* or NULL: every release */
+	struct pep440_spec version;
+	char *code, *note;           /* or NULL */
+	enum matrix_status status;
+	struct strlist evidence, sources;
+	struct matrix_pos pos, version_pos;
+};
+
 struct matrix {
 	struct matrix_row **rows; /* effective rows, in layer then file order */
 	size_t nrows, alloc;
@@ -304,7 +345,20 @@ struct matrix {
 	size_t ncuda, acuda;
 	struct matrix_proc *procs; /* the effective `torch_load` table: a later layer's entry replaces those it overlaps */
 	size_t nprocs, aprocs;
+	struct matrix_ext *exts;   /* the effective `extension_load` table: a later layer's entry replaces those of its package it overlaps */
+	size_t nexts, aexts;
 };
+
+/*
+ * The procedure `import DIST` follows (DIST a distribution's name, `version`
+ * its METADATA version or NULL): the `extension_load` entry of that package
+ * whose `version` covers it, borrowed from m; NULL when none does (the
+ * import is then CPython's: loader/extload.h).
+ */
+const struct ext_proc *matrix_extension_load(const struct matrix *m, const char *dist, const char *version);
+
+/* An `extension_load` entry as `matrix show --json` writes it. */
+struct cJSON *matrix_ext_json(const struct matrix_ext *x);
 
 /*
  * The procedure of torch `version` (torch.__version__; NULL unknown): the

@@ -1,7 +1,8 @@
 /*
  * matrix_lint: the matrix reader's own helpers, shared by the files of the
  * matrix module (matrix.c reads the rows and the `cuda` table, matrix_proc.c
- * the `torch_load` table) and by no one else. Each takes the lint context of
+ * the `torch_load` table, matrix_ext.c the `extension_load` table) and by no
+ * one else. Each takes the lint context of
  * the file being read and reports what is wrong with a value at its
  * line:column; they are defined in matrix.c. The macros give them
  * matrix_-prefixed link names, so that the short names stay private to the
@@ -92,5 +93,11 @@ struct matrix_proc;
 void proc_read_table(struct lint *L, const struct ynode *root, struct matrix_proc **out, size_t *n);
 void proc_release(struct matrix_proc *p);
 void proc_apply(struct matrix *m, struct matrix_proc *procs, size_t n, const char *name);
+
+/* matrix_ext.c: the `extension_load` table of one file, the same way. */
+struct matrix_ext;
+void ext_read_table(struct lint *L, const struct ynode *root, struct matrix_ext **out, size_t *n);
+void ext_entry_release(struct matrix_ext *x);
+void ext_apply(struct matrix *m, struct matrix_ext *exts, size_t n, const char *name);
 
 #endif
