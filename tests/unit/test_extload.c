@@ -9,7 +9,9 @@
  * ctypes (caught), a missing video_reader passed over, other .pyd lazy;
  * torchaudio: the Python 3.8 _init_dll_path (PATH folders added) only on a
  * cp38 interpreter and when the installed __init__.py has the call, and its
- * `needs` note without lib._torchaudio; xformers' note without _C; a
+ * `needs` note without lib._torchaudio; xformers' note without _C;
+ * torchtext 0.18.0's library before its module, and 0.17.0 (no entry
+ * covers it) CPython's; a
  * distribution without an entry is CPython's; a --matrix layer adding an
  * extension nobody has heard of is followed (its folder added, its failure
  * words used), and one replacing torchvision's entry replaces it; the lint of
@@ -353,6 +355,43 @@ static void test_needs_without_its_module(void)
 	fixture_release(&f);
 }
 
+/*
+ * torchtext 0.18.0 (the entry added as one line of data): lib\libtorchtext.pyd by ctypes before
+ * _torchtext.pyd, whatever RECORD's order; its `version` covers 0.18.0 only, so 0.17.0 is CPython's.
+ */
+static void test_torchtext_entry_and_its_version(void)
+{
+	static const char *const files[] = { "torchtext/__init__.py", "torchtext/_torchtext.pyd",
+					     "torchtext/lib/libtorchtext.pyd", NULL };
+	struct fixture f;
+	const struct ext_binary *b;
+	if (make_tree("tt", "python311.dll"))
+		return;
+	put_dist("torchtext", "0.18.0", files, "");
+	put(SP "/torchtext/lib/msvfw32.dll", "msvfw32.dll", NULL); /* the library's own folder: DLL_LOAD_DIR */
+	CHECK_INT(import_dist(&f, "torchtext", NULL, NULL), 0);
+	if (f.r) {
+		CHECK_STR(f.r->procedure, "torchtext");
+		CHECK_INT(f.r->dll_dirs.n, 0);
+		CHECK_INT(f.r->nbins, 2);
+		b = f.r->nbins == 2 ? &f.r->bins[0] : NULL;
+		CHECK(b && strstr(b->path, "\\lib\\libtorchtext.pyd") && b->how == EXT_HOW_CTYPES && b->raises &&
+		      b->winerror == 0);
+		b = bin(f.r, "\\torchtext\\_torchtext.pyd");
+		/* msvfw32.dll is in lib\ only, but the library loaded first brought it in: found by name */
+		CHECK(b && b->how == EXT_HOW_IMPORT && b->raises && b->winerror == 0);
+		CHECK(b && !strcmp(b->effect, "import torchtext raises ImportError: DLL load failed while importing _torchtext"));
+	}
+	fixture_release(&f);
+	if (make_tree("tt17", "python311.dll"))
+		return;
+	put_dist("torchtext", "0.17.0", files, "");
+	CHECK_INT(import_dist(&f, "torchtext", NULL, NULL), 0);
+	if (f.r)
+		CHECK_STR(f.r->procedure, "cpython");
+	fixture_release(&f);
+}
+
 static const char *const madeup_files[] = { "madeup_ext/__init__.py", "madeup_ext/core.pyd", NULL };
 static const char madeup_layer[] = "schema: 1\n"
 				   "rows: []\n"
@@ -519,6 +558,7 @@ int main(void)
 	RUN(test_torchaudio_python38_without_the_call);
 	RUN(test_torchaudio_python311_skips_the_call);
 	RUN(test_needs_without_its_module);
+	RUN(test_torchtext_entry_and_its_version);
 	RUN(test_unknown_extension_is_cpythons);
 	RUN(test_a_layer_adds_an_extension);
 	RUN(test_a_layer_replaces_an_entry);
