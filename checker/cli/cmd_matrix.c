@@ -284,6 +284,9 @@ static void print_exts(const struct matrix *m)
 			   matrix_status_name(x->status), x->pos.file, x->pos.line);
 		for (j = 0; j < p->dll_dirs.n; j++)
 			out_printf("  add_dll_directory: %s\n", p->dll_dirs.v[j]);
+		if (p->find_by)
+			out_printf("  find: %s, the folder holding %s (python.exe's, %s, PATH)\n", p->find_by,
+				   p->find_file ? p->find_file : "?", p->find_in ? p->find_in : "?");
 		if (p->path_by)
 			out_printf("  path_folders: %s, on Python %s, when %s has the call\n", p->path_by,
 				   p->path_python.n ? p->path_python.v[0] : "?", p->path_file ? p->path_file : "?");
@@ -293,7 +296,7 @@ static void print_exts(const struct matrix *m)
 			out_printf("  %-6s %s%s\n", ext_how_name(p->loads[j].how),
 				   p->loads[j].module ? p->loads[j].module : p->loads[j].file,
 				   p->loads[j].raises ? " (a failure raises)" : "");
-		out_printf("\n");
+		out_printf("  others: %s\n\n", p->import_others ? "imported" : "lazy");
 	}
 }
 

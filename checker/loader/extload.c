@@ -43,6 +43,9 @@ void ext_proc_release(struct ext_proc *p)
 	free(p->folder);
 	free(p->path_by);
 	free(p->path_file);
+	free(p->find_by);
+	free(p->find_file);
+	free(p->find_in);
 	free(p->needs);
 	free(p->without);
 	strlist_release(&p->dll_dirs);
@@ -380,6 +383,9 @@ static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, c
 		      python, by, n, n == 1 ? "" : "s");
 }
 
+static void find_folder(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+			const struct ext_proc *p);
+
 /* A dotted module of the package ("lib._torchaudio"): its folder (*dir, allocated) and its last name (in `module`). */
 static const char *module_dir(const char *package_dir, const char *module, char **dir)
 {
@@ -408,8 +414,8 @@ static char *find_module(struct view *v, const struct torch_run *run, const char
 
 /*
  * An `extension_load` entry's procedure (extload.h, in its order): its
- * folders, the PATH folders when the call runs, the module it needs, its
- * loads; the rest lazy.
+ * folders, the folder it finds, the PATH folders when the call runs, the
+ * module it needs, its loads; the others imported or lazy.
  */
 static void proc_table(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
 		       const struct dist *d, const struct ext_proc *p)
@@ -421,6 +427,8 @@ static void proc_table(struct loader *ld, struct view *v, const struct torch_run
 		add_dll_directory(ld, r, dir);
 		free(dir);
 	}
+	if (p->find_by && p->find_file && p->find_in)
+		find_folder(ld, v, run, r, p);
 	for (i = 0; p->path_by && p->path_file && i < p->path_python.n; i++)
 		if (python_is(run, p->path_python.v[i])) {
 			if (file_has_all(v, r->package_dir, p->path_file, &p->path_has))
@@ -436,8 +444,7 @@ static void proc_table(struct loader *ld, struct view *v, const struct torch_run
 			strlist_pushf(&r->notes, "%s\\%s has no extension module for this Python: %s", dir, name,
 				      p->without ? p->without : "it loads no binary at import");
 			free(dir);
-			rest_lazy(r, d);
-			return;
+			goto others;
 		}
 	}
 	for (i = 0; i < p->nloads; i++) {
@@ -456,23 +463,26 @@ static void proc_table(struct loader *ld, struct view *v, const struct torch_run
 			load_bin(ld, r, add_bin(r, path, l->how, l->raises, l->fails));
 		free(path);
 	}
-	rest_lazy(r, d);
+others:
+	if (p->import_others)
+		import_all(ld, v, run, r, d);
+	else
+		rest_lazy(r, d);
 }
 
 /*
- * PyQt5's and PyQt6's __init__.py, find_qt(): the folder holding Qt<major>Core.dll
- * (python.exe's, else PyQt<major>\Qt<major>\bin, else a PATH entry), on PATH and as a DLL directory.
+ * `find` (PyQt5's and PyQt6's __init__.py, find_qt()): the folder holding
+ * `file` — python.exe's, else the package's `in` folder (then prepended to
+ * PATH too), else the first absolute PATH entry that has it — added with
+ * os.add_dll_directory; none: said in the notes.
  */
-static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
-		      const struct dist *d, int major)
+static void find_folder(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+			const struct ext_proc *p)
 {
 	char *dll_dir = NULL, *probe;
-	char core[16], bin_rel[16];
-	snprintf(core, sizeof(core), "Qt%dCore.dll", major);
-	snprintf(bin_rel, sizeof(bin_rel), "Qt%d\\bin", major);
 	if (run->python_exe) {
 		char *exe_dir = winpath_dirname(run->python_exe);
-		probe = winpath_join(exe_dir, core);
+		probe = winpath_join(exe_dir, p->find_file);
 		if (view_is_file(v, probe))
 			dll_dir = exe_dir;
 		else
@@ -480,8 +490,8 @@ static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run 
 		free(probe);
 	}
 	if (!dll_dir) {
-		char *bin = winpath_join(r->package_dir, bin_rel);
-		probe = winpath_join(bin, core);
+		char *bin = winpath_join(r->package_dir, p->find_in);
+		probe = winpath_join(bin, p->find_file);
 		if (view_is_file(v, probe)) {
 			const char *path = view_getenv(v, "PATH");
 			char *np = xasprintf("%s;%s", bin, path ? path : "");
@@ -495,7 +505,7 @@ static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run 
 			while (path && *path && !dll_dir) {
 				const char *semi = strchr(path, ';');
 				char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
-				char *q = entry[0] ? winpath_join(entry, core) : NULL;
+				char *q = entry[0] ? winpath_join(entry, p->find_file) : NULL;
 				if (q && winpath_is_absolute(entry) && view_is_file(v, q))
 					dll_dir = winpath_normalize(entry);
 				free(q);
@@ -508,11 +518,9 @@ static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run 
 	if (dll_dir)
 		add_dll_directory(ld, r, dll_dir);
 	else
-		strlist_pushf(&r->notes, "find_qt found no %s (next to python.exe, in PyQt%d\\%s, or on PATH): it added "
-					 "no folder",
-			      core, major, bin_rel);
+		strlist_pushf(&r->notes, "%s found no %s (next to python.exe, in %s\\%s, or on PATH): it added no folder",
+			      p->find_by, p->find_file, winpath_basename(r->package_dir), p->find_in);
 	free(dll_dir);
-	import_all(ld, v, run, r, d);
 }
 
 static char *package_dir_of(const char *site_packages, const char *name)
@@ -553,11 +561,6 @@ int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const s
 		r->procedure = xstrdup(proc->package);
 		r->package_dir = package_dir_of(site_packages, proc->folder ? proc->folder : proc->package);
 		proc_table(ld, v, run, r, d, proc);
-	} else if (dist_name_eq(d->name, "PyQt5") || dist_name_eq(d->name, "PyQt6")) {
-		int major = dist_name_eq(d->name, "PyQt5") ? 5 : 6;
-		r->procedure = xstrdup(major == 5 ? "PyQt5" : "PyQt6");
-		r->package_dir = package_dir_of(site_packages, r->procedure);
-		proc_pyqt(ld, v, run, r, d, major);
 	} else {
 		r->procedure = xstrdup("cpython");
 		strlist_pushf(&r->notes, "no DLL folders are known for %s: its extension modules were imported with "

@@ -18,6 +18,10 @@
  *
  *   add_dll_directory  folders of the package added with os.add_dll_directory
  *                      (torchvision's and xformers' own folder);
+ *   find               the folder holding a file — python.exe's, else a
+ *                      folder of the package (then prepended to PATH too),
+ *                      else the first PATH entry with it — added with
+ *                      os.add_dll_directory (PyQt5's and PyQt6's find_qt);
  *   path_folders       every existing PATH folder added with
  *                      os.add_dll_directory, only on the interpreters listed
  *                      and when the installed file has the call
@@ -29,14 +33,12 @@
  *                      loaded by ctypes (torch.ops.load_library) or CPython's
  *                      import, both LoadLibraryExW(path, 0x1100); whether a
  *                      failure raises, and what it means to the user;
- *                      every other .pyd is listed as lazy, not checked.
+ *   others             every other .pyd imported by CPython (PyQt), or
+ *                      listed as lazy, not checked.
  *
- * Two procedures are C of their own: PyQt5's and PyQt6's find_qt() (the
- * folder holding Qt<major>Core.dll — python.exe's, else PyQt<major>\Qt<major>\bin
- * prepended to PATH, else a PATH entry — added with os.add_dll_directory,
- * then every extension module imported), and any other distribution's: its
- * extension modules imported by CPython (0x1100), with no folders of its own
- * (said in the run's notes).
+ * A distribution without an entry (proc NULL) has its extension modules
+ * imported by CPython (0x1100), with no folders of its own (said in the
+ * run's notes). No package is named in C.
  *
  * Every binary gets a verdict like a torch binary's (an ldr_result) and what
  * its failure does to the program. A failed load leaves nothing loaded, so
@@ -78,9 +80,13 @@ struct ext_proc {
 	struct strlist path_python; /* ... on these interpreters ("3.8") */
 	char *path_file;          /* ... when this file of the package ... */
 	struct strlist path_has;  /* ... has all of these texts */
+	char *find_by;            /* who looks for the folder holding find_file ("find_qt"), or NULL */
+	char *find_file;          /* ... "Qt5Core.dll": python.exe's folder, else the package's find_in, else PATH */
+	char *find_in;            /* ... "Qt5\\bin" */
 	char *needs, *without;    /* the module without which nothing loads, and what the user then sees; or NULL */
 	struct ext_load *loads;
 	size_t nloads;
+	int import_others;        /* the other .pyd files are imported by CPython (else listed as lazy) */
 	char entry[160];          /* where it was written: "file:line" */
 };
 
@@ -104,7 +110,7 @@ struct ext_run {
 	char *torch_pin;      /* METADATA `Requires-Dist: torch==X`: X, or NULL */
 	char *torch_spec;     /* torch's specifier as written when not an exact pin ("" none), or NULL */
 	char *package_dir;    /* the package folder the procedure works in, or NULL */
-	char *procedure;      /* the procedure followed: the extension_load entry's package, "PyQt5", "PyQt6", "cpython" */
+	char *procedure;      /* the procedure followed: the extension_load entry's package, or "cpython" */
 	int first;            /* imported before torch */
 	char *module;         /* --import-first PKG.module: the dotted name asked for, or NULL (the whole distribution) */
 	int has_record;       /* its binaries came from RECORD (else a scan: dist->scan_note) */
@@ -138,7 +144,7 @@ int extload_imports_any_host(const char *host, const struct strlist *names, cons
 /*
  * One distribution's import on process `ld` (the one torch_run left, for an
  * extension; or a fresh one before torch's steps, `first`), following `proc`
- * (borrowed; NULL: PyQt's find_qt for PyQt5/PyQt6, else CPython's import). `run` gives the
+ * (borrowed; NULL: CPython's import alone). `run` gives the
  * interpreter (EXTENSION_SUFFIXES, application folder) and, after torch,
  * the PATH torch left. The loads join the loaded-module list.
  *

@@ -670,6 +670,7 @@ const struct matrix_map_schema *matrix_schema(enum matrix_map map)
 		{ "a torch_load entry", "torch_load[]", matrix_proc_fields, MF_PROC_COUNT },
 		{ "an extension_load entry", "extension_load[]", matrix_ext_fields, MF_EXT_COUNT },
 		{ "path_folders", "extension_load[].path_folders", matrix_extpath_fields, MF_EXTPATH_COUNT },
+		{ "find", "extension_load[].find", matrix_extfind_fields, MF_EXTFIND_COUNT },
 		{ "a loads entry", "extension_load[].loads[]", matrix_extload_fields, MF_EXTLOAD_COUNT },
 	};
 	return map < MATRIX_NMAPS ? &maps[map] : NULL;
@@ -746,6 +747,10 @@ const char *matrix_type_doc(enum matrix_type t)
 		return "a list of loads entries";
 	case MT_EXT_HOW:
 		return "ctypes or import";
+	case MT_EXT_FIND:
+		return "a mapping: by, file, in";
+	case MT_EXT_OTHERS:
+		return "lazy or import";
 	case MT_TEXTS:
 		return "texts (a list, or one)";
 	case MT_WHEELS:

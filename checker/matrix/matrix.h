@@ -99,6 +99,8 @@ enum matrix_type {
 	MT_EXT_PATH,    /* an extension_load entry's path_folders mapping */
 	MT_EXT_LOADS,   /* the list of an extension_load entry's loads */
 	MT_EXT_HOW,     /* ctypes | import */
+	MT_EXT_FIND,    /* an extension_load entry's find mapping */
+	MT_EXT_OTHERS,  /* lazy | import */
 	MT_TEXTS,       /* strings (or one) */
 	MT_WHEELS,      /* "PACKAGE-VERSION-...whl sha256=HEX" (or one) */
 };
@@ -166,6 +168,11 @@ enum matrix_extpath_field {
 #include "matrix/schema.def"
 	MF_EXTPATH_COUNT
 };
+enum matrix_extfind_field {
+#define EXTFIND(NAME, ...) MF_EXTFIND_##NAME,
+#include "matrix/schema.def"
+	MF_EXTFIND_COUNT
+};
 enum matrix_extload_field {
 #define EXTLOAD(NAME, ...) MF_EXTLOAD_##NAME,
 #include "matrix/schema.def"
@@ -182,11 +189,13 @@ extern const struct matrix_field matrix_cuda_fields[MF_CUDA_COUNT];
 extern const struct matrix_field matrix_proc_fields[MF_PROC_COUNT];
 extern const struct matrix_field matrix_ext_fields[MF_EXT_COUNT];
 extern const struct matrix_field matrix_extpath_fields[MF_EXTPATH_COUNT];
+extern const struct matrix_field matrix_extfind_fields[MF_EXTFIND_COUNT];
 extern const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT];
 
 /* The mappings, for the docs and tests that walk the whole schema. */
 enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
-		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_MAP_EXT, MATRIX_MAP_EXTPATH, MATRIX_MAP_EXTLOAD, MATRIX_NMAPS };
+		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_MAP_EXT, MATRIX_MAP_EXTPATH, MATRIX_MAP_EXTFIND,
+		  MATRIX_MAP_EXTLOAD, MATRIX_NMAPS };
 struct matrix_map_schema {
 	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
 	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */

@@ -37,6 +37,10 @@ const struct matrix_field matrix_extpath_fields[MF_EXTPATH_COUNT] = {
 #define EXTPATH EXT_FIELD
 #include "matrix/schema.def"
 };
+const struct matrix_field matrix_extfind_fields[MF_EXTFIND_COUNT] = {
+#define EXTFIND EXT_FIELD
+#include "matrix/schema.def"
+};
 const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT] = {
 #define EXTLOAD EXT_FIELD
 #include "matrix/schema.def"
@@ -52,17 +56,24 @@ static const char *const extpath_keys[] = {
 #include "matrix/schema.def"
 	NULL
 };
+static const char *const extfind_keys[] = {
+#define EXTFIND EXT_KEY
+#include "matrix/schema.def"
+	NULL
+};
 static const char *const extload_keys[] = {
 #define EXTLOAD EXT_KEY
 #include "matrix/schema.def"
 	NULL
 };
 
-_Static_assert(MF_EXT_COUNT <= 32 && MF_EXTPATH_COUNT <= 32 && MF_EXTLOAD_COUNT <= 32,
+_Static_assert(MF_EXT_COUNT <= 32 && MF_EXTPATH_COUNT <= 32 && MF_EXTFIND_COUNT <= 32 && MF_EXTLOAD_COUNT <= 32,
 	       "a mapping's keys are bits of an unsigned `present`");
 
 /* EXT_HOW_IMPORT, EXT_HOW_CTYPES by index: `how` */
 static const char *const how_names[] = { "import", "ctypes", NULL };
+/* `others`: lazy (0) or import (1) */
+static const char *const others_names[] = { "lazy", "import", NULL };
 
 void ext_entry_release(struct matrix_ext *x)
 {
@@ -293,6 +304,46 @@ static void read_path(struct lint *L, const struct ynode *m, const struct matrix
 	}
 }
 
+/* A DLL file name: a name of the package's folder rules ending in .dll. */
+static int dll_ok(const char *s)
+{
+	return name_ok(s, strlen(s)) && str_iendswith(s, ".dll");
+}
+
+/* `find`: a mapping {by, file, in}. */
+static void read_find(struct lint *L, const struct ynode *m, const struct matrix_field *f, struct ext_proc *p)
+{
+	const struct ynode *v = map_get(m, f->key);
+	unsigned present;
+	int k;
+	char what[64];
+	if (!v)
+		return;
+	if (v->kind != Y_MAP) {
+		const struct ynode *key = is_null(v) ? map_key(m, f->key) : v;
+		lint_error(L, key->line, key->col, "`%s` must be %s, not %s", f->key, f->hint, kind_name(v));
+		return;
+	}
+	map_check(L, v, matrix_schema(MATRIX_MAP_EXTFIND)->name, extfind_keys, &present);
+	snprintf(what, sizeof(what), "find at line %u", v->line);
+	for (k = 0; k < MF_EXTFIND_COUNT; k++) {
+		const struct matrix_field *g = &matrix_extfind_fields[k];
+		switch ((enum matrix_extfind_field)k) {
+		case MF_EXTFIND_BY:
+			p->find_by = get_str(L, v, g->key, what, g->hint, required(g, 0));
+			break;
+		case MF_EXTFIND_FILE:
+			p->find_file = get_checked(L, v, g, what, dll_ok);
+			break;
+		case MF_EXTFIND_IN:
+			p->find_in = get_checked(L, v, g, what, relpath_ok);
+			break;
+		case MF_EXTFIND_COUNT:
+			break;
+		}
+	}
+}
+
 /* One `loads` entry. 0 when it was read without errors. */
 static void read_load(struct lint *L, const struct ynode *m, struct ext_load *l)
 {
@@ -337,10 +388,7 @@ static void read_loads(struct lint *L, const struct ynode *m, const struct matri
 {
 	const struct ynode *list = get_map_list(L, m, f->key, f->hint);
 	size_t i;
-	if (!map_get(m, f->key)) {
-		lint_error(L, m->line, m->col, "%s is missing `%s` (%s)", what, f->key, f->hint);
-		return;
-	}
+	(void)what;
 	if (!list)
 		return;
 	if (!list->n) {
@@ -391,6 +439,9 @@ static void ext_field(struct lint *L, const struct ynode *m, enum matrix_ext_fie
 	case MF_EXT_ADD_DLL_DIRECTORY:
 		get_texts(L, m, f, what, folder_ok, &x->proc.dll_dirs);
 		break;
+	case MF_EXT_FIND:
+		read_find(L, m, f, &x->proc);
+		break;
 	case MF_EXT_PATH_FOLDERS:
 		read_path(L, m, f, &x->proc);
 		break;
@@ -405,6 +456,13 @@ static void ext_field(struct lint *L, const struct ynode *m, enum matrix_ext_fie
 		break;
 	case MF_EXT_LOADS:
 		read_loads(L, m, f, what, &x->proc);
+		break;
+	case MF_EXT_OTHERS:
+		e = get_enum(L, m, f->key, what, others_names, required(f, 0));
+		x->proc.import_others = e == 1;
+		if (!x->proc.import_others && !map_get(m, matrix_ext_fields[MF_EXT_LOADS].key))
+			lint_error(L, m->line, m->col, "%s loads nothing: give `%s`, or `%s: import`", what,
+				   matrix_ext_fields[MF_EXT_LOADS].key, f->key);
 		break;
 	case MF_EXT_CODE:
 		x->code = get_str(L, m, f->key, what, f->hint, required(f, 0));
@@ -549,6 +607,12 @@ cJSON *matrix_ext_json(const struct matrix_ext *x)
 		cJSON_AddStringToObject(o, "version", x->version_text);
 	cJSON_AddStringToObject(o, "folder", p->folder ? p->folder : p->package);
 	add_list(o, "add_dll_directory", &p->dll_dirs);
+	if (p->find_by) {
+		cJSON *fd = cJSON_AddObjectToObject(o, "find");
+		cJSON_AddStringToObject(fd, "by", p->find_by);
+		cJSON_AddStringToObject(fd, "file", p->find_file ? p->find_file : "");
+		cJSON_AddStringToObject(fd, "in", p->find_in ? p->find_in : "");
+	}
 	if (p->path_by) {
 		cJSON *pf = cJSON_AddObjectToObject(o, "path_folders");
 		cJSON_AddStringToObject(pf, "by", p->path_by);
@@ -573,6 +637,7 @@ cJSON *matrix_ext_json(const struct matrix_ext *x)
 		cJSON_AddStringToObject(e, "fails", l->fails ? l->fails : "");
 		cJSON_AddItemToArray(a, e);
 	}
+	cJSON_AddStringToObject(o, "others", others_names[p->import_others ? 1 : 0]);
 	if (x->code)
 		cJSON_AddStringToObject(o, "code", x->code);
 	cJSON_AddStringToObject(o, "status", matrix_status_name(x->status));

@@ -11,7 +11,8 @@
  * cp38 interpreter and when the installed __init__.py has the call, and its
  * `needs` note without lib._torchaudio; xformers' note without _C;
  * torchtext 0.18.0's library before its module, and 0.17.0 (no entry
- * covers it) CPython's; a
+ * covers it) CPython's; PyQt5's find_qt (its Qt5\\bin prepended to PATH
+ * and added, or a note); a
  * distribution without an entry is CPython's; a --matrix layer adding an
  * extension nobody has heard of is followed (its folder added, its failure
  * words used), and one replacing torchvision's entry replaces it; the lint of
@@ -392,6 +393,41 @@ static void test_torchtext_entry_and_its_version(void)
 	fixture_release(&f);
 }
 
+/* PyQt5's find_qt as data: Qt5\\bin (it has Qt5Core.dll) prepended to PATH and added; every .pyd imported. */
+static void test_pyqt5_find(void)
+{
+	static const char *const files[] = { "PyQt5/__init__.py", "PyQt5/QtCore.pyd", NULL };
+	struct fixture f;
+	const struct ext_binary *b;
+	if (make_tree("qt", "python311.dll"))
+		return;
+	put_dist("PyQt5", "5.15.11", files, "");
+	put(SP "/PyQt5/Qt5/bin/Qt5Core.dll", "version.dll", NULL);
+	put(SP "/PyQt5/Qt5/bin/msvfw32.dll", "msvfw32.dll", NULL);
+	CHECK_INT(import_dist(&f, "PyQt5", NULL, NULL), 0);
+	if (f.r) {
+		CHECK_STR(f.r->procedure, "PyQt5");
+		CHECK(has_dir(f.r, SP_WIN "\\PyQt5\\Qt5\\bin"));
+		CHECK_STR(f.r->path_prefix, SP_WIN "\\PyQt5\\Qt5\\bin");
+		CHECK_HAS(view_getenv(f.v, "PATH"), SP_WIN "\\PyQt5\\Qt5\\bin;");
+		b = bin(f.r, "\\QtCore.pyd");
+		CHECK(b && b->how == EXT_HOW_IMPORT && b->raises && b->winerror == 0);
+	}
+	fixture_release(&f);
+	if (make_tree("qt0", "python311.dll"))
+		return;
+	put_dist("PyQt5", "5.15.11", files, "");
+	CHECK_INT(import_dist(&f, "PyQt5", NULL, NULL), 0);
+	if (f.r) {
+		CHECK(has_note(f.r, "find_qt found no Qt5Core.dll (next to python.exe, in PyQt5\\Qt5\\bin, or on PATH): it "
+				    "added no folder"));
+		CHECK_INT(f.r->dll_dirs.n, 0);
+		b = bin(f.r, "\\QtCore.pyd");
+		CHECK(b && b->winerror == 126);
+	}
+	fixture_release(&f);
+}
+
 static const char *const madeup_files[] = { "madeup_ext/__init__.py", "madeup_ext/core.pyd", NULL };
 static const char madeup_layer[] = "schema: 1\n"
 				   "rows: []\n"
@@ -548,7 +584,11 @@ static void test_lint(void)
 			     "    status: inferred\n",
 			"is missing `file`", 5, 19));
 	CHECK(lint_says(HEAD "  - package: -a\n" LOADS "    status: inferred\n", "`package` is `-a`", 4, 14));
-	CHECK(lint_says(HEAD "  - package: a\n    status: inferred\n", "is missing `loads`", 4, 5));
+	CHECK(lint_says(HEAD "  - package: a\n    status: inferred\n", "loads nothing: give `loads`, or `others: import`", 4, 5));
+	CHECK(lint_says(HEAD "  - package: a\n    others: imprt\n    status: inferred\n", "did you mean `import`?", 5, 13));
+	CHECK(lint_says(HEAD "  - package: a\n    find: {by: f, file: Qt5Core, in: bin}\n    others: import\n"
+			     "    status: inferred\n",
+			"`file` is `Qt5Core`; expected a DLL file name", 5, 25));
 }
 
 int main(void)
@@ -559,6 +599,7 @@ int main(void)
 	RUN(test_torchaudio_python311_skips_the_call);
 	RUN(test_needs_without_its_module);
 	RUN(test_torchtext_entry_and_its_version);
+	RUN(test_pyqt5_find);
 	RUN(test_unknown_extension_is_cpythons);
 	RUN(test_a_layer_adds_an_extension);
 	RUN(test_a_layer_replaces_an_entry);

@@ -78,6 +78,7 @@ static const struct pair *pairs_of(int map)
 					    { "nvtx", "true", 0 },        { "vcruntime140_1", "always", 0 },
 					    { "status", "inferred", 0 },  { NULL, NULL, 0 } };
 	static const struct pair ext[] = { { "package", "pkg", 0 },
+					   { "find", NULL, MATRIX_MAP_EXTFIND },
 					   { "path_folders", NULL, MATRIX_MAP_EXTPATH },
 					   { "loads", NULL, MATRIX_MAP_EXTLOAD },
 					   { "status", "inferred", 0 },
@@ -87,13 +88,17 @@ static const struct pair *pairs_of(int map)
 					       { "file", "f.py", 0 },
 					       { "has", "x", 0 },
 					       { NULL, NULL, 0 } };
+	static const struct pair extfind[] = { { "by", "b", 0 },
+					       { "file", "q.dll", 0 },
+					       { "in", "bin", 0 },
+					       { NULL, NULL, 0 } };
 	static const struct pair extload[] = { { "module", "_C", 0 },
 					       { "how", "ctypes", 0 },
 					       { "raises", "false", 0 },
 					       { "fails", "f", 0 },
 					       { NULL, NULL, 0 } };
 	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when, cuda, proc,
-							      ext, extpath, extload };
+							      ext, extpath, extfind, extload };
 	return all[map];
 }
 
@@ -114,7 +119,7 @@ static void line_out(struct strbuf *sb, unsigned *lineno, int col, int dash, con
 /* A mapping written as one (applies_when, path_folders), not a list of them. */
 static int is_map(int map)
 {
-	return map == MATRIX_MAP_WHEN || map == MATRIX_MAP_EXTPATH;
+	return map == MATRIX_MAP_WHEN || map == MATRIX_MAP_EXTPATH || map == MATRIX_MAP_EXTFIND;
 }
 
 static void render(struct strbuf *sb, unsigned *lineno, int map, int col, int dash, struct mutation *mu)
@@ -253,9 +258,11 @@ static void test_lint_requires_what_the_table_requires(void)
 			case MR_OPTIONAL:
 				/*
 				 * leaving it out is fine, but for the one key of applies_when (it would be empty) and
-				 * a loads entry's `module` (it must name a module or a file)
+				 * a loads entry's `module` (it must name a module or a file) and an extension_load
+				 * entry's `loads` (it must load something)
 				 */
-				if (m != MATRIX_MAP_WHEN && !(m == MATRIX_MAP_EXTLOAD && !strcmp(f->key, "module")))
+				if (m != MATRIX_MAP_WHEN && !(m == MATRIX_MAP_EXTLOAD && !strcmp(f->key, "module")) &&
+				    !(m == MATRIX_MAP_EXT && !strcmp(f->key, "loads")))
 					CHECK_INT(lint(&mu, NULL, 0, &said), 0);
 				break;
 			}
