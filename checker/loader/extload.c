@@ -235,6 +235,22 @@ static const char *effect_import(void)
 	return "importing the module raises ImportError: DLL load failed";
 }
 
+/* A dotted module under `base` ("lib._torchaudio"): its folder (*dir, allocated) and its last name (in `module`). */
+static const char *module_dir(const char *base, const char *module, char **dir)
+{
+	const char *s = module, *dot;
+	*dir = xstrdup(base);
+	while ((dot = strchr(s, '.'))) {
+		char *part = xstrndup(s, (size_t)(dot - s));
+		char *next = winpath_join(*dir, part);
+		free(part);
+		free(*dir);
+		*dir = next;
+		s = dot + 1;
+	}
+	return s;
+}
+
 /*
  * `--import-first PKG.mod.sub`: the file CPython imports for that module
  * (extload.h), found in the view. 0 with *file (NULL for pure Python, then
@@ -243,18 +259,9 @@ static const char *effect_import(void)
 static int module_file(struct view *v, const struct torch_run *run, const char *site_packages, const char *module,
 		       char **file, char **pure, struct err *err)
 {
-	char *dir = xstrdup(site_packages), *sub, *pkg, *p;
-	const char *s = module, *dot;
+	char *dir, *sub, *pkg, *p;
 	*file = *pure = NULL;
-	while ((dot = strchr(s, '.'))) {
-		char *part = xstrndup(s, (size_t)(dot - s));
-		char *next = winpath_join(dir, part);
-		free(part);
-		free(dir);
-		dir = next;
-		s = dot + 1;
-	}
-	sub = xstrdup(s);
+	sub = xstrdup(module_dir(site_packages, module, &dir));
 	pkg = winpath_join(dir, sub);
 	*file = find_spec(v, run, dir, sub);
 	if (!*file)
@@ -385,22 +392,6 @@ static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, c
 
 static void find_folder(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
 			const struct ext_proc *p);
-
-/* A dotted module of the package ("lib._torchaudio"): its folder (*dir, allocated) and its last name (in `module`). */
-static const char *module_dir(const char *package_dir, const char *module, char **dir)
-{
-	const char *s = module, *dot;
-	*dir = xstrdup(package_dir);
-	while ((dot = strchr(s, '.'))) {
-		char *part = xstrndup(s, (size_t)(dot - s));
-		char *next = winpath_join(*dir, part);
-		free(part);
-		free(*dir);
-		*dir = next;
-		s = dot + 1;
-	}
-	return s;
-}
 
 /* FileFinder's find_spec of a dotted module of the package, or NULL. */
 static char *find_module(struct view *v, const struct torch_run *run, const char *package_dir, const char *module)

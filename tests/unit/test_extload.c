@@ -143,7 +143,8 @@ struct fixture {
 };
 
 /* torch's procedure on the tree, then `import DIST` the way the matrix (default + `layer`) says. */
-static int import_dist(struct fixture *f, const char *dist, const char *path, const char *layer)
+static int import_dist_module(struct fixture *f, const char *dist, const char *path, const char *layer,
+			      const char *module, struct err *me)
 {
 	struct torch_inputs in = { 0 };
 	struct err e;
@@ -176,7 +177,12 @@ static int import_dist(struct fixture *f, const char *dist, const char *path, co
 	if (!d)
 		return -1;
 	return extload_run(&f->r, f->run->ld, f->v, f->run, d, matrix_extension_load(&f->m, d->name, d->version), SP_WIN,
-			   0, NULL, &e);
+			   module != NULL, module, me ? me : &e);
+}
+
+static int import_dist(struct fixture *f, const char *dist, const char *path, const char *layer)
+{
+	return import_dist_module(f, dist, path, layer, NULL, NULL);
 }
 
 static void fixture_release(struct fixture *f)
@@ -428,6 +434,36 @@ static void test_pyqt5_find(void)
 	fixture_release(&f);
 }
 
+/* --import-first PyQt5.QtCore: the package's procedure (find_qt), then that module alone; a missing one is an error. */
+static void test_import_first_one_module(void)
+{
+	static const char *const files[] = { "PyQt5/__init__.py", "PyQt5/QtCore.pyd", "PyQt5/QtGui.pyd", NULL };
+	struct fixture f;
+	struct err e;
+	if (make_tree("qtmod", "python311.dll"))
+		return;
+	put_dist("PyQt5", "5.15.11", files, "");
+	put(SP "/PyQt5/Qt5/bin/Qt5Core.dll", "version.dll", NULL);
+	put(SP "/PyQt5/Qt5/bin/msvfw32.dll", "msvfw32.dll", NULL);
+	CHECK_INT(import_dist_module(&f, "PyQt5", NULL, NULL, "PyQt5.QtCore", NULL), 0);
+	if (f.r) {
+		CHECK(f.r->first);
+		CHECK(has_dir(f.r, SP_WIN "\\PyQt5\\Qt5\\bin"));
+		CHECK_INT(f.r->nbins, 1);
+		CHECK(bin(f.r, "\\QtCore.pyd") && bin(f.r, "\\QtCore.pyd")->winerror == 0);
+	}
+	ext_run_free(f.r);
+	dist_set_release(&f.dists);
+	torch_run_free(f.run);
+	view_free(f.v);
+	matrix_release(&f.m);
+	err_clear(&e);
+	CHECK_INT(import_dist_module(&f, "PyQt5", NULL, NULL, "PyQt5.QtNope", &e), -1);
+	CHECK(f.r == NULL);
+	CHECK_HAS(e.msg, "no module PyQt5.QtNope: none of " SP_WIN "\\PyQt5\\QtNope");
+	fixture_release(&f);
+}
+
 static const char *const madeup_files[] = { "madeup_ext/__init__.py", "madeup_ext/core.pyd", NULL };
 static const char madeup_layer[] = "schema: 1\n"
 				   "rows: []\n"
@@ -600,6 +636,7 @@ int main(void)
 	RUN(test_needs_without_its_module);
 	RUN(test_torchtext_entry_and_its_version);
 	RUN(test_pyqt5_find);
+	RUN(test_import_first_one_module);
 	RUN(test_unknown_extension_is_cpythons);
 	RUN(test_a_layer_adds_an_extension);
 	RUN(test_a_layer_replaces_an_entry);
