@@ -428,8 +428,9 @@ static void proc_table(struct loader *ld, struct view *v, const struct torch_run
 		}
 	if (p->needs) {
 		char *spec = find_module(v, run, r->package_dir, p->needs);
+		int found = spec != NULL;
 		free(spec);
-		if (!spec) {
+		if (!found) {
 			char *dir;
 			const char *name = module_dir(r->package_dir, p->needs, &dir);
 			strlist_pushf(&r->notes, "%s\\%s has no extension module for this Python: %s", dir, name,
