@@ -269,6 +269,38 @@ static void print_field(const struct matrix_row *r, enum matrix_row_field f)
 	}
 }
 
+/* The extension_load table: one entry a paragraph, its folders and its loads in order. */
+static void print_exts(const struct matrix *m)
+{
+	size_t i, j;
+	if (!m->nexts) {
+		out_printf("extension_load: no entries (every extension is imported by CPython alone)\n\n");
+		return;
+	}
+	out_printf("extension_load: %zu entries (how each extension's import loads its binaries)\n\n", m->nexts);
+	for (i = 0; i < m->nexts; i++) {
+		const struct matrix_ext *x = &m->exts[i];
+		const struct ext_proc *p = &x->proc;
+		out_printf("%s %s  [%s]  %s:%u\n", p->package, x->version_text ? x->version_text : "(every release)",
+			   matrix_status_name(x->status), x->pos.file, x->pos.line);
+		for (j = 0; j < p->dll_dirs.n; j++)
+			out_printf("  add_dll_directory: %s\n", p->dll_dirs.v[j]);
+		if (p->find_by)
+			out_printf("  find: %s, the folder holding %s (python.exe's, %s, PATH)\n", p->find_by,
+				   p->find_file ? p->find_file : "?", p->find_in ? p->find_in : "?");
+		if (p->path_by)
+			out_printf("  path_folders: %s, on Python %s, when %s has the call\n", p->path_by,
+				   p->path_python.n ? p->path_python.v[0] : "?", p->path_file ? p->path_file : "?");
+		if (p->needs)
+			out_printf("  needs: %s\n", p->needs);
+		for (j = 0; j < p->nloads; j++)
+			out_printf("  %-6s %s%s\n", ext_how_name(p->loads[j].how),
+				   p->loads[j].module ? p->loads[j].module : p->loads[j].file,
+				   p->loads[j].raises ? " (a failure raises)" : "");
+		out_printf("  others: %s\n\n", p->import_others ? "imported" : "lazy");
+	}
+}
+
 /* A row: its HEAD keys on the first line, then the BODY keys' lines, then the TAIL's (schema.def). */
 /* The torch_load table: one entry a paragraph, each release's lines of torch/__init__.py. */
 static void print_procs(const struct matrix *m)
@@ -405,6 +437,9 @@ int cmd_matrix_show(int argc, char **argv)
 		rows = cJSON_AddArrayToObject(root, "torch_load");
 		for (i = 0; i < m.nprocs; i++)
 			cJSON_AddItemToArray(rows, matrix_proc_json(&m.procs[i]));
+		rows = cJSON_AddArrayToObject(root, "extension_load");
+		for (i = 0; i < m.nexts; i++)
+			cJSON_AddItemToArray(rows, matrix_ext_json(&m.exts[i]));
 		cJSON_AddItemToObject(root, "cuda", cuda_json(&m));
 		print_json(root);
 	} else {
@@ -417,6 +452,7 @@ int cmd_matrix_show(int argc, char **argv)
 			out_printf("\n");
 		}
 		print_procs(&m);
+		print_exts(&m);
 		print_cuda(&m);
 	}
 	matrix_release(&m);

@@ -319,47 +319,79 @@ static int write_summary(struct strbuf *sb, const struct report_view *v, const s
 	return append(o->summary_path, sb, "--summary");
 }
 
+/* --format json: the document, escaped (jsonout.h): valid JSON, no guard. */
+static int stdout_json(struct strbuf *sb, const struct cJSON *doc, const struct report_view *v,
+		       const struct report_opts *o)
+{
+	(void)v;
+	(void)o;
+	json_print(sb, doc, 1);
+	strbuf_addch(sb, '\n');
+	fwrite(sb->buf, 1, sb->len, stdout);
+	return 0;
+}
+
+/* --format sarif: SARIF 2.1.0. */
+static int stdout_sarif(struct strbuf *sb, const struct cJSON *doc, const struct report_view *v,
+			const struct report_opts *o)
+{
+	(void)doc;
+	report_sarif(sb, v, o->sarif_anchor, NULL);
+	fwrite(sb->buf, 1, sb->len, stdout);
+	return 0;
+}
+
+/* --format text: the text report, inside the guard. 1 when the guard refused it. */
+static int stdout_text(struct strbuf *sb, const struct cJSON *doc, const struct report_view *v,
+		       const struct report_opts *o)
+{
+	struct report_text_opts to;
+	(void)doc;
+	memset(&to, 0, sizeof(to));
+	to.color = want_color(o, o->format == REPORT_FMT_GITHUB);
+	to.trace = o->trace;
+	to.quiet = o->quiet;
+	to.width = text_width();
+	to.groups = o->format == REPORT_FMT_GITHUB && !o->quiet; /* the form that speaks GitHub */
+	report_text_ex(sb, v, &to);
+	return put_text(sb->buf) ? 1 : 0; /* main says why (out_finish) */
+}
+
+/* --format github: the annotations first (our workflow commands, before the guard), then the text report. */
+static int stdout_github(struct strbuf *sb, const struct cJSON *doc, const struct report_view *v,
+			 const struct report_opts *o)
+{
+	report_github(sb, v, NULL);
+	out_commands(sb->buf, sb->len);
+	strbuf_reset(sb);
+	return stdout_text(sb, doc, v, o);
+}
+
 /*
- * stdout in o->format: in github format the annotations first (our workflow
- * commands, before the guard), then the text report inside the guard; or the
- * JSON document, or SARIF. 1 when the guard refused the text.
+ * What each --format of check and report writes to stdout (REPORT_FORMATS_CHECK
+ * names them; AUTO is decided before). A format without a writer here is a
+ * usage error, never another format's output.
  */
+static int (*const stdout_writers[REPORT_FMT_COUNT])(struct strbuf *sb, const struct cJSON *doc,
+						      const struct report_view *v, const struct report_opts *o) = {
+	[REPORT_FMT_TEXT] = stdout_text,
+	[REPORT_FMT_JSON] = stdout_json,
+	[REPORT_FMT_GITHUB] = stdout_github,
+	[REPORT_FMT_SARIF] = stdout_sarif,
+};
+
+/* stdout in o->format. 1 when it could not be written (said). */
 static int write_stdout(struct strbuf *sb, const struct cJSON *doc, const struct report_view *v,
 			const struct report_opts *o)
 {
-	int failed = 0;
-	if (o->format == REPORT_FMT_GITHUB) {
-		report_github(sb, v, NULL);
-		out_commands(sb->buf, sb->len);
-		strbuf_reset(sb);
+	int failed;
+	if ((size_t)o->format >= REPORT_FMT_COUNT || !stdout_writers[o->format]) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "%s is not a form check and report write", report_format_name(o->format));
+		say("--format ", msg);
+		return 1;
 	}
-	switch (o->format) {
-	case REPORT_FMT_JSON:
-		json_print(sb, doc, 1); /* escaped (jsonout.h): valid JSON, no guard */
-		strbuf_addch(sb, '\n');
-		fwrite(sb->buf, 1, sb->len, stdout);
-		break;
-	case REPORT_FMT_SARIF:
-		report_sarif(sb, v, o->sarif_anchor, NULL);
-		fwrite(sb->buf, 1, sb->len, stdout);
-		break;
-	case REPORT_FMT_GITHUB: /* after the annotations: the text report, inside the guard */
-	case REPORT_FMT_TEXT:
-	default:
-	{
-		struct report_text_opts to;
-		memset(&to, 0, sizeof(to));
-		to.color = want_color(o, o->format == REPORT_FMT_GITHUB);
-		to.trace = o->trace;
-		to.quiet = o->quiet;
-		to.width = text_width();
-		to.groups = o->format == REPORT_FMT_GITHUB && !o->quiet; /* the form that speaks GitHub */
-		report_text_ex(sb, v, &to);
-		if (put_text(sb->buf))
-			failed = 1; /* main says why (out_finish) */
-	}
-		break;
-	}
+	failed = stdout_writers[o->format](sb, doc, v, o);
 	fflush(stdout);
 	return failed;
 }

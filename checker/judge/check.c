@@ -125,7 +125,7 @@ int check_install_run(struct check_install *ci, struct findings *out, const stru
 	memset(ci, 0, sizeof(*ci));
 	ci->install = install;
 	ci->in = *in;
-	ext_check_init(&ci->xc, env->import_first);
+	ext_check_init(&ci->xc, env->import_first, env->m);
 	for (i = 0; i < NPASSES; i++) {
 		if (failed && check_passes[i].needs_verdict)
 			continue;

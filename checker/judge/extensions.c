@@ -14,9 +14,10 @@
 #include "util/demangle.h"
 #include "util/version.h"
 
-void ext_check_init(struct ext_check *c, const struct strlist *import_first)
+void ext_check_init(struct ext_check *c, const struct strlist *import_first, const struct matrix *m)
 {
 	memset(c, 0, sizeof(*c));
+	c->matrix = m;
 	if (import_first)
 		strlist_copy(&c->import_first, import_first);
 }
@@ -105,7 +106,8 @@ void ext_check_before_torch(void *ctx, struct torch_run *run, struct view *v)
 							   name, c->site_packages ? c->site_packages : "torch's site-packages");
 			continue;
 		}
-		if (extload_run(&r, run->ld, v, run, d, c->site_packages, 1, module, &e) == 0) {
+		if (extload_run(&r, run->ld, v, run, d, matrix_extension_load(c->matrix, d->name, d->version),
+				c->site_packages, 1, module, &e) == 0) {
 			ALLOC_GROW(c->first, c->nfirst + 1, c->afirst);
 			c->first[c->nfirst++] = r;
 		} else {
@@ -229,7 +231,8 @@ void ext_check_after_torch(struct ext_check *c, struct torch_run *run, struct vi
 			c->ext_over++;
 			continue;
 		}
-		if (extload_run(&r, run->ld, v, run, d, c->site_packages, 0, NULL, NULL) == 0) {
+		if (extload_run(&r, run->ld, v, run, d, matrix_extension_load(c->matrix, d->name, d->version),
+				c->site_packages, 0, NULL, NULL) == 0) {
 			ALLOC_GROW(c->exts, c->nexts + 1, c->aexts);
 			c->exts[c->nexts++] = r;
 		}

@@ -70,11 +70,12 @@ struct ext_check {
 	struct ext_copy *copies;
 	size_t ncopies, acopies;
 	struct strlist torch_dlls;     /* torch's own DLL names */
+	const struct matrix *matrix;   /* its extension_load table: each package's procedure (borrowed; may be NULL) */
 	char *orig_path;               /* the view's PATH before a package changed it */
 	int path_changed;
 };
 
-void ext_check_init(struct ext_check *c, const struct strlist *import_first);
+void ext_check_init(struct ext_check *c, const struct strlist *import_first, const struct matrix *m);
 void ext_check_release(struct ext_check *c, struct view *v); /* restores the view's PATH */
 void ext_check_restore_path(struct ext_check *c, struct view *v); /* the view's PATH as before the packages changed it */
 

@@ -12,19 +12,6 @@
 #include "pe/peek.h"
 #include "util/os.h"
 
-const char *ext_proc_name(enum ext_proc p)
-{
-	switch (p) {
-	case EXT_PROC_TORCHVISION: return "torchvision";
-	case EXT_PROC_TORCHAUDIO: return "torchaudio";
-	case EXT_PROC_PYQT5: return "PyQt5";
-	case EXT_PROC_PYQT6: return "PyQt6";
-	case EXT_PROC_XFORMERS: return "xformers";
-	case EXT_PROC_CPYTHON: break;
-	}
-	return "cpython";
-}
-
 const char *ext_how_name(enum ext_how h)
 {
 	switch (h) {
@@ -35,19 +22,36 @@ const char *ext_how_name(enum ext_how h)
 	return "import";
 }
 
-enum ext_proc ext_proc_of(const char *dist_name)
+void ext_proc_init(struct ext_proc *p)
 {
-	if (dist_name_eq(dist_name, "torchvision"))
-		return EXT_PROC_TORCHVISION;
-	if (dist_name_eq(dist_name, "torchaudio"))
-		return EXT_PROC_TORCHAUDIO;
-	if (dist_name_eq(dist_name, "PyQt5"))
-		return EXT_PROC_PYQT5;
-	if (dist_name_eq(dist_name, "PyQt6"))
-		return EXT_PROC_PYQT6;
-	if (dist_name_eq(dist_name, "xformers"))
-		return EXT_PROC_XFORMERS;
-	return EXT_PROC_CPYTHON;
+	memset(p, 0, sizeof(*p));
+	strlist_init(&p->dll_dirs);
+	strlist_init(&p->path_python);
+	strlist_init(&p->path_has);
+}
+
+void ext_proc_release(struct ext_proc *p)
+{
+	size_t i;
+	for (i = 0; i < p->nloads; i++) {
+		free(p->loads[i].module);
+		free(p->loads[i].file);
+		free(p->loads[i].fails);
+	}
+	free(p->loads);
+	free(p->package);
+	free(p->folder);
+	free(p->path_by);
+	free(p->path_file);
+	free(p->find_by);
+	free(p->find_file);
+	free(p->find_in);
+	free(p->needs);
+	free(p->without);
+	strlist_release(&p->dll_dirs);
+	strlist_release(&p->path_python);
+	strlist_release(&p->path_has);
+	ext_proc_init(p);
 }
 
 void ext_run_free(struct ext_run *r)
@@ -67,6 +71,7 @@ void ext_run_free(struct ext_run *r)
 	free(r->torch_spec);
 	free(r->package_dir);
 	free(r->module);
+	free(r->procedure);
 	free(r->path_prefix);
 	strlist_release(&r->dll_dirs);
 	strlist_release(&r->notes);
@@ -230,6 +235,22 @@ static const char *effect_import(void)
 	return "importing the module raises ImportError: DLL load failed";
 }
 
+/* A dotted module under `base` ("lib._torchaudio"): its folder (*dir, allocated) and its last name (in `module`). */
+static const char *module_dir(const char *base, const char *module, char **dir)
+{
+	const char *s = module, *dot;
+	*dir = xstrdup(base);
+	while ((dot = strchr(s, '.'))) {
+		char *part = xstrndup(s, (size_t)(dot - s));
+		char *next = winpath_join(*dir, part);
+		free(part);
+		free(*dir);
+		*dir = next;
+		s = dot + 1;
+	}
+	return s;
+}
+
 /*
  * `--import-first PKG.mod.sub`: the file CPython imports for that module
  * (extload.h), found in the view. 0 with *file (NULL for pure Python, then
@@ -238,18 +259,9 @@ static const char *effect_import(void)
 static int module_file(struct view *v, const struct torch_run *run, const char *site_packages, const char *module,
 		       char **file, char **pure, struct err *err)
 {
-	char *dir = xstrdup(site_packages), *sub, *pkg, *p;
-	const char *s = module, *dot;
+	char *dir, *sub, *pkg, *p;
 	*file = *pure = NULL;
-	while ((dot = strchr(s, '.'))) {
-		char *part = xstrndup(s, (size_t)(dot - s));
-		char *next = winpath_join(dir, part);
-		free(part);
-		free(dir);
-		dir = next;
-		s = dot + 1;
-	}
-	sub = xstrdup(s);
+	sub = xstrdup(module_dir(site_packages, module, &dir));
 	pkg = winpath_join(dir, sub);
 	*file = find_spec(v, run, dir, sub);
 	if (!*file)
@@ -306,82 +318,55 @@ static void rest_lazy(struct ext_run *r, const struct dist *d)
 			add_bin(r, d->binaries.v[i], EXT_HOW_LAZY, 0, "loaded on first use, not by the import: not checked");
 }
 
-/*
- * torchvision (extension.py, _internally_replaced_utils.py, io/image.py,
- * io/_video_opt.py, io/_load_gpu_decoder.py): _get_extension_path(name) adds
- * the package folder with os.add_dll_directory and finds `name` with
- * FileFinder; torch.ops.load_library loads it with ctypes.CDLL. Every
- * failure is caught.
- */
-static void proc_torchvision(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
-			     const struct dist *d)
+/* Python MAJOR.MINOR `want` ("3.8") is the interpreter's (python_tag "cp38", "cp38d"...; not "cp381"). */
+static int python_is(const struct torch_run *run, const char *want)
 {
-	static const struct {
-		const char *module, *effect;
-	} mods[] = {
-		{ "_C", "import torchvision succeeds, but its C++ operators are missing: torchvision.ops (nms, "
-			"roi_align, ...) raise RuntimeError: Couldn't load custom C++ ops" },
-		{ "image", "import torchvision warns \"Failed to load image Python extension\"; torchvision.io's "
-			   "image decoding and encoding fail" },
-		{ "video_reader", "torchvision.io's video reader is unavailable" },
-		{ "gpu_decoder", "torchvision.io's GPU video decoder is unavailable" },
-	};
-	size_t i;
-	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
-		char *p;
-		add_dll_directory(ld, r, r->package_dir);
-		p = find_spec(v, run, r->package_dir, mods[i].module);
-		if (p && !find_bin(r, p))
-			load_bin(ld, r, add_bin(r, p, EXT_HOW_CTYPES, 0, mods[i].effect));
-		free(p);
-	}
-	rest_lazy(r, d);
+	const char *t = run->python_tag, *dot = strchr(want, '.');
+	size_t nmaj, nmin;
+	if (!t || !dot || strncmp(t, "cp", 2))
+		return 0;
+	nmaj = (size_t)(dot - want);
+	nmin = strlen(dot + 1);
+	t += 2;
+	return !strncmp(t, want, nmaj) && !strncmp(t + nmaj, dot + 1, nmin) &&
+	       !(t[nmaj + nmin] >= '0' && t[nmaj + nmin] <= '9');
 }
 
 /*
- * torchaudio (_extension/__init__.py, _extension/utils.py): on Python 3.8,
- * when its __init__.py has the call, every existing PATH folder is added
- * first (_init_dll_path, above); on 3.9+ no folder is added; when torchaudio.lib._torchaudio exists,
- * torch.ops.load_library(lib\libtorchaudio.pyd) and then the import of
- * _torchaudio, both uncaught.
+ * Whether the installed file (relative to the package folder) has every text
+ * of the call (torchaudio 2.4.1's _extension/__init__.py: `if os.name == "nt"
+ * and (3, 8) <= sys.version_info < (3, 9):` `_init_dll_path()`): read, not
+ * guessed by version.
  */
-/* Python 3.8.x (python_tag "cp38", "cp38d"...): sys.version_info in [(3, 8), (3, 9)). */
-static int python_is_38(const struct torch_run *run)
+static int file_has_all(struct view *v, const char *package_dir, const char *rel, const struct strlist *texts)
 {
-	const char *t = run->python_tag;
-	return t && !strncmp(t, "cp38", 4) && !(t[4] >= '0' && t[4] <= '9');
-}
-
-/*
- * Whether this torchaudio's _extension/__init__.py has the Python 3.8 call
- * (2.4.1: `if os.name == "nt" and (3, 8) <= sys.version_info < (3, 9):`
- * `_init_dll_path()`): read from the installed file, not guessed by version.
- */
-static int has_init_dll_path(struct view *v, const char *package_dir)
-{
-	char *init = winpath_join(package_dir, "_extension\\__init__.py");
-	char *host = view_host_path(v, init);
+	char *path = winpath_join(package_dir, rel);
+	char *host = view_host_path(v, path);
 	struct strbuf sb = STRBUF_INIT;
+	size_t i;
 	int yes = 0;
 	if (host && os_read_small_file(host, 1 << 20, &sb, NULL) == 0)
-		yes = strstr(sb.buf, "(3, 8) <= sys.version_info < (3, 9)") && strstr(sb.buf, "_init_dll_path()");
+		for (yes = 1, i = 0; i < texts->n && yes; i++)
+			yes = strstr(sb.buf, texts->v[i]) != NULL;
 	strbuf_release(&sb);
 	free(host);
-	free(init);
+	free(path);
 	return yes;
 }
 
 /*
- * _extension/utils.py's _init_dll_path: `for path in os.environ.get("PATH",
- * "").split(";"): if os.path.exists(path): os.add_dll_directory(path)`
- * (failures passed over). The PATH is the one torch left. An entry that is
- * not an absolute folder is passed over: AddDllDirectory refuses a relative
- * path, and a missing one fails os.path.exists.
+ * path_folders (torchaudio's _extension/utils.py _init_dll_path: `for path in
+ * os.environ.get("PATH", "").split(";"): if os.path.exists(path):
+ * os.add_dll_directory(path)`, failures passed over). The PATH is the one
+ * torch left. An entry that is not an absolute folder is passed over:
+ * AddDllDirectory refuses a relative path, and a missing one fails
+ * os.path.exists.
  */
-static void init_dll_path(struct loader *ld, struct view *v, struct ext_run *r)
+static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, const char *by, const char *python)
 {
 	const char *path = view_getenv(v, "PATH");
 	size_t n = 0;
+	char *why;
 	while (path && *path) {
 		const char *semi = strchr(path, ';');
 		char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
@@ -397,56 +382,99 @@ static void init_dll_path(struct loader *ld, struct view *v, struct ext_run *r)
 		free(entry);
 		path = semi ? semi + 1 : NULL;
 	}
-	loader_label_user_dirs(ld, "a PATH entry added by torchaudio's _init_dll_path (Python 3.8) with "
-				   "os.add_dll_directory");
-	strlist_pushf(&r->notes, "Python 3.8: torchaudio's _init_dll_path added %zu PATH folder%s with "
-				 "os.add_dll_directory before loading its libraries",
-		      n, n == 1 ? "" : "s");
+	why = xasprintf("a PATH entry added by %s (Python %s) with os.add_dll_directory", by, python);
+	loader_label_user_dirs(ld, why);
+	free(why);
+	strlist_pushf(&r->notes, "Python %s: %s added %zu PATH folder%s with os.add_dll_directory before loading its "
+				 "libraries",
+		      python, by, n, n == 1 ? "" : "s");
 }
 
-static void proc_torchaudio(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
-			    const struct dist *d)
+static void find_folder(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+			const struct ext_proc *p);
+
+/* FileFinder's find_spec of a dotted module of the package, or NULL. */
+static char *find_module(struct view *v, const struct torch_run *run, const char *package_dir, const char *module)
 {
-	char *lib, *spec;
-	if (python_is_38(run) && has_init_dll_path(v, r->package_dir))
-		init_dll_path(ld, v, r);
-	lib = winpath_join(r->package_dir, "lib");
-	spec = find_spec(v, run, lib, "_torchaudio");
-	if (spec) {
-		char *libta = winpath_join(lib, "libtorchaudio.pyd");
-		if (view_is_file(v, libta))
-			load_bin(ld, r,
-				 add_bin(r, libta, EXT_HOW_CTYPES, 1,
-					 "import torchaudio raises OSError: Could not load this library: "
-					 "...\\torchaudio\\lib\\libtorchaudio.pyd"));
-		free(libta);
-		load_bin(ld, r,
-			 add_bin(r, spec, EXT_HOW_IMPORT, 1,
-				 "import torchaudio raises ImportError: DLL load failed while importing _torchaudio"));
-		free(spec);
-	} else {
-		strlist_pushf(&r->notes, "%s\\_torchaudio has no extension module for this Python: torchaudio loads "
-					 "no binary at import",
-			      lib);
-	}
-	free(lib);
-	rest_lazy(r, d);
+	char *dir, *p;
+	const char *name = module_dir(package_dir, module, &dir);
+	p = find_spec(v, run, dir, name);
+	free(dir);
+	return p;
 }
 
 /*
- * PyQt5's and PyQt6's __init__.py, find_qt(): the folder holding Qt<major>Core.dll
- * (python.exe's, else PyQt<major>\Qt<major>\bin, else a PATH entry), on PATH and as a DLL directory.
+ * An `extension_load` entry's procedure (extload.h, in its order): its
+ * folders, the folder it finds, the PATH folders when the call runs, the
+ * module it needs, its loads; the others imported or lazy.
  */
-static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
-		      const struct dist *d, int major)
+static void proc_table(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+		       const struct dist *d, const struct ext_proc *p)
+{
+	size_t i;
+	for (i = 0; i < p->dll_dirs.n; i++) {
+		char *dir = strcmp(p->dll_dirs.v[i], ".") ? winpath_join(r->package_dir, p->dll_dirs.v[i])
+							  : xstrdup(r->package_dir);
+		add_dll_directory(ld, r, dir);
+		free(dir);
+	}
+	if (p->find_by && p->find_file && p->find_in)
+		find_folder(ld, v, run, r, p);
+	for (i = 0; p->path_by && p->path_file && i < p->path_python.n; i++)
+		if (python_is(run, p->path_python.v[i])) {
+			if (file_has_all(v, r->package_dir, p->path_file, &p->path_has))
+				path_folders(ld, v, r, p->path_by, p->path_python.v[i]);
+			break;
+		}
+	if (p->needs) {
+		char *spec = find_module(v, run, r->package_dir, p->needs);
+		int found = spec != NULL;
+		free(spec);
+		if (!found) {
+			char *dir;
+			const char *name = module_dir(r->package_dir, p->needs, &dir);
+			strlist_pushf(&r->notes, "%s\\%s has no extension module for this Python: %s", dir, name,
+				      p->without ? p->without : "it loads no binary at import");
+			free(dir);
+			goto others;
+		}
+	}
+	for (i = 0; i < p->nloads; i++) {
+		const struct ext_load *l = &p->loads[i];
+		char *path = NULL;
+		if (l->module) {
+			path = find_module(v, run, r->package_dir, l->module);
+		} else if (l->file) {
+			path = winpath_join(r->package_dir, l->file);
+			if (!view_is_file(v, path)) {
+				free(path);
+				path = NULL;
+			}
+		}
+		if (path && !find_bin(r, path))
+			load_bin(ld, r, add_bin(r, path, l->how, l->raises, l->fails));
+		free(path);
+	}
+others:
+	if (p->import_others)
+		import_all(ld, v, run, r, d);
+	else
+		rest_lazy(r, d);
+}
+
+/*
+ * `find` (PyQt5's and PyQt6's __init__.py, find_qt()): the folder holding
+ * `file` — python.exe's, else the package's `in` folder (then prepended to
+ * PATH too), else the first absolute PATH entry that has it — added with
+ * os.add_dll_directory; none: said in the notes.
+ */
+static void find_folder(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
+			const struct ext_proc *p)
 {
 	char *dll_dir = NULL, *probe;
-	char core[16], bin_rel[16];
-	snprintf(core, sizeof(core), "Qt%dCore.dll", major);
-	snprintf(bin_rel, sizeof(bin_rel), "Qt%d\\bin", major);
 	if (run->python_exe) {
 		char *exe_dir = winpath_dirname(run->python_exe);
-		probe = winpath_join(exe_dir, core);
+		probe = winpath_join(exe_dir, p->find_file);
 		if (view_is_file(v, probe))
 			dll_dir = exe_dir;
 		else
@@ -454,8 +482,8 @@ static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run 
 		free(probe);
 	}
 	if (!dll_dir) {
-		char *bin = winpath_join(r->package_dir, bin_rel);
-		probe = winpath_join(bin, core);
+		char *bin = winpath_join(r->package_dir, p->find_in);
+		probe = winpath_join(bin, p->find_file);
 		if (view_is_file(v, probe)) {
 			const char *path = view_getenv(v, "PATH");
 			char *np = xasprintf("%s;%s", bin, path ? path : "");
@@ -469,7 +497,7 @@ static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run 
 			while (path && *path && !dll_dir) {
 				const char *semi = strchr(path, ';');
 				char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
-				char *q = entry[0] ? winpath_join(entry, core) : NULL;
+				char *q = entry[0] ? winpath_join(entry, p->find_file) : NULL;
 				if (q && winpath_is_absolute(entry) && view_is_file(v, q))
 					dll_dir = winpath_normalize(entry);
 				free(q);
@@ -482,35 +510,9 @@ static void proc_pyqt(struct loader *ld, struct view *v, const struct torch_run 
 	if (dll_dir)
 		add_dll_directory(ld, r, dll_dir);
 	else
-		strlist_pushf(&r->notes, "find_qt found no %s (next to python.exe, in PyQt%d\\%s, or on PATH): it added "
-					 "no folder",
-			      core, major, bin_rel);
+		strlist_pushf(&r->notes, "%s found no %s (next to python.exe, in %s\\%s, or on PATH): it added no folder",
+			      p->find_by, p->find_file, winpath_basename(r->package_dir), p->find_in);
 	free(dll_dir);
-	import_all(ld, v, run, r, d);
-}
-
-/*
- * xformers (_cpp_lib.py, _register_extensions, run by `import xformers`): the
- * package folder added with os.add_dll_directory, _C found with FileFinder
- * and loaded by torch.ops.load_library; an OSError is caught and logged.
- */
-static void proc_xformers(struct loader *ld, struct view *v, const struct torch_run *run, struct ext_run *r,
-			  const struct dist *d)
-{
-	char *p;
-	add_dll_directory(ld, r, r->package_dir);
-	p = find_spec(v, run, r->package_dir, "_C");
-	if (p)
-		load_bin(ld, r,
-			 add_bin(r, p, EXT_HOW_CTYPES, 0,
-				 "import xformers logs \"WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions\": "
-				 "memory-efficient attention, SwiGLU and its other C++/CUDA operators are unavailable"));
-	else
-		strlist_pushf(&r->notes, "%s\\_C has no extension module for this Python: import xformers warns that "
-					 "xFormers was not built, and loads no binary",
-			      r->package_dir);
-	free(p);
-	rest_lazy(r, d);
 }
 
 static char *package_dir_of(const char *site_packages, const char *name)
@@ -519,7 +521,8 @@ static char *package_dir_of(const char *site_packages, const char *name)
 }
 
 int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const struct torch_run *run,
-		const struct dist *d, const char *site_packages, int first, const char *module, struct err *err)
+		const struct dist *d, const struct ext_proc *proc, const char *site_packages, int first,
+		const char *module, struct err *err)
 {
 	struct ext_run *r;
 	char *mod_file = NULL, *mod_pure = NULL;
@@ -534,7 +537,6 @@ int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const s
 	r->dist_info = xstrdup(d->dist_info);
 	r->first = first;
 	r->has_record = d->has_record;
-	r->proc = ext_proc_of(d->name);
 	for (i = 0; i < d->meta.nrequires; i++) {
 		const struct dist_require *q = &d->meta.requires[i];
 		if (!dist_name_eq(q->name, "torch") || (q->marker && strstr(q->marker, "extra")))
@@ -547,34 +549,17 @@ int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const s
 	strlist_copy(&r->notes, &d->notes);
 	if (d->scan_note)
 		strlist_push(&r->notes, d->scan_note);
-	switch (r->proc) {
-	case EXT_PROC_TORCHVISION:
-		r->package_dir = package_dir_of(site_packages, "torchvision");
-		proc_torchvision(ld, v, run, r, d);
-		break;
-	case EXT_PROC_TORCHAUDIO:
-		r->package_dir = package_dir_of(site_packages, "torchaudio");
-		proc_torchaudio(ld, v, run, r, d);
-		break;
-	case EXT_PROC_PYQT5:
-		r->package_dir = package_dir_of(site_packages, "PyQt5");
-		proc_pyqt(ld, v, run, r, d, 5);
-		break;
-	case EXT_PROC_PYQT6:
-		r->package_dir = package_dir_of(site_packages, "PyQt6");
-		proc_pyqt(ld, v, run, r, d, 6);
-		break;
-	case EXT_PROC_XFORMERS:
-		r->package_dir = package_dir_of(site_packages, "xformers");
-		proc_xformers(ld, v, run, r, d);
-		break;
-	case EXT_PROC_CPYTHON:
+	if (proc) {
+		r->procedure = xstrdup(proc->package);
+		r->package_dir = package_dir_of(site_packages, proc->folder ? proc->folder : proc->package);
+		proc_table(ld, v, run, r, d, proc);
+	} else {
+		r->procedure = xstrdup("cpython");
 		strlist_pushf(&r->notes, "no DLL folders are known for %s: its extension modules were imported with "
 					 "CPython's search only (their own folder, python.exe's, the added DLL "
 					 "directories, System32)",
 			      d->name);
 		import_all(ld, v, run, r, d);
-		break;
 	}
 	if (module) {
 		/* the package's procedure ran (its __init__); now the one module asked for */

@@ -10,33 +10,35 @@
  * that list before torch asks for them.
  *
  * extload_run() performs one distribution's import on an existing process
- * (a `struct loader`), the way its package does it — written, with the
- * lines of the real wheels' code, in docs/loader.md ("Extensions and
- * packages imported first"):
+ * (a `struct loader`), the way its package does it. What a package does is
+ * data: an `extension_load` entry of the matrix (matrix/torch.yml, read by
+ * matrix/matrix_ext.c into a `struct ext_proc`), written with the lines of
+ * the real wheels' code in docs/loader.md ("Extensions and packages imported
+ * first"). This file holds the mechanisms an entry names, in this order:
  *
- *   torchvision  os.add_dll_directory(<torchvision>), then _C and image
- *                (and video_reader, gpu_decoder when shipped) found by
- *                importlib's FileFinder and loaded by torch.ops.load_library
- *                = ctypes.CDLL = LoadLibraryExW(path, 0x1100); failures are
- *                caught: import torchvision warns (image) or its C++ ops
- *                raise RuntimeError later (_C);
- *   torchaudio   on Python 3.8, when its _extension\__init__.py has the call,
- *                _init_dll_path(): every existing PATH folder added with
- *                os.add_dll_directory; then
- *                torch.ops.load_library(torchaudio\lib\libtorchaudio.pyd),
- *                then `import torchaudio.lib._torchaudio` (CPython: 0x1100);
- *                a failure makes `import torchaudio` raise; torio's FFmpeg
- *                modules are loaded lazily, not by the import;
- *   PyQt5        find_qt(): PyQt5\Qt5\bin prepended to PATH and added with
- *                os.add_dll_directory (or python.exe's folder, when
- *                Qt5Core.dll is there), then its extension modules imported;
- *                PyQt6 the same with Qt6Core.dll and PyQt6\Qt6\bin;
- *   xformers     os.add_dll_directory(<xformers>), then _C found by FileFinder
- *                and loaded by torch.ops.load_library (ctypes, 0x1100); a
- *                failure is caught: import xformers logs a warning and its
- *                C++/CUDA operators are unavailable;
- *   any other    its extension modules imported by CPython (0x1100), with no
- *                folders of its own (said in the run's notes).
+ *   add_dll_directory  folders of the package added with os.add_dll_directory
+ *                      (torchvision's and xformers' own folder);
+ *   find               the folder holding a file — python.exe's, else a
+ *                      folder of the package (then prepended to PATH too),
+ *                      else the first PATH entry with it — added with
+ *                      os.add_dll_directory (PyQt5's and PyQt6's find_qt);
+ *   path_folders       every existing PATH folder added with
+ *                      os.add_dll_directory, only on the interpreters listed
+ *                      and when the installed file has the call
+ *                      (torchaudio's _init_dll_path on Python 3.8);
+ *   needs              a module without which the import loads no binary
+ *                      (said in the run's notes);
+ *   loads              each `module` found by importlib's FileFinder in
+ *                      EXTENSION_SUFFIXES order, or `file` when it exists,
+ *                      loaded by ctypes (torch.ops.load_library) or CPython's
+ *                      import, both LoadLibraryExW(path, 0x1100); whether a
+ *                      failure raises, and what it means to the user;
+ *   others             every other .pyd imported by CPython (PyQt), or
+ *                      listed as lazy, not checked.
+ *
+ * A distribution without an entry (proc NULL) has its extension modules
+ * imported by CPython (0x1100), with no folders of its own (said in the
+ * run's notes). No package is named in C.
  *
  * Every binary gets a verdict like a torch binary's (an ldr_result) and what
  * its failure does to the program. A failed load leaves nothing loaded, so
@@ -54,20 +56,42 @@
 #include "util/err.h"
 #include "util/strbuf.h"
 
-enum ext_proc {
-	EXT_PROC_CPYTHON = 0, /* its extension modules imported, nothing else known */
-	EXT_PROC_TORCHVISION,
-	EXT_PROC_TORCHAUDIO,
-	EXT_PROC_PYQT5,
-	EXT_PROC_PYQT6,       /* PyQt6's find_qt: PyQt5's with Qt6Core.dll and PyQt6\Qt6\bin */
-	EXT_PROC_XFORMERS,    /* _cpp_lib._register_extensions: torchvision's way, one module (_C) */
-};
-
 enum ext_how {
 	EXT_HOW_IMPORT = 0,   /* CPython's extension loading: LoadLibraryExW(path, 0x1100) */
 	EXT_HOW_CTYPES,       /* torch.ops.load_library → ctypes.CDLL: LoadLibraryExW(path, 0x1100) */
 	EXT_HOW_LAZY,         /* not loaded by the import (loaded on first use, or never): not checked */
 };
+
+/* One load of a procedure: `module` or `file` (the other NULL). */
+struct ext_load {
+	char *module;         /* dotted from the package folder ("_C", "lib._torchaudio"): FileFinder's find_spec */
+	char *file;           /* relative to the package folder ("lib\\libtorchaudio.pyd"): loaded when it exists */
+	enum ext_how how;     /* EXT_HOW_CTYPES or EXT_HOW_IMPORT */
+	int raises;           /* its failure makes the import raise */
+	char *fails;          /* what its failure does to the program */
+};
+
+/* A package's import procedure, as data (matrix.h's `extension_load` entry). */
+struct ext_proc {
+	char *package;            /* the distribution (PEP 503 compared); the procedure's name in reports */
+	char *folder;             /* its folder in site-packages */
+	struct strlist dll_dirs;  /* its folders added with os.add_dll_directory, in order ("." itself) */
+	char *path_by;            /* who adds every existing PATH folder ("torchaudio's _init_dll_path"), or NULL */
+	struct strlist path_python; /* ... on these interpreters ("3.8") */
+	char *path_file;          /* ... when this file of the package ... */
+	struct strlist path_has;  /* ... has all of these texts */
+	char *find_by;            /* who looks for the folder holding find_file ("find_qt"), or NULL */
+	char *find_file;          /* ... "Qt5Core.dll": python.exe's folder, else the package's find_in, else PATH */
+	char *find_in;            /* ... "Qt5\\bin" */
+	char *needs, *without;    /* the module without which nothing loads, and what the user then sees; or NULL */
+	struct ext_load *loads;
+	size_t nloads;
+	int import_others;        /* the other .pyd files are imported by CPython (else listed as lazy) */
+	char entry[160];          /* where it was written: "file:line" */
+};
+
+void ext_proc_init(struct ext_proc *p);
+void ext_proc_release(struct ext_proc *p);
 
 struct ext_binary {
 	char *path;           /* Windows path */
@@ -76,7 +100,7 @@ struct ext_binary {
 	int winerror;         /* 0 when it loads (or is not loaded) */
 	const char *outcome;  /* "loads", "missing-entry-point", ..., "not-loaded" */
 	int raises;           /* its failure makes the import raise */
-	const char *effect;   /* what its failure does to the program (static text) */
+	const char *effect;   /* what its failure does to the program (static text, or the ext_proc's: borrowed) */
 	struct ldr_result res;
 };
 
@@ -86,7 +110,7 @@ struct ext_run {
 	char *torch_pin;      /* METADATA `Requires-Dist: torch==X`: X, or NULL */
 	char *torch_spec;     /* torch's specifier as written when not an exact pin ("" none), or NULL */
 	char *package_dir;    /* the package folder the procedure works in, or NULL */
-	enum ext_proc proc;
+	char *procedure;      /* the procedure followed: the extension_load entry's package, or "cpython" */
 	int first;            /* imported before torch */
 	char *module;         /* --import-first PKG.module: the dotted name asked for, or NULL (the whole distribution) */
 	int has_record;       /* its binaries came from RECORD (else a scan: dist->scan_note) */
@@ -99,11 +123,7 @@ struct ext_run {
 	size_t nskipped;      /* .pyd files this interpreter would not import (another cpXY tag) */
 };
 
-const char *ext_proc_name(enum ext_proc p);  /* "torchvision", "torchaudio", "PyQt5", "PyQt6", "xformers", "cpython" */
 const char *ext_how_name(enum ext_how h);    /* "import", "ctypes", "lazy" */
-
-/* The procedure a distribution's import follows (by its PEP 503 name). */
-enum ext_proc ext_proc_of(const char *dist_name);
 
 /*
  * torch's own DLLs of a run (torch\lib's c10*, torch*, caffe2*, shm.dll),
@@ -123,7 +143,8 @@ int extload_imports_any_host(const char *host, const struct strlist *names, cons
 
 /*
  * One distribution's import on process `ld` (the one torch_run left, for an
- * extension; or a fresh one before torch's steps, `first`). `run` gives the
+ * extension; or a fresh one before torch's steps, `first`), following `proc`
+ * (borrowed; NULL: CPython's import alone). `run` gives the
  * interpreter (EXTENSION_SUFFIXES, application folder) and, after torch,
  * the PATH torch left. The loads join the loaded-module list.
  *
@@ -137,7 +158,8 @@ int extload_imports_any_host(const char *host, const struct strlist *names, cons
  * the notes). -1 (err: the places looked at) when there is no such module.
  */
 int extload_run(struct ext_run **out, struct loader *ld, struct view *v, const struct torch_run *run,
-		const struct dist *d, const char *site_packages, int first, const char *module, struct err *err);
+		const struct dist *d, const struct ext_proc *proc, const char *site_packages, int first,
+		const char *module, struct err *err);
 void ext_run_free(struct ext_run *r);
 
 #endif

@@ -170,6 +170,8 @@ struct layer {
 	size_t ncuda;
 	struct matrix_proc *procs;      /* the `torch_load` entries read without errors */
 	size_t nprocs;
+	struct matrix_ext *exts;        /* the `extension_load` entries read without errors */
+	size_t nexts;
 };
 
 /* Steps 1 and 2: bytes and tree. -1 when there is no tree (reported). */
@@ -284,6 +286,7 @@ static int read_top(struct layer *y)
 	}
 	matrix_cuda_read_table(&y->L, root, &y->cuda, &y->ncuda);
 	matrix_proc_read_table(&y->L, root, &y->procs, &y->nprocs);
+	matrix_ext_read_table(&y->L, root, &y->exts, &y->nexts);
 	return 0;
 }
 
@@ -338,6 +341,8 @@ static void apply_layer(struct matrix *m, struct layer *y, const char *name)
 	y->ncuda = 0; /* moved into m */
 	matrix_proc_apply(m, y->procs, y->nprocs, name);
 	y->nprocs = 0; /* moved into m */
+	matrix_ext_apply(m, y->exts, y->nexts, name);
+	y->nexts = 0;
 }
 
 /* Diagnostics from d0 on in file order, whatever order the checks ran in (stable insertion sort: few items). */
@@ -383,6 +388,9 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	for (i = 0; i < y.nprocs; i++)
 		matrix_proc_release(&y.procs[i]);
 	free(y.procs);
+	for (i = 0; i < y.nexts; i++)
+		matrix_ext_entry_release(&y.exts[i]);
+	free(y.exts);
 	strlist_release(&y.remove);
 	ynode_free(y.root);
 	return y.L.nerr ? -1 : 0;
@@ -419,6 +427,8 @@ void matrix_init(struct matrix *m)
 	m->ncuda = m->acuda = 0;
 	m->procs = NULL;
 	m->nprocs = m->aprocs = 0;
+	m->exts = NULL;
+	m->nexts = m->aexts = 0;
 }
 
 void matrix_release(struct matrix *m)
@@ -433,6 +443,9 @@ void matrix_release(struct matrix *m)
 	for (i = 0; i < m->nprocs; i++)
 		matrix_proc_release(&m->procs[i]);
 	free(m->procs);
+	for (i = 0; i < m->nexts; i++)
+		matrix_ext_entry_release(&m->exts[i]);
+	free(m->exts);
 	strlist_release(&m->files);
 	matrix_init(m);
 }

@@ -40,6 +40,7 @@
 
 #include <stddef.h>
 
+#include "loader/extload.h"
 #include "loader/torchproc.h"
 #include "matrix/matrix_lint.h"
 #include "matrix/matrix_schema.h"
@@ -167,6 +168,21 @@ struct matrix_proc {
 	struct matrix_pos pos, torch_pos;
 };
 
+/*
+ * One entry of the top-level `extension_load` table (matrix_ext.c): how
+ * `import PACKAGE` loads its binaries, for the releases `version` covers
+ * (loader/extload.h, docs/loader.md "Extensions and packages imported first").
+ */
+struct matrix_ext {
+	struct ext_proc proc;        /* what the loader follows (package, folders, loads; entry = "file:line") */
+	char *version_text;          /* or NULL: every release */
+	struct pep440_spec version;
+	char *code, *note;           /* or NULL */
+	enum matrix_status status;
+	struct strlist evidence, sources;
+	struct matrix_pos pos, version_pos;
+};
+
 struct matrix {
 	struct matrix_row **rows; /* effective rows, in layer then file order */
 	size_t nrows, alloc;
@@ -175,7 +191,20 @@ struct matrix {
 	size_t ncuda, acuda;
 	struct matrix_proc *procs; /* the effective `torch_load` table: a later layer's entry replaces those it overlaps */
 	size_t nprocs, aprocs;
+	struct matrix_ext *exts;   /* the effective `extension_load` table: a later layer's entry replaces those of its package it overlaps */
+	size_t nexts, aexts;
 };
+
+/*
+ * The procedure `import DIST` follows (DIST a distribution's name, `version`
+ * its METADATA version or NULL): the `extension_load` entry of that package
+ * whose `version` covers it, borrowed from m; NULL when none does (the
+ * import is then CPython's: loader/extload.h).
+ */
+const struct ext_proc *matrix_extension_load(const struct matrix *m, const char *dist, const char *version);
+
+/* An `extension_load` entry as `matrix show --json` writes it. */
+struct cJSON *matrix_ext_json(const struct matrix_ext *x);
 
 /*
  * The procedure of torch `version` (torch.__version__; NULL unknown): the
@@ -283,5 +312,9 @@ void matrix_cuda_apply(struct matrix *m, struct matrix_cuda *cuda, size_t n, con
 void matrix_proc_read_table(struct lint *L, const struct ynode *root, struct matrix_proc **out, size_t *n);
 void matrix_proc_release(struct matrix_proc *p);
 void matrix_proc_apply(struct matrix *m, struct matrix_proc *procs, size_t n, const char *name);
+/* The `extension_load` table of one file (matrix_ext.c), likewise. */
+void matrix_ext_read_table(struct lint *L, const struct ynode *root, struct matrix_ext **out, size_t *n);
+void matrix_ext_entry_release(struct matrix_ext *x);
+void matrix_ext_apply(struct matrix *m, struct matrix_ext *exts, size_t n, const char *name);
 
 #endif

@@ -40,6 +40,22 @@ const struct matrix_field matrix_proc_fields[MF_PROC_COUNT] = {
 #define PROC FIELD_ENTRY
 #include "matrix/schema.def"
 };
+const struct matrix_field matrix_ext_fields[MF_EXT_COUNT] = {
+#define EXT FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_extpath_fields[MF_EXTPATH_COUNT] = {
+#define EXTPATH FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_extfind_fields[MF_EXTFIND_COUNT] = {
+#define EXTFIND FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT] = {
+#define EXTLOAD FIELD_ENTRY
+#include "matrix/schema.def"
+};
 
 /* The keys each mapping accepts, NULL-terminated (lint_map_check, did-you-mean); bit i of `present` is key i. */
 static const char *const top_keys[] = {
@@ -82,6 +98,26 @@ static const char *const proc_keys[] = {
 #include "matrix/schema.def"
 	NULL
 };
+static const char *const ext_keys[] = {
+#define EXT KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const extpath_keys[] = {
+#define EXTPATH KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const extfind_keys[] = {
+#define EXTFIND KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const extload_keys[] = {
+#define EXTLOAD KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
 
 _Static_assert(MF_ROW_COUNT <= 32 && MF_TOP_COUNT <= 32 && MF_DLL_COUNT <= 32 && MF_OPENMP_COUNT <= 32 &&
 		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32 && MF_CUDA_COUNT <= 32 && MF_PROC_COUNT <= 32,
@@ -98,6 +134,10 @@ const struct matrix_map_schema *matrix_schema(enum matrix_map map)
 		{ "applies_when", "rows[].known_issues[].applies_when", matrix_when_fields, MF_WHEN_COUNT, when_keys },
 		{ "a cuda entry", "cuda[]", matrix_cuda_fields, MF_CUDA_COUNT, cuda_keys },
 		{ "a torch_load entry", "torch_load[]", matrix_proc_fields, MF_PROC_COUNT, proc_keys },
+		{ "an extension_load entry", "extension_load[]", matrix_ext_fields, MF_EXT_COUNT, ext_keys },
+		{ "path_folders", "extension_load[].path_folders", matrix_extpath_fields, MF_EXTPATH_COUNT, extpath_keys },
+		{ "find", "extension_load[].find", matrix_extfind_fields, MF_EXTFIND_COUNT, extfind_keys },
+		{ "a loads entry", "extension_load[].loads[]", matrix_extload_fields, MF_EXTLOAD_COUNT, extload_keys },
 	};
 	return map < MATRIX_NMAPS ? &maps[map] : NULL;
 }
@@ -165,6 +205,22 @@ const char *matrix_type_doc(enum matrix_type t)
 		return "a mapping of release to \"NAME:LINE,...\"";
 	case MT_NV_DRIVER:
 		return "an NVIDIA driver version: NNN.NN (quoted)";
+	case MT_EXTS:
+		return "a list of extension_load entries";
+	case MT_EXT_PATH:
+		return "a mapping: by, python, file, has";
+	case MT_EXT_LOADS:
+		return "a list of loads entries";
+	case MT_EXT_HOW:
+		return "ctypes or import";
+	case MT_EXT_FIND:
+		return "a mapping: by, file, in";
+	case MT_EXT_OTHERS:
+		return "lazy or import";
+	case MT_TEXTS:
+		return "texts (a list, or one)";
+	case MT_WHEELS:
+		return "\"PACKAGE-VERSION-...whl sha256=<64 hex>\" (a list, or one)";
 	}
 	return "?";
 }

@@ -54,6 +54,14 @@ enum matrix_type {
 	MT_VC1,         /* always | not-arm64 | not-cuda-9.2-10.0 */
 	MT_ANCHOR,      /* __file__ | torch._C */
 	MT_LINES,       /* a mapping of release to "NAME:LINE,..." */
+	MT_EXTS,        /* the list of extension_load entries */
+	MT_EXT_PATH,    /* an extension_load entry's path_folders mapping */
+	MT_EXT_LOADS,   /* the list of an extension_load entry's loads */
+	MT_EXT_HOW,     /* ctypes | import */
+	MT_EXT_FIND,    /* an extension_load entry's find mapping */
+	MT_EXT_OTHERS,  /* lazy | import */
+	MT_TEXTS,       /* strings (or one) */
+	MT_WHEELS,      /* "PACKAGE-VERSION-...whl sha256=HEX" (or one) */
 };
 enum matrix_required { MR_REQUIRED, MR_OPTIONAL, MR_UNLESS_MERGE, MR_UNLESS_REMOVE, MR_IF_SOURCED, MR_IF_MEASURED };
 enum matrix_show { MS_NONE, MS_HEAD, MS_BODY, MS_TAIL };
@@ -108,6 +116,26 @@ enum matrix_proc_field {
 #include "matrix/schema.def"
 	MF_PROC_COUNT
 };
+enum matrix_ext_field {
+#define EXT(NAME, ...) MF_EXT_##NAME,
+#include "matrix/schema.def"
+	MF_EXT_COUNT
+};
+enum matrix_extpath_field {
+#define EXTPATH(NAME, ...) MF_EXTPATH_##NAME,
+#include "matrix/schema.def"
+	MF_EXTPATH_COUNT
+};
+enum matrix_extfind_field {
+#define EXTFIND(NAME, ...) MF_EXTFIND_##NAME,
+#include "matrix/schema.def"
+	MF_EXTFIND_COUNT
+};
+enum matrix_extload_field {
+#define EXTLOAD(NAME, ...) MF_EXTLOAD_##NAME,
+#include "matrix/schema.def"
+	MF_EXTLOAD_COUNT
+};
 
 extern const struct matrix_field matrix_top_fields[MF_TOP_COUNT];
 extern const struct matrix_field matrix_row_fields[MF_ROW_COUNT];
@@ -117,10 +145,15 @@ extern const struct matrix_field matrix_issue_fields[MF_ISSUE_COUNT];
 extern const struct matrix_field matrix_when_fields[MF_WHEN_COUNT];
 extern const struct matrix_field matrix_cuda_fields[MF_CUDA_COUNT];
 extern const struct matrix_field matrix_proc_fields[MF_PROC_COUNT];
+extern const struct matrix_field matrix_ext_fields[MF_EXT_COUNT];
+extern const struct matrix_field matrix_extpath_fields[MF_EXTPATH_COUNT];
+extern const struct matrix_field matrix_extfind_fields[MF_EXTFIND_COUNT];
+extern const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT];
 
 /* The mappings, for the docs and tests that walk the whole schema. */
 enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
-		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_NMAPS };
+		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_MAP_EXT, MATRIX_MAP_EXTPATH, MATRIX_MAP_EXTFIND,
+		  MATRIX_MAP_EXTLOAD, MATRIX_NMAPS };
 struct matrix_map_schema {
 	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
 	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */

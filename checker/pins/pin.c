@@ -1,30 +1,14 @@
 /*
- * pin: the values every pin-file parser produces (pin.h): names of kinds,
- * sources and forms, which parser a path needs, releasing a parsed file.
+ * pin: the values every pin-file parser produces (pin.h): names of sources
+ * and forms, releasing a parsed file (the formats' names and parsers are
+ * requirements.c's table).
  */
 #include "pins/pin.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------- names and kinds ---------- */
-
-const char *req_kind_name(enum req_kind k)
-{
-	switch (k) {
-	case REQ_NONE: return "none";
-	case REQ_REQUIREMENTS: return "requirements";
-	case REQ_CONSTRAINTS: return "constraints";
-	case REQ_PYPROJECT: return "pyproject";
-	case REQ_CONDA: return "conda";
-	case REQ_SETUP_CFG: return "setup.cfg";
-	case REQ_PIPFILE: return "pipfile";
-	case REQ_UV_LOCK: return "uv.lock";
-	case REQ_POETRY_LOCK: return "poetry.lock";
-	case REQ_PDM_LOCK: return "pdm.lock";
-	}
-	return "?";
-}
+/* ---------- names ---------- */
 
 const char *pin_source_name(enum pin_source s)
 {

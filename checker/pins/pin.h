@@ -29,6 +29,7 @@ enum req_kind {
 	REQ_UV_LOCK,
 	REQ_POETRY_LOCK,
 	REQ_PDM_LOCK,
+	REQ_KIND_COUNT /* the formats: requirements.c's table has one entry each */
 };
 
 /* Where in its file a pin was declared. */
@@ -98,7 +99,6 @@ struct req_file {
 	char *included_by;      /* set by the caller when parsed only because of an include */
 };
 
-const char *req_kind_name(enum req_kind k);
 const char *pin_source_name(enum pin_source s);
 const char *pin_form_name(enum pin_form f);
 

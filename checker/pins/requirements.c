@@ -32,26 +32,61 @@
 #include "pins/req_setup_cfg.h"
 #include "util/toml.h"
 
-/* ---------- dispatch ---------- */
+/* ---------- the formats ---------- */
+
+static int parse_requirements(struct req_file *f, const char *buf, size_t len, struct err *err)
+{
+	return req_parse_pip(f, buf, len, 1, 1, PIN_SRC_REQUIREMENTS, err);
+}
+
+static int parse_constraints(struct req_file *f, const char *buf, size_t len, struct err *err)
+{
+	return req_parse_pip(f, buf, len, 1, 1, PIN_SRC_CONSTRAINTS, err);
+}
+
+/*
+ * One entry per enum req_kind, in its order: the name reports use, the file
+ * name that is always this format (the others are recognised by
+ * req_kind_of_path's patterns), its parser (of the text, or of the TOML
+ * document), and which of its pins pip's --index-url / --extra-index-url
+ * lines apply to. Adding a format is a value of enum req_kind and a line here: the
+ * size check below and test_requirements' walk of the table fail until both
+ * are written.
+ */
+static const struct req_format {
+	const char *name;
+	const char *file;
+	int (*text)(struct req_file *f, const char *buf, size_t len, struct err *err);
+	int (*toml)(struct req_file *f, const struct toml *root, struct err *err);
+	enum { NO_INDEX, EVERY_PIN, PIP_PINS } indexes; /* which pins pip's index lines apply to: none, all, conda's pip: list */
+} formats[] = {
+	[REQ_NONE] = { "none", NULL, NULL, NULL, NO_INDEX },
+	[REQ_REQUIREMENTS] = { "requirements", NULL, parse_requirements, NULL, EVERY_PIN },
+	[REQ_CONSTRAINTS] = { "constraints", NULL, parse_constraints, NULL, EVERY_PIN },
+	[REQ_PYPROJECT] = { "pyproject", "pyproject.toml", NULL, req_parse_pyproject, NO_INDEX },
+	[REQ_CONDA] = { "conda", NULL, req_parse_conda, NULL, PIP_PINS },
+	[REQ_SETUP_CFG] = { "setup.cfg", "setup.cfg", req_parse_setup_cfg, NULL, NO_INDEX },
+	[REQ_PIPFILE] = { "pipfile", "Pipfile", NULL, req_parse_pipfile, NO_INDEX },
+	[REQ_UV_LOCK] = { "uv.lock", "uv.lock", NULL, req_parse_lock, NO_INDEX },
+	[REQ_POETRY_LOCK] = { "poetry.lock", "poetry.lock", NULL, req_parse_lock, NO_INDEX },
+	[REQ_PDM_LOCK] = { "pdm.lock", "pdm.lock", NULL, req_parse_lock, NO_INDEX },
+};
+_Static_assert(sizeof(formats) / sizeof(formats[0]) == REQ_KIND_COUNT, "one entry of formats[] per enum req_kind");
+
+const char *req_kind_name(enum req_kind k)
+{
+	return (size_t)k < REQ_KIND_COUNT && formats[k].name ? formats[k].name : "?";
+}
 
 enum req_kind req_kind_of_path(const char *path)
 {
 	const char *b = req_basename(path);
-	size_t blen = strlen(b);
+	size_t blen = strlen(b), k;
 	int txt = str_iendswith(b, ".txt") || str_iendswith(b, ".in");
 
-	if (!strcmp(b, "pyproject.toml"))
-		return REQ_PYPROJECT;
-	if (!strcmp(b, "setup.cfg"))
-		return REQ_SETUP_CFG;
-	if (!strcmp(b, "Pipfile"))
-		return REQ_PIPFILE;
-	if (!strcmp(b, "uv.lock"))
-		return REQ_UV_LOCK;
-	if (!strcmp(b, "poetry.lock"))
-		return REQ_POETRY_LOCK;
-	if (!strcmp(b, "pdm.lock"))
-		return REQ_PDM_LOCK;
+	for (k = 0; k < REQ_KIND_COUNT; k++)
+		if (formats[k].file && !strcmp(b, formats[k].file))
+			return (enum req_kind)k;
 	if ((str_istartswith(b, "environment") || str_istartswith(b, "conda")) &&
 	    (str_iendswith(b, ".yml") || str_iendswith(b, ".yaml")))
 		return REQ_CONDA;
@@ -73,19 +108,15 @@ enum req_kind req_kind_of_path(const char *path)
 	return REQ_NONE;
 }
 
-
-static int parse_toml_file(struct req_file *f, const char *buf, size_t len, struct err *err)
+static int parse_toml_file(struct req_file *f, const struct req_format *fmt, const char *buf, size_t len,
+			   struct err *err)
 {
 	struct toml_doc doc;
 	struct err e;
 	int rc;
 	if (toml_parse(&doc, buf, len, &e))
 		return err_set(err, "%s:%s", f->path, e.msg);
-	switch (f->kind) {
-	case REQ_PYPROJECT: rc = req_parse_pyproject(f, doc.root, err); break;
-	case REQ_PIPFILE: rc = req_parse_pipfile(f, doc.root, err); break;
-	default: rc = req_parse_lock(f, doc.root, err); break;
-	}
+	rc = fmt->toml(f, doc.root, err);
 	toml_doc_release(&doc);
 	return rc;
 }
@@ -112,6 +143,7 @@ static int check_text(const struct req_file *f, const char *buf, size_t len, str
 int req_file_parse(struct req_file *f, const char *path, enum req_kind kind, const char *buf, size_t len,
 		   struct err *err)
 {
+	const struct req_format *fmt;
 	size_t i;
 	int rc;
 	if (kind == REQ_NONE)
@@ -122,38 +154,20 @@ int req_file_parse(struct req_file *f, const char *path, enum req_kind kind, con
 		return err_set(err, "%s: larger than %u bytes; refusing to parse it", path, REQ_MAX_FILE_SIZE);
 	if (check_text(f, buf, len, err))
 		return -1;
-	switch (kind) {
-	case REQ_REQUIREMENTS:
-	case REQ_CONSTRAINTS:
-		rc = req_parse_pip(f, buf, len, 1, 1,
-				   kind == REQ_CONSTRAINTS ? PIN_SRC_CONSTRAINTS : PIN_SRC_REQUIREMENTS, err);
-		break;
-	case REQ_PYPROJECT:
-	case REQ_PIPFILE:
-	case REQ_UV_LOCK:
-	case REQ_POETRY_LOCK:
-	case REQ_PDM_LOCK:
-		rc = parse_toml_file(f, buf, len, err);
-		break;
-	case REQ_CONDA:
-		rc = req_parse_conda(f, buf, len, err);
-		break;
-	case REQ_SETUP_CFG:
-		rc = req_parse_setup_cfg(f, buf, len, err);
-		break;
-	default:
+	fmt = (size_t)kind < REQ_KIND_COUNT ? &formats[kind] : NULL;
+	if (!fmt || (!fmt->text && !fmt->toml))
 		return err_set(err, "%s: not a file torch is pinned in", path);
-	}
+	rc = fmt->text ? fmt->text(f, buf, len, err) : parse_toml_file(f, fmt, buf, len, err);
 	if (rc)
 		return -1;
 	/* pip applies --index-url / --extra-index-url to every line of the file. */
-	if (kind == REQ_REQUIREMENTS || kind == REQ_CONSTRAINTS || kind == REQ_CONDA) {
+	if (fmt->indexes != NO_INDEX) {
 		for (i = 0; i < f->n_pins; i++) {
 			struct pin *p = &f->pins[i];
 			size_t j;
 			if (p->variant || p->form == PIN_FORM_WHEEL || p->form == PIN_FORM_URL)
 				continue;
-			if (kind == REQ_CONDA && p->source != PIN_SRC_CONDA_PIP)
+			if (fmt->indexes == PIP_PINS && p->source != PIN_SRC_CONDA_PIP)
 				continue;
 			for (j = 0; j < f->indexes.n && !p->variant; j++)
 				req_set_index(p, f->indexes.v[j]);

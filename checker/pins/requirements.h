@@ -35,6 +35,9 @@
 /* Which parser a path needs, from its name; REQ_NONE if it is not a pin file. */
 enum req_kind req_kind_of_path(const char *path);
 
+/* The format's name in reports: "requirements", "pyproject", "uv.lock", ...; "none"; "?" out of range. */
+const char *req_kind_name(enum req_kind k);
+
 /*
  * Parses buf[0..len) (need not be NUL-terminated) as `kind` (REQ_NONE: from
  * the path). `f` must be zeroed or fresh; on error returns -1 with

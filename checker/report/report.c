@@ -26,12 +26,20 @@ void report_opts_init(struct report_opts *o)
 	o->color = -1;
 }
 
+static const char *const format_names[] = {
+	[REPORT_FMT_AUTO] = "auto",	[REPORT_FMT_TEXT] = "text",   [REPORT_FMT_JSON] = "json",
+	[REPORT_FMT_GITHUB] = "github", [REPORT_FMT_SARIF] = "sarif", [REPORT_FMT_MARKDOWN] = "markdown",
+};
+_Static_assert(sizeof(format_names) / sizeof(format_names[0]) == REPORT_FMT_COUNT,
+	       "one name per enum report_format");
+
+const char *report_format_name(enum report_format f)
+{
+	return (size_t)f < REPORT_FMT_COUNT && format_names[f] ? format_names[f] : "?";
+}
+
 int report_format_choose(const char *s, const char *choices, enum report_format *out, struct strbuf *why)
 {
-	static const struct { const char *w; enum report_format f; } t[] = {
-		{ "text", REPORT_FMT_TEXT }, { "json", REPORT_FMT_JSON }, { "github", REPORT_FMT_GITHUB },
-		{ "sarif", REPORT_FMT_SARIF }, { "markdown", REPORT_FMT_MARKDOWN },
-	};
 	const char *p = choices, *bar;
 	size_t i, n = strlen(s);
 	if (!strcmp(s, "auto")) {
@@ -42,9 +50,9 @@ int report_format_choose(const char *s, const char *choices, enum report_format 
 		bar = p + strcspn(p, "|");
 		if ((size_t)(bar - p) != n || strncmp(p, s, n))
 			continue;
-		for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-			if (!strcmp(s, t[i].w)) {
-				*out = t[i].f;
+		for (i = REPORT_FMT_AUTO + 1; i < REPORT_FMT_COUNT; i++)
+			if (format_names[i] && !strcmp(s, format_names[i])) {
+				*out = (enum report_format)i;
 				return 0;
 			}
 	}
@@ -62,10 +70,10 @@ int report_format_choose(const char *s, const char *choices, enum report_format 
 		size_t k = 0, m;
 		for (p = choices; *p && k < 7; p = *bar ? bar + 1 : bar) {
 			bar = p + strcspn(p, "|");
-			for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-				m = strlen(t[i].w);
-				if ((size_t)(bar - p) == m && !strncmp(p, t[i].w, m))
-					words[k++] = t[i].w;
+			for (i = REPORT_FMT_AUTO + 1; i < REPORT_FMT_COUNT; i++) {
+				m = format_names[i] ? strlen(format_names[i]) : 0;
+				if (m && (size_t)(bar - p) == m && !strncmp(p, format_names[i], m))
+					words[k++] = format_names[i];
 			}
 		}
 		words[k] = NULL;

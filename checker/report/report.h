@@ -50,7 +50,11 @@ enum report_format {
 	REPORT_FMT_GITHUB,
 	REPORT_FMT_SARIF,
 	REPORT_FMT_MARKDOWN,
+	REPORT_FMT_COUNT /* report.c's table of names has one entry each; each command's table of writers is this long */
 };
+
+/* The word --format takes for `f` ("auto", "text", "json", ...); "?" out of range. */
+const char *report_format_name(enum report_format f);
 
 /* The forms each command's --format takes, as --help shows them (report_format_choose). */
 #define REPORT_FORMATS_CHECK "text|json|github|sarif"

@@ -66,7 +66,7 @@ static cJSON *run_json(const struct ext_run *r)
 	cJSON_AddItemToObject(o, "built_for_torch", json_str_or_null(built));
 	cJSON_AddStringToObject(o, "built_for_source",
 				r->torch_pin ? "metadata" : built ? PAIRS_SOURCE : "unknown");
-	cJSON_AddStringToObject(o, "procedure", ext_proc_name(r->proc));
+	cJSON_AddStringToObject(o, "procedure", r->procedure);
 	cJSON_AddItemToObject(o, "module", json_str_or_null(r->module));
 	cJSON_AddBoolToObject(o, "record", r->has_record);
 	cJSON_AddItemToObject(o, "dll_directories", strlist_json(&r->dll_dirs));

@@ -54,6 +54,7 @@ static const struct pair *pairs_of(int map)
 					   { "rows", NULL, MATRIX_MAP_ROW },
 					   { "cuda", NULL, MATRIX_MAP_CUDA },
 					   { "torch_load", NULL, MATRIX_MAP_PROC },
+					   { "extension_load", NULL, MATRIX_MAP_EXT },
 					   { NULL, NULL, 0 } };
 	static const struct pair row[] = { { "id", "r1", 0 },
 					   { "torch", "\">=1.0\"", 0 },
@@ -76,7 +77,28 @@ static const struct pair *pairs_of(int map)
 	static const struct pair proc[] = { { "torch", "\">=1.0\"", 0 }, { "folders", "[lib, userbase]", 0 },
 					    { "nvtx", "true", 0 },        { "vcruntime140_1", "always", 0 },
 					    { "status", "inferred", 0 },  { NULL, NULL, 0 } };
-	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when, cuda, proc };
+	static const struct pair ext[] = { { "package", "pkg", 0 },
+					   { "find", NULL, MATRIX_MAP_EXTFIND },
+					   { "path_folders", NULL, MATRIX_MAP_EXTPATH },
+					   { "loads", NULL, MATRIX_MAP_EXTLOAD },
+					   { "status", "inferred", 0 },
+					   { NULL, NULL, 0 } };
+	static const struct pair extpath[] = { { "by", "b", 0 },
+					       { "python", "\"3.8\"", 0 },
+					       { "file", "f.py", 0 },
+					       { "has", "x", 0 },
+					       { NULL, NULL, 0 } };
+	static const struct pair extfind[] = { { "by", "b", 0 },
+					       { "file", "q.dll", 0 },
+					       { "in", "bin", 0 },
+					       { NULL, NULL, 0 } };
+	static const struct pair extload[] = { { "module", "_C", 0 },
+					       { "how", "ctypes", 0 },
+					       { "raises", "false", 0 },
+					       { "fails", "f", 0 },
+					       { NULL, NULL, 0 } };
+	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when, cuda, proc,
+							      ext, extpath, extfind, extload };
 	return all[map];
 }
 
@@ -94,6 +116,12 @@ static void line_out(struct strbuf *sb, unsigned *lineno, int col, int dash, con
 	(*lineno)++;
 }
 
+/* A mapping written as one (applies_when, path_folders), not a list of them. */
+static int is_map(int map)
+{
+	return map == MATRIX_MAP_WHEN || map == MATRIX_MAP_EXTPATH || map == MATRIX_MAP_EXTFIND;
+}
+
 static void render(struct strbuf *sb, unsigned *lineno, int map, int col, int dash, struct mutation *mu)
 {
 	const struct pair *p = pairs_of(map);
@@ -109,8 +137,7 @@ static void render(struct strbuf *sb, unsigned *lineno, int map, int col, int da
 		line_out(sb, lineno, col, dash && first, p->key, value);
 		first = 0;
 		if (!p->value)
-			render(sb, lineno, p->sub, p->sub == MATRIX_MAP_WHEN ? col + 2 : col + 4, p->sub != MATRIX_MAP_WHEN,
-			       mu);
+			render(sb, lineno, p->sub, is_map(p->sub) ? col + 2 : col + 4, !is_map(p->sub), mu);
 	}
 	if (map == mu->map && mu->status && !status_done) {
 		line_out(sb, lineno, col, dash && first, "status", mu->status);
@@ -171,6 +198,10 @@ static const char *wrong_shape(enum matrix_type t)
 	case MT_CUDAS:
 	case MT_PROCS:
 	case MT_FOLDERS:
+	case MT_EXTS:
+	case MT_EXT_LOADS:
+	case MT_TEXTS:
+	case MT_WHEELS:
 		return "{a: b}";
 	default:
 		return "[x]";
@@ -225,8 +256,13 @@ static void test_lint_requires_what_the_table_requires(void)
 				CHECK(lint(&mu, want, 0, &said) > 0 && said);
 				break;
 			case MR_OPTIONAL:
-				/* leaving it out is fine, but for the one key of applies_when (it would be empty) */
-				if (m != MATRIX_MAP_WHEN)
+				/*
+				 * leaving it out is fine, but for the one key of applies_when (it would be empty) and
+				 * a loads entry's `module` (it must name a module or a file) and an extension_load
+				 * entry's `loads` (it must load something)
+				 */
+				if (m != MATRIX_MAP_WHEN && !(m == MATRIX_MAP_EXTLOAD && !strcmp(f->key, "module")) &&
+				    !(m == MATRIX_MAP_EXT && !strcmp(f->key, "loads")))
 					CHECK_INT(lint(&mu, NULL, 0, &said), 0);
 				break;
 			}

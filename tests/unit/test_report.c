@@ -669,6 +669,19 @@ static void test_format_choose(void)
 	strbuf_reset(&why);
 	CHECK_INT(report_format_choose("", REPORT_FORMATS_FLEET, &f, &why), -1);
 	strbuf_release(&why);
+	{
+		/* the table of names: each format its own word, the one report_format_choose takes back */
+		int k, j;
+		for (k = 0; k < REPORT_FMT_COUNT; k++) {
+			const char *name = report_format_name((enum report_format)k);
+			CHECK(strcmp(name, "?"));
+			for (j = 0; j < k; j++)
+				CHECK(strcmp(name, report_format_name((enum report_format)j)));
+			CHECK_INT(report_format_choose(name, "text|json|github|sarif|markdown", &f, &why), 0);
+			CHECK_INT(f, k);
+		}
+		CHECK_STR(report_format_name(REPORT_FMT_COUNT), "?");
+	}
 }
 
 /* The one budget: 10 a kind; one notice slot kept when anything is left out; the writer's escaping. */

@@ -52,6 +52,45 @@ static void test_kind_of_path(void)
 	CHECK_INT(req_kind_of_path("Pipfile.lock"), REQ_NONE);
 }
 
+/*
+ * The formats table (requirements.c): every kind has its own name and a
+ * parser that reads an empty file of that kind; none has neither (no switch
+ * falls through to another format's parser); out of range says "?".
+ */
+static void test_every_kind_has_a_format(void)
+{
+	int k, j;
+	CHECK_STR(req_kind_name(REQ_NONE), "none");
+	CHECK_STR(req_kind_name(REQ_KIND_COUNT), "?");
+	for (k = REQ_NONE + 1; k < REQ_KIND_COUNT; k++) {
+		struct req_file f;
+		struct err e;
+		const char *name = req_kind_name((enum req_kind)k);
+		CHECK(strcmp(name, "?") && strcmp(name, "none"));
+		for (j = REQ_NONE; j < k; j++)
+			CHECK(strcmp(name, req_kind_name((enum req_kind)j)));
+		memset(&f, 0, sizeof(f));
+		err_clear(&e);
+		if (req_file_parse(&f, "x", (enum req_kind)k, "", 0, &e))
+			printf("# %s: %s\n", name, e.msg);
+		CHECK_INT(f.kind, k);
+		CHECK(!strstr(e.msg, "not a file torch is pinned in"));
+		req_file_release(&f);
+	}
+	{
+		struct req_file f;
+		struct err e;
+		memset(&f, 0, sizeof(f));
+		CHECK_INT(req_file_parse(&f, "notes.md", REQ_NONE, "", 0, &e), -1);
+		CHECK_HAS(e.msg, "notes.md: not a file torch is pinned in");
+		req_file_release(&f);
+		memset(&f, 0, sizeof(f));
+		CHECK_INT(req_file_parse(&f, "x", REQ_KIND_COUNT, "", 0, &e), -1);
+		CHECK_HAS(e.msg, "x: not a file torch is pinned in");
+		req_file_release(&f);
+	}
+}
+
 static void test_requirements_basic_positions(void)
 {
 	const struct pin *p;
@@ -652,6 +691,7 @@ static void test_size_cap(void)
 int main(void)
 {
 	RUN(test_kind_of_path);
+	RUN(test_every_kind_has_a_format);
 	RUN(test_requirements_basic_positions);
 	RUN(test_requirements_continuation_and_comments);
 	RUN(test_requirements_includes_and_indexes);

@@ -168,7 +168,7 @@ static void add_install(struct run *r)
 {
 	struct check_install *ci = xcalloc(1, sizeof(*ci));
 	ci->run = r->run;
-	ext_check_init(&ci->xc, NULL);
+	ext_check_init(&ci->xc, NULL, NULL);
 	result_add_install(&r->res, ci);
 	r->run_owned = 1;
 }

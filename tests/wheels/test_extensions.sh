@@ -14,7 +14,9 @@
 #   --import-first PyQt5 (and PyQt5.QtCore: that module only) the real
 #   verdict (WinError 1114 in c10.dll); PyQt6 6.7.1 + PyQt6-Qt6 6.7.3 (its
 #   msvcp140.dll 14.26 too); xformers 0.0.33 (built for a CUDA torch 2.9.0)
-#   next to torch 2.9.1+cpu: 126 on c10_cuda.dll, said as a GPU build's; a
+#   next to torch 2.9.1+cpu: 126 on c10_cuda.dll, said as a GPU build's;
+#   torchtext 0.18.0 next to torch 2.4.1, followed by its extension_load
+#   entry (libtorchtext.pyd by ctypes, then _torchtext.pyd): a mismatch; a
 #   look-alike msvcp140.dll that lacks one name torch imports (WinError 127,
 #   a warning, and with --import-first the verdict on c10.dll); each cause's
 #   binaries worded by whose they are in every renderer;
@@ -324,6 +326,21 @@ if tree xf 2.9.1 xformers==0.0.33; then
 		"$(J xf '[.findings[] | select(.rule == "extension-load-failure") | [.severity, .title, .fix]]')|$(st xf)"
 else
 	skip "xformers 0.0.33 with torch 2.9.1" "$(cat "$WORK/why")"
+fi
+
+# ---- torchtext 0.18.0 (its last release, 2 MB; METADATA torch>=2.3.0, built for 2.3.0): the procedure of
+# matrix/torch.yml's extension_load entry added for it (one entry, no C): lib\libtorchtext.pyd by ctypes,
+# then _torchtext.pyd by import (it imports libtorchtext.pyd by name); next to torch 2.4.1 the library
+# fails 127 on a c10.dll symbol, said as a mismatch; without the entry both were CPython's imports
+if tree tt 2.4.1 torchtext==0.18.0; then
+	check_eq "torchtext 0.18.0 on torch 2.4.1: its entry's procedure, libtorchtext.pyd by ctypes first (127 on c10.dll)" \
+		'["torchtext","torchtext","fail",[],[["libtorchtext.pyd","ctypes","0x1100","missing-entry-point","c10.dll"],["_torchtext.pyd","import","0x1100","missing-dll","libtorchtext.pyd"]]]' \
+		"$(J tt '.installs[0].extensions[] | select(.name == "torchtext") | [.name, .procedure, .status, .dll_directories, [.binaries[] | [(.path | split("\\") | last), .how, .flags, .outcome, .leaf]]]')"
+	check_eq "torchtext 0.18.0 on torch 2.4.1: a mismatch, and what the entry says a failed load means" \
+		'["torchtext 0.18.0 was built for another torch than 2.4.1+cpu"]|true' \
+		"$(J tt '[.findings[] | select(.rule == "extension-mismatch") | .title]')|$(C tt | jq '[.findings[] | select(.message | test("import torchtext raises OSError: Could not load this library"))] | length > 0')"
+else
+	skip "torchtext 0.18.0 with torch 2.4.1" "$(cat "$WORK/why")"
 fi
 
 # ---- a copy that lacks exports torch imports. No real wheel at hand has one: PyQt5-Qt5 5.15.2's 14.26

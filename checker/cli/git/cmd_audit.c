@@ -274,6 +274,19 @@ static int audit_check_opts(const struct audit_opts *o, const struct cli_args *a
 	return 0;
 }
 
+/*
+ * What each --format of audit writes to stdout (REPORT_FORMATS_AUDIT names
+ * them): the text (guarded) always, and for github the annotations after it.
+ * A format not written here is a usage error, never another format's output.
+ */
+static const struct {
+	int takes;
+	void (*annotations)(struct strbuf *out, const cJSON *audit);
+} audit_formats[REPORT_FMT_COUNT] = {
+	[REPORT_FMT_TEXT] = { 1, NULL },
+	[REPORT_FMT_GITHUB] = { 1, report_audit_github },
+};
+
 /* Says it: the text (guarded), the annotations, --summary, --json. 0, or -1 after printing. */
 static int audit_say(const cJSON *doc, const struct audit_opts *o, enum report_format format)
 {
@@ -281,14 +294,18 @@ static int audit_say(const cJSON *doc, const struct audit_opts *o, enum report_f
 	struct err err;
 	int rc = 0;
 	err_clear(&err);
+	if ((size_t)format >= REPORT_FMT_COUNT || !audit_formats[format].takes) {
+		cmd_usage_error("audit: --format %s is not a form audit writes", report_format_name(format));
+		return -1;
+	}
 	report_audit_text(&out, doc);
 	if (out_text(out.buf, out.len) < 0) {
 		strbuf_release(&out);
 		return -1; /* main says why (out_finish) */
 	}
-	if (format == REPORT_FMT_GITHUB) {
+	if (audit_formats[format].annotations) {
 		strbuf_reset(&out);
-		report_audit_github(&out, doc);
+		audit_formats[format].annotations(&out, doc);
 		out_commands(out.buf, out.len);
 	}
 	if (o->summary) {

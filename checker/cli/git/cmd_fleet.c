@@ -148,6 +148,26 @@ static void add_changes(cJSON *doc, const struct strlist *changed)
 	}
 }
 
+static void fleet_markdown(struct strbuf *out, const cJSON *doc)
+{
+	report_fleet_markdown(out, doc, 0);
+}
+
+/*
+ * What each --format of fleet writes to stdout (REPORT_FORMATS_FLEET names
+ * them): the table as text inside the guard, the table as Markdown, or the
+ * document (escaped JSON). A format with neither is a usage error, never
+ * another format's output.
+ */
+static const struct {
+	void (*text)(struct strbuf *out, const cJSON *doc);
+	int json;
+} fleet_formats[REPORT_FMT_COUNT] = {
+	[REPORT_FMT_TEXT] = { report_fleet_text, 0 },
+	[REPORT_FMT_MARKDOWN] = { fleet_markdown, 0 },
+	[REPORT_FMT_JSON] = { NULL, 1 },
+};
+
 int cmd_git_fleet(int argc, char **argv)
 {
 	struct fleet_opts o;
@@ -177,13 +197,14 @@ int cmd_git_fleet(int argc, char **argv)
 	fleet_sort(&f);
 	doc = fleet_json(&f);
 	add_changes(doc, &changed);
-	if (format == REPORT_FMT_JSON) {
+	if ((size_t)format >= REPORT_FMT_COUNT || !fleet_formats[format].json == !fleet_formats[format].text) {
+		rc = cmd_usage_error("fleet: --format %s is not a form fleet writes", report_format_name(format));
+		goto out;
+	}
+	if (fleet_formats[format].json) {
 		out_json(doc);
 	} else {
-		if (format == REPORT_FMT_MARKDOWN)
-			report_fleet_markdown(&out, doc, 0);
-		else
-			report_fleet_text(&out, doc);
+		fleet_formats[format].text(&out, doc);
 		if (out_text(out.buf, out.len) < 0)
 			goto out;
 	}
