@@ -49,6 +49,17 @@ struct ldr_image {
  */
 #define LDR_TRIM_EVERY_LOOKUPS 8u
 
+/*
+ * The deepest import chain followed (imports from the module loaded to the
+ * importer; forwarders count). Windows has no such limit (docs/loader.md
+ * §5.3), but the walk below and every reader of the tree recurse once per
+ * level: a 40,000-deep chain in torch\lib overflowed the stack. Real chains
+ * are under 20 deep. A deeper one is not judged: the load fails on that
+ * module with the limit as its detail, loader_host_error() says so (check
+ * exits with an error, no verdict), and later loads are not evaluated.
+ */
+#define LDR_MAX_DEPTH 1000
+
 struct ldr_module {
 	char *base; /* base name as it exists */
 	char *path; /* Windows path */
@@ -102,6 +113,7 @@ struct loader {
 	struct ldr_image **hot; /* images touched since the last loader_trim */
 	size_t nhot, ahot;
 	char *host_error; /* the first file the host would not let us read */
+	char *limit_error; /* an import chain deeper than LDR_MAX_DEPTH */
 };
 
 /* Windows 10/11 x64 HKLM\...\Session Manager\KnownDLLs values (plus ntdll, always known). */
@@ -285,6 +297,7 @@ void loader_free(struct loader *ld)
 	free(ld->image_index);
 	free(ld->hot);
 	free(ld->host_error);
+	free(ld->limit_error);
 	free(ld);
 }
 
@@ -671,7 +684,7 @@ static const char *find_loaded(const struct loader *ld, const struct load_ctx *c
 
 const char *loader_host_error(const struct loader *ld)
 {
-	return ld->host_error;
+	return ld->host_error ? ld->host_error : ld->limit_error;
 }
 
 void loader_trim(struct loader *ld)
@@ -706,7 +719,15 @@ struct search_dir {
 	const char *note; /* what to add to a "not found" probe */
 };
 
-char *ldr_win32_folder(const char *dir)
+/*
+ * Win32 normalisation of `dir` ("File path formats on Windows systems":
+ * Normalize separators, Trim characters): a segment ending in a single
+ * period loses it; the last segment of the whole path loses its trailing
+ * periods and spaces. `in_path`: `dir` is a folder a file name will be
+ * appended to before normalisation (a PATH entry), so its last segment is
+ * not the path's last and keeps its spaces.
+ */
+static char *win32_folder(const char *dir, int in_path)
 {
 	char *n = winpath_normalize(dir), *out, *o;
 	const char *p;
@@ -716,7 +737,7 @@ char *ldr_win32_folder(const char *dir)
 	for (p = n; *p;) {
 		const char *e = strchr(p, '\\');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (!e)
+		if (!e && !in_path)
 			while (len && (p[len - 1] == '.' || p[len - 1] == ' '))
 				len--; /* the last segment: trailing periods and spaces */
 		else if (len >= 2 && p[len - 1] == '.' && p[len - 2] != '.')
@@ -731,6 +752,16 @@ char *ldr_win32_folder(const char *dir)
 	*o = '\0';
 	free(n);
 	return out;
+}
+
+char *ldr_win32_folder(const char *dir)
+{
+	return win32_folder(dir, 0);
+}
+
+char *ldr_path_entry_folder(const char *entry)
+{
+	return win32_folder(entry, 1);
 }
 
 static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step,
@@ -767,8 +798,9 @@ static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, cons
 	char *w;
 	if (!*e)
 		return;
-	/* the loader opens the folder through Win32 normalisation: `C:\Tools\omp.` is `C:\Tools\omp` */
-	w = winpath_is_absolute(e) && !strchr(e, '"') ? ldr_win32_folder(e) : xstrdup(e);
+	/* the entry and the name are joined, then normalised whole (ldr_path_entry_folder):
+	   `C:\Tools\omp.` is `C:\Tools\omp`, `C:\x\sdir ` keeps its space */
+	w = winpath_is_absolute(e) && !strchr(e, '"') ? ldr_path_entry_folder(e) : xstrdup(e);
 	add_dir(v, n, alloc, w, "PATH", why);
 	free(w);
 	if (strchr(e, '"'))
@@ -1251,9 +1283,22 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 {
 	char *norm = ldr_dll_name_normalize(node->name);
 	const char *name;
+	const struct ldr_node *up;
+	size_t depth = 0;
 	free(node->name);
 	node->name = norm;
 	name = node->name;
+	for (up = node->parent; up && depth <= LDR_MAX_DEPTH; up = up->parent)
+		depth++;
+	if (depth > LDR_MAX_DEPTH) {
+		node->detail = xasprintf("an import chain more than %d imports deep (%s imports %s): "
+					 "not followed (a limit of this tool, not of Windows)",
+					 LDR_MAX_DEPTH, node->parent->path ? node->parent->path : node->parent->name, name);
+		if (!c->ld->limit_error)
+			c->ld->limit_error = xstrdup(node->detail);
+		set_fail(c, node, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
+		return;
+	}
 	if (winpath_is_absolute(name)) {
 		resolve_full_path(c, node, flags);
 		return;
@@ -1534,6 +1579,16 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	res->flags = flags;
 	root = res->root = node_new(norm, NULL);
 
+	if (ld->limit_error) {
+		/* the run has no verdict (loader_host_error): not evaluated */
+		root->outcome = LDR_UNREADABLE;
+		root->detail = xasprintf("not evaluated after %s", ld->limit_error);
+		res->winerror = WINERR_BAD_EXE_FORMAT;
+		res->outcome = LDR_UNREADABLE;
+		res->leaf = root;
+		free(norm);
+		return;
+	}
 	if (!winpath_is_absolute(norm)) {
 		if (flags & LDR_SEARCH_DLL_LOAD_DIR) {
 			/* LoadLibraryExW rejects DLL_LOAD_DIR with a relative name */
