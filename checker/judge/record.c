@@ -27,6 +27,8 @@ struct rec {
 	size_t nbin_deleted, nbin_changed;
 	struct strlist other_deleted, other_changed, refused_rows; /* the first few, for the counting findings */
 	struct strlist changed_bins; /* every .dll/.pyd RECORD says changed (Windows paths): for the load failures' fixes */
+	struct hashed *hs;           /* the files hashed, by upper-cased path: each hashed once (same_hash) */
+	size_t hs_cap, hs_n;
 };
 
 static int is_binary(const char *p)
@@ -56,18 +58,58 @@ static int listed(const struct rec *r, const char *winpath)
 	return hit;
 }
 
-/* sha256 of a host file (mapped, pages dropped as it goes) against RECORD's digest: 1 same, 0 differs, -1 unreadable. */
-static int same_hash(struct rec *r, const char *host, const char *digest)
+/* A file hashed for --verify-hashes: rows naming it again reuse the digest (100 rows of a 20 MB file hashed 2 GB). */
+struct hashed {
+	char *key; /* upper-cased Windows path; NULL: empty slot */
+	unsigned char sha[32];
+	int unreadable;
+};
+
+static struct hashed *hashed_slot(struct rec *r, const char *key)
+{
+	size_t h = 5381, i;
+	const char *p;
+	if (r->hs_n * 2 >= r->hs_cap) { /* grow first: the table stays at most half full */
+		struct hashed *old = r->hs;
+		size_t oc = r->hs_cap;
+		r->hs_cap = oc ? oc * 2 : 64;
+		r->hs = xcalloc(r->hs_cap, sizeof(*r->hs));
+		for (i = 0; i < oc; i++)
+			if (old[i].key)
+				*hashed_slot(r, old[i].key) = old[i];
+		free(old);
+	}
+	for (p = key; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	for (i = h & (r->hs_cap - 1); r->hs[i].key && strcmp(r->hs[i].key, key); i = (i + 1) & (r->hs_cap - 1))
+		;
+	return &r->hs[i];
+}
+
+/* sha256 of a host file (mapped, pages dropped as it goes; once per file) against RECORD's digest: 1 same, 0 differs, -1 unreadable. */
+static int same_hash(struct rec *r, const char *host, const char *win, const char *digest)
 {
 	unsigned char want[64], got[32];
 	size_t wn = 0, off;
 	struct os_map m;
 	struct sha256 s;
 	struct err e;
+	struct hashed *hd;
+	char *key;
 	if (dist_digest_decode(digest, want, sizeof(want), &wn, &e) || wn != 32)
 		return 0;
-	if (os_map_file(&m, host, &e))
+	key = upper(win);
+	hd = hashed_slot(r, key);
+	if (hd->key) {
+		free(key);
+		return hd->unreadable ? -1 : !memcmp(want, hd->sha, 32);
+	}
+	hd->key = key;
+	r->hs_n++;
+	if (os_map_file(&m, host, &e)) {
+		hd->unreadable = 1;
 		return -1;
+	}
 	sha256_init(&s);
 	for (off = 0; off < m.size; off += 1u << 24) {
 		size_t n = m.size - off < (1u << 24) ? m.size - off : 1u << 24;
@@ -75,6 +117,7 @@ static int same_hash(struct rec *r, const char *host, const char *digest)
 		os_drop_pages(m.data + off, n);
 	}
 	sha256_final(&s, got);
+	memcpy(hd->sha, got, 32);
 	r->hashed++;
 	r->hashed_bytes += m.size;
 	os_unmap(&m);
@@ -151,7 +194,7 @@ static void row(struct rec *r, const struct dist_record_row *w, int hashes)
 			snprintf(how, sizeof(how), "%llu bytes, RECORD says %lld", (unsigned long long)st.size,
 				 (long long)w->size);
 		else if (hashes && w->algo && !strcmp(w->algo, "sha256") && w->digest) {
-			int s = same_hash(r, host, w->digest);
+			int s = same_hash(r, host, win, w->digest);
 			if (!s)
 				snprintf(how, sizeof(how), "its sha256 is not RECORD's");
 		}
@@ -515,6 +558,9 @@ static void rec_release(struct rec *r, struct dist_record *rec)
 	strlist_release(&r->other_changed);
 	strlist_release(&r->refused_rows);
 	strlist_release(&r->changed_bins);
+	for (size_t i = 0; i < r->hs_cap; i++)
+		free(r->hs[i].key);
+	free(r->hs);
 	dist_record_release(rec);
 	free(r->reinstall);
 }
