@@ -61,7 +61,10 @@ LLVM_LIBDIR := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
 DEMANGLE ?= 1
 ifneq ($(and $(filter 1,$(DEMANGLE)),$(wildcard $(LLVM_INCDIR)/llvm/Demangle/Demangle.h),$(wildcard $(LLVM_LIBDIR)/libLLVMDemangle.a)),)
 DEMANGLE_CXXFLAGS = -std=c++17 -I$(LLVM_INCDIR) -Wall -Wextra $(if $(filter -Werror,$(WARNINGS)),-Werror)
-DEMANGLE_LIBS = -L$(LLVM_LIBDIR) -l:libLLVMDemangle.a -lstdc++
+# A copy of the archive whose allocations go through the shim's budget
+# (demangle_llvm.cc: a short name can demangle to gigabytes).
+DEMANGLE_AR = build/llvm/libLLVMDemangle-bounded.a
+DEMANGLE_LIBS = $(DEMANGLE_AR) -lstdc++
 TDC_CFLAGS += -DTDC_LLVM_DEMANGLE
 CXX_SRCS = checker/util/demangle_llvm.cc
 else
@@ -69,6 +72,13 @@ DEMANGLE_LIBS =
 CXX_SRCS =
 endif
 CORE_LIBS = $(shell $(PKG_CONFIG) --libs $(CORE_PKGS))
+ifneq ($(DEMANGLE_AR),)
+$(DEMANGLE_AR): $(LLVM_LIBDIR)/libLLVMDemangle.a
+	$(Q)mkdir -p $(@D)
+	$(Q)objcopy --redefine-sym malloc=tdc_dm_malloc --redefine-sym realloc=tdc_dm_realloc \
+		--redefine-sym free=tdc_dm_free --redefine-sym _Znwm=tdc_dm_new --redefine-sym _Znam=tdc_dm_new_array \
+		--redefine-sym _ZdlPv=tdc_dm_delete --redefine-sym _ZdaPv=tdc_dm_delete_array $< $@.tmp && mv $@.tmp $@
+endif
 GIT_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(GIT_PKGS))
 GIT_LIBS = $(shell $(PKG_CONFIG) --libs $(GIT_PKGS))
 
@@ -100,6 +110,7 @@ objs = $(patsubst %.c,build/$(1)/%.o,$(2))
 
 REL_LIB = build/rel/libtdc.a
 ASAN_LIB = build/asan/libtdc.a
+$(REL_LIB) $(ASAN_LIB): | $(DEMANGLE_AR)
 
 .PHONY: all test unit-build demo docs setup fuzz bench dist win clean lint wheels-survey print-pkgs extensions-survey
 all: torch-dll-check torch-dll-check-git

@@ -158,23 +158,35 @@ static int is_extension(const struct ext_check *c, struct view *v, const struct 
 	return 0;
 }
 
-/* The DLL names torch needs that another package may ship: the VC/OpenMP runtimes and torch\lib's third-party DLLs. */
-static int torch_needs(const struct ext_check *c, const struct torch_run *run, const char *base)
+static int cmp_icase(const void *a, const void *b)
+{
+	return str_icmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The DLL names torch needs that another package may ship: the VC/OpenMP
+ * runtimes and torch\lib's third-party DLLs. `lib_names`: the base names of
+ * torch's DLLs, sorted (str_icmp), so that each of a package's binaries is
+ * one search (a walk of torch's binaries per binary made 20,000 x 20,000).
+ */
+static int torch_needs(const struct strlist *lib_names, const char *base)
 {
 	size_t i;
 	for (i = 0; inv_runtime_dll_names[i]; i++)
 		if (!str_icmp(base, inv_runtime_dll_names[i]))
 			return 1;
-	for (i = 0; i < run->nbins; i++)
-		if (!run->bins[i].is_pyd && !str_icmp(winpath_basename(run->bins[i].path), base))
-			return 1;
-	(void)c;
-	return 0;
+	return lib_names->n && bsearch(&base, lib_names->v, lib_names->n, sizeof(char *), cmp_icase) != NULL;
 }
 
 static void list_copies(struct ext_check *c, const struct torch_run *run, struct view *v)
 {
 	size_t i, k;
+	struct strlist lib_names = STRLIST_INIT;
+	for (i = 0; i < run->nbins; i++)
+		if (!run->bins[i].is_pyd)
+			strlist_push(&lib_names, winpath_basename(run->bins[i].path));
+	if (lib_names.n > 1)
+		qsort(lib_names.v, lib_names.n, sizeof(char *), cmp_icase);
 	for (i = 0; i < c->dists.n; i++) {
 		const struct dist *d = &c->dists.v[i];
 		if (dist_name_eq(d->name, "torch"))
@@ -182,7 +194,7 @@ static void list_copies(struct ext_check *c, const struct torch_run *run, struct
 		for (k = 0; k < d->binaries.n; k++) {
 			const char *p = d->binaries.v[k], *base = winpath_basename(p), *fv;
 			struct ext_copy *cp;
-			if (!str_iendswith(base, ".dll") || !torch_needs(c, run, base))
+			if (!str_iendswith(base, ".dll") || !torch_needs(&lib_names, base))
 				continue;
 			ALLOC_GROW(c->copies, c->ncopies + 1, c->acopies);
 			cp = &c->copies[c->ncopies++];
@@ -197,6 +209,7 @@ static void list_copies(struct ext_check *c, const struct torch_run *run, struct
 			cp->host = k < d->binaries_host.n && d->binaries_host.v[k][0] ? xstrdup(d->binaries_host.v[k]) : NULL;
 		}
 	}
+	strlist_release(&lib_names);
 	for (i = 0; i < c->ncopies; i++) {
 		struct ext_copy *cp = &c->copies[i];
 		cp->gap.name = cp->name;

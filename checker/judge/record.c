@@ -27,6 +27,8 @@ struct rec {
 	size_t nbin_deleted, nbin_changed;
 	struct strlist other_deleted, other_changed, refused_rows; /* the first few, for the counting findings */
 	struct strlist changed_bins; /* every .dll/.pyd RECORD says changed (Windows paths): for the load failures' fixes */
+	struct hashed *hs;           /* the files hashed, by upper-cased path: each hashed once (same_hash) */
+	size_t hs_cap, hs_n;
 };
 
 static int is_binary(const char *p)
@@ -56,18 +58,58 @@ static int listed(const struct rec *r, const char *winpath)
 	return hit;
 }
 
-/* sha256 of a host file (mapped, pages dropped as it goes) against RECORD's digest: 1 same, 0 differs, -1 unreadable. */
-static int same_hash(struct rec *r, const char *host, const char *digest)
+/* A file hashed for --verify-hashes: rows naming it again reuse the digest (100 rows of a 20 MB file hashed 2 GB). */
+struct hashed {
+	char *key; /* upper-cased Windows path; NULL: empty slot */
+	unsigned char sha[32];
+	int unreadable;
+};
+
+static struct hashed *hashed_slot(struct rec *r, const char *key)
+{
+	size_t h = 5381, i;
+	const char *p;
+	if (r->hs_n * 2 >= r->hs_cap) { /* grow first: the table stays at most half full */
+		struct hashed *old = r->hs;
+		size_t oc = r->hs_cap;
+		r->hs_cap = oc ? oc * 2 : 64;
+		r->hs = xcalloc(r->hs_cap, sizeof(*r->hs));
+		for (i = 0; i < oc; i++)
+			if (old[i].key)
+				*hashed_slot(r, old[i].key) = old[i];
+		free(old);
+	}
+	for (p = key; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	for (i = h & (r->hs_cap - 1); r->hs[i].key && strcmp(r->hs[i].key, key); i = (i + 1) & (r->hs_cap - 1))
+		;
+	return &r->hs[i];
+}
+
+/* sha256 of a host file (mapped, pages dropped as it goes; once per file) against RECORD's digest: 1 same, 0 differs, -1 unreadable. */
+static int same_hash(struct rec *r, const char *host, const char *win, const char *digest)
 {
 	unsigned char want[64], got[32];
 	size_t wn = 0, off;
 	struct os_map m;
 	struct sha256 s;
 	struct err e;
+	struct hashed *hd;
+	char *key;
 	if (dist_digest_decode(digest, want, sizeof(want), &wn, &e) || wn != 32)
 		return 0;
-	if (os_map_file(&m, host, &e))
+	key = upper(win);
+	hd = hashed_slot(r, key);
+	if (hd->key) {
+		free(key);
+		return hd->unreadable ? -1 : !memcmp(want, hd->sha, 32);
+	}
+	hd->key = key;
+	r->hs_n++;
+	if (os_map_file(&m, host, &e)) {
+		hd->unreadable = 1;
 		return -1;
+	}
 	sha256_init(&s);
 	for (off = 0; off < m.size; off += 1u << 24) {
 		size_t n = m.size - off < (1u << 24) ? m.size - off : 1u << 24;
@@ -75,6 +117,7 @@ static int same_hash(struct rec *r, const char *host, const char *digest)
 		os_drop_pages(m.data + off, n);
 	}
 	sha256_final(&s, got);
+	memcpy(hd->sha, got, 32);
 	r->hashed++;
 	r->hashed_bytes += m.size;
 	os_unmap(&m);
@@ -151,7 +194,7 @@ static void row(struct rec *r, const struct dist_record_row *w, int hashes)
 			snprintf(how, sizeof(how), "%llu bytes, RECORD says %lld", (unsigned long long)st.size,
 				 (long long)w->size);
 		else if (hashes && w->algo && !strcmp(w->algo, "sha256") && w->digest) {
-			int s = same_hash(r, host, w->digest);
+			int s = same_hash(r, host, win, w->digest);
 			if (!s)
 				snprintf(how, sizeof(how), "its sha256 is not RECORD's");
 		}
@@ -216,6 +259,93 @@ static int has_path(const struct strlist *l, const char *s)
 	return 0;
 }
 
+/*
+ * A path list indexed for lookups: upper-cased copies with their index in
+ * the list, sorted. refix() and record_extension() looked every finding's
+ * paths up by walking lists as long as the extension's binaries: an
+ * extension with 4,000 failing binaries in separate folders took 8-19 s.
+ */
+struct pidx {
+	char *u;
+	size_t i;
+};
+
+static int cmp_pidx(const void *a, const void *b)
+{
+	const struct pidx *x = a, *y = b;
+	int c = strcmp(x->u, y->u);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static struct pidx *pidx_build(const struct strlist *l)
+{
+	struct pidx *x = xcalloc(l && l->n ? l->n : 1, sizeof(*x));
+	size_t i;
+	for (i = 0; l && i < l->n; i++) {
+		x[i].u = upper(l->v[i]);
+		x[i].i = i;
+	}
+	if (l && l->n > 1)
+		qsort(x, l->n, sizeof(*x), cmp_pidx);
+	return x;
+}
+
+static void pidx_free(struct pidx *x, const struct strlist *l)
+{
+	size_t i;
+	for (i = 0; l && i < l->n; i++)
+		free(x[i].u);
+	free(x);
+}
+
+/* The position in x (n entries) of the first entry >= u. */
+static size_t pidx_lower(const struct pidx *x, size_t n, const char *u)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(x[mid].u, u) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first index in the list of `s` (case-insensitively), or (size_t)-1. */
+static size_t pidx_find(const struct pidx *x, const struct strlist *l, const char *s)
+{
+	size_t at, r = (size_t)-1;
+	char *u;
+	if (!s || !l || !l->n)
+		return r;
+	u = upper(s);
+	at = pidx_lower(x, l->n, u);
+	if (at < l->n && !strcmp(x[at].u, u))
+		r = x[at].i;
+	free(u);
+	return r;
+}
+
+/* Drops the later copies of a path (case-insensitively), keeping the list's order. */
+static void dedupe_paths(struct strlist *l)
+{
+	struct pidx *x = pidx_build(l);
+	char *drop = xcalloc(l->n ? l->n : 1, 1);
+	size_t i, n = 0;
+	for (i = 1; i < l->n; i++)
+		drop[x[i].i] = !strcmp(x[i].u, x[i - 1].u);
+	pidx_free(x, l);
+	for (i = 0; i < l->n; i++) {
+		if (drop[i])
+			free(l->v[i]);
+		else
+			l->v[n++] = l->v[i];
+	}
+	l->n = n;
+	free(drop);
+}
+
 static int loader_rule(enum rule_id rule)
 {
 	return rule == RULE_MISSING_DLL || rule == RULE_MISSING_ENTRY_POINT || rule == RULE_MISSING_ORDINAL ||
@@ -249,48 +379,76 @@ static void refix(struct rec *r, const struct strlist *leftovers, const struct s
 		  const struct strlist *leaf_dirs)
 {
 	size_t i, k, d;
+	struct strlist bases = STRLIST_INIT; /* the base names of r->listed, in its order */
+	struct pidx *lx = pidx_build(leftovers), *ox = pidx_build(owned), *dx = pidx_build(leaf_dirs),
+		    *cx = pidx_build(&r->changed_bins), *bx;
+	for (i = 0; i < r->listed.n; i++)
+		strlist_push(&bases, winpath_basename(r->listed.v[i]));
+	bx = pidx_build(&bases);
 	for (i = 0; i < r->out->n; i++) {
 		struct finding *f = &r->out->v[i];
 		int done = 0;
 		if (!f->install || str_icmp(f->install, r->install) || !loader_rule(f->rule))
 			continue;
-		if (owned ? !has_path(owned, f->binary) && !has_path(leftovers, f->path)
+		if (owned ? pidx_find(ox, owned, f->binary) == (size_t)-1 && pidx_find(lx, leftovers, f->path) == (size_t)-1
 			  : f->rule == RULE_EXTENSION_LOAD_FAILURE || f->rule == RULE_EXTENSION_MISMATCH)
 			continue;
-		for (k = 0; k < leftovers->n && !done; k++) {
-			const char *lo = leftovers->v[k];
-			if ((f->binary && !str_icmp(f->binary, lo)) || (f->path && !str_icmp(f->path, lo))) {
-				char *fix = xasprintf("remove %s: %s %s did not install it (its RECORD does not list it), "
-						      "a leftover of another install",
-						      lo, r->name, r->version ? r->version : "");
-				finding_set(&f->fix, fix);
-				free(fix);
-				done = 1;
-			}
+		/* the first leftover that is the binary or the file its failure is on */
+		k = pidx_find(lx, leftovers, f->binary);
+		d = pidx_find(lx, leftovers, f->path);
+		if (d < k)
+			k = d;
+		if (k != (size_t)-1) {
+			char *fix = xasprintf("remove %s: %s %s did not install it (its RECORD does not list it), "
+					      "a leftover of another install",
+					      leftovers->v[k], r->name, r->version ? r->version : "");
+			finding_set(&f->fix, fix);
+			free(fix);
+			done = 1;
 		}
 		/* the failing binary itself was deleted (an extension's .pyd RECORD lists) */
 		if (!done && f->binary && listed(r, f->binary) && !view_is_file(r->v, f->binary)) {
 			restore_fix(r, f, f->binary);
 			done = 1;
 		}
-		/* a missing leaf RECORD lists in the distribution's folders: deleted after install, not a DLL to install */
-		if (!done && f->leaf && (f->rule == RULE_MISSING_DLL || f->winerror == 126))
-			for (d = 0; leaf_dirs && d < leaf_dirs->n && !done; d++) {
-				char *lib = winpath_join(leaf_dirs->v[d], winpath_basename(f->leaf));
-				if (listed(r, lib) && !view_is_file(r->v, lib)) {
-					restore_fix(r, f, lib);
-					done = 1;
-				}
+		/* a missing leaf RECORD lists in the distribution's folders: deleted after install, not a DLL to
+		   install; the first such folder of leaf_dirs, found from the rows of that name */
+		if (!done && f->leaf && (f->rule == RULE_MISSING_DLL || f->winerror == 126) && leaf_dirs && bases.n) {
+			char *ub = upper(winpath_basename(f->leaf)), *lib;
+			size_t at, best = (size_t)-1;
+			for (at = pidx_lower(bx, bases.n, ub); at < bases.n && !strcmp(bx[at].u, ub); at++) {
+				char *dir = winpath_dirname(r->listed.v[bx[at].i]);
+				d = pidx_find(dx, leaf_dirs, dir);
+				free(dir);
+				if (d >= best)
+					continue;
+				lib = winpath_join(leaf_dirs->v[d], winpath_basename(f->leaf));
+				if (!view_is_file(r->v, lib))
+					best = d;
 				free(lib);
 			}
+			free(ub);
+			if (best != (size_t)-1) {
+				lib = winpath_join(leaf_dirs->v[best], winpath_basename(f->leaf));
+				restore_fix(r, f, lib);
+				free(lib);
+				done = 1;
+			}
+		}
 		/* an extension's binary, or the file its failure is on, changed after install */
 		if (!done && owned && (f->winerror == 126 || f->winerror == 127 || f->winerror == 193)) {
-			if (has_path(&r->changed_bins, f->binary))
+			if (pidx_find(cx, &r->changed_bins, f->binary) != (size_t)-1)
 				reinstall_fix(r, f, f->binary);
-			else if (has_path(&r->changed_bins, f->path))
+			else if (pidx_find(cx, &r->changed_bins, f->path) != (size_t)-1)
 				reinstall_fix(r, f, f->path);
 		}
 	}
+	pidx_free(lx, leftovers);
+	pidx_free(ox, owned);
+	pidx_free(dx, leaf_dirs);
+	pidx_free(cx, &r->changed_bins);
+	pidx_free(bx, &bases);
+	strlist_release(&bases);
 }
 
 /*
@@ -414,6 +572,9 @@ static void rec_release(struct rec *r, struct dist_record *rec)
 	strlist_release(&r->other_changed);
 	strlist_release(&r->refused_rows);
 	strlist_release(&r->changed_bins);
+	for (size_t i = 0; i < r->hs_cap; i++)
+		free(r->hs[i].key);
+	free(r->hs);
 	dist_record_release(rec);
 	free(r->reinstall);
 }
@@ -530,12 +691,10 @@ static void record_extension(struct findings *out, struct record_summaries *sums
 			leftover(&r, leftovers.v[i], "its package folder holds");
 		leftovers_counted(&r, &leftovers);
 		for (i = 0; i < x->nbins; i++) {
-			char *dir = winpath_dirname(x->bins[i].path);
 			strlist_push(&owned, x->bins[i].path);
-			if (!has_path(&dirs, dir))
-				strlist_push(&dirs, dir);
-			free(dir);
+			strlist_push_owned(&dirs, winpath_dirname(x->bins[i].path));
 		}
+		dedupe_paths(&dirs); /* each folder once, first seen first */
 		refix(&r, &leftovers, &owned, &dirs);
 	}
 	summarize(sum, &r, leftovers.n, hashes);

@@ -39,17 +39,40 @@ struct ldr_image {
 	char *err_msg;
 	char *version;
 	int hot; /* touched since the last loader_trim */
-	unsigned lookups; /* export lookups by name, for the page trim in find_export */
 };
 
 /*
  * Binding thousands of imports against a large export table (torch_cpu.dll:
- * 57k names, ~3.4 MB of name strings) touches most of its pages through the
- * binary searches; the mapping's pages are handed back every this many
- * lookups, so resident memory stays bounded while one module is bound (a
- * dropped page is read again from the page cache when a later search needs it).
+ * 57k names, ~3.4 MB of name strings) touches pages of its name table
+ * through the binary searches. Resident memory stays bounded this way: once
+ * the lookups since the last look could have touched LDR_TRIM_PAGES pages
+ * (16 MiB; each lookup counts as the pages its search can touch, log2 of
+ * the names plus the hit, each image opened as LDR_OPEN_PAGES), what is
+ * the process's file-backed resident memory is asked
+ * (os_resident_file_bytes: /proc/self/statm), and the pages of the mappings
+ * touched since the last trim are handed back (loader_trim) only when it is
+ * over LDR_RESIDENT_MAX. Real searches share
+ * most of their pages, so a real install is checked without a trim, where
+ * releasing each whole mapping every 8 lookups (and every touched one after
+ * each torch binary) cost 1,766 madvise calls and 9,000 page faults on 857
+ * distinct pages: 2.6x the CPU. File-backed RSS stays under
+ * LDR_RESIDENT_MAX plus one budget of touches. A host that cannot say what
+ * is resident (Windows here) trims at every budget.
  */
-#define LDR_TRIM_EVERY_LOOKUPS 8u
+#define LDR_TRIM_PAGES 4096u
+#define LDR_RESIDENT_MAX ((size_t)8 << 20)
+#define LDR_OPEN_PAGES 16u /* what parsing one image counts as: headers, directories, import names */
+
+/*
+ * The deepest import chain followed (imports from the module loaded to the
+ * importer; forwarders count). Windows has no such limit (docs/loader.md
+ * §5.3), but the walk below and every reader of the tree recurse once per
+ * level: a 40,000-deep chain in torch\lib overflowed the stack. Real chains
+ * are under 20 deep. A deeper one is not judged: the load fails on that
+ * module with the limit as its detail, loader_host_error() says so (check
+ * exits with an error, no verdict), and later loads are not evaluated.
+ */
+#define LDR_MAX_DEPTH 1000
 
 struct ldr_module {
 	char *base; /* base name as it exists */
@@ -95,6 +118,8 @@ struct loader {
 	struct ldr_image **hot; /* images touched since the last loader_trim */
 	size_t nhot, ahot;
 	char *host_error; /* the first file the host would not let us read */
+	char *limit_error; /* an import chain deeper than LDR_MAX_DEPTH */
+	size_t touched; /* pages export lookups may have touched since the last loader_trim (LDR_TRIM_PAGES) */
 };
 
 /* Windows 10/11 x64 HKLM\...\Session Manager\KnownDLLs values (plus ntdll, always known). */
@@ -272,6 +297,7 @@ void loader_free(struct loader *ld)
 	strmap_release(&ld->image_index);
 	free(ld->hot);
 	free(ld->host_error);
+	free(ld->limit_error);
 	free(ld);
 }
 
@@ -378,6 +404,7 @@ static struct ldr_image *image_get(struct loader *ld, const char *win_path)
 		char buf[WINVER_DOTTED_MAX];
 		im->version = xstrdup(winver_dotted(buf, im->img->version.file));
 	}
+	ld->touched += LDR_OPEN_PAGES;
 	ALLOC_GROW(ld->images, ld->nimages + 1, ld->aimages);
 	strmap_add(&ld->image_index, im->win, ld->nimages);
 	ld->images[ld->nimages++] = im;
@@ -577,13 +604,29 @@ static const char *find_loaded(const struct loader *ld, const struct load_ctx *c
 
 const char *loader_host_error(const struct loader *ld)
 {
-	return ld->host_error;
+	return ld->host_error ? ld->host_error : ld->limit_error;
+}
+
+/*
+ * The budget of estimated touches is spent: drop the touched mappings'
+ * pages if the process's file-backed resident memory is over
+ * LDR_RESIDENT_MAX, and start counting again either way (the searches
+ * shared their pages).
+ */
+static void loader_trim_if_large(struct loader *ld)
+{
+	size_t res = os_resident_file_bytes();
+	if (res == (size_t)-1 || res > LDR_RESIDENT_MAX)
+		loader_trim(ld);
+	else
+		ld->touched = 0;
 }
 
 void loader_trim(struct loader *ld)
 {
 	/* only what was touched since the last trim: the rest is dropped already (a walk of every image per load was quadratic) */
 	size_t i;
+	ld->touched = 0;
 	for (i = 0; i < ld->nhot; i++) {
 		if (ld->hot[i]->img)
 			os_drop_pages(ld->hot[i]->img->file.p, ld->hot[i]->img->file.len);
@@ -612,7 +655,15 @@ struct search_dir {
 	const char *note; /* what to add to a "not found" probe */
 };
 
-char *ldr_win32_folder(const char *dir)
+/*
+ * Win32 normalisation of `dir` ("File path formats on Windows systems":
+ * Normalize separators, Trim characters): a segment ending in a single
+ * period loses it; the last segment of the whole path loses its trailing
+ * periods and spaces. `in_path`: `dir` is a folder a file name will be
+ * appended to before normalisation (a PATH entry), so its last segment is
+ * not the path's last and keeps its spaces.
+ */
+static char *win32_folder(const char *dir, int in_path)
 {
 	char *n = winpath_normalize(dir), *out, *o;
 	const char *p;
@@ -622,7 +673,7 @@ char *ldr_win32_folder(const char *dir)
 	for (p = n; *p;) {
 		const char *e = strchr(p, '\\');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (!e)
+		if (!e && !in_path)
 			while (len && (p[len - 1] == '.' || p[len - 1] == ' '))
 				len--; /* the last segment: trailing periods and spaces */
 		else if (len >= 2 && p[len - 1] == '.' && p[len - 2] != '.')
@@ -637,6 +688,16 @@ char *ldr_win32_folder(const char *dir)
 	*o = '\0';
 	free(n);
 	return out;
+}
+
+char *ldr_win32_folder(const char *dir)
+{
+	return win32_folder(dir, 0);
+}
+
+char *ldr_path_entry_folder(const char *entry)
+{
+	return win32_folder(entry, 1);
 }
 
 static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step,
@@ -673,8 +734,9 @@ static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, cons
 	char *w;
 	if (!*e)
 		return;
-	/* the loader opens the folder through Win32 normalisation: `C:\Tools\omp.` is `C:\Tools\omp` */
-	w = winpath_is_absolute(e) && !strchr(e, '"') ? ldr_win32_folder(e) : xstrdup(e);
+	/* the entry and the name are joined, then normalised whole (ldr_path_entry_folder):
+	   `C:\Tools\omp.` is `C:\Tools\omp`, `C:\x\sdir ` keeps its space */
+	w = winpath_is_absolute(e) && !strchr(e, '"') ? ldr_path_entry_folder(e) : xstrdup(e);
 	add_dir(v, n, alloc, w, "PATH", why);
 	free(w);
 	if (strchr(e, '"'))
@@ -1154,9 +1216,22 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 {
 	char *norm = ldr_dll_name_normalize(node->name);
 	const char *name;
+	const struct ldr_node *up;
+	size_t depth = 0;
 	free(node->name);
 	node->name = norm;
 	name = node->name;
+	for (up = node->parent; up && depth <= LDR_MAX_DEPTH; up = up->parent)
+		depth++;
+	if (depth > LDR_MAX_DEPTH) {
+		node->detail = xasprintf("an import chain more than %d imports deep (%s imports %s): "
+					 "not followed (a limit of this tool, not of Windows)",
+					 LDR_MAX_DEPTH, node->parent->path ? node->parent->path : node->parent->name, name);
+		if (!c->ld->limit_error)
+			c->ld->limit_error = xstrdup(node->detail);
+		set_fail(c, node, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
+		return;
+	}
 	if (winpath_is_absolute(name)) {
 		resolve_full_path(c, node, flags);
 		return;
@@ -1223,8 +1298,17 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	else
 		r = pe_export_by_name(im->img, fname, hint, &ex, &e);
 	(void)f;
-	if (++im->lookups % LDR_TRIM_EVERY_LOOKUPS == 0)
-		os_drop_pages(im->img->file.p, im->img->file.len);
+	{
+		uint32_t names = im->img->export_name_count;
+		size_t pages = 2;
+		while (names) {
+			pages++;
+			names >>= 1;
+		}
+		c->ld->touched += pages;
+		if (c->ld->touched > LDR_TRIM_PAGES)
+			loader_trim_if_large(c->ld);
+	}
 	if (r <= 0) {
 		char *sym = by_ordinal ? xasprintf("#%u", ordinal) : xstrdup(fname);
 		strlist_push(&exp_node->missing, sym);
@@ -1439,6 +1523,16 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	res->flags = flags;
 	root = res->root = node_new(norm, NULL);
 
+	if (ld->limit_error) {
+		/* the run has no verdict (loader_host_error): not evaluated */
+		root->outcome = LDR_UNREADABLE;
+		root->detail = xasprintf("not evaluated after %s", ld->limit_error);
+		res->winerror = WINERR_BAD_EXE_FORMAT;
+		res->outcome = LDR_UNREADABLE;
+		res->leaf = root;
+		free(norm);
+		return;
+	}
 	if (!winpath_is_absolute(norm)) {
 		if (flags & LDR_SEARCH_DLL_LOAD_DIR) {
 			/* LoadLibraryExW rejects DLL_LOAD_DIR with a relative name */

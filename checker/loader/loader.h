@@ -170,6 +170,14 @@ void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode 
  * written. Caller frees.
  */
 char *ldr_win32_folder(const char *dir);
+/*
+ * A PATH entry as the search meets it: the loader appends the file name
+ * first and normalises the whole path, so the entry's last segment is not
+ * the last one: a single trailing period goes, trailing spaces (and a
+ * period before them) stay. `C:\Tools\omp.` is `C:\Tools\omp`; `C:\x\sdir `
+ * stays `C:\x\sdir `, a folder that is not `C:\x\sdir`. Caller frees.
+ */
+char *ldr_path_entry_folder(const char *entry);
 
 /* Where the API set answers and the KnownDLLs list come from (for the report). */
 const char *loader_apiset_source(const struct loader *ld);
@@ -195,8 +203,9 @@ void loader_trim(struct loader *ld);
 
 /*
  * The first file the host would not let the loader read (permission denied,
- * an I/O error), as "PATH: reason", or NULL. Such a file has no Windows
- * verdict: callers report the run as an input error instead.
+ * an I/O error), as "PATH: reason", or an import chain deeper than the
+ * emulation follows (loader.c, LDR_MAX_DEPTH), or NULL. Either has no
+ * Windows verdict: callers report the run as an input error instead.
  */
 const char *loader_host_error(const struct loader *ld);
 

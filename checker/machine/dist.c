@@ -718,16 +718,34 @@ static int read_small(struct view *v, const char *fast_dir, const char *winpath,
 	return r;
 }
 
-/* RECORD of `dist_info` read (small) or mapped (large), every row through `row` (record_scan). */
+/*
+ * RECORD of `dist_info` read (small) or mapped (large), every row through
+ * `row` (record_scan). `used` (NULL: no budget) counts the RECORD bytes of
+ * a site-packages read so far: a RECORD that would take it past
+ * DIST_SET_RECORD_BYTES is not read (one 62 MB RECORD hard-linked into 20
+ * dist-info folders cost 17x one copy).
+ */
+static int over_budget(size_t *used, size_t len, const char *path, struct err *err)
+{
+	if (!used)
+		return 0;
+	if (len > DIST_SET_RECORD_BYTES - *used)
+		return err_set(err, "%s: %zu bytes, past what this site-packages' RECORDs may take together "
+				    "(%u MiB, %zu read): not read",
+			       path, len, DIST_SET_RECORD_BYTES >> 20, *used);
+	*used += len;
+	return 0;
+}
+
 static int scan_record_file(struct view *v, const char *fast_dir, const char *dist_info, record_row_fn row, void *ctx,
-			    struct err *err)
+			    size_t *used, struct err *err)
 {
 	char *path = winpath_join(dist_info, "RECORD");
 	struct strbuf sb = STRBUF_INIT;
 	struct os_map m;
 	int r, big;
 	if (read_small(v, fast_dir, path, &sb, &big, err) == 0) {
-		r = record_scan(sb.buf, sb.len, path, row, ctx, err);
+		r = over_budget(used, sb.len, path, err) ? -1 : record_scan(sb.buf, sb.len, path, row, ctx, err);
 		strbuf_release(&sb);
 		free(path);
 		return r;
@@ -739,6 +757,8 @@ static int scan_record_file(struct view *v, const char *fast_dir, const char *di
 	}
 	if (m.size > DIST_RECORD_MAX_BYTES)
 		r = err_set(err, "%s: %zu bytes, more than a RECORD may have (%u)", path, m.size, DIST_RECORD_MAX_BYTES);
+	else if (over_budget(used, m.size, path, err))
+		r = -1;
 	else
 		r = record_scan((const char *)m.data, m.size, path, row, ctx, err);
 	os_unmap(&m);
@@ -779,7 +799,7 @@ static int read_metadata(struct view *v, const char *fast_dir, const char *dist_
 int dist_read_record(struct view *v, const char *dist_info, struct dist_record *out, struct err *err)
 {
 	memset(out, 0, sizeof(*out));
-	if (scan_record_file(v, NULL, dist_info, keep_row, out, err)) {
+	if (scan_record_file(v, NULL, dist_info, keep_row, out, NULL, err)) {
 		dist_record_release(out);
 		return -1;
 	}
@@ -1116,7 +1136,7 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 		name_from_folder(folder, &d->name, &d->version);
 		strlist_pushf(&d->notes, "METADATA unreadable (%s): name and version taken from the folder name", e.msg);
 	}
-	if (!scan_record_file(v, fast, d->dist_info, bin_row, &b, &e)) {
+	if (!scan_record_file(v, fast, d->dist_info, bin_row, &b, &s->record_bytes, &e)) {
 		d->has_record = 1;
 		d->nfiles = b.rows;
 		bins_notes(&b);

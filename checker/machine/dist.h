@@ -54,6 +54,8 @@ struct view;
 #define DIST_SCAN_MAX_ENTRIES 50000       /* the walk without RECORD */
 #define DIST_SCAN_MAX_DEPTH 12
 #define DIST_SET_MAX 20000                /* .dist-info folders in one site-packages */
+/* RECORD bytes read for one site-packages: past it a distribution's binaries are found by the walk (said) */
+#define DIST_SET_RECORD_BYTES (128u << 20)
 
 /* One RECORD row. */
 struct dist_record_row {
@@ -148,6 +150,7 @@ struct dist_set {
 	struct dist *v;
 	size_t n, alloc;
 	struct strlist notes;    /* set-wide: cap hit, unreadable folder */
+	size_t record_bytes;     /* RECORD bytes read so far (DIST_SET_RECORD_BYTES) */
 };
 
 /*

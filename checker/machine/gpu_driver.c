@@ -17,6 +17,12 @@
 
 /* Caps: a machine has a handful of display adapters; a registry with more keys is cut (noted). */
 #define GPU_MAX_ADAPTERS 64
+/*
+ * The bytes of an adapter's value kept (ProviderName, DriverDesc,
+ * DriverVersion are a few dozen): a longer one is cut there, and said. They
+ * were kept whole: a 48 MB export made 366 MB of RSS and 64 MB of JSON.
+ */
+#define GPU_MAX_VALUE 256
 
 void gpu_driver_init(struct gpu_driver *g)
 {
@@ -199,13 +205,23 @@ static void read_nvcuda(struct gpu_driver *g, struct view *v)
 		strlist_pushf(&g->notes, "System32\\nvcuda.dll names \"%s\" as its company, not NVIDIA", g->nvcuda_company);
 }
 
-static char *reg_str(struct view *v, const char *key, const char *value, struct err *e)
+static char *reg_str(struct gpu_driver *g, struct view *v, const char *key, const char *value, struct err *e)
 {
 	struct strbuf sb;
 	char *out = NULL;
 	strbuf_init(&sb);
-	if (view_reg_get(v, key, value, 64, &sb, e) == 0)
-		out = strbuf_detach(&sb);
+	if (view_reg_get(v, key, value, 64, &sb, e) == 0) {
+		if (sb.len > GPU_MAX_VALUE) {
+			size_t n = GPU_MAX_VALUE;
+			while (n && ((unsigned char)sb.buf[n] & 0xC0) == 0x80)
+				n--; /* not inside a UTF-8 sequence */
+			strlist_pushf(&g->notes, "HKLM\\%s: %s is %zu bytes long: only its first %zu were read", key, value,
+				      sb.len, n);
+			out = xstrndup(sb.buf, n);
+		} else {
+			out = strbuf_detach(&sb);
+		}
+	}
 	strbuf_release(&sb);
 	return out;
 }
@@ -241,9 +257,9 @@ static int read_adapters(struct gpu_driver *g, struct view *v, struct err *err)
 		memset(a, 0, sizeof(*a));
 		a->key = xasprintf("HKLM\\%s", key);
 		err_clear(&e);
-		a->provider = reg_str(v, key, "ProviderName", &e);
-		a->description = reg_str(v, key, "DriverDesc", &e);
-		a->driver_version = reg_str(v, key, "DriverVersion", &e);
+		a->provider = reg_str(g, v, key, "ProviderName", &e);
+		a->description = reg_str(g, v, key, "DriverDesc", &e);
+		a->driver_version = reg_str(g, v, key, "DriverVersion", &e);
 		a->nvidia = a->provider && !strncmp(a->provider, "NVIDIA", 6);
 		if (a->nvidia && a->driver_version) {
 			char *why = NULL;

@@ -66,12 +66,35 @@ static int covers(const struct matrix_proc *p, const struct pep440 *v)
 	return pep440_spec_contains(&p->torch, &r, NULL);
 }
 
+/*
+ * Whether a's `>=`/`>` floor lies above b's `<`/`<=` ceiling: then no
+ * version is in both, and the samples need not be tried. The other clauses
+ * only narrow a range, so leaving them out keeps the answer sound. Every
+ * pair of a layer's entries is compared: 256 entries of 32 clauses took
+ * 5-10 s with the samples alone.
+ */
+static int floor_above_ceiling(const struct pep440_spec *a, const struct pep440_spec *b)
+{
+	const struct pep440 *lo = NULL, *hi = NULL;
+	size_t i;
+	for (i = 0; i < a->n; i++)
+		if ((a->v[i].op == PEP440_OP_GE || a->v[i].op == PEP440_OP_GT) && (!lo || pep440_cmp(&a->v[i].v, lo) > 0))
+			lo = &a->v[i].v;
+	for (i = 0; lo && i < b->n; i++)
+		if ((b->v[i].op == PEP440_OP_LT || b->v[i].op == PEP440_OP_LE) && (!hi || pep440_cmp(&b->v[i].v, hi) < 0))
+			hi = &b->v[i].v;
+	return lo && hi && pep440_cmp(lo, hi) > 0;
+}
+
 /* The simplest version both specifiers contain, into *low; 0 if none (they do not overlap). */
 static int overlap_at(const struct pep440_spec *a, const struct pep440_spec *b, struct pep440 *low)
 {
-	struct pep440 *samples = xmalloc(sizeof(*samples) * MAX_SAMPLES);
+	struct pep440 *samples;
 	size_t n = 0, k;
 	int found = 0;
+	if (floor_above_ceiling(a, b) || floor_above_ceiling(b, a))
+		return 0;
+	samples = xmalloc(sizeof(*samples) * MAX_SAMPLES);
 	lint_spec_samples(a, samples, &n, MAX_SAMPLES);
 	lint_spec_samples(b, samples, &n, MAX_SAMPLES);
 	for (k = 0; k < n; k++)

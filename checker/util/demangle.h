@@ -16,7 +16,9 @@
 /*
  * The readable form of an MSVC decorated name (one starting with '?'), or
  * NULL for a plain C name, a name the demangler rejects, one longer than
- * 4096 bytes, or a build without a demangler. Caller frees.
+ * 4096 bytes, one whose demangling would take more than 1 MiB (back-
+ * references can make a 122-byte name 87 MB of text: demangle_llvm.cc),
+ * or a build without a demangler. Caller frees.
  */
 char *demangle_msvc(const char *symbol);
 

@@ -43,6 +43,8 @@ void os_unmap(struct os_map *m);
  * small. Never fails.
  */
 void os_drop_pages(const void *p, size_t len);
+/* The process's resident memory backed by files (mapped files, its own code), or (size_t)-1 when the host cannot say. */
+size_t os_resident_file_bytes(void);
 
 /*
  * A regular file open for positioned reads: for readers that need a few

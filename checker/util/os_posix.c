@@ -156,6 +156,26 @@ void os_drop_pages(const void *p, size_t len)
 		madvise((void *)p, len, MADV_DONTNEED);
 }
 
+size_t os_resident_file_bytes(void)
+{
+	/* /proc/self/statm: size resident shared ... in pages; shared is the file-backed part (Linux) */
+	char buf[128];
+	unsigned long size, resident, shared;
+	long ps = sysconf(_SC_PAGESIZE);
+	ssize_t n;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return (size_t)-1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || ps <= 0)
+		return (size_t)-1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu %lu", &size, &resident, &shared) != 3)
+		return (size_t)-1;
+	return (size_t)shared * (size_t)ps;
+}
+
 /* What stat or lstat found, as an os_stat. */
 static void from_stat(const struct stat *st, struct os_stat *out)
 {

@@ -190,6 +190,11 @@ void os_drop_pages(const void *p, size_t len)
 		VirtualUnlock((LPVOID)p, len);
 }
 
+size_t os_resident_file_bytes(void)
+{
+	return (size_t)-1; /* not asked of the working set: callers drop the pages */
+}
+
 void os_stat(const char *path, struct os_stat *st)
 {
 	WIN32_FILE_ATTRIBUTE_DATA a;

@@ -98,6 +98,13 @@ static void test_registry_adapters(void)
 	f = fopen(path, "wb");
 	CHECK(f != NULL);
 	fwrite(text, 1, sizeof(text) - 1, f);
+	/* an adapter whose description is 1 MB: kept to its first 256 bytes, and said (it was kept whole) */
+	fputs("[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\Class\\"
+	      "{4d36e968-e325-11ce-bfc1-08002be10318}\\0002]\r\n\"ProviderName\"=\"Big\"\r\n\"DriverDesc\"=\"",
+	      f);
+	for (int i = 0; i < 1 << 20; i++)
+		fputc('d', f);
+	fputs("\"\r\n\r\n", f);
 	fclose(f);
 	err_clear(&err);
 	CHECK_INT(view_open_root(&v, root, &err), 0);
@@ -109,7 +116,9 @@ static void test_registry_adapters(void)
 	CHECK_INT(gpu_driver_collect(&g, v, &err), 0);
 	CHECK(g.nvcuda_path == NULL);
 	CHECK_INT(g.registry_read, 1);
-	CHECK_INT(g.nadapters, 2); /* "Properties" is no adapter */
+	CHECK_INT(g.nadapters, 3); /* "Properties" is no adapter */
+	CHECK_INT((long)strlen(g.adapters[2].description), 256);
+	CHECK(g.notes.n >= 1 && strstr(g.notes.v[0], "DriverDesc is 1048576 bytes long: only its first 256 were read"));
 	CHECK_STR(g.adapters[0].provider, "Advanced Micro Devices, Inc.");
 	CHECK_INT(g.adapters[0].nvidia, 0);
 	CHECK_INT(g.adapters[1].nvidia, 1);

@@ -275,11 +275,69 @@ static void test_paths_folders_and_path_entries(void)
 	free(folder);
 }
 
+/*
+ * A PATH entry is joined with the name and then normalised whole
+ * (docs/loader.md §5.1): only the path's last component, the file name,
+ * loses trailing spaces, so PATH `C:\\x\\sdir ` is a folder `sdir ` and the DLL
+ * in `C:\\x\\sdir` is not found (126), while a single trailing period of the
+ * folder goes (`C:\\x\\sdir.` finds it). AddDllDirectory normalises the
+ * folder alone: there the space goes.
+ */
+static void test_path_entry_trailing_space(void)
+{
+	struct view *v;
+	struct loader *ld;
+	struct ldr_result r;
+	char *cmd = xasprintf("mkdir -p '%s/x/sdir' && cp '%s/msimg32.dll' '%s/x/sdir/tdc_sdir.dll'", root, wine_dir,
+			      root);
+	if (root[0] && !root_broken)
+		CHECK_INT(system(cmd), 0);
+	free(cmd);
+	ld = open_loader(&v, PE_MACHINE_AMD64);
+	if (!ld)
+		return;
+	view_setenv(v, "PATH", "C:\\x\\sdir ");
+	CHECK_INT(loader_load(ld, "tdc_sdir.dll", 0, &r, NULL), 0);
+	CHECK_INT(r.winerror, 126);
+	ldr_result_release(&r);
+	view_setenv(v, "PATH", "C:\\x\\sdir.");
+	CHECK_INT(loader_load(ld, "tdc_sdir.dll", 0, &r, NULL), 0);
+	CHECK_INT(r.winerror, 0);
+	CHECK_STR(r.root->path, "C:\\x\\sdir\\tdc_sdir.dll");
+	ldr_result_release(&r);
+	loader_free(ld);
+	view_free(v);
+	ld = open_loader(&v, PE_MACHINE_AMD64);
+	if (!ld)
+		return;
+	loader_add_dll_directory(ld, "C:\\x\\sdir ");
+	CHECK_INT(loader_load(ld, "tdc_sdir.dll", LDR_SEARCH_DEFAULT_DIRS, &r, NULL), 0);
+	CHECK_INT(r.winerror, 0);
+	ldr_result_release(&r);
+	loader_free(ld);
+	view_free(v);
+	{
+		char *f = ldr_path_entry_folder("C:\\x\\sdir ");
+		CHECK_STR(f, "C:\\x\\sdir ");
+		free(f);
+		f = ldr_path_entry_folder("C:\\Tools\\omp.");
+		CHECK_STR(f, "C:\\Tools\\omp");
+		free(f);
+		f = ldr_path_entry_folder("C:\\Tools\\omp .");
+		CHECK_STR(f, "C:\\Tools\\omp ");
+		free(f);
+		f = ldr_win32_folder("C:\\x\\sdir "); /* AddDllDirectory normalises the folder itself */
+		CHECK_STR(f, "C:\\x\\sdir");
+		free(f);
+	}
+}
+
 int main(void)
 {
 	int have_root = make_root() == 0;
 	RUN(test_names_as_windows_normalises_them);
 	RUN(test_paths_folders_and_path_entries);
+	RUN(test_path_entry_trailing_space);
 	RUN(test_bare_names_and_process_state);
 	RUN(test_wrong_machine_is_193);
 	RUN(test_every_wine_dll_loads_or_fails_cleanly);

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* UTF-8 text → UTF-16LE with a BOM, as reg.exe writes it (BMP + surrogate pairs). */
 static void to_utf16(struct strbuf *out, const char *s)
@@ -620,8 +621,52 @@ static void test_skipped_lines_checked_alike(void)
 	}
 }
 
+/*
+ * Listing subkeys is linear in the keys (plus a sort): 100,000 subkeys under
+ * the display-adapter class key, each with a subkey of its own, listed in
+ * well under a second (the walk that deduplicated against every name kept
+ * so far took 0.6 s for 10,000 and 774 s for 400,000); each name once,
+ * sorted, the first spelling of a name kept.
+ */
+static void test_subkeys_linear(void)
+{
+	enum { N = 100000 };
+	const char *cls = "[HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Control\\Class\\"
+			  "{4d36e968-e325-11ce-bfc1-08002be10318}\\";
+	struct strbuf sb = STRBUF_INIT;
+	struct strlist l = STRLIST_INIT;
+	struct registry *reg;
+	struct err err;
+	clock_t t0;
+	int i;
+	strbuf_adds(&sb, HDR);
+	for (i = 0; i < N; i++) {
+		strbuf_addf(&sb, "%s%06d]\r\n\"v\"=\"1\"\r\n", cls, N - 1 - i);
+		strbuf_addf(&sb, "%s%06d\\Settings]\r\n", cls, N - 1 - i);
+	}
+	strbuf_addf(&sb, "%sABC]\r\n%sabc\\x]\r\n", cls, cls);
+	reg = parse_str(strbuf_str(&sb), &err);
+	strbuf_release(&sb);
+	CHECK(reg != NULL);
+	if (!reg)
+		return;
+	t0 = clock();
+	CHECK_INT(registry_subkeys(reg, "SYSTEM\\CurrentControlSet\\Control\\Class\\"
+				   "{4d36e968-e325-11ce-bfc1-08002be10318}", 64, &l, &err), 0);
+	CHECK((double)(clock() - t0) / CLOCKS_PER_SEC < 0.5);
+	CHECK_INT((long)l.n, N + 1);
+	if (l.n == N + 1) {
+		CHECK_STR(l.v[0], "000000");
+		CHECK_STR(l.v[N - 1], "099999");
+		CHECK_STR(l.v[N], "ABC");
+	}
+	strlist_release(&l);
+	registry_free(reg);
+}
+
 int main(void)
 {
+	RUN(test_subkeys_linear);
 	RUN(test_reg_export_utf16);
 	RUN(test_reg_export_utf8_and_case);
 	RUN(test_raw_types);
