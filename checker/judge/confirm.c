@@ -318,7 +318,7 @@ struct helper_lines {
 	size_t n, alloc;
 };
 
-/* What cJSON skips as white space (every byte up to ' '), so that a line reads as it did with cJSON_Parse. */
+/* What cJSON skips as white space (every byte up to ' '), so that a line reads as it did with cJSON's parser. */
 static const char *skip_ws(const char *p)
 {
 	while (*p && (unsigned char)*p <= ' ')
