@@ -895,84 +895,105 @@ void confirm_apply_import_output(struct findings *found, const struct confirm_pr
 
 /* ---- the parent: running the children -------------------------------------- */
 
-int confirm_run(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
-		const struct confirm_opts *o, struct err *err)
+/* `confirm-helper` with the prediction's folders and extension modules (argv NULL-terminated). */
+static int helper_argv(struct strlist *argv, const struct confirm_prediction *p, const struct confirm_opts *o,
+		       struct err *err)
 {
-	const char *torch_dir = p->torch_dir;
+	size_t i;
+	char *self = o->self ? xstrdup(o->self) : os_self_path(err);
+	if (!self)
+		return -1;
+	strlist_push_owned(argv, self);
+	strlist_push(argv, "confirm-helper");
+	strlist_push(argv, "--torch");
+	strlist_push(argv, p->torch_dir);
+	for (i = 0; i < p->dll_paths.n; i++) {
+		strlist_push(argv, "--dll-path");
+		strlist_push(argv, p->dll_paths.v[i]);
+	}
+	for (i = 0; i < p->nbins; i++) {
+		if (p->bins[i].pyd && p->bins[i].path) {
+			strlist_push(argv, "--pyd");
+			strlist_push(argv, p->bins[i].path);
+		}
+	}
+	if (p->app_dir) {
+		strlist_push(argv, "--app-dir");
+		strlist_push(argv, p->app_dir);
+	}
+	ALLOC_GROW(argv->v, argv->n + 1, argv->alloc);
+	argv->v[argv->n] = NULL;
+	return 0;
+}
+
+/* The helper child: its lines compared into res; -1 when it cannot start or refuses before loading anything. */
+static int run_helper(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
+		      const struct confirm_opts *o, struct err *err)
+{
+	struct strlist argv = STRLIST_INIT;
 	struct strbuf out = STRBUF_INIT, errb = STRBUF_INIT;
 	long long code = -1;
 	int rc;
-	size_t i;
-
-	memset(res, 0, sizeof(*res));
-	if (!torch_dir)
-		return err_set(err, "the report's install has no torch_dir");
-	if (o->helper) {
-		struct strlist argv = STRLIST_INIT;
-		char *self = o->self ? xstrdup(o->self) : os_self_path(err);
-		if (!self)
-			return -1;
-		strlist_push_owned(&argv, self);
-		strlist_push(&argv, "confirm-helper");
-		strlist_push(&argv, "--torch");
-		strlist_push(&argv, torch_dir);
-		for (i = 0; i < p->dll_paths.n; i++) {
-			strlist_push(&argv, "--dll-path");
-			strlist_push(&argv, p->dll_paths.v[i]);
-		}
-		for (i = 0; i < p->nbins; i++) {
-			if (p->bins[i].pyd && p->bins[i].path) {
-				strlist_push(&argv, "--pyd");
-				strlist_push(&argv, p->bins[i].path);
-			}
-		}
-		if (p->app_dir) {
-			strlist_push(&argv, "--app-dir");
-			strlist_push(&argv, p->app_dir);
-		}
-		ALLOC_GROW(argv.v, argv.n + 1, argv.alloc);
-		argv.v[argv.n] = NULL;
-		rc = os_spawn((const char *const *)argv.v, NULL, o->timeout_ms, &out, &errb, &code, err);
+	if (helper_argv(&argv, p, o, err)) { /* no program to run (os_self_path said why) */
 		strlist_release(&argv);
-		if (rc < 0) {
-			strbuf_release(&out);
-			strbuf_release(&errb);
-			return err_prefix(err, "--confirm: ");
-		}
-		if (rc == 0 && code == 2 && !strstr(strbuf_str(&out), "\"event\"")) {
-			/* the helper refused before loading anything: a setup error, not a result */
-			char *last = last_line(strbuf_str(&errb));
-			err_set(err, "--confirm: the helper failed: %s", last ? last : "(no message)");
-			free(last);
-			strbuf_release(&out);
-			strbuf_release(&errb);
-			return -1;
-		}
-		confirm_apply_helper_output(found, p, res, strbuf_str(&out), code, rc == 1, o->timeout_ms);
-		strbuf_reset(&out);
-		strbuf_reset(&errb);
+		return -1;
 	}
-	if (o->import_check) {
-		const char *python = p->python;
-		if (!python) {
-			res->import = 1;
-			res->ic.skipped = "no python.exe is known for this install (give --python)";
-		} else {
-			const char *argv[] = { python, "-c", "import torch", NULL };
-			/* from site-packages, so that `import torch` finds this torch first (sys.path[0] is the cwd) */
-			char *cwd = winpath_dirname(torch_dir);
-			rc = os_spawn(argv, cwd, o->timeout_ms, &out, &errb, &code, err);
-			free(cwd);
-			if (rc < 0) {
-				strbuf_release(&out);
-				strbuf_release(&errb);
-				return err_prefix(err, "--confirm-import: ");
-			}
-			confirm_apply_import_output(found, p, res, python, strbuf_str(&errb), code, rc == 1,
-						    o->timeout_ms);
-		}
+	rc = os_spawn((const char *const *)argv.v, NULL, o->timeout_ms, &out, &errb, &code, err);
+	strlist_release(&argv);
+	if (rc < 0) {
+		strbuf_release(&out);
+		strbuf_release(&errb);
+		return err_prefix(err, "--confirm: ");
 	}
+	if (rc == 0 && code == 2 && !strstr(strbuf_str(&out), "\"event\"")) {
+		/* the helper refused before loading anything: a setup error, not a result */
+		char *last = last_line(strbuf_str(&errb));
+		err_set(err, "--confirm: the helper failed: %s", last ? last : "(no message)");
+		free(last);
+		strbuf_release(&out);
+		strbuf_release(&errb);
+		return -1;
+	}
+	confirm_apply_helper_output(found, p, res, strbuf_str(&out), code, rc == 1, o->timeout_ms);
 	strbuf_release(&out);
 	strbuf_release(&errb);
+	return 0;
+}
+
+/* `python -c "import torch"` from site-packages, compared into res (skipped without a python.exe). */
+static int run_import(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
+		      const struct confirm_opts *o, struct err *err)
+{
+	struct strbuf out = STRBUF_INIT, errb = STRBUF_INIT;
+	const char *argv[] = { p->python, "-c", "import torch", NULL };
+	long long code = -1;
+	char *cwd;
+	int rc;
+	if (!p->python) {
+		res->import = 1;
+		res->ic.skipped = "no python.exe is known for this install (give --python)";
+		return 0;
+	}
+	/* from site-packages, so that `import torch` finds this torch first (sys.path[0] is the cwd) */
+	cwd = winpath_dirname(p->torch_dir);
+	rc = os_spawn(argv, cwd, o->timeout_ms, &out, &errb, &code, err);
+	free(cwd);
+	if (rc >= 0)
+		confirm_apply_import_output(found, p, res, p->python, strbuf_str(&errb), code, rc == 1, o->timeout_ms);
+	strbuf_release(&out);
+	strbuf_release(&errb);
+	return rc < 0 ? err_prefix(err, "--confirm-import: ") : 0;
+}
+
+int confirm_run(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
+		const struct confirm_opts *o, struct err *err)
+{
+	memset(res, 0, sizeof(*res));
+	if (!p->torch_dir)
+		return err_set(err, "the report's install has no torch_dir");
+	if (o->helper && run_helper(found, p, res, o, err))
+		return -1;
+	if (o->import_check && run_import(found, p, res, o, err))
+		return -1;
 	return 0;
 }
