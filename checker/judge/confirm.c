@@ -41,12 +41,12 @@
  * force one of them to give that up, so both exist, with the same output
  * fields (path, stage, error, first_error), and the Wine tests run both.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "judge/confirm.h"
+#include "judge/confirm_line.h"
 #include "util/os.h"
 #include "machine/view.h"
 
@@ -55,30 +55,6 @@
 #define ERROR_MOD_NOT_FOUND_ 126
 
 /* ---- the helper (child process) ---------------------------------------- */
-
-/* s as a JSON string literal, escaped as cJSON prints one (jsonout.h makes the printed line safe). */
-static void add_quoted(struct strbuf *sb, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	strbuf_addch(sb, '"');
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': strbuf_adds(sb, "\\\""); break;
-		case '\\': strbuf_adds(sb, "\\\\"); break;
-		case '\b': strbuf_adds(sb, "\\b"); break;
-		case '\f': strbuf_adds(sb, "\\f"); break;
-		case '\n': strbuf_adds(sb, "\\n"); break;
-		case '\r': strbuf_adds(sb, "\\r"); break;
-		case '\t': strbuf_adds(sb, "\\t"); break;
-		default:
-			if (*p < 32)
-				strbuf_addf(sb, "\\u%04x", *p);
-			else
-				strbuf_addch(sb, (char)*p);
-		}
-	}
-	strbuf_addch(sb, '"');
-}
 
 static void emit_line(struct strbuf *sb, confirm_emit_fn emit, void *ctx)
 {
@@ -90,7 +66,7 @@ static void emit_begin(const char *path, confirm_emit_fn emit, void *ctx)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_adds(&sb, "{\"event\":\"begin\",\"path\":");
-	add_quoted(&sb, path);
+	confirm_line_quote(&sb, path);
 	strbuf_addch(&sb, '}');
 	emit_line(&sb, emit, ctx);
 }
@@ -100,11 +76,11 @@ static void emit_result(const char *path, const char *kind, const char *stage, u
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_adds(&sb, "{\"path\":");
-	add_quoted(&sb, path);
+	confirm_line_quote(&sb, path);
 	strbuf_adds(&sb, ",\"kind\":");
-	add_quoted(&sb, kind);
+	confirm_line_quote(&sb, kind);
 	strbuf_adds(&sb, ",\"stage\":");
-	add_quoted(&sb, stage);
+	confirm_line_quote(&sb, stage);
 	strbuf_addf(&sb, ",\"flags\":\"0x%x\",\"error\":%lu", flags, error);
 	if (has_first)
 		strbuf_addf(&sb, ",\"first_error\":%lu", first);
@@ -215,20 +191,12 @@ fail_path:
 	return failed;
 }
 
-/* ---- the parent: comparing ------------------------------------------------ */
+/* ---- the parent: the prediction and the verdict ------------------------------ */
 
 void confirm_opts_init(struct confirm_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->timeout_ms = CONFIRM_DEFAULT_TIMEOUT_MS;
-}
-
-/* A number of a child's line, kept in int's range: converting 5e111 to int is undefined behaviour (fuzz_confirm). */
-static double clamp_int(double v)
-{
-	if (!(v >= INT_MIN)) /* NaN too */
-		return INT_MIN;
-	return v > INT_MAX ? INT_MAX : v;
 }
 
 void confirm_predict(struct confirm_prediction *p, const struct torch_run *run)
@@ -303,282 +271,6 @@ void confirm_result_release(struct confirm_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* ---- the helper's lines ------------------------------------------------------ */
-
-/* One line of the helper's output: a flat JSON object (confirm_helper_run's). */
-struct helper_line {
-	char *path, *kind, *stage; /* NULL: absent or not a string */
-	int event;                 /* an "event" string: the helper announces a load */
-	int has_error, has_first;
-	double error, first_error; /* within int's range */
-};
-
-struct helper_lines {
-	struct helper_line *v;
-	size_t n, alloc;
-};
-
-/* What cJSON skips as white space (every byte up to ' '), so that a line reads as it did with cJSON_Parse. */
-static const char *skip_ws(const char *p)
-{
-	while (*p && (unsigned char)*p <= ' ')
-		p++;
-	return p;
-}
-
-/* A JSON number at p (cJSON's reading: the span of number characters, then strtod); the end, or NULL. */
-static const char *parse_number(const char *p, double *out)
-{
-	size_t n = strspn(p, "0123456789+-.eE");
-	char *buf, *end;
-	const char *r;
-	if (!n)
-		return NULL;
-	buf = xstrndup(p, n);
-	*out = strtod(buf, &end);
-	r = end > buf ? p + (end - buf) : NULL;
-	free(buf);
-	return r;
-}
-
-static int hexval(int c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* cJSON's parse_hex4: four hex digits, any other character making the whole value 0. */
-static unsigned hex4(const char *p)
-{
-	unsigned h = 0;
-	int i;
-	for (i = 0; i < 4; i++) {
-		int d = hexval((unsigned char)p[i]);
-		if (d < 0)
-			return 0;
-		h = h << 4 | (unsigned)d;
-	}
-	return h;
-}
-
-static void add_utf8(struct strbuf *sb, unsigned c)
-{
-	if (c < 0x80) {
-		strbuf_addch(sb, (int)c);
-	} else if (c < 0x800) {
-		strbuf_addch(sb, (int)(0xC0 | c >> 6));
-		strbuf_addch(sb, (int)(0x80 | (c & 0x3F)));
-	} else if (c < 0x10000) {
-		strbuf_addch(sb, (int)(0xE0 | c >> 12));
-		strbuf_addch(sb, (int)(0x80 | (c >> 6 & 0x3F)));
-		strbuf_addch(sb, (int)(0x80 | (c & 0x3F)));
-	} else {
-		strbuf_addch(sb, (int)(0xF0 | c >> 18));
-		strbuf_addch(sb, (int)(0x80 | (c >> 12 & 0x3F)));
-		strbuf_addch(sb, (int)(0x80 | (c >> 6 & 0x3F)));
-		strbuf_addch(sb, (int)(0x80 | (c & 0x3F)));
-	}
-}
-
-/*
- * A JSON string at p (at its '"'): its text into *out (NULL: only skipped);
- * the end, or NULL when malformed. As cJSON reads one: the end is the first
- * unescaped '"', and a \u escape whose digits are not hex is U+0000 (which
- * ends the C string).
- */
-static const char *parse_string(const char *p, char **out)
-{
-	const char *q = p + 1, *end = q;
-	struct strbuf sb = STRBUF_INIT;
-	while (*end && *end != '"') {
-		if (*end == '\\' && !*++end)
-			return NULL;
-		end++;
-	}
-	if (*end != '"')
-		return NULL;
-	while (q < end) {
-		unsigned c, lo;
-		if (*q != '\\') {
-			strbuf_addch(&sb, *q++);
-			continue;
-		}
-		switch (q[1]) {
-		case '"': case '\\': case '/': strbuf_addch(&sb, q[1]); break;
-		case 'b': strbuf_addch(&sb, '\b'); break;
-		case 'f': strbuf_addch(&sb, '\f'); break;
-		case 'n': strbuf_addch(&sb, '\n'); break;
-		case 'r': strbuf_addch(&sb, '\r'); break;
-		case 't': strbuf_addch(&sb, '\t'); break;
-		case 'u':
-			if (end - q < 6)
-				goto bad;
-			c = hex4(q + 2);
-			if (c >= 0xDC00 && c <= 0xDFFF)
-				goto bad;
-			if (c >= 0xD800 && c <= 0xDBFF) { /* a surrogate pair */
-				if (end - (q + 6) < 6 || q[6] != '\\' || q[7] != 'u')
-					goto bad;
-				lo = hex4(q + 8);
-				if (lo < 0xDC00 || lo > 0xDFFF)
-					goto bad;
-				c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-				q += 6;
-			}
-			add_utf8(&sb, c);
-			q += 6;
-			continue;
-		default:
-			goto bad;
-		}
-		q += 2;
-	}
-	if (out)
-		*out = strbuf_detach(&sb);
-	else
-		strbuf_release(&sb);
-	return end + 1;
-bad:
-	strbuf_release(&sb);
-	return NULL;
-}
-
-/* Any JSON value at p, skipped: the end, or NULL when malformed (nested to cJSON's limit, 1000 deep). */
-static const char *skip_value(const char *p, int depth)
-{
-	char close;
-	p = skip_ws(p);
-	if (*p == '"')
-		return parse_string(p, NULL);
-	if (*p == '{' || *p == '[') {
-		if (depth >= 1000)
-			return NULL;
-		close = *p == '{' ? '}' : ']';
-		p = skip_ws(p + 1);
-		if (*p == close)
-			return p + 1;
-		for (;;) {
-			if (close == '}') {
-				if (*p != '"' || !(p = parse_string(p, NULL)))
-					return NULL;
-				p = skip_ws(p);
-				if (*p++ != ':')
-					return NULL;
-			}
-			if (!(p = skip_value(p, depth + 1)))
-				return NULL;
-			p = skip_ws(p);
-			if (*p == close)
-				return p + 1;
-			if (*p++ != ',')
-				return NULL;
-			p = skip_ws(p);
-		}
-	}
-	if (!strncmp(p, "true", 4))
-		return p + 4;
-	if (!strncmp(p, "false", 5))
-		return p + 5;
-	if (!strncmp(p, "null", 4))
-		return p + 4;
-	if (*p == '-' || (*p >= '0' && *p <= '9')) {
-		double v;
-		return parse_number(p, &v);
-	}
-	return NULL;
-}
-
-static void helper_line_release(struct helper_line *l)
-{
-	free(l->path);
-	free(l->kind);
-	free(l->stage);
-	memset(l, 0, sizeof(*l));
-}
-
-/* A string member: the first of that name counts. */
-static const char *take_string(const char *p, const char *key, const char *want, char **dst, int *seen)
-{
-	char *v = NULL;
-	if (strcmp(key, want) || *seen)
-		return NULL;
-	*seen = 1;
-	if (*p != '"')
-		return skip_value(p, 0);
-	p = parse_string(p, &v);
-	*dst = v;
-	return p;
-}
-
-static const char *take_number(const char *p, const char *key, const char *want, double *dst, int *has, int *seen)
-{
-	if (strcmp(key, want) || *seen)
-		return NULL;
-	*seen = 1;
-	if (*p == '-' || (*p >= '0' && *p <= '9')) {
-		double v;
-		const char *end = parse_number(p, &v);
-		if (!end)
-			return NULL;
-		*dst = clamp_int(v);
-		*has = 1;
-		return end;
-	}
-	return skip_value(p, 0);
-}
-
-/* A line of the helper's output as a flat object with a "path" string; -1 for anything else. */
-static int parse_line(const char *p, struct helper_line *l)
-{
-	int seen[6] = { 0 };
-	char *event = NULL;
-	memset(l, 0, sizeof(*l));
-	p = skip_ws(p);
-	if (*p++ != '{')
-		return -1;
-	p = skip_ws(p);
-	if (*p == '}')
-		goto done;
-	for (;;) {
-		char *key = NULL;
-		const char *q;
-		if (*p != '"' || !(p = parse_string(p, &key)))
-			goto bad;
-		p = skip_ws(p);
-		if (*p++ != ':') {
-			free(key);
-			goto bad;
-		}
-		p = skip_ws(p);
-		if (!(q = take_string(p, key, "path", &l->path, &seen[0])) &&
-		    !(q = take_string(p, key, "kind", &l->kind, &seen[1])) &&
-		    !(q = take_string(p, key, "stage", &l->stage, &seen[2])) &&
-		    !(q = take_string(p, key, "event", &event, &seen[3])) &&
-		    !(q = take_number(p, key, "error", &l->error, &l->has_error, &seen[4])) &&
-		    !(q = take_number(p, key, "first_error", &l->first_error, &l->has_first, &seen[5])))
-			q = skip_value(p, 0);
-		free(key);
-		if (!(p = q))
-			goto bad;
-		p = skip_ws(p);
-		if (*p == '}')
-			break;
-		if (*p++ != ',')
-			goto bad;
-		p = skip_ws(p);
-	}
-done:
-	l->event = event != NULL;
-	free(event);
-	if (!l->path)
-		goto bad_done;
-	return 0;
-bad:
-	free(event);
-bad_done:
-	helper_line_release(l);
-	return -1;
-}
-
 /* ---- the parent: comparing ------------------------------------------------ */
 
 /* `predicted` / `real`: the two WinError values (-1 = none: a crash, a hang, not loaded). */
@@ -596,7 +288,13 @@ static void mismatch(struct findings *found, const struct confirm_prediction *p,
 	f->real_winerror = real >= 0 ? real : -1;
 }
 
-static void set_confirmed(struct confirm_mark *m, const struct helper_line *res, int agrees, const char *note)
+/* The helper's result lines, in order. */
+struct confirm_lines {
+	struct confirm_line *v;
+	size_t n, alloc;
+};
+
+static void set_confirmed(struct confirm_mark *m, const struct confirm_line *res, int agrees, const char *note)
 {
 	mark_release(m);
 	m->set = 1;
@@ -611,12 +309,12 @@ static void set_confirmed(struct confirm_mark *m, const struct helper_line *res,
 	m->note = note ? xstrdup(note) : NULL;
 }
 
-static const struct helper_line *find_result(const struct helper_lines *results, const char *path, int vc,
+static const struct confirm_line *find_result(const struct confirm_lines *results, const char *path, int vc,
 					     size_t *used_idx)
 {
 	size_t i;
 	for (i = 0; i < results->n; i++) {
-		const struct helper_line *r = &results->v[i];
+		const struct confirm_line *r = &results->v[i];
 		if (r->kind && !str_icmp(r->path, path) && (strcmp(r->kind, "vc_probe") == 0) == (vc != 0)) {
 			*used_idx = i;
 			return r;
@@ -637,7 +335,7 @@ struct helper_match {
 	struct findings *found;
 	const struct confirm_prediction *p;
 	struct confirm_result *res;
-	struct helper_lines results; /* the helper's result lines, in order */
+	struct confirm_lines results; /* the helper's result lines, in order */
 	unsigned char *used;         /* results[i] matched a predicted binary or probe */
 	char *pending;               /* the binary the helper announced and never reported (it died loading it), or NULL */
 	char *status;                /* the helper's exit status as text */
@@ -654,11 +352,11 @@ static void read_results(struct helper_match *h, const char *out)
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		char *line = xstrndup(p, n);
-		struct helper_line l;
+		struct confirm_line l;
 		int ok;
 		if (n && line[n - 1] == '\r')
 			line[n - 1] = '\0';
-		ok = line[0] == '{' && !parse_line(line, &l);
+		ok = line[0] == '{' && !confirm_line_parse(line, &l);
 		free(line);
 		p += n + (e ? 1 : 0);
 		if (!ok)
@@ -666,7 +364,7 @@ static void read_results(struct helper_match *h, const char *out)
 		if (l.event) {
 			free(h->pending);
 			h->pending = xstrdup(l.path);
-			helper_line_release(&l);
+			confirm_line_release(&l);
 			continue;
 		}
 		if (h->pending && !str_icmp(h->pending, l.path)) {
@@ -679,7 +377,7 @@ static void read_results(struct helper_match *h, const char *out)
 }
 
 /* A predicted binary the helper loaded: agree, or a mismatch. */
-static void confirm_loaded(struct helper_match *h, size_t bi, const struct helper_line *r)
+static void confirm_loaded(struct helper_match *h, size_t bi, const struct confirm_line *r)
 {
 	const struct confirm_bin *b = &h->p->bins[bi];
 	const char *path = b->path, *pstage = b->stage, *rstage = r->stage;
@@ -738,7 +436,7 @@ static void confirm_binaries(struct helper_match *h)
 {
 	size_t i, idx;
 	for (i = 0; i < h->p->nbins; i++) {
-		const struct helper_line *r;
+		const struct confirm_line *r;
 		if (!h->p->bins[i].path)
 			continue;
 		r = find_result(&h->results, h->p->bins[i].path, 0, &idx);
@@ -757,7 +455,7 @@ static void confirm_vc_probe(struct helper_match *h)
 	size_t i, idx;
 	for (i = 0; i < h->p->nvc; i++) {
 		const char *name = h->p->vc[i].path;
-		const struct helper_line *r;
+		const struct confirm_line *r;
 		int pred = h->p->vc[i].winerror, real;
 		char *title;
 		if (!name || !(r = find_result(&h->results, name, 1, &idx)))
@@ -782,7 +480,7 @@ static void confirm_unpredicted(struct helper_match *h)
 {
 	size_t i;
 	for (i = 0; i < h->results.n; i++) {
-		const struct helper_line *r = &h->results.v[i];
+		const struct confirm_line *r = &h->results.v[i];
 		if (!h->used[i] && r->kind && strcmp(r->kind, "vc_probe")) {
 			int real = r->has_error ? (int)r->error : 0;
 			char *title, *msg;
@@ -829,7 +527,7 @@ void confirm_apply_helper_output(struct findings *found, const struct confirm_pr
 	res->nconf = h.nconf;
 	res->nmis = h.nmis;
 	for (i = 0; i < h.results.n; i++)
-		helper_line_release(&h.results.v[i]);
+		confirm_line_release(&h.results.v[i]);
 	free(h.results.v);
 	free(h.used);
 	free(h.pending);
@@ -895,84 +593,105 @@ void confirm_apply_import_output(struct findings *found, const struct confirm_pr
 
 /* ---- the parent: running the children -------------------------------------- */
 
-int confirm_run(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
-		const struct confirm_opts *o, struct err *err)
+/* `confirm-helper` with the prediction's folders and extension modules (argv NULL-terminated). */
+static int helper_argv(struct strlist *argv, const struct confirm_prediction *p, const struct confirm_opts *o,
+		       struct err *err)
 {
-	const char *torch_dir = p->torch_dir;
+	size_t i;
+	char *self = o->self ? xstrdup(o->self) : os_self_path(err);
+	if (!self)
+		return -1;
+	strlist_push_owned(argv, self);
+	strlist_push(argv, "confirm-helper");
+	strlist_push(argv, "--torch");
+	strlist_push(argv, p->torch_dir);
+	for (i = 0; i < p->dll_paths.n; i++) {
+		strlist_push(argv, "--dll-path");
+		strlist_push(argv, p->dll_paths.v[i]);
+	}
+	for (i = 0; i < p->nbins; i++) {
+		if (p->bins[i].pyd && p->bins[i].path) {
+			strlist_push(argv, "--pyd");
+			strlist_push(argv, p->bins[i].path);
+		}
+	}
+	if (p->app_dir) {
+		strlist_push(argv, "--app-dir");
+		strlist_push(argv, p->app_dir);
+	}
+	ALLOC_GROW(argv->v, argv->n + 1, argv->alloc);
+	argv->v[argv->n] = NULL;
+	return 0;
+}
+
+/* The helper child: its lines compared into res; -1 when it cannot start or refuses before loading anything. */
+static int run_helper(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
+		      const struct confirm_opts *o, struct err *err)
+{
+	struct strlist argv = STRLIST_INIT;
 	struct strbuf out = STRBUF_INIT, errb = STRBUF_INIT;
 	long long code = -1;
 	int rc;
-	size_t i;
-
-	memset(res, 0, sizeof(*res));
-	if (!torch_dir)
-		return err_set(err, "the report's install has no torch_dir");
-	if (o->helper) {
-		struct strlist argv = STRLIST_INIT;
-		char *self = o->self ? xstrdup(o->self) : os_self_path(err);
-		if (!self)
-			return -1;
-		strlist_push_owned(&argv, self);
-		strlist_push(&argv, "confirm-helper");
-		strlist_push(&argv, "--torch");
-		strlist_push(&argv, torch_dir);
-		for (i = 0; i < p->dll_paths.n; i++) {
-			strlist_push(&argv, "--dll-path");
-			strlist_push(&argv, p->dll_paths.v[i]);
-		}
-		for (i = 0; i < p->nbins; i++) {
-			if (p->bins[i].pyd && p->bins[i].path) {
-				strlist_push(&argv, "--pyd");
-				strlist_push(&argv, p->bins[i].path);
-			}
-		}
-		if (p->app_dir) {
-			strlist_push(&argv, "--app-dir");
-			strlist_push(&argv, p->app_dir);
-		}
-		ALLOC_GROW(argv.v, argv.n + 1, argv.alloc);
-		argv.v[argv.n] = NULL;
-		rc = os_spawn((const char *const *)argv.v, NULL, o->timeout_ms, &out, &errb, &code, err);
+	if (helper_argv(&argv, p, o, err)) { /* no program to run (os_self_path said why) */
 		strlist_release(&argv);
-		if (rc < 0) {
-			strbuf_release(&out);
-			strbuf_release(&errb);
-			return err_prefix(err, "--confirm: ");
-		}
-		if (rc == 0 && code == 2 && !strstr(strbuf_str(&out), "\"event\"")) {
-			/* the helper refused before loading anything: a setup error, not a result */
-			char *last = last_line(strbuf_str(&errb));
-			err_set(err, "--confirm: the helper failed: %s", last ? last : "(no message)");
-			free(last);
-			strbuf_release(&out);
-			strbuf_release(&errb);
-			return -1;
-		}
-		confirm_apply_helper_output(found, p, res, strbuf_str(&out), code, rc == 1, o->timeout_ms);
-		strbuf_reset(&out);
-		strbuf_reset(&errb);
+		return -1;
 	}
-	if (o->import_check) {
-		const char *python = p->python;
-		if (!python) {
-			res->import = 1;
-			res->ic.skipped = "no python.exe is known for this install (give --python)";
-		} else {
-			const char *argv[] = { python, "-c", "import torch", NULL };
-			/* from site-packages, so that `import torch` finds this torch first (sys.path[0] is the cwd) */
-			char *cwd = winpath_dirname(torch_dir);
-			rc = os_spawn(argv, cwd, o->timeout_ms, &out, &errb, &code, err);
-			free(cwd);
-			if (rc < 0) {
-				strbuf_release(&out);
-				strbuf_release(&errb);
-				return err_prefix(err, "--confirm-import: ");
-			}
-			confirm_apply_import_output(found, p, res, python, strbuf_str(&errb), code, rc == 1,
-						    o->timeout_ms);
-		}
+	rc = os_spawn((const char *const *)argv.v, NULL, o->timeout_ms, &out, &errb, &code, err);
+	strlist_release(&argv);
+	if (rc < 0) {
+		strbuf_release(&out);
+		strbuf_release(&errb);
+		return err_prefix(err, "--confirm: ");
 	}
+	if (rc == 0 && code == 2 && !strstr(strbuf_str(&out), "\"event\"")) {
+		/* the helper refused before loading anything: a setup error, not a result */
+		char *last = last_line(strbuf_str(&errb));
+		err_set(err, "--confirm: the helper failed: %s", last ? last : "(no message)");
+		free(last);
+		strbuf_release(&out);
+		strbuf_release(&errb);
+		return -1;
+	}
+	confirm_apply_helper_output(found, p, res, strbuf_str(&out), code, rc == 1, o->timeout_ms);
 	strbuf_release(&out);
 	strbuf_release(&errb);
+	return 0;
+}
+
+/* `python -c "import torch"` from site-packages, compared into res (skipped without a python.exe). */
+static int run_import(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
+		      const struct confirm_opts *o, struct err *err)
+{
+	struct strbuf out = STRBUF_INIT, errb = STRBUF_INIT;
+	const char *argv[] = { p->python, "-c", "import torch", NULL };
+	long long code = -1;
+	char *cwd;
+	int rc;
+	if (!p->python) {
+		res->import = 1;
+		res->ic.skipped = "no python.exe is known for this install (give --python)";
+		return 0;
+	}
+	/* from site-packages, so that `import torch` finds this torch first (sys.path[0] is the cwd) */
+	cwd = winpath_dirname(p->torch_dir);
+	rc = os_spawn(argv, cwd, o->timeout_ms, &out, &errb, &code, err);
+	free(cwd);
+	if (rc >= 0)
+		confirm_apply_import_output(found, p, res, p->python, strbuf_str(&errb), code, rc == 1, o->timeout_ms);
+	strbuf_release(&out);
+	strbuf_release(&errb);
+	return rc < 0 ? err_prefix(err, "--confirm-import: ") : 0;
+}
+
+int confirm_run(struct findings *found, const struct confirm_prediction *p, struct confirm_result *res,
+		const struct confirm_opts *o, struct err *err)
+{
+	memset(res, 0, sizeof(*res));
+	if (!p->torch_dir)
+		return err_set(err, "the report's install has no torch_dir");
+	if (o->helper && run_helper(found, p, res, o, err))
+		return -1;
+	if (o->import_check && run_import(found, p, res, o, err))
+		return -1;
 	return 0;
 }

@@ -6,7 +6,8 @@
  *  - the helper (confirm_helper_run), run by `torch-dll-check confirm-helper`
  *    in a CHILD process: torch's procedure for real (AddDllDirectory,
  *    LoadLibraryExW 0x1100 per torch\lib DLL in FindFirstFileW order, the PATH
- *    fallback on 126, CPython's .pyd loads), one JSON line per binary;
+ *    fallback on 126, CPython's .pyd loads), one JSON line per binary
+ *    (confirm_line.h);
  *  - the parent (confirm_run), in `check --confirm`: spawns the helper with a
  *    timeout, compares each binary's real error with the predicted one
  *    (a `struct confirm_prediction`, from the torch run: confirm_predict),
