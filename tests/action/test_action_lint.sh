@@ -62,6 +62,68 @@ else
 	fi
 fi
 
+# actionlint itself (Go; .ci/go-tools builds it into the cache) with
+# the shellcheck of every run: script, over the examples and the project's
+# workflows: no finding at all. Optional where Go is absent (said so).
+gobin=$(bash .ci/go-tools --dir "$TDC_CACHE")
+[ -x "$gobin/actionlint" ] || bash .ci/go-tools "$TDC_CACHE" >/dev/null 2>&1
+if [ ! -x "$gobin/actionlint" ]; then
+	skip_optional "actionlint with shellcheck" "actionlint not installed (no Go or no module proxy: .ci/go-tools)"
+else
+	check_cmd "actionlint -shellcheck: the examples and .github/workflows, no finding" \
+		"$gobin/actionlint" -no-color -shellcheck="$(command -v shellcheck)" action/examples/*.yml .github/workflows/*.yml
+	# ... and it must be able to fail on a run: script (SC2086, an unquoted variable)
+	mkdir -p "$tmp/sc"
+	# shellcheck disable=SC2016 # $FOO is the workflow's own, kept literal
+	printf 'on: push\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $FOO\n' >"$tmp/sc/x.yml"
+	check_eq "actionlint -shellcheck reports an unquoted variable in a run: script" 1 \
+		"$("$gobin/actionlint" -no-color -shellcheck="$(command -v shellcheck)" "$tmp/sc/x.yml" 2>&1 | grep -c 'SC2086')"
+fi
+
+# action/README.md's inputs table is the one action.yml makes: every input,
+# none extra, the defaults and descriptions action.yml has.
+check_cmd "action/README.md inputs table generated from action.yml (action/readme_inputs.py --check)" \
+	python3 action/readme_inputs.py --check
+mkdir -p "$tmp/rd" && cp -R action.yml action "$tmp/rd/"
+python3 - "$tmp/rd/action.yml" <<'PY'
+import sys
+p = sys.argv[1]
+t = open(p).read().replace("  version:\n", "  an-input-the-readme-lacks:\n    description: x\n    default: ''\n  version:\n", 1)
+open(p, "w").write(t)
+PY
+check_eq "...and the check fails naming an input the README lacks" 1 \
+	"$(python3 "$tmp/rd/action/readme_inputs.py" --check 2>&1 | grep -c 'missing: an-input-the-readme-lacks;')"
+
+# The examples: a concurrency group and a timeout on every job (a stuck
+# Windows runner bills 6 hours otherwise), the SARIF upload only when the
+# check wrote the file, and the gate's checkout at the minimal depth.
+check_cmd "examples: concurrency, timeout-minutes on every job, the SARIF guard, fetch-depth 2" python3 - <<'PY'
+import glob, sys, yaml
+bad = []
+for f in sorted(glob.glob("action/examples/*.yml")) + sorted(glob.glob(".github/workflows/*.yml")):
+    wf = yaml.safe_load(open(f))
+    if f.startswith("action/") and "concurrency" not in wf:
+        bad.append("%s: no concurrency" % f)
+    for name, job in wf["jobs"].items():
+        if "timeout-minutes" not in job:
+            bad.append("%s: job %s has no timeout-minutes" % (f, name))
+        for st in job.get("steps", []):
+            u = str(st.get("uses", ""))
+            if u.startswith("github/codeql-action/upload-sarif"):
+                sarif = st["with"]["sarif_file"]
+                if "always()" not in st.get("if", "") or ("hashFiles('%s') != ''" % sarif) not in st.get("if", ""):
+                    bad.append("%s: the SARIF upload is not guarded by always() && hashFiles('%s') != ''" % (f, sarif))
+            if u.startswith("actions/checkout") and f.startswith("action/") and "pull_request" in str(wf.get("on", wf.get(True))):
+                with_ = st.get("with") or {}
+                steps = job["steps"]
+                pins = any(str(s.get("uses", "")).startswith("torch-dll-check/") and
+                           str((s.get("with") or {}).get("pins")) == "true" for s in steps)
+                if pins and with_.get("fetch-depth") != 2:
+                    bad.append("%s: the gate's checkout has fetch-depth %r, not 2" % (f, with_.get("fetch-depth")))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
 # The composite action's own rules (python3-yaml reads it).
 check_cmd "composite rules: env-only inputs, a shell everywhere, bash/msys2 only, scripts exist" python3 - <<'PY'
 import os, re, sys, yaml
@@ -87,7 +149,8 @@ used = set(re.findall(r"inputs\.([A-Za-z0-9_-]+)", open("action.yml").read()))
 for want in ["pins", "repository", "pins-unchanged", "python", "torch-path", "scan", "matrix", "fail-on", "annotations", "summary", "json", "sarif", "version"]:
     if want not in declared:
         bad.append("input %s missing" % want)
-    elif want not in used:
+for want in declared:
+    if want not in used:
         bad.append("input %s is never used" % want)
 for o in ["status", "failures", "warnings", "report", "path", "cache-hit"]:
     if o not in a.get("outputs", {}):
