@@ -325,6 +325,8 @@ def sim_cache(with_, env, post, which="actions/cache"):
         if not os.path.isdir(entry):
             tmp = entry + ".tmp"
             shutil.copytree(path, os.path.join(tmp, "data"), symlinks=True)
+            with open(os.path.join(tmp, "key"), "w") as f:  # what the service lists
+                f.write(key)
             os.rename(tmp, entry)
         return {}
     if os.path.isdir(entry):
