@@ -20,18 +20,32 @@
 #   3. Otherwise (nothing pinned, the download failed, or version=source):
 #      ask for a build of this action's source (output build=msys2 on
 #      Windows, build=apt on Linux): the next steps run action/build.sh,
-#      which writes into `dir`.
-# Both modes compute the same answer from the same inputs; `dir` is put on
-# GITHUB_PATH, so later `run:` steps can call torch-dll-check.
+#      which writes into the source build's own folder (output `exe`), never
+#      into a release's. Nothing pinned (an action ref that is not a release
+#      commit) or version=source: one ::notice saying why and how long the
+#      build takes; a failed download: a ::warning.
+# The fetch step's outputs `save-dir` and `save-key` are what the save step
+# stores: the release's folder under the release's key only when the pinned
+# programs were downloaded and verified; a source build under the source
+# key, always — so a fallback build after a failed download can never fill
+# the release's key (which actions/cache cannot overwrite: every later job
+# would restore it, find it unpinned and download again).
+# Both modes compute the same answer from the same inputs; the folder of
+# the programs used is put on GITHUB_PATH, so later `run:` steps can call
+# torch-dll-check.
 #
 # The key: the version and the SHA-256s pinned for it (a changed pin is a
-# new key), or, when the programs are built from this action's source
-# (version=source, or nothing pinned), a hash of that source tree (a new
-# action ref never reuses an old build).
+# new key; the release's programs are static but for glibc 2.35, so one key
+# serves every image), or, when the programs are built from this action's
+# source, a hash of that source tree and the runner image (ImageOS and
+# ImageVersion on GitHub's runners, else the OS release): a new action ref
+# never reuses an old build, and a build linking one image's shared
+# libraries is never restored on another image.
 #
 # Env: TDC_INPUT_VERSION (the `version` input), TDC_CACHE_HIT (actions/cache's
 # cache-hit, for the log), RUNNER_OS, RUNNER_ARCH, RUNNER_TOOL_CACHE,
-# RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_PATH; TDC_RELEASE_URL (a mirror).
+# RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_PATH, ImageOS, ImageVersion,
+# GITHUB_ACTION_REF (for the notice); TDC_RELEASE_URL (a mirror).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -100,13 +114,29 @@ if [ "$version" != source ]; then
 fi
 
 cache_root=${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}/tool-cache}
+# The runner image a source build is made on: GitHub's images say it
+# (ImageOS=ubuntu24, ImageVersion=20250120.5.0); elsewhere the OS release.
+image_of() {
+	local img
+	if [ -n "${ImageOS:-}" ]; then
+		img="${ImageOS}-${ImageVersion:-}"
+	elif [ "$os" = linux ] && [ -r /etc/os-release ]; then
+		# shellcheck disable=SC1091 # the machine's own file
+		img=$(. /etc/os-release && printf '%s-%s' "${ID:-linux}" "${VERSION_ID:-}")
+	else
+		img=$(uname -sr 2>/dev/null || echo unknown)
+	fi
+	printf '%s' "$img" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-64
+}
+# built from this action's source: keyed by that source and the image
+src=$(cd "$here/.." && pwd)
+tree=$(cd "$src" && find action/build.sh action/build-deps.txt checker matrix Makefile -type f | LC_ALL=C sort |
+	xargs sha256sum | sha256sum | cut -c1-16)
+image=$(image_of)
+sdir="$cache_root/torch-dll-check/source-$tree-$image/$arch"
+skey="torch-dll-check-$os-$arch-source-$tree-$image"
 if [ "$version" = source ] || [ -z "$want" ]; then
-	# built from this action's source: keyed by that source
-	src=$(cd "$here/.." && pwd)
-	tree=$(cd "$src" && find action/build.sh action/build-deps.txt checker matrix Makefile -type f | LC_ALL=C sort |
-		xargs sha256sum | sha256sum | cut -c1-16)
-	dir="$cache_root/torch-dll-check/source-$tree/$arch"
-	key="torch-dll-check-$os-$arch-source-$tree"
+	dir=$sdir key=$skey
 else
 	dir="$cache_root/torch-dll-check/$version/$arch"
 	key="torch-dll-check-$os-$arch-$version-$(printf '%s %s' "$want" "$gwant" | sha256sum | cut -c1-16)"
@@ -128,8 +158,22 @@ if [ "$mode" = prep ]; then
 fi
 
 # --fetch
-[ -z "${GITHUB_PATH:-}" ] || native "$dir" >>"$GITHUB_PATH"
-out exe "$(native "$exe")"
+# use DIR KEY: the programs are (or will be built) in DIR: outputs and PATH;
+# the save step stores DIR under KEY.
+use() {
+	[ -z "${GITHUB_PATH:-}" ] || native "$1" >>"$GITHUB_PATH"
+	out exe "$(native "$1/torch-dll-check$ext")"
+	out save-dir "$(native "$1")"
+	out save-key "$2"
+}
+# build: ask for the source build, into the source folder (never a release's).
+build() {
+	use "$sdir" "$skey"
+	out build "$builder"
+}
+# How long a source build takes, for the notice (GitHub's hosted runners,
+# cold: installing the build packages, then compiling both programs).
+build_time() { if [ "$os" = windows ]; then echo "about 3 to 6 minutes (MSYS2 UCRT64 and its packages, then the compile)"; else echo "about 1 to 3 minutes (apt-get install, then the compile)"; fi; }
 if [ -x "$exe" ] && [ -x "$gexe" ]; then
 	if [ -z "$want" ] || { [ "$(sha256 "$exe")" = "$want" ] && [ "$(sha256 "$gexe")" = "$gwant" ]; }; then
 		if [ "${TDC_CACHE_HIT:-}" = true ]; then
@@ -137,6 +181,7 @@ if [ -x "$exe" ] && [ -x "$gexe" ]; then
 		else
 			echo "torch-dll-check: using $exe (already in the runner's tool cache)"
 		fi
+		use "$dir" "$key"
 		out build none
 		out cache-hit true
 		exit 0
@@ -174,6 +219,7 @@ if [ -n "$want" ]; then
 		mkdir -p "$dir"
 		mv -f "$tmp/torch-dll-check-git$ext" "$gexe"
 		mv -f "$tmp/torch-dll-check$ext" "$exe"
+		use "$dir" "$key"
 		out build none
 		exit 0
 	fi
@@ -181,8 +227,11 @@ if [ -n "$want" ]; then
 		echo "::error title=torch-dll-check::the release assets of $version could not be downloaded, and this action's source is $pinned"
 		exit 2
 	fi
-	echo "torch-dll-check: the release assets could not be downloaded; building from source instead"
+	# (cached under the source key: the next job tries the download again)
+	echo "::warning title=torch-dll-check: building from source::the release assets of $version could not be downloaded from $base; building this action's source instead, $(build_time). This build is cached under its source key, not the release's: the next job downloads the pinned programs again."
 elif [ "$version" != source ]; then
-	echo "torch-dll-check: no pinned $os-$arch programs for $version in action/checksums.txt; building from source"
+	echo "::notice title=torch-dll-check: building from source::this action's ref (${GITHUB_ACTION_REF:-not a release tag}) is not a release commit: action/checksums.txt pins no $os-$arch programs, so they are built from the action's source, $(build_time). The build is cached per source tree and runner image ($image): later jobs on this image take seconds. For prebuilt programs verified by SHA-256, use a release: @v$pinned or @v${pinned%%.*}."
+else
+	echo "::notice title=torch-dll-check: building from source::version: source builds this action's source, $(build_time); cached per source tree and runner image ($image)."
 fi
-out build "$builder"
+build

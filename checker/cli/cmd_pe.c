@@ -246,6 +246,8 @@ static int json_image(struct strbuf *out, struct pe_image *img, int want_exports
 		json_add_str_or_null(so, "ProductName", v->product_name);
 		json_add_str_or_null(so, "CompanyName", v->company_name);
 		json_add_str_or_null(so, "OriginalFilename", v->original_filename);
+		json_add_str_or_null(so, "FileDescription", v->file_description);
+		json_add_str_or_null(so, "Comments", v->comments);
 	} else {
 		cJSON_AddNullToObject(o, "version");
 	}
@@ -375,6 +377,10 @@ static int text_image(struct pe_image *img, int want_exports, struct err *err)
 			out_printf("    CompanyName:      %s\n", v->company_name);
 		if (v->original_filename)
 			out_printf("    OriginalFilename: %s\n", v->original_filename);
+		if (v->file_description)
+			out_printf("    FileDescription:  %s\n", v->file_description);
+		if (v->comments)
+			out_printf("    Comments:         %s\n", v->comments);
 	} else {
 		out_printf("  version:     none\n");
 	}

@@ -4,7 +4,7 @@
  * document it built, so both commands share one option set and one output
  * path:
  *
- *   --format text|json|github|sarif   what goes to stdout (default: github
+ *   --format text|json|github|sarif|markdown   what goes to stdout (default: github
  *                                     when GITHUB_ACTIONS=true, else text)
  *   --json FILE, --sarif FILE         files written whole (temp + rename);
  *                                     a bare --json means --format json
@@ -58,6 +58,25 @@ static int set_format(void *dst, const char *val, struct strbuf *why)
 		return strbuf_adds(why, "does not go with a bare --json, which prints the JSON report; give "
 				       "--json FILE to write it beside"), -1;
 	o->format = f;
+	o->format_given = 1;
+	return 0;
+}
+
+/* `--summary -` (or /dev/stdout) prints the job summary's Markdown: --format markdown; `--summary FILE` appends to FILE. */
+static int set_summary(void *dst, const char *val, struct strbuf *why)
+{
+	struct report_opts *o = dst;
+	if (!out_is_stdout(val)) {
+		o->summary_path = val;
+		return 0;
+	}
+	if (o->format_by_json)
+		return strbuf_adds(why, "prints the summary, which does not go with a bare --json (give --json FILE to "
+				       "write the JSON beside it)"), -1;
+	if (o->format_given && o->format != REPORT_FMT_MARKDOWN)
+		return strbuf_adds(why, "prints the summary (--format markdown), which does not go with another "
+				       "--format"), -1;
+	o->format = REPORT_FMT_MARKDOWN;
 	o->format_given = 1;
 	return 0;
 }
@@ -129,9 +148,9 @@ const struct cli_opt report_cli_opts[] = {
 	  "stdout (so is /dev/stdout); with FILE, written there whole", set_json, 0, CLI_MAYBE_VALUE, NULL },
 	{ "--sarif", "FILE", "SARIF 2.1.0 for GitHub code scanning, written to FILE whole (-: printed to stdout)",
 	  set_sarif, 0, 0, NULL },
-	CLI_OPT("--summary", "FILE", "the Markdown job summary, appended to FILE (github format: default\n"
-		"$GITHUB_STEP_SUMMARY; an empty FILE turns it off)",
-		cli_set_str, struct report_opts, summary_path),
+	{ "--summary", "FILE", "the Markdown job summary, appended to FILE (github format: default\n"
+	  "$GITHUB_STEP_SUMMARY; an empty FILE turns it off; -: printed to stdout,\n"
+	  "as --format markdown)", set_summary, 0, 0, NULL },
 	CLI_OPT("--outputs", "FILE", "the step outputs status, failures, warnings and report, appended to FILE\n"
 		"(github format: default $GITHUB_OUTPUT; an empty FILE turns them off)",
 		cli_set_str, struct report_opts, outputs_path),
@@ -303,11 +322,49 @@ static int write_outputs(struct strbuf *sb, const struct report_view *v, const s
 	return append(o->outputs_path, sb, "--outputs");
 }
 
+/*
+ * In Actions, the blob URL prefix of the PR's head commit (the pins' commit):
+ * "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/<head>/", for the summary's
+ * pin links; NULL when any part is missing or not plainly what it should be
+ * (caller frees).
+ */
+static char *blob_base(const struct cJSON *doc)
+{
+	const cJSON *pins = cJSON_GetObjectItemCaseSensitive(doc, "pins");
+	const char *sha = report_str(cJSON_GetObjectItemCaseSensitive(pins, "head"), "commit");
+	char *repo, *server;
+	struct strbuf b = STRBUF_INIT;
+	size_t i, slash = 0;
+	int ok = 1;
+	if (!env_true("GITHUB_ACTIONS") || !sha || strlen(sha) != 40 || strspn(sha, "0123456789abcdef") != 40 ||
+	    !os_getenv("GITHUB_REPOSITORY"))
+		return NULL;
+	repo = xstrdup(os_getenv("GITHUB_REPOSITORY")); /* copies: os_getenv's pointer is not stable */
+	server = xstrdup(os_getenv("GITHUB_SERVER_URL") ? os_getenv("GITHUB_SERVER_URL") : "https://github.com");
+	for (i = 0; repo[i]; i++) {
+		char ch = repo[i];
+		if (ch == '/')
+			slash++;
+		else if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+			   ch == '-' || ch == '_' || ch == '.'))
+			ok = 0;
+	}
+	if (slash != 1 || repo[0] == '/' || repo[i - 1] == '/' || strncmp(server, "https://", 8) ||
+	    strspn(server + 8, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") != strlen(server + 8))
+		ok = 0;
+	if (ok)
+		strbuf_addf(&b, "%s/%s/blob/%s/", server, repo, sha);
+	free(repo);
+	free(server);
+	return ok ? strbuf_detach(&b) : NULL;
+}
+
 /* --summary FILE: the job summary appended, within what the file has left of GitHub's 1 MiB. */
 static int write_summary(struct strbuf *sb, const struct report_view *v, const struct report_opts *o)
 {
 	struct os_stat st;
 	size_t budget = REPORT_SUMMARY_MAX;
+	char *base;
 	os_stat(o->summary_path, &st);
 	if (st.type == OS_FILE)
 		budget = st.size >= REPORT_SUMMARY_MAX ? 0 : REPORT_SUMMARY_MAX - (size_t)st.size;
@@ -315,7 +372,9 @@ static int write_summary(struct strbuf *sb, const struct report_view *v, const s
 		say("warning: ", "the job summary file is already full; summary not written");
 		return 0;
 	}
-	report_summary(sb, v, budget);
+	base = blob_base(v->doc);
+	report_summary_linked(sb, v, budget, base);
+	free(base);
 	return append(o->summary_path, sb, "--summary");
 }
 
@@ -367,6 +426,18 @@ static int stdout_github(struct strbuf *sb, const struct cJSON *doc, const struc
 	return stdout_text(sb, doc, v, o);
 }
 
+/* --format markdown: the job summary, to preview it (--summary -), inside the guard like the text. */
+static int stdout_markdown(struct strbuf *sb, const struct cJSON *doc, const struct report_view *v,
+			   const struct report_opts *o)
+{
+	char *base = blob_base(v->doc);
+	(void)doc;
+	(void)o;
+	report_summary_linked(sb, v, REPORT_SUMMARY_MAX, base);
+	free(base);
+	return put_text(sb->buf) ? 1 : 0;
+}
+
 /*
  * What each --format of check and report writes to stdout (REPORT_FORMATS_CHECK
  * names them; AUTO is decided before). A format without a writer here is a
@@ -378,6 +449,7 @@ static int (*const stdout_writers[REPORT_FMT_COUNT])(struct strbuf *sb, const st
 	[REPORT_FMT_JSON] = stdout_json,
 	[REPORT_FMT_GITHUB] = stdout_github,
 	[REPORT_FMT_SARIF] = stdout_sarif,
+	[REPORT_FMT_MARKDOWN] = stdout_markdown,
 };
 
 /* stdout in o->format. 1 when it could not be written (said). */

@@ -950,15 +950,17 @@ static int vkey_is(struct span s, const struct vblock *b, const char *key)
 static void version_string(struct pe_image *img, struct span s, const struct vblock *str)
 {
 	static const char *const keys[] = { "FileVersion", "ProductVersion", "ProductName", "CompanyName",
-					    "OriginalFilename" };
-	const char **slots[5];
+					    "OriginalFilename", "FileDescription", "Comments" };
+	const char **slots[7];
 	size_t i;
 	slots[0] = &img->version.file_version_str;
 	slots[1] = &img->version.product_version_str;
 	slots[2] = &img->version.product_name;
 	slots[3] = &img->version.company_name;
 	slots[4] = &img->version.original_filename;
-	for (i = 0; i < 5; i++) {
+	slots[5] = &img->version.file_description;
+	slots[6] = &img->version.comments;
+	for (i = 0; i < 7; i++) {
 		if (!*slots[i] && vkey_is(s, str, keys[i])) {
 			struct strbuf sb = STRBUF_INIT;
 			strbuf_init(&sb);

@@ -105,6 +105,8 @@ struct pe_version {
 	const char *product_name;
 	const char *company_name;
 	const char *original_filename;
+	const char *file_description; /* FileDescription: what Explorer's Details tab shows first */
+	const char *comments;         /* Comments (torch-dll-check's own: its source commit) */
 };
 
 struct pe_image {

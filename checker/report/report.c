@@ -739,3 +739,41 @@ void report_counts_json(cJSON *counts, const cJSON *doc)
 	add_count(counts, "findings", v.count, v.n);
 	report_view_release(&v);
 }
+
+int report_confirm_phrase(struct strbuf *out, const cJSON *inst, void (*esc)(struct strbuf *, const char *))
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(inst, "confirmation");
+	const cJSON *ic = cJSON_GetObjectItemCaseSensitive(inst, "import_check"), *ag;
+	int any = 0;
+	if (cJSON_IsObject(c)) {
+		long n = report_int(c, "binaries_confirmed", 0), mis = report_int(c, "mismatches", 0);
+		strbuf_addf(out, "confirmed by real loads on this machine: %ld torch binar%s loaded by LoadLibraryExW in a "
+				 "helper process, ",
+			    n, n == 1 ? "y" : "ies");
+		if (mis)
+			strbuf_addf(out, "%ld not as predicted (prediction-mismatch)", mis);
+		else
+			strbuf_adds(out, n == 1 ? "as predicted" : "all as predicted");
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "timed_out")))
+			strbuf_adds(out, "; the helper timed out");
+		any = 1;
+	}
+	if (cJSON_IsObject(ic)) {
+		strbuf_adds(out, any ? "; " : "");
+		if (report_str(ic, "skipped")) {
+			strbuf_adds(out, "`import torch` not run: ");
+			esc(out, report_str(ic, "skipped"));
+		} else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ic, "timed_out"))) {
+			strbuf_adds(out, "`import torch` run: timed out");
+		} else {
+			ag = cJSON_GetObjectItemCaseSensitive(ic, "agrees");
+			strbuf_addf(out, "`import torch` run: exit %ld", report_int(ic, "exit_code", -1));
+			if (cJSON_IsTrue(ag))
+				strbuf_adds(out, ", as predicted");
+			else if (cJSON_IsFalse(ag))
+				strbuf_adds(out, ", not as predicted (prediction-mismatch)");
+		}
+		any = 1;
+	}
+	return any;
+}

@@ -57,7 +57,7 @@ enum report_format {
 const char *report_format_name(enum report_format f);
 
 /* The forms each command's --format takes, as --help shows them (report_format_choose). */
-#define REPORT_FORMATS_CHECK "text|json|github|sarif"
+#define REPORT_FORMATS_CHECK "text|json|github|sarif|markdown"
 #define REPORT_FORMATS_AUDIT "text|github"
 #define REPORT_FORMATS_FLEET "text|markdown|json"
 
@@ -195,6 +195,16 @@ int report_fix_next(const char **s, const char **alt, size_t *len);
  * the flat errors/warnings/notes there stay the findings (schema v1).
  */
 void report_count_phrase(struct strbuf *out, const struct report_view *v);
+
+/*
+ * What --confirm's real loads said about install `inst` (its `confirmation`
+ * and `import_check`), as one phrase without a newline: "confirmed by real
+ * loads on this machine: 12 torch binaries loaded by LoadLibraryExW in a
+ * helper process, all as predicted; `import torch` run: exit 0, as
+ * predicted". Every renderer states it, agreement included. Untrusted text
+ * through `esc`. Returns 0 (and writes nothing) when nothing was confirmed.
+ */
+int report_confirm_phrase(struct strbuf *out, const cJSON *inst, void (*esc)(struct strbuf *, const char *));
 void report_counts_json(cJSON *counts, const cJSON *doc);
 
 /* "pass" | "warn" | "fail", from the findings (not the document's own claim). */
@@ -357,6 +367,12 @@ void report_github(struct strbuf *out, const struct report_view *v, struct repor
  * that do not fit are left out and an explicit truncation note says so.
  */
 void report_summary(struct strbuf *out, const struct report_view *v, size_t max);
+/*
+ * The same, a pin's file:line next to its finding linked to the file in the
+ * repository: blob_base is "https://github.com/OWNER/REPO/blob/<commit>/"
+ * (the PR's head; the caller builds it), NULL for plain text.
+ */
+void report_summary_linked(struct strbuf *out, const struct report_view *v, size_t max, const char *blob_base);
 
 /*
  * The chain of cause `c` as a ```mermaid flowchart block (report_mermaid.c):

@@ -313,42 +313,84 @@ void report_fleet_text(struct strbuf *out, const cJSON *f)
 	strbuf_release(&esc);
 }
 
+/*
+ * The job summary's fleet: a narrow table GitHub shows whole at its page
+ * width (runner, verdict, torch, drift: the four a reader scans), then one
+ * folded block per row whose <summary> line names the first error, holding
+ * every other column (snapshot, install, VC++ redist, OpenMP runtimes,
+ * first error, what drifted). The text and JSON forms keep all 9 columns.
+ */
 void report_fleet_markdown(struct strbuf *out, const cJSON *f, size_t max)
 {
+	static const int narrow[] = { 0, 4, 2, 8 }; /* runner, verdict, torch, drift */
 	struct strbuf row = STRBUF_INIT;
 	const cJSON *rows = fleet_rows(f), *r;
-	size_t start = out->len, failing = 0, shown = 0, n = (size_t)cJSON_GetArraySize(rows);
+	size_t start = out->len, failing = 0, shown = 0, n = (size_t)cJSON_GetArraySize(rows), k;
 	cJSON_ArrayForEach(r, rows)
 		failing += fleet_row_fails(r);
 	strbuf_addf(out, "## torch-dll-check fleet: %zu runner(s), %zu install row(s), %zu failing\n\n",
 		    count_of(f, "runners"), n, failing);
-	for (int i = 0; i < NCOLS; i++)
-		strbuf_addf(out, "| %s ", fleet_headers[i]);
+	for (k = 0; k < sizeof(narrow) / sizeof(narrow[0]); k++)
+		strbuf_addf(out, "| %s ", fleet_headers[narrow[k]]);
 	strbuf_adds(out, "|\n");
-	for (int i = 0; i < NCOLS; i++)
+	for (k = 0; k < sizeof(narrow) / sizeof(narrow[0]); k++)
 		strbuf_adds(out, "|---");
 	strbuf_adds(out, "|\n");
 	cJSON_ArrayForEach(r, rows) {
 		int bold = fleet_row_fails(r);
 		strbuf_reset(&row);
-		for (int i = 0; i < NCOLS; i++) {
+		for (k = 0; k < sizeof(narrow) / sizeof(narrow[0]); k++) {
 			strbuf_adds(&row, "| ");
-			if (i == 4 && bold)
+			if (narrow[k] == 4 && bold)
 				strbuf_adds(&row, "**");
-			if (i == NCOLS - 1)
-				fleet_drift_cell(&row, r, report_esc_md);
-			else
-				report_esc_md(&row, fleet_cell(r, i));
-			if (i == 4 && bold)
+			report_esc_md(&row, fleet_cell(r, narrow[k]));
+			if (narrow[k] == 4 && bold)
 				strbuf_adds(&row, "**");
 			strbuf_addch(&row, ' ');
 		}
 		strbuf_adds(&row, "|\n");
-		/* Keep room for the closing line. */
-		if (max && out->len - start + row.len + 200 > max)
+		/* Keep room for the details and the closing line. */
+		if (max && out->len - start + row.len + 200 > max / 2)
 			break;
 		strbuf_add(out, row.buf, row.len);
 		shown++;
+	}
+	if (shown)
+		strbuf_adds(out, "\n");
+	/* the details, row by row, in the table's order */
+	k = 0;
+	cJSON_ArrayForEach(r, rows) {
+		if (k++ == shown)
+			break;
+		strbuf_reset(&row);
+		strbuf_adds(&row, "<details><summary><b>");
+		report_esc_html(&row, fleet_cell(r, 0));
+		strbuf_adds(&row, "</b>");
+		if (strcmp(fleet_cell(r, 2), "-")) {
+			strbuf_adds(&row, ", torch ");
+			report_esc_html(&row, fleet_cell(r, 2));
+		}
+		strbuf_adds(&row, ": ");
+		report_esc_html(&row, fleet_cell(r, 4));
+		if (strcmp(fleet_cell(r, 7), "-")) {
+			strbuf_adds(&row, " — ");
+			report_esc_html(&row, fleet_cell(r, 7));
+		}
+		strbuf_adds(&row, "</summary>\n\n| field | value |\n|---|---|\n");
+		for (int i = 1; i < NCOLS; i++) {
+			if (i == 2 || i == 4)
+				continue; /* in the line above */
+			strbuf_addf(&row, "| %s | ", fleet_headers[i]);
+			if (i == NCOLS - 1)
+				fleet_drift_cell(&row, r, report_esc_md);
+			else
+				report_esc_md(&row, fleet_cell(r, i));
+			strbuf_adds(&row, " |\n");
+		}
+		strbuf_adds(&row, "\n</details>\n\n");
+		if (max && out->len - start + row.len + 200 > max)
+			break;
+		strbuf_add(out, row.buf, row.len);
 	}
 	if (shown < n)
 		strbuf_addf(out, "\n%zu more row(s) left out to stay within the summary's size limit; the JSON "

@@ -8,11 +8,15 @@
  * error — one entry per root cause (report_view's causes), naming the torch
  * binaries it affects, fix visible, why with its links as links, the chain as
  * a Mermaid graph (report_mermaid.c), chain and search trace in a collapsed
- * <details> — warnings, each failing install in full (what `import torch`
- * raises, wrapped in its <pre>; the matrix row with its source links; the
- * table of torch binaries × outcome, the loader's stages in words), each
- * passing install as one line with those details folded, the inventory,
- * notes, the machine. Content is added in chunks; the first chunk that does
+ * <details>; a finding anchored to a pin names its file:line next to the
+ * title, linked to the file at the PR's head commit when the caller knows
+ * the repository (report_summary_linked) — warnings, notes: every finding
+ * before any supporting table; then each failing install in full (what
+ * `import torch` raises, wrapped in its <pre>; the matrix row with its
+ * source links; what --confirm's real loads said; the table of torch
+ * binaries × outcome, the loader's stages in words), each passing install as
+ * one line with those details folded, the inventory, the machine (only the
+ * fields it has). Content is added in chunks; the first chunk that does
  * not fit ends the summary and an explicit note says what was left out and
  * where the complete result is (the JSON report).
  *
@@ -35,6 +39,7 @@
 
 struct sum {
 	struct strbuf *out;
+	const char *blob_base; /* "https://github.com/o/r/blob/<sha>/" or NULL */
 	size_t max;
 	int full;
 	size_t dropped_findings;
@@ -217,7 +222,47 @@ static void pre_chain(struct strbuf *c, const cJSON *ch)
  * affects, the fix (best first), why (report_why), then (collapsed) that
  * finding's chain and search trace and the other binaries' chains.
  */
-static void cause_entry(struct strbuf *c, const struct report_view *v, const struct report_cause *rc, size_t num)
+/* A repository path in a URL: unreserved characters and '/' as they are, the rest %XX. */
+static void url_path(struct strbuf *c, const char *p)
+{
+	for (; *p; p++) {
+		unsigned char ch = (unsigned char)*p;
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
+			strbuf_addch(c, (char)ch);
+		else
+			strbuf_addf(c, "%%%02X", ch);
+	}
+}
+
+/*
+ * " · requirements.txt:2" after a finding's title when it is anchored to a
+ * repository file; a link to that line of the file at the PR's head commit
+ * when base (the blob URL prefix) is known.
+ */
+static void anchor_link(struct strbuf *c, const cJSON *f, const char *base)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(f, "anchor");
+	const char *file = report_str(a, "file");
+	long line = report_int(a, "line", 0);
+	if (!cJSON_IsObject(a) || !file || !*file || file[0] == '/' || strstr(file, ".."))
+		return;
+	strbuf_adds(c, " · ");
+	if (base)
+		strbuf_adds(c, "[");
+	report_esc_md(c, file);
+	if (line > 0)
+		strbuf_addf(c, "\\:%ld", line);
+	if (base) {
+		strbuf_addf(c, "](%s", base);
+		url_path(c, file);
+		if (line > 0)
+			strbuf_addf(c, "#L%ld", line);
+		strbuf_adds(c, ")");
+	}
+}
+
+static void cause_entry(struct strbuf *c, const struct report_view *v, const struct report_cause *rc, size_t num,
+			const char *base)
 {
 	static const char *const icon[3] = { "ℹ️", "⚠️", "❌" };
 	const cJSON *f = report_cause_finding(v, rc), *ch, *pr, *e, *a;
@@ -229,7 +274,9 @@ static void cause_entry(struct strbuf *c, const struct report_view *v, const str
 	report_esc_md(c, report_str(f, "rule"));
 	if (we)
 		strbuf_addf(c, ", WinError %ld", we);
-	strbuf_adds(c, "\\)  \n");
+	strbuf_adds(c, "\\)");
+	anchor_link(c, f, base);
+	strbuf_adds(c, "  \n");
 	if (rc->nbinaries > 1) {
 		strbuf_adds(c, "**Affects** ");
 		report_cause_binaries(c, v, rc, 10, report_esc_md);
@@ -365,6 +412,18 @@ static void binaries(struct sum *s, struct strbuf *c, const cJSON *inst)
 	add(s, c, "binaries table", 0);
 }
 
+/* before, --confirm's phrase for inst, after; nothing when it confirmed nothing. */
+static void confirmed(struct strbuf *c, const cJSON *inst, const char *before, const char *after)
+{
+	struct strbuf p = STRBUF_INIT;
+	if (report_confirm_phrase(&p, inst, report_esc_md)) {
+		strbuf_adds(c, before);
+		strbuf_add(c, p.buf, p.len);
+		strbuf_adds(c, after);
+	}
+	strbuf_release(&p);
+}
+
 static int install_fails(const cJSON *inst)
 {
 	const char *st = report_str(inst, "status");
@@ -468,6 +527,7 @@ static void install(struct sum *s, struct strbuf *c, const cJSON *inst)
 		pre_wrapped(c, report_str(ie, "text"), "  ");
 		strbuf_adds(c, "</pre>\n\n");
 	}
+	confirmed(c, inst, "**--confirm:** ", "\n\n");
 	matrix_row_of(c, inst);
 	add(s, c, "installs", 0);
 	binaries(s, c, inst);
@@ -536,24 +596,32 @@ static void machine(struct sum *s, struct strbuf *c, const cJSON *doc)
 	const cJSON *mx = cJSON_GetObjectItemCaseSensitive(doc, "matrix"), *e;
 	if (!cJSON_IsObject(m))
 		return;
+	const char *src = report_str(m, "source"), *arch = report_str(m, "arch");
+	const char *api = report_str(m, "api_set_schema"), *known = report_str(m, "known_dlls");
+	int nsrc = 0;
+	/* only the fields the machine has: never "API sets: ;" */
 	strbuf_adds(c, "<sub>Machine: ");
-	report_esc_md(c, report_str(m, "source"));
-	strbuf_adds(c, ", ");
-	report_esc_md(c, report_str(m, "arch"));
-	strbuf_adds(c, "; API sets: ");
-	report_esc_md(c, report_str(m, "api_set_schema"));
-	strbuf_adds(c, "; KnownDLLs: ");
-	report_esc_md(c, report_str(m, "known_dlls"));
-	if (cJSON_IsObject(mx) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(mx, "sources"))) {
-		strbuf_adds(c, "; matrix:");
+	report_esc_md(c, src && *src ? src : "unknown");
+	if (arch && *arch) {
+		strbuf_adds(c, ", ");
+		report_esc_md(c, arch);
+	}
+	if (api && *api) {
+		strbuf_adds(c, "; API sets: ");
+		report_esc_md(c, api);
+	}
+	if (known && *known) {
+		strbuf_adds(c, "; KnownDLLs: ");
+		report_esc_md(c, known);
+	}
+	if (cJSON_IsObject(mx))
 		cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(mx, "sources"))
 		{
-			if (!cJSON_IsString(e))
+			if (!cJSON_IsString(e) || !*e->valuestring)
 				continue;
-			strbuf_adds(c, " ");
+			strbuf_adds(c, nsrc++ ? " " : "; matrix: ");
 			report_esc_md(c, e->valuestring);
 		}
-	}
 	strbuf_adds(c, ".</sub>\n\n");
 	add(s, c, "machine", 0);
 }
@@ -605,6 +673,8 @@ static void verdict(struct sum *s, struct strbuf *c, const struct report_view *v
 			if (report_str(inst, "torch_dir") && install_fails(inst) == !i) {
 				install_line(c, inst, 0);
 				strbuf_adds(c, "  \n");
+				/* --confirm: said when it agrees too (real loads happened) */
+				confirmed(c, inst, "↳ ", "  \n");
 				num++;
 			}
 	if (num)
@@ -627,7 +697,7 @@ static void causes_of(struct sum *s, struct strbuf *c, const struct report_view 
 	add(s, c, section[sev], 0);
 	for (i = 0; i < v->ncauses; i++)
 		if ((int)v->causes[i].sev == sev) {
-			cause_entry(c, v, &v->causes[i], ++*num);
+			cause_entry(c, v, &v->causes[i], ++*num, s->blob_base);
 			add(s, c, NULL, 1);
 		}
 }
@@ -648,6 +718,11 @@ static void truncation_note(struct strbuf *out, const struct sum *s)
 
 void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 {
+	report_summary_linked(out, v, max, NULL);
+}
+
+void report_summary_linked(struct strbuf *out, const struct report_view *v, size_t max, const char *blob_base)
+{
 	struct sum s;
 	struct strbuf c = STRBUF_INIT;
 	const cJSON *inst;
@@ -655,11 +730,13 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 
 	memset(&s, 0, sizeof(s));
 	s.out = out;
+	s.blob_base = blob_base;
 	s.max = start + (max > NOTE_RESERVE * 2 ? max : NOTE_RESERVE * 2);
 
 	verdict(&s, &c, v);
 	causes_of(&s, &c, v, SEV_ERROR, &num);
 	causes_of(&s, &c, v, SEV_WARNING, &num);
+	causes_of(&s, &c, v, SEV_NOTE, &num); /* every finding before the supporting tables */
 	/* Failing installs first and in full; the others one line each, folded. */
 	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(v->doc, "installs"))
 		if (install_fails(inst))
@@ -668,7 +745,6 @@ void report_summary(struct strbuf *out, const struct report_view *v, size_t max)
 		if (!install_fails(inst) && report_str(inst, "torch_dir"))
 			install_folded(&s, &c, inst);
 	inventory_of(&s, &c, v->doc);
-	causes_of(&s, &c, v, SEV_NOTE, &num);
 	machine(&s, &c, v->doc);
 
 	if (s.full)

@@ -454,6 +454,12 @@ static void report_text_lines(struct strbuf *out, const struct report_view *v, c
 			text_esc_line(out, report_str(ie, "text"));
 			strbuf_addch(out, '\n');
 		}
+		{ /* --confirm: said when it agrees too (real loads happened) */
+			struct strbuf p = STRBUF_INIT;
+			if (report_confirm_phrase(&p, inst, text_esc_line))
+				strbuf_addf(out, "  %s\n", p.buf);
+			strbuf_release(&p);
+		}
 		environment(out, st, inst);
 	}
 

@@ -6,7 +6,7 @@ LOG_DIR: runs one job of a workflow that uses the action, checkout and
 SARIF upload included (workflow_main below).
 
 - Inputs: defaults from action.yml, overridden by name=value arguments.
-- Each step: `if:` evaluated; `env:` and `with:` expressions substituted
+- Each step: `if:` evaluated (with hashFiles(): empty when no workspace file matches); `env:` and `with:` expressions substituted
   (the forms this action uses: inputs.X, steps.ID.outputs.Y, and
   `A == 'literal'`; anything else is an error, so the simulation cannot
   silently drift from action.yml); `run:` written to a file and run with
@@ -24,6 +24,7 @@ name, skipped, rc), outputs (the action's), rc (the action's exit status).
 Each step's stdout/stderr go to LOG_DIR/<n>.out and <n>.err.
 """
 import fnmatch
+import glob
 import hashlib
 import json
 import os
@@ -60,7 +61,7 @@ def value(expr, ctx):
     raise SystemExit("sim_runner: unsupported expression: " + expr)
 
 
-TOKEN = re.compile(r"\s*(?:(?P<str>'[^']*')|(?P<op>==|!=|&&|\|\||!|\(|\))|(?P<fn>(?:always|success|failure)\(\))|(?P<ref>[A-Za-z_][A-Za-z0-9_.-]*))")
+TOKEN = re.compile(r"\s*(?:(?P<str>'[^']*')|(?P<op>==|!=|&&|\|\||!|\(|\))|(?P<fn>(?:always|success|failure)\(\))|(?P<hf>hashFiles\('[^']*'\))|(?P<ref>[A-Za-z_][A-Za-z0-9_.-]*))")
 
 
 def evaluate(expr, ctx):
@@ -97,6 +98,8 @@ def evaluate(expr, ctx):
             return v[1:-1]
         if kind == "fn":
             return {"always()": True, "success()": not ctx["failed"], "failure()": ctx["failed"]}[v]
+        if kind == "hf":
+            return hash_files(v[len("hashFiles('"):-2], ctx)
         m = re.fullmatch(r"steps\.([A-Za-z0-9_-]+)\.outcome", v)
         if m:
             return ctx["outcomes"].get(m.group(1), "")
@@ -130,6 +133,19 @@ def evaluate(expr, ctx):
     if not any(k == "fn" for k, _ in toks):
         result = result and not ctx["failed"]
     return result
+
+
+def hash_files(pattern, ctx):
+    """hashFiles('PATTERN'): '' when no file under the workspace matches,
+    else a SHA-256 over the matching files (the runner's value differs; only
+    whether it is empty matters to a workflow's if:)."""
+    ws = (ctx.get("github") or {}).get("workspace") or os.getcwd()
+    h, n = hashlib.sha256(), 0
+    for f in sorted(glob.glob(os.path.join(ws, pattern), recursive=True)):
+        if os.path.isfile(f):
+            h.update(hashlib.sha256(open(f, "rb").read()).digest())
+            n += 1
+    return h.hexdigest() if n else ""
 
 
 def truthy(v):
@@ -309,6 +325,8 @@ def sim_cache(with_, env, post, which="actions/cache"):
         if not os.path.isdir(entry):
             tmp = entry + ".tmp"
             shutil.copytree(path, os.path.join(tmp, "data"), symlinks=True)
+            with open(os.path.join(tmp, "key"), "w") as f:  # what the service lists
+                f.write(key)
             os.rename(tmp, entry)
         return {}
     if os.path.isdir(entry):

@@ -248,10 +248,12 @@ check_eq "no pin changed: status pass" pass "$(res nopin "r['steps'][1]['action'
 
 # 5. The default fetch-depth (1): the base commit is not there. A clear
 #    error naming the fix, never a pass.
-# (the checkout step's `with:` and its `fetch-depth: 0` line taken out)
+# (the checkout step's `with:` and its `fetch-depth: 2` line taken out; every
+# other run of the example checks out at its fetch-depth 2: the merge commit
+# and its parents are all the gate reads)
 python3 -c '
 import re, sys
-print(re.sub(r"\n *with:\n *fetch-depth: 0\n", "\n", open(sys.argv[1]).read()), end="")' "$gate_wf" >"$tmp/shallow.yml"
+print(re.sub(r"\n *with:\n *fetch-depth: 2[^\n]*\n", "\n", open(sys.argv[1]).read()), end="")' "$gate_wf" >"$tmp/shallow.yml"
 if grep -q '^ *fetch-depth:' "$tmp/shallow.yml"; then not_ok "could not take fetch-depth out of the workflow"; fi
 wf shallow move hosted "$tmp/shallow.yml"
 check_eq "shallow clone: the action fails with an input error (2)" 2 "$(res shallow "r['steps'][1]['rc']")"
@@ -269,6 +271,14 @@ anchor = "          pins: \"true\"\n"
 assert src.count(anchor) == 1
 print(src.replace(anchor, anchor + "".join("          %s\n" % l for l in sys.argv[2:])), end="")' "$gate_wf" "$@" >"$out"
 }
+
+# 5b. The action fails before the check (here: a version it cannot get), so
+#     no SARIF file exists: the upload step is skipped by its hashFiles()
+#     guard — one failure, not a second, confusing "file not found" one.
+variant "$tmp/nosetup.yml" 'version: "9.9.9"'
+wf nosetup move hosted "$tmp/nosetup.yml"
+check_eq "setup fails: the action exits 2, no SARIF written, the upload skipped" "2 False True" \
+	"$(res nosetup "r['steps'][1]['rc']") $(test -e "$tmp/nosetup/ws/torch-dll-check.sarif" && echo True || echo False) $(res nosetup "r['steps'][2]['skipped']")"
 
 # 6. pins-unchanged: "true" judges the head's pins though the PR changes none
 #    (torch 2.4.1 on the bare runner: the redistributable is missing).

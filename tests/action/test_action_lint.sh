@@ -62,6 +62,68 @@ else
 	fi
 fi
 
+# actionlint itself (Go; .ci/go-tools builds it into the cache) with
+# the shellcheck of every run: script, over the examples and the project's
+# workflows: no finding at all. Optional where Go is absent (said so).
+gobin=$(bash .ci/go-tools --dir "$TDC_CACHE")
+[ -x "$gobin/actionlint" ] || bash .ci/go-tools "$TDC_CACHE" >/dev/null 2>&1
+if [ ! -x "$gobin/actionlint" ]; then
+	skip_optional "actionlint with shellcheck" "actionlint not installed (no Go or no module proxy: .ci/go-tools)"
+else
+	check_cmd "actionlint -shellcheck: the examples and .github/workflows, no finding" \
+		"$gobin/actionlint" -no-color -shellcheck="$(command -v shellcheck)" action/examples/*.yml .github/workflows/*.yml
+	# ... and it must be able to fail on a run: script (SC2086, an unquoted variable)
+	mkdir -p "$tmp/sc"
+	# shellcheck disable=SC2016 # $FOO is the workflow's own, kept literal
+	printf 'on: push\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo $FOO\n' >"$tmp/sc/x.yml"
+	check_eq "actionlint -shellcheck reports an unquoted variable in a run: script" 1 \
+		"$("$gobin/actionlint" -no-color -shellcheck="$(command -v shellcheck)" "$tmp/sc/x.yml" 2>&1 | grep -c 'SC2086')"
+fi
+
+# action/README.md's inputs table is the one action.yml makes: every input,
+# none extra, the defaults and descriptions action.yml has.
+check_cmd "action/README.md inputs table generated from action.yml (action/readme_inputs.py --check)" \
+	python3 action/readme_inputs.py --check
+mkdir -p "$tmp/rd" && cp -R action.yml action "$tmp/rd/"
+python3 - "$tmp/rd/action.yml" <<'PY'
+import sys
+p = sys.argv[1]
+t = open(p).read().replace("  version:\n", "  an-input-the-readme-lacks:\n    description: x\n    default: ''\n  version:\n", 1)
+open(p, "w").write(t)
+PY
+check_eq "...and the check fails naming an input the README lacks" 1 \
+	"$(python3 "$tmp/rd/action/readme_inputs.py" --check 2>&1 | grep -c 'missing: an-input-the-readme-lacks;')"
+
+# The examples: a concurrency group and a timeout on every job (a stuck
+# Windows runner bills 6 hours otherwise), the SARIF upload only when the
+# check wrote the file, and the gate's checkout at the minimal depth.
+check_cmd "examples: concurrency, timeout-minutes on every job, the SARIF guard, fetch-depth 2" python3 - <<'PY'
+import glob, sys, yaml
+bad = []
+for f in sorted(glob.glob("action/examples/*.yml")) + sorted(glob.glob(".github/workflows/*.yml")):
+    wf = yaml.safe_load(open(f))
+    if f.startswith("action/") and "concurrency" not in wf:
+        bad.append("%s: no concurrency" % f)
+    for name, job in wf["jobs"].items():
+        if "timeout-minutes" not in job:
+            bad.append("%s: job %s has no timeout-minutes" % (f, name))
+        for st in job.get("steps", []):
+            u = str(st.get("uses", ""))
+            if u.startswith("github/codeql-action/upload-sarif"):
+                sarif = st["with"]["sarif_file"]
+                if "always()" not in st.get("if", "") or ("hashFiles('%s') != ''" % sarif) not in st.get("if", ""):
+                    bad.append("%s: the SARIF upload is not guarded by always() && hashFiles('%s') != ''" % (f, sarif))
+            if u.startswith("actions/checkout") and f.startswith("action/") and "pull_request" in str(wf.get("on", wf.get(True))):
+                with_ = st.get("with") or {}
+                steps = job["steps"]
+                pins = any(str(s.get("uses", "")).startswith("torch-dll-check/") and
+                           str((s.get("with") or {}).get("pins")) == "true" for s in steps)
+                if pins and with_.get("fetch-depth") != 2:
+                    bad.append("%s: the gate's checkout has fetch-depth %r, not 2" % (f, with_.get("fetch-depth")))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
 # The composite action's own rules (python3-yaml reads it).
 check_cmd "composite rules: env-only inputs, a shell everywhere, bash/msys2 only, scripts exist" python3 - <<'PY'
 import os, re, sys, yaml
@@ -87,7 +149,8 @@ used = set(re.findall(r"inputs\.([A-Za-z0-9_-]+)", open("action.yml").read()))
 for want in ["pins", "repository", "pins-unchanged", "python", "torch-path", "scan", "matrix", "fail-on", "annotations", "summary", "json", "sarif", "version"]:
     if want not in declared:
         bad.append("input %s missing" % want)
-    elif want not in used:
+for want in declared:
+    if want not in used:
         bad.append("input %s is never used" % want)
 for o in ["status", "failures", "warnings", "report", "path", "cache-hit"]:
     if o not in a.get("outputs", {}):
@@ -143,30 +206,49 @@ PY
 # release action/checksums.txt pins (the release workflow moves it); every
 # other action is at its current major, and msys2/setup-msys2 (not GitHub's)
 # is pinned to a commit.
-check_cmd "uses: lines: this action at the pinned release's major, others current, msys2 at a commit" python3 - <<'PY2'
-import glob, re, sys
+check_cmd "uses: lines: this action at the pinned release's major, others current (a SHA with its release in a comment), msys2 at a commit; write-capable jobs pin every action by SHA" python3 - <<'PY2'
+import glob, re, sys, yaml
 version = re.search(r"^# version: *(\S+)", open("action/checksums.txt").read(), re.M).group(1)
 major = "v" + version.split(".")[0]
 current = {"actions/checkout": "v7", "actions/cache": "v6", "actions/cache/restore": "v6", "actions/cache/save": "v6", "actions/setup-python": "v7",
            "github/codeql-action/upload-sarif": "v4", "actions/upload-artifact": "v7",
-           "actions/download-artifact": "v8", "actions/attest-build-provenance": "v4"}
+           "actions/download-artifact": "v8", "actions/attest-build-provenance": "v4",
+           "pypa/gh-action-pypi-publish": "v1"}
 files = ["README.md", "action/README.md", "action.yml"] + sorted(glob.glob("action/examples/*.yml")) + \
     sorted(glob.glob(".github/workflows/*.yml"))
 bad, n = [], 0
 for f in files:
-    for m in re.finditer(r"uses:\s*([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+)@([A-Za-z0-9_.-]+)", open(f).read()):
-        name, ref = m.group(1), m.group(2)
+    for m in re.finditer(r"uses:\s*([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+)@([A-Za-z0-9_.-]+)(?:[ \t]*#[ \t]*(v[0-9][0-9.]*))?", open(f).read()):
+        name, ref, comment = m.group(1), m.group(2), m.group(3)
         n += 1
+        sha = re.fullmatch(r"[0-9a-f]{40}", ref)
+        if sha and name != "msys2/setup-msys2" and not comment:
+            bad.append("%s: %s@%s: a SHA without its release in a comment (# vX.Y.Z)" % (f, name, ref))
+            continue
+        shown = comment.split(".")[0] if sha and comment else ref
         if name == "torch-dll-check/torch-dll-check" and ref != major:
             bad.append("%s: %s@%s, but the pinned release is %s (tag %s)" % (f, name, ref, version, major))
-        elif name in current and ref != current[name]:
-            bad.append("%s: %s@%s, current is %s" % (f, name, ref, current[name]))
-        elif name == "msys2/setup-msys2" and not re.fullmatch(r"[0-9a-f]{40}", ref):
+        elif name in current and shown != current[name]:
+            bad.append("%s: %s@%s, current is %s" % (f, name, ref if not sha else ref + " # " + comment, current[name]))
+        elif name == "msys2/setup-msys2" and not sha:
             bad.append("%s: msys2/setup-msys2@%s is not pinned to a commit" % (f, ref))
         elif name not in current and name not in ("torch-dll-check/torch-dll-check", "msys2/setup-msys2"):
             bad.append("%s: %s: an action this test does not know" % (f, name))
 if n < 20:
     bad.append("only %d uses: lines found" % n)
+# A job that can write (any permission: write, its own or the workflow's)
+# runs only actions pinned to a commit: a moved tag cannot borrow its token.
+for f in sorted(glob.glob(".github/workflows/*.yml")):
+    wf = yaml.safe_load(open(f))
+    for name, job in wf["jobs"].items():
+        perms = job.get("permissions", wf.get("permissions", {}))
+        if isinstance(perms, str) or "write" not in (perms or {}).values():
+            if perms != "write-all":
+                continue
+        for st in job.get("steps", []):
+            u = st.get("uses")
+            if u and not u.startswith("./") and not re.fullmatch(r"[^@]+@[0-9a-f]{40}", u):
+                bad.append("%s: job %s can write but runs %s, not pinned to a commit" % (f, name, u))
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY2
@@ -183,13 +265,34 @@ if on.get("push", {}).get("tags") != ["v[0-9]+.[0-9]+.[0-9]+"]:
     bad.append("release: not triggered by vX.Y.Z tags")
 text = open(".github/workflows/release.yml").read()
 for want in ["make dist", "diff \"$RUNNER_TEMP/checksums.committed\" action/checksums.txt", "sha256sum -c",
-             "actions/attest-build-provenance@", "gh release", 'git tag -f "${TAG%%.*}"']:
+             "actions/attest-build-provenance@", "gh release", "bash action/move-major.sh"]:
     if want not in text:
         bad.append("release: no %r" % want)
-perms = rel["jobs"]["publish"].get("permissions", {})
+pub = rel["jobs"]["publish"]
+perms = pub.get("permissions", {})
 for k, v in {"contents": "write", "id-token": "write", "attestations": "write"}.items():
     if perms.get(k) != v:
         bad.append("release publish: permissions %s: %s missing" % (k, v))
+if not pub.get("environment"):
+    bad.append("release publish: no approval environment")
+# every asset attested, the wheels included: the subject covers all of dist/
+att = [s for s in pub["steps"] if str(s.get("uses", "")).startswith("actions/attest-build-provenance@")]
+if not att or att[0]["with"].get("subject-path") != "dist/*":
+    bad.append("release publish: the attestation does not cover every asset (subject-path: dist/*)")
+pypi = rel["jobs"].get("pypi")
+if not pypi:
+    bad.append("release: no PyPI job")
+else:
+    env = pypi.get("environment")
+    if (env.get("name") if isinstance(env, dict) else env) != "pypi":
+        bad.append("release pypi: not behind the environment pypi")
+    if pypi.get("permissions") != {"id-token": "write"}:
+        bad.append("release pypi: permissions should be id-token: write alone, got %r" % pypi.get("permissions"))
+    pub_steps = [s for s in pypi["steps"] if str(s.get("uses", "")).startswith("pypa/gh-action-pypi-publish@")]
+    if len(pub_steps) != 1 or set(pub_steps[0].get("with", {})) - {"packages-dir"}:
+        bad.append("release pypi: one pypa/gh-action-pypi-publish step, trusted publishing (no password or token input)")
+    if "secrets." in open(".github/workflows/release.yml").read():
+        bad.append("release: uses a stored secret (trusted publishing needs none)")
 win = ci["jobs"]["windows"]
 if win.get("runs-on") != "windows-latest":
     bad.append("ci: the Windows job does not run on windows-latest")

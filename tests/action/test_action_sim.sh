@@ -264,13 +264,17 @@ check_eq "no pinned asset: build=apt, msys2 steps skipped, source build ran" "Tr
 	"$(res source "' '.join(str(s['skipped']) for s in r['steps'][3:6])")"
 check_eq "source-built action gives the same verdict (exit 1)" 1 "$(res source "r['rc']")"
 src_exe=$(res source "r['outputs']['path']")
-case "$src_exe" in "$tmp/toolcache/torch-dll-check/source-"????????????????/x64/torch-dll-check) ;; *) src_exe= ;; esac
+case "$src_exe" in "$tmp/toolcache/torch-dll-check/source-"????????????????-*/x64/torch-dll-check) ;; *) src_exe= ;; esac
 if [ -n "$src_exe" ] && [ -x "$src_exe" ] && [ -x "$src_exe-git" ] && grep -q 'install' "$tmp/apt.log" 2>/dev/null; then
-	ok "source build installed both programs into the tool cache, under the source tree's hash (after apt-get install)"
+	ok "source build installed both programs into the tool cache, under the source tree's hash and the image (after apt-get install)"
 else
 	not_ok "source build"
 	step_out source 5 | tail -20 | sed 's/^/#   /'
 fi
+
+# A ref that is not a release commit says so: one notice with the reason and the build time.
+check_eq "nothing pinned: one ::notice naming the reason (not a release commit) and the build time" 1 \
+	"$(step_out source 2 | grep -c '^::notice title=torch-dll-check: building from source::this action.s ref (.*) is not a release commit: action/checksums.txt pins no linux-x64 programs, .*about 1 to 3 minutes.*use a release: @v'"$version"' or @v')"
 
 # ... and the next job (a fresh tool cache) restores that build from actions/cache.
 rm -rf "$tmp/toolcache"
@@ -280,6 +284,68 @@ t3=$(date +%s%N)
 echo "# time to the first result (nothing pinned: a source build): cold $(((t1 - t0) / 1000000)) ms, warm $(((t3 - t2) / 1000000)) ms"
 check_eq "source build, next job: restored by actions/cache (cache-hit true), no build step, same verdict (1)" "true True 1" \
 	"$(res source_warm "r['outputs']['cache-hit']") $(res source_warm "r['steps'][5]['skipped']") $(res source_warm "r['rc']")"
+
+# 6. A key per runner image: a source build links the image's shared
+#    libraries, so its key (and folder) names the image (ImageOS and
+#    ImageVersion on GitHub's runners); the release's programs (static but
+#    for glibc 2.35) have one key for every image.
+prep_key() { # prep_key CHECKSUMS ImageOS ImageVersion: the prep step's key
+	cp "$1" "$act/action/checksums.txt"
+	(export RUNNER_OS=Linux RUNNER_ARCH=X64 RUNNER_TOOL_CACHE="$tmp/toolcache" ImageOS="$2" ImageVersion="$3" \
+		GITHUB_OUTPUT="$tmp/prep.out"
+	: >"$tmp/prep.out"
+	bash "$act/action/setup.sh" >/dev/null && sed -n 's/^key=//p' "$tmp/prep.out")
+}
+pin "$tmp/sums.none"
+pin "$tmp/sums.pinned" "$(sha256sum "$BIN" | cut -d' ' -f1)" "$(sha256sum "$GIT_BIN" | cut -d' ' -f1)"
+k22=$(prep_key "$tmp/sums.none" ubuntu22 20250105.1.0)
+k24=$(prep_key "$tmp/sums.none" ubuntu24 20250105.1.0)
+k24b=$(prep_key "$tmp/sums.none" ubuntu24 20250112.2.0)
+case "$k22" in *-source-????????????????-ubuntu22-20250105.1.0) ok "source build key names the image ($k22)" ;; *) not_ok "source key $k22" ;; esac
+if [ "$k22" != "$k24" ] && [ "$k24" != "$k24b" ]; then
+	ok "a build on ubuntu24 (or another image version) is never restored on ubuntu22: three images, three keys"
+else
+	not_ok "source keys do not differ by image: $k22 $k24 $k24b"
+fi
+check_eq "the release's key is the same on every image" "$(prep_key "$tmp/sums.pinned" ubuntu22 1)" "$(prep_key "$tmp/sums.pinned" ubuntu24 2)"
+
+# 7. The poisoned-cache sequence: the release download fails, the job
+#    builds from source — and that build is saved under the source key,
+#    never the release's; the next job (download working again) gets the
+#    pinned programs, and the job after it restores them.
+cp "$tmp/sums.pinned" "$act/action/checksums.txt"
+rm -rf "$tmp/toolcache" "$tmp/actions-cache" "$tmp/apt.log"
+rkey=$(prep_key "$tmp/sums.pinned" "" "")
+rm -rf "$tmp/toolcache"
+mv "$tmp/mirror" "$tmp/mirror.off"
+PATH="$tmp/stub:$PATH" sim fallback scan="$root" torch-path="$torch"
+mv "$tmp/mirror.off" "$tmp/mirror"
+check_eq "download fails: a warning saying so and that the build is cached under its source key, the source build ran, same verdict (1)" \
+	"1 False 1" "$(step_out fallback 2 | grep -c '^::warning title=torch-dll-check: building from source::the release assets of '"$version"' could not be downloaded.*not the release.s') $(res fallback "r['steps'][5]['skipped']") $(res fallback "r['rc']")"
+keys=$(cat "$tmp/actions-cache"/*/key 2>/dev/null | sort | tr '\n' ' ')
+case "$keys" in
+*"$rkey"*) not_ok "the fallback build was saved under the release key $rkey ($keys)" ;;
+*-source-*) ok "the fallback build was saved under the source key only ($keys)" ;;
+*) not_ok "nothing saved: $keys" ;;
+esac
+rm -rf "$tmp/toolcache"
+sim after scan="$root" torch-path="$torch"
+after_exe=$(res after "r['outputs']['path']")
+if [ "$(res after "r['outputs']['cache-hit']")" = false ] && step_out after 2 | grep -q 'verified SHA-256' &&
+	cmp -s "$after_exe" "$BIN" && cmp -s "$after_exe-git" "$GIT_BIN"; then
+	ok "next job: the release key missed, the pinned programs downloaded and verified ($after_exe)"
+else
+	not_ok "next job did not end with the pinned programs ($after_exe)"
+	step_out after 2 | sed 's/^/#   /'
+fi
+rm -rf "$tmp/toolcache"
+mv "$tmp/mirror" "$tmp/mirror.off"
+sim after2 scan="$root" torch-path="$torch"
+mv "$tmp/mirror.off" "$tmp/mirror"
+after2_exe=$(res after2 "r['outputs']['path']")
+check_eq "the job after: the pinned programs restored from the release key (mirror offline), no warning, same verdict" "true 0 1" \
+	"$(res after2 "r['outputs']['cache-hit']") $(step_out after2 2 | grep -c '^::warning') $(res after2 "r['rc']")"
+if cmp -s "$after2_exe" "$BIN"; then ok "...and they are the pinned bytes"; else not_ok "restored bytes are not the pinned ones"; fi
 
 # The release `make dist` makes, from a mirror: tests/action/test_dist.sh.
 tap_done

@@ -24,6 +24,10 @@ copy() { # copy DEST: the sources as a clone has them
 	git ls-files -z --cached --others --exclude-standard | grep -zv '^dist/' |
 		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done | tar --null -T - -cf - | tar -xf - -C "$1"
 }
+# the copies are not git repositories: the source commit the .exe's version
+# resource names comes from this clone, as each clone would find it
+TDC_SOURCE_COMMIT=$(git log -1 --format=%H -- checker matrix)
+export TDC_SOURCE_COMMIT
 copy "$tmp/a/torch-dll-check"
 copy "$tmp/second place/b/src"
 # the second clone: other file times, another umask, another clock and zone
@@ -70,6 +74,11 @@ for p in torch-dll-check torch-dll-check-git; do
 	w=$a/$p-$version-windows-x64.exe
 	check_eq "$p.exe: no link timestamp in its COFF header" "0" \
 		"$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); o=struct.unpack_from("<I",d,0x3c)[0]; print(struct.unpack_from("<I",d,o+8)[0])' "$w")"
+	# the version resource Windows shows (Properties > Details, SmartScreen), read back by `pe`
+	check_eq "$p.exe: a version resource: product, version, description, source commit" \
+		"version: file $version.0, product $version.0|ProductName: torch-dll-check|FileDescription: $p: |Comments: source commit $TDC_SOURCE_COMMIT" \
+		"$("$B" pe "$w" | sed -n 's/^ *\(version: .*\|ProductName: .*\|Comments: .*\)$/\1/p; s/^ *\(FileDescription: *[a-z-]*: \).*/\1/p' |
+			sed 's/  */ /g' | paste -sd'|')"
 	check_eq "$p.exe imports no DLL outside Windows (static)" "" \
 		"$(x86_64-w64-mingw32-objdump -p "$w" | awk '/DLL Name:/ {print tolower($3)}' |
 			grep -v -e '^kernel32.dll$' -e '^advapi32.dll$' -e '^shell32.dll$' -e '^msvcrt.dll$' -e '^ws2_32.dll$' \
@@ -153,6 +162,8 @@ fi
 if python3 -m pip install --no-index --no-deps -q --platform win_amd64 --only-binary=:all: --target "$tmp/winpkg" "$ww" \
 	>"$tmp/winpip.log" 2>&1 && [ -f "$tmp/winpkg/torch_dll_check/bin/torch-dll-check.exe" ]; then
 	ok "pip installs the win_amd64 wheel (--platform win_amd64)"
+	check_eq "...its torch-dll-check.exe carries the version resource (pe)" "ProductVersion: $version" \
+		"$("$B" pe "$tmp/winpkg/torch_dll_check/bin/torch-dll-check.exe" | sed -n 's/^ *\(ProductVersion: *\)/\1/p' | sed 's/  */ /g')"
 	if command -v wine >/dev/null; then
 		(
 			unset DISPLAY

@@ -183,7 +183,11 @@ check_cmd "fleet: r1's drift says what changed, before -> after" \
 check_eq "fleet --format json: the row's drift_change" "$SYS\\vcruntime140_1.dll changed: 14.40.33810.0 -> 14.44.35211.0" \
 	"$("$gbin" fleet --history "$hist" --format json | jq -r '.rows[] | select(.runner == "r1") | .drift_change' | sort -u 2>&1)"
 md=$("$gbin" fleet --history "$hist" --format markdown --summary "$tmp/summary.md" 2>&1)
-check_cmd "fleet --format markdown: a table" grep -q '^| runner | snapshot (UTC) |' <<<"$md"
+check_cmd "fleet --format markdown: a narrow table (runner, verdict, torch, drift: whole at GitHub's width)" \
+	grep -qx '| runner | verdict | torch | drift since previous |' <<<"$md"
+check_eq "...then one folded block per row, its first line naming the runner, torch and verdict; the other columns inside" \
+	"$(grep -c '^| runner | verdict' <<<"$md") $(grep -c '^| snapshot (UTC) | ' <<<"$md")" \
+	"1 $(grep -c '^<details><summary><b>' <<<"$md")"
 check_cmd "fleet --summary: appended" grep -q "torch-dll-check fleet: 3 runner(s)" "$tmp/summary.md"
 check_eq "fleet from report files" "n1 n5" "$("$gbin" fleet --format json "$tmp/n1.json" "$tmp/n5.json" |
 	python3 -c 'import json,sys; print(" ".join(sorted({r["runner"] for r in json.load(sys.stdin)["rows"]})))' 2>&1)"

@@ -201,7 +201,7 @@ check_eq "--fail-on errors: did you mean 'error'" \
 	"torch-dll-check: check: --fail-on errors: expected error, warning or never (did you mean 'error'?) 2" "$(head -1 <<<"$err") $rc"
 run report --in x --format jsn
 check_eq "--format jsn: did you mean 'json'" \
-	"torch-dll-check: report: --format jsn: expected text, json, github or sarif (did you mean 'json'?)" "$(head -1 <<<"$err")"
+	"torch-dll-check: report: --format jsn: expected text, json, github, sarif or markdown (did you mean 'json'?)" "$(head -1 <<<"$err")"
 run audit --runner r --fail-on warnings
 check_eq "audit --fail-on warnings: the same words" \
 	"torch-dll-check: audit: --fail-on warnings: expected error, warning, note or never (did you mean 'warning'?)" "$(head -1 <<<"$err")"

@@ -54,7 +54,7 @@ for f, machine, code, fmt in ((x64, "x64", 34404, "PE32+"), (x86, "x86", 332, "P
     assert v["file_version"] == "14.40.33810.0" and v["product_version"] == "14.40.33810.1", v
     assert v["strings"] == {"FileVersion": "14.40.33810.0", "ProductVersion": "14.40.33810.1",
                             "ProductName": "torch-dll-check fixture", "CompanyName": "Fixture Corp",
-                            "OriginalFilename": "fixture.dll"}, v
+                            "OriginalFilename": "fixture.dll", "FileDescription": None, "Comments": None}, v
     assert f["dependent_load_flags"] is None
     assert f["sections"][0]["name"] == ".text" and f["sections"][0]["raw_size"] > 0
     assert f["overlay_size"] > 0  # mingw leaves the COFF symbol table after the sections

@@ -136,6 +136,41 @@ if shot demo; then
 		not_ok "the swapped page did not render"
 	fi
 	[ -n "${TDC_SCREENSHOT_DIR:-}" ] && cp "$tmp/demo.png" "$TDC_SCREENSHOT_DIR/summary-demo.png"
+	# The gate's summary as a PR author meets it, at 1012 pixels wide: the
+	# pin's file:line is on the error's line, a link to the file at the PR's
+	# head; then the fleet table (9 columns before, their "first error" and
+	# "drift" scrolled off): no table wider than the page.
+	sha=0123456789abcdef0123456789abcdef01234567
+	python3 - "$tmp/f.json" "$tmp/gate.json" "$sha" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["pins"] = {"head": {"commit": sys.argv[3]}}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	GITHUB_ACTIONS=true GITHUB_REPOSITORY=octo/app "$BIN" report --in "$tmp/gate.json" --format markdown 2>/dev/null |
+		grep -v '^::\|^[0-9a-f]\{32\}::$' >"$tmp/gate.md"
+	GBIN=${TDC_ASAN_GIT_BIN:-./build/asan/torch-dll-check-git}
+	[ -x "$GBIN" ] || GBIN=${TDC_GIT_BIN:-./torch-dll-check-git}
+	python3 tests/report/gen_report.py pass >"$tmp/runner-ok.json"
+	cp "$tmp/gate.json" "$tmp/gpu-lab-1.json"
+	"$GBIN" fleet --format markdown "$tmp/gpu-lab-1.json" "$tmp/runner-ok.json" >>"$tmp/gate.md" 2>/dev/null
+	if python3 tests/report/summary_page.py "$tmp/gate.md" "$modules/mermaid/dist/mermaid.min.js" "$tmp/gate.html" &&
+		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --allow-file-access-from-files \
+			--virtual-time-budget=15000 --hide-scrollbars --window-size=1012,900 \
+			--user-data-dir="$tmp/profile" --screenshot="$tmp/gate.png" "file://$tmp/gate.html" >/dev/null 2>&1; then
+		tesseract "$tmp/gate.png" "$tmp/gate" >/dev/null 2>&1
+		check_cmd "1012 px: the first screen shows the pin's requirements.txt:3 on the error's line" \
+			grep -q 'missing (missing-dll, WinError 126) . requirements.txt:3' "$tmp/gate.txt"
+		dom=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu --allow-file-access-from-files \
+			--virtual-time-budget=15000 --window-size=1012,900 --user-data-dir="$tmp/profile" --dump-dom "file://$tmp/gate.html" 2>/dev/null)
+		check_eq "1012 px: the pin is a link to the file at the PR's head commit" 2 \
+			"$(grep -o "href=\"https://github.com/octo/app/blob/$sha/requirements.txt#L3\"" <<<"$dom" | wc -l)"
+		check_eq "1012 px: no table wider than the page (the fleet table narrow, its details folded)" 'data-wide-tables="0"' \
+			"$(grep -o 'data-wide-tables="[^"]*"' <<<"$dom")"
+		[ -n "${TDC_SCREENSHOT_DIR:-}" ] && cp "$tmp/gate.png" "$TDC_SCREENSHOT_DIR/summary-gate-1012.png"
+	else
+		not_ok "the gate's summary did not render"
+	fi
 else
 	not_ok "headless Chromium could not render the summary"
 fi
