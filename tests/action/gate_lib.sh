@@ -77,37 +77,13 @@ gate_machine_build() {
 		--import KERNEL32.dll:GetLastError
 }
 
-# The cached Wine prefix of tests/inventory/test_registry.sh (the same key,
-# so it is built once for both); prints its system.reg.
+# The cached Wine prefix of tests/lib/wine_registry.sh (built once for every
+# test that reads it); prints its system.reg.
 gate_wine_registry() {
-	local key cache pfx
-	command -v wine >/dev/null || return 1
-	RTKEY='HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes'
-	eval "$(sed -n '/^wine_try() {/,/^}/p; /^setup_prefix() {/,/^}/p' "$TDC_REPO/tests/inventory/test_registry.sh")"
-	declare -F setup_prefix >/dev/null || return 1
-	key=$( { wine --version 2>/dev/null; declare -f setup_prefix; echo "$RTKEY"; } | sha256sum | cut -c1-16)
-	cache=$TDC_CACHE/wine-registry/$key
-	pfx=$cache/pfx
-	if [ ! -f "$cache/done" ]; then
-		# built in a temporary folder, then renamed: the cache is shared
-		local t
-		mkdir -p "$TDC_CACHE/wine-registry"
-		t=$(mktemp -d "$TDC_CACHE/wine-registry/.tmp.XXXXXX") || return 1
-		if ! (setup_prefix "$t/pfx"); then
-			rm -rf "$t"
-			return 1
-		fi
-		touch "$t/done"
-		if ! mv -T "$t" "$cache" 2>/dev/null && [ ! -f "$cache/done" ]; then
-			# another test is building that prefix right now: use ours
-			cp "$t/pfx/system.reg" "$tmp/wine-system.reg"
-			rm -rf "$t"
-			echo "$tmp/wine-system.reg"
-			return 0
-		fi
-		rm -rf "$t"
-	fi
-	[ -f "$cache/done" ] && echo "$pfx/system.reg"
+	local pfx
+	# shellcheck source=tests/lib/wine_registry.sh
+	source "$TDC_REPO/tests/lib/wine_registry.sh" || return 1
+	pfx=$(wine_registry_prefix 2>/dev/null) && echo "$pfx/system.reg"
 }
 
 gate_machine() {

@@ -11,7 +11,7 @@
 # rules, severities, titles and fix texts, and the exit status.
 TEST_NAME=policy
 # shellcheck source=tests/lib/start.sh
-source "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 # shellcheck source=tests/lib/demo.sh
 source "$TDC_REPO/tests/lib/demo.sh"
 set -u
@@ -44,7 +44,7 @@ build_tools() {
 		--export omp_get_max_threads --import KERNEL32.dll:GetLastError
 }
 FX_KEY=$(cat "$TDC_REPO/tests/lib/demo.sh" "$TDC_REPO/tests/lib/trees/loader.sh" "$TDC_REPO/tests/lib/trees/torch_cases.sh" \
-	"$0" | sha256sum | cut -c1-12)
+	"$TDC_REPO/tests/check/test_policy.sh" | sha256sum | cut -c1-12)
 export FX_KEY
 tree() { fx_build "policy-$1" "${@:2}"; }
 
@@ -138,22 +138,12 @@ wrap_ok() { wrap "$1" pol_tree healthy 2.5.1+cpu 14.40.33810.0; }
 tok=$(tree ok251 wrap_ok)
 
 # ---- missing for one architecture only (Wine's real registry: x64 14.40, x86 14.38, arm64 Installed=0) ----
-RTKEY='HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes'
-eval "$(sed -n '/^wine_try() {/,/^}/p; /^setup_prefix() {/,/^}/p' "$TDC_REPO/tests/inventory/test_registry.sh")"
-if ! declare -F setup_prefix >/dev/null; then
-	not_ok "setup_prefix could not be read from tests/inventory/test_registry.sh"
-elif ! command -v wine >/dev/null; then
+# shellcheck source=tests/lib/wine_registry.sh
+source "$TDC_REPO/tests/lib/wine_registry.sh"
+if ! command -v wine >/dev/null; then
 	skip "runtimes missing for one architecture, in Wine's real registry" "wine is not installed (see .ci/deps)"
 else
-	key=$( { wine --version 2>/dev/null; declare -f setup_prefix; echo "$RTKEY"; } | sha256sum | cut -c1-16)
-	cache=$TDC_CACHE/wine-registry/$key
-	pfx=$cache/pfx
-	if [ ! -f "$cache/done" ]; then
-		rm -rf "$cache"
-		mkdir -p "$cache"
-		(setup_prefix "$pfx") && touch "$cache/done"
-	fi
-	if [ -f "$cache/done" ]; then
+	if pfx=$(wine_registry_prefix 2>"$tmp/prefix.err"); then
 		ok "Wine prefix with VC++ runtime keys added by wine reg add (shared with test_registry.sh)"
 		check_eq "Wine system.reg (arm64 not installed): an x64 python needs x64 only: no finding" \
 			'["pass",[],"wine system.reg"]' \
@@ -182,7 +172,8 @@ else
 			"$(J "$ts" '[.findings[] | select(.rule=="shadowed-dll" and .leaf=="msvcp140.dll")]' --registry "$pfx/export64.reg")"
 		check_eq "…exit 1" 1 "$(status_of "$ts" --registry "$pfx/export64.reg")"
 	else
-		not_ok "could not build the Wine prefix (log: $pfx.log)"
+		not_ok "could not build the Wine prefix"
+		sed 's/^/#   /' "$tmp/prefix.err"
 	fi
 fi
 
