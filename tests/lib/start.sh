@@ -9,9 +9,10 @@
 # programs' paths, the sanitizers' options, Debian's python3 first) and the
 # TAP helpers (tap.sh); changes to TDC_REPO, where tests/run runs every
 # script, so paths in a script are relative to the checkout; and sets:
-#   B    the checker under test: the sanitizer build when it is built (tests/run
-#        under `make test`), else the one `make` builds
-#   G    torch-dll-check-git likewise
+#   B    the checker under test: the sanitizer build when both its programs
+#        are built (`make unit-build`, as `make test` does), else the one
+#        `make` builds
+#   G    torch-dll-check-git of the same build
 #   tmp  a private folder removed when the script exits (kept, for a look,
 #        when TDC_KEEP_TMP is set), with whatever else was handed to at_exit
 #        (run first, last registered first)
@@ -23,10 +24,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 source "$TDC_REPO/tests/lib/tap.sh"
 cd "$TDC_REPO" || exit 1
 
-B=$TDC_ASAN_BIN
-[ -x "$B" ] || B=$TDC_BIN
-G=$TDC_ASAN_GIT_BIN
-[ -x "$G" ] || G=$TDC_GIT_BIN
+# Both from the same build: `check --pins` runs the torch-dll-check-git beside it.
+# shellcheck disable=SC2034 # B and G are for the scripts
+if [ -x "$TDC_ASAN_BIN" ] && [ -x "$TDC_ASAN_GIT_BIN" ]; then
+	B=$TDC_ASAN_BIN G=$TDC_ASAN_GIT_BIN
+else
+	B=$TDC_BIN G=$TDC_GIT_BIN
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tdc-test.XXXXXX") || {
 	echo "not ok - ${TEST_NAME:-test}: cannot make a temporary folder"
