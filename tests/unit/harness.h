@@ -16,6 +16,10 @@
  * TDC_UNIT_FILTER (words separated by spaces) does the same where the
  * command line is not yours (a debugger's, a wrapper's). A filter that
  * selects no test of the binary is a failure ("not ok"), never a silent pass.
+ *
+ * A test binary runs in the checkout it was built in, whatever the folder it
+ * is started from: before main, the harness changes to the folder that holds
+ * its build/ (tests name files as tests/..., matrix/...).
  */
 #ifndef TDC_HARNESS_H
 #define TDC_HARNESS_H
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int harness_failed_checks;
 static int harness_failed_tests;
@@ -38,8 +43,19 @@ static int harness_selected; /* tests that ran under a filter */
  * arguments main gets, so no test file's main has to pass them on. */
 __attribute__((constructor)) static void harness_args(int argc, char **argv)
 {
+	char exe[4096], *at;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	harness_argc = argc;
 	harness_argv = argv;
+	/* CHECKOUT/build/asan/tests/unit/test_x: change to CHECKOUT */
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((at = strstr(exe, "/build/asan/tests/unit/")) && at > exe) {
+			*at = '\0';
+			if (chdir(exe))
+				printf("# cannot change to the checkout %s\n", exe);
+		}
+	}
 }
 
 /* 1 when there is a filter, from the command line or TDC_UNIT_FILTER. */
