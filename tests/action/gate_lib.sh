@@ -77,14 +77,13 @@ gate_machine_build() {
 		--import KERNEL32.dll:GetLastError
 }
 
-# The cached Wine prefix of tests/lib/wine_registry.sh (the one test_registry
-# and test_policy use, built once for all); prints its system.reg.
+# The cached Wine prefix of tests/lib/wine_registry.sh (built once for every
+# test that reads it); prints its system.reg.
 gate_wine_registry() {
-	command -v wine >/dev/null || return 1
+	local pfx
 	# shellcheck source=tests/lib/wine_registry.sh
-	. "$TDC_REPO/tests/lib/wine_registry.sh"
-	wine_registry_prefix || return 1
-	echo "$WINE_REG_PFX/system.reg"
+	source "$TDC_REPO/tests/lib/wine_registry.sh" || return 1
+	pfx=$(wine_registry_prefix 2>/dev/null) && echo "$pfx/system.reg"
 }
 
 gate_machine() {

@@ -20,13 +20,12 @@
 # (TDC_KEEP_TMP=1 keeps the runs' folders for a look.)
 # shellcheck disable=SC2317 # functions called by name (pr_origin's BASE_FN, HEAD_FN)
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=action-gate
-BIN=${TDC_BIN:-./torch-dll-check}
-GIT_BIN=${TDC_GIT_BIN:-./torch-dll-check-git}
-: "${TDC_REPO:=$PWD}"
+# the release builds: what the action downloads
+BIN=$TDC_BIN
+GIT_BIN=$TDC_GIT_BIN
 repo=$PWD
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh

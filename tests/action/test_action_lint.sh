@@ -7,9 +7,8 @@
 # repository passes shellcheck — one line per file, so scripts from every
 # branch are held to it. The npm tools come from .ci/npm-tools (the cache).
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=action-lint
 tools=$(bash .ci/npm-tools --dir "$TDC_CACHE")
 [ -x "$tools/node_modules/.bin/action-validator" ] || bash .ci/npm-tools "$TDC_CACHE" >/dev/null 2>&1

@@ -13,11 +13,12 @@
 # input values never run as shell code nor as options, that control
 # characters in inputs are refused, and actions/cache (cold and warm jobs).
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=action-sim
-BIN=${TDC_BIN:-./torch-dll-check}
+# the release builds: what the action downloads
+BIN=$TDC_BIN
+GIT_BIN=$TDC_GIT_BIN
 repo=$PWD
 
 # The torch 2.4.0-like tree (cached fixtures).
@@ -38,7 +39,6 @@ torch='C:\Python311\Lib\site-packages\torch'
 version=$(sed -n 's/^# version: *//p' action/checksums.txt)
 asset=torch-dll-check-$version-linux-x64
 gasset=torch-dll-check-git-$version-linux-x64
-GIT_BIN=${TDC_GIT_BIN:-./torch-dll-check-git}
 act=$tmp/act
 mkdir -p "$act" "$tmp/mirror" "$tmp/ws/.github/workflows"
 cp -R action.yml action checker matrix Makefile "$act/"

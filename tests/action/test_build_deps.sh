@@ -8,9 +8,8 @@
 # pkg-config that does not know hivex gives a program built without
 # TDC_HIVEX, whose hive reader says that builds with libhivex read hives.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=build-deps
 table=action/build-deps.txt
 

@@ -11,9 +11,8 @@
 # changed. The wheels: pip installs the manylinux one and runs it, and
 # installs the win_amd64 one whose .exe runs under Wine.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=dist
 repo=$PWD
 version=$(sed -n 's/^#define TDC_VERSION "\(.*\)"/\1/p' checker/util/tdc.h)

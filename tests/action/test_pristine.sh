@@ -11,10 +11,9 @@
 # libomp140.x86_64.dll. The .debs apt fetched are kept in the cache for the
 # next run (the package lists are not: every run starts as a fresh machine).
 set -u
-cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
 TEST_NAME=pristine
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 
 if ! command -v mmdebstrap >/dev/null; then
 	skip "pristine Debian root" "mmdebstrap is not installed (.ci/deps installs it)"
@@ -44,14 +43,8 @@ if [ ! -f "$tarball" ] || [ ! -s "$tarball" ]; then
 	echo "# made the pristine root in $((SECONDS - start)) s (cold)"
 fi
 
-tmp=$(mktemp -d)
+# nothing is mounted under $root: every step ran in its own mount namespace
 root=$tmp/root
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	# nothing is mounted under $root: every step ran in its own mount namespace
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 mkdir -p "$root"
 tar -xf "$tarball" -C "$root"
 mkdir -p "$root/proc" # mmdebstrap leaves /proc out of the tarball

@@ -12,13 +12,13 @@
 set -u
 TEST_NAME=audit
 # shellcheck source=tests/lib/start.sh
-source "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 # shellcheck source=tests/lib/demo.sh
 source "$TDC_REPO/tests/lib/demo.sh"
 
-bin=${TDC_ASAN_BIN:-$TDC_REPO/build/asan/torch-dll-check}
-gbin=${TDC_ASAN_GIT_BIN:-$TDC_REPO/build/asan/torch-dll-check-git}
-rel=${TDC_BIN:-$TDC_REPO/torch-dll-check}
+bin=$B
+gbin=$G
+rel=$TDC_BIN # the nightly check that writes the reports: the release build, quicker
 export GIT_CONFIG_NOSYSTEM=1 HOME=$tmp
 git config --global user.email t@example.com
 git config --global user.name t

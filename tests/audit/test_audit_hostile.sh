@@ -17,12 +17,11 @@
 #   invalid ref); a drift.json of {} reads as unreadable, not as
 #   -9223372036854775808 errors.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 TEST_NAME=audit_hostile
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
-gbin=${TDC_ASAN_GIT_BIN:-$PWD/build/asan/torch-dll-check-git}
-rel=${TDC_GIT_BIN:-$PWD/torch-dll-check-git}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+gbin=$G
+rel=$TDC_GIT_BIN # bounded in time and memory (ulimit): the release build
 export GIT_CONFIG_NOSYSTEM=1 HOME=$tmp GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t \
 	GIT_COMMITTER_EMAIL=t@example.com
 unset GITHUB_ACTIONS RUNNER_NAME GITHUB_WORKSPACE

@@ -6,10 +6,8 @@
 # for real, not only compiled.
 set -u
 # shellcheck source=tests/lib/start.sh
-. "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=builds
-: "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
-cd "$TDC_REPO" || exit 1
 out=$tmp
 
 # clang, strict, out of tree (a copy, so the gcc build in build/ is untouched)
@@ -18,7 +16,7 @@ if command -v clang >/dev/null; then
 	cp -r Makefile checker matrix "$out/clang/"
 	check_cmd "clang -Werror builds torch-dll-check and torch-dll-check-git" \
 		make -s -C "$out/clang" CC=clang DEVELOPER=1 -j2
-	check_eq "the clang build runs" "torch-dll-check $(./torch-dll-check --version | awk '{print $2}')" \
+	check_eq "the clang build runs" "torch-dll-check $("$TDC_BIN" --version | awk '{print $2}')" \
 		"$("$out/clang/torch-dll-check" --version)"
 else
 	not_ok "clang is not installed"
@@ -32,7 +30,7 @@ if ! exe=$(bash tests/lib/cross-build.sh 2>"$out/xbuild.log" | tail -1) || [ ! -
 fi
 ok "mingw-w64 cross-build: $(basename "$exe") ($(stat -c %s "$exe") bytes)"
 check_eq "the .exe is a Windows x64 console program" "x64" \
-	"$(./torch-dll-check pe --json "$exe" | python3 -c 'import json,sys; print(json.load(sys.stdin)["files"][0]["machine"])')"
+	"$("$TDC_BIN" pe --json "$exe" | python3 -c 'import json,sys; print(json.load(sys.stdin)["files"][0]["machine"])')"
 
 . tests/oracle/wine.sh
 if ! prefix=$(wine_prefix_ensure); then
@@ -42,9 +40,9 @@ fi
 cp "$exe" "$prefix/drive_c/tdc.exe"
 k32="$prefix/drive_c/windows/system32/kernel32.dll"
 WINEDEBUG=-all wine_run "$prefix" "$out/ver.out" "$out/ver.err" 'C:\tdc.exe' --version
-check_eq "torch-dll-check.exe --version under Wine" "$(./torch-dll-check --version)" "$(tr -d '\r' <"$out/ver.out")"
+check_eq "torch-dll-check.exe --version under Wine" "$("$TDC_BIN" --version)" "$(tr -d '\r' <"$out/ver.out")"
 WINEDEBUG=-all wine_run "$prefix" "$out/pe.out" "$out/pe.err" 'C:\tdc.exe' pe --json 'C:\windows\system32\kernel32.dll'
-./torch-dll-check pe --json "$k32" >"$out/pe.linux"
+"$TDC_BIN" pe --json "$k32" >"$out/pe.linux"
 norm() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [f.pop("path") for f in d["files"]]; print(json.dumps(d, sort_keys=True))' "$1" 2>&1; }
 check_eq "pe --json of kernel32.dll: Windows build (mapped by the Win32 layer) equals Linux build" \
 	"$(norm "$out/pe.linux" | sha256sum)" "$(norm "$out/pe.out" | sha256sum)"

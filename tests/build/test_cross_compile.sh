@@ -5,10 +5,8 @@
 # and the PE reader free of POSIX-isms until the full Windows build exists.
 set -u
 # shellcheck source=tests/lib/start.sh
-. "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=cross_compile
-: "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
-cd "$TDC_REPO" || exit 1
 out=$tmp
 mods=(checker/pe/pe.c checker/pe/sections.c checker/pe/peek.c checker/util/os_win32.c checker/util/os_posix.c checker/util/strbuf.c checker/util/strmap.c checker/util/err.c checker/util/utf.c checker/util/text.c checker/util/version.c)
 for cc in x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do

@@ -8,7 +8,7 @@
 # the Makefile builds every source of every layer (nothing left in a folder
 # it skips).
 # shellcheck source=tests/lib/start.sh
-. "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=layers
 cd "$TDC_REPO" || exit 1
 python3 tests/build/layers.py checker --readme=README.md --objects=build/rel || TAP_FAILED=1

@@ -9,7 +9,7 @@
 # needs masking; a host path in it would be a difference too.
 TEST_NAME=demo-docs
 # shellcheck source=tests/lib/start.sh
-source "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 # shellcheck source=tests/lib/demo.sh
 source "$TDC_REPO/tests/lib/demo.sh"
 set -u

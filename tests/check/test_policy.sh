@@ -11,7 +11,7 @@
 # rules, severities, titles and fix texts, and the exit status.
 TEST_NAME=policy
 # shellcheck source=tests/lib/start.sh
-source "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 # shellcheck source=tests/lib/demo.sh
 source "$TDC_REPO/tests/lib/demo.sh"
 set -u
@@ -44,7 +44,7 @@ build_tools() {
 		--export omp_get_max_threads --import KERNEL32.dll:GetLastError
 }
 FX_KEY=$(cat "$TDC_REPO/tests/lib/demo.sh" "$TDC_REPO/tests/lib/trees/loader.sh" "$TDC_REPO/tests/lib/trees/torch_cases.sh" \
-	"$0" | sha256sum | cut -c1-12)
+	"$TDC_REPO/tests/check/test_policy.sh" | sha256sum | cut -c1-12)
 export FX_KEY
 tree() { fx_build "policy-$1" "${@:2}"; }
 
@@ -139,12 +139,11 @@ tok=$(tree ok251 wrap_ok)
 
 # ---- missing for one architecture only (Wine's real registry: x64 14.40, x86 14.38, arm64 Installed=0) ----
 # shellcheck source=tests/lib/wine_registry.sh
-. "$TDC_REPO/tests/lib/wine_registry.sh"
+source "$TDC_REPO/tests/lib/wine_registry.sh"
 if ! command -v wine >/dev/null; then
 	skip "runtimes missing for one architecture, in Wine's real registry" "wine is not installed (see .ci/deps)"
 else
-	if wine_registry_prefix; then
-		pfx=$WINE_REG_PFX
+	if pfx=$(wine_registry_prefix 2>"$tmp/prefix.err"); then
 		ok "Wine prefix with VC++ runtime keys added by wine reg add (shared with test_registry.sh)"
 		check_eq "Wine system.reg (arm64 not installed): an x64 python needs x64 only: no finding" \
 			'["pass",[],"wine system.reg"]' \
@@ -173,7 +172,8 @@ else
 			"$(J "$ts" '[.findings[] | select(.rule=="shadowed-dll" and .leaf=="msvcp140.dll")]' --registry "$pfx/export64.reg")"
 		check_eq "…exit 1" 1 "$(status_of "$ts" --registry "$pfx/export64.reg")"
 	else
-		not_ok "could not build the Wine prefix (log: $WINE_REG_PFX.log)"
+		not_ok "could not build the Wine prefix"
+		sed 's/^/#   /' "$tmp/prefix.err"
 	fi
 fi
 

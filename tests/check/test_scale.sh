@@ -13,12 +13,10 @@
 # The release binary is timed (ASan's constant factor is not the question);
 # `ulimit -t` bounds CPU time, so a busy machine does not make it flaky.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=scale
-BIN=${TDC_BIN:-./torch-dll-check}
-[ -x "$BIN" ] || BIN=./torch-dll-check
+BIN=$TDC_BIN # timed: the release build (the sanitizers would drown the cost)
 N=20000
 torch=$tmp/root/Python311/Lib/site-packages/torch
 mkdir -p "$torch/lib"
@@ -35,7 +33,6 @@ check_cmd "...grouping the same problem once per install and leaf" grep -q 'fail
 (ulimit -t 30; exec "$BIN" report --in "$tmp/r.json" --sarif "$tmp/r.sarif" --summary "$tmp/s.md" --outputs "$tmp/o" --format json) >/dev/null 2>&1
 check_eq "...and its SARIF, summary and outputs" 1 $?
 
-export TDC_REPO=$PWD
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
 # shellcheck disable=SC2317  # called through fx_build

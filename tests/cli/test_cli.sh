@@ -6,8 +6,8 @@
 # option tables generate. One check per issue-#12 command-line fix, named after it.
 set -u
 TEST_NAME=cli
-source "$TDC_REPO/tests/lib/start.sh"
-[ -x "$B" ] || B=$TDC_BIN
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 
 # run ARGS...: sets $out, $err, $rc
 run() {

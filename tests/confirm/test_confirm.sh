@@ -18,29 +18,24 @@
 # succeeds, fails with WinError 126, or hangs past --confirm-timeout.
 # The Linux build must refuse --confirm with exit 2.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/tap.sh
-source tests/lib/tap.sh
 export TEST_NAME=confirm
-TDC_REPO=$PWD
-export TDC_REPO
-TDC_BIN=${TDC_BIN:-$PWD/torch-dll-check}
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 
 # The Linux build: no real loader to ask
 check_status "Linux build: check --confirm is a usage error (exit 2)" 2 \
-	"$TDC_BIN" check --torch /tmp --confirm
-msg=$("$TDC_BIN" check --torch /tmp --confirm-import 2>&1)
+	"$B" check --torch /tmp --confirm
+msg=$("$B" check --torch /tmp --confirm-import 2>&1)
 case $msg in
 *"needs Windows"*"run the Windows build"*) ok "Linux build: the message says to run the Windows build" ;;
 *) not_ok "Linux build: unexpected message: $msg" ;;
 esac
-check_status "Linux build: confirm-helper refuses (exit 2)" 2 "$TDC_BIN" confirm-helper --torch 'C:\t'
+check_status "Linux build: confirm-helper refuses (exit 2)" 2 "$B" confirm-helper --torch 'C:\t'
 
 for tool in wine wineserver x86_64-w64-mingw32-gcc clang lld-link; do
 	command -v "$tool" >/dev/null || { not_ok "$tool is not installed (see .ci/deps)"; tap_done; }
 done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work=$tmp # start.sh's: removed at exit
 
 # The .exe, cached by a hash of what it is built from (a warm run skips the compile)
 xkey=$( { find checker -type f | LC_ALL=C sort | xargs cat; cat matrix/torch.yml tests/lib/cross-build.sh; } | sha256sum | cut -c1-16)
@@ -61,10 +56,8 @@ source tests/lib/fixtures.sh
 FX_KEY=$(cat tests/lib/trees/loader.sh tests/lib/trees/torch_cases.sh | sha256sum | cut -c1-12)
 export FX_KEY
 fx_hash >/dev/null
-# shellcheck disable=SC2317  # called through fx_build
-build_torch() {
-	source "$TDC_REPO/tests/lib/trees/loader.sh" && source "$TDC_REPO/tests/lib/trees/torch_cases.sh" && torch_tree "$1" "$2"
-}
+# shellcheck source=tests/lib/trees/torch_cases.sh
+source "$TDC_REPO/tests/lib/trees/torch_cases.sh" # build_torch
 # shellcheck disable=SC2317
 build_fake_python() {
 	x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -o "$1/python.exe" "$2"
@@ -95,7 +88,8 @@ oracle=$(oracle_build) || { not_ok "building the oracle failed"; tap_done; }
 wine_lock "$PFX" # the prefix is shared with other test runs
 D=$PFX/drive_c/tdc-confirm
 rm -rf "$D"
-trap 'rm -rf "$work" "$D"; wine_stop "$PFX"' EXIT
+# shellcheck disable=SC2016 # expanded when it runs
+at_exit 'rm -rf "$D"; wine_stop "$PFX"'
 mkdir -p "$D/bin"
 cp "$exe" "$D/bin/torch-dll-check.exe"
 for c in "${!TREE[@]}"; do

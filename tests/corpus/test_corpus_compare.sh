@@ -10,10 +10,9 @@
 set -u
 TEST_NAME=corpus
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
-source "$(dirname "$0")/../lib/fixtures.sh"
-: "${TDC_BIN:=$(dirname "$0")/../../torch-dll-check}"
-here=$(cd "$(dirname "$0")" && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+source "$TDC_REPO/tests/lib/fixtures.sh"
+here=$TDC_REPO/tests/corpus
 PY=/usr/bin/python3
 
 list=$tmp/list

@@ -10,7 +10,7 @@
 TEST_NAME=cuda
 export TEST_NAME
 # shellcheck source=tests/lib/start.sh
-source "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/cuda/tree.sh"
@@ -322,7 +322,6 @@ fi
 # again before the next run and when the test exits (the prefix is shared:
 # this happens under its lock, wine_lock).
 source "$TDC_REPO/tests/oracle/wine.sh"
-z() { local p=$1; echo "Z:${p//\//\\}"; }
 # oracle_case LABEL TREE [DLL_DIR...]: Wine's verdicts against the checker's ($WORK/TREE.oracle-check.json).
 # OC_WINEPATH: folders Wine puts on the process's PATH; the tree's System32\nvcuda.dll, if any, goes into
 # the prefix's system32 for the run.
@@ -335,12 +334,12 @@ oracle_case() {
 		ovr="$ovr;nvcuda=n"
 	fi
 	cp "$ORACLE" "$py/oracle.exe"
-	printf '%s\n' torch --out "$(z "$WORK/$t.jsonl")" --torch-dir "$(z "$py/Lib/site-packages/torch")" \
-		--dll-path "$(z "$py/Lib/site-packages/torch/lib")" >"$WORK/$t.args"
-	for d in "$@"; do printf '%s\n' --dll-path "$(z "$WORK/$t/$d")" >>"$WORK/$t.args"; done
+	printf '%s\n' torch --out "$(wine_zpath "$WORK/$t.jsonl")" --torch-dir "$(wine_zpath "$py/Lib/site-packages/torch")" \
+		--dll-path "$(wine_zpath "$py/Lib/site-packages/torch/lib")" >"$WORK/$t.args"
+	for d in "$@"; do printf '%s\n' --dll-path "$(wine_zpath "$WORK/$t/$d")" >>"$WORK/$t.args"; done
 	WINEPATH=${OC_WINEPATH:-} WINEDLLOVERRIDES="$ovr" WINEDEBUG=warn+module,+loaddll timeout 300 \
 		bash -c 'source "$1"; shift; [ -n "$WINEPATH" ] || unset WINEPATH; wine_run "$@"' _ \
-		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$t.out" "$WORK/$t.werr" "$py/oracle.exe" "@$(z "$WORK/$t.args")"
+		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/$t.out" "$WORK/$t.werr" "$py/oracle.exe" "@$(wine_zpath "$WORK/$t.args")"
 	rc=$?
 	rm -f "$PFX_NV"
 	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$t.jsonl" ]; then
@@ -406,7 +405,7 @@ else
 		rel=${rel%?}.${rel: -1}
 		cudart=$(jq -r '[.findings[] | select(.rule == "cuda-dll-outside-torch") | .leaf] | first // ""' "$WORK/tkp-$var.json")
 		cp "$WORK/tkp-$var.json" "$WORK/tkp-$var.oracle-check.json"
-		bin=$(z "$WORK/tkp-$var/cuda/v$rel/bin")
+		bin=$(wine_zpath "$WORK/tkp-$var/cuda/v$rel/bin")
 		if OC_WINEPATH=$bin oracle_case "Wine, $var: a CUDA $rel toolkit on PATH serves $cudart" "tkp-$var"; then
 			want=$(printf '%s\\%s' "$bin" "$cudart" | tr '[:upper:]' '[:lower:]')
 			check_eq "Wine, $var: c10_cuda.dll's $cudart came from the toolkit on PATH, the copy cuda-dll-outside-torch names" \

@@ -18,14 +18,14 @@
 # hives are clear errors; every truncation and 2000 random byte flips of
 # each hive give a clean error under ASan (tests/fuzz/mutate.c).
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=inventory-hives
 set -u
 
-bin=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
+bin=$B
 mutate=build/asan/tests/fuzz/mutate_hive
 py=/usr/bin/python3
-here=$(dirname "$0")
+here=tests/inventory
 if ! command -v hivexregedit >/dev/null || ! command -v hivexsh >/dev/null; then
 	skip "regf hive fixtures" "hivexregedit/hivexsh are not installed (apt-get install libwin-hivex-perl libhivex-bin)"
 	tap_done
@@ -182,7 +182,7 @@ check_eq "a value too big for one cell (20000 bytes) reads whole" 60000 \
 # a regedit file of raw hex(N) values, hivexregedit makes a hive of it, and
 # regdump lists every key and value of both: the lists must be the same.
 regdump=build/asan/tests/inventory/regdump
-if [ -x "$regdump" ] && source "$here/../oracle/wine.sh" && wp=$(wine_prefix_ensure) && [ -f "$wp/system.reg" ]; then
+if need "$regdump" && source "$here/../oracle/wine.sh" && wp=$(wine_prefix_ensure) && [ -f "$wp/system.reg" ]; then
 	# a copy: the shared prefix's wineserver may rewrite its system.reg while we read
 	cp "$wp/system.reg" "$tmp/wine-system.reg"
 	"$regdump" "$tmp/wine-system.reg" | sed 's/^\[Software\([]\\]\)/[SOFTWARE\1/; s/^\[System\([]\\]\)/[SYSTEM\1/' >"$tmp/wine-text.txt"
@@ -207,7 +207,7 @@ if [ -x "$regdump" ] && source "$here/../oracle/wine.sh" && wp=$(wine_prefix_ens
 		fi
 	done
 else
-	skip "Wine's real HKLM as hives" "no Wine prefix (tests/oracle/wine.sh) or $regdump not built"
+	skip "Wine's real HKLM as hives" "no Wine prefix (tests/oracle/wine.sh) or $regdump could not be built"
 fi
 
 # --- the inventory: the same answers from the hive, the export, the disk -----
@@ -306,7 +306,7 @@ check_eq "a truncated hive: exit 2 naming the file" \
 	"$("$bin" inventory --registry "$tmp/dirty/SOFTWARE.cut" 2>&1)"
 
 # --- every truncation and random byte flips under ASan ----------------------
-if [ -x "$mutate" ]; then
+if need "$mutate"; then
 	mt=${TMPDIR:-/tmp}
 	[ -d /dev/shm ] && [ -w /dev/shm ] && mt=/dev/shm # thousands of small files: memory, not disk
 	for h in "$SW" "$SY"; do
@@ -318,6 +318,6 @@ if [ -x "$mutate" ]; then
 		fi
 	done
 else
-	skip "truncations and byte flips under ASan" "$mutate is not built (make unit-build)"
+	skip "truncations and byte flips under ASan" "$mutate could not be built (make $mutate)"
 fi
 tap_done

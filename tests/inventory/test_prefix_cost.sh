@@ -10,11 +10,9 @@
 # (87 MB): at most 4 ms of CPU per MB (it took 8.6, now about 1); and inside
 # the prefix itself, peak memory within 4 MiB of `--version`.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=prefix_cost
-BIN=${TDC_BIN:-./torch-dll-check}
 # shellcheck source=tests/oracle/wine.sh
 if ! source tests/oracle/wine.sh 2>/dev/null || ! wp=$(wine_prefix_ensure) || [ ! -f "$wp/system.reg" ]; then
 	skip "a Wine prefix's registry" "no Wine prefix (wine is not installed, or wineboot failed)"
@@ -34,7 +32,7 @@ PY
 size=$(stat -c %s "$tmp/system.reg")
 check_cmd "the copies: over 50 MB" test "$size" -gt 50000000
 # CPU per MB, from the kernel's accounting (not wall time: the machine may be busy).
-cpu=$( (ulimit -t 20; exec /usr/bin/time -f '%U %S' "$BIN" inventory --registry "$tmp/system.reg") 2>&1 >/dev/null | tail -1)
+cpu=$( (ulimit -t 20; exec /usr/bin/time -f '%U %S' "$TDC_BIN" inventory --registry "$tmp/system.reg") 2>&1 >/dev/null | tail -1)
 ms_per_mb=$(awk -v c="$cpu" -v s="$size" 'BEGIN { split(c, t, " "); printf "%.1f", (t[1] + t[2]) * 1000 / (s / 1e6) }')
 check_cmd "inventory of a $((size / 1000000)) MB system.reg: $ms_per_mb ms of CPU per MB (at most 4; it was 8.6)" \
 	awk -v m="$ms_per_mb" 'BEGIN { exit !(m <= 4) }'
@@ -46,7 +44,7 @@ if ! cp -al "$wp/drive_c" "$pfx/drive_c" 2>/dev/null; then
 	cp -a "$wp/drive_c" "$pfx/drive_c"
 fi
 cp "$wp/system.reg" "$pfx/"
-base=$( (/usr/bin/time -f '%M' "$BIN" --version) 2>&1 >/dev/null | tail -1)
-peak=$( (/usr/bin/time -f '%M' "$BIN" inventory --root "$pfx/drive_c") 2>&1 >/dev/null | tail -1)
+base=$( (/usr/bin/time -f '%M' "$TDC_BIN" --version) 2>&1 >/dev/null | tail -1)
+peak=$( (/usr/bin/time -f '%M' "$TDC_BIN" inventory --root "$pfx/drive_c") 2>&1 >/dev/null | tail -1)
 check_cmd "inventory inside the prefix: peak RSS $peak KiB, within 4 MiB of --version's $base KiB" test $((peak - base)) -le 4096
 tap_done

@@ -7,10 +7,10 @@
 # edge-js's win32/arm64 folder really holds i386 copies: an arm64 tree built
 # from it must report x86, not believe the folder name.
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=inventory-real-runtimes
 set -u
-bin=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
+bin=$B
 
 bash "$TDC_REPO/tests/corpus/fetch.sh" >/dev/null 2>&1
 rc=$?

@@ -5,29 +5,26 @@
 # (UTF-16LE with a BOM) of the same keys. All three must give the same
 # inventory answers; the real files must parse completely.
 #
-# The prefix is built once and cached (tests/lib/wine_registry.sh).
+# The prefix is built once and cached in $TDC_CACHE (tests/lib/wine_registry.sh).
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=inventory-registry
 set -u
 
-bin=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
+bin=$B
 if ! command -v wine >/dev/null || ! command -v wineserver >/dev/null; then
 	skip "offline registry readers against Wine's system.reg and reg export files" "wine is not installed (see .ci/deps)"
 	tap_done
 fi
 
 # shellcheck source=tests/lib/wine_registry.sh
-. "$TDC_REPO/tests/lib/wine_registry.sh"
-
-if ! wine_registry_prefix; then
-	not_ok "could not build the Wine prefix (log: $WINE_REG_PFX.log)"
-	tail -20 "$WINE_REG_PFX.log" | sed 's/^/#   /'
+source "$TDC_REPO/tests/lib/wine_registry.sh"
+if ! pfx=$(wine_registry_prefix 2>"$tmp/prefix.err"); then
+	not_ok "could not build the Wine prefix"
+	tail -20 "$tmp/prefix.err" | sed 's/^/#   /'
 	tap_done
 fi
-cache=$WINE_REG_CACHE
-pfx=$WINE_REG_PFX
-ok "Wine prefix with VC++ runtime keys (cached at $cache)"
+ok "Wine prefix with VC++ runtime keys (cached at ${pfx%/pfx})"
 
 out=$tmp
 

@@ -13,19 +13,14 @@
 #   says why), and it is a link-outside-root finding on the binary or
 #   folder; a torch tree of real PE stand-ins (tests/lib/trees/torch_cases.sh).
 set -u
-cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=root
-BIN=${TDC_ASAN_BIN:-$REPO/build/asan/torch-dll-check}
-[ -x "$BIN" ] || BIN=${TDC_BIN:-$REPO/torch-dll-check}
-case $BIN in /*) ;; *) BIN=$REPO/$BIN ;; esac
 
 mkdir -p "$tmp/pfx/drive_c/Windows/System32"
 cp tests/fuzz/corpus/registry/wine-system-excerpt.reg "$tmp/pfx/system.reg"
 for r in drive_c ./drive_c/. "../pfx/drive_c"; do
-	out=$(cd "$tmp/pfx" && "$BIN" inventory --root "$r" --json 2>&1)
+	out=$(cd "$tmp/pfx" && "$B" inventory --root "$r" --json 2>&1)
 	if grep -q "\"registry\":[[:space:]]*\"wine system.reg at $tmp/pfx/system.reg\"" <<<"$out"; then
 		ok "relative --root $r finds the prefix's system.reg"
 	else
@@ -40,7 +35,7 @@ echo "__version__ = '2.5.1+cpu'" >"$tmp/root/venv/Lib/site-packages/torch/versio
 : >"$tmp/root/venv/Scripts/python.exe"
 ups=$(printf '%s' "$tmp" | tr -cd / | sed 's|/|..\\|g')
 printf 'home = C:\\%s%s\\outside\nversion = 3.11.4\n' "$ups" "$(printf '%s' "${tmp#/}" | tr / "\\\\")" >"$tmp/root/venv/pyvenv.cfg"
-"$BIN" check --torch 'C:\venv\Lib\site-packages\torch' --root "$tmp/root" --format json >"$tmp/r.json" 2>"$tmp/err"
+"$B" check --torch 'C:\venv\Lib\site-packages\torch' --root "$tmp/root" --format json >"$tmp/r.json" 2>"$tmp/err"
 paths=$(python3 -c "import json; print(json.load(open('$tmp/r.json'))['installs'][0]['dll_paths'])" 2>&1)
 if grep -q outside <<<"$paths"; then
 	not_ok "pyvenv.cfg home above C:\\ does not reach the host outside --root"
@@ -50,7 +45,7 @@ else
 fi
 # The same folder inside the tree is found, as Windows folds C:\..\x to C:\x.
 mkdir -p "$tmp/root/${tmp#/}/outside/Library/bin"
-"$BIN" check --torch 'C:\venv\Lib\site-packages\torch' --root "$tmp/root" --format json >"$tmp/r2.json" 2>"$tmp/err"
+"$B" check --torch 'C:\venv\Lib\site-packages\torch' --root "$tmp/root" --format json >"$tmp/r2.json" 2>"$tmp/err"
 paths=$(python3 -c "import json; print(json.load(open('$tmp/r2.json'))['installs'][0]['dll_paths'])" 2>&1)
 if grep -qF 'outside\\Library\\bin' <<<"$paths"; then
 	ok "...while C:\\..\\x inside the tree is C:\\x, as on Windows"
@@ -60,15 +55,12 @@ else
 fi
 
 # ---- links: followed inside the root, never out of it ----
-export TDC_REPO=$REPO
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
 FX_KEY=$(cat tests/lib/trees/loader.sh tests/lib/trees/torch_cases.sh | sha256sum | cut -c1-12)
 export FX_KEY
-# shellcheck disable=SC2317  # called through fx_build
-build_torch() {
-	source "$TDC_REPO/tests/lib/trees/loader.sh" && source "$TDC_REPO/tests/lib/trees/torch_cases.sh" && torch_tree "$1" "$2"
-}
+# shellcheck source=tests/lib/trees/torch_cases.sh
+source "$TDC_REPO/tests/lib/trees/torch_cases.sh" # build_torch
 if ! base=$(fx_build torch-omp140_lib build_torch omp140_lib); then
 	skip "links out of --root are not followed" "the torch tree could not be built (mingw-w64)"
 	tap_done
@@ -84,7 +76,7 @@ tree() {
 }
 lib() { echo "$1/Python311/Lib/site-packages/torch/lib"; }
 # J ROOT FILTER: jq over check --json ($lib: torch\lib's libomp140 as a Windows path)
-J() { "$BIN" check --root "$1" --python "$PY" --json 2>&1 | jq -c --arg lib "$LIBW\\$omp" "$2" 2>&1; }
+J() { "$B" check --root "$1" --python "$PY" --json 2>&1 | jq -c --arg lib "$LIBW\\$omp" "$2" 2>&1; }
 links='[.findings[] | select(.rule == "link-outside-root") | [.severity, .leaf, .binary, .install]]'
 fb='.installs[0].binaries[] | select(.path | endswith("fbgemm.dll"))'
 loads='[.counts.binaries_failing, ([.findings[] | select(.rule == "link-outside-root")] | length)]'
@@ -101,13 +93,13 @@ check_eq "...whose message names where the link leads" "true" \
 check_eq "...and the probe of torch\\lib says why it was not taken" \
 	'"a link outside --root, not followed"' \
 	"$(J "$r" "[$fb | .. | objects | select(.path? == \$lib and .step? != null) | .result] | .[0]")"
-check_status "...exit 1" 1 "$BIN" check --root "$r" --python "$PY"
+check_status "...exit 1" 1 "$B" check --root "$r" --python "$PY"
 
 mkdir -p "$tmp/inv/Windows/System32"
 ln -s "$tmp/outside/$omp" "$tmp/inv/Windows/System32/msvcp140.dll"
 check_eq "inventory --root notes the link it did not follow (the runtime DLL looks absent otherwise)" \
 	"[\"C:\\\\Windows\\\\System32\\\\msvcp140.dll is a link to $tmp/outside/$omp, outside --root: not followed (taken as absent)\"]" \
-	"$("$BIN" inventory --root "$tmp/inv" --json 2>&1 | jq -c '[.inventory.notes[] | select(test("outside --root"))]' 2>&1)"
+	"$("$B" inventory --root "$tmp/inv" --json 2>&1 | jq -c '[.inventory.notes[] | select(test("outside --root"))]' 2>&1)"
 
 r=$(tree rel-out)
 ln -s "../../../../../../outside/$omp" "$(lib "$r")/$omp"
@@ -126,7 +118,7 @@ cp "$tmp/outside/$omp" "$(lib "$r")/"
 mkdir -p "$r/users/runner"
 ln -s "$tmp" "$r/users/runner/Desktop"
 check_eq "a link the --scan walk skips anyway (a Wine prefix's Desktop -> \$HOME) is not a finding" '[1,0]' \
-	"$("$BIN" check --root "$r" --scan "C:\\" --json 2>&1 |
+	"$("$B" check --root "$r" --scan "C:\\" --json 2>&1 |
 		jq -c '[.counts.installs, ([.findings[] | select(.rule == "link-outside-root")] | length)]' 2>&1)"
 
 r=$(tree rel-in)

@@ -7,13 +7,12 @@
 #   the other whole-file readers.
 # (The 100 MB $GITHUB_EVENT_PATH that leaked 64 MiB is in tests/report/test_report_files.sh.)
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=sanitizer-inputs
-BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-if [ ! -x "$BIN" ]; then
-	skip "empty inputs under ASan+UBSan" "$BIN not built (make unit-build)"
+BIN=$TDC_ASAN_BIN
+if ! need build/asan/torch-dll-check; then
+	skip "empty inputs under ASan+UBSan" "build/asan/torch-dll-check could not be built (make unit-build)"
 	tap_done
 fi
 : >"$tmp/empty.reg"

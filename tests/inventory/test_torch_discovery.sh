@@ -8,12 +8,12 @@
 # bound), the runtime DLL table (machine, file version, "no version
 # resource"), and clean errors for wrong starting points and broken files.
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=inventory-torch
 set -u
 # shellcheck source=tests/lib/fixtures.sh
 source "$TDC_REPO/tests/lib/fixtures.sh"
-bin=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
+bin=$B
 
 # The PE files the tree needs (built once, cached).
 # shellcheck disable=SC2317  # called through fx_build

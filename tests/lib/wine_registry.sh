@@ -1,17 +1,21 @@
-# shellcheck shell=bash
-# shellcheck disable=SC2034,SC2154  # WINE_REG_CACHE and WINE_REG_PFX are for the caller; $tmp is start.sh's
-# wine_registry.sh: a Wine prefix whose registry holds what the offline
-# registry readers are tested on: the VC++ runtime keys added by `wine reg
-# add` (x64 14.40 in the 64-bit view, x86 14.38 in WOW6432Node, arm64
-# inconsistent and marked not installed), non-ASCII names and data, and
-# `wine reg export` files (UTF-16LE with a BOM) of the same keys. Sourced by
-# tests/inventory/test_registry.sh and tests/check/test_policy.sh, which
-# share the one prefix.
+# wine_registry.sh: a Wine prefix whose registry holds the VC++ runtime keys
+# the registry tests read (x64 14.40 consistent; x86 14.38 in the 32-bit
+# view; arm64 inconsistent and not installed; a non-ASCII value), with
+# `reg export` files of them beside it. Source it:
 #
-# The prefix is built once and cached in $TDC_CACHE, keyed by the Wine
-# version and setup_prefix's steps. system.reg is written by wineserver
-# when it exits: `wineserver -w` waits for that (it exits a few seconds
-# after the last Wine process), so the file is complete afterwards.
+#   pfx=$(wine_registry_prefix) || ...   the prefix's folder (system.reg,
+#                                        export64.reg, export-wow.reg,
+#                                        export-reg32.reg, export-test.reg,
+#                                        export-software.reg, drive_c)
+#
+# Built once into $TDC_CACHE/wine-registry/<key>, where <key> covers the Wine
+# version and setup_prefix's steps, in a temporary folder renamed into place
+# (the cache is shared by tests/inventory/test_registry.sh,
+# tests/check/test_policy.sh and tests/action/test_action_gate.sh). system.reg
+# is written by wineserver when it exits: `wineserver -w` waits for that (it
+# exits a few seconds after the last Wine process), so the file is complete
+# afterwards.
+# shellcheck shell=bash
 
 RTKEY='HKLM\SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes'
 # wine_try LOG CMD...: wine CMD, retried. A Wine 8 process started while
@@ -28,7 +32,7 @@ wine_try() {
 	done
 	return 1
 }
-# setup_prefix DIR: a fresh prefix with the keys the tests read.
+# setup_prefix DIR: a fresh prefix with the keys this test reads.
 setup_prefix() {
 	local pfx=$1 log=$1.log
 	unset DISPLAY
@@ -65,33 +69,32 @@ setup_prefix() {
 	grep -q 'VC\\\\Runtimes\\\\arm64' "$pfx/system.reg"
 }
 
-# wine_registry_prefix: builds the prefix unless it is cached; sets
-# WINE_REG_CACHE (its folder) and WINE_REG_PFX (the prefix; the build log
-# is $WINE_REG_PFX.log). 0 when the prefix is ready, 1 when it could not be
-# built. The cache is shared by tests running at once: a prefix is built in
-# a temporary folder and renamed into place, complete, so no test reads a
-# half-built one.
+# wine_registry_prefix: prints the cached prefix's folder, building it when
+# there is none; on failure, returns 1 with the end of the setup's log on
+# stderr.
 wine_registry_prefix() {
-	local key t
-	key=$( { wine --version 2>/dev/null; declare -f setup_prefix; echo "$RTKEY"; } | sha256sum | cut -c1-16)
-	WINE_REG_CACHE=$TDC_CACHE/wine-registry/$key
-	WINE_REG_PFX=$WINE_REG_CACHE/pfx
-	[ -f "$WINE_REG_CACHE/done" ] && return 0
-	mkdir -p "$TDC_CACHE/wine-registry"
-	t=$(mktemp -d "$TDC_CACHE/wine-registry/.tmp.XXXXXX") || return 1
-	if ! (setup_prefix "$t/pfx"); then
-		WINE_REG_PFX=$t/pfx
+	local key cache t
+	if ! command -v wine >/dev/null || ! command -v wineserver >/dev/null; then
+		echo "wine is not installed (see .ci/deps)" >&2
 		return 1
 	fi
-	touch "$t/done"
-	# a folder without done is a build that never finished (renamed ones are complete)
-	[ -f "$WINE_REG_CACHE/done" ] || rm -rf "$WINE_REG_CACHE"
-	if mv -T "$t" "$WINE_REG_CACHE" 2>/dev/null || [ -f "$WINE_REG_CACHE/done" ]; then
+	key=$( { wine --version 2>/dev/null; declare -f setup_prefix; echo "$RTKEY"; } | sha256sum | cut -c1-16)
+	cache=$TDC_CACHE/wine-registry/$key
+	if [ ! -f "$cache/done" ]; then
+		mkdir -p "$TDC_CACHE/wine-registry"
+		t=$(mktemp -d "$TDC_CACHE/wine-registry/.tmp.XXXXXX") || return 1
+		if ! (setup_prefix "$t/pfx"); then
+			tail -20 "$t/pfx.log" >&2
+			rm -rf "$t"
+			return 1
+		fi
+		touch "$t/done"
+		if ! mv -T "$t" "$cache" 2>/dev/null && [ ! -f "$cache/done" ]; then
+			# a half-built prefix of another run holds the name: use ours where it is
+			echo "$t/pfx"
+			return 0
+		fi
 		rm -rf "$t"
-		return 0
 	fi
-	# the name could not be taken: this test uses its own copy, from its temporary folder
-	mv -T "$t" "$tmp/wine-registry" || return 1
-	WINE_REG_CACHE=$tmp/wine-registry
-	WINE_REG_PFX=$WINE_REG_CACHE/pfx
+	echo "$cache/pfx"
 }

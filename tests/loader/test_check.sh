@@ -4,21 +4,17 @@
 # generated Windows machines (torchtree.sh): per scenario, the exact verdict
 # of each binary, import_error's text, the findings and the exit status.
 TEST_NAME=check
-source "$TDC_REPO/tests/lib/start.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/trees/loader.sh"
 source "$TDC_REPO/tests/lib/trees/torch_cases.sh"
 FX_KEY=$(cat "$TDC_REPO/tests/lib/trees/loader.sh" "$TDC_REPO/tests/lib/trees/torch_cases.sh" | sha256sum | cut -c1-12)
 export FX_KEY
-B=${TDC_ASAN_BIN:-$TDC_BIN}
 fx_hash >/dev/null # once here: exported, so the subshells below reuse it
 PY='C:\Python311\python.exe'
 LIB='C:\Python311\Lib\site-packages\torch\lib'
 
-# shellcheck disable=SC2317  # called through fx_build
-build_torch() {
-	source "$TDC_REPO/tests/lib/trees/loader.sh" && source "$TDC_REPO/tests/lib/trees/torch_cases.sh" && torch_tree "$1" "$2"
-}
 root() { fx_build "torch-$1" build_torch "$1"; }
 
 # J CASE FILTER [check args...]: jq over `check --json` of that scenario (default --python $PY).

@@ -3,7 +3,8 @@
 # Wine's own PE system DLLs and apisetschema.dll), through `deps --json`
 # (exact winerror / outcome / leaf / symbol / chain) and `deps --trace`.
 TEST_NAME=deps
-source "$TDC_REPO/tests/lib/start.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/trees/loader.sh"
 FX_KEY=$(sha256sum <"$TDC_REPO/tests/lib/trees/loader.sh" | cut -c1-12)
@@ -11,7 +12,6 @@ export FX_KEY
 # shellcheck disable=SC2317  # called through fx_build
 build_tree() { source "$TDC_REPO/tests/lib/trees/loader.sh" && loader_cases "$1"; }
 R=$(fx_build loader-cases build_tree) || { not_ok "building the trees"; tap_done; }
-B=${TDC_ASAN_BIN:-$TDC_BIN}
 fx_hash >/dev/null # once here: exported, so the subshells below reuse it
 
 # verdict DESC 'JQ-ARRAY-EXPECTED' deps-args...: [winerror,outcome,leaf,symbol,chain]

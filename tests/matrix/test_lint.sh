@@ -6,9 +6,10 @@
 # a leak or an out-of-bounds read on any of these inputs fails the test.
 set -u
 TEST_NAME=matrix/lint
-source "$(dirname "$0")/../lib/start.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 
-bin=${TDC_ASAN_BIN:-$TDC_REPO/build/asan/torch-dll-check}
+bin=$B
 cd "$tmp" || exit 1
 
 # lint_case NAME EXPECTED_STATUS EXPECTED_MESSAGES: lints NAME.yml (written by the

@@ -4,9 +4,8 @@
 # response files, writes valid JSON, and reports the loader's error codes
 # unchanged. The scenario suite relies on all of this.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 export TEST_NAME=oracle
 # shellcheck source=tests/oracle/wine.sh
 source tests/oracle/wine.sh
@@ -26,7 +25,6 @@ dir="$w/Jürgen dir ü"
 mkdir -p "$dir"
 make_dll "$dir/äbc.dll" --msvc --export f >/dev/null || not_ok "make_dll failed"
 make_dll "$dir/needs_missing.dll" --import nowhere_to_be_found.dll:x --export g >/dev/null || not_ok "make_dll failed"
-z() { local p=$1; echo "Z:${p//\//\\}"; }
 
 wine_lock "$pfx"
 wine_start "$pfx"
@@ -37,9 +35,9 @@ check_eq "an unknown mode is a usage error (exit 2)" 2 $?
 # 2. probe mode through a UTF-8 response file: non-ASCII path loads (0);
 #    a missing dependency is 126; a bare name with DLL_LOAD_DIR is 87;
 #    a missing file is 126.
-printf '%s\n' probe --out "$(z "$w/probe.jsonl")" --flags 0x1100 "$(z "$dir/äbc.dll")" \
-	"$(z "$dir/needs_missing.dll")" "äbc.dll" "$(z "$dir/absent.dll")" >"$w/args.txt"
-wine_run "$pfx" "$w/o2" "$w/e2" "$exe" "@$(z "$w/args.txt")"
+printf '%s\n' probe --out "$(wine_zpath "$w/probe.jsonl")" --flags 0x1100 "$(wine_zpath "$dir/äbc.dll")" \
+	"$(wine_zpath "$dir/needs_missing.dll")" "äbc.dll" "$(wine_zpath "$dir/absent.dll")" >"$w/args.txt"
+wine_run "$pfx" "$w/o2" "$w/e2" "$exe" "@$(wine_zpath "$w/args.txt")"
 check_eq "probe exits 1 when a load failed" 1 $?
 got=$(/usr/bin/python3 - "$w/probe.jsonl" <<'EOF'
 import json, sys
@@ -54,7 +52,7 @@ check_eq "markers bracket each load on stderr" 0 $?
 
 # 3. arguments straight from the command line (UTF-16 via GetCommandLineW),
 #    with spaces: the same DLL, by its full path.
-wine_run "$pfx" "$w/o3" "$w/e3" "$exe" probe --out "$(z "$w/cmdline.jsonl")" --flags 0 "$(z "$dir/äbc.dll")"
+wine_run "$pfx" "$w/o3" "$w/e3" "$exe" probe --out "$(wine_zpath "$w/cmdline.jsonl")" --flags 0 "$(wine_zpath "$dir/äbc.dll")"
 check_eq "a non-ASCII path with spaces on the command line loads" 0 $?
 got=$(/usr/bin/python3 -c 'import json,sys
 rows=[json.loads(l) for l in open(sys.argv[1],encoding="utf-8")]
@@ -66,9 +64,9 @@ check_eq "the JSON path round-trips in UTF-8" "äbc.dll" "$got"
 mkdir -p "$w/torch/lib"
 cp "$dir/äbc.dll" "$w/torch/lib/a.dll"
 cp "$dir/needs_missing.dll" "$w/torch/lib/b.dll"
-printf '%s\n' torch --out "$(z "$w/torch.jsonl")" --torch-dir "$(z "$w/torch")" \
-	--dll-path "$(z "$w/torch/lib")" --no-vc-probe >"$w/targs.txt"
-wine_run "$pfx" "$w/o4" "$w/e4" "$exe" "@$(z "$w/targs.txt")"
+printf '%s\n' torch --out "$(wine_zpath "$w/torch.jsonl")" --torch-dir "$(wine_zpath "$w/torch")" \
+	--dll-path "$(wine_zpath "$w/torch/lib")" --no-vc-probe >"$w/targs.txt"
+wine_run "$pfx" "$w/o4" "$w/e4" "$exe" "@$(wine_zpath "$w/targs.txt")"
 check_eq "torch mode exits 1 when a DLL fails" 1 $?
 got=$(/usr/bin/python3 - "$w/torch.jsonl" <<'EOF'
 import json, sys

@@ -31,6 +31,10 @@
 WINE_SH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WINE_BOOT_OVERRIDES="mscoree,mshtml="
 
+# wine_zpath PATH: a Linux path as the Windows program under Wine names it
+# (drive Z: is the Linux root): /tmp/a b -> Z:\tmp\a b.
+wine_zpath() { local p=$1; echo "Z:${p//\//\\}"; }
+
 # wine_version: "wine-8.0" (or empty when Wine is not installed).
 wine_version() {
 	wine --version 2>/dev/null | head -1 | awk '{print $1}'

@@ -5,11 +5,10 @@
 # that must list in linear time.
 set -u
 # shellcheck source=tests/lib/start.sh
-. "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=pe_cmd
-: "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
-bin=${TDC_BIN:-$TDC_REPO/torch-dll-check}
-fx=$(bash "$(dirname "$0")/fixtures.sh") || { not_ok "fixtures build"; tap_done; }
+bin=$TDC_BIN # the release build: peak memory is measured (the sanitizers would drown it)
+fx=$(bash tests/pe/fixtures.sh) || { not_ok "fixtures build"; tap_done; }
 work=$tmp
 
 # ---- text ----

@@ -12,13 +12,14 @@
 # per process (a crash anywhere fails the batch, which is then re-run file by
 # file to name the culprit).
 set -u
-. "$(dirname "$0")/../lib/tap.sh"
 TEST_NAME=pe_robust
-: "${TDC_REPO:=$(cd "$(dirname "$0")/../.." && pwd)}"
-bin=${TDC_ASAN_BIN:-$TDC_REPO/build/asan/torch-dll-check}
-fx=$(bash "$(dirname "$0")/fixtures.sh") || { not_ok "fixtures build"; tap_done; }
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+bin=$B
+fx=$(bash tests/pe/fixtures.sh) || { not_ok "fixtures build"; tap_done; }
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then work=$(mktemp -d /dev/shm/tdc-pe-robust.XXXXXX); else work=$(mktemp -d); fi
-trap 'rm -rf "$work"' EXIT
+# shellcheck disable=SC2016 # expanded when it runs
+at_exit 'rm -rf "$work"'
 
 python3 - "$fx" "$work/m" <<'PY'
 import os, random, sys

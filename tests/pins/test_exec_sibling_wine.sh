@@ -6,9 +6,8 @@
 # rules), and its exit status comes back.
 set -u
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=exec-sibling-wine
-cd "${TDC_REPO:-$(dirname "$0")/../..}" || exit 1
 
 if ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
 	not_ok "wine and mingw-w64 are needed (make setup)"

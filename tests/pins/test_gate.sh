@@ -16,16 +16,13 @@
 # exit status exactly, under ASan+UBSan (the main program hands --pins to
 # build/asan/torch-dll-check-git).
 TEST_NAME=gate
-# shellcheck source=tests/lib/tap.sh
-source "$TDC_REPO/tests/lib/tap.sh"
+TDC_KEEP_TMP=${TDC_KEEP_TMP:-${KEEP:-}} # KEEP=1: leave the repository and registries for a look
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 # shellcheck source=tests/lib/demo.sh
 source "$TDC_REPO/tests/lib/demo.sh"
 set -u
-B=${TDC_ASAN_BIN:-$TDC_BIN}
 fx_hash >/dev/null
-tmp=$(mktemp -d)
-keep=${KEEP:-} # KEEP=1: leave the repository and registries for a look
-trap '[ -n "$keep" ] || rm -rf "$tmp"' EXIT
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS GITHUB_OUTPUT GITHUB_STEP_SUMMARY
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME=$tmp

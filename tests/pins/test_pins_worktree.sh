@@ -6,13 +6,9 @@
 # commit it read, instead of ignoring the edit silently. `check --pins
 # --worktree` judges the same working tree's pins against a runner.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=pins-worktree
-GBIN=${TDC_ASAN_GIT_BIN:-./build/asan/torch-dll-check-git}
-[ -x "$GBIN" ] || GBIN=${TDC_GIT_BIN:-./torch-dll-check-git}
-GBIN=$(cd "$(dirname "$GBIN")" && pwd)/$(basename "$GBIN")
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 repo=$tmp/repo
@@ -20,7 +16,7 @@ git init -q -b main "$repo"
 printf 'numpy\ntorch==2.4.0\n' >"$repo/requirements.txt"
 git -C "$repo" add -A && git -C "$repo" commit -qm "pin torch 2.4.0"
 
-pins() { (cd "$repo" && "$GBIN" pins "$@"); }
+pins() { (cd "$repo" && "$G" pins "$@"); }
 
 pins >"$tmp/clean.out" 2>"$tmp/clean.err"
 check_eq "a clean checkout: no note" "" "$(cat "$tmp/clean.err")"
@@ -42,7 +38,7 @@ check_status "--worktree --rev: a usage error" 2 pins --worktree --rev HEAD
 
 # check --pins --worktree: the gate judges the same working tree, before any commit
 mkdir -p "$tmp/root/Windows/System32" # a runner with nothing: the pin's row decides what is missing
-gate() { (cd "$repo" && "$GBIN" check --pins --root "$tmp/root" --json "$@" 2>&1); }
+gate() { (cd "$repo" && "$G" check --pins --root "$tmp/root" --json "$@" 2>&1); }
 check_eq "check --pins --worktree: the edited pin (2.4.1) is judged, as the working tree's" \
 	'["worktree","2.4.1","redist-missing","requirements.txt:2:1"]' \
 	"$(gate --worktree | jq -c '[.pins.head.commit, .pins.targets[0].version, (.findings[0] | .rule, "\(.anchor.file):\(.anchor.line):\(.anchor.col)")]' 2>&1)"
@@ -52,7 +48,7 @@ check_eq "check --pins --worktree --base HEAD: the edit is a pin-changed note, j
 	'"requirements.txt:2: torch==2.4.0 -> requirements.txt:2: torch==2.4.1. Windows runners must satisfy matrix row torch-2.4.1-to-2.6 (2.4.1)."' \
 	"$(gate --worktree --base HEAD | jq -c '.findings[] | select(.rule == "pin-changed") | .message' 2>&1)"
 check_status "check --pins --worktree --head: a usage error" 2 gate --worktree --base HEAD --head HEAD
-check_status "check --worktree without --pins: a usage error" 2 "$GBIN" check --worktree --root "$tmp/root" --python 'C:\\Python311\\python.exe'
+check_status "check --worktree without --pins: a usage error" 2 "$G" check --worktree --root "$tmp/root" --python 'C:\\Python311\\python.exe'
 
 # new files count, skipped folders and links do not
 mkdir -p "$repo/ci" "$repo/.venv/lib" "$repo/outside"
@@ -69,5 +65,5 @@ check_eq "a symbolic link to a file outside is not followed" "" "$(grep '9\.9\.9
 check_eq "a symbolic link to a folder is not walked" "" "$(grep '8\.8\.8' "$tmp/wt2.out")"
 printf 'torch 2.5\n' >"$repo/requirements.txt"
 check_status "--worktree: an unparsable edit is an input error (exit 2)" 2 pins --worktree
-check_cmd "...with FILE:LINE:COL" sh -c "cd '$repo' && '$GBIN' pins --worktree 2>&1 | grep -q 'requirements.txt:1:'"
+check_cmd "...with FILE:LINE:COL" sh -c "cd '$repo' && '$G' pins --worktree 2>&1 | grep -q 'requirements.txt:1:'"
 tap_done

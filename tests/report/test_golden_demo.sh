@@ -15,12 +15,9 @@
 #   TDC_WRITE_GOLDEN=1 bash tests/report/test_golden_demo.sh
 # and read the diff before committing it.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=golden-demo
-BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-[ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
 GOLDEN=tests/report/golden
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF NO_COLOR
 
@@ -32,7 +29,7 @@ if ! demo=$(demo_tree 2>"$tmp/tree.err") || [ ! -d "$demo/root" ]; then
 	tail -5 "$tmp/tree.err" | sed 's/^/#   /'
 	tap_done
 fi
-version=$("$BIN" --version | awk '{print $NF; exit}')
+version=$("$B" --version | awk '{print $NF; exit}')
 
 # render DIR CMD...: the four GitHub forms of one run into DIR, normalised.
 render() {
@@ -63,7 +60,7 @@ PY
 
 # shellcheck disable=SC2317  # run through render
 run_check() {
-	"$BIN" check --root "$demo/root" --scan "C:\\" --registry "$demo/runner.reg" --json "$tmp/report.json" "$@"
+	"$B" check --root "$demo/root" --scan "C:\\" --registry "$demo/runner.reg" --json "$tmp/report.json" "$@"
 }
 render "$tmp/check" run_check
 check_eq "check exits 1 (torch 2.4.0 fails)" 1 "$(cat "$tmp/check/rc")"
@@ -104,7 +101,7 @@ check_eq "the five findings in the JSON report share one cause id" 1 \
 
 # The saved report renders the same (the renderers read only the document).
 # shellcheck disable=SC2317  # run through render
-run_report() { "$BIN" report --in "$tmp/report.json" "$@"; }
+run_report() { "$B" report --in "$tmp/report.json" "$@"; }
 render "$tmp/again" run_report
 for f in github summary sarif; do
 	check_cmd "report --in renders demo.$f identically" cmp "$tmp/check/$f" "$tmp/again/$f"

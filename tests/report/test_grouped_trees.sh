@@ -14,12 +14,9 @@
 # exactly its binaries; torch.dll is named by A and C, and B's binaries by B
 # alone. The same tree with libomp140 present has only B and C.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=grouped-trees
-BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-[ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF NO_COLOR
 
 # shellcheck source=tests/lib/fixtures.sh
@@ -56,7 +53,7 @@ TORCH='C:\Python311\Lib\site-packages\torch'
 run() {
 	local o=$tmp/$1
 	mkdir -p "$o"
-	GITHUB_ACTIONS=true "$BIN" check --root "$trees/$2" --torch "$TORCH" --json "$o/report.json" --format github \
+	GITHUB_ACTIONS=true "$B" check --root "$trees/$2" --torch "$TORCH" --json "$o/report.json" --format github \
 		--summary "$o/summary" --outputs "$o/outputs" --sarif "$o/sarif" --sarif-anchor requirements.txt \
 		>"$o/stdout" 2>"$o/stderr"
 	sed -n '/^::stop-commands::/q;p' "$o/stdout" >"$o/github"

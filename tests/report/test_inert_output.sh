@@ -18,12 +18,9 @@
 # and SARIF result per root cause) name it. Also: when no random token can be
 # drawn the guard refuses.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=inert
-BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-[ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
 
 # shellcheck source=tests/lib/fixtures.sh
 source tests/lib/fixtures.sh
@@ -99,20 +96,20 @@ printf 'torch==2.4.0; python_version < "##[error]x"\ntorchvision==0.19.0 ; sys_p
 	>"$repo/requirements.txt"
 git -C "$repo" add -A && git -C "$repo" commit -qm "##[error]subject ::error::s" >/dev/null
 
-./build/asan/torch-dll-check check --root "$root" --torch "$TORCH" --json "$tmp/report.json" >/dev/null 2>&1
+"$B" check --root "$root" --torch "$TORCH" --json "$tmp/report.json" >/dev/null 2>&1
 
 # run NAME KIND ARGS...: runs the command under Actions and outside, checks both.
 # KIND: text | json | github (text with our annotations first)
 run() {
 	local name=$1 kind=$2 mode v
 	shift 2
-	GITHUB_ACTIONS=true "$BIN" "$@" >"$tmp/a.out" 2>"$tmp/a.err"
+	GITHUB_ACTIONS=true "$B" "$@" >"$tmp/a.out" 2>"$tmp/a.err"
 	case $kind in json) mode=json ;; github) mode="text-actions --annotations" ;; *) mode=text-actions ;; esac
 	# shellcheck disable=SC2086
 	v=$(python3 tests/report/inert.py $mode "$tmp/a.out")
 	check_eq "GITHUB_ACTIONS=true $name: stdout ($kind) acts on nothing" ok "$v"
 	check_eq "GITHUB_ACTIONS=true $name: stderr acts on nothing" ok "$(python3 tests/report/inert.py none "$tmp/a.err")"
-	env -u GITHUB_ACTIONS "$BIN" "$@" >"$tmp/t.out" 2>"$tmp/t.err"
+	env -u GITHUB_ACTIONS "$B" "$@" >"$tmp/t.out" 2>"$tmp/t.err"
 	check_eq "terminal $name: stdout and stderr show no raw control, C1 or bidi character" ok \
 		"$(python3 tests/report/inert.py terminal "$tmp/t.out" "$tmp/t.err")"
 	[ "$kind" = json ] && check_eq "terminal $name: valid JSON" ok "$(python3 tests/report/inert.py json "$tmp/t.out")"
@@ -182,7 +179,7 @@ check_eq "github: one annotation for the cause two binaries share" 1 \
 	"$(grep -c '^::error title=evil.dll cannot load.*pwned.dll is missing (and 1 more torch binary)::' "$tmp/check github.out")"
 check_eq "github: it names both binaries, the hostile name as visible escapes" 1 \
 	"$(grep -c -F "%0AAffects 2 torch binaries: evil.dll, $hostile_esc%0A" "$tmp/check github.out")"
-env -u GITHUB_ACTIONS "$BIN" report --in "$tmp/report.json" --format json --summary "$tmp/grouped.md" --outputs '' >/dev/null
+env -u GITHUB_ACTIONS "$B" report --in "$tmp/report.json" --format json --summary "$tmp/grouped.md" --outputs '' >/dev/null
 check_eq "summary: one entry names both binaries, escaped for Markdown" 1 \
 	"$(grep -c -F '**Affects** 2 torch binaries: evil\.dll, x\x1b\]0\;t\x07  \:\:error\:\:f\u009b\u202e\#\#\[warning\]w\.dll' "$tmp/grouped.md")"
 check_eq "summary: no raw control, C1 or bidi character" ok "$(python3 tests/report/inert.py terminal "$tmp/grouped.md")"
@@ -200,7 +197,7 @@ PY
 # No random token, no output: the guard refuses instead of printing unguarded.
 # An LD_PRELOAD shim makes /dev/urandom unopenable (the release build: ASan
 # wants to be first in the preload list).
-if [ -x ./torch-dll-check ] && [ -x ./torch-dll-check-git ] && cc -shared -fPIC -o "$tmp/norandom.so" -x c - -ldl <<'C' 2>"$tmp/cc.err"; then
+if [ -x "$TDC_BIN" ] && [ -x "$TDC_GIT_BIN" ] && cc -shared -fPIC -o "$tmp/norandom.so" -x c - -ldl <<'C' 2>"$tmp/cc.err"; then
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -218,12 +215,12 @@ FILE *fopen(const char *p, const char *m)
 C
 	for c in "pe $lib/evil.dll" "report --in $tmp/report.json --format text --fail-on never" "pins --repo $repo --rev main"; do
 		# shellcheck disable=SC2086
-		GITHUB_ACTIONS=true LD_PRELOAD=$tmp/norandom.so ./torch-dll-check $c >"$tmp/r.out" 2>"$tmp/r.err"
+		GITHUB_ACTIONS=true LD_PRELOAD=$tmp/norandom.so "$TDC_BIN" $c >"$tmp/r.out" 2>"$tmp/r.err"
 		check_eq "no random token: '${c%% *}' refuses (exit 2)" 2 $?
 		check_eq "no random token: '${c%% *}' prints nothing on stdout" 0 "$(wc -c <"$tmp/r.out")"
 		check_eq "no random token: '${c%% *}' says why" 1 "$(grep -c 'cannot guard the output against GitHub workflow commands' "$tmp/r.err")"
 		# shellcheck disable=SC2086
-		env -u GITHUB_ACTIONS LD_PRELOAD="$tmp/norandom.so" ./torch-dll-check $c >/dev/null 2>&1
+		env -u GITHUB_ACTIONS LD_PRELOAD="$tmp/norandom.so" "$TDC_BIN" $c >/dev/null 2>&1
 		check_eq "no random token outside Actions: '${c%% *}' needs none" 0 $?
 	done
 else

@@ -10,13 +10,9 @@
 # /dev/stdout itself is tried only in a private mount namespace with its own
 # /dev (unshare -m): a regression must never replace the machine's own.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=output-targets
-BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-[ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
-GITBIN=${TDC_ASAN_GIT_BIN:-$(dirname "$BIN")/torch-dll-check-git}
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF GITHUB_EVENT_NAME GITHUB_EVENT_PATH
 python3 tests/report/gen_report.py fail240 >"$tmp/f.json" || not_ok "gen_report.py fail240"
 
@@ -34,7 +30,7 @@ before=$(listing)
 
 refused() { # DESC TARGET TYPE-WORD OPTION
 	local out rc
-	out=$("$BIN" report --in "$tmp/f.json" --format text "$4" "$t/$2" 2>&1 >/dev/null)
+	out=$("$B" report --in "$tmp/f.json" --format text "$4" "$t/$2" 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc -eq 2 ] && grep -q "$t/$2 is $3.*not a regular file: refusing to replace it" <<<"$out"; then
 		ok "$4 $1: refused (exit 2)"
@@ -60,23 +56,23 @@ check_eq "...and nothing was created or replaced (types, links and names unchang
 
 # The nightly audit's --json FILE goes through the same writer.
 git init -q --bare "$tmp/hist"
-"$BIN" report --in "$tmp/f.json" --format json >"$tmp/r.json" 2>/dev/null
-out=$("$GITBIN" audit --history "$tmp/hist" --runner r1 --report "$tmp/r.json" --date 1764000000 --json "$t/fifo" 2>&1)
+"$B" report --in "$tmp/f.json" --format json >"$tmp/r.json" 2>/dev/null
+out=$("$G" audit --history "$tmp/hist" --runner r1 --report "$tmp/r.json" --date 1764000000 --json "$t/fifo" 2>&1)
 check_eq "audit --json FIFO: exit 2" 2 $?
 check_cmd "...saying why" grep -q "is a FIFO, not a regular file" <<<"$out"
 check_eq "...nothing created or replaced" "$before" "$(listing)"
-out=$("$GITBIN" audit --history "$tmp/hist" --runner r2 --report "$tmp/r.json" --date 1764000000 --json - 2>/dev/null)
+out=$("$G" audit --history "$tmp/hist" --runner r2 --report "$tmp/r.json" --date 1764000000 --json - 2>/dev/null)
 check_cmd "audit --json -: the audit document on stdout" grep -q '"snapshot"' <<<"$out"
 
 # - is standard output.
-out=$("$BIN" report --in "$tmp/f.json" --json - 2>/dev/null)
+out=$("$B" report --in "$tmp/f.json" --json - 2>/dev/null)
 check_cmd "--json -: the JSON report on stdout" grep -q '"schema":[[:space:]]*"torch-dll-check/report/v1"' <<<"$out"
-out=$("$BIN" report --in "$tmp/f.json" --sarif - 2>/dev/null)
+out=$("$B" report --in "$tmp/f.json" --sarif - 2>/dev/null)
 check_cmd "--sarif -: the SARIF on stdout" grep -q '"version":[[:space:]]*"2.1.0"' <<<"$out"
 check_cmd "...and no file named - was written" test ! -e ./- -a ! -e "$t/-"
 # A regular file, and a link to a regular file (the link is replaced), are still written.
 echo old >"$t/reg"
-"$BIN" report --in "$tmp/f.json" --json "$t/reg" >/dev/null 2>&1
+"$B" report --in "$tmp/f.json" --json "$t/reg" >/dev/null 2>&1
 check_cmd "a regular file is replaced whole" grep -q torch-dll-check/report/v1 "$t/reg"
 
 # /dev/stdout: in a mount namespace of its own, with a /dev of its own.
@@ -84,7 +80,7 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	# shellcheck disable=SC2016 # expanded by the inner sh
 	out=$(unshare -m sh -c 'mount -t tmpfs tmpfs /dev && ln -s /proc/self/fd/1 /dev/stdout &&
 		{ "$0" report --in "$1" --json /dev/stdout; "$0" report --in "$1" --sarif /dev/stdout; } 2>&1;
-		ls -l /dev/stdout' "$BIN" "$tmp/f.json")
+		ls -l /dev/stdout' "$B" "$tmp/f.json")
 	check_cmd "--json /dev/stdout: the JSON report on stdout" grep -q 'torch-dll-check/report/v1' <<<"$out"
 	check_cmd "--sarif /dev/stdout: the SARIF on stdout" grep -q '"version":[[:space:]]*"2.1.0"' <<<"$out"
 	check_cmd "...and /dev/stdout is still the link to /proc/self/fd/1" grep -q '^l.*/dev/stdout -> /proc/self/fd/1$' <<<"$out"

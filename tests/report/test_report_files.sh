@@ -14,13 +14,9 @@
 # - report --in refuses data after the JSON document; a 100 MB event payload
 #   is refused without a leak (the ASan build checks).
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=report-files
-BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-[ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
-GITBIN=$(dirname "$BIN")/torch-dll-check-git
 # shellcheck disable=SC2016  # expanded when the script exits
 at_exit 'umount "$tmp/full" 2>/dev/null'
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF GITHUB_EVENT_NAME GITHUB_EVENT_PATH
@@ -30,18 +26,18 @@ python3 tests/report/gen_report.py fail240 >"$tmp/f.json" || not_ok "gen_report.
 echo victim >"$tmp/victim"
 # sh's $$ is the checker's pid after exec: the link sits at the old temp name.
 sh -c 'ln -s "$1/victim" "$1/r.json.tmp.$$"; exec "$2" report --in "$1/f.json" --json "$1/r.json" --format json' \
-	sh "$tmp" "$BIN" >/dev/null 2>&1
+	sh "$tmp" "$B" >/dev/null 2>&1
 check_eq "--json never writes through a link planted at FILE.tmp.<pid>" victim "$(cat "$tmp/victim")"
 check_cmd "...and the report is written" python3 -c "import json; json.load(open('$tmp/r.json'))"
 rm -f "$tmp"/r.json.tmp.*
 ln -s "$tmp/victim" "$tmp/link.sarif"
-"$BIN" report --in "$tmp/f.json" --sarif "$tmp/link.sarif" --format json >/dev/null 2>&1
+"$B" report --in "$tmp/f.json" --sarif "$tmp/link.sarif" --format json >/dev/null 2>&1
 check_eq "--sarif onto a symbolic link leaves what it points to alone" victim "$(cat "$tmp/victim")"
 if [ -f "$tmp/link.sarif" ] && [ ! -L "$tmp/link.sarif" ]; then ok "...and replaces the link by the file"; else not_ok "link.sarif is still a link"; fi
 mkdir "$tmp/ro"
 chmod 0555 "$tmp/ro"
 if [ "$(id -u)" -ne 0 ]; then
-	check_status "--json into a read-only folder: 2" 2 "$BIN" report --in "$tmp/f.json" --json "$tmp/ro/r.json" --format json
+	check_status "--json into a read-only folder: 2" 2 "$B" report --in "$tmp/f.json" --json "$tmp/ro/r.json" --format json
 else
 	skip_optional "--json into a read-only folder" "root ignores folder permissions"
 fi
@@ -51,12 +47,12 @@ check_eq "no temporary files left behind" 0 "$left"
 # --- appended blocks: no link followed, no half block ---------------------
 echo victim >"$tmp/victim"
 ln -s "$tmp/victim" "$tmp/sum-link.md"
-check_status "--summary onto a symbolic link: 2" 2 "$BIN" report --in "$tmp/f.json" --summary "$tmp/sum-link.md" --format json
+check_status "--summary onto a symbolic link: 2" 2 "$B" report --in "$tmp/f.json" --summary "$tmp/sum-link.md" --format json
 check_eq "...and nothing was appended through it" victim "$(cat "$tmp/victim")"
 ln -s "$tmp/victim" "$tmp/out-link"
-check_status "--outputs onto a symbolic link: 2" 2 "$BIN" report --in "$tmp/f.json" --outputs "$tmp/out-link" --format json
+check_status "--outputs onto a symbolic link: 2" 2 "$B" report --in "$tmp/f.json" --outputs "$tmp/out-link" --format json
 mkfifo "$tmp/out-fifo"
-check_status "--outputs onto a FIFO: 2, no hang" 2 timeout 20 "$BIN" report --in "$tmp/f.json" --outputs "$tmp/out-fifo" --format json
+check_status "--outputs onto a FIFO: 2, no hang" 2 timeout 20 "$B" report --in "$tmp/f.json" --outputs "$tmp/out-fifo" --format json
 
 # A size limit of 2 KiB (ulimit -f counts KiB in bash): the block starts
 # below it and cannot end there, so the write fails part-way.
@@ -64,7 +60,7 @@ head -c 1900 /dev/zero | tr '\0' x >"$tmp/out.txt"
 (
 	trap '' XFSZ
 	ulimit -f 2
-	exec "$BIN" report --in "$tmp/f.json" --outputs "$tmp/out.txt" --format json
+	exec "$B" report --in "$tmp/f.json" --outputs "$tmp/out.txt" --format json
 ) >/dev/null 2>"$tmp/fsz.err"
 check_eq "a write cut by the file size limit: exit 2" 2 $?
 check_eq "...the outputs file is cut back to its old size" 1900 "$(stat -c %s "$tmp/out.txt")"
@@ -75,7 +71,7 @@ mkdir "$tmp/full"
 if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 	head -c 62000 /dev/zero >"$tmp/full/summary.md"
 	before=$(stat -c %s "$tmp/full/summary.md")
-	"$BIN" report --in "$tmp/f.json" --summary "$tmp/full/summary.md" --format json >/dev/null 2>"$tmp/nospc.err"
+	"$B" report --in "$tmp/f.json" --summary "$tmp/full/summary.md" --format json >/dev/null 2>"$tmp/nospc.err"
 	check_eq "--summary on a full disk: exit 2" 2 $?
 	check_eq "...the summary is cut back to its old size" "$before" "$(stat -c %s "$tmp/full/summary.md")"
 	check_cmd "...and the reason is given" grep -q 'No space left on device' "$tmp/nospc.err"
@@ -86,24 +82,24 @@ fi
 
 # --- readers: non-regular files, trailing data, size caps -----------------
 mkfifo "$tmp/fifo"
-check_status "report --in FIFO: 2, no hang" 2 timeout 20 "$BIN" report --in "$tmp/fifo"
-check_status "pe FIFO: 2, no hang" 2 timeout 20 "$BIN" pe "$tmp/fifo"
-check_status "report --in a directory: 2" 2 "$BIN" report --in "$tmp"
+check_status "report --in FIFO: 2, no hang" 2 timeout 20 "$B" report --in "$tmp/fifo"
+check_status "pe FIFO: 2, no hang" 2 timeout 20 "$B" pe "$tmp/fifo"
+check_status "report --in a directory: 2" 2 "$B" report --in "$tmp"
 { cat "$tmp/f.json"; echo '{"more": 1}'; } >"$tmp/trail.json"
-check_status "report --in with data after the document: 2" 2 "$BIN" report --in "$tmp/trail.json" --format json
+check_status "report --in with data after the document: 2" 2 "$B" report --in "$tmp/trail.json" --format json
 { cat "$tmp/f.json"; printf '\r\n\t \n'; } >"$tmp/ws.json"
-check_status "report --in with trailing whitespace is fine" 1 "$BIN" report --in "$tmp/ws.json" --format json
+check_status "report --in with trailing whitespace is fine" 1 "$B" report --in "$tmp/ws.json" --format json
 
-if [ -x "$GITBIN" ]; then
+if [ -x "$G" ]; then
 	git init -q "$tmp/repo" && git -C "$tmp/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
-	check_status "pins --github-event FIFO: 2, no hang" 2 timeout 20 "$BIN" pins --repo "$tmp/repo" --github-event "$tmp/fifo"
+	check_status "pins --github-event FIFO: 2, no hang" 2 timeout 20 "$B" pins --repo "$tmp/repo" --github-event "$tmp/fifo"
 	check_status "\$GITHUB_EVENT_PATH a FIFO: 2, no hang" 2 env GITHUB_EVENT_NAME=pull_request \
-		GITHUB_EVENT_PATH="$tmp/fifo" timeout 20 "$BIN" pins --repo "$tmp/repo"
+		GITHUB_EVENT_PATH="$tmp/fifo" timeout 20 "$B" pins --repo "$tmp/repo"
 	truncate -s 100M "$tmp/big-event.json"
-	"$BIN" pins --repo "$tmp/repo" --github-event "$tmp/big-event.json" >/dev/null 2>"$tmp/big.err"
+	"$B" pins --repo "$tmp/repo" --github-event "$tmp/big-event.json" >/dev/null 2>"$tmp/big.err"
 	check_eq "a 100 MB event payload: exit 2 (and no leak under ASan)" 2 $?
 	check_cmd "...naming the cap" grep -q 'big-event.json is larger than' "$tmp/big.err"
 else
-	skip "pins on FIFOs and a 100 MB event" "$GITBIN not built"
+	skip "pins on FIFOs and a 100 MB event" "$G not built"
 fi
 tap_done

@@ -7,12 +7,9 @@
 # as the runner does (tests/report/gh_commands.py): the only commands must
 # be ours. Also the GITHUB_OUTPUT file (CVE-2022-35954) and the summary.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=injection
-BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-[ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
 
 run_github() { # KIND: renders gen_report.py KIND like the action, checks with check_injection.py
 	local kind=$1 d="$tmp/$1"
@@ -27,7 +24,7 @@ EOF.json"
 	: >"$d/outputs"
 	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$d/summary.md" GITHUB_OUTPUT="$d/outputs" \
 		GITHUB_WORKFLOW_REF="o/r/.github/workflows/gate.yml@refs/pull/1/merge" \
-		"$BIN" report --in "$d/report.json" --json "$jp" --sarif "$d/x.sarif" >"$d/stdout" 2>"$d/stderr"
+		"$B" report --in "$d/report.json" --json "$jp" --sarif "$d/x.sarif" >"$d/stdout" 2>"$d/stderr"
 	check_eq "$kind: exit status 1 (errors)" 1 $?
 	python3 tests/report/check_injection.py "$d/report.json" "$d/stdout" "$d/stderr" "$d/outputs" \
 		"$d/summary.md" "$jp" | sed "s/^\(not \)\{0,1\}ok - injection: /&$kind: /"
@@ -52,7 +49,7 @@ if root=$(torch_hostile_tree 2>"$tmp/tree.err") && [ -d "$root" ]; then
 	: >"$d/summary.md"
 	: >"$d/outputs"
 	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$d/summary.md" GITHUB_OUTPUT="$d/outputs" \
-		"$BIN" check --root "$root" --torch 'C:\Python311\Lib\site-packages\torch' --json "$d/report.json" \
+		"$B" check --root "$root" --torch 'C:\Python311\Lib\site-packages\torch' --json "$d/report.json" \
 		>"$d/stdout" 2>"$d/stderr"
 	check_eq "check on the hostile tree: exit 1" 1 $?
 	# (the JSON escapes "::" and "##[" as \u003a and \u0023: decoded, the names are whole)
@@ -71,16 +68,16 @@ else
 fi
 
 # Errors about hostile arguments go to stderr escaped.
-"$BIN" report --in "$tmp/nope
+"$B" report --in "$tmp/nope
 ::error::from-path
 ##[error]legacy" >"$tmp/e1.out" 2>"$tmp/e1.err"
 check_eq "unreadable --in: exit 2" 2 $?
-"$BIN" report --in "$tmp/evil/report.json" $'--bogus\n::add-mask::x' >"$tmp/e2.out" 2>"$tmp/e2.err"
+"$B" report --in "$tmp/evil/report.json" $'--bogus\n::add-mask::x' >"$tmp/e2.out" 2>"$tmp/e2.err"
 check_eq "unknown option: exit 2" 2 $?
 printf '{"schema":"torch-dll-check/report/v1","findings":[{"rule":"x","severity":"::error::s"}]}' >"$tmp/bad.json"
-"$BIN" report --in "$tmp/bad.json" >"$tmp/e3.out" 2>"$tmp/e3.err"
+"$B" report --in "$tmp/bad.json" >"$tmp/e3.out" 2>"$tmp/e3.err"
 check_eq "bad severity: exit 2" 2 $?
-"$BIN" check --root "$tmp" --torch $'C:\\x\n::error::from-check\r##[warning]y' >"$tmp/e4.out" 2>"$tmp/e4.err"
+"$B" check --root "$tmp" --torch $'C:\\x\n::error::from-check\r##[warning]y' >"$tmp/e4.out" 2>"$tmp/e4.err"
 check_eq "check's usage error about a hostile path: exit 2" 2 $?
 n=$(python3 tests/report/gh_commands.py "$tmp"/e?.out "$tmp"/e?.err | wc -l)
 check_eq "error messages carry no workflow command" 0 "$n"
@@ -103,7 +100,7 @@ if make_dll "$hostile_dll" --export f --import '##[warning]imp.dll:g' >"$tmp/cmd
 		deps) set -- deps "$hostile_dll" ;;
 		inventory) set -- inventory --root "$tmp/cmds" --scan "$tmp/cmds" ;;
 		esac
-		GITHUB_ACTIONS=true "$BIN" "$@" >"$tmp/cmds/out" 2>"$tmp/cmds/err"
+		GITHUB_ACTIONS=true "$B" "$@" >"$tmp/cmds/out" 2>"$tmp/cmds/err"
 		python3 - "$tmp/cmds/out" "$tmp/cmds/err" >"$tmp/cmds/verdict" <<'PY'
 import json, subprocess, sys
 cmds = [json.loads(l) for l in subprocess.run(

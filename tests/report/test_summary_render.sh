@@ -13,12 +13,9 @@
 #   - the summary stays under GitHub's 1 MiB on the biggest report.
 # Chromium, cmark-gfm and tesseract come from Debian (.ci/deps).
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=summary-render
-BIN=${TDC_ASAN_BIN:-./build/asan/torch-dll-check}
-[ -x "$BIN" ] || BIN=${TDC_BIN:-./torch-dll-check}
 unset GITHUB_ACTIONS GITHUB_STEP_SUMMARY GITHUB_OUTPUT GITHUB_WORKFLOW_REF NO_COLOR
 modules="$(bash .ci/npm-tools --dir "$TDC_CACHE")/node_modules"
 
@@ -40,8 +37,8 @@ for f in doc["findings"]:
 json.dump(doc, open(sys.argv[2], "w"))
 json.dump(names + [leaf], open(sys.argv[3], "w"))
 PY
-"$BIN" report --in "$tmp/evil.json" --summary "$tmp/evil.md" >/dev/null 2>&1
-python3 tests/report/gen_report.py big >"$tmp/big.json" && "$BIN" report --in "$tmp/big.json" --summary "$tmp/big.md" >/dev/null 2>&1
+"$B" report --in "$tmp/evil.json" --summary "$tmp/evil.md" >/dev/null 2>&1
+python3 tests/report/gen_report.py big >"$tmp/big.json" && "$B" report --in "$tmp/big.json" --summary "$tmp/big.md" >/dev/null 2>&1
 size=$(stat -c %s "$tmp/big.md" 2>/dev/null || echo 0)
 if [ "$size" -gt 0 ] && [ "$size" -le 1048576 ]; then ok "the biggest summary stays under 1 MiB ($size bytes)"; else not_ok "summary size $size"; fi
 

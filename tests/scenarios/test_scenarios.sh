@@ -11,9 +11,8 @@
 # Needs wine (Debian `wine wine64`), the mingw-w64 and clang/lld cross tools
 # and python3-pefile; says so and fails when they are missing.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 export TEST_NAME=scenarios
 
 for tool in wine wineserver x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc clang lld-link; do

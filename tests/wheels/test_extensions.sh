@@ -32,7 +32,7 @@
 TEST_NAME=extensions
 export TEST_NAME
 # shellcheck source=tests/lib/start.sh
-source "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
@@ -422,7 +422,6 @@ if [ -d "$WORK/mismatch" ]; then
 fi
 
 # ---- Wine's loader: each extension binary imported after torch's procedure, PyQt5 before it
-z() { local p=$1; echo "Z:${p//\//\\}"; }
 # oracle TREE LABEL STEP...: torch's procedure with the given extra steps (--ext ... / --first ...), compared per binary
 oracle() {
 	local tree=$1 label=$2 py sp out rc
@@ -431,7 +430,7 @@ oracle() {
 	sp=$py/Lib/site-packages
 	cp "$ORACLE" "$py/oracle.exe"
 	{
-		printf '%s\n' torch --out "$(z "$WORK/$tree.o.jsonl")" --torch-dir "$(z "$sp/torch")" --dll-path "$(z "$sp/torch/lib")"
+		printf '%s\n' torch --out "$(wine_zpath "$WORK/$tree.o.jsonl")" --torch-dir "$(wine_zpath "$sp/torch")" --dll-path "$(wine_zpath "$sp/torch/lib")"
 		printf '%s\n' "$@"
 	} >"$WORK/$tree.o.args"
 	local prev='' a
@@ -442,7 +441,7 @@ oracle() {
 	done
 	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES${OV:+;$OV}" WINEDEBUG=warn+module \
 		timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ "$TDC_REPO/tests/oracle/wine.sh" "$PFX" \
-		"$WORK/$tree.o.out" "$WORK/$tree.o.err" "$py/oracle.exe" "@$(z "$WORK/$tree.o.args")"
+		"$WORK/$tree.o.out" "$WORK/$tree.o.err" "$py/oracle.exe" "@$(wine_zpath "$WORK/$tree.o.args")"
 	rc=$?
 	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/$tree.o.jsonl" ]; then
 		not_ok "$label: the oracle hung or did not start under Wine (status $rc)"
@@ -462,8 +461,8 @@ else
 	wine_start "$PFX"
 	if [ -d "$WORK/mismatch" ]; then
 		C mismatch >"$WORK/mismatch.check.json"
-		tvz=$(z "$WORK/mismatch/Python311/Lib/site-packages/torchvision")
-		taz=$(z "$WORK/mismatch/Python311/Lib/site-packages/torchaudio/lib")
+		tvz=$(wine_zpath "$WORK/mismatch/Python311/Lib/site-packages/torchvision")
+		taz=$(wine_zpath "$WORK/mismatch/Python311/Lib/site-packages/torchaudio/lib")
 		# one binary per process: a binary Wine bound stubs for may die in its initialisation
 		oracle mismatch "Wine, torch 2.9.1 + torchvision 0.21.0 _C.pyd" --ext-dll-path "$tvz" --ext "$tvz\\_C.pyd"
 		oracle mismatch "Wine, torch 2.9.1 + torchvision 0.21.0 image.pyd" --ext-dll-path "$tvz" --ext "$tvz\\image.pyd"
@@ -471,14 +470,14 @@ else
 	fi
 	if [ -d "$WORK/matched" ]; then
 		C matched >"$WORK/matched.check.json"
-		tvz=$(z "$WORK/matched/Python311/Lib/site-packages/torchvision")
-		taz=$(z "$WORK/matched/Python311/Lib/site-packages/torchaudio/lib")
+		tvz=$(wine_zpath "$WORK/matched/Python311/Lib/site-packages/torchvision")
+		taz=$(wine_zpath "$WORK/matched/Python311/Lib/site-packages/torchaudio/lib")
 		oracle matched "Wine, torch 2.9.1 + torchvision 0.24.1 + torchaudio 2.9.1" --ext-dll-path "$tvz" \
 			--ext "$tvz\\_C.pyd" --ext "$tvz\\image.pyd" --ext "$taz\\libtorchaudio.pyd" --ext "$taz\\_torchaudio.pyd"
 	fi
 	if [ -d "$WORK/qt" ]; then
 		C qt --import-first PyQt5 >"$WORK/qt.check.json"
-		qz=$(z "$WORK/qt/Python311/Lib/site-packages/PyQt5")
+		qz=$(wine_zpath "$WORK/qt/Python311/Lib/site-packages/PyQt5")
 		args=(--first-path-prepend "$qz\\Qt5\\bin" --first-dll-path "$qz\\Qt5\\bin")
 		# what a Qt program imports: QtCore, QtGui, QtWidgets (under Wine some others die in their initialisation)
 		for f in QtCore QtGui QtWidgets; do args+=(--first "$qz\\$f.pyd"); done
@@ -492,7 +491,7 @@ else
 	fi
 	if [ -d "$WORK/qt6" ]; then
 		C qt6 --import-first PyQt6.QtCore >"$WORK/qt6.check.json"
-		q6=$(z "$WORK/qt6/Python311/Lib/site-packages/PyQt6")
+		q6=$(wine_zpath "$WORK/qt6/Python311/Lib/site-packages/PyQt6")
 		OV="msvcp140,msvcp140_1,msvcp140_2,concrt140,vcruntime140,vcruntime140_1=n,b" \
 			oracle qt6 "Wine, PyQt6.QtCore imported before torch 2.9.1" \
 			--first-path-prepend "$q6\\Qt6\\bin" --first-dll-path "$q6\\Qt6\\bin" --first "$q6\\QtCore.pyd"
@@ -502,12 +501,12 @@ else
 	fi
 	if [ -d "$WORK/xf" ]; then
 		C xf >"$WORK/xf.check.json"
-		xz=$(z "$WORK/xf/Python311/Lib/site-packages/xformers")
+		xz=$(wine_zpath "$WORK/xf/Python311/Lib/site-packages/xformers")
 		oracle xf "Wine, torch 2.9.1+cpu + xformers 0.0.33 _C.pyd (126 on c10_cuda.dll)" --ext-dll-path "$xz" --ext "$xz\\_C.pyd"
 	fi
 	if [ -d "$WORK/la" ]; then
 		C la --import-first lookalike >"$WORK/la.check.json"
-		lz=$(z "$WORK/la/Python311/Lib/site-packages/lookalike")
+		lz=$(wine_zpath "$WORK/la/Python311/Lib/site-packages/lookalike")
 		# the look-alike used as what it is (Wine would substitute its builtin msvcp140)
 		OV="msvcp140=n,b" oracle la "Wine, the look-alike msvcp140 imported before torch 2.9.1 (_core.pyd)" --first "$lz\\_core.pyd"
 		# Wine binds a stub where Windows fails with 127 (W2 in tests/scenarios/compare.py): its lines name the

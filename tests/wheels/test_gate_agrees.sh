@@ -33,16 +33,14 @@
 # The table of every cell is printed at the end (docs/check.md has it).
 TEST_NAME=gate-agrees
 export TEST_NAME
-source "$TDC_REPO/tests/lib/tap.sh"
+TDC_KEEP_TMP=${TDC_KEEP_TMP:-${KEEP:-}} # KEEP=1: leave the trees and reports for a look
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
 set -u
-B=${TDC_ASAN_BIN:-$TDC_BIN}
-[ -x "$B" ] || B=$TDC_BIN
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/tdc-agree.XXXXXX")
-keep=${KEEP:-} # KEEP=1: leave the trees and reports for a look
-trap '[ -n "$keep" ] || rm -rf "$WORK"' EXIT
+WORK=$tmp # start.sh's: removed at exit
 unset GITHUB_EVENT_NAME GITHUB_EVENT_PATH GITHUB_ACTIONS GITHUB_OUTPUT GITHUB_STEP_SUMMARY
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME=$WORK

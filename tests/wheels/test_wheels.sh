@@ -13,7 +13,8 @@
 # (a failure under CI=true).
 TEST_NAME=wheels
 export TEST_NAME
-source "$TDC_REPO/tests/lib/start.sh"
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"

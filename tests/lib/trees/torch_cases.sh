@@ -3,7 +3,14 @@
 # torch install made of stand-in DLLs named and wired like torch's (source it
 # after loader.sh). torch_tree DIR CASE builds one scenario; test_check.sh says
 # what each must give.
+#
+# fx_build NAME build_torch CASE: torch_tree DIR CASE as fx_build's builder
+# (it runs in a subshell keyed by its text, so it sources what it calls).
 # shellcheck disable=SC2034
+
+build_torch() {
+	source "$TDC_REPO/tests/lib/trees/loader.sh" && source "$TDC_REPO/tests/lib/trees/torch_cases.sh" && torch_tree "$1" "$2"
+}
 
 torch_tree() {
 	local d=$1 case=$2 py tl sp omp_imp=libiomp5md.dll
