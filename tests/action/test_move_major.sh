@@ -8,7 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=move-major
 script=$PWD/action/move-major.sh
 

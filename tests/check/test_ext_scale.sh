@@ -16,8 +16,8 @@
 set -u
 TEST_NAME=check/ext-scale
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
-REL=${TDC_BIN:-$TDC_REPO/torch-dll-check}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+REL=$TDC_BIN
 N=8000
 python3 "$TDC_REPO/tests/lib/ext_failures.py" "$tmp/root" "$N"
 (ulimit -t 5; exec "$REL" check --torch "$tmp/root/Python311/Lib/site-packages/torch" --root "$tmp/root" \

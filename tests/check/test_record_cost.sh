@@ -9,8 +9,8 @@
 set -u
 TEST_NAME=check/record-cost
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
-REL=${TDC_BIN:-$TDC_REPO/torch-dll-check}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+REL=$TDC_BIN
 sp=$tmp/root/Python311/Lib/site-packages
 python3 - "$sp" <<'PY'
 import base64, hashlib, os, sys

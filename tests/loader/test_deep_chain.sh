@@ -10,8 +10,8 @@
 set -u
 TEST_NAME=loader/deep-chain
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
-REL=${TDC_BIN:-$TDC_REPO/torch-dll-check}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+REL=$TDC_BIN
 
 chain() { # DIR N
 	python3 "$TDC_REPO/tests/lib/chain_dlls.py" "$1/Python311/Lib/site-packages/torch/lib" "$2" &&

@@ -9,8 +9,8 @@
 set -u
 TEST_NAME=matrix/lint-cost
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
-REL=${TDC_BIN:-$TDC_REPO/torch-dll-check}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+REL=$TDC_BIN
 python3 - "$tmp/tl.yml" <<'PY'
 import sys
 out = ["schema: 1", "rows: []", "torch_load:"]

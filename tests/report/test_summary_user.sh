@@ -14,9 +14,9 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=summary-user
-BIN=${TDC_ASAN_BIN:-${TDC_BIN:-./torch-dll-check}}
+BIN=$B
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN") # absolute: one run is in another folder
 sha=0123456789abcdef0123456789abcdef01234567
 

@@ -10,11 +10,11 @@
 set -u
 TEST_NAME=wheels/loader-cost
 # shellcheck source=tests/lib/start.sh
-source "$(dirname "$0")/../lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
-REL=${TDC_BIN:-$TDC_REPO/torch-dll-check}
+REL=$TDC_BIN
 if ! whl=$(wheel_fetch torch 2.9.1 2>"$tmp/err"); then
 	skip "check of torch 2.9.1 re-faults no pages" "PyPI/pip did not give the wheel: $(tail -1 "$tmp/err")"
 	tap_done
