@@ -58,12 +58,10 @@ static int in_pinset(const struct pinset *ps, const char *path)
 
 void gate_pins_touch(struct gate_pins *g, const char *path, const struct strlist *matrix_paths)
 {
-	size_t i;
 	if (req_kind_of_path(path) != REQ_NONE || in_pinset(&g->head, path) || in_pinset(&g->base, path))
 		g->pins_touched = 1;
-	for (i = 0; matrix_paths && i < matrix_paths->n; i++)
-		if (!strcmp(matrix_paths->v[i], path))
-			g->matrix_touched = 1;
+	if (strlist_has(matrix_paths, path))
+		g->matrix_touched = 1;
 }
 
 /* ---- the runner: which copy of a DLL the search finds ---- */

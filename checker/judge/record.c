@@ -249,16 +249,6 @@ static void unreadable(struct rec *r, const char *why)
 	free(fix);
 }
 
-/* Whether strlist l holds s (case-insensitive). */
-static int has_path(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; s && l && i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
-			return 1;
-	return 0;
-}
-
 /*
  * A path list indexed for lookups: upper-cased copies with their index in
  * the list, sorted. refix() and record_extension() looked every finding's
@@ -679,11 +669,11 @@ static void record_extension(struct findings *out, struct record_summaries *sums
 		/* its package folders: the top-level names it installs, and the folders of its binaries */
 		for (i = 0; d && i < d->tops.n; i++) {
 			char *p = winpath_join(xc->dists.site_packages, d->tops.v[i]);
-			if (view_is_dir(v, p) && !has_path(&dirs, p))
+			if (view_is_dir(v, p) && !strlist_has_icase(&dirs, p))
 				strlist_push(&dirs, p);
 			free(p);
 		}
-		if (x->package_dir && !has_path(&dirs, x->package_dir) && view_is_dir(v, x->package_dir))
+		if (x->package_dir && !strlist_has_icase(&dirs, x->package_dir) && view_is_dir(v, x->package_dir))
 			strlist_push(&dirs, x->package_dir);
 		for (i = 0; i < dirs.n; i++)
 			scan_leftovers(&r, dirs.v[i], 0, &budget, &leftovers);

@@ -91,15 +91,6 @@ void extload_torch_dlls(const struct torch_run *run, struct strlist *out)
 	}
 }
 
-static const char *list_find(const struct strlist *l, const char *s)
-{
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		if (!str_icmp(l->v[i], s))
-			return l->v[i];
-	return NULL;
-}
-
 int extload_imports_any(struct view *v, const char *win_path, const struct strlist *names, const char **which)
 {
 	char *host = view_host_path(v, win_path);
@@ -111,7 +102,7 @@ int extload_imports_any(struct view *v, const char *win_path, const struct strli
 static int peek_hit(void *ctx, const char *dll, int delay)
 {
 	(void)delay;
-	return list_find(ctx, dll) != NULL;
+	return strlist_find_icase(ctx, dll) != NULL;
 }
 
 int extload_imports_any_host(const char *host, const struct strlist *names, const char **which)
@@ -131,7 +122,7 @@ int extload_imports_any_host(const char *host, const struct strlist *names, cons
 	if (pe_open(&img, host, PE_IMPORTS | PE_DELAY_IMPORTS | PE_LENIENT, NULL))
 		return -1;
 	for (i = 0; i < img->nimports && !hit; i++) {
-		const char *w = list_find(names, img->imports[i].dll);
+		const char *w = strlist_find_icase(names, img->imports[i].dll);
 		if (w) {
 			hit = 1;
 			if (which)
@@ -139,7 +130,7 @@ int extload_imports_any_host(const char *host, const struct strlist *names, cons
 		}
 	}
 	for (i = 0; i < img->ndelay_imports && !hit; i++) {
-		const char *w = list_find(names, img->delay_imports[i].dll);
+		const char *w = strlist_find_icase(names, img->delay_imports[i].dll);
 		if (w) {
 			hit = 1;
 			if (which)
@@ -221,7 +212,7 @@ static void load_bin(struct loader *ld, struct ext_run *r, struct ext_binary *b)
 static void add_dll_directory(struct loader *ld, struct ext_run *r, const char *dir)
 {
 	char *why;
-	if (list_find(&r->dll_dirs, dir))
+	if (strlist_find_icase(&r->dll_dirs, dir))
 		return;
 	strlist_push(&r->dll_dirs, dir);
 	loader_add_dll_directory(ld, dir);
@@ -433,7 +424,7 @@ static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, c
 		char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
 		if (entry[0] && winpath_is_absolute(entry) && view_is_dir(v, entry)) {
 			char *dir = winpath_normalize(entry);
-			if (!list_find(&r->dll_dirs, dir)) {
+			if (!strlist_find_icase(&r->dll_dirs, dir)) {
 				strlist_push(&r->dll_dirs, dir);
 				loader_add_dll_directory(ld, dir);
 				n++;

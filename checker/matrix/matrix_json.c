@@ -9,14 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-static cJSON *str_array(const struct strlist *l)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-	return a;
-}
+#include "util/jsonout.h"
 
 static cJSON *arch_array(unsigned mask)
 {
@@ -72,7 +65,7 @@ static void dll_field_json(cJSON *x, const struct matrix_dll *d, enum matrix_dll
 		cJSON_AddStringToObject(x, key, matrix_status_name(d->status));
 		break;
 	case MF_DLL_SOURCES:
-		cJSON_AddItemToObject(x, key, str_array(&d->sources));
+		cJSON_AddItemToObject(x, key, json_strlist(&d->sources));
 		break;
 	case MF_DLL_COUNT:
 		break;
@@ -108,7 +101,7 @@ static void openmp_field_json(cJSON *x, const struct matrix_openmp *d, enum matr
 		cJSON_AddStringToObject(x, key, matrix_status_name(d->status));
 		break;
 	case MF_OPENMP_SOURCES:
-		cJSON_AddItemToObject(x, key, str_array(&d->sources));
+		cJSON_AddItemToObject(x, key, json_strlist(&d->sources));
 		break;
 	case MF_OPENMP_COUNT:
 		break;
@@ -123,19 +116,19 @@ static cJSON *when_json(const struct matrix_when *w)
 		const char *key = matrix_when_fields[k].key;
 		switch ((enum matrix_when_field)k) {
 		case MF_WHEN_VARIANT:
-			cJSON_AddItemToObject(o, key, str_array(&w->variant));
+			cJSON_AddItemToObject(o, key, json_strlist(&w->variant));
 			break;
 		case MF_WHEN_ARCH:
 			cJSON_AddItemToObject(o, key, arch_array(w->arch_mask));
 			break;
 		case MF_WHEN_IMPORTS:
-			cJSON_AddItemToObject(o, key, str_array(&w->imports));
+			cJSON_AddItemToObject(o, key, json_strlist(&w->imports));
 			break;
 		case MF_WHEN_UNRESOLVED:
-			cJSON_AddItemToObject(o, key, str_array(&w->unresolved));
+			cJSON_AddItemToObject(o, key, json_strlist(&w->unresolved));
 			break;
 		case MF_WHEN_OLDER:
-			cJSON_AddItemToObject(o, key, str_array(&w->older));
+			cJSON_AddItemToObject(o, key, json_strlist(&w->older));
 			break;
 		case MF_WHEN_COUNT:
 			break;
@@ -164,7 +157,7 @@ static void issue_field_json(cJSON *x, const struct matrix_issue *d, enum matrix
 		cJSON_AddStringToObject(x, key, matrix_status_name(d->status));
 		break;
 	case MF_ISSUE_SOURCES:
-		cJSON_AddItemToObject(x, key, str_array(&d->sources));
+		cJSON_AddItemToObject(x, key, json_strlist(&d->sources));
 		break;
 	case MF_ISSUE_APPLIES_WHEN:
 		cJSON_AddItemToObject(x, key, when_json(&d->when));
@@ -201,7 +194,7 @@ static void row_field_json(cJSON *o, const struct matrix_row *r, enum matrix_row
 		cJSON_AddStringToObject(o, key, r->torch_text ? r->torch_text : "");
 		break;
 	case MF_ROW_VARIANT:
-		cJSON_AddItemToObject(o, key, str_array(&r->variants));
+		cJSON_AddItemToObject(o, key, json_strlist(&r->variants));
 		break;
 	case MF_ROW_ARCH:
 		cJSON_AddItemToObject(o, key, arch_array(r->arch_mask));
@@ -210,10 +203,10 @@ static void row_field_json(cJSON *o, const struct matrix_row *r, enum matrix_row
 		cJSON_AddStringToObject(o, key, matrix_status_name(r->status));
 		break;
 	case MF_ROW_SOURCES:
-		cJSON_AddItemToObject(o, key, str_array(&r->sources));
+		cJSON_AddItemToObject(o, key, json_strlist(&r->sources));
 		break;
 	case MF_ROW_EVIDENCE:
-		cJSON_AddItemToObject(o, key, str_array(&r->evidence));
+		cJSON_AddItemToObject(o, key, json_strlist(&r->evidence));
 		break;
 	case MF_ROW_NOTE:
 		add_opt_str(o, key, r->note);
@@ -250,7 +243,7 @@ cJSON *matrix_row_json(const struct matrix_row *r, int full)
 		cJSON_AddNumberToObject(o, "col", r->pos.col);
 		cJSON_AddStringToObject(o, "torch", r->torch_text ? r->torch_text : "");
 		cJSON_AddStringToObject(o, "status", matrix_status_name(r->status));
-		cJSON_AddItemToObject(o, "sources", str_array(&r->sources));
+		cJSON_AddItemToObject(o, "sources", json_strlist(&r->sources));
 		return o;
 	}
 	for (k = 0; k < MF_ROW_COUNT; k++)

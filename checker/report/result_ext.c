@@ -11,15 +11,6 @@
 #include "util/demangle.h"
 #include "util/jsonout.h"
 
-static cJSON *strlist_json(const struct strlist *l)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-	return a;
-}
-
 static cJSON *binary_json(const struct ext_binary *b)
 {
 	cJSON *o = cJSON_CreateObject(), *ch = cJSON_CreateArray();
@@ -43,7 +34,7 @@ static cJSON *binary_json(const struct ext_binary *b)
 		struct strlist l = STRLIST_INIT;
 		ldr_node_chain(leaf, &l);
 		cJSON_Delete(ch);
-		ch = strlist_json(&l);
+		ch = json_strlist(&l);
 		strlist_release(&l);
 	}
 	cJSON_AddItemToObject(o, "chain", ch);
@@ -69,10 +60,10 @@ static cJSON *run_json(const struct ext_run *r)
 	cJSON_AddStringToObject(o, "procedure", r->procedure);
 	cJSON_AddItemToObject(o, "module", json_str_or_null(r->module));
 	cJSON_AddBoolToObject(o, "record", r->has_record);
-	cJSON_AddItemToObject(o, "dll_directories", strlist_json(&r->dll_dirs));
+	cJSON_AddItemToObject(o, "dll_directories", json_strlist(&r->dll_dirs));
 	cJSON_AddItemToObject(o, "path_prepended", json_str_or_null(r->path_prefix));
 	cJSON_AddNumberToObject(o, "binaries_failing", (double)r->nfail);
-	cJSON_AddItemToObject(o, "notes", strlist_json(&r->notes));
+	cJSON_AddItemToObject(o, "notes", json_strlist(&r->notes));
 	bins = cJSON_AddArrayToObject(o, "binaries");
 	for (i = 0; i < r->nbins; i++)
 		cJSON_AddItemToArray(bins, binary_json(&r->bins[i]));
@@ -94,7 +85,7 @@ static cJSON *copy_json(const struct ext_copy *cp)
 		cJSON_AddNullToObject(o, "missing_exports");
 	else
 		cJSON_AddNumberToObject(o, "missing_exports", (double)cp->gap.nmissing);
-	cJSON_AddItemToObject(o, "missing_export_names", strlist_json(&cp->gap.missing));
+	cJSON_AddItemToObject(o, "missing_export_names", json_strlist(&cp->gap.missing));
 	cJSON_AddItemToObject(o, "export_error", json_str_or_null(cp->gap.error));
 	return o;
 }
@@ -108,7 +99,7 @@ void result_add_extensions(cJSON *inst, const struct ext_check *c)
 	cJSON_AddNumberToObject(env, "distributions", c->have_dists ? (double)c->dists.n : 0);
 	cJSON_AddItemToObject(env, "error", json_str_or_null(c->dists_error));
 	cJSON_AddNumberToObject(env, "extensions_not_checked", (double)c->ext_over);
-	cJSON_AddItemToObject(env, "notes", c->have_dists ? strlist_json(&c->dists.notes) : cJSON_CreateArray());
+	cJSON_AddItemToObject(env, "notes", c->have_dists ? json_strlist(&c->dists.notes) : cJSON_CreateArray());
 	a = cJSON_AddArrayToObject(inst, "imported_first");
 	for (i = 0; i < c->nfirst; i++)
 		cJSON_AddItemToArray(a, run_json(c->first[i]));
