@@ -38,7 +38,7 @@ struct gate_source;
 int cmd_check_with(int argc, char **argv,
 		   int (*read_pins)(struct gate_pins *out, const struct gate_source *src, struct err *err));
 int cmd_git_check(int argc, char **argv);
-/* `pins` in torch-dll-check-git (cli/git/cmd_pins.c), with the options of pins_cli. */
+/* `pins` in torch-dll-check-git (cli/git/git_cmd_pins.c), with the options of pins_cli. */
 int cmd_git_pins(int argc, char **argv);
 int cmd_inventory(int argc, char **argv);
 int cmd_matrix_lint(int argc, char **argv);
@@ -53,7 +53,7 @@ extern const struct cli_cmd pe_cli, deps_cli, check_cli, inventory_cli, matrix_l
 	matrix_select_cli, matrix_derive_cli, pins_cli, report_cli, confirm_helper_cli;
 
 /*
- * `pins` runs in torch-dll-check-git (cli/git/cmd_pins.c) but is described here, so
+ * `pins` runs in torch-dll-check-git (cli/git/git_cmd_pins.c) but is described here, so
  * that the main program's help and docs/cli.md list it too.
  */
 /*

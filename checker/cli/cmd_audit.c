@@ -1,7 +1,7 @@
 /*
  * cmd_audit: the option tables of `audit`, `history` and `fleet`, and the
  * main program's side of them: run torch-dll-check-git, which has libgit2
- * (cli/git/cmd_audit.c, cmd_history.c and cmd_fleet.c do the work).
+ * (cli/git/git_cmd_audit.c, git_cmd_history.c and git_cmd_fleet.c do the work).
  */
 #include "cli/cmd_audit.h"
 

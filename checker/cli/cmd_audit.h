@@ -2,7 +2,7 @@
  * cmd_audit: the nightly-audit commands `audit`, `history` and `fleet`.
  *
  * They keep snapshots in a git repository, so they run in
- * torch-dll-check-git (cli/git/cmd_audit.c, cmd_history.c, cmd_fleet.c); the main program knows their option
+ * torch-dll-check-git (cli/git/git_cmd_audit.c, git_cmd_history.c, git_cmd_fleet.c); the main program knows their option
  * tables (cmd_audit.c) so that its help and docs/cli.md list them, and runs
  * the sibling program for them as it does for `pins` (cmd_git_sibling).
  */
@@ -36,7 +36,7 @@ const char *audit_history_dir(const char *given);
 
 extern const struct cli_cmd audit_cli, history_cli, fleet_cli;
 
-/* torch-dll-check-git: the commands themselves (cli/git/cmd_<name>.c). */
+/* torch-dll-check-git: the commands themselves (cli/git/git_cmd_<name>.c). */
 int cmd_git_audit(int argc, char **argv);
 int cmd_git_history(int argc, char **argv);
 int cmd_git_fleet(int argc, char **argv);

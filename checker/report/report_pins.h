@@ -6,7 +6,7 @@
  * changed pins' file:line:col.
  *
  * The renderers' contract is report.h's: each fills a strbuf (or builds a
- * cJSON document) and never prints; cli/git/cmd_pins.c decides what goes to
+ * cJSON document) and never prints; cli/git/git_cmd_pins.c decides what goes to
  * stdout, inside the stop-commands guard (text) or outside it (the
  * notices, our own workflow commands). Every string from the repository
  * (paths, requirement text, commit subjects) is untrusted: text through

@@ -3,7 +3,7 @@
  * repositories (libgit2). `torch-dll-check pins` runs it (cli/cmd_pins.c), as
  * do `check --pins` (cmd_check.c hands the whole command over; git_gate.c)
  * and the audit commands, so users see one tool; it follows the same command
- * conventions (cmd.h). Each command is in cli/git/cmd_<name>.c (pins, audit,
+ * conventions (cmd.h). Each command is in cli/git/git_cmd_<name>.c (pins, audit,
  * history, fleet; check's git reader in git_gate.c) and renders through
  * report/; this file only dispatches.
  */
