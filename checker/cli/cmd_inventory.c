@@ -22,6 +22,7 @@
 #include "pe/pe.h"
 #include "machine/registry.h"
 #include "machine/view.h"
+#include "util/version.h"
 
 static const char *type_name(unsigned t)
 {
@@ -152,7 +153,7 @@ static void print_text(const struct inventory *inv, int have_tree, int looked, i
 			out_printf("  %-26s %-12s %-7s %-19s %s\n", "name", "where", "machine", "file version", "path");
 		for (i = 0; i < inv->ndlls; i++) {
 			const struct inv_dll *d = &inv->dlls[i];
-			char *ver = d->has_version ? inventory_version_str(d->ver) : NULL;
+			char *ver = d->has_version ? winver_parts_str(d->ver) : NULL;
 			out_printf("  %-26s %-12s %-7s %-19s %s\n", d->name, d->where,
 			       d->machine ? pe_machine_name(d->machine) : "?",
 			       ver ? ver : d->error ? "unreadable" : "no version resource", d->path);

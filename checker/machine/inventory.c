@@ -1,9 +1,10 @@
 /*
  * inventory: the torch installs on the machine being checked, and the
- * inventory's lifecycle and JSON (see inventory.h for what each part
- * reports). The other two parts have files of their own:
- * inventory_redist.c (the redistributable keys) and inventory_dlls.c (the
- * runtime DLLs).
+ * inventory's lifecycle (see inventory.h for what each part reports). The
+ * other parts have files of their own: inventory_redist.c (the
+ * redistributable keys), inventory_dlls.c (the runtime DLLs),
+ * inventory_parse.c (version.py, METADATA and pyvenv.cfg as text) and
+ * inventory_json.c (the report's `inventory` object).
  *
  * Design notes, and where this departs from what Windows or pip do:
  *   - A venv's python.exe (Scripts\python.exe) is a launcher that starts the
@@ -22,16 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "util/os.h"
 #include "pe/pe.h"
 #include "machine/view.h"
 #include "util/text.h"
-#include "util/jsonout.h"
+#include "util/version.h"
 
-#define INV_MAX_TEXT ((size_t)1 << 20)  /* version.py, pyvenv.cfg, METADATA: read at most this */
-#define INV_MAX_VERSION 64              /* characters in a version string */
 
 static const char *const redist_archs[3] = { "x64", "x86", "arm64" };
 
@@ -96,231 +93,6 @@ void inventory_release(struct inventory *inv)
 	free(inv->redist_source);
 	gpu_driver_release(&inv->gpu);
 	memset(inv, 0, sizeof(*inv));
-}
-
-/* ---------- version.py and METADATA ---------- */
-
-static int valid_version(const char *s)
-{
-	size_t n = strlen(s), i;
-	if (!n || n > INV_MAX_VERSION || s[0] < '0' || s[0] > '9')
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-		if (!(ascii_isalnum(c) || c == '.' ||
-		      c == '+' || c == '!' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
-}
-
-/* Next line of a text: [*pos, end of line). 0 at the end. */
-static int text_line(const char *text, size_t len, size_t *pos, const char **line, size_t *n)
-{
-	const char *nl;
-	if (*pos >= len)
-		return 0;
-	*line = text + *pos;
-	nl = memchr(*line, '\n', len - *pos);
-	*n = nl ? (size_t)(nl - *line) : len - *pos;
-	*pos += nl ? *n + 1 : *n;
-	if (*n && (*line)[*n - 1] == '\r')
-		(*n)--;
-	return 1;
-}
-
-static int has_nul(const char *text, size_t len, const char *name, struct err *err)
-{
-	const char *z = memchr(text, '\0', len);
-	size_t i, line = 1;
-	if (!z)
-		return 0;
-	for (i = 0; text + i < z; i++)
-		line += text[i] == '\n';
-	err_set(err, "%s:%zu: NUL byte: not a text file", name, line);
-	return 1;
-}
-
-/* `NAME [: annotation] = VALUE` → VALUE as a string (NULL for None). 1 not this name, 0 ok, -1 error. */
-static int py_assign(const char *l, size_t n, const char *want, char **val, const char *name, size_t lineno,
-		     struct err *err)
-{
-	size_t i = 0, k = strlen(want), start;
-	char q;
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	if (i) /* indented: inside a block, not the module-level assignment */
-		return 1;
-	if (n - i < k || memcmp(l + i, want, k))
-		return 1;
-	i += k;
-	if (i < n && (l[i] == '_' || (l[i] >= 'a' && l[i] <= 'z') || (l[i] >= 'A' && l[i] <= 'Z') ||
-		      (l[i] >= '0' && l[i] <= '9')))
-		return 1; /* a longer name (cuda_version, __version___x) */
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	if (i < n && l[i] == ':') { /* annotation: cuda: Optional[str] = None */
-		while (i < n && l[i] != '=')
-			i++;
-	}
-	if (i >= n || l[i] != '=' || (i + 1 < n && l[i + 1] == '='))
-		return err_set(err, "%s:%zu: %s: expected '=' after the name", name, lineno, want);
-	i++;
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	if (n - i >= 4 && !memcmp(l + i, "None", 4)) {
-		*val = NULL;
-		i += 4;
-	} else if (i < n && (l[i] == '\'' || l[i] == '"')) {
-		q = l[i++];
-		start = i;
-		while (i < n && l[i] != q && l[i] != '\\')
-			i++;
-		if (i < n && l[i] == '\\')
-			return err_set(err, "%s:%zu: %s: backslash escapes are not expected in a version", name, lineno,
-				       want);
-		if (i >= n)
-			return err_set(err, "%s:%zu: %s: unterminated string (expected a closing %c)", name, lineno,
-				       want, q);
-		*val = xstrndup(l + start, i - start);
-		i++;
-	} else {
-		return err_set(err, "%s:%zu: %s: expected a quoted string or None", name, lineno, want);
-	}
-	while (i < n && (l[i] == ' ' || l[i] == '\t'))
-		i++;
-	if (i < n && l[i] != '#') {
-		free(*val);
-		*val = NULL;
-		return err_set(err, "%s:%zu: %s: unexpected text after the value", name, lineno, want);
-	}
-	return 0;
-}
-
-int inventory_parse_version_py(const char *text, size_t len, const char *name, char **version, char **cuda,
-			       struct err *err)
-{
-	size_t pos = 0, lineno = 0, n;
-	const char *l;
-	int have_version = 0;
-	*version = NULL;
-	*cuda = NULL;
-	if (len > INV_MAX_TEXT)
-		return err_set(err, "%s: larger than %zu bytes: not torch's version.py", name, INV_MAX_TEXT);
-	if (has_nul(text, len, name, err))
-		return -1;
-	while (text_line(text, len, &pos, &l, &n)) {
-		char *val = NULL;
-		int r;
-		lineno++;
-		r = py_assign(l, n, "__version__", &val, name, lineno, err);
-		if (r < 0)
-			goto fail;
-		if (r == 0) {
-			if (!val || !valid_version(val)) {
-				err_set(err, "%s:%zu: __version__ '%s' is not a version (expected digits, dots and a +local label)",
-					name, lineno, val ? val : "None");
-				free(val);
-				goto fail;
-			}
-			free(*version);
-			*version = val;
-			have_version = 1;
-			continue;
-		}
-		r = py_assign(l, n, "cuda", &val, name, lineno, err);
-		if (r < 0)
-			goto fail;
-		if (r == 0) {
-			if (val && !valid_version(val)) {
-				err_set(err, "%s:%zu: cuda '%s' is not a version", name, lineno, val);
-				free(val);
-				goto fail;
-			}
-			free(*cuda);
-			*cuda = val;
-		}
-	}
-	if (!have_version) {
-		err_set(err, "%s: no \"__version__ = '...'\" line (truncated or not torch's version.py)", name);
-		goto fail;
-	}
-	return 0;
-fail:
-	free(*version);
-	free(*cuda);
-	*version = *cuda = NULL;
-	return -1;
-}
-
-/* Package names compare after PEP 503 normalisation: case, and runs of -_. as one. */
-static int is_torch_name(const char *s, size_t n)
-{
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	return n == 5 && !str_nicmp(s, "torch", 5);
-}
-
-int inventory_parse_metadata(const char *text, size_t len, const char *name, char **version, struct err *err)
-{
-	size_t pos = 0, lineno = 0, n;
-	const char *l;
-	int named = 0;
-	*version = NULL;
-	if (len > INV_MAX_TEXT)
-		return err_set(err, "%s: larger than %zu bytes", name, INV_MAX_TEXT);
-	if (has_nul(text, len, name, err))
-		return -1;
-	while (text_line(text, len, &pos, &l, &n)) {
-		const char *colon, *v;
-		size_t k;
-		lineno++;
-		if (!n)
-			break; /* the body (the long description) starts here */
-		if (l[0] == ' ' || l[0] == '\t')
-			continue; /* a folded header line */
-		colon = memchr(l, ':', n);
-		if (!colon) {
-			err_set(err, "%s:%zu: expected a \"Name: value\" header line", name, lineno);
-			goto fail;
-		}
-		k = (size_t)(colon - l);
-		v = colon + 1;
-		while (v < l + n && (*v == ' ' || *v == '\t'))
-			v++;
-		if (k == 4 && !str_nicmp(l, "Name", 4)) {
-			if (!is_torch_name(v, (size_t)(l + n - v))) {
-				err_set(err, "%s:%zu: Name is \"%.*s\", expected torch", name, lineno,
-					(int)((size_t)(l + n - v) > 100 ? 100 : (size_t)(l + n - v)), v);
-				goto fail;
-			}
-			named = 1;
-		} else if (k == 7 && !str_nicmp(l, "Version", 7)) {
-			size_t vn = (size_t)(l + n - v);
-			while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
-				vn--;
-			free(*version);
-			*version = xstrndup(v, vn);
-			if (!valid_version(*version)) {
-				err_set(err, "%s:%zu: Version \"%.*s\" is not a version", name, lineno,
-					(int)(vn > 100 ? 100 : vn), v);
-				goto fail;
-			}
-		}
-	}
-	if (!*version) {
-		err_set(err, "%s: no Version: header (truncated?)", name);
-		goto fail;
-	}
-	if (!named) {
-		err_set(err, "%s: no Name: header (truncated?)", name);
-		goto fail;
-	}
-	return 0;
-fail:
-	free(*version);
-	*version = NULL;
-	return -1;
 }
 
 /* ---------- small view helpers ---------- */
@@ -405,40 +177,17 @@ static const char *machine_arch(uint16_t m)
 
 /* ---------- torch installs ---------- */
 
-/*
- * One value of a venv's pyvenv.cfg (`home = C:\Python311`, `version =
- * 3.11.4`, `include-system-site-packages = false`), or NULL. Keys compare
- * case-insensitively; the last occurrence wins, as in CPython's site.py.
- */
+/* One value of a venv's pyvenv.cfg (inventory_pyvenv_value), or NULL; a file that cannot be read is a note. */
 static char *pyvenv_value(struct view *v, const char *prefix, const char *key, struct strlist *notes)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct err err;
 	char *cfg = winpath_join(prefix, "pyvenv.cfg"), *out = NULL;
-	size_t pos = 0, n, klen = strlen(key);
-	const char *l;
 	int r = read_text(v, cfg, &sb, &err);
 	if (r < 0 && notes)
 		strlist_pushf(notes, "cannot read %s: %s", cfg, err.msg);
-	while (r == 0 && text_line(sb.buf, sb.len, &pos, &l, &n)) {
-		const char *eq = memchr(l, '=', n), *val;
-		size_t k, vn;
-		if (!eq)
-			continue;
-		k = (size_t)(eq - l);
-		while (k && (l[k - 1] == ' ' || l[k - 1] == '\t'))
-			k--;
-		val = eq + 1;
-		while (val < l + n && (*val == ' ' || *val == '\t'))
-			val++;
-		vn = (size_t)(l + n - val);
-		while (vn && (val[vn - 1] == ' ' || val[vn - 1] == '\t'))
-			vn--;
-		if (k == klen && !str_nicmp(l, key, k) && vn) {
-			free(out);
-			out = xstrndup(val, vn);
-		}
-	}
+	if (r == 0)
+		out = inventory_pyvenv_value(sb.buf, sb.len, key);
 	strbuf_release(&sb);
 	free(cfg);
 	return out;
@@ -1018,120 +767,3 @@ int inventory_scan(struct inventory *inv, struct view *v, const char *root, int 
 	free(r);
 	return 0;
 }
-
-/* ---------- JSON (docs/report-json.md, the `inventory` object) ---------- */
-
-static cJSON *jlist(const struct strlist *l)
-{
-	cJSON *a = cJSON_CreateArray();
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-	return a;
-}
-
-/* Whether an install before installs[i] names the same python.exe (compared as Windows does). */
-static int python_listed_before(const struct inventory *inv, size_t i)
-{
-	size_t k;
-	for (k = 0; k < i; k++)
-		if (inv->installs[k].python && !str_icmp(inv->installs[k].python, inv->installs[i].python))
-			return 1;
-	return 0;
-}
-
-cJSON *inventory_to_json(const struct inventory *inv, struct view *v)
-{
-	cJSON *o = cJSON_CreateObject(), *a, *py;
-	size_t i, j;
-
-	cJSON_AddItemToObject(o, "registry", json_str_or_null(inv->redist_read ? inv->redist_source : NULL));
-	a = cJSON_AddArrayToObject(o, "redistributables");
-	for (i = 0; inv->redist_read && i < 3; i++) {
-		const struct inv_redist *r = &inv->redist[i];
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "arch", r->arch);
-		cJSON_AddBoolToObject(e, "found", r->found);
-		cJSON_AddBoolToObject(e, "installed", r->installed);
-		cJSON_AddItemToObject(e, "version", json_str_or_null(r->version));
-		cJSON_AddItemToObject(e, "version_raw", json_str_or_null(r->version_raw));
-		cJSON_AddItemToObject(e, "installed_value",
-				      r->installed_value >= 0 ? cJSON_CreateNumber((double)r->installed_value)
-							      : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "view", r->found ? cJSON_CreateNumber(r->view) : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "source", json_str_or_null(r->key));
-		cJSON_AddItemToObject(e, "notes", jlist(&r->notes));
-		cJSON_AddItemToArray(a, e);
-	}
-	a = cJSON_AddArrayToObject(o, "runtime_dlls");
-	for (i = 0; i < inv->ndlls; i++) {
-		const struct inv_dll *d = &inv->dlls[i];
-		cJSON *e = cJSON_CreateObject();
-		char *ver = d->has_version ? inventory_version_str(d->ver) : NULL;
-		cJSON_AddStringToObject(e, "name", d->name);
-		cJSON_AddStringToObject(e, "path", d->path);
-		cJSON_AddStringToObject(e, "where", d->where);
-		cJSON_AddItemToObject(e, "machine", d->machine ? cJSON_CreateString(pe_machine_name(d->machine))
-							       : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "file_version", json_str_or_null(ver));
-		cJSON_AddBoolToObject(e, "version_resource", d->has_version);
-		cJSON_AddItemToObject(e, "error", json_str_or_null(d->error));
-		cJSON_AddItemToArray(a, e);
-		free(ver);
-	}
-	py = cJSON_AddArrayToObject(o, "pythons");
-	a = cJSON_AddArrayToObject(o, "installs");
-	for (i = 0; i < inv->ninstalls; i++) {
-		const struct inv_install *in = &inv->installs[i];
-		cJSON *e = cJSON_CreateObject(), *dd;
-		char *host = v ? view_host_path(v, in->torch_dir) : NULL;
-		cJSON_AddStringToObject(e, "torch_dir", in->torch_dir);
-		cJSON_AddItemToObject(e, "host_path", json_str_or_null(host && !view_is_live(v) ? host : NULL));
-		cJSON_AddStringToObject(e, "site_packages", in->site_packages);
-		cJSON_AddStringToObject(e, "kind", in->kind);
-		cJSON_AddItemToObject(e, "prefix", json_str_or_null(in->prefix));
-		cJSON_AddItemToObject(e, "python", json_str_or_null(in->python));
-		cJSON_AddItemToObject(e, "base_python_dir", json_str_or_null(in->base_python_dir));
-		cJSON_AddItemToObject(e, "python_version", json_str_or_null(in->python_version));
-		cJSON_AddItemToObject(e, "pyd_tag", json_str_or_null(in->pyd_tag));
-		cJSON_AddItemToObject(e, "arch", json_str_or_null(in->arch));
-		cJSON_AddItemToObject(e, "version", json_str_or_null(in->version));
-		cJSON_AddItemToObject(e, "metadata_version", json_str_or_null(in->metadata_version));
-		cJSON_AddItemToObject(e, "dist_info", json_str_or_null(in->dist_info));
-		cJSON_AddItemToObject(e, "cuda", json_str_or_null(in->cuda));
-		cJSON_AddStringToObject(e, "variant", in->variant);
-		cJSON_AddItemToObject(e, "cuda_dlls", jlist(&in->cuda_dlls));
-		dd = cJSON_AddArrayToObject(e, "dll_dirs");
-		for (j = 0; j < in->dll_dirs.n; j++) {
-			const char *tab = strchr(in->dll_dirs.v[j], '\t');
-			cJSON *d = cJSON_CreateObject();
-			char *label = xstrndup(in->dll_dirs.v[j], (size_t)(tab - in->dll_dirs.v[j]));
-			cJSON_AddStringToObject(d, "where", label);
-			cJSON_AddStringToObject(d, "path", tab + 1);
-			cJSON_AddItemToArray(dd, d);
-			free(label);
-		}
-		cJSON_AddItemToObject(e, "notes", jlist(&in->notes));
-		cJSON_AddItemToArray(a, e);
-		free(host);
-		if (in->python && !python_listed_before(inv, i)) {
-			cJSON *p = cJSON_CreateObject();
-			cJSON_AddStringToObject(p, "python", in->python);
-			cJSON_AddItemToObject(p, "version", json_str_or_null(in->python_version));
-			cJSON_AddStringToObject(p, "kind", in->kind);
-			cJSON_AddItemToObject(p, "prefix", json_str_or_null(in->prefix));
-			cJSON_AddItemToObject(p, "base_python_dir", json_str_or_null(in->base_python_dir));
-			cJSON_AddItemToArray(py, p);
-		}
-	}
-	cJSON_AddItemToObject(o, "notes", jlist(&inv->notes));
-	if (inv->gpu_read)
-		cJSON_AddItemToObject(o, "gpu_driver", gpu_driver_to_json(&inv->gpu));
-	return o;
-}
-
-char *inventory_version_str(const uint16_t ver[4])
-{
-	return xasprintf("%u.%u.%u.%u", ver[0], ver[1], ver[2], ver[3]);
-}
-

@@ -154,8 +154,10 @@ int inventory_collect(struct inventory *inv, struct view *v, const char *torch_d
 #define INV_SCAN_MAX_DIRS 50000
 int inventory_scan(struct inventory *inv, struct view *v, const char *root, int max_depth, struct err *err);
 
+#define INV_MAX_TEXT ((size_t)1 << 20) /* version.py, pyvenv.cfg, METADATA: read at most this */
+
 /*
- * Parsers for the two version sources, exposed for tests and fuzzing.
+ * Parsers for the two version sources (inventory_parse.c), exposed for tests and fuzzing.
  * torch\version.py: `__version__ = '2.4.0+cpu'` (required) and
  * `cuda = '12.1'` / `cuda: Optional[str] = None`. METADATA: the RFC 822
  * header block, `Name:` must be torch, `Version:` required. Both return
@@ -164,6 +166,8 @@ int inventory_scan(struct inventory *inv, struct view *v, const char *root, int 
 int inventory_parse_version_py(const char *text, size_t len, const char *name, char **version, char **cuda,
 			       struct err *err);
 int inventory_parse_metadata(const char *text, size_t len, const char *name, char **version, struct err *err);
+/* One value of a venv's pyvenv.cfg (`home`, `version`), allocated, or NULL; the last occurrence wins. */
+char *inventory_pyvenv_value(const char *text, size_t len, const char *key);
 
 /*
  * The `inventory` object of the JSON report (docs/report-json.md):
@@ -172,9 +176,6 @@ int inventory_parse_metadata(const char *text, size_t len, const char *name, cha
  */
 struct cJSON;
 struct cJSON *inventory_to_json(const struct inventory *inv, struct view *v);
-
-/* "14.40.33810.0" (caller frees). */
-char *inventory_version_str(const uint16_t ver[4]);
 
 /* "14.40.33810.0" from "v14.40.33810.00" (also "14.40.33810", "14.40"). 0 ok, -1 not a version. */
 int inventory_parse_redist_version(const char *s, uint16_t ver[4]);

@@ -142,7 +142,7 @@ static void redist_fill(struct inv_redist *r, const struct redist_view *rv, int 
 		strlist_pushf(&r->notes, "no Version value in %s", r->key);
 	if (!rv_version(rv, r->ver)) {
 		r->has_ver = 1;
-		r->version = inventory_version_str(r->ver);
+		r->version = winver_parts_str(r->ver);
 	}
 	for (i = 0; i < 5; i++)
 		if (rv->dw[i] == -2)

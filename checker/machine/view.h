@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "machine/winpath.h"
 #include "util/strbuf.h"
 
 struct view;
@@ -136,16 +137,6 @@ int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct str
 int view_reg_values(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err);
 /* A description of where registry answers come from ("system.reg at ...", "live", "none"). */
 const char *view_registry_source(const struct view *v);
-
-/* Path helpers on Windows paths. Results are allocated (caller frees). */
-char *winpath_join(const char *dir, const char *name);
-char *winpath_dirname(const char *path);
-const char *winpath_basename(const char *path); /* points into path */
-char *winpath_normalize(const char *path);      /* '/' → '\\', no duplicate or trailing separators; X:\ paths fold "." and ".." (not above X:\) */
-int winpath_is_absolute(const char *path);      /* "X:\\..." or "\\\\server\\..." */
-
-/* NTFS collation of two UTF-8 names (upcased UTF-16 code units): <0, 0, >0. */
-int view_ntfs_cmp(const char *a, const char *b);
 
 /* view_setenv from "NAME=VALUE" (the --env option); -1 if there is no '=' or no name. */
 int view_setenv_assignment(struct view *v, const char *assignment);

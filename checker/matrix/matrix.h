@@ -26,6 +26,14 @@
  * depth, node, row and scalar-length caps; anchors, aliases, tags other
  * than !!str, duplicate keys, several documents, UTF-16/32 and invalid
  * UTF-8 are refused with a positioned error.
+ *
+ * The module's files, one job each: matrix.c reads a file as a layer and
+ * applies it; matrix_row.c reads one row; matrix_overlap.c finds rows of
+ * one file that contradict each other; matrix_cuda.c and matrix_proc.c
+ * read the `cuda` and `torch_load` tables; matrix_select.c answers which
+ * row covers an install and what a row asks; matrix_json.c writes rows as
+ * JSON. Below them, matrix_lint.h reads one value and matrix_schema.h is
+ * the table of keys (schema.def).
  */
 #ifndef TDC_MATRIX_H
 #define TDC_MATRIX_H
@@ -33,6 +41,8 @@
 #include <stddef.h>
 
 #include "loader/torchproc.h"
+#include "matrix/matrix_lint.h"
+#include "matrix/matrix_schema.h"
 #include "util/err.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -45,145 +55,6 @@ extern const size_t matrix_default_yaml_len;
 #define MATRIX_SCHEMA 1
 #define MATRIX_MAX_BYTES (1024 * 1024) /* per file */
 #define MATRIX_MAX_ROWS 256            /* per file */
-#define MATRIX_MAX_DIAGS 200           /* kept per load; the rest are counted */
-
-enum matrix_arch { MATRIX_X64 = 0, MATRIX_X86, MATRIX_ARM64, MATRIX_NARCH };
-enum matrix_where { MATRIX_EITHER = 0, MATRIX_SYSTEM, MATRIX_BUNDLED };
-/*
- * sourced: a linked source states it; inferred: our reading, to be confirmed;
- * measured: read from the binaries of the wheels listed in the row's
- * `evidence` (`matrix derive`, matrix/evidence/).
- */
-enum matrix_status { MATRIX_SOURCED = 0, MATRIX_INFERRED, MATRIX_MEASURED };
-
-/*
- * The schema, one table (schema.def): for each mapping of a matrix file
- * its keys, each with its type, when it is required, where `matrix show`
- * prints it, the words lint messages use for its value and a line of
- * documentation. The reader, the JSON writer, `matrix show` and
- * matrix/README.md's field tables all come from it.
- */
-enum matrix_type {
-	MT_SCHEMA,      /* the number 1 */
-	MT_TEXT,        /* a string */
-	MT_ID,          /* [A-Za-z0-9._-]{1,64} */
-	MT_IDS,         /* a list of row ids (or one) */
-	MT_ROWS,        /* the list of rows */
-	MT_SPEC,        /* a PEP 440 specifier */
-	MT_VARIANTS,    /* variant patterns (or one) */
-	MT_ARCHES,      /* x64 | x86 | arm64 (a list, or one) */
-	MT_STATUS,      /* sourced | inferred | measured */
-	MT_URLS,        /* http(s) URLs (or one) */
-	MT_EVIDENCE,    /* "torch-VERSION-...whl sha256=HEX" (or one) */
-	MT_VC_REDIST,   /* a mapping of architecture to minimum file version */
-	MT_DLLS,        /* the list of runtime_dlls entries */
-	MT_OPENMPS,     /* the list of openmp entries */
-	MT_ISSUES,      /* the list of known_issues entries */
-	MT_BOOL,        /* true | false */
-	MT_DLL,         /* a DLL file name */
-	MT_DLLS_NAMED,  /* DLL file names (or one) */
-	MT_WINVER,      /* a Windows file version, 2 to 4 parts */
-	MT_WHERE,       /* system | bundled | either */
-	MT_WINERROR,    /* a Win32 error code, 1..65535 */
-	MT_WHEN,        /* an applies_when mapping */
-	MT_CUDAS,       /* the list of cuda entries */
-	MT_CUDA_RELEASE,/* a CUDA release: MAJOR.MINOR */
-	MT_NV_DRIVER,   /* a Windows NVIDIA driver version: NNN.NN */
-	MT_PROCS,       /* the list of torch_load entries */
-	MT_FOLDERS,     /* dll_paths folder words (lib, prefix, base_prefix, userbase, prefix_bin) */
-	MT_VC1,         /* always | not-arm64 | not-cuda-9.2-10.0 */
-	MT_ANCHOR,      /* __file__ | torch._C */
-	MT_LINES,       /* a mapping of release to "NAME:LINE,..." */
-};
-enum matrix_required { MR_REQUIRED, MR_OPTIONAL, MR_UNLESS_MERGE, MR_UNLESS_REMOVE, MR_IF_SOURCED, MR_IF_MEASURED };
-enum matrix_show { MS_NONE, MS_HEAD, MS_BODY, MS_TAIL };
-
-struct matrix_field {
-	const char *key;
-	enum matrix_type type;
-	enum matrix_required required;
-	enum matrix_show show;  /* rows only */
-	const char *hint;       /* what the value must be ("a DLL file name such as msvcp140.dll") */
-	const char *doc;        /* one line */
-};
-
-/* One enum per mapping, in schema.def's order: MF_ROW_ID, MF_DLL_NAME, ...; the _COUNT ends each. */
-enum matrix_top_field {
-#define TOP(NAME, ...) MF_TOP_##NAME,
-#include "matrix/schema.def"
-	MF_TOP_COUNT
-};
-enum matrix_row_field {
-#define ROW(NAME, ...) MF_ROW_##NAME,
-#include "matrix/schema.def"
-	MF_ROW_COUNT
-};
-enum matrix_dll_field {
-#define DLL(NAME, ...) MF_DLL_##NAME,
-#include "matrix/schema.def"
-	MF_DLL_COUNT
-};
-enum matrix_openmp_field {
-#define OPENMP(NAME, ...) MF_OPENMP_##NAME,
-#include "matrix/schema.def"
-	MF_OPENMP_COUNT
-};
-enum matrix_issue_field {
-#define ISSUE(NAME, ...) MF_ISSUE_##NAME,
-#include "matrix/schema.def"
-	MF_ISSUE_COUNT
-};
-enum matrix_when_field {
-#define WHEN(NAME, ...) MF_WHEN_##NAME,
-#include "matrix/schema.def"
-	MF_WHEN_COUNT
-};
-enum matrix_cuda_field {
-#define CUDA(NAME, ...) MF_CUDA_##NAME,
-#include "matrix/schema.def"
-	MF_CUDA_COUNT
-};
-enum matrix_proc_field {
-#define PROC(NAME, ...) MF_PROC_##NAME,
-#include "matrix/schema.def"
-	MF_PROC_COUNT
-};
-
-extern const struct matrix_field matrix_top_fields[MF_TOP_COUNT];
-extern const struct matrix_field matrix_row_fields[MF_ROW_COUNT];
-extern const struct matrix_field matrix_dll_fields[MF_DLL_COUNT];
-extern const struct matrix_field matrix_openmp_fields[MF_OPENMP_COUNT];
-extern const struct matrix_field matrix_issue_fields[MF_ISSUE_COUNT];
-extern const struct matrix_field matrix_when_fields[MF_WHEN_COUNT];
-extern const struct matrix_field matrix_cuda_fields[MF_CUDA_COUNT];
-extern const struct matrix_field matrix_proc_fields[MF_PROC_COUNT];
-
-/* The mappings, for the docs and tests that walk the whole schema. */
-enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
-		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_NMAPS };
-struct matrix_map_schema {
-	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
-	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */
-	const struct matrix_field *fields;
-	size_t n;
-};
-const struct matrix_map_schema *matrix_schema(enum matrix_map map);
-const char *matrix_type_doc(enum matrix_type t);         /* "a PEP 440 specifier", ... */
-const char *matrix_required_doc(enum matrix_required r); /* "yes", "unless `merge: true`", ... */
-
-/* Where a value was written. `file` points into the matrix's file list. */
-struct matrix_pos {
-	const char *file;
-	unsigned line, col; /* 1-based */
-};
-
-/* A minimum Windows file version ("14.40"), compared with winver_at_least. */
-struct matrix_min {
-	int set;
-	struct winver v;
-	char *text;             /* as written */
-	struct matrix_pos pos;
-};
 
 /* A runtime DLL that must resolve (runtime_dlls entry). */
 struct matrix_dll {
@@ -324,23 +195,6 @@ struct cJSON *matrix_proc_json(const struct matrix_proc *p);
 /* The `cuda` entry of CUDA major.minor, or NULL. */
 const struct matrix_cuda *matrix_cuda_find(const struct matrix *m, unsigned major, unsigned minor);
 
-/* One lint message: "file:line:col: msg". */
-struct matrix_diag {
-	char *file;
-	unsigned line, col;
-	char *msg;
-};
-
-struct matrix_diags {
-	struct matrix_diag *v;
-	size_t n, alloc;
-	size_t dropped; /* errors beyond MATRIX_MAX_DIAGS */
-};
-
-#define MATRIX_DIAGS_INIT { NULL, 0, 0, 0 }
-
-void matrix_diags_release(struct matrix_diags *d);
-
 void matrix_init(struct matrix *m);
 void matrix_release(struct matrix *m);
 
@@ -402,16 +256,32 @@ const char *matrix_row_file(const struct matrix_row *r);
 struct cJSON;
 struct cJSON *matrix_row_json(const struct matrix_row *r, int full);
 
-const char *matrix_arch_name(int arch);        /* "x64", "x86", "arm64" */
-int matrix_arch_parse(const char *s);          /* enum matrix_arch or -1 */
-const char *matrix_where_name(enum matrix_where w);
-const char *matrix_status_name(enum matrix_status s);
-
 /*
  * The newest torch release any row's `evidence` names (1, *out set), or 0
  * when no row is measured: `check` says when it judges a newer torch by
  * rows measured on older wheels.
  */
 int matrix_newest_measured(const struct matrix *m, struct pep440 *out);
+
+/*
+ * Between the files of this module (callers use the functions above).
+ * A row, a `cuda` entry or a `torch_load` entry read from one file is kept
+ * only without errors; each reader reports its errors through L.
+ */
+struct matrix_row *matrix_row_read(struct lint *L, const struct ynode *m, unsigned layer); /* NULL: had errors */
+void matrix_row_free(struct matrix_row *r);
+/* The selection rules: how specific a row is, and whether it accepts a variant name. */
+int matrix_row_specificity(const struct matrix_row *r);
+int matrix_row_variant_ok(const struct matrix_row *r, const char *name);
+/* Rows of one file that both match some install, equally specific, and require different things. */
+void matrix_rows_check_overlaps(struct lint *L, struct matrix_row **rows, size_t n);
+/* The `cuda` table of one file (entries without errors into *out, allocated), released, applied to m. */
+void matrix_cuda_read_table(struct lint *L, const struct ynode *root, struct matrix_cuda **out, size_t *n);
+void matrix_cuda_release(struct matrix_cuda *c);
+void matrix_cuda_apply(struct matrix *m, struct matrix_cuda *cuda, size_t n, const char *name);
+/* The `torch_load` table of one file, likewise. */
+void matrix_proc_read_table(struct lint *L, const struct ynode *root, struct matrix_proc **out, size_t *n);
+void matrix_proc_release(struct matrix_proc *p);
+void matrix_proc_apply(struct matrix *m, struct matrix_proc *procs, size_t n, const char *name);
 
 #endif

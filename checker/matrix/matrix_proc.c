@@ -16,24 +16,15 @@
 
 #include <cjson/cJSON.h>
 
-#include "matrix/matrix_lint.h"
 #include "util/text.h"
 
-enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* spec_samples adds at most 9 per clause */
+enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* lint_spec_samples adds at most 9 per clause */
 
 static const char *const anchor_names[] = { "__file__", "torch._C", NULL };
 static const char *const line_names[] = { "dll_paths", "userbase", "prefix_bin", "add",   "probe",
 					  "glob",      "load",     "path",       "retry", NULL };
 
-static const char *const proc_keys[] = {
-#define KEY_NAME(NAME, key, ...) key,
-#define PROC KEY_NAME
-#include "matrix/schema.def"
-#undef KEY_NAME
-	NULL
-};
-
-void proc_release(struct matrix_proc *p)
+void matrix_proc_release(struct matrix_proc *p)
 {
 	free(p->torch_text);
 	pep440_spec_release(&p->torch);
@@ -81,11 +72,11 @@ static int overlap_at(const struct pep440_spec *a, const struct pep440_spec *b, 
 	struct pep440 *samples = xmalloc(sizeof(*samples) * MAX_SAMPLES);
 	size_t n = 0, k;
 	int found = 0;
-	spec_samples(a, samples, &n, MAX_SAMPLES);
-	spec_samples(b, samples, &n, MAX_SAMPLES);
+	lint_spec_samples(a, samples, &n, MAX_SAMPLES);
+	lint_spec_samples(b, samples, &n, MAX_SAMPLES);
 	for (k = 0; k < n; k++)
 		if (pep440_spec_contains(a, &samples[k], NULL) && pep440_spec_contains(b, &samples[k], NULL) &&
-		    (!found || simpler(&samples[k], low))) {
+		    (!found || lint_simpler(&samples[k], low))) {
 			*low = samples[k];
 			found = 1;
 		}
@@ -137,14 +128,14 @@ static int parse_lines_text(const char *s, unsigned *line, char *why, size_t nwh
 /* `lines`: a mapping of release → "NAME:LINE,...", each release one the entry covers, listed once. */
 static void read_lines(struct lint *L, const struct ynode *m, const struct matrix_field *f, struct matrix_proc *p)
 {
-	const struct ynode *v = map_get(m, f->key);
+	const struct ynode *v = lint_map_get(m, f->key);
 	size_t i, j;
 	char buf[128], why[160];
 	if (!v)
 		return;
 	if (v->kind != Y_MAP) {
-		const struct ynode *k = is_null(v) ? map_key(m, f->key) : v;
-		lint_error(L, k->line, k->col, "`%s` must be %s, not %s", f->key, f->hint, kind_name(v));
+		const struct ynode *k = lint_is_null(v) ? lint_map_key(m, f->key) : v;
+		lint_error(L, k->line, k->col, "`%s` must be %s, not %s", f->key, f->hint, lint_kind_name(v));
 		return;
 	}
 	for (i = 0; i + 1 < v->n; i += 2) {
@@ -152,25 +143,25 @@ static void read_lines(struct lint *L, const struct ynode *m, const struct matri
 		struct pep440 rel;
 		unsigned line;
 		if (key->kind != Y_SCALAR || pep440_parse(&rel, key->s, NULL) < 0) {
-			lint_error(L, key->line, key->col, "`%s`: `%s` is not a release", f->key, shown(key, buf, sizeof(buf)));
+			lint_error(L, key->line, key->col, "`%s`: `%s` is not a release", f->key, lint_shown(key, buf, sizeof(buf)));
 			continue;
 		}
 		if (p->torch_text && p->torch.n && !covers(p, &rel))
 			lint_error(L, key->line, key->col, "`%s`: torch %s is not one this entry's torch \"%s\" covers",
-				   f->key, shown(key, buf, sizeof(buf)), p->torch_text);
+				   f->key, lint_shown(key, buf, sizeof(buf)), p->torch_text);
 		for (j = 0; j < p->line_releases.n; j++) {
 			struct pep440 o;
 			if (!pep440_parse(&o, p->line_releases.v[j], NULL) && !release_cmp(&o, &rel))
 				lint_error(L, key->line, key->col, "`%s`: torch %s is listed twice", f->key,
-					   shown(key, buf, sizeof(buf)));
+					   lint_shown(key, buf, sizeof(buf)));
 		}
-		if (val->kind != Y_SCALAR || is_null(val)) {
+		if (val->kind != Y_SCALAR || lint_is_null(val)) {
 			lint_error(L, val->line, val->col, "`%s`: the value of %s must be %s, not %s", f->key,
-				   shown(key, buf, sizeof(buf)), f->hint, kind_name(val));
+				   lint_shown(key, buf, sizeof(buf)), f->hint, lint_kind_name(val));
 			continue;
 		}
 		if (parse_lines_text(val->s, &line, why, sizeof(why)) < 0) {
-			lint_error(L, val->line, val->col, "`%s` of torch %s: %s", f->key, shown(key, buf, sizeof(buf)), why);
+			lint_error(L, val->line, val->col, "`%s` of torch %s: %s", f->key, lint_shown(key, buf, sizeof(buf)), why);
 			continue;
 		}
 		strlist_push(&p->line_releases, key->s);
@@ -185,15 +176,15 @@ static void read_folders(struct lint *L, const struct ynode *m, const struct mat
 			 struct matrix_proc *p)
 {
 	struct strlist l = STRLIST_INIT;
-	const struct ynode *node = get_list(L, m, f->key, f->hint, 0, &l);
+	const struct ynode *node = lint_get_list(L, m, f->key, f->hint, 0, &l);
 	size_t i, k;
 	char buf[128];
-	if (!map_get(m, f->key))
+	if (!lint_map_get(m, f->key))
 		lint_error(L, m->line, m->col, "%s is missing `%s` (%s)", what, f->key, f->hint);
 	else if (node && !l.n)
 		lint_error(L, node->line, node->col, "`%s` must name at least one folder", f->key);
 	for (i = 0; i < l.n; i++) {
-		const struct ynode *it = list_item(node, i);
+		const struct ynode *it = lint_list_item(node, i);
 		int found = -1;
 		for (k = 0; torch_folder_names[k]; k++)
 			if (!strcmp(torch_folder_names[k], l.v[i]))
@@ -201,7 +192,8 @@ static void read_folders(struct lint *L, const struct ynode *m, const struct mat
 		if (found < 0) {
 			const char *near = str_nearest(l.v[i], torch_folder_names);
 			lint_error(L, it->line, it->col, "`%s`: `%s` is not a folder; %s%s%s", f->key,
-				   shown(it, buf, sizeof(buf)), near ? "did you mean `" : "expected lib, prefix, base_prefix, userbase or prefix_bin",
+				   lint_shown(it, buf, sizeof(buf)),
+				   near ? "did you mean `" : "expected lib, prefix, base_prefix, userbase or prefix_bin",
 				   near ? near : "", near ? "`?" : "");
 			continue;
 		}
@@ -219,17 +211,17 @@ static void proc_field(struct lint *L, const struct ynode *m, enum matrix_proc_f
 		       const char *what)
 {
 	const struct matrix_field *f = &matrix_proc_fields[k];
-	const struct ynode *v = map_get(m, f->key);
+	const struct ynode *v = lint_map_get(m, f->key);
 	int e;
 	switch (k) {
 	case MF_PROC_TORCH:
-		p->torch_text = get_str(L, m, f->key, what, f->hint, required(f, 0));
+		p->torch_text = lint_get_str(L, m, f->key, what, f->hint, lint_required(f, 0));
 		if (p->torch_text) {
 			struct err se;
 			err_clear(&se);
-			set_pos(&p->torch_pos, L->file, v);
+			lint_set_pos(&p->torch_pos, L->file, v);
 			if (pep440_spec_parse(&p->torch, p->torch_text, &se) < 0) {
-				lint_error(L, v->line, scalar_col(v, se.code > 0 ? (size_t)se.code - 1 : 0), "torch: %s", se.msg);
+				lint_error(L, v->line, lint_scalar_col(v, se.code > 0 ? (size_t)se.code - 1 : 0), "torch: %s", se.msg);
 				pep440_spec_release(&p->torch);
 				p->torch.n = 0;
 			} else if (!p->torch.n) {
@@ -241,45 +233,45 @@ static void proc_field(struct lint *L, const struct ynode *m, enum matrix_proc_f
 		read_folders(L, m, f, what, p);
 		break;
 	case MF_PROC_NVTX:
-		e = get_bool(L, m, f->key);
+		e = lint_get_bool(L, m, f->key);
 		if (e == -1)
 			lint_error(L, m->line, m->col, "%s is missing `%s` (%s)", what, f->key, f->hint);
 		p->proc.nvtx = e == 1;
 		break;
 	case MF_PROC_VCRUNTIME140_1:
-		e = get_enum(L, m, f->key, what, torch_vc1_names, required(f, 0));
+		e = lint_get_enum(L, m, f->key, what, torch_vc1_names, lint_required(f, 0));
 		p->proc.vc1 = e >= 0 ? (enum torch_vc1)e : TORCH_VC1_ALWAYS;
 		break;
 	case MF_PROC_ANCHOR:
-		e = get_enum(L, m, f->key, what, anchor_names, required(f, 0));
+		e = lint_get_enum(L, m, f->key, what, anchor_names, lint_required(f, 0));
 		p->proc.anchor_c = e == 1;
 		break;
 	case MF_PROC_ADD:
-		p->add = get_str(L, m, f->key, what, f->hint, required(f, 0));
+		p->add = lint_get_str(L, m, f->key, what, f->hint, lint_required(f, 0));
 		break;
 	case MF_PROC_FALLBACK:
-		p->fallback = get_str(L, m, f->key, what, f->hint, required(f, 0));
+		p->fallback = lint_get_str(L, m, f->key, what, f->hint, lint_required(f, 0));
 		break;
 	case MF_PROC_NOTE:
-		p->note = get_str(L, m, f->key, what, f->hint, required(f, 0));
+		p->note = lint_get_str(L, m, f->key, what, f->hint, lint_required(f, 0));
 		break;
 	case MF_PROC_LINES:
 		read_lines(L, m, f, p);
 		break;
 	case MF_PROC_STATUS:
-		e = get_enum(L, m, f->key, what, status_names, required(f, 0));
+		e = lint_get_enum(L, m, f->key, what, matrix_status_names, lint_required(f, 0));
 		p->status = e >= 0 ? (enum matrix_status)e : MATRIX_INFERRED;
 		break;
 	case MF_PROC_EVIDENCE: {
 		struct pep440 newest;
 		memset(&newest, 0, sizeof(newest));
-		get_evidence(L, m, f, &p->evidence, &newest);
+		lint_get_evidence(L, m, f, &p->evidence, &newest);
 		if (p->status == MATRIX_MEASURED && !p->evidence.n)
 			lint_error(L, m->line, m->col, "%s is `status: measured` but has no `evidence` (the wheels read)", what);
 		break;
 	}
 	case MF_PROC_SOURCES:
-		get_sources(L, m, f, &p->sources);
+		lint_get_sources(L, m, f, &p->sources);
 		if (p->status == MATRIX_SOURCED && !p->sources.n)
 			lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources`", what);
 		break;
@@ -296,7 +288,7 @@ static void first_of_spec(struct matrix_proc *p)
 	if (p->first.nrelease)
 		return;
 	samples = xmalloc(sizeof(*samples) * MAX_SAMPLES);
-	spec_samples(&p->torch, samples, &n, MAX_SAMPLES);
+	lint_spec_samples(&p->torch, samples, &n, MAX_SAMPLES);
 	for (k = 0; k < n; k++)
 		if (pep440_spec_contains(&p->torch, &samples[k], NULL) &&
 		    (!p->first.nrelease || pep440_cmp(&samples[k], &p->first) < 0))
@@ -304,10 +296,10 @@ static void first_of_spec(struct matrix_proc *p)
 	free(samples);
 }
 
-void proc_read_table(struct lint *L, const struct ynode *root, struct matrix_proc **out, size_t *nout)
+void matrix_proc_read_table(struct lint *L, const struct ynode *root, struct matrix_proc **out, size_t *nout)
 {
 	const struct matrix_field *tf = &matrix_top_fields[MF_TOP_TORCH_LOAD];
-	const struct ynode *list = get_map_list(L, root, tf->key, tf->hint);
+	const struct ynode *list = lint_get_map_list(L, root, tf->key, tf->hint);
 	size_t i, j;
 	int k;
 	*out = NULL;
@@ -321,7 +313,7 @@ void proc_read_table(struct lint *L, const struct ynode *root, struct matrix_pro
 	}
 	*out = xcalloc(list->n ? list->n : 1, sizeof(**out));
 	for (i = 0; i < list->n; i++) {
-		const struct ynode *m = list_map(L, list, i, tf->key);
+		const struct ynode *m = lint_list_map(L, list, i, tf->key);
 		size_t nerr = L->nerr;
 		unsigned present;
 		struct matrix_proc p;
@@ -334,8 +326,8 @@ void proc_read_table(struct lint *L, const struct ynode *root, struct matrix_pro
 		strlist_init(&p.line_texts);
 		strlist_init(&p.evidence);
 		strlist_init(&p.sources);
-		set_pos(&p.pos, L->file, m);
-		map_check(L, m, matrix_schema(MATRIX_MAP_PROC)->name, proc_keys, &present);
+		lint_set_pos(&p.pos, L->file, m);
+		lint_map_check(L, m, matrix_schema(MATRIX_MAP_PROC)->name, matrix_schema(MATRIX_MAP_PROC)->keys, &present);
 		snprintf(what, sizeof(what), "torch_load entry at line %u", m->line);
 		for (k = 0; k < MF_PROC_COUNT; k++)
 			proc_field(L, m, (enum matrix_proc_field)k, &p, what);
@@ -349,7 +341,7 @@ void proc_read_table(struct lint *L, const struct ynode *root, struct matrix_pro
 				strbuf_release(&ver);
 			}
 		if (L->nerr != nerr || !p.torch.n) {
-			proc_release(&p);
+			matrix_proc_release(&p);
 			continue;
 		}
 		first_of_spec(&p);
@@ -357,7 +349,7 @@ void proc_read_table(struct lint *L, const struct ynode *root, struct matrix_pro
 	}
 }
 
-void proc_apply(struct matrix *m, struct matrix_proc *procs, size_t n, const char *name)
+void matrix_proc_apply(struct matrix *m, struct matrix_proc *procs, size_t n, const char *name)
 {
 	size_t i, j;
 	struct pep440 low;
@@ -366,7 +358,7 @@ void proc_apply(struct matrix *m, struct matrix_proc *procs, size_t n, const cha
 		procs[i].torch_pos.file = name;
 		for (j = 0; j < m->nprocs;) { /* the earlier layers' entries this one overlaps give way */
 			if (overlap_at(&m->procs[j].torch, &procs[i].torch, &low)) {
-				proc_release(&m->procs[j]);
+				matrix_proc_release(&m->procs[j]);
 				memmove(&m->procs[j], &m->procs[j + 1], (m->nprocs - j - 1) * sizeof(m->procs[0]));
 				m->nprocs--;
 			} else {

@@ -841,6 +841,11 @@ void winver_format(const struct winver *v, int all, struct strbuf *sb)
 		strbuf_addf(sb, "%s%u", i ? "." : "", i < v->nparts ? (unsigned)v->part[i] : 0u);
 }
 
+char *winver_parts_str(const uint16_t part[4])
+{
+	return xasprintf("%u.%u.%u.%u", part[0], part[1], part[2], part[3]);
+}
+
 /* torch variants. */
 
 int torch_variant_parse(struct torch_variant *out, const char *local, struct err *err)

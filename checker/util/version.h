@@ -149,6 +149,9 @@ int winver_at_least(const struct winver *have, const struct winver *min);
 /* "14.40.33810.0" (all four parts) or as written ("14.40") with all = 0. */
 void winver_format(const struct winver *v, int all, struct strbuf *sb);
 
+/* The four parts of a file version (a VS_FIXEDFILEINFO's, a registry value's) as "14.40.33810.0"; caller frees. */
+char *winver_parts_str(const uint16_t part[4]);
+
 /* torch build variants, from the local version label. */
 enum torch_variant_kind {
 	VARIANT_UNKNOWN = 0, /* no local label: the variant must come from elsewhere */

@@ -295,6 +295,27 @@ static void test_collect_one_install(void)
 	free(cmd);
 }
 
+/* pyvenv.cfg: keys case-insensitive and trimmed, the last occurrence wins, CRLF, an empty value is none. */
+static void test_pyvenv_value(void)
+{
+	static const char cfg[] = "home = C:\\Python311\r\n"
+				  "Version\t=\t3.11.4 \r\n"
+				  "no equals sign here\n"
+				  "include-system-site-packages = false\n"
+				  "home=D:\\Py\n"
+				  "prompt =\n";
+	char *v;
+	v = inventory_pyvenv_value(cfg, strlen(cfg), "home");
+	CHECK_STR(v, "D:\\Py");
+	free(v);
+	v = inventory_pyvenv_value(cfg, strlen(cfg), "version");
+	CHECK_STR(v, "3.11.4");
+	free(v);
+	CHECK(inventory_pyvenv_value(cfg, strlen(cfg), "prompt") == NULL);
+	CHECK(inventory_pyvenv_value(cfg, strlen(cfg), "hom") == NULL);
+	CHECK(inventory_pyvenv_value("", 0, "home") == NULL);
+}
+
 int main(void)
 {
 	RUN(test_redist_consistent_both_archs);
@@ -303,6 +324,7 @@ int main(void)
 	RUN(test_parse_redist_version);
 	RUN(test_version_py);
 	RUN(test_metadata);
+	RUN(test_pyvenv_value);
 	RUN(test_collect_one_install);
 	return HARNESS_EXIT();
 }

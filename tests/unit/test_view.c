@@ -124,10 +124,10 @@ static void test_ntfs_order(void)
 		CHECK_STR(l.v[4], "zlib.dll");
 		CHECK_STR(l.v[5], "_C_helper.dll");
 	}
-	CHECK(view_ntfs_cmp("abc", "ABC") == 0);
-	CHECK(view_ntfs_cmp("a", "ab") < 0);
-	CHECK(view_ntfs_cmp("z.dll", "_.dll") < 0);
-	CHECK(view_ntfs_cmp("\xc3\xa9", "\xc3\x89") == 0); /* é == É */
+	CHECK(winpath_ntfs_cmp("abc", "ABC") == 0);
+	CHECK(winpath_ntfs_cmp("a", "ab") < 0);
+	CHECK(winpath_ntfs_cmp("z.dll", "_.dll") < 0);
+	CHECK(winpath_ntfs_cmp("\xc3\xa9", "\xc3\x89") == 0); /* é == É */
 	strlist_release(&l);
 	CHECK_INT(view_list_dir(v, "C:\\missing", &l, NULL), -1);
 	view_free(v);
