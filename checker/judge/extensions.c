@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/dist.h"
 #include "machine/inventory.h"
 #include "matrix/pairs.h"
 #include "util/demangle.h"
@@ -367,6 +368,13 @@ static void mismatch_finding(const struct ext_check *c, struct findings *out, co
 		else
 			fix = xasprintf("install the %s release built for torch %s", r->name,
 					installed ? installed : "the installed version");
+	}
+	if (!dist_name_valid(r->name) || (r->version && !dist_version_valid(r->version))) {
+		/* package data that is not a name never reaches a command */
+		free(fix);
+		fix = xasprintf("reinstall it by hand: %s is not a valid distribution (its name or version is not one "
+				"PEP 508 allows), so no command is given",
+				r->dist_info);
 	}
 	finding_add(out, RULE_EXTENSION_MISMATCH, SEV_DEFAULT,
 		    &(struct finding_spec){ .winerror = first->winerror, .title = title, .message = msg.buf, .fix = fix,
