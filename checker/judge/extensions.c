@@ -662,6 +662,35 @@ static void copy_warning(struct findings *out, const struct torch_run *run, cons
 	free(wtext);
 }
 
+/* A limit reached is said, never a pass: what was not loaded may fail. */
+static void not_checked(const struct ext_check *c, struct findings *out, const struct torch_run *run)
+{
+	char *title, *msg;
+	if (c->ext_over) {
+		title = xasprintf("%zu extensions beyond the first %d were not checked", c->ext_over, EXT_MAX_EXTENSIONS);
+		msg = xasprintf("%s holds more than %d distributions whose binaries import torch's; the checker loads at "
+				"most %d, so %zu were not loaded and any of them may fail to import.",
+				c->site_packages ? c->site_packages : "The site-packages", EXT_MAX_EXTENSIONS,
+				EXT_MAX_EXTENSIONS, c->ext_over);
+		finding_add(out, RULE_NOT_CHECKED, SEV_DEFAULT,
+			    &(struct finding_spec){ .title = title, .message = msg, .install = run->torch_dir,
+						    .path = c->site_packages });
+		free(title);
+		free(msg);
+	}
+	if (c->have_dists && c->dists.over) {
+		title = xasprintf("%zu .dist-info folders beyond the first %d were not read", c->dists.over, DIST_SET_MAX);
+		msg = xasprintf("%s holds more than %d .dist-info folders; %zu were not read, so their extensions, "
+				"RECORDs and copies of torch's DLLs were not checked.",
+				c->dists.site_packages, DIST_SET_MAX, c->dists.over);
+		finding_add(out, RULE_NOT_CHECKED, SEV_DEFAULT,
+			    &(struct finding_spec){ .title = title, .message = msg, .install = run->torch_dir,
+						    .path = c->dists.site_packages });
+		free(title);
+		free(msg);
+	}
+}
+
 void ext_check_findings(struct ext_check *c, struct findings *out, const struct torch_run *run,
 			const char *torch_version, const struct matrix_row *row)
 {
@@ -689,4 +718,5 @@ void ext_check_findings(struct ext_check *c, struct findings *out, const struct 
 	}
 	for (i = 0; i < c->ncopies; i++)
 		copy_warning(out, run, c, &c->copies[i], torch_version, row);
+	not_checked(c, out, run);
 }

@@ -1215,18 +1215,20 @@ int dist_set_read(struct dist_set *out, struct view *v, const char *site_package
 		char *p;
 		if (!str_iendswith(names.v[i], ".dist-info") || strlen(names.v[i]) == strlen(".dist-info"))
 			continue;
+		if (nd >= DIST_SET_MAX) {
+			out->over++; /* counted by name: what is not read is not looked at either */
+			continue;
+		}
 		p = winpath_join(out->site_packages, names.v[i]);
 		if (view_is_dir(v, p) && !view_is_link(v, p)) {
-			if (nd++ >= DIST_SET_MAX) {
-				free(p);
-				strlist_pushf(&out->notes, "more than %d .dist-info folders in %s: the rest were not read",
-					      DIST_SET_MAX, out->site_packages);
-				break;
-			}
+			nd++;
 			read_one(out, v, names.v[i]);
 		}
 		free(p);
 	}
+	if (out->over)
+		strlist_pushf(&out->notes, "more than %d .dist-info folders in %s: %zu more were not read", DIST_SET_MAX,
+			      out->site_packages, out->over);
 	strlist_release(&names);
 	return 0;
 }

@@ -161,6 +161,7 @@ struct dist_set {
 	struct dist *v;
 	size_t n, alloc;
 	struct strlist notes;    /* set-wide: cap hit, unreadable folder */
+	size_t over;             /* .dist-info folders beyond DIST_SET_MAX, not read */
 };
 
 /*

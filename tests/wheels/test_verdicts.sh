@@ -93,6 +93,23 @@ if tree tv 2.9.1 torchvision==0.24.1; then
 	check_eq "links in torchvision's folder: not followed (no leftover of torch's c10.dll, no _C.pyd twice), exit as without them" \
 		"[]|$(st tv)" \
 		"$(J links '[.findings[] | select(.rule == "leftover-binary") | .binary]')|$(st links)"
+
+	# ---- item 10: the caps are said, and never a pass
+	cp -al "$WORK/tv" "$WORK/many" 2>/dev/null || cp -a "$WORK/tv" "$WORK/many"
+	msp=$WORK/many/$SP
+	for i in $(seq -w 0 500); do
+		mkdir -p "$msp/ext$i" "$msp/ext$i-1.0.dist-info"
+		ln "$msp/torchvision/_C.pyd" "$msp/ext$i/_C.pyd"
+		printf 'Name: ext%s\nVersion: 1.0\n' "$i" >"$msp/ext$i-1.0.dist-info/METADATA"
+		printf 'ext%s/_C.pyd,,\next%s-1.0.dist-info/RECORD,,\n' "$i" "$i" >"$msp/ext$i-1.0.dist-info/RECORD"
+	done
+	check_eq "502 extensions: the 2 beyond the 500 checked are a warning finding, the verdict WARN, not PASS" \
+		'[["warning","2 extensions beyond the first 500 were not checked"]]|2|WARN' \
+		"$(J many '[.findings[] | select(.rule == "not-checked") | [.severity, .title]]')|$(J many '.installs[0].environment.extensions_not_checked')|$("$B" check --root "$WORK/many" --python "$PY" 2>/dev/null | head -1 | cut -d' ' -f1)"
+	renders many
+	check_eq "...said in every renderer (JSON, text, SARIF, annotations, summary)" '1|1|1|1|1' \
+		"$(grep -c '"title":.*2 extensions beyond the first 500' "$WORK/many.json")|$("$B" check --root "$WORK/many" --python "$PY" 2>&1 | grep -c '2 extensions beyond the first 500')|$("$B" report --in "$WORK/many.json" --format sarif | jq '[.runs[0].results[] | select(.ruleId == "not-checked")] | length')|$("$B" report --in "$WORK/many.json" --format github | grep -c '^::warning .*2 extensions beyond the first 500')|$(grep -c '2 extensions beyond the first 500' "$WORK/many.md" | sed 's/^[1-9][0-9]*$/1/')"
+	rm -rf "$WORK/many"
 else
 	skip "torch 2.9.1 with torchvision 0.24.1" "$(cat "$WORK/why")"
 fi
