@@ -228,6 +228,33 @@ static void redist_not_installed(struct pol *p, const struct inv_redist *r)
 	strbuf_release(&others);
 }
 
+/*
+ * The error that a runtime DLL System32 gave (the redistributable's copy) is
+ * too old, with its WinError (1114: judge/dllmain.c's or runtime_dlls'), in
+ * this install; NULL if none.
+ */
+static struct finding *redist_dllmain_failure(struct pol *p)
+{
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		if (f->rule == RULE_RUNTIME_TOO_OLD && f->winerror && f->severity == SEV_ERROR && ours(p, f) &&
+		    f->path && in_dir(f->path, view_system32(p->v)))
+			return f;
+	}
+	return NULL;
+}
+
+/* Whether a finding of this install says a binary fails to load (an error with a WinError). */
+static int load_error(struct pol *p)
+{
+	size_t i;
+	for (i = 0; i < p->out->n; i++)
+		if (p->out->v[i].winerror && p->out->v[i].severity == SEV_ERROR && ours(p, &p->out->v[i]))
+			return 1;
+	return 0;
+}
+
 static void redist(struct pol *p)
 {
 	const struct inventory *inv = p->in->inv;
@@ -249,19 +276,44 @@ static void redist(struct pol *p)
 		free(msg);
 	} else if (v.state == ROW_REDIST_TOO_OLD) {
 		const struct inv_redist *r = v.rd;
-		char *title = xasprintf("VC++ %s redistributable %s is older than torch %s needs (>= %s)", p->arch,
-					r->version, p->version, v.min->text);
-		char *msg = xasprintf("%s (%s) records %s; the matrix row %s (%s:%u) asks for at least %s: the "
-				      "redistributable must be as new as the toolset torch was built with.",
-				      r->key, inv->redist_source ? inv->redist_source : "registry",
-				      r->version_raw ? r->version_raw : r->version, p->row->id,
-				      matrix_row_file(p->row), v.min->pos.line, v.min->text);
-		char *fix = row_redist_fix(p->arch, p->row, p->aidx);
-		add(p, RULE_REDIST_TOO_OLD, row_severity(p->row->status),
-		    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
-		free(title);
-		free(msg);
-		free(fix);
+		struct finding *fails = redist_dllmain_failure(p);
+		char *facts = xasprintf("%s (%s) records %s; the matrix row %s (%s:%u) asks for at least %s: the "
+					"redistributable must be as new as the toolset torch was built with.",
+					r->key, inv->redist_source ? inv->redist_source : "registry",
+					r->version_raw ? r->version_raw : r->version, p->row->id,
+					matrix_row_file(p->row), v.min->pos.line, v.min->text);
+		if (fails) {
+			/*
+			 * One cause, one problem: the redistributable's DLL failing is this finding; its
+			 * fix is the row's minimum, which mends both.
+			 */
+			char *m = xasprintf("%s %s", fails->message, facts);
+			char *fix = row_redist_fix(p->arch, p->row, p->aidx);
+			finding_set(&fails->message, m);
+			finding_set(&fails->fix, fix);
+			free(m);
+			free(fix);
+		} else {
+			/* a rule the emulated loader contradicts is no error: unsupported, but it loads */
+			int loads = p->run->import_error_index < 0 && !load_error(p);
+			int sev = row_severity(p->row->status);
+			char *title = xasprintf("VC++ %s redistributable %s is older than torch %s needs (>= %s)%s",
+						p->arch, r->version, p->version, v.min->text,
+						loads ? ", though every binary loads with it" : "");
+			char *msg = loads ? xasprintf("%s Every torch binary loads with it here (the emulated loader "
+						      "finds every import and no DllMain that fails): unsupported, not a "
+						      "failure.",
+						      facts)
+					  : xstrdup(facts);
+			char *fix = row_redist_fix(p->arch, p->row, p->aidx);
+			if (loads && sev == SEV_ERROR)
+				sev = SEV_WARNING;
+			add(p, RULE_REDIST_TOO_OLD, sev, (struct finding_spec){ .title = title, .message = msg, .fix = fix });
+			free(title);
+			free(msg);
+			free(fix);
+		}
+		free(facts);
 	}
 	free(min);
 }
@@ -658,8 +710,8 @@ int policy_evaluate(struct findings *out, struct policy_verdict *verdict, struct
 	if (p.row)
 		newer_than_measured(&p, &ver);
 	enrich_vc(&p);
+	runtime_dlls(&p); /* before redist: the redistributable's DLL that fails is the one finding of that cause */
 	redist(&p);
-	runtime_dlls(&p);
 	openmp(&p);
 	known_issues(&p);
 	return 0;

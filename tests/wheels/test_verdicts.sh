@@ -125,4 +125,28 @@ if tree qt 2.9.1 PyQt5-Qt5==5.15.2 PyQt5==5.15.11; then
 else
 	skip "PyQt5 5.15.11 + PyQt5-Qt5 5.15.2" "$(cat "$WORK/why")"
 fi
+# ---- items 16, 17: the 14.34 redistributable (System32's DLLs and its registry key)
+printf 'Windows Registry Editor Version 5.00\r\n\r\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\VisualStudio\\14.0\\VC\\Runtimes\\x64]\r\n"Installed"=dword:00000001\r\n"Version"="v14.34.31931.00"\r\n' >"$WORK/134.reg"
+for tv in 2.9.1 2.8.0; do
+	if w=$(wheel_fetch torch "$tv" 2>"$WORK/why") && wheel_tree "$WORK/r$tv" "$w" >/dev/null 2>"$WORK/why" &&
+		tree_redist "$WORK/r$tv" 14.34.31931 2>"$WORK/why"; then
+		"$B" check --root "$WORK/r$tv" --python "$PY" --registry "$WORK/134.reg" --json >"$WORK/r$tv.json" 2>/dev/null
+		echo $? >"$WORK/r$tv.rc"
+	else
+		skip "torch $tv on the 14.34 redistributable" "$(cat "$WORK/why")"
+		rm -rf "$WORK/r$tv"
+	fi
+done
+if [ -d "$WORK/r2.9.1" ]; then
+	check_eq "torch 2.9.1 on 14.34: one cause, one problem (c10.dll's 1114, no redist-too-old), the redistributable's facts in it, exit 1" \
+		'[["runtime-too-old",1114]]|1|true|1' \
+		"$(jq -c '[.findings[] | select(.severity == "error") | [.rule, .winerror]] | unique' "$WORK/r2.9.1.json")|$(jq '[.findings[] | select(.severity == "error") | .cause] | unique | length' "$WORK/r2.9.1.json")|$(jq '[.findings[] | select(.rule == "runtime-too-old")][0].message | contains("records v14.34")' "$WORK/r2.9.1.json")|$(cat "$WORK/r2.9.1.rc")"
+	rm -rf "$WORK/r2.9.1"
+fi
+if [ -d "$WORK/r2.8.0" ]; then
+	check_eq "torch 2.8.0 on 14.34: every binary loads: the row's minimum is a warning, not an error; exit 0" \
+		'true|[]|[["redist-too-old","warning"]]|0' \
+		"$(jq '[.installs[0].binaries[] | .outcome == "loads"] | all' "$WORK/r2.8.0.json")|$(jq -c '[.findings[] | select(.severity == "error") | .rule]' "$WORK/r2.8.0.json")|$(jq -c '[.findings[] | select(.rule == "redist-too-old") | [.rule, .severity]]' "$WORK/r2.8.0.json")|$(cat "$WORK/r2.8.0.rc")"
+	rm -rf "$WORK/r2.8.0"
+fi
 tap_done
