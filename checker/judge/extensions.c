@@ -662,6 +662,37 @@ static void copy_warning(struct findings *out, const struct torch_run *run, cons
 	free(wtext);
 }
 
+/*
+ * A runtime DLL too old for torch (WinError 1114 in DllMain) that a package
+ * imported first brought into the process: a newer redistributable cannot
+ * help while that copy is loaded first, so the fix is the order (as a plain
+ * run says), then the package's update.
+ */
+static void refix_first_copy(const struct ext_check *c, struct findings *out, const struct ext_copy *cp)
+{
+	const char *importer = NULL;
+	size_t i, k;
+	/* the package imported first whose binaries brought it in (PyQt5 brings PyQt5-Qt5's copy) */
+	for (i = 0; i < c->nfirst && !importer; i++)
+		for (k = 0; k < c->first[i]->nbins && !importer; k++)
+			if (!c->first[i]->bins[k].winerror && tree_has(c->first[i]->bins[k].res.root, NULL, cp->path))
+				importer = c->first[i]->module ? c->first[i]->module : c->first[i]->name;
+	if (!importer)
+		return;
+	for (i = 0; i < out->n; i++) {
+		struct finding *f = &out->v[i];
+		char *fix;
+		if (f->rule != RULE_RUNTIME_TOO_OLD || !f->winerror || !f->path || str_icmp(f->path, cp->path))
+			continue;
+		fix = xasprintf("import torch before %s (torch's binaries then bind the %s they need first), or update "
+				"%s (a release whose %s is new enough); a newer VC++ redistributable cannot help while "
+				"%s's copy is loaded first",
+				importer, cp->name, cp->dist, cp->name, importer);
+		finding_set(&f->fix, fix);
+		free(fix);
+	}
+}
+
 /* A limit reached is said, never a pass: what was not loaded may fail. */
 static void not_checked(const struct ext_check *c, struct findings *out, const struct torch_run *run)
 {
@@ -718,5 +749,7 @@ void ext_check_findings(struct ext_check *c, struct findings *out, const struct 
 	}
 	for (i = 0; i < c->ncopies; i++)
 		copy_warning(out, run, c, &c->copies[i], torch_version, row);
+	for (i = 0; i < c->ncopies; i++)
+		refix_first_copy(c, out, &c->copies[i]);
 	not_checked(c, out, run);
 }

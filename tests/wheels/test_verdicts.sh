@@ -122,6 +122,10 @@ if tree qt 2.9.1 PyQt5-Qt5==5.15.2 PyQt5==5.15.11; then
 	check_eq "...while a DLL no RECORD lists still is one" '["stray.dll"]' \
 		"$(J qt '[.findings[] | select(.rule == "leftover-binary") | .leaf]' --import-first PyQt5)"
 	rm -f "$WORK/qt/$SP/PyQt5/Qt5/bin/stray.dll"
+	# ---- item 15: under --import-first the 1114's fix is the order, as the plain run's warning says
+	check_eq "--import-first PyQt5: every 1114 error's fix is 'import torch before PyQt5' first, no 'latest redistributable'" \
+		'[true]|0' \
+		"$(J qt '[.findings[] | select(.severity == "error" and .winerror == 1114) | .fix | startswith("import torch before PyQt5")] | unique' --import-first PyQt5)|$(J qt '[.findings[] | select(.severity == "error") | .fix | select(contains("latest VC++"))] | length' --import-first PyQt5)"
 else
 	skip "PyQt5 5.15.11 + PyQt5-Qt5 5.15.2" "$(cat "$WORK/why")"
 fi
