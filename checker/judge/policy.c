@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/dist.h"
 #include "judge/row.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -450,6 +451,14 @@ static void enrich_missing(struct pol *p, const char *leaf, const char *fix, con
 	}
 }
 
+/* Whether this torch is older than 2.4.1, the first release that bundles its OpenMP runtime. */
+static int before_2_4_1(const struct pol *p)
+{
+	struct pep440 v, fixed;
+	return p->version && pep440_parse(&v, p->version, NULL) == 0 && pep440_parse(&fixed, "2.4.1", NULL) == 0 &&
+	       pep440_cmp(&v, &fixed) < 0;
+}
+
 static void openmp(struct pol *p)
 {
 	size_t i;
@@ -462,10 +471,34 @@ static void openmp(struct pol *p)
 		if (!cb_imports(o->dll, (void *)p->run))
 			continue;
 		/* the fix alone, its alternatives as the row lists them: why is the explanation's and the message's */
-		fix = o->fix ? xstrdup(o->fix)
-			     : xstrdup("install the Visual Studio Build Tools' C++ OpenMP (LLVM) component; or move to "
-				       "torch >= 2.4.1");
 		n = loaded(p->run, o->dll);
+		if (!n && o->where == MATRIX_BUNDLED) {
+			/* this build ships it in torch\lib, and it is not there: the install is damaged */
+			if (p->version && dist_version_valid(p->version))
+				fix = xasprintf("reinstall torch (pip install --force-reinstall --no-deps torch==%s from the "
+						"index it came from): this build ships %s in torch\\lib",
+						p->version, o->dll);
+			else
+				fix = xasprintf("reinstall torch from the index it came from: this build ships %s in "
+						"torch\\lib",
+						o->dll);
+			/* not the row's provider text ("..., shipped in torch\\lib"): here it is not there */
+			extra = xasprintf("Matrix row %s (%s:%u): this build bundles %s in torch\\lib, and %s\\lib has none: "
+					  "removed after install?",
+					  p->row->id, matrix_row_file(p->row), o->pos.line, o->dll, p->run->torch_dir);
+			why = xasprintf("%s ships in torch\\lib with this build (matrix row %s, %s:%u); the VC++ "
+					"redistributable does not install it.",
+					o->dll, p->row->id, matrix_row_file(p->row), o->pos.line);
+			enrich_missing(p, o->dll, fix, extra, why);
+			free(extra);
+			free(why);
+			free(fix);
+			continue;
+		}
+		fix = o->fix ? xstrdup(o->fix)
+			     : before_2_4_1(p) ? xstrdup("install the Visual Studio Build Tools' C++ OpenMP (LLVM) component; "
+						 "or move to torch >= 2.4.1")
+					       : xstrdup("install the Visual Studio Build Tools' C++ OpenMP (LLVM) component");
 		if (!n) {
 			extra = xasprintf("Matrix row %s (%s:%u): %s is %s; the VC++ redistributable does not install it.",
 					  p->row->id, matrix_row_file(p->row), o->pos.line, o->dll,
