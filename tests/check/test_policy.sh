@@ -96,7 +96,7 @@ check_eq "redist-too-old folded into runtime-too-old: the registry's version and
 	'true' \
 	"$(J "$t" '.findings[0].message | contains("records v14.38.33130.00; the matrix row torch-2.9-to-2.11") and contains("asks for at least 14.42")' --registry "$tmp/old.reg")"
 check_eq "runtime-too-old: System32's msvcp140 14.38 will load, 1114, fix = the redistributable the row asks for" \
-	'["msvcp140.dll 14.38.33130.0 will be the one loaded (System32); torch 2.9.0+cpu needs >= 14.40 (WinError 1114 in DllMain)",1114,"install the VC++ 2015-2022 x64 redistributable >= 14.42 (https://aka.ms/vs/17/release/vc_redist.x64.exe)"]' \
+	'["msvcp140.dll 14.38.33130.0 will be the one loaded (System32); torch 2.9.0+cpu needs >= 14.40 (WinError 1114 in DllMain)",1114,"install the VC++ 2015-2022 x64 redistributable >= 14.42 (https://aka.ms/vs/17/release/vc_redist.x64.exe); or: torch < 2.9 (matrix row torch-2.8 asks no more of msvcp140.dll than this copy'"'"'s 14.38.33130.0)"]' \
 	"$(J "$t" '.findings[] | select(.rule=="runtime-too-old" and .leaf=="msvcp140.dll") | [.title,.winerror,.fix]' --registry "$tmp/old.reg")"
 check_eq "the install's matrix_row is the 2.9 row" '["torch-2.9-to-2.11","<embedded>/matrix/torch.yml","fail"]' \
 	"$(J "$t" '.installs[0] | [.matrix_row.id,.matrix_row.file,.status]' --registry "$tmp/old.reg")"
@@ -177,7 +177,7 @@ else
 			'["runtime-too-old","error",1114,"msvcp140.dll 14.29.30133.0 will be the one loaded (python.exe'"'"'s folder, C:\\Python311); torch 2.9.1+cpu needs >= 14.40 (WinError 1114 in DllMain)"]' \
 			"$(J "$ts" '.findings[] | select(.leaf=="msvcp140.dll") | [.rule,.severity,.winerror,.title]' --registry "$pfx/export64.reg")"
 		check_eq "…fix: remove or update the shadowing copy" \
-			'"remove or update the msvcp140.dll at C:\\Python311\\msvcp140.dll: it shadows System32'"'"'s 14.40.33810.0 copy with 14.29.30133.0"' \
+			'"remove or update the msvcp140.dll at C:\\Python311\\msvcp140.dll: it shadows System32'"'"'s 14.40.33810.0 copy with 14.29.30133.0; or: torch < 2.9 (matrix row torch-2.8 asks no more of msvcp140.dll than this copy'"'"'s 14.29.30133.0)"' \
 			"$(J "$ts" '.findings[] | select(.leaf=="msvcp140.dll") | .fix' --registry "$pfx/export64.reg")"
 		check_eq "…and the loader's shadowed-dll warning is folded into it" '[]' \
 			"$(J "$ts" '[.findings[] | select(.rule=="shadowed-dll" and .leaf=="msvcp140.dll")]' --registry "$pfx/export64.reg")"

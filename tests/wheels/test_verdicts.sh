@@ -145,6 +145,9 @@ if [ -d "$WORK/r2.9.1" ]; then
 	check_eq "torch 2.9.1 on 14.34: one cause, one problem (c10.dll's 1114, no redist-too-old), the redistributable's facts in it, exit 1" \
 		'[["runtime-too-old",1114]]|1|true|1' \
 		"$(jq -c '[.findings[] | select(.severity == "error") | [.rule, .winerror]] | unique' "$WORK/r2.9.1.json")|$(jq '[.findings[] | select(.severity == "error") | .cause] | unique | length' "$WORK/r2.9.1.json")|$(jq '[.findings[] | select(.rule == "runtime-too-old")][0].message | contains("records v14.34")' "$WORK/r2.9.1.json")|$(cat "$WORK/r2.9.1.rc")"
+	check_eq "torch 2.9.1 on 14.34: the 1114 fix also offers an older torch, where the matrix says this copy serves it" \
+		'[true]' \
+		"$(jq -c '[.findings[] | select(.winerror == 1114) | .fix | contains("; or: torch < 2.9 (matrix row torch-2.8")] | unique' "$WORK/r2.9.1.json")"
 	rm -rf "$WORK/r2.9.1"
 fi
 if [ -d "$WORK/r2.8.0" ]; then
