@@ -63,7 +63,8 @@ fi
 
 what=()
 # import-first: distribution or package names (PEP 508 names), in order
-IFS=$', \t\n' read -r -a import_first <<<"${TDC_INPUT_IMPORT_FIRST:-}"
+# every line of it (a YAML `|` block puts one per line): read to the end, not to the first newline
+IFS=$', \t\n' read -r -d '' -a import_first <<<"${TDC_INPUT_IMPORT_FIRST:-}" || true
 for name in "${import_first[@]}"; do
 	[[ "$name" =~ ^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$ ]] ||
 		die "import-first: '${name//[^A-Za-z0-9._ -]/?}' is not a package name"

@@ -33,6 +33,7 @@
 #include "judge/check.h"
 #include "judge/confirm.h"
 #include "judge/gate.h"
+#include "machine/dist.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
@@ -41,6 +42,7 @@
 #include "report/result.h"
 #include "loader/torchload.h"
 #include "machine/view.h"
+#include "util/text.h"
 
 /* One install: the passes of judge/check.h; the report keeps what they found. */
 static int check_install(struct result *report, const struct check_env *env, const struct inv_install *install,
@@ -136,9 +138,44 @@ const struct cli_cmd check_cli = {
 };
 
 /* The install options: one of them (or --pins), and --scan alone; the gate's options need --pins. */
+/*
+ * An --import-first name: a distribution or package name (PEP 508, no dots:
+ * PyQt5, PyQt5-Qt5) or a dotted Python module name (PyQt5.QtCore: ASCII
+ * identifiers). A path, an empty component (".PyQt5", "PyQt5....") or torch
+ * itself (it is never imported before itself) is a usage error, said.
+ */
+static int import_first_bad(const char *name)
+{
+	const char *p = name, *why = NULL;
+	int dotted = strchr(name, '.') != NULL;
+	if (!strcmp(name, "torch"))
+		why = "torch is the package checked; --import-first names one imported before it";
+	else if (!dotted && !dist_name_valid(name))
+		why = "not a package name";
+	while (!why && dotted) {
+		const char *e = strchr(p, '.');
+		size_t n = e ? (size_t)(e - p) : strlen(p), i;
+		if (!n || !(ascii_isalpha((unsigned char)p[0]) || p[0] == '_'))
+			why = "not a Python module name (NAME or NAME.module)";
+		for (i = 0; !why && i < n; i++)
+			if (!ascii_isalnum((unsigned char)p[i]) && p[i] != '_')
+				why = "not a Python module name (NAME or NAME.module)";
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	if (why) {
+		char esc[128];
+		cli_error(&check_cli, "--import-first %s: %s", text_excerpt(name, strlen(name), 60, esc, sizeof(esc)), why);
+		return -1;
+	}
+	return 0;
+}
+
 static int check_combination(const struct check_opts *o)
 {
 	const struct pins_where *s = &o->src;
+	size_t k;
 	if (!o->pins && (s->repo || s->rev || s->base || s->head || s->event || o->pins_unchanged || o->worktree)) {
 		cli_error(&check_cli,
 			  "--repo, --rev, --base, --head, --github-event, --pins-unchanged and --worktree need --pins");
@@ -154,6 +191,9 @@ static int check_combination(const struct check_opts *o)
 		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH, --scan DIR or --pins");
 		return -1;
 	}
+	for (k = 0; k < o->import_first.n; k++)
+		if (import_first_bad(o->import_first.v[k]))
+			return -1;
 	if (o->scan && (o->torch || o->sitepk)) {
 		cli_error(&check_cli, "--scan checks every install it finds; it does not combine with --torch or "
 				      "--site-packages");

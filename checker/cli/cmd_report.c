@@ -468,6 +468,41 @@ static int write_stdout(struct strbuf *sb, const struct cJSON *doc, const struct
 	return failed;
 }
 
+/* The file `path` names, for comparing two outputs: its real path when it exists, else its absolute path. */
+static char *output_key(const char *path)
+{
+	char *k = os_realpath(path);
+	return k ? k : os_absolute(path);
+}
+
+/*
+ * Two outputs naming one file (--json R --sarif R, or --summary/--outputs the
+ * same path, a link to it included) would overwrite each other: a usage
+ * error, said, before anything is written.
+ */
+static int outputs_collide(const struct report_opts *o)
+{
+	const char *name[4] = { "--json", "--sarif", "--summary", "--outputs" };
+	const char *path[4] = { o->json_path, o->sarif_path, o->summary_path, o->outputs_path };
+	char *key[4] = { NULL, NULL, NULL, NULL };
+	int i, j, hit = 0;
+	for (i = 0; i < 4; i++)
+		if (path[i] && *path[i] && strcmp(path[i], "-"))
+			key[i] = output_key(path[i]);
+	for (i = 0; i < 4 && !hit; i++)
+		for (j = i + 1; j < 4 && !hit; j++)
+			if (key[i] && key[j] && !strcmp(key[i], key[j])) {
+				char *msg = xasprintf("%s and %s name the same file (%s): one would overwrite the other",
+						      name[i], name[j], path[j]);
+				say("", msg);
+				free(msg);
+				hit = 1;
+			}
+	for (i = 0; i < 4; i++)
+		free(key[i]);
+	return hit;
+}
+
 int report_run(const struct cJSON *doc, const struct report_opts *opts)
 {
 	struct report_opts o = *opts;
@@ -492,6 +527,13 @@ int report_run(const struct cJSON *doc, const struct report_opts *opts)
 	}
 	if (!o.sarif_anchor && env_true("GITHUB_ACTIONS"))
 		o.sarif_anchor = wf = workflow_file();
+	if (outputs_collide(&o)) {
+		report_view_release(&v);
+		free(wf);
+		free(env_summary);
+		free(env_output);
+		return EXIT_USAGE;
+	}
 
 	if (o.json_path && *o.json_path) {
 		json_print(&sb, doc, 1);

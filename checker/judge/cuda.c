@@ -197,6 +197,14 @@ static void nvcuda_use_of(const struct torch_run *run, struct nvcuda_use *u)
 
 /* ---- the findings ---- */
 
+/* Whether the build is a torch older than 1.6 (its version known). */
+static int torch_before_1_6(const struct build *b)
+{
+	struct pep440 v, first_delay;
+	return b->public_version && pep440_parse(&v, b->public_version, NULL) == 0 &&
+	       pep440_parse(&first_delay, "1.6", NULL) == 0 && pep440_cmp(&v, &first_delay) < 0;
+}
+
 static void no_driver(struct findings *out, const struct build *b, const struct cuda_need *need, int has_need,
 		      const struct gpu_driver *g, const struct nvcuda_use *u, const char *install)
 {
@@ -219,9 +227,12 @@ static void no_driver(struct findings *out, const struct build *b, const struct 
 		title = xasprintf("%s of torch on a machine without the NVIDIA driver (no nvcuda.dll)", rel);
 	}
 	if (u->binary && !u->delay)
-		strbuf_addf(&msg, "%s imports it statically (torch 1.5 and older): `import torch` fails with "
-				  "[WinError 126] naming %s.",
-			    u->binary, u->binary);
+		/* "torch 1.5 and older" only where it is that torch (caffe2_nvrtc's static import; pytorch#37811) */
+		strbuf_addf(&msg, "%s imports it statically%s: `import torch` fails with [WinError 126] naming %s.",
+			    u->binary,
+			    !str_icmp(u->binary, "caffe2_nvrtc.dll") && torch_before_1_6(b) ? " (torch 1.5 and older)"
+				    : " (through its imports, not a delay-load)",
+			    u->binary);
 	else
 		strbuf_adds(&msg, "`import torch` loads (caffe2_nvrtc.dll delay-loads nvcuda.dll since torch 1.6), "
 				  "but torch.cuda.is_available() is False and every CUDA call fails.");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/dist.h"
 #include "machine/inventory.h"
 #include "matrix/pairs.h"
 #include "util/demangle.h"
@@ -358,6 +359,13 @@ static void mismatch_finding(const struct ext_check *c, struct findings *out, co
 			fix = xasprintf("install the %s release built for torch %s", r->name,
 					installed ? installed : "the installed version");
 	}
+	if (!dist_name_valid(r->name) || (r->version && !dist_version_valid(r->version))) {
+		/* package data that is not a name never reaches a command */
+		free(fix);
+		fix = xasprintf("reinstall it by hand: %s is not a valid distribution (its name or version is not one "
+				"PEP 508 allows), so no command is given",
+				r->dist_info);
+	}
 	finding_add(out, RULE_EXTENSION_MISMATCH, SEV_DEFAULT,
 		    &(struct finding_spec){ .winerror = first->winerror, .title = title, .message = msg.buf, .fix = fix,
 					    .install = run->torch_dir, .binary = first->path,
@@ -644,6 +652,66 @@ static void copy_warning(struct findings *out, const struct torch_run *run, cons
 	free(wtext);
 }
 
+/*
+ * A runtime DLL too old for torch (WinError 1114 in DllMain) that a package
+ * imported first brought into the process: a newer redistributable cannot
+ * help while that copy is loaded first, so the fix is the order (as a plain
+ * run says), then the package's update.
+ */
+static void refix_first_copy(const struct ext_check *c, struct findings *out, const struct ext_copy *cp)
+{
+	const char *importer = NULL;
+	size_t i, k;
+	/* the package imported first whose binaries brought it in (PyQt5 brings PyQt5-Qt5's copy) */
+	for (i = 0; i < c->nfirst && !importer; i++)
+		for (k = 0; k < c->first[i]->nbins && !importer; k++)
+			if (!c->first[i]->bins[k].winerror && tree_has(c->first[i]->bins[k].res.root, NULL, cp->path))
+				importer = c->first[i]->module ? c->first[i]->module : c->first[i]->name;
+	if (!importer)
+		return;
+	for (i = 0; i < out->n; i++) {
+		struct finding *f = &out->v[i];
+		char *fix;
+		if (f->rule != RULE_RUNTIME_TOO_OLD || !f->winerror || !f->path || str_icmp(f->path, cp->path))
+			continue;
+		fix = xasprintf("import torch before %s (torch's binaries then bind the %s they need first), or update "
+				"%s (a release whose %s is new enough); a newer VC++ redistributable cannot help while "
+				"%s's copy is loaded first",
+				importer, cp->name, cp->dist, cp->name, importer);
+		finding_set(&f->fix, fix);
+		free(fix);
+	}
+}
+
+/* A limit reached is said, never a pass: what was not loaded may fail. */
+static void not_checked(const struct ext_check *c, struct findings *out, const struct torch_run *run)
+{
+	char *title, *msg;
+	if (c->ext_over) {
+		title = xasprintf("%zu extensions beyond the first %d were not checked", c->ext_over, EXT_MAX_EXTENSIONS);
+		msg = xasprintf("%s holds more than %d distributions whose binaries import torch's; the checker loads at "
+				"most %d, so %zu were not loaded and any of them may fail to import.",
+				c->site_packages ? c->site_packages : "The site-packages", EXT_MAX_EXTENSIONS,
+				EXT_MAX_EXTENSIONS, c->ext_over);
+		finding_add(out, RULE_NOT_CHECKED, SEV_DEFAULT,
+			    &(struct finding_spec){ .title = title, .message = msg, .install = run->torch_dir,
+						    .path = c->site_packages });
+		free(title);
+		free(msg);
+	}
+	if (c->have_dists && c->dists.over) {
+		title = xasprintf("%zu .dist-info folders beyond the first %d were not read", c->dists.over, DIST_SET_MAX);
+		msg = xasprintf("%s holds more than %d .dist-info folders; %zu were not read, so their extensions, "
+				"RECORDs and copies of torch's DLLs were not checked.",
+				c->dists.site_packages, DIST_SET_MAX, c->dists.over);
+		finding_add(out, RULE_NOT_CHECKED, SEV_DEFAULT,
+			    &(struct finding_spec){ .title = title, .message = msg, .install = run->torch_dir,
+						    .path = c->dists.site_packages });
+		free(title);
+		free(msg);
+	}
+}
+
 void ext_check_findings(struct ext_check *c, struct findings *out, const struct torch_run *run,
 			const char *torch_version, const struct matrix_row *row)
 {
@@ -671,4 +739,7 @@ void ext_check_findings(struct ext_check *c, struct findings *out, const struct 
 	}
 	for (i = 0; i < c->ncopies; i++)
 		copy_warning(out, run, c, &c->copies[i], torch_version, row);
+	for (i = 0; i < c->ncopies; i++)
+		refix_first_copy(c, out, &c->copies[i]);
+	not_checked(c, out, run);
 }

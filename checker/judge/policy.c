@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "machine/dist.h"
 #include "judge/row.h"
 #include "util/strbuf.h"
 #include "util/version.h"
@@ -228,6 +229,33 @@ static void redist_not_installed(struct pol *p, const struct inv_redist *r)
 	strbuf_release(&others);
 }
 
+/*
+ * The error that a runtime DLL System32 gave (the redistributable's copy) is
+ * too old, with its WinError (1114: judge/dllmain.c's or runtime_dlls'), in
+ * this install; NULL if none.
+ */
+static struct finding *redist_dllmain_failure(struct pol *p)
+{
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		if (f->rule == RULE_RUNTIME_TOO_OLD && f->winerror && f->severity == SEV_ERROR && ours(p, f) &&
+		    f->path && in_dir(f->path, view_system32(p->v)))
+			return f;
+	}
+	return NULL;
+}
+
+/* Whether a finding of this install says a binary fails to load (an error with a WinError). */
+static int load_error(struct pol *p)
+{
+	size_t i;
+	for (i = 0; i < p->out->n; i++)
+		if (p->out->v[i].winerror && p->out->v[i].severity == SEV_ERROR && ours(p, &p->out->v[i]))
+			return 1;
+	return 0;
+}
+
 static void redist(struct pol *p)
 {
 	const struct inventory *inv = p->in->inv;
@@ -249,19 +277,44 @@ static void redist(struct pol *p)
 		free(msg);
 	} else if (v.state == ROW_REDIST_TOO_OLD) {
 		const struct inv_redist *r = v.rd;
-		char *title = xasprintf("VC++ %s redistributable %s is older than torch %s needs (>= %s)", p->arch,
-					r->version, p->version, v.min->text);
-		char *msg = xasprintf("%s (%s) records %s; the matrix row %s (%s:%u) asks for at least %s: the "
-				      "redistributable must be as new as the toolset torch was built with.",
-				      r->key, inv->redist_source ? inv->redist_source : "registry",
-				      r->version_raw ? r->version_raw : r->version, p->row->id,
-				      matrix_row_file(p->row), v.min->pos.line, v.min->text);
-		char *fix = row_redist_fix(p->arch, p->row, p->aidx);
-		add(p, RULE_REDIST_TOO_OLD, row_severity(p->row->status),
-		    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
-		free(title);
-		free(msg);
-		free(fix);
+		struct finding *fails = redist_dllmain_failure(p);
+		char *facts = xasprintf("%s (%s) records %s; the matrix row %s (%s:%u) asks for at least %s: the "
+					"redistributable must be as new as the toolset torch was built with.",
+					r->key, inv->redist_source ? inv->redist_source : "registry",
+					r->version_raw ? r->version_raw : r->version, p->row->id,
+					matrix_row_file(p->row), v.min->pos.line, v.min->text);
+		if (fails) {
+			/*
+			 * One cause, one problem: the redistributable's DLL failing is this finding; its
+			 * fix is the row's minimum, which mends both.
+			 */
+			char *m = xasprintf("%s %s", fails->message, facts);
+			char *fix = row_redist_fix(p->arch, p->row, p->aidx);
+			finding_set(&fails->message, m);
+			finding_set(&fails->fix, fix);
+			free(m);
+			free(fix);
+		} else {
+			/* a rule the emulated loader contradicts is no error: unsupported, but it loads */
+			int loads = p->run->import_error_index < 0 && !load_error(p);
+			int sev = row_severity(p->row->status);
+			char *title = xasprintf("VC++ %s redistributable %s is older than torch %s needs (>= %s)%s",
+						p->arch, r->version, p->version, v.min->text,
+						loads ? ", though every binary loads with it" : "");
+			char *msg = loads ? xasprintf("%s Every torch binary loads with it here (the emulated loader "
+						      "finds every import and no DllMain that fails): unsupported, not a "
+						      "failure.",
+						      facts)
+					  : xstrdup(facts);
+			char *fix = row_redist_fix(p->arch, p->row, p->aidx);
+			if (loads && sev == SEV_ERROR)
+				sev = SEV_WARNING;
+			add(p, RULE_REDIST_TOO_OLD, sev, (struct finding_spec){ .title = title, .message = msg, .fix = fix });
+			free(title);
+			free(msg);
+			free(fix);
+		}
+		free(facts);
 	}
 	free(min);
 }
@@ -398,6 +451,82 @@ static void enrich_missing(struct pol *p, const char *leaf, const char *fix, con
 	}
 }
 
+/* Whether this torch is older than 2.4.1, the first release that bundles its OpenMP runtime. */
+static int before_2_4_1(const struct pol *p)
+{
+	struct pep440 v, fixed;
+	return p->version && pep440_parse(&v, p->version, NULL) == 0 && pep440_parse(&fixed, "2.4.1", NULL) == 0 &&
+	       pep440_cmp(&v, &fixed) < 0;
+}
+
+/*
+ * The newest upper bound (`<X` of a row's torch) of an older row that asks no
+ * more of `dll` than `have` (its min_version met, or none): torch < X would
+ * load with this copy, by the matrix. NULL when no row says so.
+ */
+static const struct pep440 *older_torch_for(const struct pol *p, const char *dll, const struct winver *have,
+					    const struct matrix_row **which)
+{
+	const struct matrix *m = p->in->matrix;
+	const struct pep440 *best = NULL;
+	struct pep440 cur, pub;
+	size_t i, k;
+	if (!m || !p->version || pep440_parse(&cur, p->version, NULL))
+		return NULL;
+	pep440_public(&pub, &cur);
+	for (i = 0; i < m->nrows; i++) {
+		const struct matrix_row *r = m->rows[i];
+		const struct pep440 *upper = NULL;
+		int ok = 1;
+		if (r == p->row || !row_arch_ok(r->arch_mask, p->aidx) ||
+		    (r->variants.n && !matrix_row_variant_ok(r, p->variant ? p->variant : "cpu")))
+			continue;
+		for (k = 0; k < r->torch.n; k++)
+			if (r->torch.v[k].op == PEP440_OP_LT)
+				upper = &r->torch.v[k].v;
+		if (!upper || pep440_cmp(upper, &pub) > 0)
+			continue;
+		for (k = 0; k < r->ndlls; k++)
+			if (!str_icmp(r->dlls[k].name, dll) && row_dll_min(&r->dlls[k], p->aidx, have) == ROW_DLL_TOO_OLD)
+				ok = 0;
+		if (ok && (!best || pep440_cmp(upper, best) > 0)) {
+			best = upper;
+			*which = r;
+		}
+	}
+	return best;
+}
+
+/* A DllMain failure (1114) of a too-old runtime DLL: an older torch that this copy serves, where the matrix says one. */
+static void offer_older_torch(struct pol *p)
+{
+	size_t i;
+	for (i = 0; i < p->out->n; i++) {
+		struct finding *f = &p->out->v[i];
+		const struct ldr_node *n;
+		const struct pep440 *upper;
+		const struct matrix_row *r = NULL;
+		struct winver have;
+		struct strbuf sb = STRBUF_INIT;
+		if (f->rule != RULE_RUNTIME_TOO_OLD || f->winerror != 1114 || !ours(p, f) || !f->leaf || !f->fix ||
+		    strstr(f->fix, "; or: torch <") || !(n = loaded(p->run, f->leaf)) || !n->version ||
+		    winver_parse(&have, n->version, NULL) || !(upper = older_torch_for(p, f->leaf, &have, &r)))
+			continue;
+		strbuf_addf(&sb, "%s; or: torch < ", f->fix);
+		{
+			/* the release numbers alone, trailing zeros dropped: "2.9" of 2.9.0.dev0 */
+			size_t k, nr = upper->nrelease;
+			while (nr > 2 && !upper->release[nr - 1])
+				nr--;
+			for (k = 0; k < nr; k++)
+				strbuf_addf(&sb, "%s%llu", k ? "." : "", (unsigned long long)upper->release[k]);
+		}
+		strbuf_addf(&sb, " (matrix row %s asks no more of %s than this copy's %s)", r->id, f->leaf, n->version);
+		finding_set(&f->fix, sb.buf);
+		strbuf_release(&sb);
+	}
+}
+
 static void openmp(struct pol *p)
 {
 	size_t i;
@@ -410,10 +539,34 @@ static void openmp(struct pol *p)
 		if (!cb_imports(o->dll, (void *)p->run))
 			continue;
 		/* the fix alone, its alternatives as the row lists them: why is the explanation's and the message's */
-		fix = o->fix ? xstrdup(o->fix)
-			     : xstrdup("install the Visual Studio Build Tools' C++ OpenMP (LLVM) component; or move to "
-				       "torch >= 2.4.1");
 		n = loaded(p->run, o->dll);
+		if (!n && o->where == MATRIX_BUNDLED) {
+			/* this build ships it in torch\lib, and it is not there: the install is damaged */
+			if (p->version && dist_version_valid(p->version))
+				fix = xasprintf("reinstall torch (pip install --force-reinstall --no-deps torch==%s from the "
+						"index it came from): this build ships %s in torch\\lib",
+						p->version, o->dll);
+			else
+				fix = xasprintf("reinstall torch from the index it came from: this build ships %s in "
+						"torch\\lib",
+						o->dll);
+			/* not the row's provider text ("..., shipped in torch\\lib"): here it is not there */
+			extra = xasprintf("Matrix row %s (%s:%u): this build bundles %s in torch\\lib, and %s\\lib has none: "
+					  "removed after install?",
+					  p->row->id, matrix_row_file(p->row), o->pos.line, o->dll, p->run->torch_dir);
+			why = xasprintf("%s ships in torch\\lib with this build (matrix row %s, %s:%u); the VC++ "
+					"redistributable does not install it.",
+					o->dll, p->row->id, matrix_row_file(p->row), o->pos.line);
+			enrich_missing(p, o->dll, fix, extra, why);
+			free(extra);
+			free(why);
+			free(fix);
+			continue;
+		}
+		fix = o->fix ? xstrdup(o->fix)
+			     : before_2_4_1(p) ? xstrdup("install the Visual Studio Build Tools' C++ OpenMP (LLVM) component; "
+						 "or move to torch >= 2.4.1")
+					       : xstrdup("install the Visual Studio Build Tools' C++ OpenMP (LLVM) component");
 		if (!n) {
 			extra = xasprintf("Matrix row %s (%s:%u): %s is %s; the VC++ redistributable does not install it.",
 					  p->row->id, matrix_row_file(p->row), o->pos.line, o->dll,
@@ -649,8 +802,9 @@ int policy_evaluate(struct findings *out, struct policy_verdict *verdict, struct
 	if (p.row)
 		newer_than_measured(&p, &ver);
 	enrich_vc(&p);
+	runtime_dlls(&p); /* before redist: the redistributable's DLL that fails is the one finding of that cause */
 	redist(&p);
-	runtime_dlls(&p);
+	offer_older_torch(&p);
 	openmp(&p);
 	known_issues(&p);
 	return 0;

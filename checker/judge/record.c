@@ -20,7 +20,7 @@ struct rec {
 	const char *name;          /* "torch", "torchvision" */
 	const char *version;       /* its version, or NULL */
 	const char *install;       /* the torch install findings belong to (torch_dir) */
-	char *reinstall;           /* pip install --force-reinstall --no-deps NAME==X */
+	char *reinstall;           /* "with `pip install --force-reinstall --no-deps NAME==X`", or "by hand (...)" */
 	struct strlist listed;     /* the .dll/.pyd paths RECORD lists, upper-cased, sorted */
 	size_t rows, checked, deleted, changed, refused, hashed;
 	unsigned long long hashed_bytes;
@@ -131,7 +131,7 @@ static void deleted_binary(struct rec *r, const char *winpath, size_t line)
 	char *msg = xasprintf("%s\\RECORD:%zu lists %s, which pip installed, and it is gone. Antivirus quarantine is "
 			      "the usual cause; an interrupted upgrade or a second installer are others.",
 			      r->dist_info, line, winpath);
-	char *fix = xasprintf("restore %s from the antivirus quarantine, or reinstall with `%s`", base, r->reinstall);
+	char *fix = xasprintf("restore %s from the antivirus quarantine, or reinstall %s", base, r->reinstall);
 	finding_add(r->out, RULE_DELETED_AFTER_INSTALL, SEV_DEFAULT,
 		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install,
 					    .binary = winpath, .leaf = base, .path = winpath });
@@ -146,7 +146,7 @@ static void changed_binary(struct rec *r, const char *winpath, size_t line, cons
 	char *title = xasprintf("%s was changed after install (%s)", base, how);
 	char *msg = xasprintf("%s\\RECORD:%zu says what pip installed as %s; the file on the disk differs: %s.",
 			      r->dist_info, line, winpath, how);
-	char *fix = xasprintf("reinstall with `%s`", r->reinstall);
+	char *fix = xasprintf("reinstall %s", r->reinstall);
 	finding_add(r->out, RULE_CHANGED_AFTER_INSTALL, SEV_DEFAULT,
 		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install,
 					    .binary = winpath, .leaf = base, .path = winpath });
@@ -225,7 +225,7 @@ static void counted(struct rec *r, enum rule_id rule, size_t n, const struct str
 	title = xasprintf("%zu more files of %s %s after install", n, r->name, what);
 	msg = xasprintf("%s\\RECORD lists them (among %zu rows); for example %s.", r->dist_info, r->rows,
 			sb.len ? sb.buf : "(none named)");
-	fix = xasprintf("reinstall with `%s`", r->reinstall);
+	fix = xasprintf("reinstall %s", r->reinstall);
 	finding_add(r->out, rule, SEV_WARNING,
 		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install });
 	free(title);
@@ -241,7 +241,7 @@ static void unreadable(struct rec *r, const char *why)
 			      "quarantine) and DLLs left over from another install cannot be told apart from torch's "
 			      "own.",
 			      r->dist_info);
-	char *fix = xasprintf("reinstall with `%s`", r->reinstall);
+	char *fix = xasprintf("reinstall %s", r->reinstall);
 	finding_add(r->out, RULE_RECORD_UNREADABLE, SEV_DEFAULT,
 		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install });
 	free(title);
@@ -344,7 +344,7 @@ static int loader_rule(enum rule_id rule)
 
 static void restore_fix(struct rec *r, struct finding *f, const char *path)
 {
-	char *fix = xasprintf("restore %s from the antivirus quarantine, or reinstall with `%s` "
+	char *fix = xasprintf("restore %s from the antivirus quarantine, or reinstall %s "
 			      "(%s installed it and it was deleted after install)",
 			      path, r->reinstall, r->name);
 	finding_set(&f->fix, fix);
@@ -353,7 +353,7 @@ static void restore_fix(struct rec *r, struct finding *f, const char *path)
 
 static void reinstall_fix(struct rec *r, struct finding *f, const char *path)
 {
-	char *fix = xasprintf("%s was changed after install: reinstall with `%s`", path, r->reinstall);
+	char *fix = xasprintf("%s was changed after install: reinstall %s", path, r->reinstall);
 	finding_set(&f->fix, fix);
 	free(fix);
 }
@@ -498,7 +498,7 @@ static void leftover(struct rec *r, const char *p, const char *how)
 			      "A DLL left over from another install (a CUDA build's DLL beside a CPU build, an older "
 			      "release's) is loaded with %s's own.",
 			      how, p, r->dist_info, r->name, r->version ? r->version : "", r->name);
-	char *fix = xasprintf("remove %s (or reinstall with `%s` after removing its folder)", p, r->reinstall);
+	char *fix = xasprintf("remove %s (or reinstall %s after removing its folder)", p, r->reinstall);
 	finding_add(r->out, RULE_LEFTOVER_BINARY, SEV_DEFAULT,
 		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install,
 					    .binary = p, .leaf = winpath_basename(p), .path = p });
@@ -516,7 +516,7 @@ static void leftovers_counted(struct rec *r, const struct strlist *leftovers)
 	title = xasprintf("%zu more binaries that are not part of this %s install (leftovers)",
 			  leftovers->n - RECORD_MAX_EACH, r->name);
 	msg = xasprintf("%s\\RECORD does not list them; for example %s.", r->dist_info, leftovers->v[RECORD_MAX_EACH]);
-	fix = xasprintf("remove them (or reinstall with `%s` after removing its folder)", r->reinstall);
+	fix = xasprintf("remove them (or reinstall %s after removing its folder)", r->reinstall);
 	finding_add(r->out, RULE_LEFTOVER_BINARY, SEV_WARNING,
 		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = r->install });
 	free(title);
@@ -583,7 +583,13 @@ static void rec_init(struct rec *r, struct dist_record *rec, struct findings *ou
 	r->name = name;
 	r->version = version;
 	r->install = install;
-	r->reinstall = xasprintf("pip install --force-reinstall --no-deps %s==%s", name, version ? version : "<version>");
+	if (dist_name_valid(name) && (!version || dist_version_valid(version)))
+		r->reinstall = xasprintf("with `pip install --force-reinstall --no-deps %s==%s`", name,
+					 version ? version : "<version>");
+	else /* package data that is not a name never reaches a command */
+		r->reinstall = xasprintf("by hand (%s is not a valid distribution: its name or version is not one "
+					 "PEP 508 allows, so no command is given)",
+					 dist_info);
 	strlist_init(&r->listed);
 	strlist_init(&r->other_deleted);
 	strlist_init(&r->other_changed);
@@ -639,7 +645,8 @@ static void scan_leftovers(struct rec *r, const char *dir, int depth, size_t *bu
 		if (is_binary(p) && view_is_file(r->v, p)) {
 			if (!listed(r, p))
 				strlist_push(out, p);
-		} else if (view_is_dir(r->v, p)) {
+		} else if (view_is_dir(r->v, p) && !view_is_link(r->v, p)) {
+			/* a folder link is not followed: it may lead out of the package (to torch\lib) or to itself */
 			scan_leftovers(r, p, depth + 1, budget, out);
 		}
 		free(p);
@@ -648,8 +655,40 @@ static void scan_leftovers(struct rec *r, const char *dir, int depth, size_t *bu
 }
 
 /* One extension's RECORD: its rows, the binaries left in its package folders, its failures' fixes. */
+/*
+ * The binaries every distribution's RECORD lists (upper case, sorted): a file in
+ * a shared folder (PyQt5\ holds PyQt5's and PyQt5-Qt5's files) is a leftover
+ * only when no installed distribution claims it.
+ */
+static void claimed_init(struct strlist *claimed, const struct dist_set *s)
+{
+	size_t i, k;
+	for (i = 0; i < s->n; i++)
+		for (k = 0; s->v[i].has_record && k < s->v[i].binaries.n; k++)
+			strlist_push_owned(claimed, upper(s->v[i].binaries.v[k]));
+	if (claimed->n)
+		qsort(claimed->v, claimed->n, sizeof(char *), cmp_str);
+}
+
+/* Drops from `l` the paths `claimed` holds. */
+static void unclaimed(struct strlist *l, const struct strlist *claimed)
+{
+	size_t i, k = 0;
+	for (i = 0; i < l->n; i++) {
+		char *u = upper(l->v[i]);
+		int hit = claimed->n && bsearch(&u, claimed->v, claimed->n, sizeof(char *), cmp_str) != NULL;
+		free(u);
+		if (hit)
+			free(l->v[i]);
+		else
+			l->v[k++] = l->v[i];
+	}
+	l->n = k;
+}
+
 static void record_extension(struct findings *out, struct record_summaries *sums, const struct ext_check *xc,
-			     const struct ext_run *x, const char *torch_dir, struct view *v, int hashes)
+			     const struct ext_run *x, const char *torch_dir, struct view *v, int hashes,
+			     const struct strlist *claimed)
 {
 	struct rec r;
 	struct dist_record rec;
@@ -669,14 +708,16 @@ static void record_extension(struct findings *out, struct record_summaries *sums
 		/* its package folders: the top-level names it installs, and the folders of its binaries */
 		for (i = 0; d && i < d->tops.n; i++) {
 			char *p = winpath_join(xc->dists.site_packages, d->tops.v[i]);
-			if (view_is_dir(v, p) && !strlist_has_icase(&dirs, p))
+			if (view_is_dir(v, p) && !view_is_link(v, p) && !strlist_has_icase(&dirs, p))
 				strlist_push(&dirs, p);
 			free(p);
 		}
-		if (x->package_dir && !strlist_has_icase(&dirs, x->package_dir) && view_is_dir(v, x->package_dir))
+		if (x->package_dir && !strlist_has_icase(&dirs, x->package_dir) && view_is_dir(v, x->package_dir) &&
+		    !view_is_link(v, x->package_dir))
 			strlist_push(&dirs, x->package_dir);
 		for (i = 0; i < dirs.n; i++)
 			scan_leftovers(&r, dirs.v[i], 0, &budget, &leftovers);
+		unclaimed(&leftovers, claimed);
 		for (i = 0; i < leftovers.n && i < RECORD_MAX_EACH; i++)
 			leftover(&r, leftovers.v[i], "its package folder holds");
 		leftovers_counted(&r, &leftovers);
@@ -698,15 +739,18 @@ static void record_extension(struct findings *out, struct record_summaries *sums
 void record_judge_extensions(struct findings *out, struct record_summaries *sums, const struct torch_run *run,
 			     struct view *v, const struct ext_check *xc, int hashes)
 {
+	struct strlist claimed = STRLIST_INIT;
 	size_t i;
 	memset(sums, 0, sizeof(*sums));
 	if (!xc->nexts && !xc->nfirst)
 		return;
 	sums->judged = 1;
+	claimed_init(&claimed, &xc->dists);
 	for (i = 0; i < xc->nfirst + xc->nexts; i++) {
 		const struct ext_run *x = i < xc->nfirst ? xc->first[i] : xc->exts[i - xc->nfirst];
 		if (!x->dist_info || !xc->dists.site_packages || !x->name || !str_icmp(x->name, "torch"))
 			continue;
-		record_extension(out, sums, xc, x, run->torch_dir, v, hashes);
+		record_extension(out, sums, xc, x, run->torch_dir, v, hashes, &claimed);
 	}
+	strlist_release(&claimed);
 }

@@ -14,6 +14,9 @@
 #include "pins/req_markers.h"
 #include "util/strbuf.h"
 
+/* The characters of a PEP 440 version specifier ("==2021.4.0", ">=2.0,<3", "~=1.2.*") */
+#define SPEC_CHARS "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz<>=!~.*+,_-"
+
 struct shipped {
 	const char *dist;   /* PEP 503 name */
 	const char *prefix; /* a DLL name starting with this (case-insensitive) */
@@ -73,6 +76,7 @@ void required_judge(struct findings *out, const struct torch_run *run, struct vi
 		const char *dist;
 		const struct dist_require *req = NULL;
 		char *userdir = NULL, *inuser = NULL, *fix, *why;
+		const char *spec;
 		if (f->rule != RULE_MISSING_DLL || !ours(run, f) || !(dist = required_dist_of(f->leaf)))
 			continue;
 		for (k = 0; k < md.nrequires && !req; k++)
@@ -88,14 +92,15 @@ void required_judge(struct findings *out, const struct torch_run *run, struct vi
 				inuser = NULL;
 			}
 		}
+		/* only a version specifier reaches the command: a direct reference (`@ URL`) may hold any text */
+		spec = req->spec && req->spec[strspn(req->spec, SPEC_CHARS)] == '\0' ? req->spec : "";
 		if (inuser)
 			fix = xasprintf("pip install \"%s%s\" into this environment (not with --user): torch %s does not "
 					"search the user base's Library\\bin, where %s is; or upgrade to torch >= 2.3.1, "
 					"which does (pytorch/pytorch#125109)",
-					req->name, req->spec ? req->spec : "", run->torch_version ? run->torch_version : "",
-					inuser);
+					req->name, spec, run->torch_version ? run->torch_version : "", inuser);
 		else
-			fix = xasprintf("pip install \"%s%s\"", req->name, req->spec ? req->spec : "");
+			fix = xasprintf("pip install \"%s%s\"", req->name, spec);
 		why = xasprintf("%s is shipped by the %s wheel (into <prefix>\\Library\\bin), which torch requires on "
 				"Windows: Requires-Dist %s%s%s%s (%s\\METADATA:%zu).",
 				f->leaf, dist, req->name, req->spec ? req->spec : "", req->marker ? "; " : "",

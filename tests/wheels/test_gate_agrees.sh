@@ -53,7 +53,7 @@ R44=14.44.35112
 R40=14.40.33807
 R34=14.34.31931
 
-# "VERSION/VARIANT" -> why `check` errs though every binary loads
+# "VERSION/VARIANT" -> why the gate errs though every binary loads (the install's check warns)
 declare -A POLICY_ONLY
 for v in 2.9.1 2.15.0; do
 	POLICY_ONLY[$v/redist-14.40]="redist-too-old: the row's binaries are built with toolset 14.42 and \
@@ -155,12 +155,14 @@ for v in $VERSIONS; do
 		cell="$v/$var"
 		cv=pass
 		[ "$lrc" -eq 1 ] && cv=error
-		check_eq "torch $v on $var: gate $gv = check of the install $cv (exit $grc, $lrc)" "$cv-$lrc" "$gv-$grc"
 		if [ -n "${POLICY_ONLY[$cell]:-}" ]; then
-			check_eq "torch $v on $var: check errs, every binary loads (${POLICY_ONLY[$cell]%%:*})" \
-				"error-pass-true" "$cv-$lv-$(jq --arg r "${POLICY_ONLY[$cell]%%:*}" \
-					'any(.findings[]; .rule == $r and .severity == "error")' "$t.loader.json")"
+			# the gate forecasts by the row (an error); the install's check sees every binary load, so the
+			# row's minimum is a warning there (unsupported, but it loads: #34)
+			check_eq "torch $v on $var: gate errs by policy (exit $grc), the install's check warns, every binary loads (${POLICY_ONLY[$cell]%%:*})" \
+				"error-1-pass-pass-true" "$gv-$grc-$cv-$lv-$(jq --arg r "${POLICY_ONLY[$cell]%%:*}" \
+					'any(.findings[]; .rule == $r and .severity == "warning")' "$t.loader.json")"
 		else
+			check_eq "torch $v on $var: gate $gv = check of the install $cv (exit $grc, $lrc)" "$cv-$lrc" "$gv-$grc"
 			check_eq "torch $v on $var: check of the install $cv = load $lv" "$lv" "$cv"
 		fi
 		# every leaf the gate blames is one the install's check fails on
