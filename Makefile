@@ -18,6 +18,9 @@
 # V=1 shows full commands. CFLAGS/LDFLAGS are yours; the project's flags live
 # in TDC_CFLAGS. CI=true or DEVELOPER=1 turns warnings into errors.
 
+# `make` alone builds the programs, whatever rule comes first below.
+.DEFAULT_GOAL := all
+
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
