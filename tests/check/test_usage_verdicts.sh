@@ -5,9 +5,8 @@
 # the file untouched; an --import-first that is not a package or Python
 # module name (a path, an empty component) or that is torch itself.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=usage-verdicts
 source tests/lib/fixtures.sh
 torch=$tmp/root/Python311/Lib/site-packages/torch

@@ -7,10 +7,9 @@
 # the 2.4.1 advice. The tree: tests/lib/trees/torch240.sh (fbgemm.dll
 # imports libomp140.x86_64.dll, found nowhere), relabelled.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/start.sh
-source tests/lib/start.sh
 TEST_NAME=wording
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source tests/lib/fixtures.sh
 source tests/lib/trees/loader.sh
 source tests/lib/trees/torch240.sh
@@ -26,9 +25,9 @@ J() { "$B" check --root "$1" --python 'C:\Python311\python.exe' --json 2>/dev/nu
 f='[.findings[] | select(.severity == "error" and .leaf == "libomp140.x86_64.dll")]'
 check_eq "torch 2.9.1+rocm7.1 without torch\\lib\\libomp140: the fix is the reinstall, no 'torch >= 2.4.1'" \
 	'[true]|0' \
-	"$(J "$tmp/rocm" "[$f[] | .fix | startswith(\"reinstall torch\")] | unique")|$(J "$tmp/rocm" "[$f[] | (.fix + .message) | select(contains(\"2.4.1\"))] | length")"
+	"$(J "$tmp/rocm" "[${f}[] | .fix | startswith(\"reinstall torch\")] | unique")|$(J "$tmp/rocm" "[${f}[] | (.fix + .message) | select(contains(\"2.4.1\"))] | length")"
 check_eq "...and the message says torch\\lib has none, not that it is shipped there" '[true]' \
-	"$(J "$tmp/rocm" "[$f[] | .message | contains(\"lib has none\") and (contains(\"shipped in torch\\\\lib\") | not)] | unique")"
+	"$(J "$tmp/rocm" "[${f}[] | .message | contains(\"lib has none\") and (contains(\"shipped in torch\\\\lib\") | not)] | unique")"
 check_eq "torch 2.4.0 on the same tree: the 2.4.1 advice stays" '[true]' \
-	"$(J "$root" "[$f[] | .fix | contains(\"2.4.1\")] | unique")"
+	"$(J "$root" "[${f}[] | .fix | contains(\"2.4.1\")] | unique")"
 tap_done

@@ -4,10 +4,10 @@
 # caffe2_nvrtc.dll imports nvcuda.dll statically; a newer torch whose
 # binaries import it statically is not called torch 1.5. NVIDIA's real
 # runtime DLLs with look-alikes of torch's CUDA binaries (tests/cuda/tree.sh).
-TEST_NAME=cuda-wording
+TEST_NAME="cuda-wording"
 export TEST_NAME
 # shellcheck source=tests/lib/start.sh
-source "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/cuda/tree.sh"
@@ -15,7 +15,10 @@ WORK=$tmp
 PY='C:\Python311\python.exe'
 msg() { "$B" check --root "$WORK/$1" --python "$PY" --json 2>/dev/null | jq -r '[.findings[] | select(.rule == "cuda-no-driver") | .message][0] // ""'; }
 for c in "2.9.1 cu126" "1.5.0 cu118"; do
+	set -f
+	# shellcheck disable=SC2086 # two words: the release and the variant
 	set -- $c
+	set +f
 	if cuda_tree "$WORK/t$1" "$2" --static-nvcuda --torch "$1" >/dev/null 2>"$WORK/err"; then
 		m=$(msg "t$1")
 		want=no

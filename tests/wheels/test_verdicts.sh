@@ -16,7 +16,7 @@
 TEST_NAME=verdicts
 export TEST_NAME
 # shellcheck source=tests/lib/start.sh
-source "$TDC_REPO/tests/lib/start.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
