@@ -20,7 +20,7 @@
  *
  * Performance: each file is mapped once and parsed once per loader (cache
  * keyed by Windows path, loader_setup.c); export lookups are lazy binary
- * searches in pe.c; directory listings are cached by the view.
+ * searches in pe_exports.c; directory listings are cached by the view.
  *
  * This file is one load; the process it runs in (set-up, KnownDLLs, the
  * image cache, trace nodes and probes) is loader_setup.c, the search
