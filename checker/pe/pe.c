@@ -133,7 +133,7 @@ static int parse_optional(struct pe_image *img, struct err *err, size_t opt, uin
 	dd = opt + (img->pe32plus ? 112 : 96);
 	if (opt_size < dd - opt)
 		return pe_fail(err, PE_ERR_CORRUPT, "optional header size %u is too small for %s (need %zu)",
-			    opt_size, img->pe32plus ? "PE32+" : "PE32", dd - opt);
+			       opt_size, img->pe32plus ? "PE32+" : "PE32", dd - opt);
 	if (!span_has(f, opt, dd - opt))
 		return pe_fail(err, PE_ERR_CORRUPT, "truncated optional header at 0x%zx", opt);
 	img->linker_major = rd8(f, opt + 2);
@@ -177,7 +177,7 @@ static int parse_sections(struct pe_image *img, struct err *err, size_t sect_tab
 
 	if (!span_has(f, sect_tab, (size_t)nsec * 40))
 		return pe_fail(err, PE_ERR_CORRUPT, "section table (%u entries at 0x%zx) extends past the end of the file (%zu bytes)",
-			    nsec, sect_tab, f.len);
+			       nsec, sect_tab, f.len);
 	img->sections = xcalloc(nsec ? nsec : 1, sizeof(*img->sections));
 	img->nsections = nsec;
 	for (i = 0; i < nsec; i++) {
@@ -194,13 +194,13 @@ static int parse_sections(struct pe_image *img, struct err *err, size_t sect_tab
 		vext = pe_sect_vspan(img, s);
 		if ((uint64_t)s->vaddr + vext > 0xffffffffull)
 			return pe_fail(err, PE_ERR_CORRUPT, "section %u (%s): virtual range 0x%x+0x%x overflows 32 bits",
-				    i, s->name, s->vaddr, s->vsize);
+				       i, s->name, s->vaddr, s->vsize);
 		if (s->raw_size) {
 			uint64_t end = (uint64_t)s->raw_off + s->raw_size;
 			if (end > f.len)
 				return pe_fail(err, PE_ERR_CORRUPT,
-					    "section %u (%s): raw data 0x%x+0x%x extends past the end of the file (%zu bytes)",
-					    i, s->name, s->raw_off, s->raw_size, f.len);
+					       "section %u (%s): raw data 0x%x+0x%x extends past the end of the file (%zu bytes)",
+					       i, s->name, s->raw_off, s->raw_size, f.len);
 			if (end > raw_end)
 				raw_end = end;
 		}
@@ -212,8 +212,8 @@ static int parse_sections(struct pe_image *img, struct err *err, size_t sect_tab
 	pv->lay.sorted = pe_layout_sorted(&pv->lay);
 	if (!pv->lay.sorted && nsec > PE_MAX_UNSORTED_SECTIONS)
 		return pe_fail(err, PE_ERR_CORRUPT,
-			    "section table: %u sections not in ascending, non-overlapping address order (at most %d allowed)",
-			    nsec, PE_MAX_UNSORTED_SECTIONS);
+			       "section table: %u sections not in ascending, non-overlapping address order (at most %d allowed)",
+			       nsec, PE_MAX_UNSORTED_SECTIONS);
 	if (img->size_of_headers > raw_end)
 		raw_end = img->size_of_headers < f.len ? img->size_of_headers : f.len;
 	img->overlay_size = f.len > raw_end ? f.len - raw_end : 0;
@@ -244,7 +244,7 @@ static int read_thunks(struct pe_image *img, struct pe_import_dll *d, const char
 
 	if (pe_rva_span(img, rva, tsz, &t))
 		return pe_fail(err, PE_ERR_CORRUPT, "%s: thunk table RVA 0x%x %s", what, rva,
-			    pe_rva_why(img, rva, why, sizeof(why)));
+			       pe_rva_why(img, rva, why, sizeof(why)));
 	for (i = 0;; i++) {
 		uint64_t v;
 		int ord;
@@ -264,7 +264,7 @@ static int read_thunks(struct pe_image *img, struct pe_import_dll *d, const char
 			return 0;
 		if (*total >= PE_MAX_IMPORT_FUNCS)
 			return pe_fail(err, PE_ERR_CORRUPT, "%s: more than %d imported functions", what,
-				    PE_MAX_IMPORT_FUNCS);
+				       PE_MAX_IMPORT_FUNCS);
 		(*total)++;
 		ALLOC_GROW(d->funcs, d->nfuncs + 1, alloc);
 		fn = &d->funcs[d->nfuncs++];
@@ -280,18 +280,18 @@ static int read_thunks(struct pe_image *img, struct pe_import_dll *d, const char
 			if (va_based) {
 				if (v < img->image_base || v - img->image_base > 0xffffffffull)
 					return pe_fail(err, PE_ERR_CORRUPT, "%s: function %zu: name VA 0x%llx outside the image",
-						    what, i, (unsigned long long)v);
+						       what, i, (unsigned long long)v);
 				v -= img->image_base;
 			}
 			nrva = (uint32_t)v; /* the loader keeps the low 32 bits */
 			if (pe_rva_span(img, nrva, 2, &h))
 				return pe_fail(err, PE_ERR_CORRUPT, "%s: function %zu: name RVA 0x%x %s", what, i, nrva,
-					    pe_rva_why(img, nrva, why, sizeof(why)));
+					       pe_rva_why(img, nrva, why, sizeof(why)));
 			fn->hint = rd16(h, 0);
 			if (span_cstr(h, 2, PE_MAX_NAME, &name, &len))
 				return pe_fail(err, PE_ERR_CORRUPT,
-					    "%s: function %zu: name at RVA 0x%x is not NUL-terminated within %d bytes",
-					    what, i, nrva, PE_MAX_NAME);
+					       "%s: function %zu: name at RVA 0x%x is not NUL-terminated within %d bytes",
+					       what, i, nrva, PE_MAX_NAME);
 			fn->name = name;
 		}
 	}
@@ -317,7 +317,7 @@ static int parse_imports(struct pe_image *img, struct err *err)
 		int r;
 		if (!span_has(t, i * 20, 20))
 			return pe_fail(err, PE_ERR_CORRUPT,
-				    "import directory at RVA 0x%x runs past the end of its section without a terminator", rva);
+				       "import directory at RVA 0x%x runs past the end of its section without a terminator", rva);
 		oft = rd32(t, i * 20);
 		name_rva = rd32(t, i * 20 + 12);
 		ft = rd32(t, i * 20 + 16);
@@ -352,7 +352,7 @@ static int parse_delay_imports(struct pe_image *img, struct err *err)
 		return 0;
 	if (pe_rva_span(img, rva, 32, &t))
 		return pe_fail(err, PE_ERR_CORRUPT, "delay import directory RVA 0x%x %s", rva,
-			    pe_rva_why(img, rva, why, sizeof(why)));
+			       pe_rva_why(img, rva, why, sizeof(why)));
 	for (i = 0;; i++) {
 		uint32_t attrs, name_ref, int_ref;
 		uint32_t name_rva, int_rva;
@@ -362,8 +362,8 @@ static int parse_delay_imports(struct pe_image *img, struct err *err)
 		int r;
 		if (!span_has(t, i * 32, 32))
 			return pe_fail(err, PE_ERR_CORRUPT,
-				    "delay import directory at RVA 0x%x runs past the end of its section without a terminator",
-				    rva);
+				       "delay import directory at RVA 0x%x runs past the end of its section without a terminator",
+				       rva);
 		attrs = rd32(t, i * 32);
 		name_ref = rd32(t, i * 32 + 4);
 		int_ref = rd32(t, i * 32 + 16);
@@ -378,8 +378,8 @@ static int parse_delay_imports(struct pe_image *img, struct err *err)
 			/* VC6 format: 32-bit virtual addresses. */
 			if (name_ref < img->image_base || (int_ref && int_ref < img->image_base))
 				return pe_fail(err, PE_ERR_CORRUPT,
-					    "delay import descriptor %zu: old-format (VA) fields below the image base 0x%llx",
-					    i, (unsigned long long)img->image_base);
+					       "delay import descriptor %zu: old-format (VA) fields below the image base 0x%llx",
+					       i, (unsigned long long)img->image_base);
 			name_rva = (uint32_t)(name_ref - img->image_base);
 			int_rva = int_ref ? (uint32_t)(int_ref - img->image_base) : 0;
 		}
@@ -415,13 +415,13 @@ static int parse_load_config(struct pe_image *img, struct err *err)
 		return 0;
 	if (pe_rva_span(img, rva, 4, &s))
 		return pe_fail(err, PE_ERR_CORRUPT, "load config directory RVA 0x%x %s", rva,
-			    pe_rva_why(img, rva, why, sizeof(why)));
+			       pe_rva_why(img, rva, why, sizeof(why)));
 	size = rd32(s, 0);
 	if (size < field + 2)
 		return 0; /* built before DependentLoadFlags existed */
 	if (span_u16(s, field, &img->dependent_load_flags))
 		return pe_fail(err, PE_ERR_CORRUPT, "load config at RVA 0x%x: size %u runs past the end of its section",
-			    rva, size);
+			       rva, size);
 	img->has_dependent_load_flags = 1;
 	return 0;
 }

@@ -25,7 +25,7 @@ static int export_table(struct pe_image *img, uint32_t rva, uint32_t n, size_t e
 	}
 	if (pe_rva_span(img, rva, (size_t)n * esz, out))
 		return pe_fail(err, PE_ERR_CORRUPT, "export %s (%u entries at RVA 0x%x) %s", what, n, rva,
-			    pe_rva_why(img, rva, why, sizeof(why)));
+			       pe_rva_why(img, rva, why, sizeof(why)));
 	out->len = (size_t)n * esz;
 	return 0;
 }
@@ -111,7 +111,7 @@ static int export_name_index(const struct pe_image *img, uint32_t j, const char 
 	o = rd16(priv(img)->exp_ords, (size_t)j * 2);
 	if (o >= img->export_count)
 		return pe_fail(err, PE_ERR_CORRUPT, "export name %u (%s): ordinal index %u beyond the address table (%u entries)",
-			    j, name, o, img->export_count);
+			       j, name, o, img->export_count);
 	*idx = o;
 	return 0;
 }

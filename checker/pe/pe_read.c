@@ -108,6 +108,6 @@ int pe_cstr_fail(const struct pe_image *img, struct err *err, int r, uint32_t rv
 	char why[96];
 	if (r == -2)
 		return pe_fail(err, PE_ERR_CORRUPT, "%s at RVA 0x%x is not NUL-terminated within %d bytes",
-			    what, rva, PE_MAX_NAME);
+			       what, rva, PE_MAX_NAME);
 	return pe_fail(err, PE_ERR_CORRUPT, "%s RVA 0x%x %s", what, rva, pe_rva_why(img, rva, why, sizeof(why)));
 }

@@ -31,7 +31,7 @@ static int res_dir(struct span rs, uint32_t off, uint32_t *n, struct err *err)
 	*n = (uint32_t)named + ids;
 	if (!span_has(rs, (size_t)off + 16, (size_t)*n * 8))
 		return pe_fail(err, PE_ERR_CORRUPT, "resource directory at offset 0x%x: %u entries run past the resource section",
-			    off, *n);
+			       off, *n);
 	return 0;
 }
 
@@ -147,7 +147,7 @@ static int parse_version_info(struct pe_image *img, struct span s, struct err *e
 			return pe_fail(err, PE_ERR_CORRUPT, "version resource: truncated VS_FIXEDFILEINFO");
 		if (sigv != VS_FFI_SIGNATURE)
 			return pe_fail(err, PE_ERR_CORRUPT, "version resource: VS_FIXEDFILEINFO signature 0x%08x (expected 0x%08x)",
-				    sigv, VS_FFI_SIGNATURE);
+				       sigv, VS_FFI_SIGNATURE);
 		v[0] = rd32(s, root.val_off + 8);
 		v[1] = rd32(s, root.val_off + 12);
 		v[2] = rd32(s, root.val_off + 16);
@@ -215,13 +215,13 @@ int pe_parse_version(struct pe_image *img, struct err *err)
 			ent = i;
 		} else if (!n) {
 			return pe_fail(err, PE_ERR_CORRUPT, "resource directory at offset 0x%x (RT_VERSION level %d) is empty",
-				    off, depth + 1);
+				       off, depth + 1);
 		}
 		target = rd32(rs, (size_t)off + 16 + 8 * (size_t)ent + 4);
 		if (depth < 2) {
 			if (!(target & 0x80000000u))
 				return pe_fail(err, PE_ERR_CORRUPT,
-					    "resource entry at level %d for RT_VERSION is data (expected a directory)", depth + 1);
+					       "resource entry at level %d for RT_VERSION is data (expected a directory)", depth + 1);
 			off = target & 0x7fffffffu;
 			for (d = 0; d <= depth; d++)
 				if (path[d] == off)
@@ -229,7 +229,7 @@ int pe_parse_version(struct pe_image *img, struct err *err)
 		} else {
 			if (target & 0x80000000u)
 				return pe_fail(err, PE_ERR_CORRUPT,
-					    "resource entry at level 3 for RT_VERSION is a directory (too deep)");
+					       "resource entry at level 3 for RT_VERSION is a directory (too deep)");
 			off = target;
 		}
 	}
@@ -237,7 +237,7 @@ int pe_parse_version(struct pe_image *img, struct err *err)
 		return pe_fail(err, PE_ERR_CORRUPT, "resource data entry at offset 0x%x outside the resource section", off);
 	if (pe_rva_span(img, data_rva, data_size, &data))
 		return pe_fail(err, PE_ERR_CORRUPT, "version resource data (RVA 0x%x, %u bytes) %s", data_rva, data_size,
-			    pe_rva_why(img, data_rva, why, sizeof(why)));
+			       pe_rva_why(img, data_rva, why, sizeof(why)));
 	data.len = data_size;
 	return parse_version_info(img, data, err);
 }
