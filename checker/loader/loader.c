@@ -19,118 +19,20 @@
  * the mapped modules to the loaded-module list only when the load succeeds.
  *
  * Performance: each file is mapped once and parsed once per loader (cache
- * keyed by Windows path); export lookups are lazy binary searches in pe.c;
- * directory listings are cached by the view.
+ * keyed by Windows path, loader_setup.c); export lookups are lazy binary
+ * searches in pe_exports.c; directory listings are cached by the view.
+ *
+ * This file is one load; the process it runs in (set-up, KnownDLLs, the
+ * image cache, trace nodes and probes) is loader_setup.c, the search
+ * orders loader_search.c, and what the three share loader_state.h.
  */
 #include "loader/loader.h"
+#include "loader/loader_state.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/os.h"
-#include "util/strmap.h"
-#include "util/version.h"
-
-struct ldr_image {
-	char *win;  /* Windows path (the cache key, compared case-insensitively) */
-	char *host;
-	struct pe_image *img; /* NULL when it could not be parsed */
-	int err_code;         /* PE_ERR_* */
-	char *err_msg;
-	char *version;
-	int hot; /* touched since the last loader_trim */
-};
-
-/*
- * Binding thousands of imports against a large export table (torch_cpu.dll:
- * 57k names, ~3.4 MB of name strings) touches pages of its name table
- * through the binary searches. Resident memory stays bounded this way: once
- * the lookups since the last look could have touched LDR_TRIM_PAGES pages
- * (16 MiB; each lookup counts as the pages its search can touch, log2 of
- * the names plus the hit, each image opened as LDR_OPEN_PAGES), what is
- * the process's file-backed resident memory is asked
- * (os_resident_file_bytes: /proc/self/statm), and the pages of the mappings
- * touched since the last trim are handed back (loader_trim) only when it is
- * over LDR_RESIDENT_MAX. Real searches share
- * most of their pages, so a real install is checked without a trim, where
- * releasing each whole mapping every 8 lookups (and every touched one after
- * each torch binary) cost 1,766 madvise calls and 9,000 page faults on 857
- * distinct pages: 2.6x the CPU. File-backed RSS stays under
- * LDR_RESIDENT_MAX plus one budget of touches. A host that cannot say what
- * is resident (Windows here) trims at every budget.
- */
-#define LDR_TRIM_PAGES 4096u
-#define LDR_RESIDENT_MAX ((size_t)8 << 20)
-#define LDR_OPEN_PAGES 16u /* what parsing one image counts as: headers, directories, import names */
-
-/*
- * The deepest import chain followed (imports from the module loaded to the
- * importer; forwarders count). Windows has no such limit (docs/loader.md
- * §5.3), but the walk below and every reader of the tree recurse once per
- * level: a 40,000-deep chain in torch\lib overflowed the stack. Real chains
- * are under 20 deep. A deeper one is not judged: the load fails on that
- * module with the limit as its detail, loader_host_error() says so (check
- * exits with an error, no verdict), and later loads are not evaluated.
- */
-#define LDR_MAX_DEPTH 1000
-
-struct ldr_module {
-	char *base; /* base name as it exists */
-	char *path; /* Windows path */
-	/* loaded by a load whose verdict depends on the AddDllDirectory order (then: the other verdict) */
-	int order_dependent, alt_winerror;
-	enum ldr_outcome alt_outcome;
-	struct strlist order_candidates;
-	char *order_dll;
-};
-
-/*
- * The loaded-module list is searched by base name (a bare import) and by
- * full path (a load by path, a module found on disk): an index of each,
- * case-insensitive as the list's names are (str_icmp), so a lookup costs
- * O(1) instead of a walk of every module loaded so far. The list is searched
- * in order and only ever appended to, so the index keeps the first module of
- * a name and a later one of the same name never replaces it: the answer is
- * the walk's (strmap_add keeps the first value of a key).
- */
-
-struct loader {
-	struct view *view;
-	struct apiset *apiset;
-	char *apiset_source;
-	struct strlist known;
-	const char *known_source;
-	uint16_t machine;
-	char *app_dir;
-	char *cur_dir;
-	struct strlist user_dirs;
-	struct strlist user_whys;    /* loader_label_user_dirs: each folder's reason ("" none yet) */
-	size_t path_prefix_n;        /* loader_label_path_prefix */
-	const char *path_prefix_why;
-	enum ldr_dll_load_dir_mode dld_mode;
-	int no_system;
-	struct ldr_module *mods;
-	size_t nmods, amods;
-	struct strmap mods_by_base, mods_by_path; /* name → index into mods[] (STRMAP_ICASE) */
-	struct ldr_image **images;
-	size_t nimages, aimages;
-	struct strmap image_index; /* Windows path → index into images[] (STRMAP_ICASE) */
-	struct ldr_image **hot; /* images touched since the last loader_trim */
-	size_t nhot, ahot;
-	char *host_error; /* the first file the host would not let us read */
-	char *limit_error; /* an import chain deeper than LDR_MAX_DEPTH */
-	size_t touched; /* pages export lookups may have touched since the last loader_trim (LDR_TRIM_PAGES) */
-};
-
-/* Windows 10/11 x64 HKLM\...\Session Manager\KnownDLLs values (plus ntdll, always known). */
-static const char *const builtin_known[] = {
-	"advapi32.dll", "clbcatq.dll", "combase.dll", "comdlg32.dll", "coml2.dll", "difxapi.dll",
-	"gdi32.dll", "gdiplus.dll", "imagehlp.dll", "imm32.dll", "kernel32.dll", "msctf.dll",
-	"msvcrt.dll", "normaliz.dll", "nsi.dll", "ole32.dll", "oleaut32.dll", "psapi.dll",
-	"rpcrt4.dll", "sechost.dll", "setupapi.dll", "shcore.dll", "shell32.dll", "shlwapi.dll",
-	"user32.dll", "wldap32.dll", "wow64.dll", "wow64win.dll", "ws2_32.dll", "ntdll.dll",
-	"kernelbase.dll",
-};
 
 /* Other OS DLLs assumed present when the view has no System32 (never the VC++ runtimes). */
 static const char *const builtin_system[] = {
@@ -141,21 +43,6 @@ static const char *const builtin_system[] = {
 	"winhttp.dll", "wininet.dll", "comctl32.dll", "opengl32.dll", "glu32.dll", "netapi32.dll",
 };
 
-const char *ldr_outcome_name(enum ldr_outcome o)
-{
-	switch (o) {
-	case LDR_LOADS: return "loads";
-	case LDR_MISSING_DLL: return "missing-dll";
-	case LDR_MISSING_ENTRY: return "missing-entry-point";
-	case LDR_MISSING_ORDINAL: return "missing-ordinal";
-	case LDR_BAD_ARCH: return "bad-arch";
-	case LDR_UNREADABLE: return "unreadable";
-	case LDR_BAD_PARAM: return "invalid-parameter";
-	case LDR_NOT_A_FILE: return "not-a-file";
-	}
-	return "?";
-}
-
 static int in_list(const char *const *list, size_t n, const char *name)
 {
 	size_t i;
@@ -163,356 +50,6 @@ static int in_list(const char *const *list, size_t n, const char *name)
 		if (!str_icmp(list[i], name))
 			return 1;
 	return 0;
-}
-
-/* ---- set-up ------------------------------------------------------------------ */
-
-static const char *sysdir(const struct loader *ld)
-{
-	return ld->machine == PE_MACHINE_I386 ? view_syswow64(ld->view) : view_system32(ld->view);
-}
-
-static const char *sysdir_why(const struct loader *ld)
-{
-	return ld->machine == PE_MACHINE_I386 ? "the system folder of a 32-bit process (SysWOW64)" : "System32";
-}
-
-static void load_known_dlls(struct loader *ld)
-{
-	static const char key[] = "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs";
-	size_t i;
-	if (view_has_registry(ld->view)) {
-		struct strbuf sb = STRBUF_INIT;
-		struct strlist names = STRLIST_INIT;
-		int any = 0;
-		if (view_reg_values(ld->view, key, 64, &names, NULL) == 0) {
-			/* every value except DllDirectory* names a KnownDLL file */
-			for (i = 0; i < names.n; i++) {
-				if (str_istartswith(names.v[i], "DllDirectory"))
-					continue;
-				strbuf_reset(&sb);
-				if (view_reg_get(ld->view, key, names.v[i], 64, &sb, NULL) == 0 && sb.len) {
-					strlist_push(&ld->known, strbuf_str(&sb));
-					any = 1;
-				}
-			}
-		} else {
-			/* a registry that cannot list values: ask about each name Windows ships */
-			for (i = 0; i < sizeof(builtin_known) / sizeof(builtin_known[0]); i++) {
-				char *valname = xstrdup(builtin_known[i]);
-				char *dot = strrchr(valname, '.');
-				if (dot)
-					*dot = '\0';
-				strbuf_reset(&sb);
-				if (view_reg_get(ld->view, key, valname, 64, &sb, NULL) == 0 && sb.len) {
-					strlist_push(&ld->known, strbuf_str(&sb));
-					any = 1;
-				}
-				free(valname);
-			}
-		}
-		strbuf_release(&sb);
-		strlist_release(&names);
-		if (any) {
-			/* ntdll is always known (it is mapped before the list is read) */
-			strlist_push(&ld->known, "ntdll.dll");
-			ld->known_source = "registry";
-			return;
-		}
-	}
-	for (i = 0; i < sizeof(builtin_known) / sizeof(builtin_known[0]); i++)
-		strlist_push(&ld->known, builtin_known[i]);
-	ld->known_source = "built-in list";
-}
-
-int loader_open(struct loader **out, struct view *view, const char *app_dir, uint16_t machine, struct err *err)
-{
-	struct loader *ld = xcalloc(1, sizeof(*ld));
-	char *schema, *host;
-	ld->view = view;
-	ld->machine = machine ? machine : PE_MACHINE_AMD64;
-	ld->app_dir = app_dir ? winpath_normalize(app_dir) : NULL;
-	ld->dld_mode = LDR_DLD_TOP;
-	strmap_init(&ld->mods_by_base, STRMAP_ICASE);
-	strmap_init(&ld->mods_by_path, STRMAP_ICASE);
-	strmap_init(&ld->image_index, STRMAP_ICASE);
-	ld->no_system = !view_is_dir(view, sysdir(ld));
-
-	/* The schema is read from the native System32 (the loader's own), whatever the process. */
-	schema = winpath_join(view_system32(view), "apisetschema.dll");
-	host = view_host_path(view, schema);
-	if (host && view_is_file(view, schema)) {
-		struct err e;
-		err_clear(&e);
-		if (apiset_load(&ld->apiset, host, &e) == 0) {
-			ld->apiset_source = xstrdup(schema);
-		} else {
-			ld->apiset = apiset_fallback();
-			ld->apiset_source = xasprintf("built-in fallback (%s)", e.msg);
-		}
-	} else {
-		ld->apiset = apiset_fallback();
-		ld->apiset_source = xstrdup("built-in fallback");
-	}
-	free(host);
-	free(schema);
-	load_known_dlls(ld);
-	(void)err;
-	*out = ld;
-	return 0;
-}
-
-void loader_free(struct loader *ld)
-{
-	size_t i;
-	if (!ld)
-		return;
-	apiset_free(ld->apiset);
-	free(ld->apiset_source);
-	strlist_release(&ld->known);
-	free(ld->app_dir);
-	free(ld->cur_dir);
-	strlist_release(&ld->user_dirs);
-	strlist_release(&ld->user_whys);
-	for (i = 0; i < ld->nmods; i++) {
-		free(ld->mods[i].base);
-		free(ld->mods[i].path);
-		strlist_release(&ld->mods[i].order_candidates);
-		free(ld->mods[i].order_dll);
-	}
-	free(ld->mods);
-	strmap_release(&ld->mods_by_base);
-	strmap_release(&ld->mods_by_path);
-	for (i = 0; i < ld->nimages; i++) {
-		struct ldr_image *im = ld->images[i];
-		if (im->img)
-			pe_close(im->img);
-		free(im->win);
-		free(im->host);
-		free(im->err_msg);
-		free(im->version);
-		free(im);
-	}
-	free(ld->images);
-	strmap_release(&ld->image_index);
-	free(ld->hot);
-	free(ld->host_error);
-	free(ld->limit_error);
-	free(ld);
-}
-
-void loader_add_dll_directory(struct loader *ld, const char *win_dir)
-{
-	strlist_push_owned(&ld->user_dirs, ldr_win32_folder(win_dir)); /* AddDllDirectory normalises the folder */
-	strlist_push(&ld->user_whys, "");
-}
-
-void loader_label_user_dirs(struct loader *ld, const char *why)
-{
-	size_t i;
-	for (i = 0; i < ld->user_whys.n; i++)
-		if (!ld->user_whys.v[i][0]) {
-			free(ld->user_whys.v[i]);
-			ld->user_whys.v[i] = xstrdup(why);
-		}
-}
-
-void loader_label_path_prefix(struct loader *ld, size_t n, const char *why)
-{
-	ld->path_prefix_n = why ? n : 0;
-	ld->path_prefix_why = why;
-}
-
-void loader_set_current_dir(struct loader *ld, const char *win_dir)
-{
-	free(ld->cur_dir);
-	ld->cur_dir = win_dir ? winpath_normalize(win_dir) : NULL;
-}
-
-void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode mode)
-{
-	ld->dld_mode = mode;
-}
-
-const char *loader_apiset_source(const struct loader *ld)
-{
-	return ld->apiset_source;
-}
-
-const char *loader_known_dlls_source(const struct loader *ld)
-{
-	return ld->known_source;
-}
-
-int loader_apiset_is_fallback(const struct loader *ld)
-{
-	return apiset_is_fallback(ld->apiset);
-}
-
-uint16_t loader_machine(const struct loader *ld)
-{
-	return ld->machine;
-}
-
-const char *loader_app_dir(const struct loader *ld)
-{
-	return ld->app_dir;
-}
-
-/* ---- image cache ------------------------------------------------------------- */
-
-/* Remembers that im's pages may be resident again (for loader_trim). */
-static struct ldr_image *image_touch(struct loader *ld, struct ldr_image *im)
-{
-	if (!im->hot) {
-		im->hot = 1;
-		ALLOC_GROW(ld->hot, ld->nhot + 1, ld->ahot);
-		ld->hot[ld->nhot++] = im;
-	}
-	return im;
-}
-
-/* The parsed image of a Windows path, opened once per loader (cached even when it fails). */
-static struct ldr_image *image_get(struct loader *ld, const char *win_path)
-{
-	struct ldr_image *im;
-	struct err e;
-	size_t i;
-	if (strmap_get(&ld->image_index, win_path, &i))
-		return image_touch(ld, ld->images[i]);
-	im = xcalloc(1, sizeof(*im));
-	im->win = xstrdup(win_path);
-	im->host = view_host_path(ld->view, win_path);
-	if (!im->host)
-		im->host = xstrdup(win_path);
-	err_clear(&e);
-	/*
-	 * PE_LENIENT: Windows reads neither the version resource nor the
-	 * delay-import table when it maps a DLL, so damage there must not turn a
-	 * loadable DLL into an "unreadable" one (those parts are left empty).
-	 */
-	if (pe_open(&im->img, im->host,
-		    PE_IMPORTS | PE_DELAY_IMPORTS | PE_EXPORTS | PE_LOAD_CONFIG | PE_VERSION | PE_LENIENT,
-		    &e)) {
-		im->img = NULL;
-		im->err_code = e.code ? e.code : PE_ERR_CORRUPT;
-		im->err_msg = xstrdup(e.msg);
-		/* the host's error (EACCES, EIO), not a Windows verdict on the file */
-		if (im->err_code == PE_ERR_IO && !ld->host_error)
-			ld->host_error = xstrdup(e.msg);
-	} else if (im->img->version.present && im->img->version.has_fixed) {
-		char buf[WINVER_DOTTED_MAX];
-		im->version = xstrdup(winver_dotted(buf, im->img->version.file));
-	}
-	ld->touched += LDR_OPEN_PAGES;
-	ALLOC_GROW(ld->images, ld->nimages + 1, ld->aimages);
-	strmap_add(&ld->image_index, im->win, ld->nimages);
-	ld->images[ld->nimages++] = im;
-	return image_touch(ld, im);
-}
-
-const char *loader_file_version(struct loader *ld, const char *win_path)
-{
-	return image_get(ld, win_path)->version;
-}
-
-/* ---- nodes ---------------------------------------------------------------------- */
-
-static struct ldr_node *node_new(const char *name, struct ldr_node *parent)
-{
-	struct ldr_node *n = xcalloc(1, sizeof(*n));
-	n->name = xstrdup(name);
-	n->parent = parent;
-	if (parent) {
-		ALLOC_GROW(parent->kids, parent->nkids + 1, parent->akids);
-		parent->kids[parent->nkids++] = n;
-	}
-	return n;
-}
-
-static void node_free(struct ldr_node *n)
-{
-	size_t i;
-	if (!n)
-		return;
-	for (i = 0; i < n->nkids; i++)
-		node_free(n->kids[i]);
-	free(n->kids);
-	for (i = 0; i < n->nprobes; i++) {
-		free(n->probes[i].path);
-		free(n->probes[i].why);
-		free(n->probes[i].result);
-	}
-	free(n->probes);
-	strlist_release(&n->missing);
-	strlist_release(&n->shadowed);
-	strlist_release(&n->order_candidates);
-	free(n->name);
-	free(n->path);
-	free(n->apiset_host);
-	free(n->detail);
-	free(n->version);
-	free(n);
-}
-
-static void probe_add(struct ldr_node *n, const char *path, const char *step, const char *fmt, ...)
-	ERR_PRINTF(4, 5);
-
-/* Why a place of a fixed step is searched; the search folders carry their own (struct search_dir). */
-static const char *step_why(const char *step)
-{
-	static const struct { const char *step, *why; } t[] = {
-		{ "full path", "the path given" },
-		{ "API set", "an API set contract, resolved by the schema" },
-		{ "loaded-module list", "already loaded in the process" },
-		{ "KnownDLLs", "a KnownDLL: always System32's copy" },
-	};
-	size_t i;
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(step, t[i].step))
-			return t[i].why;
-	return step;
-}
-
-static void probe_add(struct ldr_node *n, const char *path, const char *step, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	ALLOC_GROW(n->probes, n->nprobes + 1, n->aprobes);
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	n->probes[n->nprobes].path = xstrdup(path);
-	n->probes[n->nprobes].step = step;
-	n->probes[n->nprobes].why = xstrdup(step_why(step));
-	n->probes[n->nprobes].minor = 0;
-	n->probes[n->nprobes].result = strbuf_detach(&sb);
-	n->nprobes++;
-}
-
-void ldr_result_release(struct ldr_result *res)
-{
-	size_t i;
-	node_free(res->root);
-	free(res->symbol);
-	for (i = 0; i < res->nwarnings; i++)
-		free(res->warnings[i].symbol);
-	free(res->warnings);
-	memset(res, 0, sizeof(*res));
-}
-
-void ldr_node_chain(const struct ldr_node *node, struct strlist *out)
-{
-	const struct ldr_node *p;
-	size_t n = 0, i, first = out->n;
-	for (p = node; p; p = p->parent, n++)
-		strlist_push(out, p->parent ? p->name : winpath_basename(p->name));
-	/* pushed leaf first: reverse into root-first order */
-	for (i = 0; i < n / 2; i++) {
-		char *t = out->v[first + i];
-		out->v[first + i] = out->v[first + n - 1 - i];
-		out->v[first + n - 1 - i] = t;
-	}
 }
 
 /* ---- one load --------------------------------------------------------------- */
@@ -645,193 +182,6 @@ static int loaded_before(const struct loader *ld, const char *base)
 	return find_loaded_module(ld, base) != NULL;
 }
 
-/* The search directories for `flags`, in order, with the step name of each. */
-struct search_dir {
-	char *dir;
-	const char *step;
-	char *why;        /* the probe's `why` (loader.h) */
-	int minor;        /* the probe's `minor` */
-	const char *skip; /* why this entry is not searched (NULL: searched) */
-	const char *note; /* what to add to a "not found" probe */
-};
-
-/*
- * Win32 normalisation of `dir` ("File path formats on Windows systems":
- * Normalize separators, Trim characters): a segment ending in a single
- * period loses it; the last segment of the whole path loses its trailing
- * periods and spaces. `in_path`: `dir` is a folder a file name will be
- * appended to before normalisation (a PATH entry), so its last segment is
- * not the path's last and keeps its spaces.
- */
-static char *win32_folder(const char *dir, int in_path)
-{
-	char *n = winpath_normalize(dir), *out, *o;
-	const char *p;
-	if (!strncmp(n, "\\\\?\\", 4))
-		return n;
-	out = o = xmalloc(strlen(n) + 1);
-	for (p = n; *p;) {
-		const char *e = strchr(p, '\\');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (!e && !in_path)
-			while (len && (p[len - 1] == '.' || p[len - 1] == ' '))
-				len--; /* the last segment: trailing periods and spaces */
-		else if (len >= 2 && p[len - 1] == '.' && p[len - 2] != '.')
-			len--; /* a segment ending in a single period */
-		memcpy(o, p, len);
-		o += len;
-		if (!e)
-			break;
-		*o++ = '\\';
-		p = e + 1;
-	}
-	*o = '\0';
-	free(n);
-	return out;
-}
-
-char *ldr_win32_folder(const char *dir)
-{
-	return win32_folder(dir, 0);
-}
-
-char *ldr_path_entry_folder(const char *entry)
-{
-	return win32_folder(entry, 1);
-}
-
-static void add_dir(struct search_dir **v, size_t *n, size_t *alloc, const char *dir, const char *step,
-		    const char *why)
-{
-	ALLOC_GROW(*v, *n + 1, *alloc);
-	(*v)[*n].dir = winpath_normalize(dir);
-	(*v)[*n].step = step;
-	(*v)[*n].why = xstrdup(why);
-	(*v)[*n].minor = 0;
-	(*v)[*n].skip = NULL;
-	(*v)[*n].note = NULL;
-	(*n)++;
-}
-
-/* The last probe of `node` was of search folder `d`: its label. */
-static void probe_label(struct ldr_node *node, const struct search_dir *d)
-{
-	struct ldr_probe *p = &node->probes[node->nprobes - 1];
-	free(p->why);
-	p->why = xstrdup(d->why);
-	p->minor = d->minor;
-}
-
-/*
- * One PATH entry as the loader takes it: literally. An empty entry is
- * ignored; quotes are part of the folder name (cmd.exe strips them, the
- * loader does not, so a quoted entry names no folder); a relative entry
- * is resolved against the current directory, which a static check does
- * not know: recorded, not searched.
- */
-static void add_path_entry(struct search_dir **v, size_t *n, size_t *alloc, const char *e, const char *why)
-{
-	char *w;
-	if (!*e)
-		return;
-	/* the entry and the name are joined, then normalised whole (ldr_path_entry_folder):
-	   `C:\Tools\omp.` is `C:\Tools\omp`, `C:\x\sdir ` keeps its space */
-	w = winpath_is_absolute(e) && !strchr(e, '"') ? ldr_path_entry_folder(e) : xstrdup(e);
-	add_dir(v, n, alloc, w, "PATH", why);
-	free(w);
-	if (strchr(e, '"'))
-		(*v)[*n - 1].note = "the PATH entry is quoted: the loader takes the quotes as part of the folder name";
-	else if (!winpath_is_absolute(e))
-		(*v)[*n - 1].skip = "not searched: a relative PATH entry depends on the current directory";
-}
-
-/* The index of the i-th AddDllDirectory folder in `order` (see load_ctx.user_dirs_order). */
-static size_t user_dir_index(const struct loader *ld, size_t i, int order)
-{
-	size_t n = ld->user_dirs.n;
-	if (order < 0)
-		return n - 1 - i;
-	return (i + (size_t)order) % n;
-}
-
-static const char *user_dir(const struct loader *ld, size_t i, int order)
-{
-	return ld->user_dirs.v[user_dir_index(ld, i, order)];
-}
-
-/* Why that folder is searched: the label its adder gave, else the plain fact. */
-static const char *user_dir_why(const struct loader *ld, size_t i, int order)
-{
-	const char *w = ld->user_whys.v[user_dir_index(ld, i, order)];
-	return w[0] ? w : "added with AddDllDirectory";
-}
-
-static size_t search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, int user_dirs_order,
-			  struct search_dir **out)
-{
-	struct search_dir *v = NULL;
-	size_t n = 0, alloc = 0, i;
-	if (flags & LDR_SEARCH_MASK) {
-		if (flags & LDR_SEARCH_DEFAULT_DIRS)
-			flags |= LDR_SEARCH_APPLICATION_DIR | LDR_SEARCH_USER_DIRS | LDR_SEARCH_SYSTEM32;
-		if ((flags & LDR_SEARCH_DLL_LOAD_DIR) && dll_dir)
-			add_dir(&v, &n, &alloc, dll_dir, "DLL_LOAD_DIR", "the folder of the DLL being loaded");
-		if ((flags & LDR_SEARCH_APPLICATION_DIR) && ld->app_dir)
-			add_dir(&v, &n, &alloc, ld->app_dir, "APPLICATION_DIR", "the application folder");
-		if (flags & LDR_SEARCH_USER_DIRS)
-			for (i = 0; i < ld->user_dirs.n; i++)
-				add_dir(&v, &n, &alloc, user_dir(ld, i, user_dirs_order), "USER_DIRS",
-					user_dir_why(ld, i, user_dirs_order));
-		if (flags & LDR_SEARCH_SYSTEM32)
-			add_dir(&v, &n, &alloc, sysdir(ld), "SYSTEM32", sysdir_why(ld));
-	} else {
-		const char *path = view_getenv(ld->view, "PATH");
-		size_t k = 0;
-		/* LOAD_WITH_ALTERED_SEARCH_PATH: the DLL's folder takes the application dir's place */
-		if ((flags & LDR_WITH_ALTERED_SEARCH_PATH) && dll_dir)
-			add_dir(&v, &n, &alloc, dll_dir, "altered search path", "the folder of the DLL being loaded");
-		else if (ld->app_dir)
-			add_dir(&v, &n, &alloc, ld->app_dir, "application dir", "the application folder");
-		add_dir(&v, &n, &alloc, sysdir(ld), "System32", sysdir_why(ld));
-		/* searched, but only 16-bit programs ever installed DLLs there */
-		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir", "the 16-bit system folder");
-		v[n - 1].minor = ld->machine != PE_MACHINE_I386;
-		add_dir(&v, &n, &alloc, view_windows_dir(ld->view), "Windows dir", "the Windows folder");
-		if (ld->cur_dir) {
-			add_dir(&v, &n, &alloc, ld->cur_dir, "current dir", "the current folder");
-		} else {
-			add_dir(&v, &n, &alloc, ".", "current dir", "the current folder");
-			v[n - 1].skip = "not searched: the process's current directory is not known";
-			v[n - 1].minor = 1;
-		}
-		while (path && *path) {
-			const char *semi = strchr(path, ';');
-			size_t len = semi ? (size_t)(semi - path) : strlen(path);
-			char *entry = xstrndup(path, len), *why;
-			/* numbered as the machine's PATH has them: the caller's prefix apart */
-			why = k < ld->path_prefix_n ? xstrdup(ld->path_prefix_why)
-						    : xasprintf("PATH entry %zu", k + 1 - ld->path_prefix_n);
-			add_path_entry(&v, &n, &alloc, entry, why);
-			free(why);
-			free(entry);
-			k++;
-			path = semi ? semi + 1 : NULL;
-		}
-	}
-	*out = v;
-	return n;
-}
-
-static void free_dirs(struct search_dir *v, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++) {
-		free(v[i].dir);
-		free(v[i].why);
-	}
-	free(v);
-}
-
 static void set_fail(struct load_ctx *c, struct ldr_node *node, enum ldr_outcome o, int winerror,
 		     const char *symbol)
 {
@@ -868,18 +218,18 @@ static int is_system_path(const struct loader *ld, const char *path)
 static int candidate_ok(struct load_ctx *c, struct ldr_node *node, const char *path, const char *step,
 			int top, int *saw_wrong_arch)
 {
-	struct ldr_image *im = image_get(c->ld, path);
+	struct ldr_image *im = ldr_image_get(c->ld, path);
 	if (!im->img) {
-		probe_add(node, path, step, "unreadable: %s", im->err_msg);
+		ldr_probe_add(node, path, step, "unreadable: %s", im->err_msg);
 		node->detail = xstrdup(im->err_msg);
 		return -1;
 	}
 	if (!pe_machine_compatible(c->ld->machine, im->img->machine)) {
 		if (top) {
-			probe_add(node, path, step, "wrong machine %s", pe_machine_name(im->img->machine));
+			ldr_probe_add(node, path, step, "wrong machine %s", pe_machine_name(im->img->machine));
 			return -2;
 		}
-		probe_add(node, path, step, "wrong machine %s, skipped", pe_machine_name(im->img->machine));
+		ldr_probe_add(node, path, step, "wrong machine %s, skipped", pe_machine_name(im->img->machine));
 		*saw_wrong_arch = 1;
 		if (!node->detail)
 			node->detail = xasprintf("%s is %s, the process is %s", path,
@@ -887,7 +237,7 @@ static int candidate_ok(struct load_ctx *c, struct ldr_node *node, const char *p
 						 pe_machine_name(c->ld->machine));
 		return 0;
 	}
-	probe_add(node, path, step, "found");
+	ldr_probe_add(node, path, step, "found");
 	return 1;
 }
 
@@ -903,7 +253,7 @@ static int loaded_path(const struct load_ctx *c, const char *path)
 
 static void map_found(struct load_ctx *c, struct ldr_node *node, const char *path, unsigned flags)
 {
-	struct ldr_image *im = image_get(c->ld, path);
+	struct ldr_image *im = ldr_image_get(c->ld, path);
 	int already = node->delay ? 0 : loaded_path(c, path);
 	node->path = xstrdup(path);
 	node->machine = im->img ? im->img->machine : 0;
@@ -999,7 +349,7 @@ static void resolve_full_path(struct load_ctx *c, struct ldr_node *node, unsigne
 	int saw_wrong_arch = 0;
 	node->via = "full path";
 	if (!view_find_file(c->ld->view, dir, winpath_basename(name), &p)) {
-		probe_add(node, name, "full path", "%s", not_found(c->ld->view, dir, winpath_basename(name)));
+		ldr_probe_add(node, name, "full path", "%s", not_found(c->ld->view, dir, winpath_basename(name)));
 		set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
 	} else {
 		int ok = candidate_ok(c, node, p, "full path", 0, &saw_wrong_arch);
@@ -1027,16 +377,16 @@ static int resolve_apiset(struct load_ctx *c, struct ldr_node *node, const char 
 		return 0;
 	r = apiset_resolve(c->ld->apiset, *name, importer_base, &host);
 	if (r == 1) {
-		probe_add(node, *name, "API set", "-> %s", host);
+		ldr_probe_add(node, *name, "API set", "-> %s", host);
 		node->apiset_host = xstrdup(host);
 		*name = node->apiset_host;
 		return 0;
 	}
 	if (r != 0) {
-		probe_add(node, *name, "API set", "not in the schema, searched as a file");
+		ldr_probe_add(node, *name, "API set", "not in the schema, searched as a file");
 		return 0;
 	}
-	probe_add(node, *name, "API set", "contract without a host");
+	ldr_probe_add(node, *name, "API set", "contract without a host");
 	if (str_istartswith(*name, "ext-") && is_system_path(c->ld, importer_path)) {
 		node->via = "API set";
 		node->assumed = 1;
@@ -1057,7 +407,7 @@ static int resolve_loaded(struct load_ctx *c, struct ldr_node *node, const char 
 	struct ldr_image *im;
 	if (!loaded)
 		return 0;
-	probe_add(node, loaded, "loaded-module list", "found");
+	ldr_probe_add(node, loaded, "loaded-module list", "found");
 	node->via = "loaded-module list";
 	node->path = xstrdup(loaded);
 	node->preloaded = loaded_before(ld, name);
@@ -1075,7 +425,7 @@ static int resolve_loaded(struct load_ctx *c, struct ldr_node *node, const char 
 		if (!c->res->ambiguous_node)
 			c->res->ambiguous_node = node;
 	}
-	im = image_get(ld, loaded);
+	im = ldr_image_get(ld, loaded);
 	node->machine = im->img ? im->img->machine : 0;
 	if (im->version)
 		node->version = xstrdup(im->version);
@@ -1090,20 +440,20 @@ static int resolve_known(struct load_ctx *c, struct ldr_node *node, const char *
 	if (!strlist_has_icase(&ld->known, name))
 		return 0;
 	node->via = "KnownDLLs";
-	if (view_find_file(ld->view, sysdir(ld), name, &p)) {
-		probe_add(node, p, "KnownDLLs", "found");
+	if (view_find_file(ld->view, ldr_sysdir(ld), name, &p)) {
+		ldr_probe_add(node, p, "KnownDLLs", "found");
 		map_found(c, node, p, flags);
 		free(p);
 		return 1;
 	}
-	p = winpath_join(sysdir(ld), name);
+	p = winpath_join(ldr_sysdir(ld), name);
 	if (ld->no_system) {
-		probe_add(node, p, "KnownDLLs", "assumed (no System32 in this tree)");
+		ldr_probe_add(node, p, "KnownDLLs", "assumed (no System32 in this tree)");
 		node->assumed = 1;
 		node->path = p;
 		return 1;
 	}
-	probe_add(node, p, "KnownDLLs", "not found");
+	ldr_probe_add(node, p, "KnownDLLs", "not found");
 	free(p);
 	node->detail = xstrdup("a KnownDLL missing from System32");
 	set_fail(c, node, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
@@ -1137,7 +487,7 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 	int saw_wrong_arch = 0, ok;
 	char *found = NULL;
 
-	ndirs = search_dirs(ld, flags, dll_dir, c->user_dirs_order, &dirs);
+	ndirs = ldr_search_dirs(ld, flags, dll_dir, c->user_dirs_order, &dirs);
 	for (i = 0; i < ndirs; i++) {
 		char *p = NULL;
 		if (!found && !dirs[i].skip && !strchr(name, '\\') && view_has_dir_entry(ld->view, dirs[i].dir, name)) {
@@ -1148,22 +498,22 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 			 * there, scenario folder_on_search_path].
 			 */
 			char *tried = winpath_join(dirs[i].dir, name);
-			probe_add(node, tried, dirs[i].step, "a folder, not a file");
-			probe_label(node, &dirs[i]);
+			ldr_probe_add(node, tried, dirs[i].step, "a folder, not a file");
+			ldr_probe_label(node, &dirs[i]);
 			node->path = tried;
 			node->detail = xasprintf("%s is a folder", tried);
-			free_dirs(dirs, ndirs);
+			ldr_free_dirs(dirs, ndirs);
 			set_fail(c, node, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
 			return;
 		}
 		if (dirs[i].skip || !find_in_dir(ld->view, dirs[i].dir, name, &p)) {
 			char *tried = winpath_join(dirs[i].dir, name);
 			if (!found) {
-				probe_add(node, tried, dirs[i].step, "%s%s%s%s",
+				ldr_probe_add(node, tried, dirs[i].step, "%s%s%s%s",
 					  dirs[i].skip ? dirs[i].skip : not_found(ld->view, dirs[i].dir, name),
 					  dirs[i].note ? " (" : "",
 					  dirs[i].note ? dirs[i].note : "", dirs[i].note ? ")" : "");
-				probe_label(node, &dirs[i]);
+				ldr_probe_label(node, &dirs[i]);
 			}
 			free(tried);
 			continue;
@@ -1174,7 +524,7 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 			continue;
 		}
 		ok = candidate_ok(c, node, p, dirs[i].step, 0, &saw_wrong_arch);
-		probe_label(node, &dirs[i]);
+		ldr_probe_label(node, &dirs[i]);
 		if (ok == 1) {
 			found = p;
 			node->via = dirs[i].step;
@@ -1182,13 +532,13 @@ static void resolve_search(struct load_ctx *c, struct ldr_node *node, const char
 		}
 		if (ok < 0) {
 			node->path = p;
-			free_dirs(dirs, ndirs);
+			ldr_free_dirs(dirs, ndirs);
 			set_fail(c, node, LDR_UNREADABLE, WINERR_BAD_EXE_FORMAT, NULL);
 			return;
 		}
 		free(p);
 	}
-	free_dirs(dirs, ndirs);
+	ldr_free_dirs(dirs, ndirs);
 	if (found) {
 		map_found(c, node, found, flags);
 		free(found);
@@ -1246,7 +596,7 @@ static void resolve(struct load_ctx *c, struct ldr_node *node, const char *impor
 /* Maps the static (and delay) imports of a found module. */
 static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 {
-	struct ldr_image *im = image_get(c->ld, node->path);
+	struct ldr_image *im = ldr_image_get(c->ld, node->path);
 	const struct pe_image *img = im->img;
 	unsigned dep_flags = flags;
 	char *dir, *dll_dir;
@@ -1261,13 +611,13 @@ static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 	dir = winpath_dirname(node->path);
 	dll_dir = (c->ld->dld_mode == LDR_DLD_IMPORTER || dep_flags != flags) ? dir : (char *)c->top_dir;
 	for (i = 0; i < img->nimports; i++) {
-		struct ldr_node *kid = node_new(img->imports[i].dll, node);
+		struct ldr_node *kid = ldr_node_new(img->imports[i].dll, node);
 		kid->delay = node->delay;
 		kid->forwarder = 0;
 		resolve(c, kid, node->path, dep_flags, dll_dir);
 	}
 	for (i = 0; i < img->ndelay_imports; i++) {
-		struct ldr_node *kid = node_new(img->delay_imports[i].dll, node);
+		struct ldr_node *kid = ldr_node_new(img->delay_imports[i].dll, node);
 		kid->delay = 1;
 		/* the delay-load helper calls LoadLibraryExA(name, NULL, 0) */
 		resolve(c, kid, node->path, 0, NULL);
@@ -1289,7 +639,7 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	int r;
 	if (exp_node->assumed || !exp_node->path)
 		return 1;
-	im = image_get(c->ld, exp_node->path);
+	im = ldr_image_get(c->ld, exp_node->path);
 	if (!im->img)
 		return 1; /* reported as unreadable already */
 	err_clear(&e);
@@ -1345,7 +695,7 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 		fw = fwd_get(&c->forwarders, exp_node, target);
 		if (!fw) {
 			char *dir = winpath_dirname(exp_node->path);
-			fw = node_new(target, exp_node);
+			fw = ldr_node_new(target, exp_node);
 			fwd_put(&c->forwarders, exp_node, fw);
 			fw->forwarder = 1;
 			fw->delay = exp_node->delay;
@@ -1383,7 +733,7 @@ static void snap_node(struct load_ctx *c, struct ldr_node *node)
 	size_t i, k, nstatic;
 	if (!node->path || node->dup || node->assumed)
 		return;
-	im = image_get(c->ld, node->path);
+	im = ldr_image_get(c->ld, node->path);
 	img = im->img;
 	if (!img)
 		return;
@@ -1458,7 +808,7 @@ static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *
 	int wrong = 0, ok;
 	const struct ldr_module *m = mod_find(&ld->mods_by_path, ld->mods, norm);
 	if (m) {
-		probe_add(root, norm, "loaded-module list", "found");
+		ldr_probe_add(root, norm, "loaded-module list", "found");
 		root->path = xstrdup(m->path);
 		root->via = "loaded-module list";
 		root->preloaded = 1;
@@ -1469,11 +819,11 @@ static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *
 	if (!view_find_file(ld->view, dir, winpath_basename(norm), &p)) {
 		if (view_is_dir(ld->view, norm)) {
 			/* NtOpenFile on a folder: STATUS_FILE_IS_A_DIRECTORY, ERROR_ACCESS_DENIED */
-			probe_add(root, norm, "full path", "a folder, not a file");
+			ldr_probe_add(root, norm, "full path", "a folder, not a file");
 			root->detail = xasprintf("%s is a folder", norm);
 			set_fail(c, root, LDR_NOT_A_FILE, WINERR_ACCESS_DENIED, NULL);
 		} else {
-			probe_add(root, norm, "full path", "not found");
+			ldr_probe_add(root, norm, "full path", "not found");
 			set_fail(c, root, LDR_MISSING_DLL, WINERR_MOD_NOT_FOUND, NULL);
 		}
 		free(dir);
@@ -1486,7 +836,7 @@ static void load_by_path(struct load_ctx *c, struct ldr_node *root, const char *
 	} else {
 		root->path = xstrdup(p);
 		if (ok == -2) {
-			struct ldr_image *im = image_get(ld, p);
+			struct ldr_image *im = ldr_image_get(ld, p);
 			root->machine = im->img->machine;
 			root->detail = xasprintf("%s is %s, the process is %s", p, pe_machine_name(im->img->machine),
 						 pe_machine_name(ld->machine));
@@ -1521,7 +871,7 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	c.as_exe = (flags & LDR_AS_PROCESS_EXE) != 0;
 	flags &= ~LDR_AS_PROCESS_EXE;
 	res->flags = flags;
-	root = res->root = node_new(norm, NULL);
+	root = res->root = ldr_node_new(norm, NULL);
 
 	if (ld->limit_error) {
 		/* the run has no verdict (loader_host_error): not evaluated */

@@ -204,7 +204,7 @@ void loader_trim(struct loader *ld);
 /*
  * The first file the host would not let the loader read (permission denied,
  * an I/O error), as "PATH: reason", or an import chain deeper than the
- * emulation follows (loader.c, LDR_MAX_DEPTH), or NULL. Either has no
+ * emulation follows (loader_state.h, LDR_MAX_DEPTH), or NULL. Either has no
  * Windows verdict: callers report the run as an input error instead.
  */
 const char *loader_host_error(const struct loader *ld);

@@ -838,7 +838,7 @@ static void load_torch_lib_dlls(struct torch_run *run, struct view *v, const cha
 			loader_load(run->ld, b->path, 0, &b->res, NULL); /* LoadLibraryW */
 		}
 		set_outcome(b);
-		note_import_error(run, b); /* the loader trims its pages by its own budget (loader.c LDR_TRIM_PAGES) */
+		note_import_error(run, b); /* the loader trims its pages by its own budget (loader_state.h LDR_TRIM_PAGES) */
 	}
 	strlist_release(&dlls);
 }

@@ -792,7 +792,7 @@ const char *view_syswow64(const struct view *v)
 /*
  * The registry subtrees a check reads, and the only ones kept from a registry
  * file (registry_keep): the VC++ runtimes (inventory.c, INV_REDIST_KEY), PEP
- * 514 Python installs, CUDA toolkits, and Session Manager (loader.c's
+ * 514 Python installs, CUDA toolkits, and Session Manager (loader_setup.c's
  * KnownDLLs, the machine's environment, API set extensions). SOFTWARE keys
  * come in both views. A reader of another key must add it here.
  */

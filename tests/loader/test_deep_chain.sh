@@ -4,7 +4,7 @@
 # (c1.dll imports c2.dll ... imports c40000.dll; tests/lib/chain_dlls.py)
 # overflowed the stack (SIGSEGV, no report): the walk and every reader of the
 # tree recurse once per level. The loader follows 1,000 imports deep
-# (loader.c LDR_MAX_DEPTH); a chain exactly that deep still loads, under the
+# (loader_state.h LDR_MAX_DEPTH); a chain exactly that deep still loads, under the
 # sanitizer build too (its frames are the largest).
 # The 40,000 chain runs the release binary in bounded CPU (`ulimit -t`).
 set -u

@@ -64,7 +64,7 @@ z_path() {
 	echo "Z:${p//\//\\}"
 }
 
-# Wine's builtin DLLs (PE side) and Windows 10/11's KnownDLLs (as loader.c's built-in list).
+# Wine's builtin DLLs (PE side) and Windows 10/11's KnownDLLs (as loader_setup.c's built-in list).
 WINE_BUILTINS=$(dirname "$(readlink -f "$(command -v wine)")")/../lib/x86_64-linux-gnu/wine/x86_64-windows
 [ -d "$WINE_BUILTINS" ] || WINE_BUILTINS=/usr/lib/x86_64-linux-gnu/wine/x86_64-windows
 KNOWN_DLLS="advapi32.dll clbcatq.dll combase.dll comdlg32.dll coml2.dll difxapi.dll gdi32.dll gdiplus.dll

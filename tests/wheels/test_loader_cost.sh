@@ -5,7 +5,7 @@
 # lookups and every touched one after each torch binary: 1,766 madvise calls
 # and ~9,000 page faults on 857 distinct pages, 2.6x the CPU. It now drops
 # them only when its budget of touches is spent and the process's file-backed
-# memory is over 8 MiB (loader.c LDR_TRIM_PAGES): ~740 faults. The bounds:
+# memory is over 8 MiB (loader_state.h LDR_TRIM_PAGES): ~740 faults. The bounds:
 # under 3,000 minor faults, peak RSS at most 16 MiB.
 set -u
 TEST_NAME=wheels/loader-cost
