@@ -44,7 +44,6 @@ static const unsigned char b64url_or_pad[256] = {
 	['9'] = 1, ['-'] = 1, ['_'] = 1, ['='] = 2,
 };
 
-
 /*
  * One CSV row from text[*pos..len): up to 3 fields into out[], the field
  * count in *nf (more than 3 is counted, not kept). A row without quotes is

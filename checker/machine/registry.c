@@ -238,7 +238,6 @@ size_t reg_utf16_to_utf8(struct strbuf *out, const unsigned char *p, size_t len,
 	return utf16le_to_utf8(out, p, len, stop_at_nul ? UTF16_STOP_AT_NUL : 0, NULL);
 }
 
-
 static const char *const hklm_roots[] = { "HKEY_LOCAL_MACHINE", "HKLM" };
 static const char *const other_roots[] = { "HKEY_CURRENT_USER", "HKEY_USERS", "HKEY_CLASSES_ROOT",
 					   "HKEY_CURRENT_CONFIG", "HKEY_PERFORMANCE_DATA",
@@ -265,7 +264,6 @@ int reg_split_root(const char *path, const char **rest)
 	}
 	return 0;
 }
-
 
 struct registry *registry_new(void)
 {
@@ -512,4 +510,3 @@ const char *registry_describe(const struct registry *reg)
 {
 	return strbuf_str(&reg->desc);
 }
-

@@ -857,4 +857,3 @@ int registry_parse_text(struct registry *reg, const void *data, size_t len, cons
 	free(ps.skip_prefix);
 	return r < 0 ? -1 : 0;
 }
-
