@@ -5,7 +5,7 @@
  * lookup paths run over whatever the parser accepted.
  *
  * Differential: lines of keys that are not kept take fast paths that check
- * without decoding (registry.c: skip_value_line, skip_hex_list,
+ * without decoding (registry_text.c: skip_value_line, skip_hex_list,
  * wine_key_fast); the same bytes read keeping everything and keeping
  * nothing must give the same verdict and the same message.
  */
