@@ -12,7 +12,10 @@
  * minimum is one runtime-copy warning ("if PyQt5 is imported before torch
  * ..."); a minimum it meets, or no row, gives none. A DLL torch does not
  * need is not listed; an --import-first name no distribution has is
- * counted, without a crash.
+ * counted, without a crash. An extension whose binary fails with 127 on a
+ * symbol of torch's DLLs is an extension-mismatch naming the torch its
+ * METADATA pins; one that loads with such a pin is an extension-torch-pin
+ * warning.
  */
 #include "harness.h"
 #include "judge/extensions.h"
@@ -182,9 +185,77 @@ static void test_unneeded_copy_and_unknown_first(void)
 	remove_tree();
 }
 
+/*
+ * An extension built against another torch: its .pyd (Wine's mciavi32.dll,
+ * its import of msvfw32.dll renamed torchvw.dll) imports functions of one of
+ * torch's own DLLs, torch\lib\torchvw.dll (a copy of Wine's version.dll,
+ * which exports none of them): a 127 on a symbol of
+ * torch's DLLs is one extension-mismatch finding, with the torch its
+ * METADATA pins. With the real msvfw32.dll it loads, and its pin on another
+ * torch is a warning of its own.
+ */
+/* Renames, in the tree's file `rel`, the first "msvfw32.dll" it holds (the import's name) to "torchvw.dll". */
+static void rename_import(const char *rel)
+{
+	char *p = xasprintf("%s/%s", root, rel);
+	FILE *f = fopen(p, "r+b");
+	static char buf[1 << 20];
+	size_t n, i;
+	CHECK(f != NULL);
+	if (f) {
+		n = fread(buf, 1, sizeof(buf), f);
+		for (i = 0; i + 11 <= n; i++)
+			if (!memcmp(buf + i, "msvfw32.dll", 11))
+				break;
+		CHECK(i + 11 <= n);
+		if (i + 11 <= n)
+			CHECK(fseek(f, (long)i, SEEK_SET) == 0 && fwrite("torchvw.dll", 1, 11, f) == 11);
+		fclose(f);
+	}
+	free(p);
+}
+
+static void put_ext(void)
+{
+	put(SP "/myext/_C.pyd", "mciavi32.dll", NULL);
+	rename_import(SP "/myext/_C.pyd");
+	put(SP "/myext/__init__.py", NULL, "");
+	put(SP "/myext-0.1.0.dist-info/METADATA", NULL,
+	    "Metadata-Version: 2.1\nName: myext\nVersion: 0.1.0\nRequires-Dist: torch==2.4.0\n\n");
+	put(SP "/myext-0.1.0.dist-info/top_level.txt", NULL, "myext\n");
+	put(SP "/myext-0.1.0.dist-info/RECORD", NULL,
+	    "myext/__init__.py,,\nmyext/_C.pyd,,\nmyext-0.1.0.dist-info/METADATA,,\nmyext-0.1.0.dist-info/RECORD,,\n");
+}
+
+static void test_extension_built_for_another_torch(void)
+{
+	struct got g;
+	if (make_tree("ext")) {
+		SKIP("no Wine DLLs at %s (apt-get install wine64)", wine_dir);
+		return;
+	}
+	put(SP "/torch/lib/torchvw.dll", "version.dll", NULL);
+	put_ext();
+	check_tree(&g, NULL, NULL);
+	CHECK_INT(g.nexts, 1);
+	CHECK_STR(g.findings, "extension-mismatch error myext 0.1.0 was built for torch 2.4.0; torch 2.5.1 is installed\n");
+	got_release(&g);
+	remove_tree();
+	if (make_tree("ext2"))
+		return;
+	put(SP "/torch/lib/torchvw.dll", "msvfw32.dll", NULL);
+	put_ext();
+	check_tree(&g, NULL, NULL);
+	CHECK_INT(g.nexts, 1);
+	CHECK_STR(g.findings, "extension-torch-pin warning myext 0.1.0 requires torch==2.4.0; torch 2.5.1 is installed\n");
+	got_release(&g);
+	remove_tree();
+}
+
 int main(void)
 {
 	RUN(test_old_runtime_copy_of_another_package);
 	RUN(test_unneeded_copy_and_unknown_first);
+	RUN(test_extension_built_for_another_torch);
 	return HARNESS_EXIT();
 }
