@@ -24,6 +24,11 @@
  * that would fail are one pin-range-older-fails warning naming them, with
  * the lower bound that leaves them out.
  *
+ * The module's files, each with one job: gate.c (the pins, each pin's rows
+ * merged into its verdict, the change notes, an installed torch against the
+ * pins), gate_row.c (one row against the runner, gate_row.h) and
+ * gate_runner.c (the runner's DLL search, gate_runner.h).
+ *
  * Nothing here reads git (the pinsets come from the caller: torch-dll-check-git
  * reads them with libgit2, tests from memory), nothing prints, and nothing
  * writes the report: what was judged is a `struct gate_report`, which
@@ -34,6 +39,7 @@
 
 #include "util/err.h"
 #include "judge/finding.h"
+#include "judge/gate_runner.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "pins/pins.h"
@@ -74,13 +80,7 @@ struct gate_source {
 /* Reads the pins (torch-dll-check-git: git_gate.c). 0, or -1 with err (an input error). */
 typedef int (*gate_read_fn)(struct gate_pins *out, const struct gate_source *src, struct err *err);
 
-/* The runner the pins are judged against. */
-struct gate_runner {
-	struct view *v;
-	const struct inventory *inv; /* its redistributables (redist_read 0: no registry) */
-	const char *python;          /* python.exe (Windows path), or NULL: the one gate_judge finds, if any */
-	const char *arch;            /* "x64", "x86", "arm64" */
-};
+/* The runner the pins are judged against: struct gate_runner (gate_runner.h). */
 
 /* One matrix row a pin selects: the release and the row's id (NULL: no row covers it). */
 struct gate_row {

@@ -1,6 +1,6 @@
 /*
  * row: one matrix row judged against a Windows machine (see row.h): the
- * decision trees and words policy.c (check) and gate.c (check --pins) share.
+ * decision trees and words policy.c (check) and gate_row.c (check --pins) share.
  */
 #include "judge/row.h"
 

@@ -1,7 +1,7 @@
 /*
  * row: one matrix row judged against a Windows machine, the decisions that
  * `check` (policy.c: an installed torch, through the loader's verdicts) and
- * `check --pins` (gate.c: a pinned torch, before anything is installed)
+ * `check --pins` (gate_row.c: a pinned torch, before anything is installed)
  * share, so that a rule changes in one place:
  *
  *   - which of a row's entries apply to the architecture (row_arch_ok);
@@ -16,7 +16,7 @@
  *
  * What differs stays with the caller: which copy of a DLL is the one that
  * loads (the loader's resolution in policy.c, the runner's search in
- * gate.c), and how the messages name the torch (an install, or a pin).
+ * gate_runner.c), and how the messages name the torch (an install, or a pin).
  */
 #ifndef TDC_ROW_H
 #define TDC_ROW_H
