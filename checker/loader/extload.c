@@ -412,7 +412,9 @@ static int file_has_all(struct view *v, const char *package_dir, const char *rel
  * os.add_dll_directory(path)`, failures passed over). The PATH is the one
  * torch left. An entry that is not an absolute folder is passed over:
  * AddDllDirectory refuses a relative path, and a missing one fails
- * os.path.exists.
+ * os.path.exists. Both calls see the entry through Win32 normalisation
+ * (docs/loader.md §5.1): `C:\x\p_space ` and `C:\x\p_dot.` are the folders
+ * p_space and p_dot.
  */
 static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, const char *by, const char *python)
 {
@@ -422,8 +424,12 @@ static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, c
 	while (path && *path) {
 		const char *semi = strchr(path, ';');
 		char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
-		if (entry[0] && winpath_is_absolute(entry) && view_is_dir(v, entry)) {
-			char *dir = winpath_normalize(entry);
+		/* normalised first: os.path.exists and AddDllDirectory both see the entry
+		   on its own, its last segment without trailing spaces and periods
+		   (`C:\x\p_space ` is `C:\x\p_space`, ldr_win32_folder) */
+		char *w = entry[0] && winpath_is_absolute(entry) ? ldr_win32_folder(entry) : NULL;
+		if (w && view_is_dir(v, w)) {
+			char *dir = winpath_normalize(w);
 			if (!strlist_find_icase(&r->dll_dirs, dir)) {
 				strlist_push(&r->dll_dirs, dir);
 				loader_add_dll_directory(ld, dir);
@@ -431,6 +437,7 @@ static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, c
 			}
 			free(dir);
 		}
+		free(w);
 		free(entry);
 		path = semi ? semi + 1 : NULL;
 	}
