@@ -61,6 +61,7 @@ void ext_run_free(struct ext_run *r)
 		return;
 	for (i = 0; i < r->nbins; i++) {
 		free(r->bins[i].path);
+		free(r->bins[i].init_module);
 		ldr_result_release(&r->bins[i].res);
 	}
 	free(r->bins);
