@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/loader_rules.h"
 #include "machine/dist.h"
 #include "machine/inventory.h"
 #include "matrix/pairs.h"
@@ -790,14 +791,19 @@ void ext_check_findings(struct ext_check *c, struct findings *out, const struct 
 	ext_init_failed(c, run);
 	for (i = 0; i < c->nfirst; i++)
 		for (k = 0; k < c->first[i]->nbins; k++)
-			if (c->first[i]->bins[k].winerror)
+			if (c->first[i]->bins[k].res.order_dependent)
+				loader_order_finding(out, run->torch_dir, c->first[i]->bins[k].path,
+						     &c->first[i]->bins[k].res, NULL);
+			else if (c->first[i]->bins[k].winerror)
 				load_failure(c, out, run, c->first[i], &c->first[i]->bins[k], torch_version);
 	for (i = 0; i < c->nexts; i++) {
 		const struct ext_run *r = c->exts[i];
 		int mismatch = 0;
 		for (k = 0; k < r->nbins; k++) {
 			const struct ext_binary *b = &r->bins[k];
-			if (!b->winerror)
+			if (b->res.order_dependent)
+				loader_order_finding(out, run->torch_dir, b->path, &b->res, NULL);
+			if (!b->winerror || b->res.order_dependent)
 				continue;
 			if (torch_symbol_failure(c, b))
 				mismatch = 1;

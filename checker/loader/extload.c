@@ -205,9 +205,15 @@ static void load_bin(struct loader *ld, struct ext_run *r, struct ext_binary *b)
 	b->flags = LDR_SEARCH_DEFAULT_DIRS | LDR_SEARCH_DLL_LOAD_DIR;
 	loader_load(ld, b->path, b->flags, &b->res, NULL);
 	b->winerror = b->res.winerror;
-	b->outcome = ldr_outcome_name(b->res.outcome);
-	if (b->winerror)
-		r->nfail++;
+	/* two AddDllDirectory folders, an order Windows leaves unspecified: no
+	   verdict either way (docs/loader.md §5.3), as for torch's binaries */
+	if (b->res.order_dependent)
+		b->outcome = "order-dependent";
+	else {
+		b->outcome = ldr_outcome_name(b->res.outcome);
+		if (b->winerror)
+			r->nfail++;
+	}
 }
 
 static void add_dll_directory(struct loader *ld, struct ext_run *r, const char *dir)
