@@ -756,12 +756,15 @@ static int maps_failed(const struct ldr_node *n, struct strlist *failed, const s
  */
 static void ext_init_failed(struct ext_check *c, const struct torch_run *run)
 {
+	struct strlist seen = STRLIST_INIT;
 	size_t i, k, j;
 	for (j = 0; j < run->nbins; j++) {
 		const struct torch_binary *tb = &run->bins[j];
 		struct strlist failed = STRLIST_INIT;
-		if (!tb->init_module || strcmp(tb->outcome, "init-failed"))
+		/* once per failing module: every torch binary it stops names the same one */
+		if (!tb->init_module || strcmp(tb->outcome, "init-failed") || strlist_has_icase(&seen, tb->init_module))
 			continue;
+		strlist_push(&seen, tb->init_module);
 		strlist_push(&failed, tb->init_module);
 		for (i = 0; i < run->nbins; i++)
 			maps_failed(run->bins[i].res.root, &failed, NULL, 0);
@@ -782,6 +785,7 @@ static void ext_init_failed(struct ext_check *c, const struct torch_run *run)
 		}
 		strlist_release(&failed);
 	}
+	strlist_release(&seen);
 }
 
 void ext_check_findings(struct ext_check *c, struct findings *out, const struct torch_run *run,
