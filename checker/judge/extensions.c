@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/loader_rules.h"
 #include "machine/dist.h"
 #include "machine/inventory.h"
 #include "matrix/pairs.h"
@@ -402,7 +403,7 @@ static int torch_gpu_dll(const char *name)
 static void load_failure(const struct ext_check *c, struct findings *out, const struct torch_run *run,
 			 const struct ext_run *r, const struct ext_binary *b, const char *torch_version)
 {
-	const struct ldr_node *leaf = b->res.leaf;
+	const struct ldr_node *leaf = b->res.leaf ? b->res.leaf : b->init_failed;
 	const char *lname = leaf ? (leaf->parent ? leaf->name : winpath_basename(leaf->name)) : winpath_basename(b->path);
 	const char *bin = winpath_basename(b->path);
 	struct strbuf msg = STRBUF_INIT;
@@ -423,7 +424,12 @@ static void load_failure(const struct ext_check *c, struct findings *out, const 
 				  b->res.symbol ? b->res.symbol : "?");
 		break;
 	default:
-		title = xasprintf("%s's %s cannot load (WinError %d, %s)", r->name, bin, b->winerror, b->outcome);
+		if (b->init_module)
+			title = xasprintf("%s's %s cannot load: %s fails in DllMain (WinError %d)", r->name, bin,
+					  winpath_basename(b->init_module), b->winerror);
+		else
+			title = xasprintf("%s's %s cannot load (WinError %d, %s)", r->name, bin, b->winerror,
+					  b->outcome);
 		break;
 	}
 	strbuf_addf(&msg, "WinError %d (%s) loading %s", b->winerror, winerror_text(b->winerror), b->path);
@@ -437,6 +443,10 @@ static void load_failure(const struct ext_check *c, struct findings *out, const 
 		strbuf_addch(&msg, ')');
 		strlist_release(&ch);
 	}
+	if (b->init_module)
+		strbuf_addf(&msg, ": every import resolves, then the initialisation of %s fails as it does for torch's "
+				  "own binaries (a failed initialisation leaves nothing loaded, so this load runs it again)",
+			    b->init_module);
 	if (b->res.symbol) {
 		strbuf_adds(&msg, ": missing export ");
 		add_symbol(&msg, b->res.symbol);
@@ -712,20 +722,92 @@ static void not_checked(const struct ext_check *c, struct findings *out, const s
 	}
 }
 
+/*
+ * Whether the load tree `n` maps a module of `failed` (Windows paths); adds
+ * every module whose load does, so that a tree meeting one through the
+ * loaded-module list (a node without children) counts too (as torchload.c's
+ * torch_run_init_failed). *hit gets the first node of `failed` met.
+ */
+static int maps_failed(const struct ldr_node *n, struct strlist *failed, const struct ldr_node **hit, int depth)
+{
+	size_t i;
+	int r = 0;
+	if (!n || n->delay || !n->path || depth > 4096)
+		return 0;
+	if (strlist_has_icase(failed, n->path)) {
+		if (hit && !*hit)
+			*hit = n;
+		return 1;
+	}
+	for (i = 0; i < n->nkids; i++)
+		r |= maps_failed(n->kids[i], failed, hit, depth + 1);
+	if (r)
+		strlist_push(failed, n->path);
+	return r;
+}
+
+/*
+ * A DllMain that fails (judge/dllmain.c marked torch's binaries) fails every
+ * later load that maps that module again: a load whose initialisation fails
+ * is undone, so the module is not kept in the process and the next load
+ * runs its DllMain again (docs/loader.md §5.4). An extension binary that
+ * otherwise loads and whose tree maps the failed module (or a torch module
+ * whose failed load mapped it) gets the same WinError.
+ */
+static void ext_init_failed(struct ext_check *c, const struct torch_run *run)
+{
+	struct strlist seen = STRLIST_INIT;
+	size_t i, k, j;
+	for (j = 0; j < run->nbins; j++) {
+		const struct torch_binary *tb = &run->bins[j];
+		struct strlist failed = STRLIST_INIT;
+		/* once per failing module: every torch binary it stops names the same one */
+		if (!tb->init_module || strcmp(tb->outcome, "init-failed") || strlist_has_icase(&seen, tb->init_module))
+			continue;
+		strlist_push(&seen, tb->init_module);
+		strlist_push(&failed, tb->init_module);
+		for (i = 0; i < run->nbins; i++)
+			maps_failed(run->bins[i].res.root, &failed, NULL, 0);
+		for (i = 0; i < c->nexts; i++) {
+			struct ext_run *r = c->exts[i];
+			for (k = 0; k < r->nbins; k++) {
+				struct ext_binary *b = &r->bins[k];
+				const struct ldr_node *hit = NULL;
+				if (b->winerror || strcmp(b->outcome, "loads") || b->res.order_dependent ||
+				    !maps_failed(b->res.root, &failed, &hit, 0))
+					continue;
+				b->winerror = tb->winerror;
+				b->outcome = "init-failed";
+				b->init_module = xstrdup(tb->init_module);
+				b->init_failed = hit;
+				r->nfail++;
+			}
+		}
+		strlist_release(&failed);
+	}
+	strlist_release(&seen);
+}
+
 void ext_check_findings(struct ext_check *c, struct findings *out, const struct torch_run *run,
 			const char *torch_version, const struct matrix_row *row)
 {
 	size_t i, k;
+	ext_init_failed(c, run);
 	for (i = 0; i < c->nfirst; i++)
 		for (k = 0; k < c->first[i]->nbins; k++)
-			if (c->first[i]->bins[k].winerror)
+			if (c->first[i]->bins[k].res.order_dependent)
+				loader_order_finding(out, run->torch_dir, c->first[i]->bins[k].path,
+						     &c->first[i]->bins[k].res, NULL);
+			else if (c->first[i]->bins[k].winerror)
 				load_failure(c, out, run, c->first[i], &c->first[i]->bins[k], torch_version);
 	for (i = 0; i < c->nexts; i++) {
 		const struct ext_run *r = c->exts[i];
 		int mismatch = 0;
 		for (k = 0; k < r->nbins; k++) {
 			const struct ext_binary *b = &r->bins[k];
-			if (!b->winerror)
+			if (b->res.order_dependent)
+				loader_order_finding(out, run->torch_dir, b->path, &b->res, NULL);
+			if (!b->winerror || b->res.order_dependent)
 				continue;
 			if (torch_symbol_failure(c, b))
 				mismatch = 1;

@@ -169,31 +169,33 @@ const char *loader_ambiguous_dll(const struct ldr_node *an)
 	return an ? an->name : "a DLL";
 }
 
-/*
- * A binary whose verdict depends on the unspecified order of two
- * AddDllDirectory folders: both outcomes and both candidates, no guess.
- */
-static void order_dependent_finding(struct findings *out, const struct torch_run *run, const struct torch_binary *b)
+void loader_order_finding(struct findings *out, const char *install, const char *bin_path,
+			  const struct ldr_result *res, const char *adder)
 {
-	const struct ldr_node *an = b->res.ambiguous_node;
-	const char *bin = winpath_basename(b->path), *dll = loader_ambiguous_dll(an);
+	const struct ldr_node *an = res->ambiguous_node;
+	const char *bin = winpath_basename(bin_path), *dll = loader_ambiguous_dll(an);
 	struct strbuf sb = STRBUF_INIT;
 	char *title, *msg, *fix, *first, *other;
 	size_t k;
 	for (k = 0; an && k < an->order_candidates.n; k++)
 		strbuf_addf(&sb, "%s%s", k ? " and " : "", an->order_candidates.v[k]);
 	title = xasprintf("%s: whether it loads depends on which copy of %s Windows takes", bin, dll);
-	msg = xasprintf("%s is in two folders torch adds with AddDllDirectory (%s), and Microsoft leaves the "
+	msg = xasprintf("%s is in two folders %s%s with AddDllDirectory (%s), and Microsoft leaves the "
 			"search order of such folders unspecified. In the order they were added %s; in the "
 			"other order %s.",
-			dll, strbuf_str(&sb), first = verdict_text(b->res.winerror, b->res.outcome),
-			other = verdict_text(b->res.alt_winerror, b->res.alt_outcome));
+			dll, adder ? adder : "added", adder ? " adds" : "", strbuf_str(&sb),
+			first = verdict_text(res->winerror, res->outcome),
+			other = verdict_text(res->alt_winerror, res->alt_outcome));
 	free(first);
 	free(other);
-	fix = xasprintf("keep one copy of %s in torch's dll_paths folders (remove the one that does not fit)", dll);
+	fix = adder ? xasprintf("keep one copy of %s in %s's dll_paths folders (remove the one that does not fit)", dll,
+				adder)
+		    : xasprintf("keep one copy of %s in the folders added with AddDllDirectory (remove the one that "
+				"does not fit)",
+				dll);
 	finding_add(out, RULE_ORDER_DEPENDENT, SEV_DEFAULT,
-		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = run->torch_dir,
-					    .binary = b->path, .leaf = dll, .chain = an, .probes = an });
+		    &(struct finding_spec){ .title = title, .message = msg, .fix = fix, .install = install,
+					    .binary = bin_path, .leaf = dll, .chain = an, .probes = an });
 	free(title);
 	free(msg);
 	free(fix);
@@ -384,7 +386,7 @@ void loader_rules(struct findings *out, const struct torch_run *run)
 	for (i = 0; i < run->nbins; i++) {
 		const struct torch_binary *b = &run->bins[i];
 		if (b->res.order_dependent)
-			order_dependent_finding(out, run, b);
+			loader_order_finding(out, run->torch_dir, b->path, &b->res, "torch");
 		else if (b->winerror && !b->init_failed) /* init-failed: judge/dllmain.c's findings say why */
 			binary_failure(out, run, b, arch);
 		else if (!b->winerror && b->stage == TORCH_STAGE_PATH_FALLBACK)

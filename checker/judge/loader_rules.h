@@ -30,4 +30,14 @@ const char *loader_leaf_label(const struct ldr_node *leaf);
 /* The DLL two AddDllDirectory folders both hold (the node may be a module loaded because of it). */
 const char *loader_ambiguous_dll(const struct ldr_node *an);
 
+/*
+ * A binary whose verdict depends on the unspecified order of two
+ * AddDllDirectory folders (res->order_dependent): both outcomes and both
+ * candidates, no guess (docs/loader.md §5.3). `adder` names who added the
+ * folders ("torch": its dll_paths), or NULL (any AddDllDirectory folders:
+ * an extension's). install and bin_path are borrowed.
+ */
+void loader_order_finding(struct findings *out, const char *install, const char *bin_path,
+			  const struct ldr_result *res, const char *adder);
+
 #endif

@@ -61,6 +61,7 @@ void ext_run_free(struct ext_run *r)
 		return;
 	for (i = 0; i < r->nbins; i++) {
 		free(r->bins[i].path);
+		free(r->bins[i].init_module);
 		ldr_result_release(&r->bins[i].res);
 	}
 	free(r->bins);
@@ -204,9 +205,15 @@ static void load_bin(struct loader *ld, struct ext_run *r, struct ext_binary *b)
 	b->flags = LDR_SEARCH_DEFAULT_DIRS | LDR_SEARCH_DLL_LOAD_DIR;
 	loader_load(ld, b->path, b->flags, &b->res, NULL);
 	b->winerror = b->res.winerror;
-	b->outcome = ldr_outcome_name(b->res.outcome);
-	if (b->winerror)
-		r->nfail++;
+	/* two AddDllDirectory folders, an order Windows leaves unspecified: no
+	   verdict either way (docs/loader.md §5.3), as for torch's binaries */
+	if (b->res.order_dependent)
+		b->outcome = "order-dependent";
+	else {
+		b->outcome = ldr_outcome_name(b->res.outcome);
+		if (b->winerror)
+			r->nfail++;
+	}
 }
 
 static void add_dll_directory(struct loader *ld, struct ext_run *r, const char *dir)
@@ -412,7 +419,9 @@ static int file_has_all(struct view *v, const char *package_dir, const char *rel
  * os.add_dll_directory(path)`, failures passed over). The PATH is the one
  * torch left. An entry that is not an absolute folder is passed over:
  * AddDllDirectory refuses a relative path, and a missing one fails
- * os.path.exists.
+ * os.path.exists. Both calls see the entry through Win32 normalisation
+ * (docs/loader.md §5.1): `C:\x\p_space ` and `C:\x\p_dot.` are the folders
+ * p_space and p_dot.
  */
 static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, const char *by, const char *python)
 {
@@ -422,8 +431,12 @@ static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, c
 	while (path && *path) {
 		const char *semi = strchr(path, ';');
 		char *entry = semi ? xstrndup(path, (size_t)(semi - path)) : xstrdup(path);
-		if (entry[0] && winpath_is_absolute(entry) && view_is_dir(v, entry)) {
-			char *dir = winpath_normalize(entry);
+		/* normalised first: os.path.exists and AddDllDirectory both see the entry
+		   on its own, its last segment without trailing spaces and periods
+		   (`C:\x\p_space ` is `C:\x\p_space`, ldr_win32_folder) */
+		char *w = entry[0] && winpath_is_absolute(entry) ? ldr_win32_folder(entry) : NULL;
+		if (w && view_is_dir(v, w)) {
+			char *dir = winpath_normalize(w);
 			if (!strlist_find_icase(&r->dll_dirs, dir)) {
 				strlist_push(&r->dll_dirs, dir);
 				loader_add_dll_directory(ld, dir);
@@ -431,6 +444,7 @@ static void path_folders(struct loader *ld, struct view *v, struct ext_run *r, c
 			}
 			free(dir);
 		}
+		free(w);
 		free(entry);
 		path = semi ? semi + 1 : NULL;
 	}

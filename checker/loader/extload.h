@@ -102,6 +102,8 @@ struct ext_binary {
 	int raises;           /* its failure makes the import raise */
 	const char *effect;   /* what its failure does to the program (static text, or the ext_proc's: borrowed) */
 	struct ldr_result res;
+	char *init_module;    /* outcome "init-failed" (judge/extensions.c): the module whose DllMain fails */
+	const struct ldr_node *init_failed; /* the node of res's tree that maps it */
 };
 
 struct ext_run {

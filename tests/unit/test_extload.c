@@ -295,6 +295,58 @@ static void test_torchaudio_python38_adds_the_path_folders(void)
 	fixture_release(&f);
 }
 
+/*
+ * os.path.exists and AddDllDirectory see a PATH entry given on its own through
+ * Win32 normalisation: its last segment loses trailing spaces and periods, so
+ * `C:\\P_space ` and `C:\\P_dot.` are the folders P_space and P_dot, both added
+ * (docs/loader.md §5.1); msvfw32.dll in P_space is then found.
+ */
+static void test_torchaudio_python38_normalises_before_exists(void)
+{
+	struct fixture f;
+	const struct ext_binary *b;
+	if (make_tree("ta38sp", "python38.dll"))
+		return;
+	put_torchaudio(init_38);
+	put("P_space/msvfw32.dll", "msvfw32.dll", NULL);
+	put("P_dot/readme.txt", NULL, "x");
+	CHECK_INT(import_dist(&f, "torchaudio", "C:\\Windows\\System32;C:\\P_space ;C:\\P_dot.", NULL), 0);
+	if (f.r) {
+		CHECK(has_dir(f.r, "C:\\P_space") && has_dir(f.r, "C:\\P_dot"));
+		CHECK_INT(f.r->dll_dirs.n, 3);
+		b = bin(f.r, "\\lib\\libtorchaudio.pyd");
+		CHECK(b && b->winerror == 0);
+	}
+	fixture_release(&f);
+}
+
+/*
+ * msvfw32.dll in two folders both added with AddDllDirectory (the PATH
+ * folders of Python 3.8's _init_dll_path), only one copy with the exports
+ * the extension needs: Windows leaves the order of such folders unspecified,
+ * so the verdict is order-dependent, not a confident 127 nor a load
+ * (docs/loader.md §5.3).
+ */
+static void test_extension_order_dependent(void)
+{
+	struct fixture f;
+	const struct ext_binary *b;
+	if (make_tree("ta38od", "python38.dll"))
+		return;
+	put_torchaudio(init_38);
+	put("A/msvfw32.dll", "version.dll", NULL);
+	put("B/msvfw32.dll", "msvfw32.dll", NULL);
+	CHECK_INT(import_dist(&f, "torchaudio", "C:\\Windows\\System32;C:\\A;C:\\B", NULL), 0);
+	if (f.r) {
+		CHECK_INT(f.r->dll_dirs.n, 3);
+		b = bin(f.r, "\\lib\\libtorchaudio.pyd");
+		CHECK(b && b->res.order_dependent);
+		CHECK(b && !strcmp(b->outcome, "order-dependent"));
+		CHECK_INT(f.r->nfail, 0);
+	}
+	fixture_release(&f);
+}
+
 static void test_torchaudio_python38_without_the_call(void)
 {
 	struct fixture f;
@@ -631,6 +683,8 @@ int main(void)
 {
 	RUN(test_torchvision_from_the_table);
 	RUN(test_torchaudio_python38_adds_the_path_folders);
+	RUN(test_torchaudio_python38_normalises_before_exists);
+	RUN(test_extension_order_dependent);
 	RUN(test_torchaudio_python38_without_the_call);
 	RUN(test_torchaudio_python311_skips_the_call);
 	RUN(test_needs_without_its_module);
