@@ -201,7 +201,11 @@ void dist_set_release(struct dist_set *s)
 
 static int is_binary_name(const char *p)
 {
-	return str_iendswith(p, ".pyd") || str_iendswith(p, ".dll");
+	size_t n = strlen(p);
+	/* most RECORD rows end in .py or .pyc: the last letter rules them out without two suffix compares */
+	if (n < 4 || ((p[n - 1] | 0x20) != 'd' && (p[n - 1] | 0x20) != 'l'))
+		return 0;
+	return !str_icmp(p + n - 4, ".pyd") || !str_icmp(p + n - 4, ".dll");
 }
 
 /* The top-level import name of a RECORD path: "torchvision" of "torchvision/_C.pyd", "six" of "six.py". */
@@ -220,8 +224,12 @@ static void record_top(struct dist *d, const char *p)
 	if (!n || memchr(p, ':', n))
 		return;
 	/* RECORD lists a package's files together: most rows repeat the last name */
-	if (d->tops.n && strlen(d->tops.v[d->tops.n - 1]) == n && !str_nicmp(d->tops.v[d->tops.n - 1], p, n))
-		return;
+	if (d->tops.n) {
+		const char *last = d->tops.v[d->tops.n - 1];
+		/* the same bytes first (strncmp, vectorised), the case-insensitive compare only when they differ */
+		if (!strncmp(last, p, n) ? !last[n] : (strlen(last) == n && !str_nicmp(last, p, n)))
+			return;
+	}
 	if (d->tops.n >= 64)
 		return;
 	top = xstrndup(p, n);
