@@ -142,14 +142,17 @@ const struct cli_cmd check_cli = {
  * An --import-first name: a distribution or package name (PEP 508, no dots:
  * PyQt5, PyQt5-Qt5) or a dotted Python module name (PyQt5.QtCore: ASCII
  * identifiers). A path, an empty component (".PyQt5", "PyQt5....") or torch
- * itself (it is never imported before itself) is a usage error, said.
+ * itself or one of its modules (importing torch.nn imports torch first) is a
+ * usage error, said.
  */
 static int import_first_bad(const char *name)
 {
 	const char *p = name, *why = NULL;
 	int dotted = strchr(name, '.') != NULL;
-	if (!strcmp(name, "torch"))
-		why = "torch is the package checked; --import-first names one imported before it";
+	if (!strcmp(name, "torch") || !strncmp(name, "torch.", 6))
+		/* importing torch.nn imports torch first: it is never imported before torch */
+		why = "torch is the package checked (torch.MODULE imports torch first); --import-first names one imported "
+		      "before it";
 	else if (!dotted && !dist_name_valid(name))
 		why = "not a package name";
 	while (!why && dotted) {

@@ -32,6 +32,11 @@ for bad in 'PyQt5.\..\..' '.PyQt5' 'PyQt5....' 'PyQt5/..' 'a b' 'PyQt5.Qt-Core';
 done
 check_eq "--import-first torch: usage error (2), not a false warning" 2 "$(run --import-first torch)"
 check_cmd "...saying why" grep -q 'torch is the package checked' "$tmp/out"
+check_eq "--import-first torch.nn: usage error (2): importing torch.nn imports torch first" 2 "$(run --import-first torch.nn)"
+check_cmd "...saying why" grep -q 'torch is the package checked (torch.MODULE imports torch first)' "$tmp/out"
+run --import-first torchvision >/dev/null
+check_eq "--import-first torchvision (torch. is not a prefix of it): not refused as torch" 0 \
+	"$(grep -c 'torch is the package checked' "$tmp/out")"
 for good in PyQt5 PyQt5-Qt5 PyQt5.QtCore _private.mod; do
 	rc=$(run --import-first "$good")
 	if [ "$rc" = 2 ] && grep -q 'not a Python module name\|not a package name' "$tmp/out"; then
