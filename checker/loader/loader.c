@@ -116,6 +116,8 @@ struct load_ctx {
 	struct fwd_map forwarders;  /* (module node, target DLL) -> the forwarder's node */
 	int user_dirs_order;        /* AddDllDirectory folders: 0 as added, -1 last-added first, k rotated by k */
 	int as_exe;                 /* LDR_AS_PROCESS_EXE: the root's imports are mapped even if it is no DLL */
+	char *exp_key;              /* the module path find_export looked up last, and its image: */
+	struct ldr_image *exp_im;   /* a node's imports are snapped one function after another */
 };
 
 /* The first module of `mods` whose name (base or path, as the map `x` is keyed) is `key`; NULL if none. */
@@ -639,7 +641,15 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	int r;
 	if (exp_node->assumed || !exp_node->path)
 		return 1;
-	im = ldr_image_get(c->ld, exp_node->path);
+	if (c->exp_key && !strcmp(c->exp_key, exp_node->path)) {
+		/* the same module as the last function's: no hash of its path per imported function */
+		im = ldr_image_touch(c->ld, c->exp_im);
+	} else {
+		im = ldr_image_get(c->ld, exp_node->path);
+		free(c->exp_key);
+		c->exp_key = xstrdup(exp_node->path);
+		c->exp_im = im;
+	}
 	if (!im->img)
 		return 1; /* reported as unreadable already */
 	err_clear(&e);
@@ -912,6 +922,7 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	strmap_release(&c.new_by_path);
 	strlist_release(&c.delay_seen);
 	strlist_release(&c.fwd_keys);
+	free(c.exp_key);
 	free(c.forwarders.v);
 	free(norm);
 }

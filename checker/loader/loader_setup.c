@@ -291,7 +291,7 @@ const char *loader_app_dir(const struct loader *ld)
 /* ---- image cache ------------------------------------------------------------- */
 
 /* Remembers that im's pages may be resident again (for loader_trim). */
-static struct ldr_image *image_touch(struct loader *ld, struct ldr_image *im)
+struct ldr_image *ldr_image_touch(struct loader *ld, struct ldr_image *im)
 {
 	if (!im->hot) {
 		im->hot = 1;
@@ -308,7 +308,7 @@ struct ldr_image *ldr_image_get(struct loader *ld, const char *win_path)
 	struct err e;
 	size_t i;
 	if (strmap_get(&ld->image_index, win_path, &i))
-		return image_touch(ld, ld->images[i]);
+		return ldr_image_touch(ld, ld->images[i]);
 	im = xcalloc(1, sizeof(*im));
 	im->win = xstrdup(win_path);
 	im->host = view_host_path(ld->view, win_path);
@@ -337,7 +337,7 @@ struct ldr_image *ldr_image_get(struct loader *ld, const char *win_path)
 	ALLOC_GROW(ld->images, ld->nimages + 1, ld->aimages);
 	strmap_add(&ld->image_index, im->win, ld->nimages);
 	ld->images[ld->nimages++] = im;
-	return image_touch(ld, im);
+	return ldr_image_touch(ld, im);
 }
 
 const char *loader_file_version(struct loader *ld, const char *win_path)

@@ -125,6 +125,8 @@ const char *ldr_sysdir(const struct loader *ld);
 const char *ldr_sysdir_why(const struct loader *ld);
 /* The parsed image of a Windows path, opened once per loader (cached even when it fails). */
 struct ldr_image *ldr_image_get(struct loader *ld, const char *win_path);
+/* An image already got, marked in use again (the trim releases the pages of the images in use). */
+struct ldr_image *ldr_image_touch(struct loader *ld, struct ldr_image *im);
 /* A new trace node named `name`, appended to parent's kids (parent NULL: a root). */
 struct ldr_node *ldr_node_new(const char *name, struct ldr_node *parent);
 /* Records one probe of `n` at `path` by the fixed step `step`; the result is printf-formatted. */
