@@ -18,6 +18,7 @@
  * warning.
  */
 #include "harness.h"
+#include "rows_yaml.h"
 #include "judge/extensions.h"
 #define WINE_TREE_NAME "extensions"
 #include "wine_tree.h"
@@ -26,7 +27,6 @@
 
 static int load(struct matrix *m, const char *min, const struct matrix_row **row)
 {
-	struct err e = { "", 0 };
 	char *yaml = xasprintf("schema: 1\n"
 			       "rows:\n"
 			       "  - id: t-2.5.1\n"
@@ -37,15 +37,8 @@ static int load(struct matrix *m, const char *min, const struct matrix_row **row
 			       "      - {name: msvcp140.dll, where: either, min_version: \"%s\", winerror: 1114, why: w}\n"
 			       "      - {name: ucrtbase.dll, where: either, min_version: \"10.1\", why: w}\n",
 			       min);
-	int r = 0;
-	matrix_init(m);
-	*row = NULL;
-	if (matrix_load_buffer(m, "rows.yml", yaml, strlen(yaml), NULL, &e)) {
-		printf("# rows.yml: %s\n", e.msg);
-		r = -1;
-	} else if (m->nrows == 1) {
-		*row = m->rows[0];
-	}
+	int r = rows_yaml_load(m, yaml);
+	*row = !r && m->nrows == 1 ? m->rows[0] : NULL;
 	free(yaml);
 	return r;
 }
