@@ -42,8 +42,7 @@ static int ours(const struct torch_run *run, const struct finding *f)
 /* A DLL the vendor's display driver installs: the entry's fix and why, said as that driver's. */
 static void driver_fix(struct finding *f, const struct matrix_vendor *x)
 {
-	char *why = xasprintf("%s comes with %s (System32), not with a wheel or torch: %s (matrix vendor_dlls entry %s, "
-			      "%s:%u).",
+	char *why = xasprintf("%s comes with %s, not with a wheel or torch: %s (matrix vendor_dlls entry %s, %s:%u).",
 			      winpath_basename(f->leaf), x->driver, x->why, x->id, x->pos.file ? x->pos.file : "",
 			      x->pos.line);
 	finding_set(&f->fix, x->fix);

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016  # jq programs in single quotes
+# test_zluda: torch's cu118 build on an AMD GPU through ZLUDA, laid out as
+# ZLUDA users lay it out (patientx/ComfyUI-Zluda#9, #63): ZLUDA's nvcuda.dll
+# in C:\ZLUDA (on PATH), AMD's HIP runtime amdhip64_6.dll in System32 (the
+# Adrenalin driver's), HIP's runtime compiler hiprtc0601.dll in
+# %HIP_PATH%bin (the HIP SDK 6.1's), and ZLUDA's NVRTC copied over torch's
+# nvrtc64_112_0.dll. The torch tree is tests/cuda/tree.sh's cu118 (real
+# NVIDIA runtime DLLs from PyPI, look-alikes of torch's CUDA binaries).
+#
+# No ZLUDA or HIP SDK binary is reachable here: the ZLUDA files are mingw
+# stand-ins with the imports ZLUDA's build gives them — nvcuda.dll (the
+# `zluda` crate's cdylib) links amdhip64 (vosen/ZLUDA
+# ext/hip_runtime-sys/build.rs: rustc-link-lib=dylib=amdhip64; the HIP SDK
+# 6.x import library names amdhip64_6.dll) and exports the driver API
+# caffe2_nvrtc.dll imports; ZLUDA's nvrtc links hiprtc (lshqqytiger/ZLUDA
+# hiprtc-sys/build.rs, %HIP_PATH%\lib) and exports what caffe2_nvrtc.dll
+# imports from NVRTC. amdhip64_6.dll and hiprtc0601.dll are stand-ins too.
+#
+#   working (both folders on PATH, the driver's amdhip64_6.dll): every torch
+#     binary loads; one cuda-translated note saying the nvcuda.dll is not
+#     NVIDIA's; no cuda-no-driver, nothing says "install the NVIDIA driver";
+#   no AMD driver: a cuda-translated error on amdhip64_6.dll, fixed by
+#     installing the AMD Adrenalin driver (the matrix's vendor_dlls entry);
+#   %HIP_PATH%bin not on PATH: ZLUDA's nvrtc64_112_0.dll fails with 126 on
+#     hiprtc0601.dll, fixed by adding %HIP_PATH%bin to PATH;
+#   and, for contrast, the same tree without C:\ZLUDA on PATH is the plain
+#     "no NVIDIA driver" case (nothing tells it from a machine without one).
+TEST_NAME=cuda/zluda
+export TEST_NAME
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+source "$TDC_REPO/tests/lib/fixtures.sh"
+source "$TDC_REPO/tests/lib/wheels.sh"
+source "$TDC_REPO/tests/cuda/tree.sh"
+WORK=$tmp
+PY='C:\Python311\python.exe'
+HIP='C:\Program Files\AMD\ROCm\6.1'
+PATHS="C:\\ZLUDA;$HIP\\bin;C:\\Windows\\System32"
+
+C() { "$B" check --root "$WORK/$1" --python "$PY" --env "HIP_PATH=$HIP\\" --json "${@:2}" 2>"$WORK/$1.err"; }
+J() { C "$1" "${@:3}" | jq -c "$2" 2>&1; }
+R() { C "$1" "${@:3}" | jq -r "$2" 2>&1; }
+
+cuda_tree "$WORK/z" cu118 >/dev/null 2>"$WORK/build.err"
+rc=$?
+if [ "$rc" -eq 3 ]; then
+	skip "ZLUDA trees" "PyPI/pip did not give an NVIDIA wheel: $(tail -1 "$WORK/build.err")"
+	tap_done
+elif [ "$rc" -ne 0 ]; then
+	not_ok "the cu118 tree: $(tail -3 "$WORK/build.err" | tr '\n' ' ')"
+	tap_done
+fi
+lib=$WORK/z/Python311/Lib/site-packages/torch/lib
+nvrtc_api=$("$B" pe --json --no-exports "$lib/caffe2_nvrtc.dll" |
+	jq -r '[.files[0].imports[] | select(.dll | test("^nvrtc64"; "i")) | .functions[].name] | join(",")')
+mkdir -p "$WORK/z/ZLUDA" "$WORK/z/Program Files/AMD/ROCm/6.1/bin"
+exports=()
+for f in ${CUDA_DRIVER_API//,/ }; do exports+=(--export "$f"); done
+make_dll "$WORK/z/ZLUDA/nvcuda.dll" --msvc "${exports[@]}" --import amdhip64_6.dll:hipInit ||
+	not_ok "ZLUDA's nvcuda.dll stand-in"
+rm -f "$lib"/nvrtc64_112_0.dll
+# ZLUDA's NVRTC over torch's (ComfyUI-Zluda's installer copies it as nvrtc64_112_0.dll)
+exports=()
+for f in ${nvrtc_api//,/ }; do exports+=(--export "$f"); done
+make_dll "$lib/nvrtc64_112_0.dll" --msvc "${exports[@]}" \
+	--import hiprtc0601.dll:hiprtcCreateProgram || not_ok "ZLUDA's nvrtc stand-in"
+make_dll "$WORK/z/Windows/System32/amdhip64_6.dll" --msvc --export hipInit || not_ok "amdhip64_6.dll stand-in"
+make_dll "$WORK/z/Program Files/AMD/ROCm/6.1/bin/hiprtc0601.dll" --msvc --export hiprtcCreateProgram ||
+	not_ok "hiprtc0601.dll stand-in"
+tree_variant() { rm -rf "$2" && cp -al "$1" "$2"; }
+tree_variant "$WORK/z" "$WORK/nodrv"
+rm "$WORK/nodrv/Windows/System32/amdhip64_6.dll"
+
+# the cuda judge's rules (ZLUDA's nvrtc over torch's is also changed-after-install, and loads through PATH)
+rules='[.findings[] | select(.rule | startswith("cuda-")) | "\(.rule)/\(.severity)"] | sort | unique | join(" ")'
+nvidia='[.findings[] | select((.fix // "") | test("NVIDIA"))] | length'
+check_eq "working ZLUDA (C:\\ZLUDA and %HIP_PATH%bin on PATH): every torch binary loads" \
+	'0' "$(J z '[.installs[0].binaries[] | select(.winerror != 0)] | length' --env "PATH=$PATHS")"
+check_eq "working ZLUDA: one cuda-translated note, no cuda-no-driver, no fix naming NVIDIA" \
+	'cuda-translated/note|0' "$(R z "$rules" --env "PATH=$PATHS")|$(J z "$nvidia" --env "PATH=$PATHS")"
+check_eq "working ZLUDA: said as a translation layer importing amdhip64_6.dll, not NVIDIA's nvcuda.dll" \
+	'a CUDA 11.8 build of torch runs on a translation layer: C:\ZLUDA\nvcuda.dll is not NVIDIA'"'"'s nvcuda.dll (it imports amdhip64_6.dll)' \
+	"$(R z '.findings[] | select(.rule == "cuda-translated") | .title' --env "PATH=$PATHS")"
+check_eq "working ZLUDA: exit 0" '0' \
+	"$("$B" check --root "$WORK/z" --python "$PY" --env "PATH=$PATHS" >/dev/null 2>&1; echo $?)"
+
+check_eq "ZLUDA without the AMD driver: a cuda-translated error on amdhip64_6.dll, fixed by the Adrenalin driver, nothing naming NVIDIA" \
+	'["amdhip64_6.dll",126,true]|0' \
+	"$(J nodrv '.findings[] | select(.rule == "cuda-translated") | [.leaf, .winerror, (.fix | test("Adrenalin"))]' --env "PATH=$PATHS")|$(J nodrv "$nvidia" --env "PATH=$PATHS")"
+
+nohip="C:\\ZLUDA;C:\\Windows\\System32"
+check_eq "%HIP_PATH%bin not on PATH: ZLUDA's nvrtc64_112_0.dll fails with 126 on hiprtc0601.dll" \
+	'[["nvrtc64_112_0.dll",126,"hiprtc0601.dll"]]' \
+	"$(J z '[.installs[0].binaries[] | select(.winerror != 0) | [(.path | split("\\") | last), .winerror, .leaf]] | map(select(.[0] | startswith("nvrtc")))' --env "PATH=$nohip")"
+check_eq "%HIP_PATH%bin not on PATH: the fix is the HIP SDK's folder on PATH" \
+	'["install the AMD HIP SDK and add %HIP_PATH%bin to PATH (the HIP SDK sets HIP_PATH, not PATH)"]' \
+	"$(J z '[.findings[] | select(.rule == "missing-dll" and .leaf == "hiprtc0601.dll") | .fix] | unique' --env "PATH=$nohip")"
+
+check_eq "without C:\\ZLUDA on PATH no nvcuda.dll is found: the plain no-driver case" \
+	'cuda-no-driver/error' "$(R z "$rules" --env "PATH=$HIP\\bin;C:\\Windows\\System32")"
+tap_done
