@@ -65,7 +65,10 @@ exports=()
 for f in ${nvrtc_api//,/ }; do exports+=(--export "$f"); done
 make_dll "$lib/nvrtc64_112_0.dll" --msvc "${exports[@]}" \
 	--import hiprtc0601.dll:hiprtcCreateProgram || not_ok "ZLUDA's nvrtc stand-in"
-make_dll "$WORK/z/Windows/System32/amdhip64_6.dll" --msvc --export hipInit || not_ok "amdhip64_6.dll stand-in"
+make_dll "$WORK/z/Windows/System32/amdhip64_6.dll" --msvc --export hipInit --version 31.0.24033.1003 \
+	--version-string "CompanyName=Advanced Micro Devices, Inc." || not_ok "amdhip64_6.dll stand-in"
+make_dll "$WORK/z/Windows/System32/ze_loader.dll" --msvc --export zeInit --version 1.17.44.0 \
+	--version-string "CompanyName=Intel Corporation" || not_ok "ze_loader.dll stand-in"
 make_dll "$WORK/z/Program Files/AMD/ROCm/6.1/bin/hiprtc0601.dll" --msvc --export hiprtcCreateProgram ||
 	not_ok "hiprtc0601.dll stand-in"
 tree_variant() { rm -rf "$2" && cp -al "$1" "$2"; }
@@ -96,6 +99,24 @@ check_eq "%HIP_PATH%bin not on PATH: ZLUDA's nvrtc64_112_0.dll fails with 126 on
 check_eq "%HIP_PATH%bin not on PATH: the fix is the HIP SDK's folder on PATH" \
 	'["install the AMD HIP SDK and add %HIP_PATH%bin to PATH (the HIP SDK sets HIP_PATH, not PATH)"]' \
 	"$(J z '[.findings[] | select(.rule == "missing-dll" and .leaf == "hiprtc0601.dll") | .fix] | unique' --env "PATH=$nohip")"
+
+# ---- the GPU driver inventory: AMD's and Intel's adapters and runtime files, as NVIDIA's are read
+cuda_registry "$WORK/z" "Advanced Micro Devices, Inc.|AMD Radeon RX 7900 XTX|31.0.24033.1003" \
+	"Intel Corporation|Intel(R) Arc(TM) A770 Graphics|32.0.101.6129"
+gpu='.inventory.gpu_driver | [([.adapters[] | [.vendor, .driver_version_raw]]), ([.runtimes[] | [(.path | split("\\") | last), .vendor, .file_version, .company]])]'
+check_eq "inventory: the AMD and Intel adapters by vendor with their DriverVersion, System32's amdhip64_6.dll and ze_loader.dll with their versions" \
+	'[[["amd","31.0.24033.1003"],["intel","32.0.101.6129"]],[["amdhip64_6.dll","amd","31.0.24033.1003","Advanced Micro Devices, Inc."],["ze_loader.dll","intel","1.17.44.0","Intel Corporation"]]]' \
+	"$(J z "$gpu" --registry "$WORK/z/registry.reg" --env "PATH=$PATHS")"
+# hostile: 3,000 adapter keys, an absurd DriverVersion, 40 amdhip64 look-alikes
+tree_variant "$WORK/z" "$WORK/hostile"
+for i in $(seq 1 40); do cp "$WORK/z/Windows/System32/amdhip64_6.dll" "$WORK/hostile/Windows/System32/amdhip64_x$i.dll"; done
+big=$(head -c 100000 /dev/zero | tr '\0' 9)
+adapters=("Advanced Micro Devices, Inc.|AMD Radeon|$big")
+for i in $(seq 1 2999); do adapters+=("Intel Corporation|Intel $i|1.2.3.4"); done
+cuda_registry "$WORK/hostile" "${adapters[@]}"
+check_eq "hostile adapter keys and runtime files: bounded (64 adapters, 16 runtime files, a value cut at 256 bytes) and said in the notes" \
+	'64|16|256|3' \
+	"$(J hostile '.inventory.gpu_driver | "\(.adapters | length)|\(.runtimes | length)|\(.adapters[0].driver_version_raw | length)|\([.notes[] | select(test("more than 64 display adapter keys|more GPU runtime files|bytes long"))] | length)"' --registry "$WORK/hostile/registry.reg" --env "PATH=$PATHS" | tr -d '"')"
 
 check_eq "without C:\\ZLUDA on PATH no nvcuda.dll is found: the plain no-driver case" \
 	'cuda-no-driver/error' "$(R z "$rules" --env "PATH=$HIP\\bin;C:\\Windows\\System32")"
