@@ -26,6 +26,10 @@
 #     hiprtc0601.dll, fixed by adding %HIP_PATH%bin to PATH;
 #   and, for contrast, the same tree without C:\ZLUDA on PATH is the plain
 #     "no NVIDIA driver" case (nothing tells it from a machine without one);
+#   a torch binary linked against AMD's HIP runtime (a c10_hip.dll stand-in
+#     importing amdhip64_6.dll, listed in torch's RECORD): loads with the
+#     driver's DLL, and without it the missing-dll's fix is the Adrenalin
+#     driver (vendor_dlls), not the generic one;
 #   the GPU driver inventory: AMD's and Intel's adapters and System32
 #     runtimes, hostile keys bounded;
 #   Wine's loader (tests/oracle) doing torch's procedure with the same PATH
@@ -177,6 +181,32 @@ check_eq "%HIP_PATH%bin not on PATH: ZLUDA's nvrtc64_112_0.dll fails with 126 on
 check_eq "%HIP_PATH%bin not on PATH: the fix is the HIP SDK's folder on PATH" \
 	'["install the AMD HIP SDK and add %HIP_PATH%bin to PATH (the HIP SDK sets HIP_PATH, not PATH)"]' \
 	"$(J z '[.findings[] | select(.rule == "missing-dll" and .leaf == "hiprtc0601.dll") | .fix] | unique' --env "PATH=$nohip")"
+
+# ---- a torch binary linked against AMD's HIP runtime (c10_hip.dll links amdhip64, as ROCm builds do;
+# a stand-in importing amdhip64_6.dll, the HIP SDK 6.x name): without the AMD driver the missing-dll's fix
+# is the Adrenalin driver (the matrix's vendor_dlls), with it the binary loads
+tree_variant "$WORK/z" "$WORK/hip"
+make_dll "$WORK/hip/Python311/Lib/site-packages/torch/lib/c10_hip.dll" --msvc --export c10_hip_stand_in \
+	--import amdhip64_6.dll:hipInit || not_ok "the c10_hip.dll stand-in"
+# as torch's own file: a RECORD row (a new RECORD file: the tree's files are hard links of z's)
+python3 - "$WORK/hip/Python311/Lib/site-packages" <<'PYEOF'
+import base64, glob, hashlib, os, sys
+sp = sys.argv[1]
+rec = glob.glob(os.path.join(sp, "torch-*.dist-info", "RECORD"))[0]
+data = open(os.path.join(sp, "torch", "lib", "c10_hip.dll"), "rb").read()
+h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+text = open(rec, encoding="utf-8").read() + "torch/lib/c10_hip.dll,sha256=%s,%d\n" % (h, len(data))
+os.unlink(rec)
+open(rec, "w", encoding="utf-8", newline="").write(text)
+PYEOF
+tree_variant "$WORK/hip" "$WORK/hip-nodrv"
+rm "$WORK/hip-nodrv/Windows/System32/amdhip64_6.dll"
+hipbin='.installs[0].binaries[] | select(.path | endswith("\\c10_hip.dll")) | [.outcome, .leaf]'
+check_eq "c10_hip.dll with the AMD driver's amdhip64_6.dll in System32: loads" '["loads",null]' \
+	"$(J hip "$hipbin" --env "PATH=$PATHS")"
+check_eq "c10_hip.dll without the AMD driver: 126 on amdhip64_6.dll, fixed by the Adrenalin driver (not a generic fix)" \
+	'["missing-dll","amdhip64_6.dll"]|true' \
+	"$(J hip-nodrv "$hipbin" --env "PATH=$PATHS")|$(J hip-nodrv '[.findings[] | select(.rule == "missing-dll" and .leaf == "amdhip64_6.dll") | .fix | test("Adrenalin")] | all' --env "PATH=$PATHS")"
 
 # ---- the GPU driver inventory: AMD's and Intel's adapters and runtime files, as NVIDIA's are read
 cuda_registry "$WORK/z" "Advanced Micro Devices, Inc.|AMD Radeon RX 7900 XTX|31.0.24033.1003" \
