@@ -269,6 +269,25 @@ static void print_field(const struct matrix_row *r, enum matrix_row_field f)
 	}
 }
 
+/* The vendor_dlls table: one line an entry, where its DLLs come from. */
+static void print_vendors(const struct matrix *m)
+{
+	size_t i, j;
+	if (!m->nvendors)
+		return;
+	out_printf("\nvendor_dlls: %zu entries (where a GPU or oneAPI stack's DLLs come from)\n", m->nvendors);
+	for (i = 0; i < m->nvendors; i++) {
+		const struct matrix_vendor *x = &m->vendors[i];
+		out_printf("  %s (%s):", x->id, x->stack);
+		for (j = 0; j < x->dlls.n; j++)
+			out_printf(" %s", x->dlls.v[j]);
+		if (x->wheel)
+			out_printf(" from the %s wheel\n", x->wheel);
+		else
+			out_printf(" from %s\n", x->driver ? x->driver : "?");
+	}
+}
+
 /* The extension_load table: one entry a paragraph, its folders and its loads in order. */
 static void print_exts(const struct matrix *m)
 {
@@ -441,6 +460,9 @@ int cmd_matrix_show(int argc, char **argv)
 		for (i = 0; i < m.nexts; i++)
 			cJSON_AddItemToArray(rows, matrix_ext_json(&m.exts[i]));
 		cJSON_AddItemToObject(root, "cuda", cuda_json(&m));
+		rows = cJSON_AddArrayToObject(root, "vendor_dlls");
+		for (i = 0; i < m.nvendors; i++)
+			cJSON_AddItemToArray(rows, matrix_vendor_json(&m.vendors[i]));
 		print_json(root);
 	} else {
 		out_printf("matrix: %zu rows from", m.nrows);
@@ -454,6 +476,7 @@ int cmd_matrix_show(int argc, char **argv)
 		print_procs(&m);
 		print_exts(&m);
 		print_cuda(&m);
+		print_vendors(&m);
 	}
 	matrix_release(&m);
 	release_opts(&o, &args);

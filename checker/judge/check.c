@@ -61,7 +61,7 @@ static int pass_policy(struct check_install *ci, struct findings *out, const str
 static int pass_required(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
 {
 	(void)e;
-	required_judge(out, ci->run, env->v, ci->install);
+	required_judge(out, env->m, ci->run, env->v, ci->install);
 	return 0;
 }
 

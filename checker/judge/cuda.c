@@ -168,6 +168,7 @@ struct nvcuda_use {
 	const char *binary;        /* the torch binary that imports it (basename), or NULL */
 	int delay;                 /* through a delay-load import */
 	const char *found_at;      /* where the search found an nvcuda.dll (not System32's), or NULL */
+	const struct ldr_node *node; /* the node that maps it, its imports as kids, or NULL */
 };
 
 static void walk_nvcuda(const struct ldr_node *n, const char *bin, struct nvcuda_use *u, int depth)
@@ -182,6 +183,8 @@ static void walk_nvcuda(const struct ldr_node *n, const char *bin, struct nvcuda
 		}
 		if (n->path && !u->found_at)
 			u->found_at = n->path;
+		if (n->path && !n->dup && !u->node)
+			u->node = n;
 	}
 	for (i = 0; i < n->nkids; i++)
 		walk_nvcuda(n->kids[i], bin, u, depth + 1);
@@ -196,6 +199,64 @@ static void nvcuda_use_of(const struct torch_run *run, struct nvcuda_use *u)
 }
 
 /* ---- the findings ---- */
+
+/*
+ * A translation layer (rules.def, cuda-translated): the nvcuda.dll the search
+ * maps imports a DLL the matrix's vendor_dlls gives to what another vendor's
+ * driver or SDK installs (ZLUDA's nvcuda.dll links amdhip64: vosen/ZLUDA
+ * hip_runtime-sys/build.rs). That entry, and the import's node in *imp.
+ */
+static const struct matrix_vendor *translated(const struct matrix *m, const struct nvcuda_use *u,
+					      const struct ldr_node **imp)
+{
+	size_t i;
+	*imp = NULL;
+	for (i = 0; u->node && i < u->node->nkids; i++) {
+		const struct ldr_node *k = u->node->kids[i];
+		const struct matrix_vendor *x = k->name ? matrix_vendor_of(m, winpath_basename(k->name)) : NULL;
+		if (x && x->driver) {
+			*imp = k;
+			return x;
+		}
+	}
+	return NULL;
+}
+
+/* The layer said as what it is; an error with the vendor's fix when what it imports is missing. */
+static void translated_finding(struct findings *out, const struct build *b, const struct nvcuda_use *u,
+			       const struct matrix_vendor *x, const struct ldr_node *imp, const char *install)
+{
+	char *rel = release_text(b), *title, *msg;
+	const char *name = winpath_basename(imp->name);
+	if (imp->path) {
+		title = xasprintf("%s of torch runs on a translation layer: %s is not NVIDIA's nvcuda.dll (it imports %s)",
+				  rel, u->node->path, name);
+		msg = xasprintf("The nvcuda.dll the search finds, %s (version resource: %s), imports %s, found at %s: a "
+				"layer such as ZLUDA that runs CUDA calls on the %s stack (%s comes with %s), not "
+				"NVIDIA's driver, which never imports it. The NVIDIA driver is neither needed nor "
+				"checked; what the layer imports was judged by the loader.",
+				u->node->path, u->node->version ? u->node->version : "none", name, imp->path, x->stack,
+				name, x->driver);
+		finding_add(out, RULE_CUDA_TRANSLATED, SEV_NOTE,
+			    &(struct finding_spec){ .title = title, .message = msg, .install = install,
+						    .leaf = "nvcuda.dll", .path = u->node->path });
+	} else {
+		title = xasprintf("%s of torch on a translation layer (%s) without %s", rel, u->node->path, name);
+		msg = xasprintf("The nvcuda.dll the search finds, %s (version resource: %s), is not NVIDIA's: it imports "
+				"%s, which comes with %s (%s stack) and is found nowhere on the search path: %s. "
+				"`import torch` loads (caffe2_nvrtc.dll delay-loads nvcuda.dll), but CUDA fails to "
+				"start: torch.cuda.is_available() is False.",
+				u->node->path, u->node->version ? u->node->version : "none", name, x->driver, x->stack,
+				x->why);
+		finding_add(out, RULE_CUDA_TRANSLATED, SEV_ERROR,
+			    &(struct finding_spec){ .winerror = 126, .title = title, .message = msg, .fix = x->fix,
+						    .install = install, .leaf = name, .path = u->node->path,
+						    .probes = imp });
+	}
+	free(title);
+	free(msg);
+	free(rel);
+}
 
 /* Whether the build is a torch older than 1.6 (its version known). */
 static int torch_before_1_6(const struct build *b)
@@ -525,10 +586,17 @@ int cuda_judge_install(struct findings *out, const struct matrix *m, const struc
 	build_of_install(&b, install, run);
 	nvcuda_use_of(run, &u);
 	if (b.cuda) {
+		const struct ldr_node *imp;
+		const struct matrix_vendor *x = translated(m, &u, &imp);
 		unpublished_finding(out, m, &b, run->torch_dir, 0);
-		driver_findings(out, m, gpu, &b, &u, run->torch_dir);
-		if (!gpu->nvcuda_path || gpu->nvcuda_error)
-			fold_loader_findings(out, before, run->torch_dir, &b);
+		if (x) {
+			/* ZLUDA's nvcuda.dll: judged by what it imports, never "install the NVIDIA driver" */
+			translated_finding(out, &b, &u, x, imp, run->torch_dir);
+		} else {
+			driver_findings(out, m, gpu, &b, &u, run->torch_dir);
+			if (!gpu->nvcuda_path || gpu->nvcuda_error)
+				fold_loader_findings(out, before, run->torch_dir, &b);
+		}
 		outside_findings(out, m, &b, run);
 	}
 	build_release(&b);

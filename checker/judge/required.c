@@ -1,9 +1,9 @@
 /*
- * required: see required.h. The table of shipped DLLs was measured from the
- * win_amd64 wheels' RECORDs (mkl 2021.4.0: Library/bin/mkl_*.dll,
- * libimalloc.dll; intel-openmp 2021.4.0: libiomp5md.dll, libiompstubs5md.dll,
- * omptarget*.dll; tbb 2021.13.1: tbb*.dll); evidence in
- * matrix/evidence/required-dists.txt.
+ * required: see required.h. Which wheel or driver ships which DLL is the
+ * matrix's `vendor_dlls` table (matrix/torch.yml, measured from the
+ * win_amd64 wheels' RECORDs: mkl, intel-openmp and tbb in
+ * matrix/evidence/required-dists.txt, the oneAPI runtime wheels of torch's
+ * +xpu builds in the entries' evidence).
  */
 #include "judge/required.h"
 
@@ -17,30 +17,10 @@
 /* The characters of a PEP 440 version specifier ("==2021.4.0", ">=2.0,<3", "~=1.2.*") */
 #define SPEC_CHARS "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz<>=!~.*+,_-"
 
-struct shipped {
-	const char *dist;   /* PEP 503 name */
-	const char *prefix; /* a DLL name starting with this (case-insensitive) */
-	int exact;          /* the whole name, not a prefix */
-};
-
-static const struct shipped shipped[] = {
-	{ "mkl", "mkl_", 0 },
-	{ "mkl", "libimalloc.dll", 1 },
-	{ "intel-openmp", "libiomp5md.dll", 1 },
-	{ "intel-openmp", "libiompstubs5md.dll", 1 },
-	{ "intel-openmp", "omptarget", 0 },
-	{ "tbb", "tbb", 0 },
-};
-
-const char *required_dist_of(const char *name)
+const char *required_dist_of(const struct matrix *m, const char *name)
 {
-	size_t i;
-	if (!name || !str_iendswith(name, ".dll"))
-		return NULL;
-	for (i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++)
-		if (shipped[i].exact ? !str_icmp(name, shipped[i].prefix) : str_istartswith(name, shipped[i].prefix))
-			return shipped[i].dist;
-	return NULL;
+	const struct matrix_vendor *x = matrix_vendor_of(m, name);
+	return x ? x->wheel : NULL;
 }
 
 int required_marker_on_windows(const char *marker)
@@ -59,7 +39,24 @@ static int ours(const struct torch_run *run, const struct finding *f)
 	return f->install && !str_icmp(f->install, run->torch_dir);
 }
 
-void required_judge(struct findings *out, const struct torch_run *run, struct view *v,
+/* A DLL the vendor's display driver installs: the entry's fix and why, said as that driver's. */
+static void driver_fix(struct finding *f, const struct matrix_vendor *x)
+{
+	char *why = xasprintf("%s comes with %s, not with a wheel or torch: %s (matrix vendor_dlls entry %s, %s:%u).",
+			      winpath_basename(f->leaf), x->driver, x->why, x->id, x->pos.file ? x->pos.file : "",
+			      x->pos.line);
+	finding_set(&f->fix, x->fix);
+	if (!f->explanation) {
+		finding_set(&f->explanation, why);
+	} else {
+		char *w = xasprintf("%s %s", why, f->explanation);
+		free(f->explanation);
+		f->explanation = w;
+	}
+	free(why);
+}
+
+void required_judge(struct findings *out, const struct matrix *m, const struct torch_run *run, struct view *v,
 		    const struct inv_install *install)
 {
 	struct dist_metadata md;
@@ -74,16 +71,25 @@ void required_judge(struct findings *out, const struct torch_run *run, struct vi
 	for (i = 0; i < out->n; i++) {
 		struct finding *f = &out->v[i];
 		const char *dist;
+		const struct matrix_vendor *x;
 		const struct dist_require *req = NULL;
 		char *userdir = NULL, *inuser = NULL, *fix, *why;
 		const char *spec;
-		if (f->rule != RULE_MISSING_DLL || !ours(run, f) || !(dist = required_dist_of(f->leaf)))
+		if (f->rule != RULE_MISSING_DLL || !ours(run, f) || !(x = matrix_vendor_of(m, f->leaf)))
 			continue;
+		if (x->driver) {
+			driver_fix(f, x);
+			continue;
+		}
+		dist = x->wheel;
 		for (k = 0; k < md.nrequires && !req; k++)
 			if (dist_name_eq(md.requires[k].name, dist) && required_marker_on_windows(md.requires[k].marker))
 				req = &md.requires[k];
-		if (!req)
+		if (!req) {
+			if (x->fix)
+				finding_set(&f->fix, x->fix);
 			continue;
+		}
 		if (run->userbase && !torch_proc_has(run->proc, TORCH_FOLDER_USERBASE)) {
 			userdir = xasprintf("%s\\Library\\bin", run->userbase);
 			inuser = winpath_join(userdir, winpath_basename(f->leaf));
@@ -101,17 +107,17 @@ void required_judge(struct findings *out, const struct torch_run *run, struct vi
 					req->name, spec, run->torch_version ? run->torch_version : "", inuser);
 		else
 			fix = xasprintf("pip install \"%s%s\"", req->name, spec);
-		why = xasprintf("%s is shipped by the %s wheel (into <prefix>\\Library\\bin), which torch requires on "
+		why = xasprintf("%s is shipped by the %s wheel (%s stack), which torch requires on "
 				"Windows: Requires-Dist %s%s%s%s (%s\\METADATA:%zu).",
-				f->leaf, dist, req->name, req->spec ? req->spec : "", req->marker ? "; " : "",
+				f->leaf, dist, x->stack, req->name, req->spec ? req->spec : "", req->marker ? "; " : "",
 				req->marker ? req->marker : "", install->dist_info, req->line);
 		finding_set(&f->fix, fix);
 		if (!f->explanation) {
 			finding_set(&f->explanation, why);
 		} else {
-			char *x = xasprintf("%s %s", why, f->explanation);
+			char *w = xasprintf("%s %s", why, f->explanation);
 			free(f->explanation);
-			f->explanation = x;
+			f->explanation = w;
 		}
 		free(fix);
 		free(why);

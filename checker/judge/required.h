@@ -25,13 +25,14 @@
 #include "loader/torchload.h"
 #include "machine/inventory.h"
 #include "machine/view.h"
+#include "matrix/matrix.h"
 
 /* Gives this install's missing-dll findings the requirement's fix. Reads the install's METADATA. */
-void required_judge(struct findings *out, const struct torch_run *run, struct view *v,
+void required_judge(struct findings *out, const struct matrix *m, const struct torch_run *run, struct view *v,
 		    const struct inv_install *install);
 
-/* The distribution (PEP 503 name) whose wheel ships DLL `name`, among mkl, intel-openmp and tbb; NULL if none. */
-const char *required_dist_of(const char *name);
+/* The distribution (PEP 503 name) whose wheel ships DLL `name` (the matrix's `vendor_dlls`), NULL if none. */
+const char *required_dist_of(const struct matrix *m, const char *name);
 
 /*
  * Whether a Requires-Dist environment marker holds on Windows (PEP 508,

@@ -512,7 +512,10 @@ static void proc_table(struct loader *ld, struct view *v, const struct torch_run
 			path = find_module(v, run, r->package_dir, l->module);
 		} else if (l->file) {
 			path = winpath_join(r->package_dir, l->file);
-			if (!view_is_file(v, path)) {
+			/* `absent`: the package passes the full path whether or not the file is
+			   there (torch-directml's torch.ops.load_library(directml_dll)), so an
+			   absent file is its own WinError 126 */
+			if (!l->absent && !view_is_file(v, path)) {
 				free(path);
 				path = NULL;
 			}

@@ -32,7 +32,10 @@
  *                      EXTENSION_SUFFIXES order, or `file` when it exists,
  *                      loaded by ctypes (torch.ops.load_library) or CPython's
  *                      import, both LoadLibraryExW(path, 0x1100); whether a
- *                      failure raises, and what it means to the user;
+ *                      failure raises, and what it means to the user; a
+ *                      `file` marked `absent` is loaded by its full path even
+ *                      when it does not exist (torch-directml's DirectML.dll:
+ *                      its own 126);
  *   others             every other .pyd imported by CPython (PyQt), or
  *                      listed as lazy, not checked.
  *
@@ -69,6 +72,7 @@ struct ext_load {
 	enum ext_how how;     /* EXT_HOW_CTYPES or EXT_HOW_IMPORT */
 	int raises;           /* its failure makes the import raise */
 	char *fails;          /* what its failure does to the program */
+	int absent;           /* `file` is loaded by full path even when it does not exist (a 126 of its own) */
 };
 
 /* A package's import procedure, as data (matrix.h's `extension_load` entry). */

@@ -23,6 +23,18 @@
  * were kept whole: a 48 MB export made 366 MB of RSS and 64 MB of JSON.
  */
 #define GPU_MAX_VALUE 256
+/* Other vendors' runtime files read from System32: a machine has a few; a hostile one is bounded. */
+#define GPU_MAX_RUNTIMES 16
+
+/* Vendors by the start of an adapter's ProviderName, and the runtime files their drivers install (docs/gpu.md). */
+static const struct {
+	const char *provider, *vendor;
+} vendors[] = { { "NVIDIA", "nvidia" }, { "Advanced Micro Devices", "amd" }, { "AMD", "amd" },
+		{ "Intel", "intel" } };
+static const struct {
+	const char *name; /* a file name, or a prefix ending in '*' */
+	const char *vendor;
+} runtime_files[] = { { "amdhip64*", "amd" }, { "ze_loader.dll", "intel" }, { "igdrcl64.dll", "intel" } };
 
 void gpu_driver_init(struct gpu_driver *g)
 {
@@ -46,6 +58,13 @@ void gpu_driver_release(struct gpu_driver *g)
 		free(g->adapters[i].driver_version);
 	}
 	free(g->adapters);
+	for (i = 0; i < g->nruntimes; i++) {
+		free(g->runtimes[i].path);
+		free(g->runtimes[i].file_version);
+		free(g->runtimes[i].company);
+		free(g->runtimes[i].error);
+	}
+	free(g->runtimes);
 	strlist_release(&g->notes);
 	gpu_driver_init(g);
 }
@@ -205,6 +224,92 @@ static void read_nvcuda(struct gpu_driver *g, struct view *v)
 		strlist_pushf(&g->notes, "System32\\nvcuda.dll names \"%s\" as its company, not NVIDIA", g->nvcuda_company);
 }
 
+static const char *vendor_of_provider(const char *provider)
+{
+	size_t i;
+	for (i = 0; provider && i < sizeof(vendors) / sizeof(vendors[0]); i++)
+		if (!strncmp(provider, vendors[i].provider, strlen(vendors[i].provider)))
+			return vendors[i].vendor;
+	return NULL;
+}
+
+static const char *runtime_vendor(const char *name)
+{
+	size_t i, n;
+	if (!str_iendswith(name, ".dll"))
+		return NULL;
+	for (i = 0; i < sizeof(runtime_files) / sizeof(runtime_files[0]); i++) {
+		n = strlen(runtime_files[i].name);
+		if (runtime_files[i].name[n - 1] == '*' ? !str_nicmp(name, runtime_files[i].name, n - 1)
+							: !str_icmp(name, runtime_files[i].name))
+			return runtime_files[i].vendor;
+	}
+	return NULL;
+}
+
+/* One runtime file's version resource (fixed file version, CompanyName). */
+static void read_runtime(struct gpu_driver *g, struct view *v, const char *name, const char *vendor)
+{
+	struct gpu_runtime *r;
+	struct pe_image *img = NULL;
+	struct err e;
+	char *host;
+	ALLOC_GROW(g->runtimes, g->nruntimes + 1, g->aruntimes);
+	r = &g->runtimes[g->nruntimes++];
+	memset(r, 0, sizeof(*r));
+	r->path = winpath_join(view_system32(v), name);
+	r->vendor = vendor;
+	host = view_host_path(v, r->path);
+	err_clear(&e);
+	if (!host) {
+		r->error = xstrdup("outside the view");
+	} else if (pe_open(&img, host, PE_VERSION | PE_LENIENT, &e)) {
+		r->error = xstrdup(e.msg);
+	} else {
+		if (img->version.present && img->version.has_fixed) {
+			char buf[WINVER_DOTTED_MAX];
+			r->file_version = xstrdup(winver_dotted(buf, img->version.file));
+		}
+		if (img->version.company_name) {
+			/* bounded like a registry value, never inside a UTF-8 sequence (xstrndup copies n bytes) */
+			const char *c = img->version.company_name;
+			size_t n = strlen(c);
+			if (n > GPU_MAX_VALUE)
+				for (n = GPU_MAX_VALUE; n && ((unsigned char)c[n] & 0xC0) == 0x80; n--)
+					;
+			r->company = xstrndup(c, n);
+		}
+		pe_close(img);
+	}
+	free(host);
+}
+
+/* System32's amdhip64*.dll, ze_loader.dll, igdrcl64.dll, in listing order, at most GPU_MAX_RUNTIMES. */
+static void read_runtimes(struct gpu_driver *g, struct view *v)
+{
+	struct strlist names = STRLIST_INIT;
+	struct err e;
+	size_t i, over = 0;
+	err_clear(&e);
+	if (view_list_dir(v, view_system32(v), &names, &e)) {
+		strlist_release(&names);
+		return;
+	}
+	for (i = 0; i < names.n; i++) {
+		const char *vendor = runtime_vendor(names.v[i]);
+		if (!vendor)
+			continue;
+		if (g->nruntimes == GPU_MAX_RUNTIMES) {
+			over++;
+			continue;
+		}
+		read_runtime(g, v, names.v[i], vendor);
+	}
+	if (over)
+		strlist_pushf(&g->notes, "System32 has %zu more GPU runtime files than the %d read", over, GPU_MAX_RUNTIMES);
+	strlist_release(&names);
+}
+
 static char *reg_str(struct gpu_driver *g, struct view *v, const char *key, const char *value, struct err *e)
 {
 	struct strbuf sb;
@@ -261,6 +366,7 @@ static int read_adapters(struct gpu_driver *g, struct view *v, struct err *err)
 		a->description = reg_str(g, v, key, "DriverDesc", &e);
 		a->driver_version = reg_str(g, v, key, "DriverVersion", &e);
 		a->nvidia = a->provider && !strncmp(a->provider, "NVIDIA", 6);
+		a->vendor = vendor_of_provider(a->provider);
 		if (a->nvidia && a->driver_version) {
 			char *why = NULL;
 			if (nv_driver_from_string(a->driver_version, &a->nv, &why) == 0)
@@ -281,6 +387,7 @@ int gpu_driver_collect(struct gpu_driver *g, struct view *v, struct err *err)
 {
 	const struct gpu_adapter *a;
 	read_nvcuda(g, v);
+	read_runtimes(g, v);
 	if (read_adapters(g, v, err))
 		return -1;
 	a = gpu_driver_nvidia_adapter(g);
@@ -336,10 +443,22 @@ struct cJSON *gpu_driver_to_json(const struct gpu_driver *g)
 		json_add_str_or_null(j, "provider", a->provider);
 		json_add_str_or_null(j, "description", a->description);
 		json_add_str_or_null(j, "driver_version_raw", a->driver_version);
+		json_add_str_or_null(j, "vendor", a->vendor);
 		cJSON_AddItemToObject(j, "nvidia_driver", ver_json(a->has_nv, &a->nv));
 		cJSON_AddItemToArray(ad, j);
 	}
 	cJSON_AddItemToObject(o, "adapters", ad);
+	ad = cJSON_AddArrayToObject(o, "runtimes");
+	for (i = 0; i < g->nruntimes; i++) {
+		const struct gpu_runtime *r = &g->runtimes[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "path", r->path);
+		cJSON_AddStringToObject(j, "vendor", r->vendor);
+		json_add_str_or_null(j, "file_version", r->file_version);
+		json_add_str_or_null(j, "company", r->company);
+		json_add_str_or_null(j, "error", r->error);
+		cJSON_AddItemToArray(ad, j);
+	}
 	json_add_strlist(o, "notes", &g->notes);
 	return o;
 }

@@ -23,6 +23,13 @@
  * with the FileVersion string) is reported as not giving a driver version,
  * never guessed at.
  *
+ * Other vendors' drivers are read the same way (docs/gpu.md): each adapter's
+ * vendor from its ProviderName (AMD's "Advanced Micro Devices, Inc.",
+ * Intel's "Intel Corporation"), and the runtime files their drivers put in
+ * System32 for compute (AMD's HIP runtime amdhip64*.dll; Intel's Level Zero
+ * loader ze_loader.dll and OpenCL driver igdrcl64.dll) with their file
+ * versions and CompanyName. At most GPU_MAX_RUNTIMES files are read.
+ *
  * Nothing here decides anything: judge/cuda.c compares these facts with
  * what a CUDA build needs.
  */
@@ -52,6 +59,7 @@ struct gpu_adapter {
 	char *description;    /* DriverDesc ("NVIDIA GeForce RTX 4090"), or NULL */
 	char *driver_version; /* DriverVersion as stored ("31.0.15.5161"), or NULL */
 	int nvidia;           /* the provider is NVIDIA */
+	const char *vendor;   /* "nvidia", "amd", "intel" from the provider, or NULL (static) */
 	int has_nv;           /* nv is the NVIDIA driver version DriverVersion means */
 	struct nv_driver_version nv;
 };
@@ -68,6 +76,16 @@ struct gpu_driver {
 	int has_driver;           /* driver holds the NVIDIA driver version nvcuda.dll's version means */
 	struct nv_driver_version driver;
 	char *version_problem;    /* why nvcuda.dll's version resource gives no driver version, or NULL */
+
+	/* other vendors' compute runtimes in System32 (amdhip64*.dll, ze_loader.dll, igdrcl64.dll) */
+	struct gpu_runtime {
+		char *path;           /* Windows path */
+		const char *vendor;   /* "amd", "intel" (static) */
+		char *file_version;   /* "31.0.24033.1003", or NULL (no version resource, or unreadable) */
+		char *company;        /* CompanyName, or NULL */
+		char *error;          /* not a readable PE file: why, or NULL */
+	} *runtimes;
+	size_t nruntimes, aruntimes;
 
 	/* the registry */
 	int registry_read;        /* a registry answered (offline file, hive or live) */

@@ -172,6 +172,8 @@ struct layer {
 	size_t nprocs;
 	struct matrix_ext *exts;        /* the `extension_load` entries read without errors */
 	size_t nexts;
+	struct matrix_vendor *vendors;  /* the `vendor_dlls` entries read without errors */
+	size_t nvendors;
 };
 
 /* Steps 1 and 2: bytes and tree. -1 when there is no tree (reported). */
@@ -287,6 +289,7 @@ static int read_top(struct layer *y)
 	matrix_cuda_read_table(&y->L, root, &y->cuda, &y->ncuda);
 	matrix_proc_read_table(&y->L, root, &y->procs, &y->nprocs);
 	matrix_ext_read_table(&y->L, root, &y->exts, &y->nexts);
+	matrix_vendor_read_table(&y->L, root, &y->vendors, &y->nvendors);
 	return 0;
 }
 
@@ -343,6 +346,8 @@ static void apply_layer(struct matrix *m, struct layer *y, const char *name)
 	y->nprocs = 0; /* moved into m */
 	matrix_ext_apply(m, y->exts, y->nexts, name);
 	y->nexts = 0;
+	matrix_vendor_apply(m, y->vendors, y->nvendors, name);
+	y->nvendors = 0; /* moved into m */
 }
 
 /* Diagnostics from d0 on in file order, whatever order the checks ran in (stable insertion sort: few items). */
@@ -391,6 +396,9 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	for (i = 0; i < y.nexts; i++)
 		matrix_ext_entry_release(&y.exts[i]);
 	free(y.exts);
+	for (i = 0; i < y.nvendors; i++)
+		matrix_vendor_release(&y.vendors[i]);
+	free(y.vendors);
 	strlist_release(&y.remove);
 	ynode_free(y.root);
 	return y.L.nerr ? -1 : 0;
@@ -429,6 +437,8 @@ void matrix_init(struct matrix *m)
 	m->nprocs = m->aprocs = 0;
 	m->exts = NULL;
 	m->nexts = m->aexts = 0;
+	m->vendors = NULL;
+	m->nvendors = m->avendors = 0;
 }
 
 void matrix_release(struct matrix *m)
@@ -446,6 +456,9 @@ void matrix_release(struct matrix *m)
 	for (i = 0; i < m->nexts; i++)
 		matrix_ext_entry_release(&m->exts[i]);
 	free(m->exts);
+	for (i = 0; i < m->nvendors; i++)
+		matrix_vendor_release(&m->vendors[i]);
+	free(m->vendors);
 	strlist_release(&m->files);
 	matrix_init(m);
 }

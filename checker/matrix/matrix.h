@@ -183,6 +183,23 @@ struct matrix_ext {
 	struct matrix_pos pos, version_pos;
 };
 
+/*
+ * Where some of a GPU or oneAPI stack's DLLs come from (an entry of the
+ * top-level `vendor_dlls` table, matrix_vendor.c; docs/gpu.md): a wheel
+ * torch requires (`wheel`: the fix is torch's own Requires-Dist of it,
+ * judge/required.c) or the vendor's display driver (`driver`, with `fix`).
+ */
+struct matrix_vendor {
+	char *id, *stack;
+	struct strlist dlls;       /* "libmmd.dll", or a prefix "mkl_*" */
+	char *wheel;               /* a distribution, or NULL */
+	char *driver, *fix, *why;  /* or NULL (why is required) */
+	enum matrix_status status;
+	struct strlist evidence, sources;
+	char *note;
+	struct matrix_pos pos;
+};
+
 struct matrix {
 	struct matrix_row **rows; /* effective rows, in layer then file order */
 	size_t nrows, alloc;
@@ -193,7 +210,12 @@ struct matrix {
 	size_t nprocs, aprocs;
 	struct matrix_ext *exts;   /* the effective `extension_load` table: a later layer's entry replaces those of its package it overlaps */
 	size_t nexts, aexts;
+	struct matrix_vendor *vendors; /* the effective `vendor_dlls` table: a later layer's entry replaces the one with its id */
+	size_t nvendors, avendors;
 };
+
+/* The `vendor_dlls` entry one of whose `dlls` is DLL `name` (case-insensitive; a `*` entry by prefix), or NULL. */
+const struct matrix_vendor *matrix_vendor_of(const struct matrix *m, const char *name);
 
 /*
  * The procedure `import DIST` follows (DIST a distribution's name, `version`
@@ -205,6 +227,8 @@ const struct ext_proc *matrix_extension_load(const struct matrix *m, const char 
 
 /* An `extension_load` entry as `matrix show --json` writes it. */
 struct cJSON *matrix_ext_json(const struct matrix_ext *x);
+/* A `vendor_dlls` entry as `matrix show --json` writes it. */
+struct cJSON *matrix_vendor_json(const struct matrix_vendor *x);
 
 /*
  * The procedure of torch `version` (torch.__version__; NULL unknown): the
@@ -308,6 +332,10 @@ void matrix_rows_check_overlaps(struct lint *L, struct matrix_row **rows, size_t
 void matrix_cuda_read_table(struct lint *L, const struct ynode *root, struct matrix_cuda **out, size_t *n);
 void matrix_cuda_release(struct matrix_cuda *c);
 void matrix_cuda_apply(struct matrix *m, struct matrix_cuda *cuda, size_t n, const char *name);
+/* The `vendor_dlls` table of one file (matrix_vendor.c), likewise. */
+void matrix_vendor_read_table(struct lint *L, const struct ynode *root, struct matrix_vendor **out, size_t *n);
+void matrix_vendor_release(struct matrix_vendor *x);
+void matrix_vendor_apply(struct matrix *m, struct matrix_vendor *v, size_t n, const char *name);
 /* The `torch_load` table of one file, likewise. */
 void matrix_proc_read_table(struct lint *L, const struct ynode *root, struct matrix_proc **out, size_t *n);
 void matrix_proc_release(struct matrix_proc *p);

@@ -333,10 +333,15 @@ static void read_load(struct lint *L, const struct ynode *m, struct ext_load *l)
 		case MF_EXTLOAD_FAILS:
 			l->fails = lint_get_str(L, m, g->key, what, g->hint, lint_required(g, 0));
 			break;
+		case MF_EXTLOAD_ABSENT:
+			l->absent = lint_get_bool(L, m, g->key) == 1; /* absent: false; a bad value is said by lint_get_bool */
+			break;
 		case MF_EXTLOAD_COUNT:
 			break;
 		}
 	}
+	if (l->absent && !lint_map_get(m, "file"))
+		lint_error(L, m->line, m->col, "%s: `absent` needs `file` (a module is found, or not, by importlib)", what);
 	if (!lint_map_get(m, "module") == !lint_map_get(m, "file"))
 		lint_error(L, m->line, m->col, "%s must name one of `module` and `file`", what);
 }
@@ -594,6 +599,8 @@ cJSON *matrix_ext_json(const struct matrix_ext *x)
 		cJSON_AddStringToObject(e, "how", ext_how_name(l->how));
 		cJSON_AddBoolToObject(e, "raises", l->raises);
 		cJSON_AddStringToObject(e, "fails", l->fails ? l->fails : "");
+		if (l->absent)
+			cJSON_AddBoolToObject(e, "absent", 1);
 		cJSON_AddItemToArray(a, e);
 	}
 	cJSON_AddStringToObject(o, "others", others_names[p->import_others ? 1 : 0]);

@@ -56,6 +56,10 @@ const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT] = {
 #define EXTLOAD FIELD_ENTRY
 #include "matrix/schema.def"
 };
+const struct matrix_field matrix_vendor_fields[MF_VENDOR_COUNT] = {
+#define VENDOR FIELD_ENTRY
+#include "matrix/schema.def"
+};
 
 /* The keys each mapping accepts, NULL-terminated (lint_map_check, did-you-mean); bit i of `present` is key i. */
 static const char *const top_keys[] = {
@@ -118,6 +122,11 @@ static const char *const extload_keys[] = {
 #include "matrix/schema.def"
 	NULL
 };
+static const char *const vendor_keys[] = {
+#define VENDOR KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
 
 _Static_assert(MF_ROW_COUNT <= 32 && MF_TOP_COUNT <= 32 && MF_DLL_COUNT <= 32 && MF_OPENMP_COUNT <= 32 &&
 		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32 && MF_CUDA_COUNT <= 32 && MF_PROC_COUNT <= 32,
@@ -138,6 +147,7 @@ const struct matrix_map_schema *matrix_schema(enum matrix_map map)
 		{ "path_folders", "extension_load[].path_folders", matrix_extpath_fields, MF_EXTPATH_COUNT, extpath_keys },
 		{ "find", "extension_load[].find", matrix_extfind_fields, MF_EXTFIND_COUNT, extfind_keys },
 		{ "a loads entry", "extension_load[].loads[]", matrix_extload_fields, MF_EXTLOAD_COUNT, extload_keys },
+		{ "a vendor_dlls entry", "vendor_dlls[]", matrix_vendor_fields, MF_VENDOR_COUNT, vendor_keys },
 	};
 	return map < MATRIX_NMAPS ? &maps[map] : NULL;
 }
@@ -221,6 +231,10 @@ const char *matrix_type_doc(enum matrix_type t)
 		return "texts (a list, or one)";
 	case MT_WHEELS:
 		return "\"PACKAGE-VERSION-...whl sha256=<64 hex>\" (a list, or one)";
+	case MT_VENDORS:
+		return "a list of vendor_dlls entries";
+	case MT_DLL_PATTERNS:
+		return "DLL file names or prefixes ending in * (a list, or one)";
 	}
 	return "?";
 }

@@ -55,6 +55,7 @@ static const struct pair *pairs_of(int map)
 					   { "cuda", NULL, MATRIX_MAP_CUDA },
 					   { "torch_load", NULL, MATRIX_MAP_PROC },
 					   { "extension_load", NULL, MATRIX_MAP_EXT },
+					   { "vendor_dlls", NULL, MATRIX_MAP_VENDOR },
 					   { NULL, NULL, 0 } };
 	static const struct pair row[] = { { "id", "r1", 0 },
 					   { "torch", "\">=1.0\"", 0 },
@@ -97,8 +98,12 @@ static const struct pair *pairs_of(int map)
 					       { "raises", "false", 0 },
 					       { "fails", "f", 0 },
 					       { NULL, NULL, 0 } };
+	static const struct pair vendor[] = { { "id", "v1", 0 },	   { "stack", "s", 0 },
+					      { "dlls", "a.dll", 0 },	   { "wheel", "w", 0 },
+					      { "why", "y", 0 },	   { "status", "inferred", 0 },
+					      { NULL, NULL, 0 } };
 	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when, cuda, proc,
-							      ext, extpath, extfind, extload };
+							      ext, extpath, extfind, extload, vendor };
 	return all[map];
 }
 
@@ -259,10 +264,12 @@ static void test_lint_requires_what_the_table_requires(void)
 				/*
 				 * leaving it out is fine, but for the one key of applies_when (it would be empty) and
 				 * a loads entry's `module` (it must name a module or a file) and an extension_load
-				 * entry's `loads` (it must load something)
+				 * entry's `loads` (it must load something) and a vendor_dlls entry's `wheel` (one
+				 * of `wheel` and `driver`)
 				 */
 				if (m != MATRIX_MAP_WHEN && !(m == MATRIX_MAP_EXTLOAD && !strcmp(f->key, "module")) &&
-				    !(m == MATRIX_MAP_EXT && !strcmp(f->key, "loads")))
+				    !(m == MATRIX_MAP_EXT && !strcmp(f->key, "loads")) &&
+				    !(m == MATRIX_MAP_VENDOR && !strcmp(f->key, "wheel"))) /* one of wheel and driver */
 					CHECK_INT(lint(&mu, NULL, 0, &said), 0);
 				break;
 			}

@@ -5,15 +5,35 @@
 #include "harness.h"
 #include "judge/required.h"
 
+#include <string.h>
+
 static void test_shipped_by(void)
 {
-	CHECK_STR(required_dist_of("mkl_intel_thread.1.dll"), "mkl");
-	CHECK_STR(required_dist_of("MKL_CORE.1.DLL"), "mkl");
-	CHECK_STR(required_dist_of("libiomp5md.dll"), "intel-openmp");
-	CHECK_STR(required_dist_of("tbb12.dll"), "tbb");
-	CHECK(required_dist_of("libiomp5md.dll.bak") == NULL);
-	CHECK(required_dist_of("c10.dll") == NULL);
-	CHECK(required_dist_of(NULL) == NULL);
+	struct matrix m;
+	struct err e;
+	const struct matrix_vendor *x;
+	matrix_init(&m);
+	err_clear(&e);
+	CHECK_INT(matrix_load_default(&m, NULL, &e), 0);
+	CHECK_STR(required_dist_of(&m, "mkl_intel_thread.1.dll"), "mkl");
+	CHECK_STR(required_dist_of(&m, "MKL_CORE.1.DLL"), "mkl");
+	CHECK_STR(required_dist_of(&m, "libiomp5md.dll"), "intel-openmp");
+	CHECK_STR(required_dist_of(&m, "tbb12.dll"), "tbb");
+	/* torch +xpu's oneAPI runtime, from the wheels' RECORDs */
+	CHECK_STR(required_dist_of(&m, "sycl8.dll"), "intel-sycl-rt");
+	CHECK_STR(required_dist_of(&m, "LIBMMD.DLL"), "intel-cmplr-lib-rt");
+	CHECK_STR(required_dist_of(&m, "ur_win_proxy_loader.dll"), "intel-cmplr-lib-ur");
+	CHECK_STR(required_dist_of(&m, "umf.dll"), "umf");
+	CHECK_STR(required_dist_of(&m, "libhwloc-15.dll"), "tcmlib");
+	CHECK_STR(required_dist_of(&m, "pti_view-0-10.dll"), "intel-pti");
+	/* the Level Zero loader is the driver's: no wheel, its fix said */
+	CHECK(required_dist_of(&m, "ze_loader.dll") == NULL);
+	x = matrix_vendor_of(&m, "ZE_LOADER.dll");
+	CHECK(x && x->driver && strstr(x->fix, "Intel Arc"));
+	CHECK(required_dist_of(&m, "libiomp5md.dll.bak") == NULL);
+	CHECK(required_dist_of(&m, "c10.dll") == NULL);
+	CHECK(required_dist_of(&m, NULL) == NULL);
+	matrix_release(&m);
 }
 
 static void test_markers(void)

@@ -80,6 +80,11 @@ def main(argv):
         elif died:
             print("DISAGREE %s checker=%s oracle=died without a missing import" % (name, shown))
             bad = 1
+        elif r["error"] != 0 and b["outcome"] == "loads" and re.search(r'process_attach Initialization of L"[^"]*" failed', text):
+            # imports bound, a DllMain failed (Wine's 998): as oracle_compare.py's "dllmain", the caller
+            # decides whether it is the stand-in python3XY.dll's (torch_python.dll cannot initialise on stubs)
+            init = re.findall(r'process_attach Initialization of L"([^"]*)" failed', text)
+            print("dllmain  %s checker=loads oracle=%d: imports resolved, DllMain of %s failed" % (name, r["error"], ",".join(sorted(set(init)))))
         elif r["error"] == 0 and b["outcome"] == "loads":
             print("agree    %s checker=loads oracle=0" % name)
         elif r["error"] != 0 and b["outcome"] != "loads" and r["error"] == b["winerror"]:
