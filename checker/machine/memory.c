@@ -198,13 +198,17 @@ int memory_read(struct machine_memory *m, struct view *v, struct err *err)
 		strbuf_release(&sb);
 		return -1;
 	}
+	if (r == 1) {
+		/* Windows writes the value (empty for no paging file): a registry without it is partial */
+		strlist_pushf(&m->notes, "PagingFiles is not in the registry (%s): Windows' default, one system-managed "
+			      "paging file, taken", view_registry_source(v));
+		strbuf_release(&sb);
+		return 0;
+	}
 	m->paging_known = 1;
 	free(m->paging_source);
 	m->paging_source = xstrdup(view_registry_source(v));
-	if (r == 0)
-		memory_parse_paging(m, sb.buf, sb.len);
-	else
-		clear_files(m); /* absent: no paging file */
+	memory_parse_paging(m, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return 0;
 }

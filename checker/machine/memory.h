@@ -44,7 +44,7 @@ struct paging_file {
 struct machine_memory {
 	uint64_t physical;      /* bytes of RAM; 0: unknown */
 	char *physical_source;  /* "--memory", "the OS (GlobalMemoryStatusEx)", a profile's name, or NULL */
-	int paging_known;       /* PagingFiles was looked for in a registry (absent: no paging file) */
+	int paging_known;       /* PagingFiles was read from a registry (empty: no paging file) */
 	char *paging_source;    /* where (the view's registry description) */
 	struct paging_file *files;
 	size_t nfiles;
@@ -60,7 +60,8 @@ void machine_memory_release(struct machine_memory *m);
 void memory_parse_paging(struct machine_memory *m, const char *text, size_t len);
 
 /*
- * Reads PagingFiles through the view's registry (none: paging unknown) and,
+ * Reads PagingFiles through the view's registry (none, or a registry
+ * without the value: paging unknown, Windows' default taken, a note) and,
  * for a live view, the OS's figures (physical memory unless m already has
  * it). 0, or -1 with err on a registry read error.
  */
