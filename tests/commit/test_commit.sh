@@ -8,6 +8,8 @@
 # 2. check's judge on cu118 and cu124 trees of those DLLs (tests/cuda/tree.sh):
 #    1, 4 and 8 processes (--processes) below and above the machine's limit
 #    (--memory and the registry's PagingFiles), the finding's words and fixes.
+#    The community fix both ways: .nv_fatb's write flag set on a copy of the real
+#    cublasLt64_12.dll charges its 378 MiB in every process; cleared, nothing.
 # 3. Hostile PagingFiles values end to end: bounded, said, never a crash.
 TEST_NAME=commit
 export TEST_NAME
@@ -124,6 +126,51 @@ for var in cu118 cu124; do
 	check_eq "$var, memory unknown, --processes 8: a note that says so" "commit-limit-unknown/note/null" \
 		"$(commit_of "$WORK/$var.nomem8.json")"
 done
+
+# ---- 2b. the community fix, both ways: .nv_fatb writable charges its whole size ----
+# Older NVIDIA releases (cuDNN 8 in torch 1.x-2.x) shipped .nv_fatb writable; fixNvPe.py clears the flag
+# (docs/commit.md). Setting it on a copy of the real cublasLt64_12.dll (378 MiB of GPU code) makes the
+# charge grow by exactly that section's pages and 8 processes fail; clearing it again passes.
+t=$WORK/cu124
+if [ -d "$t" ]; then
+	lib=$t/Python311/Lib/site-packages/torch/lib
+	# nvfatb_write DLL 0|1: set or clear IMAGE_SCN_MEM_WRITE on .nv_fatb in place; prints its pages' size
+	nvfatb_write() {
+		python3 - "$1" "$2" <<'PYEOF'
+import struct, sys
+path, on = sys.argv[1], sys.argv[2] == "1"
+b = bytearray(open(path, "rb").read())
+pe = struct.unpack_from("<I", b, 0x3c)[0]
+nsec, optsz = struct.unpack_from("<H", b, pe + 6)[0], struct.unpack_from("<H", b, pe + 20)[0]
+align = struct.unpack_from("<I", b, pe + 24 + 32)[0]
+for i in range(nsec):
+    o = pe + 24 + optsz + 40 * i
+    if b[o:o + 8].rstrip(b"\0") == b".nv_fatb":
+        vsize = struct.unpack_from("<I", b, o + 8)[0]
+        ch = struct.unpack_from("<I", b, o + 36)[0]
+        struct.pack_into("<I", b, o + 36, (ch | 0x80000000) if on else (ch & 0x7FFFFFFF))
+        print((vsize + align - 1) // align * align)
+open(path, "wb").write(b)
+PYEOF
+	}
+	cp --remove-destination "$lib/cublasLt64_12.dll" "$WORK/cublasLt.dll" # a copy: the cache's file is hard-linked
+	mv "$WORK/cublasLt.dll" "$lib/cublasLt64_12.dll"
+	pagefile_reg "$WORK/small.reg" 'C:\pagefile.sys 1024 1024'
+	small=(--registry "$WORK/small.reg" --memory 3GiB --processes 8)
+	"$B" check --root "$t" --python "$PY" --json "${small[@]}" >"$WORK/ro.json" 2>>"$WORK/cu124.err"
+	span=$(nvfatb_write "$lib/cublasLt64_12.dll" 1)
+	"$B" check --root "$t" --python "$PY" --json "${small[@]}" >"$WORK/rw.json" 2>>"$WORK/cu124.err"
+	check_eq "cu124, RAM 3 GiB + a 1 GiB paging file, 8 processes, .nv_fatb read-only (as NVIDIA ships it): fits" \
+		"" "$(commit_of "$WORK/ro.json")"
+	check_eq ".nv_fatb made writable: one process charges exactly its pages more ($span bytes)" "$span" \
+		"$(( $(jq '.installs[0].commit.per_process' "$WORK/rw.json") - $(jq '.installs[0].commit.per_process' "$WORK/ro.json") ))"
+	check_eq "and 8 processes fail with WinError 1455 on cublasLt64_12.dll, its .nv_fatb named" "commit-limit/error/1455 cublasLt64_12.dll yes" \
+		"$(commit_of "$WORK/rw.json") $(jq -r '[.findings[] | select(.rule == "commit-limit")][0] |
+			"\(.leaf) \(.message | test("cublasLt64_12\\.dll [0-9.]+ MiB \\(\\.nv_fatb\\)") | if . then "yes" else . end)"' "$WORK/rw.json")"
+	nvfatb_write "$lib/cublasLt64_12.dll" 0 >/dev/null # what fixNvPe.py does
+	"$B" check --root "$t" --python "$PY" --json "${small[@]}" >"$WORK/fixed-again.json" 2>>"$WORK/cu124.err"
+	check_eq "the write flag cleared again (fixNvPe.py's fix): fits again" "" "$(commit_of "$WORK/fixed-again.json")"
+fi
 
 # ---- 3. hostile PagingFiles values, end to end ----
 t=$WORK/cu124
