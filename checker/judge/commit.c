@@ -246,6 +246,10 @@ void commit_judge(struct findings *out, struct commit_summary *sum, const struct
 		measure(sum, run->ld);
 	if (mem && memory_limits(mem, &sum->limit_start, &sum->limit_reach) == 0)
 		sum->limit_known = 1;
+	if (mem) {
+		sum->os_limit = mem->os_commit_limit;
+		sum->os_total = mem->os_commit_total;
+	}
 	if (run->import_error_index >= 0)
 		return; /* `import torch` fails before: that is the finding to fix */
 	judge(out, sum, run, mem);

@@ -61,6 +61,7 @@ struct commit_summary {
 	size_t nimages;
 	int limit_known;
 	uint64_t limit_start, limit_reach;
+	uint64_t os_limit, os_total;  /* live: the OS's own commit limit and charge now (0: unknown) */
 };
 
 /*

@@ -31,6 +31,13 @@ void result_add_commit(cJSON *inst, const struct commit_summary *s)
 		cJSON_AddNullToObject(o, "limit_start");
 		cJSON_AddNullToObject(o, "limit_reach");
 	}
+	if (s->os_limit) { /* live: what the OS says now, beside the limit computed */
+		num(o, "os_commit_limit", s->os_limit);
+		num(o, "os_commit_total", s->os_total);
+	} else {
+		cJSON_AddNullToObject(o, "os_commit_limit");
+		cJSON_AddNullToObject(o, "os_commit_total");
+	}
 	a = cJSON_AddArrayToObject(o, "images");
 	for (i = 0; i < s->nimages; i++) {
 		cJSON *im = cJSON_CreateObject();
