@@ -176,10 +176,10 @@ static void judge(struct findings *out, const struct commit_summary *sum, const 
 		size_text(&msg, sum->limit_reach);
 		strbuf_adds(&msg, ", from ");
 		limit_text(&msg, mem);
-		strbuf_addf(&msg, ". Before that is reached, loading one of these DLLs fails with OSError: [WinError 1455] "
-				  "The paging file is too small for this operation to complete. Error loading \"%s\" or one "
-				  "of its dependencies.",
-			    lpath ? lpath : "...");
+		strbuf_addf(&msg, ". The process that reaches it fails `import torch` with OSError: [WinError 1455] The "
+				  "paging file is too small for this operation to complete. Error loading \"...\" or one of "
+				  "its dependencies, naming the DLL it was mapping then: often the largest, %s.",
+			    lpath ? lpath : "unknown");
 		strbuf_addf(&fix, "1. a paging file of at least %" PRIu64 " GB (System Properties > Advanced > Performance "
 				  "> Virtual memory: a custom size, or room on the volume for the system-managed one); ",
 			    gb);
