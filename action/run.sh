@@ -70,6 +70,13 @@ for name in "${import_first[@]}"; do
 		die "import-first: '${name//[^A-Za-z0-9._ -]/?}' is not a package name"
 	what+=(--import-first "$name")
 done
+# processes: how many processes load torch (DataLoader workers + 1; docs/commit.md)
+if [ -n "${TDC_INPUT_PROCESSES:-}" ]; then
+	if ! [[ "$TDC_INPUT_PROCESSES" =~ ^[1-9][0-9]{0,3}$ ]] || [ "$TDC_INPUT_PROCESSES" -gt 4096 ]; then
+		die "processes: '${TDC_INPUT_PROCESSES//[^A-Za-z0-9._ -]/?}' is not a number from 1 to 4096"
+	fi
+	what+=(--processes "$TDC_INPUT_PROCESSES")
+fi
 scan=${TDC_INPUT_SCAN:-machine}
 [ "$scan" = machine ] || what+=(--root="$scan")
 if [ "$pins" = true ]; then

@@ -37,6 +37,7 @@
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
+#include "machine/memory.h"
 #include "machine/registry.h"
 #include "report/report.h"
 #include "report/result.h"
@@ -69,6 +70,29 @@ static const struct inv_install *find_install(const struct inventory *inv, const
 
 /* ---- the command ---- */
 
+static int set_memory(void *dst, const char *val, struct strbuf *why)
+{
+	struct err e;
+	err_clear(&e);
+	if (memory_parse_size(val, (uint64_t *)dst, &e)) {
+		strbuf_adds(why, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_processes(void *dst, const char *val, struct strbuf *why)
+{
+	char *end;
+	long n = strtol(val, &end, 10);
+	if (!*val || *end || n < 1 || n > COMMIT_MAX_PROCESSES) {
+		strbuf_addf(why, "expected a number from 1 to %d", COMMIT_MAX_PROCESSES);
+		return -1;
+	}
+	*(unsigned *)dst = (unsigned)n;
+	return 0;
+}
+
 struct check_opts {
 	const char *torch, *sitepk, *python, *userbase, *scan;
 	int depth;
@@ -80,6 +104,8 @@ struct check_opts {
 	struct confirm_opts co;
 	int pins, pins_unchanged, worktree;
 	int verify_hashes;
+	uint64_t memory;     /* --memory: bytes of RAM (0: not given) */
+	unsigned processes;  /* --processes (0: not given) */
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
 };
 
@@ -119,6 +145,12 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
 		"(reads the whole install: seconds on a warm cache)",
 		cli_set_flag, struct check_opts, verify_hashes),
+	CLI_OPT("--processes", "N", "how many processes load torch at once: a DataLoader's num_workers + 1 (1 to\n"
+		"4096, default 1); their commit charge is judged against the machine's limit (docs/commit.md)",
+		set_processes, struct check_opts, processes),
+	CLI_OPT("--memory", "SIZE", "the machine's physical memory (16GiB, 512MiB): with the registry's\n"
+		"PagingFiles, the commit limit (live on Windows: the OS's own)",
+		set_memory, struct check_opts, memory),
 	CLI_GROUP(report_cli_opts, struct check_opts, ro),
 	CLI_GROUP(confirm_cli_opts, struct check_opts, co),
 	CLI_END,
@@ -349,10 +381,20 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 {
 	struct torch_inputs in;
 	struct check_env env;
+	struct machine_memory mem;
 	struct err e;
 	size_t k;
 	memset(&in, 0, sizeof(in));
 	err_clear(&e);
+	machine_memory_init(&mem);
+	if (o->memory) {
+		mem.physical = o->memory;
+		mem.physical_source = xstrdup("--memory");
+	}
+	if (memory_read(&mem, v, &e))
+		goto fail;
+	env.memory = &mem;
+	env.processes = o->processes;
 	env.v = v;
 	env.m = m;
 	env.inv = inv;
@@ -364,12 +406,12 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.procedure = matrix_procedure;
 	in.procedure_ctx = (void *)(uintptr_t)m; /* read only */
 	if (!o->scan && !p->torch)
-		return 0; /* --pins without an install */
+		goto done; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
 		if (check_install(report, &env, find_install(inv, p->torch), &in, &e))
 			goto fail;
-		return 0;
+		goto done;
 	}
 	for (k = 0; k < inv->ninstalls; k++) {
 		struct torch_inputs one = in;
@@ -378,8 +420,11 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		if (check_install(report, &env, &inv->installs[k], &one, &e))
 			goto fail;
 	}
+done:
+	machine_memory_release(&mem);
 	return 0;
 fail:
+	machine_memory_release(&mem);
 	cmd_usage_error("check: %s", e.msg);
 	return -1;
 }

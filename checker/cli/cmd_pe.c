@@ -212,7 +212,16 @@ static int json_image(struct strbuf *out, struct pe_image *img, int want_exports
 		jnum(so, "vsize", s->vsize);
 		jnum(so, "raw_off", s->raw_off);
 		jnum(so, "raw_size", s->raw_size);
+		jnum(so, "characteristics", s->characteristics);
 		cJSON_AddItemToArray(arr, so);
+	}
+	{
+		struct pe_commit c;
+		cJSON *co = cJSON_AddObjectToObject(o, "commit");
+		pe_commit(img, &c);
+		jnum(co, "bytes", c.bytes);
+		jnum(co, "writable_sections", c.nwritable);
+		cJSON_AddBoolToObject(co, "bounded", c.bounded);
 	}
 	object_open(out, o);
 	json_imports(out, ",\"imports\":", img->imports, img->nimports);
@@ -324,6 +333,12 @@ static int text_image(struct pe_image *img, int want_exports, struct err *err)
 		const struct pe_section *s = &img->sections[i];
 		out_printf("    %-8s vaddr 0x%08x vsize 0x%08x raw 0x%08x+0x%08x\n", s->name, s->vaddr, s->vsize, s->raw_off,
 		       s->raw_size);
+	}
+	{
+		struct pe_commit c;
+		pe_commit(img, &c);
+		out_printf("  commit:      %" PRIu64 " bytes per process (%zu writable section%s%s)\n", c.bytes, c.nwritable,
+			   c.nwritable == 1 ? "" : "s", c.bounded ? "; the table claims more than SizeOfImage" : "");
 	}
 	text_imports("imports", img->imports, img->nimports);
 	text_imports("delay imports", img->delay_imports, img->ndelay_imports);

@@ -92,6 +92,13 @@ static int pass_ext_record(struct check_install *ci, struct findings *out, const
 	return 0;
 }
 
+static int pass_commit(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)e;
+	commit_judge(out, &ci->commit, ci->run, env->memory, env->processes);
+	return 0;
+}
+
 /* The passes, in the order they run; what each reads and adds: check.h. */
 static const struct check_pass {
 	const char *name;
@@ -108,6 +115,7 @@ static const struct check_pass {
 	{ "record", pass_record, 1 },
 	{ "extensions", pass_extensions, 0 },
 	{ "ext-record", pass_ext_record, 1 },
+	{ "commit", pass_commit, 0 },
 };
 
 #define NPASSES (sizeof(check_passes) / sizeof(check_passes[0]))
@@ -229,4 +237,5 @@ void check_install_release(struct check_install *ci)
 	record_summary_release(&ci->record);
 	record_summaries_release(&ci->ext_records);
 	confirm_result_release(&ci->confirm);
+	commit_summary_release(&ci->commit);
 }

@@ -24,6 +24,8 @@
  *               (ext_check_findings)               -> findings
  *   ext-record  their RECORDs; after `extensions`, whose findings it
  *               refixes                            -> ext_records, findings
+ *   commit      the commit the images mapped charge, times --processes,
+ *               against the machine's memory (judge/commit.h) -> commit, findings
  *
  * The passes after `policy` that need its verdict (required, cuda, record,
  * ext-record) are skipped once a pass failed; `extensions` always runs.
@@ -51,6 +53,7 @@
 #ifndef TDC_CHECK_H
 #define TDC_CHECK_H
 
+#include "judge/commit.h"
 #include "judge/confirm.h"
 #include "judge/extensions.h"
 #include "judge/finding.h"
@@ -71,6 +74,8 @@ struct check_env {
 	const struct inventory *inv;
 	const struct strlist *import_first; /* --import-first, in order */
 	int verify_hashes;                  /* record: compare sha256 too */
+	const struct machine_memory *memory; /* commit: the machine's memory facts, or NULL */
+	unsigned processes;                 /* commit: --processes (0: not given) */
 };
 
 /* One install's facts, as the passes leave them. */
@@ -84,6 +89,7 @@ struct check_install {
 	struct record_summary record;       /* record */
 	struct record_summaries ext_records; /* ext-record */
 	struct confirm_result confirm;      /* confirm */
+	struct commit_summary commit;       /* commit */
 };
 
 /*

@@ -174,6 +174,23 @@ void loader_trim(struct loader *ld)
 	ld->nhot = 0;
 }
 
+size_t loader_nmodules(const struct loader *ld)
+{
+	return ld->nmods;
+}
+
+const char *loader_module(const struct loader *ld, size_t i, const struct pe_image **img)
+{
+	size_t k;
+	*img = NULL;
+	if (i >= ld->nmods)
+		return NULL;
+	/* every module was mapped through the image cache: a lookup, no touch, no parse */
+	if (strmap_get(&ld->image_index, ld->mods[i].path, &k))
+		*img = ld->images[k]->img;
+	return ld->mods[i].path;
+}
+
 int loader_is_loaded(const struct loader *ld, const char *base)
 {
 	return find_loaded(ld, NULL, base) != NULL;

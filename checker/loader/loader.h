@@ -209,6 +209,15 @@ void loader_trim(struct loader *ld);
  */
 const char *loader_host_error(const struct loader *ld);
 
+/*
+ * The loaded-module list in load order (judge/commit.h sums what each
+ * mapped image charges): the number of modules, and module i's Windows path
+ * with its parsed image in *img (NULL when it could not be parsed; owned by
+ * the loader).
+ */
+size_t loader_nmodules(const struct loader *ld);
+const char *loader_module(const struct loader *ld, size_t i, const struct pe_image **img);
+
 /* Whether a module of that base name is in the loaded-module list. */
 int loader_is_loaded(const struct loader *ld, const char *base);
 

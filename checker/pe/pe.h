@@ -216,6 +216,29 @@ int pe_export_iter_init(struct pe_export_iter *it, const struct pe_image *img, s
 int pe_export_iter_next(struct pe_export_iter *it, struct pe_export *out);
 void pe_export_iter_release(struct pe_export_iter *it);
 
+/*
+ * What mapping the image charges against the machine's commit limit, per
+ * process (docs/commit.md): its writable sections are mapped copy-on-write,
+ * and copy-on-write views are charged in full when they are created; read-only
+ * and execute sections are backed by the file and charge nothing. `bytes` is
+ * the sum of the writable sections' virtual sizes (VirtualSize, or
+ * SizeOfRawData when 0, rounded up to the section alignment), at most
+ * SizeOfImage: the loader maps no more, so a table that claims more (a
+ * corrupt or hostile file: up to 65,535 sections of 4 GiB) is bounded and
+ * said (`bounded`). An image whose section alignment is below the page size
+ * is mapped as one copy-on-write region: its whole SizeOfImage.
+ */
+struct pe_commit {
+	uint64_t bytes;      /* the charge */
+	uint64_t claimed;    /* what the writable sections claim, before the SizeOfImage bound */
+	size_t nwritable;    /* writable sections */
+	size_t largest;      /* the writable section that charges most (an index of img->sections; valid when nwritable) */
+	int bounded;         /* claimed > SizeOfImage: bytes is SizeOfImage */
+	int whole_image;     /* section alignment below the page size: the whole image charges */
+};
+#define PE_SCN_MEM_WRITE 0x80000000u
+void pe_commit(const struct pe_image *img, struct pe_commit *out);
+
 /* "x64", "x86", "arm64", "arm64ec", "arm64x", "arm", or "0x%04x". */
 const char *pe_machine_name(uint16_t machine);
 

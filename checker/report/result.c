@@ -14,6 +14,7 @@
 
 #include "judge/loader_rules.h"
 #include "report/report.h"
+#include "report/result_commit.h"
 #include "report/result_ext.h"
 #include "util/tdc.h"
 #include "util/strbuf.h"
@@ -619,6 +620,7 @@ static cJSON *install_json(const struct result *res, const struct check_install 
 			cJSON_AddItemToArray(a, record_json(&ci->ext_records.v[i]));
 	}
 	confirmation_json(o, &ci->confirm);
+	result_add_commit(o, &ci->commit);
 	return o;
 }
 

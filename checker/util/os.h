@@ -223,6 +223,19 @@ int os_setenv(const char *name, const char *value, struct err *err);
 int os_add_dll_directory(const char *dir, struct err *err);
 int os_load_library_ex(const char *path, unsigned flags, unsigned long *winerror, struct err *err);
 
+/*
+ * The machine's memory as the OS counts it (docs/commit.md): physical memory
+ * (GlobalMemoryStatusEx's ullTotalPhys), the current commit limit and charge
+ * (GetPerformanceInfo's CommitLimit and CommitTotal, in bytes), and this
+ * process's private commit (GetProcessMemoryInfo's PrivateUsage). 0, or -1
+ * when the host cannot say (POSIX: "unknown", never a guess); fields it cannot
+ * read are 0.
+ */
+struct os_memory {
+	uint64_t physical, commit_limit, commit_total, process_private;
+};
+int os_memory_status(struct os_memory *out);
+
 /* Whether this build can talk to a live Windows machine (registry, LoadLibrary). */
 int os_is_windows(void);
 

@@ -792,6 +792,12 @@ int os_load_library_ex(const char *path, unsigned flags, unsigned long *winerror
 	return err_set(err, "live loading needs Windows; run the Windows build (torch-dll-check.exe)");
 }
 
+int os_memory_status(struct os_memory *out)
+{
+	memset(out, 0, sizeof(*out));
+	return -1; /* a Windows machine's memory is not this host's: unknown */
+}
+
 int os_is_windows(void)
 {
 	return 0;

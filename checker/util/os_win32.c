@@ -12,6 +12,7 @@
 #include <string.h>
 #include <windows.h>
 #include <shellapi.h>
+#include <psapi.h>
 
 static wchar_t *to_wide(const char *s)
 {
@@ -909,6 +910,28 @@ int os_load_library_ex(const char *path, unsigned flags, unsigned long *winerror
 		return 0; /* never freed: it stays in the loaded-module list, as in python.exe */
 	*winerror = e ? e : ERROR_GEN_FAILURE; /* a failure must never read as "loaded" */
 	return 1;
+}
+
+int os_memory_status(struct os_memory *out)
+{
+	MEMORYSTATUSEX ms;
+	PERFORMANCE_INFORMATION pi;
+	PROCESS_MEMORY_COUNTERS_EX pmc;
+	memset(out, 0, sizeof(*out));
+	memset(&ms, 0, sizeof(ms));
+	ms.dwLength = sizeof(ms);
+	if (!GlobalMemoryStatusEx(&ms))
+		return -1;
+	out->physical = ms.ullTotalPhys;
+	memset(&pi, 0, sizeof(pi));
+	if (K32GetPerformanceInfo(&pi, sizeof(pi))) {
+		out->commit_limit = (uint64_t)pi.CommitLimit * pi.PageSize;
+		out->commit_total = (uint64_t)pi.CommitTotal * pi.PageSize;
+	}
+	memset(&pmc, 0, sizeof(pmc));
+	if (K32GetProcessMemoryInfo(GetCurrentProcess(), (PROCESS_MEMORY_COUNTERS *)&pmc, sizeof(pmc)))
+		out->process_private = pmc.PrivateUsage;
+	return 0;
 }
 
 int os_is_windows(void)

@@ -8,7 +8,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 TEST_NAME=cross_compile
 out=$tmp
-mods=(checker/pe/pe.c checker/pe/pe_read.c checker/pe/pe_exports.c checker/pe/pe_version.c checker/pe/sections.c checker/pe/peek.c checker/util/os_win32.c checker/util/os_posix.c checker/util/strbuf.c checker/util/strmap.c checker/util/err.c checker/util/utf.c checker/util/text.c checker/util/version.c)
+mods=(checker/pe/pe.c checker/pe/pe_read.c checker/pe/pe_exports.c checker/pe/pe_version.c checker/pe/pe_commit.c checker/pe/sections.c checker/pe/peek.c checker/util/os_win32.c checker/util/os_posix.c checker/util/strbuf.c checker/util/strmap.c checker/util/err.c checker/util/utf.c checker/util/text.c checker/util/version.c)
 for cc in x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc; do
 	if ! command -v "$cc" >/dev/null; then
 		not_ok "$cc is not installed (gcc-mingw-w64)"

@@ -134,6 +134,14 @@ static int fuzz_one(const uint8_t *data, size_t size)
 		pe_rva_to_off(img, img->sections[i].vaddr + img->sections[i].vsize, &off);
 	}
 	pe_rva_to_off(img, img->entry_rva, &off);
+	{
+		/* the commit charge: never more than the image maps, whatever the table claims */
+		struct pe_commit c;
+		pe_commit(img, &c);
+		if (c.bytes > ((uint64_t)img->size_of_image + 4095) / 4096 * 4096 || (c.nwritable && c.largest >= img->nsections) ||
+		    (c.bounded && c.claimed <= c.bytes))
+			abort();
+	}
 	pe_machine_name(img->machine);
 	pe_machine_compatible(PE_MACHINE_AMD64, img->machine);
 	pe_close(img);

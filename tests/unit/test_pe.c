@@ -1122,6 +1122,81 @@ static void test_open_file(void)
 	CHECK(img == NULL);
 }
 
+/* The commit an image charges: its writable sections' pages, at most SizeOfImage (docs/commit.md). */
+static void test_commit(void)
+{
+	static struct img m;
+	struct pe_image *img;
+	struct pe_commit c;
+	size_t o;
+
+	build(&m, 1);
+	img = parse_ok(&m, PE_ALL);
+	if (img) { /* one read-only section: nothing */
+		pe_commit(img, &c);
+		CHECK_INT(c.bytes, 0);
+		CHECK_INT(c.nwritable, 0);
+		pe_close(img);
+	}
+	/* .data, writable, 0x1801 bytes at 0x4000: two pages; SizeOfImage 0x6000 */
+	p16(&m, 0x86, 2);
+	p32(&m, m.opt + 56, 0x6000);
+	set_section(&m, 1, ".data", 0x4000, 0x1801, 0, 0);
+	o = m.sect_tab + 40;
+	p32(&m, o + 36, 0xC0000040);
+	img = parse_ok(&m, PE_ALL);
+	if (img) {
+		pe_commit(img, &c);
+		CHECK_INT(c.bytes, 0x2000);
+		CHECK_INT(c.claimed, 0x2000);
+		CHECK_INT(c.nwritable, 1);
+		CHECK_INT(c.largest, 1);
+		CHECK_INT(c.bounded, 0);
+		pe_close(img);
+	}
+	/* the same section claiming almost 4 GiB: bounded by SizeOfImage, and said */
+	p32(&m, o + 8, 0xFFFF0000u);
+	img = parse_ok(&m, PE_ALL);
+	if (img) {
+		pe_commit(img, &c);
+		CHECK_INT(c.claimed, 0xFFFF0000u);
+		CHECK_INT(c.bytes, 0x6000);
+		CHECK_INT(c.bounded, 1);
+		pe_close(img);
+	}
+	/* 96 writable sections of almost 4 GiB each, overlapping (unsorted: the most the reader takes) */
+	{
+		int i, n = 96;
+		build(&m, 1);
+		p16(&m, 0x86, (uint16_t)n);
+		p32(&m, m.opt + 60, 0x1000);
+		for (i = 0; i < n; i++) {
+			set_section(&m, i, ".nv_fatb", SEC_RVA, 0xFFFF0000u, SEC_OFF, SEC_SIZE);
+			p32(&m, m.sect_tab + 40 * (size_t)i + 36, 0xC0000040);
+		}
+		img = parse_ok(&m, PE_ALL);
+		if (img) {
+			pe_commit(img, &c);
+			CHECK_INT(c.claimed, 96ull * 0xFFFF0000u); /* 384 GiB claimed */
+			CHECK_INT(c.bytes, 0x3000);
+			CHECK_INT(c.bounded, 1);
+			CHECK_INT(c.nwritable, 96);
+			pe_close(img);
+		}
+	}
+	/* section alignment below the page size: the whole image is one copy-on-write region */
+	build(&m, 1);
+	p32(&m, m.opt + 32, 0x200);
+	set_section(&m, 0, ".rdata", 0x400, SEC_SIZE, SEC_OFF, SEC_SIZE);
+	img = parse_ok(&m, 0);
+	if (img) {
+		pe_commit(img, &c);
+		CHECK_INT(c.whole_image, 1);
+		CHECK_INT(c.bytes, 0x3000);
+		pe_close(img);
+	}
+}
+
 static void test_machines(void)
 {
 	CHECK_STR(pe_machine_name(PE_MACHINE_AMD64), "x64");
@@ -1159,5 +1234,6 @@ int main(void)
 	RUN(test_lenient);
 	RUN(test_open_file);
 	RUN(test_machines);
+	RUN(test_commit);
 	return HARNESS_EXIT();
 }
