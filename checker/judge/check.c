@@ -10,6 +10,7 @@
 #include "judge/dllmain.h"
 #include "judge/loader_rules.h"
 #include "judge/pairs_gate.h"
+#include "judge/conda_owner.h"
 #include "judge/pip_target.h"
 #include "judge/required.h"
 
@@ -64,6 +65,7 @@ static int pass_required(struct check_install *ci, struct findings *out, const s
 	(void)e;
 	required_judge(out, ci->run, env->v, ci->install);
 	pip_target_judge(out, ci->run, env->v, ci->install); /* a --target folder's Library\bin: not `pip install` */
+	conda_owner_judge(out, ci->run, env->v, ci->install); /* a DLL another conda package installed: named */
 	return 0;
 }
 
