@@ -204,7 +204,9 @@ static void list_copies(struct ext_check *c, const struct torch_run *run, struct
 			cp->name = xstrdup(base);
 			cp->path = xstrdup(p);
 			cp->dist = xstrdup(d->name);
-			cp->dist_version = d->version ? xstrdup(d->version) : NULL;
+			cp->dist_version = d->version ? xstrdup(d->version)
+				: d->bare     ? xstrdup("(not installed by pip: no RECORD)")
+					      : NULL;
 			fv = loader_file_version(run->ld, p);
 			cp->file_version = fv ? xstrdup(fv) : NULL;
 			cp->first = imported_first(c, d) && loaded_first(c, p);

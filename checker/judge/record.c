@@ -759,8 +759,9 @@ void record_judge_extensions(struct findings *out, struct record_summaries *sums
 	claimed_init(&claimed, &xc->dists);
 	for (i = 0; i < xc->nfirst + xc->nexts; i++) {
 		const struct ext_run *x = i < xc->nfirst ? xc->first[i] : xc->exts[i - xc->nfirst];
-		if (!x->dist_info || !xc->dists.site_packages || !x->name || !str_icmp(x->name, "torch"))
-			continue;
+		const struct dist *d = x->name ? dist_set_find(&xc->dists, x->name) : NULL;
+		if (!x->dist_info || !xc->dists.site_packages || !x->name || !str_icmp(x->name, "torch") || (d && d->bare))
+			continue; /* a package pip did not install has no RECORD to compare (its notes say so) */
 		record_extension(out, sums, xc, x, run->torch_dir, v, hashes, &claimed);
 	}
 	strlist_release(&claimed);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016  # jq programs in single quotes
+# test_bare: a package without a .dist-info (a source build on the path, a
+# copied folder) beside a REAL torch (issue #31, mitsuba-renderer/mitsuba2#115).
+#
+# torch 2.4.1 (PyPI's win_amd64 cp311 wheel), whose fbgemm.dll imports
+# asmjit.dll, and in its site-packages a `mitsuba` folder as a source build
+# leaves it: __init__.py, an extension module (built here with mingw, importing
+# asmjit.dll) and its own older asmjit.dll (the real one of torch 1.7.1's
+# wheel). No .dist-info names the folder. Before: the copied-DLL checks did not
+# see it and `--import-first mitsuba` was refused ("no distribution ... is
+# named so"). Now: its asmjit.dll is listed as a copy that lacks what
+# fbgemm.dll imports, said "not installed by pip: no RECORD", and
+# --import-first mitsuba makes torch's binaries fail with 127 on it.
+TEST_NAME=layouts/bare
+export TEST_NAME
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+source "$TDC_REPO/tests/lib/fixtures.sh"
+source "$TDC_REPO/tests/lib/wheels.sh"
+source "$TDC_REPO/tests/lib/trees/wheels.sh"
+W=$tmp
+
+whl=$(wheel_fetch torch 2.4.1 2>"$W/err") || { skip "a package without dist-info" "no torch 2.4.1 wheel: $(tail -1 "$W/err")"; tap_done; }
+old=$(wheel_fetch torch 1.7.1 2>"$W/err") || { skip "a package without dist-info" "no torch 1.7.1 wheel: $(tail -1 "$W/err")"; tap_done; }
+PY=$(wheel_tree "$W/t" "$whl" 2>"$W/err") || { not_ok "tree of torch 2.4.1"; sed 's/^/#   /' "$W/err" | head -5; tap_done; }
+M=$W/t/Python311/Lib/site-packages/mitsuba
+mkdir -p "$M" "$W/t/Python311/Lib/site-packages/purepy"
+echo 'from .render import *' >"$M/__init__.py"
+echo '' >"$W/t/Python311/Lib/site-packages/purepy/__init__.py"
+python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("torch/lib/asmjit.dll"))' "$old" "$M/asmjit.dll"
+make_dll "$M/render.cp311-win_amd64.pyd" --export PyInit_render --import 'asmjit.dll:??0BaseAssembler@asmjit@@QEAA@XZ' \
+	--import KERNEL32.dll:GetLastError 2>"$W/err" || { skip "a package without dist-info" "mingw: $(tail -1 "$W/err")"; tap_done; }
+
+J() { "$B" check --root "$W/t" --python "$PY" "$@" --json 2>"$W/check.err" | jq -c "${@: -1}" 2>&1; }
+copy='[.findings[] | select(.rule == "runtime-copy-exports") | [.severity, (.title | test("mitsuba\\\\asmjit.dll is the one loaded")), (.message | test("shipped by mitsuba \\(not installed by pip: no RECORD\\)"))]]'
+check_eq "without --import-first: mitsuba's asmjit.dll is listed as a copy lacking what fbgemm.dll imports, not installed by pip" \
+	'[["warning",true,true]]' \
+	"$("$B" check --root "$W/t" --python "$PY" --json | jq -c "$copy")"
+check_eq "--import-first mitsuba is accepted: torch's binaries fail with 127 on mitsuba's asmjit.dll" \
+	'[["fbgemm.dll",127,true]]' \
+	"$("$B" check --root "$W/t" --python "$PY" --import-first mitsuba --json 2>"$W/check.err" |
+		jq -c '[.findings[] | select(.rule == "missing-entry-point") | [(.binary | split("\\") | last), .winerror, (.fix | test("mitsuba\\\\asmjit.dll"))]] | .[0:1]')"
+check_eq "--import-first mitsuba: said not installed by pip, no RECORD compared" \
+	'[[null,true],[]]' \
+	"$("$B" check --root "$W/t" --python "$PY" --import-first mitsuba --json 2>"$W/check.err" |
+		jq -c '[(.installs[0].imported_first[0] | [.version, (.notes[0] | startswith("not installed by pip: no RECORD"))]), [.installs[0].extension_records[]? | select(.name == "mitsuba")]]')"
+check_status "--import-first purepy (a pure-Python package: nothing for the loader) is still refused" 2 \
+	"$B" check --root "$W/t" --python "$PY" --import-first purepy
+tap_done
