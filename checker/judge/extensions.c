@@ -722,6 +722,19 @@ static void not_checked(const struct ext_check *c, struct findings *out, const s
 		free(title);
 		free(msg);
 	}
+	if (c->have_dists && c->dists.bare_over) {
+		title = xasprintf("%zu package folders without a .dist-info beyond the first %d were not read",
+				  c->dists.bare_over, DIST_BARE_MAX);
+		msg = xasprintf("%s holds more than %d package folders with native binaries that pip did not install "
+				"(no .dist-info names them); %zu were not read, so their copies of torch's DLLs were not "
+				"checked.",
+				c->dists.site_packages, DIST_BARE_MAX, c->dists.bare_over);
+		finding_add(out, RULE_NOT_CHECKED, SEV_DEFAULT,
+			    &(struct finding_spec){ .title = title, .message = msg, .install = run->torch_dir,
+						    .path = c->dists.site_packages });
+		free(title);
+		free(msg);
+	}
 }
 
 /*

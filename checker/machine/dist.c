@@ -587,6 +587,7 @@ static void read_bare(struct dist_set *s, struct view *v, const struct strlist *
 			strlist_pushf(&d->notes, "%zu binaries beyond the %d checked per distribution were not checked",
 				      w.over, DIST_MAX_BINARIES);
 	}
+	s->bare_over = over;
 	if (over)
 		strlist_pushf(&s->notes, "more than %d package folders without a .dist-info in %s: %zu more were not read",
 			      DIST_BARE_MAX, s->site_packages, over);

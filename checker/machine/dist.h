@@ -167,6 +167,7 @@ struct dist_set {
 	struct strlist notes;    /* set-wide: cap hit, unreadable folder */
 	size_t record_bytes;     /* RECORD bytes read so far (DIST_SET_RECORD_BYTES) */
 	size_t over;             /* .dist-info folders beyond DIST_SET_MAX, not read */
+	size_t bare_over;        /* package folders without a .dist-info beyond DIST_BARE_MAX, not read */
 };
 
 #define DIST_BARE_MAX 64 /* package folders without a .dist-info walked in one site-packages */

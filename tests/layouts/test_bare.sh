@@ -47,4 +47,18 @@ check_eq "--import-first mitsuba: said not installed by pip, no RECORD compared"
 		jq -c '[(.installs[0].imported_first[0] | [.version, (.notes[0] | startswith("not installed by pip: no RECORD"))]), [.installs[0].extension_records[]? | select(.name == "mitsuba")]]')"
 check_status "--import-first purepy (a pure-Python package: nothing for the loader) is still refused" 2 \
 	"$B" check --root "$W/t" --python "$PY" --import-first purepy
+
+# bad input: a folder link looping back inside the package, and 70 package folders without a dist-info
+ln -s .. "$M/loop"
+check_eq "a link looping inside the package is not followed: the same copy, once" '1' \
+	"$("$B" check --root "$W/t" --python "$PY" --json | jq -c '[.findings[] | select(.rule == "runtime-copy-exports")] | length')"
+SP=$W/t/Python311/Lib/site-packages
+for i in $(seq -w 1 70); do
+	mkdir -p "$SP/aaa$i" && : >"$SP/aaa$i/__init__.py" && cp "$M/render.cp311-win_amd64.pyd" "$SP/aaa$i/m.cp311-win_amd64.pyd"
+done
+check_eq "72 package folders with __init__.py (70 more, mitsuba, purepy): 64 walked, the rest said in one not-checked warning" \
+	'[["warning","8 package folders without a .dist-info beyond the first 64 were not read"]]' \
+	"$("$B" check --root "$W/t" --python "$PY" --json | jq -c '[.findings[] | select(.rule == "not-checked") | [.severity, .title]]')"
+check_eq "70 package folders: --import-first aaa01 (one of the first 64) is accepted" '0' \
+	"$("$B" check --root "$W/t" --python "$PY" --import-first aaa01 --json >/dev/null 2>&1; echo $?)"
 tap_done
