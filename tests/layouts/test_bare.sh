@@ -32,7 +32,6 @@ python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(s
 make_dll "$M/render.cp311-win_amd64.pyd" --export PyInit_render --import 'asmjit.dll:??0BaseAssembler@asmjit@@QEAA@XZ' \
 	--import KERNEL32.dll:GetLastError 2>"$W/err" || { skip "a package without dist-info" "mingw: $(tail -1 "$W/err")"; tap_done; }
 
-J() { "$B" check --root "$W/t" --python "$PY" "$@" --json 2>"$W/check.err" | jq -c "${@: -1}" 2>&1; }
 copy='[.findings[] | select(.rule == "runtime-copy-exports") | [.severity, (.title | test("mitsuba\\\\asmjit.dll is the one loaded")), (.message | test("shipped by mitsuba \\(not installed by pip: no RECORD\\)"))]]'
 check_eq "without --import-first: mitsuba's asmjit.dll is listed as a copy lacking what fbgemm.dll imports, not installed by pip" \
 	'[["warning",true,true]]' \

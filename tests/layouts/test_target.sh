@@ -18,6 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
+source "$TDC_REPO/tests/oracle/wine.sh"
 W=$tmp
 J() { "$B" check --root "$W/$1" --torch 'C:\deps\torch' --json 2>"$W/check.err" | jq -c "$2" 2>&1; }
 miss='[.findings[] | select(.rule == "missing-dll") | [.leaf, .fix]] | unique'
@@ -36,6 +37,50 @@ for v in 2.3.0 2.3.1; do
 	check_cmd "torch $v --target: the explanation names the release's own folders" \
 		grep -qF "torch $v+cpu adds ${folders//\\\\/\\} (" <<<"$(J "$v" '[.findings[] | select(.rule == "missing-dll") | .explanation][0]' | jq -r .)"
 done
+
+# Wine's loader (tests/oracle) on the 2.3.0 --target tree: torch's own procedure (torch\lib only: the
+# interpreter has no Library\bin) fails where the checker says, binary by binary; with the fix,
+# C:\deps\Library\bin added by os.add_dll_directory before import torch (--first-dll-path), every binary loads
+# oracle_run NAME [ARGS...]: the oracle on tree 2.3.0, torch at C:\deps\torch, its jsonl in $W/NAME.jsonl
+oracle_run() {
+	local name=$1 d=$W/2.3.0
+	shift
+	cp "$ORACLE" "$d/Python311/oracle.exe" || return 1
+	printf '%s\n' torch --out "$(wine_zpath "$W/$name.jsonl")" --torch-dir "$(wine_zpath "$d/deps/torch")" \
+		--dll-path "$(wine_zpath "$d/deps/torch/lib")" "$@" >"$W/$name.args"
+	# shellcheck disable=SC2016  # a script for bash -c
+	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$W/$name.out" "$W/$name.err" "$d/Python311/oracle.exe" \
+		"@$(wine_zpath "$W/$name.args")"
+	[ -s "$W/$name.jsonl" ]
+}
+if [ ! -d "$W/2.3.0/deps/torch" ]; then
+	:
+elif ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
+	skip "Wine oracle on the --target tree" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
+else
+	wine_lock "$PFX"
+	wine_start "$PFX"
+	"$B" check --root "$W/2.3.0" --torch 'C:\deps\torch' --json >"$W/target.check.json" 2>/dev/null
+	if oracle_run plain; then
+		out=$(/usr/bin/python3 tests/wheels/oracle_compare.py "$W/target.check.json" "$W/plain.jsonl" "$W/plain.err" 2>&1)
+		check_eq "Wine, --target without the fix: agrees per torch\\lib binary ($(grep -c '^agree' <<<"$out") agree)" "" \
+			"$(grep -v '^agree' <<<"$out" | grep -v '^dllmain  torch_python\.dll ')"
+		check_eq "Wine, --target without the fix: torch_cpu.dll fails with 126" '126' \
+			"$(jq -r 'select(.path != null and (.path | endswith("torch_cpu.dll"))) | .error' "$W/plain.jsonl" | head -1)"
+	else
+		not_ok "the oracle hung or died under Wine (--target)"
+	fi
+	if oracle_run fixed --first-dll-path "$(wine_zpath "$W/2.3.0/deps/Library/bin")"; then
+		check_eq "Wine, --target with os.add_dll_directory(C:\\deps\\Library\\bin) first: no torch\\lib DLL fails to map (126/127)" '[]' \
+			"$(jq -c -s '[.[] | select(.kind == "dll" and (.error == 126 or .error == 127)) | (.path | split("\\") | last)]' "$W/fixed.jsonl")"
+		check_eq "Wine, --target with the fix: torch_cpu.dll loads" '0' \
+			"$(jq -r 'select(.path != null and (.path | endswith("torch_cpu.dll"))) | .error' "$W/fixed.jsonl" | head -1)"
+	else
+		not_ok "the oracle hung or died under Wine (--target, fixed)"
+	fi
+	wine_stop "$PFX"
+fi
 
 # without mkl in the target's Library\bin, the fix stays the requirement's
 if [ -d "$W/2.3.0/deps" ]; then
