@@ -62,12 +62,15 @@ static void read_other(struct record_twins *t, struct view *v, const struct inv_
 		strlist_push(&t->versions, md.version);
 	} else {
 		strlist_push(&t->versions, "");
-		strlist_pushf(&t->notes, "%s\\METADATA: %s", dir, e.msg[0] ? e.msg : "no valid Version");
+		if (e.msg[0]) /* names the file */
+			strlist_pushf(&t->notes, "%s", e.msg);
+		else
+			strlist_pushf(&t->notes, "%s\\METADATA: no valid Version", dir);
 	}
 	dist_metadata_release(&md);
 	err_clear(&e);
 	if (dist_read_record(v, dir, &rec, &e)) {
-		strlist_pushf(&t->notes, "%s\\RECORD: %s", dir, e.msg);
+		strlist_pushf(&t->notes, "%s", e.msg); /* names the file */
 		return;
 	}
 	for (i = 0; i < rec.n; i++) {
@@ -89,15 +92,20 @@ static const char *cmd_version(const char *v)
 	return v && *v ? v : "<version>";
 }
 
+#define TWINS_NAMED 4 /* dist-infos named one by one in a title or a fix; past it, counted */
+
 static void make_fix(struct record_twins *t, const struct inv_install *in)
 {
 	struct strbuf del = STRBUF_INIT, ver = STRBUF_INIT;
 	size_t i, n = t->dist_infos.n;
 	strbuf_addf(&del, "%s\\torch", in->site_packages);
-	for (i = 0; i < n; i++) {
+	if (n + t->over > TWINS_NAMED)
+		strbuf_addf(&del, " and every torch-*.dist-info in %s", in->site_packages);
+	for (i = 0; i < n && n + t->over <= TWINS_NAMED; i++)
 		strbuf_addf(&del, "%s%s", i + 1 < n ? ", " : " and ", t->dist_infos.v[i]);
-		strbuf_addf(&ver, "%s`torch==%s`", !i ? "" : i + 1 < n ? ", " : " or ", cmd_version(t->versions.v[i]));
-	}
+	for (i = 0; i < n && i < TWINS_NAMED; i++)
+		strbuf_addf(&ver, "%s`torch==%s`", !i ? "" : i + 1 < n && i + 1 < TWINS_NAMED ? ", " : " or ",
+			    cmd_version(t->versions.v[i]));
 	t->fix = xasprintf("uninstall every one of them, then install one: run `pip uninstall -y torch` %zu times (once "
 			   "per dist-info, until pip says torch is not installed), or, for a folder pip does not manage "
 			   "(`pip install --target`), delete %s; then install the one release you want (%s)",
@@ -185,10 +193,12 @@ void record_twins_judge(struct findings *out, const struct record_twins *t, cons
 			refixed++;
 		}
 	}
-	for (i = 0; i < n; i++)
-		strbuf_addf(&names, "%s%s %s (%s)", !i ? "" : i + 1 < n ? ", " : " and ", "torch",
-			    t->versions.v[i][0] ? t->versions.v[i] : "version unknown",
+	for (i = 0; i < n && i < TWINS_NAMED; i++)
+		strbuf_addf(&names, "%s%s %s (%s)", !i ? "" : i + 1 < n || n + t->over > TWINS_NAMED ? ", " : " and ",
+			    "torch", t->versions.v[i][0] ? t->versions.v[i] : "version unknown",
 			    winpath_basename(t->dist_infos.v[i]));
+	if (n + t->over > TWINS_NAMED)
+		strbuf_addf(&names, " and %zu more", n + t->over - TWINS_NAMED);
 	title = xasprintf("%zu torch installs in one folder: %s", n + t->over, names.buf);
 	strbuf_addf(&msg,
 		    "%s holds %zu torch dist-info folders: torch was installed there again without uninstalling the "
@@ -197,12 +207,12 @@ void record_twins_judge(struct findings *out, const struct record_twins *t, cons
 		    in->site_packages, n + t->over, in->version ? in->version : "nothing", winpath_basename(in->dist_info));
 	if (theirs->n)
 		strbuf_addf(&msg,
-			    "%zu of the binaries torch loads are listed only by the other's RECORD (%s%s): files of "
+			    "%zu of the binaries torch loads are listed only by another's RECORD (%s%s): files of "
 			    "the other install, mixed into this one.",
 			    theirs->n, theirs->v[0], theirs->n > 1 ? ", ..." : "");
 	else
-		strbuf_adds(&msg, "the other's files are not among the binaries torch loads, but pip's own view of "
-				  "the folder (uninstall, upgrade, `pip list`) is of two installs.");
+		strbuf_adds(&msg, "the others' files are not among the binaries torch loads, but pip's own view of "
+				  "the folder (uninstall, upgrade, `pip list`) is of several installs.");
 	if (t->over)
 		strbuf_addf(&msg, " %zu more torch dist-infos were not read (at most %d are).", t->over,
 			    RECORD_TWINS_MAX);

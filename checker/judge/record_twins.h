@@ -30,7 +30,7 @@
 #include "machine/view.h"
 #include "util/strbuf.h"
 
-#define RECORD_TWINS_MAX 8 /* other torch dist-infos read in one folder */
+#define RECORD_TWINS_MAX 32 /* other torch dist-infos read in one folder */
 
 struct record_twins {
 	struct strlist dist_infos; /* every torch-*.dist-info of the folder (Windows paths), the used one first */

@@ -72,10 +72,26 @@ check_eq "upgrade over 2.3.0: one error naming both, the record checked is 2.9.1
 	'[["error","2 torch installs in one folder: torch 2.9.1 (torch-2.9.1.dist-info) and torch 2.3.0 (torch-2.3.0.dist-info)"]]' \
 	"$(J u "$twice")"
 check_cmd "upgrade over 2.3.0: the message counts 2.3.0's binaries torch loads" \
-	grep -q '2 of the binaries torch loads are listed only by the other' <<<"$(J u '.findings[] | select(.rule == "torch-installed-twice") | .message')"
+	grep -q '2 of the binaries torch loads are listed only by another' <<<"$(J u '.findings[] | select(.rule == "torch-installed-twice") | .message')"
 check_eq "upgrade over 2.3.0: asmjit.dll and fbgemm.dll are not reported as leftovers" '[]' "$(J u "$left")"
 check_eq "upgrade over 2.3.0: 2.9.1's files are not called changed after install (2.3.0's RECORD is not the one used)" '0' \
 	"$(J u '[.findings[] | select(.rule == "changed-after-install")] | length')"
 check_eq "upgrade over 2.3.0: record summary of the dist-info checked" '"C:\\Python311\\Lib\\site-packages\\torch-2.9.1.dist-info"' \
 	"$(J u '.installs[0].record.dist_info')"
+
+# bad input: 34 more torch dist-infos (an install loop), one with a RECORD that is not a RECORD
+for i in $(seq 10 43); do
+	mkdir -p "$W/u/Python311/Lib/site-packages/torch-1.$i.0.dist-info"
+	printf 'Metadata-Version: 2.1\nName: torch\nVersion: 1.%s.0\n\n' "$i" >"$W/u/Python311/Lib/site-packages/torch-1.$i.0.dist-info/METADATA"
+done
+printf 'torch/lib/c10.dll,sha256=!!,notasize\n"unterminated\n' >"$W/u/Python311/Lib/site-packages/torch-1.10.0.dist-info/RECORD"
+check_eq "36 torch dist-infos: the cause said once, four named, the rest counted" \
+	'[["warning","36 torch installs in one folder: torch 2.9.1 (torch-2.9.1.dist-info), torch 1.10.0 (torch-1.10.0.dist-info), torch 1.11.0 (torch-1.11.0.dist-info), torch 1.12.0 (torch-1.12.0.dist-info) and 32 more"]]' \
+	"$(J u "$twice")"
+check_cmd "36 torch dist-infos: those past the 32 read and the unreadable RECORD are said" \
+	grep -q '3 more torch dist-infos were not read (at most 32 are).*torch-1.10.0.dist-info.*RECORD:1: hash digest is not urlsafe base64' \
+	<<<"$(J u '.findings[] | select(.rule == "torch-installed-twice") | .message')"
+check_cmd "36 torch dist-infos: the fix deletes every torch-*.dist-info" \
+	grep -qF 'delete C:\\Python311\\Lib\\site-packages\\torch and every torch-*.dist-info in C:\\Python311\\Lib\\site-packages;' \
+	<<<"$(J u '[.findings[] | select(.rule == "torch-installed-twice") | .fix]')"
 tap_done
