@@ -19,6 +19,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
 source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
+source "$TDC_REPO/tests/oracle/wine.sh"
 W=$tmp
 
 whl=$(wheel_fetch torch 2.4.1 2>"$W/err") || { skip "a package without dist-info" "no torch 2.4.1 wheel: $(tail -1 "$W/err")"; tap_done; }
@@ -46,6 +47,44 @@ check_eq "--import-first mitsuba: said not installed by pip, no RECORD compared"
 		jq -c '[(.installs[0].imported_first[0] | [.version, (.notes[0] | startswith("not installed by pip: no RECORD"))]), [.installs[0].extension_records[]? | select(.name == "mitsuba")]]')"
 check_status "--import-first purepy (a pure-Python package: nothing for the loader) is still refused" 2 \
 	"$B" check --root "$W/t" --python "$PY" --import-first purepy
+
+# Wine's loader (tests/oracle), mitsuba's extension imported first then torch's procedure: Wine binds the
+# names mitsuba's asmjit.dll lacks to stubs where Windows fails with 127, and says so on stderr
+# ("No implementation for asmjit.dll.<name> imported from ...fbgemm.dll"); imported after torch, no such line
+# oracle_run NAME [ARGS...]: the oracle on the tree with torch's own folders, its stderr in $W/NAME.err
+oracle_run() {
+	local name=$1 py=$W/t/Python311
+	shift
+	cp "$ORACLE" "$py/oracle.exe" || return 1
+	printf '%s\n' torch --out "$(wine_zpath "$W/$name.jsonl")" --torch-dir "$(wine_zpath "$py/Lib/site-packages/torch")" \
+		--dll-path "$(wine_zpath "$py/Lib/site-packages/torch/lib")" "$@" >"$W/$name.args"
+	# shellcheck disable=SC2016  # a script for bash -c
+	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$W/$name.out" "$W/$name.err" "$py/oracle.exe" \
+		"@$(wine_zpath "$W/$name.args")"
+	[ -s "$W/$name.jsonl" ]
+}
+stubbed='No implementation for asmjit.dll.[^ ]* imported from L"[^"]*fbgemm.dll"'
+if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
+	skip "Wine oracle with mitsuba imported first" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
+else
+	wine_lock "$PFX"
+	wine_start "$PFX"
+	pyd=$(wine_zpath "$M/render.cp311-win_amd64.pyd")
+	if oracle_run first --first "$pyd" && oracle_run after --ext "$pyd"; then
+		check_cmd "Wine, mitsuba imported first: fbgemm.dll binds to mitsuba's asmjit.dll, which lacks its names (127 on Windows)" \
+			grep -q "$stubbed" "$W/first.err"
+		nchk=$("$B" check --root "$W/t" --python "$PY" --json | jq -r '.findings[] | select(.rule == "runtime-copy-exports") |
+			.message | capture("It lacks (?<n>[0-9]+) of").n')
+		check_eq "Wine stubs as many of fbgemm.dll's asmjit names as the checker says mitsuba's copy lacks ($nchk)" "$nchk" \
+			"$(grep -o "$stubbed" "$W/first.err" | sed 's/ imported from.*//' | sort -u | wc -l)"
+		check_eq "Wine, mitsuba imported after torch: torch's own asmjit.dll, nothing missing" '0' \
+			"$(grep -c "$stubbed" "$W/after.err")"
+	else
+		not_ok "the oracle hung or died under Wine (mitsuba)"
+	fi
+	wine_stop "$PFX"
+fi
 
 # bad input: a folder link looping back inside the package, and 70 package folders without a dist-info
 ln -s .. "$M/loop"
