@@ -10,6 +10,9 @@
 #include "judge/dllmain.h"
 #include "judge/loader_rules.h"
 #include "judge/pairs_gate.h"
+#include "judge/conda_owner.h"
+#include "judge/pip_target.h"
+#include "judge/python_dll.h"
 #include "judge/required.h"
 
 static int pass_load(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
@@ -62,6 +65,9 @@ static int pass_required(struct check_install *ci, struct findings *out, const s
 {
 	(void)e;
 	required_judge(out, env->m, ci->run, env->v, ci->install);
+	pip_target_judge(out, ci->run, env->v, ci->install); /* a --target folder's Library\bin: not `pip install` */
+	conda_owner_judge(out, ci->run, env->v, ci->install); /* a DLL another conda package installed: named */
+	python_dll_judge(out, ci->run); /* a 127 on pythonXY.dll: another Python, not another DLL */
 	return 0;
 }
 

@@ -204,7 +204,9 @@ static void list_copies(struct ext_check *c, const struct torch_run *run, struct
 			cp->name = xstrdup(base);
 			cp->path = xstrdup(p);
 			cp->dist = xstrdup(d->name);
-			cp->dist_version = d->version ? xstrdup(d->version) : NULL;
+			cp->dist_version = d->version ? xstrdup(d->version)
+				: d->bare     ? xstrdup("(not installed by pip: no RECORD)")
+					      : NULL;
 			fv = loader_file_version(run->ld, p);
 			cp->file_version = fv ? xstrdup(fv) : NULL;
 			cp->first = imported_first(c, d) && loaded_first(c, p);
@@ -714,6 +716,19 @@ static void not_checked(const struct ext_check *c, struct findings *out, const s
 		msg = xasprintf("%s holds more than %d .dist-info folders; %zu were not read, so their extensions, "
 				"RECORDs and copies of torch's DLLs were not checked.",
 				c->dists.site_packages, DIST_SET_MAX, c->dists.over);
+		finding_add(out, RULE_NOT_CHECKED, SEV_DEFAULT,
+			    &(struct finding_spec){ .title = title, .message = msg, .install = run->torch_dir,
+						    .path = c->dists.site_packages });
+		free(title);
+		free(msg);
+	}
+	if (c->have_dists && c->dists.bare_over) {
+		title = xasprintf("%zu package folders without a .dist-info beyond the first %d were not read",
+				  c->dists.bare_over, DIST_BARE_MAX);
+		msg = xasprintf("%s holds more than %d package folders with native binaries that pip did not install "
+				"(no .dist-info names them); %zu were not read, so their copies of torch's DLLs were not "
+				"checked.",
+				c->dists.site_packages, DIST_BARE_MAX, c->dists.bare_over);
 		finding_add(out, RULE_NOT_CHECKED, SEV_DEFAULT,
 			    &(struct finding_spec){ .title = title, .message = msg, .install = run->torch_dir,
 						    .path = c->dists.site_packages });

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/record_twins.h"
 #include "machine/dist.h"
 #include "util/os.h"
 #include "util/sha256.h"
@@ -602,11 +603,14 @@ void record_judge(struct findings *out, struct record_summary *sum, const struct
 {
 	struct rec r;
 	struct dist_record rec;
-	struct strlist leftovers = STRLIST_INIT, lib_dirs = STRLIST_INIT;
+	struct strlist leftovers = STRLIST_INIT, lib_dirs = STRLIST_INIT, theirs = STRLIST_INIT;
+	struct record_twins tw;
 	size_t i;
 	memset(sum, 0, sizeof(*sum));
 	if (!install || !install->dist_info || !install->site_packages)
 		return; /* no dist-info: inventory says so; nothing pip wrote down to compare */
+	record_twins_init(&tw);
+	record_twins_read(&tw, v, install); /* another torch dist-info in the folder: its files are not leftovers */
 	rec_init(&r, &rec, out, v, install->dist_info, install->site_packages, install->prefix, "torch",
 		 install->metadata_version ? install->metadata_version : install->version, run->torch_dir);
 	sum->dist_info = xstrdup(install->dist_info);
@@ -616,6 +620,10 @@ void record_judge(struct findings *out, struct record_summary *sum, const struct
 			const char *p = run->bins[i].path;
 			if (listed(&r, p))
 				continue;
+			if (record_twins_lists(&tw, p)) { /* the other torch install's: said once, by its cause */
+				strlist_push(&theirs, p);
+				continue;
+			}
 			strlist_push(&leftovers, p);
 			if (leftovers.n <= RECORD_MAX_EACH)
 				leftover(&r, p, "torch loads");
@@ -624,9 +632,12 @@ void record_judge(struct findings *out, struct record_summary *sum, const struct
 		strlist_pushf(&lib_dirs, "%s\\lib", run->torch_dir);
 		refix(&r, &leftovers, NULL, &lib_dirs);
 	}
+	record_twins_judge(out, &tw, install, run->torch_dir, &theirs);
 	summarize(sum, &r, leftovers.n, hashes);
 	strlist_release(&leftovers);
 	strlist_release(&lib_dirs);
+	strlist_release(&theirs);
+	record_twins_release(&tw);
 	rec_release(&r, &rec);
 }
 
@@ -748,8 +759,9 @@ void record_judge_extensions(struct findings *out, struct record_summaries *sums
 	claimed_init(&claimed, &xc->dists);
 	for (i = 0; i < xc->nfirst + xc->nexts; i++) {
 		const struct ext_run *x = i < xc->nfirst ? xc->first[i] : xc->exts[i - xc->nfirst];
-		if (!x->dist_info || !xc->dists.site_packages || !x->name || !str_icmp(x->name, "torch"))
-			continue;
+		const struct dist *d = x->name ? dist_set_find(&xc->dists, x->name) : NULL;
+		if (!x->dist_info || !xc->dists.site_packages || !x->name || !str_icmp(x->name, "torch") || (d && d->bare))
+			continue; /* a package pip did not install has no RECORD to compare (its notes say so) */
 		record_extension(out, sums, xc, x, run->torch_dir, v, hashes, &claimed);
 	}
 	strlist_release(&claimed);

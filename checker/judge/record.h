@@ -15,6 +15,9 @@
  *     another install (a c10_cuda.dll beside a CPU build, an old caffe2_*.dll):
  *     leftover-binary, and a load failure (126/127/182) whose failing binary
  *     or leaf is a leftover names it in its fix;
+ *   - another torch dist-info in the same folder (torch installed there
+ *     twice): one torch-installed-twice finding (judge/record_twins); the
+ *     binaries only its RECORD lists are counted there, not as leftovers;
  *   - a missing or unreadable RECORD, or rows refused (absolute, drive, `..`
  *     out of the environment): record-unreadable, never silently ignored.
  * Bounded: RECORD is read by machine/dist (64 MiB, 10^6 rows, 4096-byte

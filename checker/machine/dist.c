@@ -529,6 +529,78 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 	free(fast);
 }
 
+/* Whether a distribution read names `folder` as a top-level package. */
+static int claimed_top(const struct dist_set *s, const char *folder)
+{
+	size_t i;
+	for (i = 0; i < s->n; i++)
+		if (strlist_has_icase(&s->v[i].tops, folder) || dist_name_eq(s->v[i].name, folder))
+			return 1;
+	return 0;
+}
+
+/* The package folders of the listing no distribution names, with native binaries: bare dists. */
+static void read_bare(struct dist_set *s, struct view *v, const struct strlist *names)
+{
+	size_t i, walked = 0, over = 0;
+	for (i = 0; i < names->n; i++) {
+		const char *nm = names->v[i];
+		char *p, *init;
+		struct dist *d;
+		struct walk w;
+		if (nm[0] == '.' || !strcmp(nm, "__pycache__") || strchr(nm, '.') || !str_icmp(nm, "torch") || claimed_top(s, nm))
+			continue; /* dist-info, egg-info, __pycache__, torch itself (checked as torch) */
+		p = winpath_join(s->site_packages, nm);
+		init = winpath_join(p, "__init__.py");
+		if (!view_is_dir(v, p) || view_is_link(v, p) || !view_is_file(v, init)) {
+			free(p);
+			free(init);
+			continue;
+		}
+		free(init);
+		if (walked >= DIST_BARE_MAX) {
+			over++;
+			free(p);
+			continue;
+		}
+		walked++;
+		ALLOC_GROW(s->v, s->n + 1, s->alloc);
+		d = &s->v[s->n++];
+		memset(d, 0, sizeof(*d));
+		memset(&w, 0, sizeof(w));
+		w.v = v;
+		w.d = d;
+		walk_binaries(&w, p, 0);
+		if (!d->binaries.n) { /* pure Python: nothing for the loader */
+			s->n--;
+			strlist_release(&d->binaries);
+			strlist_release(&d->binaries_host);
+			free(p);
+			continue;
+		}
+		d->bare = 1;
+		d->name = xstrdup(nm);
+		d->dist_info = p;
+		strlist_push(&d->tops, nm);
+		d->scan_note = xasprintf("not installed by pip: no RECORD (no .dist-info names %s); its binaries were found "
+					 "by walking it for .pyd and .dll files%s",
+					 p, w.capped ? "; the walk stopped at its limit" : "");
+		if (!dist_name_valid(nm))
+			strlist_pushf(&d->notes, "its folder name is not a distribution name PEP 508 allows; no command "
+						 "names it");
+		if (w.capped)
+			strlist_pushf(&d->notes, "the walk for binaries stopped after %d entries or %d levels",
+				      DIST_SCAN_MAX_ENTRIES, DIST_SCAN_MAX_DEPTH);
+		if (w.over)
+			strlist_pushf(&d->notes, "%zu binaries beyond the %d checked per distribution were not checked",
+				      w.over, DIST_MAX_BINARIES);
+	}
+	s->bare_over = over;
+	if (over)
+		strlist_pushf(&s->notes, "more than %d package folders without a .dist-info in %s: %zu more were not read",
+			      DIST_BARE_MAX, s->site_packages, over);
+}
+
 static char *infer_env_root(const char *sp)
 {
 	char *parent = winpath_dirname(sp);
@@ -573,6 +645,7 @@ int dist_set_read(struct dist_set *out, struct view *v, const char *site_package
 	if (out->over)
 		strlist_pushf(&out->notes, "more than %d .dist-info folders in %s: %zu more were not read", DIST_SET_MAX,
 			      out->site_packages, out->over);
+	read_bare(out, v, &names);
 	strlist_release(&names);
 	return 0;
 }

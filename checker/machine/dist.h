@@ -153,6 +153,8 @@ struct dist {
 	struct strlist binaries_host; /* their host paths, parallel; "" where only the view knows it */
 	struct strlist tops;     /* its top-level import names (top_level.txt, RECORD, else the name) */
 	char *scan_note;         /* how the binaries were found without RECORD, or NULL */
+	int bare;                /* a package folder no .dist-info names (a source build, a copy): not installed by
+				    pip, no RECORD; dist_info is then the package folder itself, name its folder name */
 	struct strlist notes;    /* problems: refused paths, unreadable METADATA, caps hit, ... */
 };
 
@@ -165,13 +167,20 @@ struct dist_set {
 	struct strlist notes;    /* set-wide: cap hit, unreadable folder */
 	size_t record_bytes;     /* RECORD bytes read so far (DIST_SET_RECORD_BYTES) */
 	size_t over;             /* .dist-info folders beyond DIST_SET_MAX, not read */
+	size_t bare_over;        /* package folders without a .dist-info beyond DIST_BARE_MAX, not read */
 };
+
+#define DIST_BARE_MAX 64 /* package folders without a .dist-info walked in one site-packages */
 
 /*
  * Reads every *.dist-info of `site_packages` (a Windows path of the view) in
  * listing order. `env_root` NULL: the environment's root is inferred
  * (`X\Lib\site-packages` → X, else the folder's parent). -1 only when the
  * folder cannot be listed; problems of one distribution are its notes.
+ * Then the package folders no distribution names (a folder with __init__.py
+ * and .pyd/.dll files under it, not `torch`): each one a `bare` dist, its
+ * binaries found by the bounded walk, at most DIST_BARE_MAX (the rest said
+ * in notes).
  */
 int dist_set_read(struct dist_set *out, struct view *v, const char *site_packages, const char *env_root,
 		  struct err *err);

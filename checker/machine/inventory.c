@@ -389,8 +389,8 @@ static void read_dist_info(struct view *v, struct inv_install *in)
 		 * else the first readable one.
 		 */
 		score = !ver ? 0 : 1;
-		if (ver && in->version && !strcmp(ver, in->version))
-			score = 2;
+		if (ver && in->version && (!strcmp(ver, in->version) || !versions_mixed(in->version, ver)))
+			score = 2; /* PyPI's "2.9.1" is version.py's "2.9.1+cpu" (versions_mixed) */
 		if (ver && in->version && strlen(found.v[i]) == 6 + strlen(in->version) + 10 &&
 		    !strncmp(found.v[i] + 6, in->version, strlen(in->version)))
 			score = 3;
