@@ -1,0 +1,51 @@
+/*
+ * check_python: the python.exe `check` is about when it names no torch
+ * folder: the one --python gives (a path, or a py launcher spec `py:3.11`,
+ * `py`), else the one a person means (machine/pyfind.h); its sys.path as
+ * CPython builds it (machine/pypath.h); the torch `import torch` picks on
+ * it, the others found there being shadowed. The report's `interpreter`
+ * object comes from here (report/result_python.h).
+ */
+#ifndef TDC_CHECK_PYTHON_H
+#define TDC_CHECK_PYTHON_H
+
+#include <cjson/cJSON.h>
+
+#include "machine/pyfind.h"
+#include "machine/pypath.h"
+
+struct view;
+
+struct check_python {
+	struct pyfind find;
+	struct pypath path;
+	struct pypath_hit *hits; /* every torch package on sys.path, in order */
+	size_t nhits;
+	char **versions;         /* each hit's version (its dist-info), or NULL */
+	char *chosen_by;
+	int built;               /* path and hits were computed */
+};
+
+void check_python_init(struct check_python *cp);
+void check_python_release(struct check_python *cp);
+
+/* Whether a --python value is a launcher spec ("py", "py:3.11") rather than a path. */
+int check_python_is_spec(const char *arg);
+
+/*
+ * The python.exe: --python's spec, or (arg NULL) the one a person means.
+ * *python is a Windows path (caller frees). 0, or -1 after saying why (exit 2).
+ */
+int check_python_choose(struct check_python *cp, struct view *v, const char *arg, char **python);
+
+/*
+ * sys.path of `python` and the torch packages on it; how it was chosen
+ * ("--python" when the caller named it). Returns the imported torch folder
+ * (borrowed from cp), or NULL when sys.path holds none.
+ */
+const char *check_python_torch(struct check_python *cp, struct view *v, const char *python, int no_user_site);
+
+/* The report's `interpreter` object (NULL when nothing was built). */
+cJSON *check_python_json(const struct check_python *cp);
+
+#endif
