@@ -106,6 +106,13 @@ const char *check_python_torch(struct check_python *cp, struct view *v, const ch
 	return cp->nhits ? cp->hits[0].dir : NULL;
 }
 
+void check_python_sys_path(const struct check_python *cp, struct strlist *out)
+{
+	size_t i;
+	for (i = 0; cp->built && i < cp->path.n; i++)
+		strlist_push(out, cp->path.e[i].path);
+}
+
 cJSON *check_python_json(const struct check_python *cp)
 {
 	struct result_python rp;
@@ -128,4 +135,66 @@ cJSON *check_python_json(const struct check_python *cp)
 	o = result_python_json(&rp);
 	free(pk);
 	return o;
+}
+
+void check_scan_init(struct check_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+	strlist_init(&s->pythons);
+	strlist_init(&s->dirs);
+}
+
+void check_scan_release(struct check_scan *s)
+{
+	free(s->pairs);
+	strlist_release(&s->pythons);
+	strlist_release(&s->dirs);
+	check_scan_init(s);
+}
+
+void check_python_scan(struct check_scan *s, struct view *v, const struct inventory *inv)
+{
+	size_t i, j, alloc = 0;
+	for (i = 0; i < inv->ninstalls; i++)
+		if (inv->installs[i].python && !strlist_has_icase(&s->pythons, inv->installs[i].python))
+			strlist_push(&s->pythons, inv->installs[i].python);
+	for (i = 0; i < s->pythons.n; i++) {
+		struct pypath pp;
+		struct pypath_hit *hits = NULL;
+		struct err e;
+		size_t nh = 0;
+		pypath_init(&pp);
+		err_clear(&e);
+		if (pypath_build(&pp, v, s->pythons.v[i], NULL, &e) == 0) {
+			nh = pypath_find_package(&pp, v, "torch", 0, &hits);
+			if (!nh)
+				nh = pypath_find_package(&pp, v, "torch", 1, &hits);
+		}
+		for (j = 0; j < nh; j++) {
+			ALLOC_GROW(s->pairs, s->n + 1, alloc);
+			strlist_push(&s->dirs, hits[j].dir); /* the string stays put while the list grows */
+			s->pairs[s->n].python = s->pythons.v[i];
+			s->pairs[s->n].torch_dir = s->dirs.v[s->dirs.n - 1];
+			strlist_push(&s->dirs, pp.e[hits[j].entry].from);
+			s->pairs[s->n].from = s->dirs.v[s->dirs.n - 1];
+			s->pairs[s->n].imported = j == 0;
+			s->n++;
+		}
+		pypath_hits_free(hits, nh);
+		pypath_release(&pp);
+	}
+}
+
+const char *check_scan_importer(const struct check_scan *s, const char *torch_dir)
+{
+	size_t i;
+	for (i = 0; i < s->n; i++)
+		if (s->pairs[i].imported && !str_icmp(s->pairs[i].torch_dir, torch_dir))
+			return s->pairs[i].python;
+	return NULL;
+}
+
+void check_scan_json(const struct check_scan *s, cJSON *doc)
+{
+	result_python_pairs(doc, s->pairs, s->n);
 }

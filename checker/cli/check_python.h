@@ -45,7 +45,29 @@ int check_python_choose(struct check_python *cp, struct view *v, const char *arg
  */
 const char *check_python_torch(struct check_python *cp, struct view *v, const char *python, int no_user_site);
 
+/* sys.path's folders in order, appended to out (nothing when nothing was built). */
+void check_python_sys_path(const struct check_python *cp, struct strlist *out);
+
 /* The report's `interpreter` object (NULL when nothing was built). */
 cJSON *check_python_json(const struct check_python *cp);
+
+/*
+ * --scan: every python.exe the installs belong to, each with the torch
+ * packages on its sys.path (the first imported, the others shadowed).
+ */
+struct inventory;
+struct result_python_pair;
+struct check_scan {
+	struct result_python_pair *pairs;
+	size_t n;
+	struct strlist pythons, dirs; /* the strings the pairs point at */
+};
+void check_scan_init(struct check_scan *s);
+void check_scan_release(struct check_scan *s);
+void check_python_scan(struct check_scan *s, struct view *v, const struct inventory *inv);
+/* The python.exe found whose sys.path imports torch_dir first, or NULL. */
+const char *check_scan_importer(const struct check_scan *s, const char *torch_dir);
+/* `interpreters[]` of each install in the finished report (report/result_python.h). */
+void check_scan_json(const struct check_scan *s, cJSON *doc);
 
 #endif

@@ -340,7 +340,8 @@ static int matrix_procedure(void *ctx, const char *version, struct torch_proc *o
 
 /* Every install: the one given, or each --scan found with its own python. */
 static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
-			  const struct matrix *m, const struct inventory *inv)
+			  const struct matrix *m, const struct inventory *inv, const struct strlist *sys_path,
+			  const struct check_scan *scan)
 {
 	struct torch_inputs in;
 	struct check_env env;
@@ -353,6 +354,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	env.inv = inv;
 	env.import_first = &o->import_first;
 	env.verify_hashes = o->verify_hashes;
+	env.sys_path = sys_path;
 	in.machine = o->machine;
 	in.python_exe = p->python;
 	in.userbase = p->userbase;
@@ -370,6 +372,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
+		if (!one.python_exe) /* a user site: the python found whose sys.path imports it runs it */
+			one.python_exe = check_scan_importer(scan, one.torch_dir);
 		if (check_install(report, &env, &inv->installs[k], &one, &e))
 			goto fail;
 	}
@@ -437,6 +441,8 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	struct result report = RESULT_INIT;
 	struct gate_pins gp;
 	struct check_python cp;
+	struct strlist sys_path = STRLIST_INIT;
+	struct check_scan scan;
 	int r, rc = EXIT_USAGE;
 
 	memset(&o, 0, sizeof(o));
@@ -449,6 +455,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	matrix_init(&m);
 	gate_pins_init(&gp);
 	check_python_init(&cp);
+	check_scan_init(&scan);
 	r = cli_parse(&check_cli, argc, argv, &o, &args);
 	cli_args_release(&args);
 	if (r) {
@@ -470,7 +477,10 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	start_report(&report, v, &m);
 	if (cp.built) /* which python and which torch its sys.path imports */
 		cJSON_AddItemToObject(report.doc, "interpreter", check_python_json(&cp));
-	if (check_installs(&report, v, &o, &p, &m, &inv))
+	check_python_sys_path(&cp, &sys_path);
+	if (o.scan)
+		check_python_scan(&scan, v, &inv);
+	if (check_installs(&report, v, &o, &p, &m, &inv, cp.built ? &sys_path : NULL, &scan))
 		goto out;
 	if (o.pins && judge_gate_pins(&report, v, &o, &p, &m, &inv, &gp))
 		goto out;
@@ -479,12 +489,16 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
 	result_finish(&report);
+	if (o.scan) /* each install with the python.exe found whose sys.path imports or shadows it */
+		check_scan_json(&scan, report.doc);
 	rc = report_run(report.doc, &o.ro);
 out:
 	result_release(&report);
 	inventory_release(&inv);
 	gate_pins_release(&gp);
 	check_python_release(&cp);
+	strlist_release(&sys_path);
+	check_scan_release(&scan);
 	matrix_release(&m);
 	registry_free(reg);
 	view_free(v);

@@ -71,6 +71,8 @@ struct check_env {
 	const struct inventory *inv;
 	const struct strlist *import_first; /* --import-first, in order */
 	int verify_hashes;                  /* record: compare sha256 too */
+	const struct strlist *sys_path;     /* python.exe's sys.path (pypath.h), or NULL: extensions and packages
+					       imported first come from torch's site-packages alone */
 };
 
 /* One install's facts, as the passes leave them. */

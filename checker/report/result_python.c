@@ -54,3 +54,27 @@ cJSON *result_python_json(const struct result_python *rp)
 	cJSON_AddItemToObject(o, "notes", notes);
 	return o;
 }
+
+void result_python_pairs(cJSON *doc, const struct result_python_pair *pairs, size_t n)
+{
+	cJSON *inst;
+	cJSON_ArrayForEach(inst, cJSON_GetObjectItemCaseSensitive(doc, "installs"))
+	{
+		const cJSON *td = cJSON_GetObjectItemCaseSensitive(inst, "torch_dir");
+		cJSON *a;
+		size_t i;
+		if (!cJSON_IsString(td))
+			continue;
+		a = cJSON_AddArrayToObject(inst, "interpreters");
+		for (i = 0; i < n; i++) {
+			cJSON *e;
+			if (str_icmp(pairs[i].torch_dir, td->valuestring))
+				continue;
+			e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "python", pairs[i].python);
+			cJSON_AddStringToObject(e, "status", pairs[i].imported ? "imported" : "shadowed");
+			cJSON_AddStringToObject(e, "from", pairs[i].from);
+			cJSON_AddItemToArray(a, e);
+		}
+	}
+}

@@ -35,4 +35,19 @@ struct result_python {
 /* The `interpreter` object (caller owns it). */
 cJSON *result_python_json(const struct result_python *rp);
 
+/* --scan: one python.exe found with an install, and a torch on its sys.path. */
+struct result_python_pair {
+	const char *python;
+	const char *torch_dir;
+	const char *from; /* the sys.path entry's origin (pypath_entry.from: "user site", "site-packages", ...) */
+	int imported;     /* the first torch on that python's sys.path; else shadowed by it */
+};
+
+/*
+ * --scan: each install of the finished document gets `interpreters[]`, the
+ * python.exe found by the scan whose sys.path holds it: `{python, status, from}`,
+ * status "imported" or "shadowed" (docs/python.md §3).
+ */
+void result_python_pairs(cJSON *doc, const struct result_python_pair *pairs, size_t n);
+
 #endif

@@ -32,6 +32,7 @@ WORK=$tmp
 PY='C:\Python311\python.exe'
 APPDATA='C:\Users\ana\AppData\Roaming'
 LAD='C:\Users\ana\AppData\Local'
+ROOTC='C:'\\
 USITE=Users/ana/AppData/Roaming/Python/Python311/site-packages
 FAM=PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0
 PKG="Program Files/WindowsApps/PythonSoftwareFoundation.Python.3.11_3.11.2544.0_x64__qbz5n2kfra8p0"
@@ -112,6 +113,16 @@ else
 	check_eq "without APPDATA the user site is not known, said" 'true' \
 		"$(J user '[.interpreter.notes[] | test("APPDATA is not in the machine")] | any' --python "$PY")"
 
+	# --scan pairs each install with the python.exe found whose sys.path imports it (or shadows it)
+	check_eq "--scan: the user-site torch is imported by C:\\Python311\\python.exe (and checked with it), 2.4.1 shadowed for it" \
+		'[["C:\\Python311\\Lib\\site-packages\\torch","pass",[["C:\\Python311\\python.exe","shadowed","site-packages"]]],["C:\\Users\\ana\\AppData\\Roaming\\Python\\Python311\\site-packages\\torch","fail",[["C:\\Python311\\python.exe","imported","user site"]]]]' \
+		"$(C user --scan "$ROOTC" --env "APPDATA=$APPDATA" | jq -c '[.installs[] | [.torch_dir, .status, [.interpreters[] | [.python,.status,.from]]]] | sort')"
+	check_eq "--scan, text: said under each install" "    imported by C:\\Python311\\python.exe (user site)
+    shadowed for C:\\Python311\\python.exe (site-packages)" \
+		"$(COLUMNS=9999 "$B" check --root "$WORK/user" --scan "$ROOTC" --env "APPDATA=$APPDATA" 2>&1 | grep -E '^    (imported by|shadowed for)')"
+	check_eq "--scan: the user-site torch 2.3.0, run by that python.exe, fails on mkl as with --python" 'true' \
+		"$(C user --scan "$ROOTC" --env "APPDATA=$APPDATA" | jq '[.installs[] | select(.torch_dir | test("Roaming")) | .binaries[] | select(.leaf == "mkl_intel_thread.1.dll")] | length > 0')"
+
 	# PYTHONPATH comes before everything: torch 2.3.0 in C:\src
 	tree_variant "$WORK/base" "$WORK/pp"
 	torch_files "$w230" "$WORK/pp/src"
@@ -146,8 +157,32 @@ else
 	fi
 fi
 
+# ---- extensions and packages imported first come from the same sys.path: pip --user torch 2.3.1 + mkl
+# (it loads: 2.3.1 searches the user base) and torchvision 0.19.1, built for torch 2.4.1, in site-packages
+if ! w231=$(wheel_fetch torch 2.3.1 2>"$WORK/why") || ! wtv=$(wheel_fetch torchvision 0.19.1 2>>"$WORK/why"); then
+	skip "extensions on sys.path" "PyPI/pip did not give torch 2.3.1 / torchvision 0.19.1: $(tail -1 "$WORK/why")"
+else
+	tree_variant "$WORK/base" "$WORK/ext"
+	torch_files "$w231" "$WORK/ext/$USITE"
+	python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$wtv" "$WORK/ext/Python311/Lib/site-packages"
+	if ! tree_wheel_data "$WORK/ext" mkl 2021.4.0 "Users/ana/AppData/Roaming/Python" 2>"$WORK/why"; then
+		skip "extensions on sys.path" "PyPI/pip did not give mkl 2021.4.0: $(tail -1 "$WORK/why")"
+	else
+		stand_in_all "$WORK/ext" "$WORK/ext/Python311"
+		X=(--python "$PY" --env "APPDATA=$APPDATA")
+		check_eq "user-site torch 2.3.1 loads; torchvision 0.19.1 from site-packages is the extension Python imports with it" \
+			'["2.3.1+cpu",[["torchvision","0.19.1","2.4.1"]]]' \
+			"$(J ext '[.installs[0].version, [.installs[0].extensions[] | [.name,.version,.built_for_torch]]]' "${X[@]}")"
+		check_eq "…and it is built for another torch: extension-mismatch" 'true' \
+			"$(J ext '[.findings[].rule] | index("extension-mismatch") != null' "${X[@]}")"
+		check_eq "--import-first torchvision is found on sys.path (site-packages), not only in torch's folder" \
+			'[["torchvision","C:\\Python311\\Lib\\site-packages\\torchvision-0.19.1.dist-info"]]' \
+			"$(J ext '[.installs[0].imported_first[] | [.name, .dist_info]]' "${X[@]}" --import-first torchvision)"
+	fi
+fi
+
 # ---- the Microsoft Store Python: `pip install torch==2.3.1 mkl==2021.4.0` lands in its LocalCache user base
-if ! w231=$(wheel_fetch torch 2.3.1 2>"$WORK/why"); then
+if [ -z "${w231:-}" ]; then
 	skip "Store Python" "PyPI/pip did not give torch 2.3.1: $(tail -1 "$WORK/why")"
 else
 	tree_variant "$WORK/base" "$WORK/store"
