@@ -22,9 +22,12 @@
  *                Every site folder's .pth files, in sorted order, add the
  *                folders they name that exist, at the end, once each.
  *
+ * sys.winver, which names the user site folder, is "3.11", "3.11-32" (a
+ * 32-bit python.exe) or "3.11-arm64" (python.exe's machine).
+ *
  * Not modelled, and said where it matters: the script's folder (sys.path[0]),
- * the registry's PythonPath keys, -E/-I given on a command line, 32-bit
- * Pythons' "Python3XY-32" user site, what a .pth `import` line would add.
+ * the registry's PythonPath keys, -E/-I given on a command line, what a .pth
+ * `import` line would add.
  */
 #include "machine/pypath.h"
 
@@ -33,6 +36,7 @@
 
 #include "machine/view.h"
 #include "machine/winpath.h"
+#include "pe/pe.h"
 #include "util/os.h"
 #include "util/text.h"
 
@@ -258,6 +262,24 @@ static char *store_family(const char *python)
 	return NULL;
 }
 
+/* sys.winver's suffix for python.exe's machine: "" (x64), "-32", "-arm64" (PC/pyconfig, PYWINVER). */
+static const char *winver_suffix(struct view *v, const char *python)
+{
+	char *host = view_host_path(v, python);
+	struct pe_image *img = NULL;
+	struct err e;
+	const char *sfx = "";
+	if (host && pe_open(&img, host, 0, &e) == 0) {
+		if (img->machine == PE_MACHINE_I386)
+			sfx = "-32";
+		else if (img->machine == PE_MACHINE_ARM64)
+			sfx = "-arm64";
+		pe_close(img);
+	}
+	free(host);
+	return sfx;
+}
+
 /* The user base, as site.py and the Store launcher make it. */
 static void user_base(struct pypath *pp, struct view *v)
 {
@@ -287,7 +309,8 @@ static void user_base(struct pypath *pp, struct view *v)
 		char *n = winpath_normalize(pp->user_base);
 		free(pp->user_base);
 		pp->user_base = n;
-		pp->user_sitepk = xasprintf("%s\\Python3%s\\site-packages", pp->user_base, pp->version + 2);
+		pp->user_sitepk = xasprintf("%s\\Python3%s%s\\site-packages", pp->user_base, pp->version + 2,
+					    winver_suffix(v, pp->python));
 	}
 }
 
@@ -438,7 +461,7 @@ int pypath_build(struct pypath *pp, struct view *v, const char *python, const st
 	if (pp->venv) {
 		const char *home, *inc;
 		read_pyfile(pp, v, cfgpath, PYFILE_PYVENV_CFG, &cfg);
-		home = pyfile_value(&cfg, "home");
+		home = pyfile_first(&cfg, "home"); /* getpath.py stops at the first `home` */
 		inc = pyfile_value(&cfg, "include-system-site-packages");
 		pp->system_site = !inc || !str_icmp(inc, "true"); /* site.py: "true" unless the file says otherwise */
 		if (home && *home && winpath_is_absolute(home))

@@ -53,8 +53,10 @@ void pyfile_init(struct pyfile *f);
 void pyfile_release(struct pyfile *f);
 /* Parses `len` bytes (not NUL-terminated) of one kind; never fails: what it skips it says in f->notes. */
 void pyfile_parse(struct pyfile *f, enum pyfile_kind kind, const char *text, size_t len);
-/* A "key\tvalue" line's value (pyvenv.cfg, py.ini), borrowed, or NULL. */
+/* A "key\tvalue" line's value (pyvenv.cfg, py.ini), borrowed, or NULL: the last such line (site.py's reading)... */
 const char *pyfile_value(const struct pyfile *f, const char *key);
+/* ...or the first (getpath.py's reading of `home`). */
+const char *pyfile_first(const struct pyfile *f, const char *key);
 
 /* ---- sys.path ---- */
 

@@ -182,8 +182,17 @@ const char *pyfile_value(const struct pyfile *f, const char *key)
 {
 	size_t i, kn = strlen(key);
 	const char *found = NULL;
-	for (i = 0; i < f->lines.n; i++) /* the last one wins, as the readers loop over every line */
+	for (i = 0; i < f->lines.n; i++) /* the last one wins, as site.py loops over every line */
 		if (!strncmp(f->lines.v[i], key, kn) && f->lines.v[i][kn] == '\t')
 			found = f->lines.v[i] + kn + 1;
 	return found;
+}
+
+const char *pyfile_first(const struct pyfile *f, const char *key)
+{
+	size_t i, kn = strlen(key);
+	for (i = 0; i < f->lines.n; i++)
+		if (!strncmp(f->lines.v[i], key, kn) && f->lines.v[i][kn] == '\t')
+			return f->lines.v[i] + kn + 1;
+	return NULL;
 }

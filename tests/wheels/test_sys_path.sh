@@ -227,6 +227,18 @@ check_eq "…with import site: Lib\\site-packages, no user site (isolated), PYTH
 	"$(J embed '[.installs[0].torch_dir,.interpreter.user_site.enabled,.interpreter.user_site.off_because,[.interpreter.sys_path[].path]]' \
 		"${E[@]}" --env 'PYTHONPATH=C:\src')"
 
+# ---- a 32-bit python.exe's user site is Python311-32 (sys.winver "3.11-32")
+mkdir -p "$WORK/x86/Py32"
+cp "$WORK/base/Python311/python311.dll" "$WORK/x86/Py32/"
+make_exe "$WORK/x86/Py32/python.exe" --machine x86 --import KERNEL32.dll:GetLastError 2>"$WORK/why" ||
+	not_ok "a 32-bit python.exe: $(tail -1 "$WORK/why")"
+mkdir -p "$WORK/x86/Users/ana/AppData/Roaming/Python/Python311-32/site-packages/torch/lib"
+: >"$WORK/x86/Users/ana/AppData/Roaming/Python/Python311-32/site-packages/torch/__init__.py"
+check_eq "32-bit python.exe: the user site is ...\\Python311-32\\site-packages, and its torch is found" \
+	'"C:\\Users\\ana\\AppData\\Roaming\\Python\\Python311-32\\site-packages"' \
+	"$("$B" check --root "$WORK/x86" --python 'C:\Py32\python.exe' --env "APPDATA=$APPDATA" --json 2>/dev/null |
+		jq -c '.interpreter.torch[0].sys_path_entry')"
+
 # ---- py launcher: the PEP 514 registration of the machine's registry
 printf 'Windows Registry Editor Version 5.00\n\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.11\\InstallPath]\n@="C:\\\\Python311\\\\"\n"ExecutablePath"="C:\\\\Python311\\\\python.exe"\n\n[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.9\\InstallPath]\n@="C:\\\\Python39\\\\"\n' >"$WORK/pep514.reg"
 check_eq "no python.exe on PATH: the py launcher's newest PEP 514 registration (3.9 is not there: said)" \
