@@ -500,6 +500,18 @@ int pypath_build(struct pypath *pp, struct view *v, const char *python, const st
 			pp->version = xstrndup(ver, n);
 		}
 	}
+	if (!pp->version) {
+		/* a Store Python's execution alias alone: the package family names the version */
+		char *fam = store_family(pp->python);
+		const char *p3 = fam ? strstr(fam, ".Python.3.") : NULL;
+		if (p3 && ascii_isdigit((unsigned char)p3[10])) {
+			size_t n = 10;
+			while (ascii_isdigit((unsigned char)p3[n]))
+				n++;
+			pp->version = xasprintf("3.%.*s", (int)(n - 10), p3 + 10);
+		}
+		free(fam);
+	}
 	if (!pp->version)
 		strlist_pushf(&pp->notes, "no python3XY.dll beside %s: its version, python3XY.zip and the user "
 					  "site are not known", pp->python);

@@ -292,6 +292,11 @@ static void test_store(void)
 	CHECK_STR(pp.store_family, "PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0");
 	CHECK_STR(pp.user_sitepk, "C:\\Users\\u\\AppData\\Local\\Packages\\PythonSoftwareFoundation.Python.3.11_"
 				  "qbz5n2kfra8p0\\LocalCache\\local-packages\\Python311\\site-packages");
+	/* the execution alias alone (no package folder in the tree): the family names the version */
+	CHECK_INT(build(&pp, v, "C:\\Users\\u\\AppData\\Local\\Microsoft\\WindowsApps\\PythonSoftwareFoundation."
+				"Python.3.11_qbz5n2kfra8p0\\python.exe", 0), 0);
+	CHECK_STR(pp.version, "3.11");
+	CHECK_STR(pp.store_family, "PythonSoftwareFoundation.Python.3.11_qbz5n2kfra8p0");
 	pypath_release(&pp);
 	/* the stub that opens the Store: passed over, said; the next python.exe on PATH */
 	pyfind_release(&f);
