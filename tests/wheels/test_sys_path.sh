@@ -71,6 +71,34 @@ C() { "$B" check --root "$WORK/$1" --json "${@:2}" 2>"$WORK/check.err"; }
 J() { C "$1" "${@:3}" | jq -c "$2" 2>&1; }
 st() { "$B" check --root "$WORK/$1" "${@:2}" >/dev/null 2>"$WORK/st.err"; echo $?; }
 
+# Wine's loader (tests/oracle) doing torch's imports in tree $WORK/TREE with the torch folder sys.path
+# picks and that release's dll_paths (folders relative to the tree, ';'-separated), compared per
+# binary with the checker's verdict (oracle_compare.py). ORACLE_CASES: "TREE|label|python folder|
+# torch|dll paths|check argument|..." (the checker's arguments last).
+ORACLE_CASES=()
+oracle_case() {
+	local -a f paths
+	local d out p l
+	IFS='|' read -r -a f <<<"$1"
+	d=$WORK/${f[0]}
+	cp "$ORACLE" "$d/${f[2]}/oracle.exe"
+	printf '%s\n' torch --out "$(_winpath "$d.jsonl")" --torch-dir "$(_winpath "$d/${f[3]}")" >"$d.args"
+	IFS=';' read -r -a paths <<<"${f[4]}"
+	for p in "${paths[@]}"; do printf '%s\n' --dll-path "$(_winpath "$d/$p")" >>"$d.args"; done
+	# shellcheck disable=SC2016  # a script for bash -c
+	WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$d.out" "$d.err" "$d/${f[2]}/oracle.exe" "@$(_winpath "$d.args")"
+	C "${f[0]}" "${f[@]:5}" >"$d.check.json"
+	if [ ! -s "$d.jsonl" ]; then
+		not_ok "Wine, ${f[1]}: the oracle hung or died under Wine: $(tail -3 "$d.err")"
+		return
+	fi
+	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$d.check.json" "$d.jsonl" "$d.err" 2>&1)
+	check_eq "Wine's loader on the ${f[1]} agrees with the checker on every binary ($(grep -c '^agree' <<<"$out") agree)" \
+		"" "$(grep -v '^agree\|^dllmain' <<<"$out")"
+	while IFS= read -r l; do echo "# $l"; done <<<"$out"
+}
+
 if ! w241=$(wheel_fetch torch 2.4.1 2>"$WORK/why") || ! w230=$(wheel_fetch torch 2.3.0 2>>"$WORK/why"); then
 	skip "sys.path on real wheels" "PyPI/pip did not give torch 2.4.1 / 2.3.0: $(tail -1 "$WORK/why")"
 	tap_done
@@ -132,29 +160,7 @@ else
 		"$(J pp '[.interpreter.torch[] | [.torch_dir,.from,.status]]' --python "$PY" --env 'PYTHONPATH=C:\src')"
 
 	# Wine's loader, told the torch folder sys.path picks and torch 2.3.0's dll_paths, agrees per binary
-	if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
-		skip "Wine oracle on the user-site torch" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
-	else
-		wine_lock "$PFX"
-		wine_start "$PFX"
-		d=$WORK/user
-		cp "$ORACLE" "$d/Python311/oracle.exe"
-		printf '%s\n' torch --out "$(_winpath "$d.jsonl")" --torch-dir "$(_winpath "$d/$USITE/torch")" \
-			--dll-path "$(_winpath "$d/$USITE/torch/lib")" >"$d.args"
-		# shellcheck disable=SC2016  # a script for bash -c
-		WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
-			"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$d.out" "$d.err" "$d/Python311/oracle.exe" "@$(_winpath "$d.args")"
-		C user "${U[@]}" >"$d.check.json"
-		if [ -s "$d.jsonl" ]; then
-			out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$d.check.json" "$d.jsonl" "$d.err" 2>&1)
-			check_eq "Wine's loader on the user-site torch 2.3.0 agrees with the checker on every binary ($(grep -c '^agree' <<<"$out") agree)" \
-				"" "$(grep -v '^agree\|^dllmain' <<<"$out")"
-			while IFS= read -r l; do echo "# $l"; done <<<"$out"
-		else
-			not_ok "the oracle hung or died under Wine: $(tail -3 "$d.err")"
-		fi
-		wine_stop "$PFX"
-	fi
+	ORACLE_CASES+=("user|user-site torch 2.3.0|Python311|$USITE/torch|$USITE/torch/lib|--python|$PY|--env|APPDATA=$APPDATA")
 fi
 
 # ---- extensions and packages imported first come from the same sys.path: pip --user torch 2.3.1 + mkl
@@ -207,6 +213,8 @@ else
 		check_eq "…mkl in its Library\\bin is found (torch 2.3.1 searches the user base): every binary loads, exit 0" \
 			'[true,[]] 0' \
 			"$(J store '[.installs[0].status != "fail", [.installs[0].binaries[] | select(.outcome != "loads") | .path]]' "${S[@]}") $(st store "${S[@]}")"
+		cp -al "$WORK/store" "$WORK/storeo" # the next case edits the tree
+		ORACLE_CASES+=("storeo|Store Python's LocalCache torch 2.3.1 (mkl in its user base)|$PKG|$LOCAL/Python311/site-packages/torch|$LOCAL/Python311/site-packages/torch/lib;$LOCAL/Library/bin|$(printf '%s|' "${S[@]}")")
 		rm -rf "$WORK/store/Users/ana/AppData/Local/Microsoft/WindowsApps/$FAM"
 		check_eq "the alias with no Store Python behind it (the stub that opens the Store) is passed over, said" \
 			'2 yes' "$(r=$(st store "${S[@]}"); echo "$r $(grep -q 'no python found' "$WORK/st.err" && echo yes)")"
@@ -252,4 +260,16 @@ check_eq "PY_PYTHON=3.9 names a version not installed: exit 2" 2 \
 	"$(st base --registry "$WORK/pep514.reg" --env 'PY_PYTHON=3.9' --env 'PATH=C:\Windows')"
 check_eq "the first python.exe on PATH wins over the launcher" '"the first python.exe on PATH"' \
 	"$(J base '.interpreter.chosen_by' --registry "$WORK/pep514.reg" --env 'PATH=C:\Windows;C:\Python311')"
+
+# ---- Wine's loader on the trees where a load is involved
+if [ ${#ORACLE_CASES[@]} -eq 0 ]; then
+	:
+elif ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
+	skip "Wine oracle on the sys.path trees" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
+else
+	wine_lock "$PFX"
+	wine_start "$PFX"
+	for c in "${ORACLE_CASES[@]}"; do oracle_case "$c"; done
+	wine_stop "$PFX"
+fi
 tap_done
