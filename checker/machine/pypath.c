@@ -390,7 +390,11 @@ static void from_getpath(struct pypath *pp, struct view *v, const char *libdir, 
 	}
 	lib = winpath_join(pp->home, "Lib");
 	add_entry(pp, lib, "Lib", 0);
-	add_entry(pp, xstrdup(exe_dir), "python.exe's folder", 0);
+	/* getpath.py's executable_dir: pyvenv.cfg's home replaced python.exe's folder (a venv lists the base's) */
+	if (pp->venv && pp->home && str_icmp(pp->home, exe_dir))
+		add_entry(pp, xstrdup(pp->home), "the base install's folder (pyvenv.cfg home)", 0);
+	else
+		add_entry(pp, xstrdup(exe_dir), "python.exe's folder", 0);
 }
 
 /* site.py: the venv, the user site, each prefix's site-packages. */

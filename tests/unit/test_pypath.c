@@ -230,14 +230,15 @@ static void test_venv_and_pth(void)
 	view_setenv(v, "PYTHONPATH", "C:\\src");
 	pypath_init(&pp);
 	CHECK_INT(build(&pp, v, "C:\\venv\\Scripts\\python.exe", 0), 0);
-	CHECK_STR(entries(&pp), "C:\\src|C:\\Py311\\python311.zip|C:\\Py311\\DLLs|C:\\Py311\\Lib|C:\\venv\\Scripts|"
+	/* CPython 3.11 in a venv: [.., 'C:\\Py311', 'C:\\venv', 'C:\\venv\\Lib\\site-packages'] (home, not Scripts) */
+	CHECK_STR(entries(&pp), "C:\\src|C:\\Py311\\python311.zip|C:\\Py311\\DLLs|C:\\Py311\\Lib|C:\\Py311|"
 				"C:\\venv|C:\\venv\\Lib\\site-packages");
 	CHECK_STR(pp.user_site_off, "a venv without include-system-site-packages = true");
 	CHECK_STR(pp.home, "C:\\Py311");
 	PUT(root, "venv/pyvenv.cfg", "home = C:\\Py311\ninclude-system-site-packages = true\n");
 	CHECK_INT(build(&pp, v, "C:\\venv\\Scripts\\python.exe", 0), 0);
-	CHECK_STR(entries(&pp), "C:\\src|C:\\Py311\\python311.zip|C:\\Py311\\DLLs|C:\\Py311\\Lib|C:\\venv\\Scripts|"
-				"C:\\venv|C:\\venv\\Lib\\site-packages|C:\\Py311|C:\\Py311\\Lib\\site-packages");
+	CHECK_STR(entries(&pp), "C:\\src|C:\\Py311\\python311.zip|C:\\Py311\\DLLs|C:\\Py311\\Lib|C:\\Py311|"
+				"C:\\venv|C:\\venv\\Lib\\site-packages|C:\\Py311\\Lib\\site-packages");
 	CHECK_INT(pp.user_site, 1);
 	/* the embeddable distribution: only the ._pth's lines, no PYTHONPATH, no site */
 	CHECK_INT(build(&pp, v, "C:\\emb\\python.exe", 0), 0);
