@@ -8,8 +8,9 @@
  *                (python._pth) replaces everything below with its lines,
  *                makes the process isolated (no PYTHONPATH, no user site)
  *                and runs site only on an `import site` line;
- *                else PYTHONPATH, python3XY.zip, DLLs (or the prefix when
- *                there is no DLLs folder), Lib, python.exe's folder.
+ *                else PYTHONPATH, python3XY.zip, the registry's PythonPath
+ *                subkeys (HKLM), DLLs (or the prefix when there is no DLLs
+ *                folder), Lib, python.exe's folder (a venv: pyvenv.cfg's home).
  *   site.py      venv(): the venv folder and its Lib\site-packages; with
  *                include-system-site-packages other than true, the user site
  *                is off and the base install's site-packages too;
@@ -26,7 +27,7 @@
  * 32-bit python.exe) or "3.11-arm64" (python.exe's machine).
  *
  * Not modelled, and said where it matters: the script's folder (sys.path[0]),
- * the registry's PythonPath keys, -E/-I given on a command line, what a .pth
+ * HKCU's PythonPath keys, -E/-I given on a command line, what a .pth
  * `import` line would add.
  */
 #include "machine/pypath.h"
@@ -168,6 +169,24 @@ static char *version_in(struct view *v, const char *dir)
 	return ver;
 }
 
+/* sys.winver's suffix for python.exe's machine: "" (x64), "-32", "-arm64" (PC/pyconfig, PYWINVER). */
+static const char *winver_suffix(struct view *v, const char *python)
+{
+	char *host = view_host_path(v, python);
+	struct pe_image *img = NULL;
+	struct err e;
+	const char *sfx = "";
+	if (host && pe_open(&img, host, 0, &e) == 0) {
+		if (img->machine == PE_MACHINE_I386)
+			sfx = "-32";
+		else if (img->machine == PE_MACHINE_ARM64)
+			sfx = "-arm64";
+		pe_close(img);
+	}
+	free(host);
+	return sfx;
+}
+
 /* A path line of a file in `dir`: absolute as given, else joined (and folded) with dir. */
 static char *resolve(const char *dir, const char *line)
 {
@@ -262,24 +281,6 @@ static char *store_family(const char *python)
 	return NULL;
 }
 
-/* sys.winver's suffix for python.exe's machine: "" (x64), "-32", "-arm64" (PC/pyconfig, PYWINVER). */
-static const char *winver_suffix(struct view *v, const char *python)
-{
-	char *host = view_host_path(v, python);
-	struct pe_image *img = NULL;
-	struct err e;
-	const char *sfx = "";
-	if (host && pe_open(&img, host, 0, &e) == 0) {
-		if (img->machine == PE_MACHINE_I386)
-			sfx = "-32";
-		else if (img->machine == PE_MACHINE_ARM64)
-			sfx = "-arm64";
-		pe_close(img);
-	}
-	free(host);
-	return sfx;
-}
-
 /* The user base, as site.py and the Store launcher make it. */
 static void user_base(struct pypath *pp, struct view *v)
 {
@@ -356,6 +357,50 @@ static void from_pth(struct pypath *pp, struct view *v)
 	free(dir);
 }
 
+/*
+ * getpath.py: the default value of each subkey of SOFTWARE\Python\PythonCore\
+ * <winver>\PythonPath (HKCU, then HKLM: the view's registry is HKLM only),
+ * ';'-separated paths, after the zip. The core key's own default value counts
+ * only when the standard library was not found, which a real install is not.
+ */
+static void registry_paths(struct pypath *pp, struct view *v)
+{
+	struct strlist subs = STRLIST_INIT;
+	struct err e;
+	const char *sfx;
+	char *key;
+	size_t i;
+	int regview;
+	if (!pp->version || !view_has_registry(v))
+		return;
+	sfx = winver_suffix(v, pp->python);
+	regview = !strcmp(sfx, "-32") ? 32 : 64;
+	key = xasprintf("SOFTWARE\\Python\\PythonCore\\%s%s\\PythonPath", pp->version, sfx);
+	err_clear(&e);
+	if (view_reg_subkeys(v, key, regview, &subs, &e) == 0) {
+		for (i = 0; i < subs.n && i < 64; i++) {
+			struct strbuf val = STRBUF_INIT;
+			char *sub = xasprintf("%s\\%s", key, subs.v[i]), *from = xasprintf("registry PythonPath\\%s", subs.v[i]);
+			const char *s2;
+			if (view_reg_get(v, sub, "", regview, &val, &e) == 0)
+				for (s2 = val.buf; *s2;) {
+					const char *semi = strchr(s2, ';');
+					size_t n = semi ? (size_t)(semi - s2) : strlen(s2);
+					char *one = xstrndup(s2, n);
+					if (n && winpath_is_absolute(one))
+						add_entry(pp, winpath_normalize(one), from, 0);
+					free(one);
+					s2 += n + (semi != NULL);
+				}
+			strbuf_release(&val);
+			free(sub);
+			free(from);
+		}
+	}
+	strlist_release(&subs);
+	free(key);
+}
+
 /* getpath.py's Windows start of sys.path (no ._pth). */
 static void from_getpath(struct pypath *pp, struct view *v, const char *libdir, const char *exe_dir)
 {
@@ -381,6 +426,7 @@ static void from_getpath(struct pypath *pp, struct view *v, const char *libdir, 
 	zip = pp->version ? xasprintf("%s\\python3%s.zip", libdir, pp->version + 2) : NULL;
 	if (zip)
 		add_entry(pp, zip, winpath_basename(zip), 0);
+	registry_paths(pp, v);
 	dlls = winpath_join(pp->home, "DLLs");
 	if (view_is_dir(v, dlls)) {
 		add_entry(pp, dlls, "DLLs", 0);

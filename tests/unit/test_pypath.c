@@ -340,6 +340,7 @@ static void test_launcher(void)
 	PUT(root, "pep514.reg",
 	    "Windows Registry Editor Version 5.00\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.11\\InstallPath]\r\n@=\"C:\\\\Py311\\\\\"\r\n\r\n"
+	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.11\\PythonPath\\Extra]\r\n@=\"C:\\\\Extra;rel\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.12\\InstallPath]\r\n"
 	    "\"ExecutablePath\"=\"C:\\\\Py312\\\\python.exe\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.10-32\\InstallPath]\r\n@=\"C:\\\\Py310-32\"\r\n\r\n"
@@ -353,6 +354,17 @@ static void test_launcher(void)
 	free(reg);
 	view_attach_registry(v, r);
 	pyfind_init(&f);
+	/* getpath.py: the PythonPath subkeys' paths come after the zip */
+	{
+		struct pypath pp;
+		pypath_init(&pp);
+		PUT(root, "Py311/python311.dll", "MZ");
+		CHECK_INT(build(&pp, v, "C:\\Py311\\python.exe", 0), 0);
+		CHECK_STR(entries(&pp), "C:\\Py311\\python311.zip|C:\\Extra|C:\\Py311|C:\\Py311\\Lib");
+		if (pp.n > 1)
+			CHECK_STR(pp.e[1].from, "registry PythonPath\\Extra");
+		pypath_release(&pp);
+	}
 	/* py.ini beside py.exe says 3.11 */
 	CHECK_INT(pyfind_launcher(&f, v, NULL, &e), 0);
 	CHECK_STR(f.python, "C:\\Py311\\python.exe");
