@@ -142,6 +142,7 @@ void check_scan_init(struct check_scan *s)
 	memset(s, 0, sizeof(*s));
 	strlist_init(&s->pythons);
 	strlist_init(&s->dirs);
+	strlist_init(&s->userbases);
 }
 
 void check_scan_release(struct check_scan *s)
@@ -149,15 +150,24 @@ void check_scan_release(struct check_scan *s)
 	free(s->pairs);
 	strlist_release(&s->pythons);
 	strlist_release(&s->dirs);
+	strlist_release(&s->userbases);
 	check_scan_init(s);
 }
 
 void check_python_scan(struct check_scan *s, struct view *v, const struct inventory *inv)
 {
 	size_t i, j, alloc = 0;
+	struct pyfind pf;
+	struct err fe;
 	for (i = 0; i < inv->ninstalls; i++)
 		if (inv->installs[i].python && !strlist_has_icase(&s->pythons, inv->installs[i].python))
 			strlist_push(&s->pythons, inv->installs[i].python);
+	/* and the python a person means (PATH, the py launcher): a Store Python owns no install folder */
+	pyfind_init(&pf);
+	err_clear(&fe);
+	if (pyfind_default(&pf, v, &fe) == 0 && view_is_file(v, pf.python) && !strlist_has_icase(&s->pythons, pf.python))
+		strlist_push(&s->pythons, pf.python);
+	pyfind_release(&pf);
 	for (i = 0; i < s->pythons.n; i++) {
 		struct pypath pp;
 		struct pypath_hit *hits = NULL;
@@ -180,9 +190,19 @@ void check_python_scan(struct check_scan *s, struct view *v, const struct invent
 			s->pairs[s->n].imported = j == 0;
 			s->n++;
 		}
+		strlist_push(&s->userbases, pp.store_family && pp.user_base ? pp.user_base : "");
 		pypath_hits_free(hits, nh);
 		pypath_release(&pp);
 	}
+}
+
+const char *check_scan_userbase(const struct check_scan *s, const char *python)
+{
+	size_t i;
+	for (i = 0; python && i < s->pythons.n && i < s->userbases.n; i++)
+		if (!str_icmp(s->pythons.v[i], python))
+			return *s->userbases.v[i] ? s->userbases.v[i] : NULL;
+	return NULL;
 }
 
 const char *check_scan_importer(const struct check_scan *s, const char *torch_dir)

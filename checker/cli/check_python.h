@@ -52,8 +52,9 @@ void check_python_sys_path(const struct check_python *cp, struct strlist *out);
 cJSON *check_python_json(const struct check_python *cp);
 
 /*
- * --scan: every python.exe the installs belong to, each with the torch
- * packages on its sys.path (the first imported, the others shadowed).
+ * --scan: every python.exe the installs belong to, and the one a person
+ * means (pyfind_default), each with the torch packages on its sys.path (the
+ * first imported, the others shadowed).
  */
 struct inventory;
 struct result_python_pair;
@@ -61,12 +62,15 @@ struct check_scan {
 	struct result_python_pair *pairs;
 	size_t n;
 	struct strlist pythons, dirs; /* the strings the pairs point at */
+	struct strlist userbases;     /* per python: a Store Python's user base (its launcher's), else "" */
 };
 void check_scan_init(struct check_scan *s);
 void check_scan_release(struct check_scan *s);
 void check_python_scan(struct check_scan *s, struct view *v, const struct inventory *inv);
 /* The python.exe found whose sys.path imports torch_dir first, or NULL. */
 const char *check_scan_importer(const struct check_scan *s, const char *torch_dir);
+/* The user base a python.exe found runs with when it is not the default (a Store Python's), or NULL. */
+const char *check_scan_userbase(const struct check_scan *s, const char *python);
 /* `interpreters[]` of each install in the finished report (report/result_python.h). */
 void check_scan_json(const struct check_scan *s, cJSON *doc);
 

@@ -374,6 +374,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		one.python_exe = inv->installs[k].python;
 		if (!one.python_exe) /* a user site: the python found whose sys.path imports it runs it */
 			one.python_exe = check_scan_importer(scan, one.torch_dir);
+		if (!one.userbase) /* with its user base (a Store Python's launcher sets its own) */
+			one.userbase = check_scan_userbase(scan, one.python_exe);
 		if (check_install(report, &env, &inv->installs[k], &one, &e))
 			goto fail;
 	}

@@ -213,6 +213,9 @@ else
 		check_eq "…mkl in its Library\\bin is found (torch 2.3.1 searches the user base): every binary loads, exit 0" \
 			'[true,[]] 0' \
 			"$(J store '[.installs[0].status != "fail", [.installs[0].binaries[] | select(.outcome != "loads") | .path]]' "${S[@]}") $(st store "${S[@]}")"
+		check_eq "--scan: the LocalCache torch is paired with the Store python.exe found on PATH, and run by it" \
+			'[["C:\\Program Files\\WindowsApps\\PythonSoftwareFoundation.Python.3.11_3.11.2544.0_x64__qbz5n2kfra8p0\\python.exe","imported","user site"],"pass"]' \
+			"$(C store --scan "$ROOTC" --depth 12 "${S[@]}" | jq -c '.installs[0] | [(.interpreters[0] | [.python,.status,.from]), (if .status == "fail" then "fail" else "pass" end)]')"
 		cp -al "$WORK/store" "$WORK/storeo" # the next case edits the tree
 		ORACLE_CASES+=("storeo|Store Python's LocalCache torch 2.3.1 (mkl in its user base)|$PKG|$LOCAL/Python311/site-packages/torch|$LOCAL/Python311/site-packages/torch/lib;$LOCAL/Library/bin|$(printf '%s|' "${S[@]}")")
 		rm -rf "$WORK/store/Users/ana/AppData/Local/Microsoft/WindowsApps/$FAM"
