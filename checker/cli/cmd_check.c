@@ -29,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/check_python.h"
 #include "cli/cmd.h"
 #include "judge/check.h"
 #include "judge/confirm.h"
@@ -106,6 +107,7 @@ struct check_opts {
 	int verify_hashes;
 	uint64_t memory;     /* --memory: bytes of RAM (0: not given) */
 	unsigned processes;  /* --processes (0: not given) */
+	int no_user_site;
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
 };
 
@@ -114,8 +116,12 @@ static const struct cli_opt check_opts_table[] = {
 		cli_set_str, struct check_opts, torch),
 	CLI_OPT("--site-packages", "DIR", "a site-packages folder holding torch",
 		cli_set_str, struct check_opts, sitepk),
-	CLI_OPT("--python", "PATH", "python.exe of the environment (venv and conda layouts understood)",
+	CLI_OPT("--python", "PATH", "python.exe of the environment, or py:3.X / py for the py launcher's choice;\n"
+		"its torch is the one its sys.path imports (default: the first python.exe on the\n"
+		"machine's PATH, else the py launcher's default; docs/python.md)",
 		cli_set_str, struct check_opts, python),
+	CLI_OPT("--no-user-site", NULL, "python -s: the user site is not on sys.path",
+		cli_set_flag, struct check_opts, no_user_site),
 	CLI_OPT("--scan", "DIR", "every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
 		"python and dll_paths",
 		cli_set_str, struct check_opts, scan),
@@ -159,7 +165,7 @@ static const struct cli_opt check_opts_table[] = {
 const struct cli_cmd check_cli = {
 	.name = "check",
 	.summary = "will torch load on this machine? (findings, exit 1 on failure)",
-	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --scan DIR | --pins) [options]",
+	.synopsis = "[--torch DIR | --site-packages DIR | --python PATH | --scan DIR | --pins] [options]",
 	.opts = check_opts_table,
 	.notes = "Paths are Windows paths (C:\\...) or host paths under --root. --pins alone judges the\n"
 		 "repository's torch pins against this runner with no torch installed; with an install\n"
@@ -222,10 +228,6 @@ static int check_combination(const struct check_opts *o)
 	}
 	if (pins_where_check(&check_cli, s) < 0)
 		return -1;
-	if (!o->pins && !o->torch && !o->sitepk && !o->python && !o->scan) {
-		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH, --scan DIR or --pins");
-		return -1;
-	}
 	for (k = 0; k < o->import_first.n; k++)
 		if (import_first_bad(o->import_first.v[k]))
 			return -1;
@@ -262,29 +264,18 @@ struct check_paths {
 	char *torch, *python, *userbase, *scan;
 };
 
-/* python.exe's environment: <dir>\Lib\site-packages, or <venv>\Lib\site-packages for Scripts\ */
-static char *torch_of_python(struct view *v, const char *wpython)
-{
-	char *dir = winpath_dirname(wpython);
-	char *t = xasprintf("%s\\Lib\\site-packages\\torch", dir);
-	if (!view_is_dir(v, t) && !str_icmp(winpath_basename(dir), "Scripts")) {
-		char *up = winpath_dirname(dir);
-		free(t);
-		t = xasprintf("%s\\Lib\\site-packages\\torch", up);
-		free(up);
-	}
-	free(dir);
-	return t;
-}
-
 /*
  * Errors name the path as the user gave it (a host path stays a host path).
  * With --pins, --python may name a Python without torch (the gate runs before
  * pip install): p->torch is then NULL and only python.exe's folder is used.
  */
-static int resolve_paths(const struct check_opts *o, struct view *v, struct check_paths *p)
+static int resolve_paths(const struct check_opts *o, struct view *v, struct check_paths *p, struct check_python *cp)
 {
-	if (o->python && !(p->python = cmd_winpath(v, o->python)))
+	if (o->python && !check_python_is_spec(o->python) && !(p->python = cmd_winpath(v, o->python)))
+		return -1;
+	/* no python named (or a py launcher spec): the one a person means (check_python.h) */
+	if (!p->python && !o->torch && !o->sitepk && !o->scan && (o->python || !o->pins) &&
+	    check_python_choose(cp, v, o->python, &p->python))
 		return -1;
 	if (o->userbase && !(p->userbase = cmd_winpath(v, o->userbase)))
 		return -1;
@@ -304,12 +295,19 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 		p->torch = winpath_join(w, "torch");
 		free(w);
 	} else if (p->python) {
-		p->torch = torch_of_python(v, p->python);
-		if (o->pins && !view_is_dir(v, p->torch)) {
-			free(p->torch);
-			p->torch = NULL;
+		/* the torch `import torch` picks: the first on python.exe's sys.path (machine/pypath.h) */
+		const char *t = check_python_torch(cp, v, p->python, o->no_user_site);
+		if (!p->userbase && cp->path.store_family && cp->path.user_base)
+			p->userbase = xstrdup(cp->path.user_base);
+		if (!t && o->pins)
 			return 0;
+		if (!t) {
+			cmd_usage_error("check: python %s: no torch package on its sys.path (%zu folders, from %s; "
+					"`torch-dll-check check --json` lists them)",
+					p->python, cp->path.n, cp->path.n ? cp->path.e[0].path : "none");
+			return -1;
 		}
+		p->torch = xstrdup(t);
 	} else {
 		return 0; /* --pins alone: no install */
 	}
@@ -319,7 +317,7 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 		else if (o->sitepk)
 			cmd_usage_error("check: --site-packages %s: no torch folder in it", o->sitepk);
 		else
-			cmd_usage_error("check: --python %s: no torch in its environment (%s)", o->python, p->torch);
+			cmd_usage_error("check: python %s: its torch folder %s is not there", p->python, p->torch);
 		return -1;
 	}
 	return 0;
@@ -377,7 +375,8 @@ static int matrix_procedure(void *ctx, const char *version, struct torch_proc *o
 
 /* Every install: the one given, or each --scan found with its own python. */
 static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
-			  const struct matrix *m, const struct inventory *inv)
+			  const struct matrix *m, const struct inventory *inv, const struct strlist *sys_path,
+			  const struct check_scan *scan)
 {
 	struct torch_inputs in;
 	struct check_env env;
@@ -400,6 +399,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	env.inv = inv;
 	env.import_first = &o->import_first;
 	env.verify_hashes = o->verify_hashes;
+	env.sys_path = sys_path;
 	in.machine = o->machine;
 	in.python_exe = p->python;
 	in.userbase = p->userbase;
@@ -417,6 +417,10 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
+		if (!one.python_exe) /* a user site: the python found whose sys.path imports it runs it */
+			one.python_exe = check_scan_importer(scan, one.torch_dir);
+		if (!one.userbase) /* with its user base (a Store Python's launcher sets its own) */
+			one.userbase = check_scan_userbase(scan, one.python_exe);
 		if (check_install(report, &env, &inv->installs[k], &one, &e))
 			goto fail;
 	}
@@ -486,6 +490,9 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	struct matrix m;
 	struct result report = RESULT_INIT;
 	struct gate_pins gp;
+	struct check_python cp;
+	struct strlist sys_path = STRLIST_INIT;
+	struct check_scan scan;
 	int r, rc = EXIT_USAGE;
 
 	memset(&o, 0, sizeof(o));
@@ -497,6 +504,8 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	inventory_init(&inv);
 	matrix_init(&m);
 	gate_pins_init(&gp);
+	check_python_init(&cp);
+	check_scan_init(&scan);
 	r = cli_parse(&check_cli, argc, argv, &o, &args);
 	cli_args_release(&args);
 	if (r) {
@@ -513,10 +522,15 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		return cmd_git_sibling(argc, argv);
 	}
 	if (load_matrix(&o, &m) || (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
-	    view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p) || take_inventory(&o, v, &p, &inv))
+	    view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p, &cp) || take_inventory(&o, v, &p, &inv))
 		goto out;
 	start_report(&report, v, &m);
-	if (check_installs(&report, v, &o, &p, &m, &inv))
+	if (cp.built) /* which python and which torch its sys.path imports */
+		cJSON_AddItemToObject(report.doc, "interpreter", check_python_json(&cp));
+	check_python_sys_path(&cp, &sys_path);
+	if (o.scan)
+		check_python_scan(&scan, v, &inv);
+	if (check_installs(&report, v, &o, &p, &m, &inv, cp.built ? &sys_path : NULL, &scan))
 		goto out;
 	if (o.pins && judge_gate_pins(&report, v, &o, &p, &m, &inv, &gp))
 		goto out;
@@ -525,11 +539,16 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	if (cmd_confirm_installs(&report, &o.co))
 		goto out;
 	result_finish(&report);
+	if (o.scan) /* each install with the python.exe found whose sys.path imports or shadows it */
+		check_scan_json(&scan, report.doc);
 	rc = report_run(report.doc, &o.ro);
 out:
 	result_release(&report);
 	inventory_release(&inv);
 	gate_pins_release(&gp);
+	check_python_release(&cp);
+	strlist_release(&sys_path);
+	check_scan_release(&scan);
 	matrix_release(&m);
 	registry_free(reg);
 	view_free(v);

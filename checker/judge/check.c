@@ -140,6 +140,7 @@ int check_install_run(struct check_install *ci, struct findings *out, const stru
 	ci->install = install;
 	ci->in = *in;
 	ext_check_init(&ci->xc, env->import_first, env->m);
+	ci->xc.sys_path = env->sys_path;
 	for (i = 0; i < NPASSES; i++) {
 		if (failed && check_passes[i].needs_verdict)
 			continue;

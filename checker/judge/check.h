@@ -76,6 +76,8 @@ struct check_env {
 	int verify_hashes;                  /* record: compare sha256 too */
 	const struct machine_memory *memory; /* commit: the machine's memory facts, or NULL */
 	unsigned processes;                 /* commit: --processes (0: not given) */
+	const struct strlist *sys_path;     /* python.exe's sys.path (pypath.h), or NULL: extensions and packages
+					       imported first come from torch's site-packages alone */
 };
 
 /* One install's facts, as the passes leave them. */

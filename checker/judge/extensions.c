@@ -53,6 +53,12 @@ void ext_check_release(struct ext_check *c, struct view *v)
 	free(c->copies);
 	if (c->have_dists)
 		dist_set_release(&c->dists);
+	for (i = 0; i < c->nsites; i++) {
+		if (c->sites[i].ok)
+			dist_set_release(&c->sites[i].set);
+		free(c->sites[i].dir);
+	}
+	free(c->sites);
 	strlist_release(&c->import_first);
 	strlist_release(&c->missing_first);
 	strlist_release(&c->torch_dlls);
@@ -75,6 +81,58 @@ static void read_dists(struct ext_check *c, const struct torch_run *run, struct 
 		c->have_dists = 1;
 }
 
+/* The distributions of every other sys.path folder, in sys.path order (torch's own folder is c->dists). */
+static void read_sites(struct ext_check *c, struct view *v)
+{
+	size_t i;
+	if (c->sites_read || !c->sys_path)
+		return;
+	c->sites_read = 1;
+	c->sites = xcalloc(c->sys_path->n ? c->sys_path->n : 1, sizeof(*c->sites));
+	for (i = 0; i < c->sys_path->n; i++) {
+		struct ext_site *s = &c->sites[c->nsites];
+		struct err e;
+		const char *dir = c->sys_path->v[i];
+		if (!view_is_dir(v, dir))
+			continue;
+		s->dir = xstrdup(dir);
+		/* torch's own folder is read once, as c->dists */
+		if (!(c->site_packages && !str_icmp(dir, c->site_packages)))
+			s->ok = dist_set_read(&s->set, v, dir, NULL, &e) == 0;
+		c->nsites++;
+	}
+}
+
+/* The distribution set of sys.path folder i (torch's: c->dists), or NULL. */
+static const struct dist_set *site_set(const struct ext_check *c, size_t i)
+{
+	if (c->site_packages && !str_icmp(c->sites[i].dir, c->site_packages))
+		return c->have_dists ? &c->dists : NULL;
+	return c->sites[i].ok ? &c->sites[i].set : NULL;
+}
+
+/*
+ * The first distribution `name` on sys.path and its folder (*sp), as `import`
+ * finds it: torch's site-packages alone without a sys.path.
+ */
+static const struct dist *find_on_path(struct ext_check *c, struct view *v, const char *name, const char **sp)
+{
+	size_t i;
+	read_sites(c, v);
+	*sp = c->site_packages;
+	if (!c->nsites)
+		return c->have_dists ? dist_set_find(&c->dists, name) : NULL;
+	for (i = 0; i < c->nsites; i++) {
+		const struct dist_set *s = site_set(c, i);
+		const struct dist *d = s ? dist_set_find(s, name) : NULL;
+		if (d) {
+			*sp = c->sites[i].dir;
+			return d;
+		}
+	}
+	return NULL;
+}
+
 static int same_text(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
@@ -89,27 +147,31 @@ void ext_check_before_torch(void *ctx, struct torch_run *run, struct view *v)
 	read_dists(c, run, v);
 	c->orig_path = view_getenv(v, "PATH") ? xstrdup(view_getenv(v, "PATH")) : NULL;
 	for (i = 0; i < c->import_first.n; i++) {
-		const char *name = c->import_first.v[i], *module = NULL;
-		const struct dist *d = c->have_dists ? dist_set_find(&c->dists, name) : NULL;
+		const char *name = c->import_first.v[i], *module = NULL, *sp = c->site_packages;
+		const struct dist *d = find_on_path(c, v, name, &sp);
 		struct ext_run *r = NULL;
 		struct err e;
-		if (!d && strchr(name, '.') && c->have_dists) {
+		if (!d && strchr(name, '.')) {
 			/* PKG.module: the distribution whose top-level package PKG is, and that module of it */
 			char *top = xstrndup(name, (size_t)(strchr(name, '.') - name));
-			d = dist_set_find(&c->dists, top);
+			d = find_on_path(c, v, top, &sp);
 			module = name;
 			free(top);
 		}
 		if (!d) {
 			strlist_push(&c->missing_first, name);
 			if (!c->first_error)
-				c->first_error = xasprintf("--import-first %s: no distribution of %s is named so (nor has "
-							   "it as a top-level package)",
-							   name, c->site_packages ? c->site_packages : "torch's site-packages");
+				c->first_error = c->nsites
+					? xasprintf("--import-first %s: no distribution on python's sys.path (%zu folders) "
+						    "is named so (nor has it as a top-level package)",
+						    name, c->nsites)
+					: xasprintf("--import-first %s: no distribution of %s is named so (nor has "
+						    "it as a top-level package)",
+						    name, c->site_packages ? c->site_packages : "torch's site-packages");
 			continue;
 		}
 		if (extload_run(&r, run->ld, v, run, d, matrix_extension_load(c->matrix, d->name, d->version),
-				c->site_packages, 1, module, &e) == 0) {
+				sp, 1, module, &e) == 0) {
 			ALLOC_GROW(c->first, c->nfirst + 1, c->afirst);
 			c->first[c->nfirst++] = r;
 		} else {
@@ -232,28 +294,47 @@ static void list_copies(struct ext_check *c, const struct torch_run *run, struct
 	}
 }
 
-void ext_check_after_torch(struct ext_check *c, struct torch_run *run, struct view *v)
+/* One folder's extensions; `seen` holds the names an earlier sys.path folder has (they shadow these). */
+static void extensions_in(struct ext_check *c, struct torch_run *run, struct view *v, const struct dist_set *set,
+			  const char *sp, struct strlist *seen)
 {
 	size_t i;
-	read_dists(c, run, v);
-	if (!c->have_dists)
-		return;
-	extload_torch_dlls(run, &c->torch_dlls);
-	for (i = 0; i < c->dists.n; i++) {
-		const struct dist *d = &c->dists.v[i];
+	for (i = 0; i < set->n; i++) {
+		const struct dist *d = &set->v[i];
 		struct ext_run *r = NULL;
+		if (seen && strlist_has_icase(seen, d->name))
+			continue;
+		if (seen)
+			strlist_push(seen, d->name);
 		if (dist_name_eq(d->name, "torch") || imported_first(c, d) || !is_extension(c, v, d))
 			continue;
 		if (c->nexts >= EXT_MAX_EXTENSIONS) {
 			c->ext_over++;
 			continue;
 		}
-		if (extload_run(&r, run->ld, v, run, d, matrix_extension_load(c->matrix, d->name, d->version),
-				c->site_packages, 0, NULL, NULL) == 0) {
+		if (extload_run(&r, run->ld, v, run, d, matrix_extension_load(c->matrix, d->name, d->version), sp, 0,
+				NULL, NULL) == 0) {
 			ALLOC_GROW(c->exts, c->nexts + 1, c->aexts);
 			c->exts[c->nexts++] = r;
 		}
 	}
+}
+
+void ext_check_after_torch(struct ext_check *c, struct torch_run *run, struct view *v)
+{
+	struct strlist seen = STRLIST_INIT;
+	size_t i;
+	read_dists(c, run, v);
+	if (!c->have_dists)
+		return;
+	extload_torch_dlls(run, &c->torch_dlls);
+	read_sites(c, v);
+	if (!c->nsites)
+		extensions_in(c, run, v, &c->dists, c->site_packages, NULL);
+	for (i = 0; i < c->nsites; i++) /* sys.path order: the first folder with a distribution wins */
+		if (site_set(c, i))
+			extensions_in(c, run, v, site_set(c, i), c->sites[i].dir, &seen);
+	strlist_release(&seen);
 	list_copies(c, run, v);
 }
 

@@ -54,6 +54,12 @@ struct ext_copy {
 	struct copy_gap gap; /* what torch's binaries import from it that it does not export (copy_exports.h) */
 };
 
+struct ext_site {
+	char *dir;
+	struct dist_set set;
+	int ok;                        /* the folder was listed */
+};
+
 struct ext_check {
 	struct strlist import_first;   /* the names asked for (--import-first), in order */
 	struct strlist missing_first;  /* those no distribution of the site-packages has */
@@ -73,6 +79,12 @@ struct ext_check {
 	const struct matrix *matrix;   /* its extension_load table: each package's procedure (borrowed; may be NULL) */
 	char *orig_path;               /* the view's PATH before a package changed it */
 	int path_changed;
+	/* sys.path's folders in order (machine/pypath.h), or NULL: torch's site-packages alone. A package is
+	   taken from the first folder that has its distribution; the same name later on is shadowed. */
+	const struct strlist *sys_path;
+	struct ext_site *sites;        /* those folders' distributions (torch's is `dists`), read when first needed */
+	size_t nsites;
+	int sites_read;
 };
 
 void ext_check_init(struct ext_check *c, const struct strlist *import_first, const struct matrix *m);

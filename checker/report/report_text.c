@@ -354,6 +354,71 @@ static void environment(struct strbuf *out, const struct style *st, const cJSON 
 		}
 }
 
+/*
+ * The python.exe checked and why it was chosen, and, when its sys.path holds
+ * more than one torch, which one `import torch` takes (docs/python.md).
+ */
+static void interpreter(struct strbuf *out, const struct style *st, const cJSON *ip)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(ip, "torch"), *e;
+	int i = 0;
+	if (!cJSON_IsObject(ip) || !report_str(ip, "python"))
+		return;
+	strbuf_addf(out, "  %spython%s ", st->dim, st->off);
+	text_esc_line(out, report_str(ip, "python"));
+	strbuf_adds(out, " (");
+	text_esc_line(out, report_str(ip, "chosen_by") ? report_str(ip, "chosen_by") : "?");
+	strbuf_adds(out, ")\n");
+	if (cJSON_GetArraySize(t) < 2)
+		return;
+	strbuf_adds(out, "  ");
+	cJSON_ArrayForEach(e, t)
+	{
+		if (i)
+			strbuf_adds(out, "; ");
+		text_esc_line(out, report_str(e, "torch_dir") ? report_str(e, "torch_dir") : "?");
+		strbuf_addch(out, ' ');
+		text_esc_line(out, report_str(e, "version") ? report_str(e, "version") : "(version unknown)");
+		strbuf_adds(out, " (");
+		text_esc_line(out, report_str(e, "from") ? report_str(e, "from") : "?");
+		strbuf_adds(out, i ? ") is shadowed" : ") is the one imported");
+		i++;
+	}
+	strbuf_addch(out, '\n');
+}
+
+/*
+ * --scan: the python.exe found whose sys.path imports this torch, and those
+ * it is shadowed for; nothing when one python.exe imports it from its own
+ * environment's site-packages and no other has it.
+ */
+static void scan_interpreters(struct strbuf *out, const struct style *st, const cJSON *inst)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(inst, "interpreters"), *e;
+	int pass;
+	if (!cJSON_IsArray(a))
+		return;
+	e = cJSON_GetArrayItem(a, 0);
+	if (cJSON_GetArraySize(a) == 1 && same_str(report_str(e, "status"), "imported") &&
+	    (same_str(report_str(e, "from"), "site-packages") || same_str(report_str(e, "from"), "venv site-packages")))
+		return;
+	if (!cJSON_GetArraySize(a)) {
+		strbuf_addf(out, "    %sno python.exe found by the scan has it on sys.path%s\n", st->dim, st->off);
+		return;
+	}
+	for (pass = 0; pass < 2; pass++)
+		cJSON_ArrayForEach(e, a)
+		{
+			if (same_str(report_str(e, "status"), "imported") != !pass)
+				continue;
+			strbuf_addf(out, "    %s%s%s ", st->dim, pass ? "shadowed for" : "imported by", st->off);
+			text_esc_line(out, report_str(e, "python") ? report_str(e, "python") : "?");
+			strbuf_adds(out, " (");
+			text_esc_line(out, report_str(e, "from") ? report_str(e, "from") : "?");
+			strbuf_adds(out, ")\n");
+		}
+}
+
 void report_text(struct strbuf *out, const struct report_view *v, int color, int trace)
 {
 	struct report_text_opts o = { 0, 0, 0, 0, 0 };
@@ -425,6 +490,7 @@ static void report_text_lines(struct strbuf *out, const struct report_view *v, c
 	strbuf_adds(out, ")\n");
 	if (o->quiet)
 		return;
+	interpreter(out, st, cJSON_GetObjectItemCaseSensitive(v->doc, "interpreter"));
 
 	/* Where, and what `import torch` would say (Windows names only the DLL it asked for); failing installs first. */
 	for (pass = 0; pass < 2; pass++)
@@ -460,6 +526,7 @@ static void report_text_lines(struct strbuf *out, const struct report_view *v, c
 				strbuf_addf(out, "  %s\n", p.buf);
 			strbuf_release(&p);
 		}
+		scan_interpreters(out, st, inst);
 		environment(out, st, inst);
 	}
 

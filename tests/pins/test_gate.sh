@@ -334,8 +334,8 @@ check_eq "…nothing on stdout" "" "$(cat "$tmp/sh.out")"
 check_status "--base without --pins is a usage error" 2 "$B" check --base main --root "$redist/root"
 check_status "--rev with --base is a usage error" 2 "$B" check --pins --rev main --base main --root "$redist/root"
 check_status "not a repository: exit 2" 2 "$B" check --pins --repo "$tmp" --root "$redist/root"
-check_eq "check without --pins or an install option names --pins" 1 \
-	"$("$B" check --root "$redist/root" 2>&1 | grep -c 'give --torch DIR, --site-packages DIR, --python PATH, --scan DIR or --pins')"
+check_eq "check without --pins or an install option, and no python on PATH, names --pins" 1 \
+	"$("$B" check --root "$redist/root" 2>&1 | grep -c 'no python found (give --python PATH or py:3.X, --torch DIR, --site-packages DIR, --scan DIR or --pins)')"
 
 # ---- pins and an installed torch: one report ----
 demo=$(demo_tree) || not_ok "building the demo tree"
