@@ -34,6 +34,7 @@
 #include "judge/confirm.h"
 #include "judge/gate.h"
 #include "machine/dist.h"
+#include "machine/frozen.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
@@ -71,6 +72,7 @@ static const struct inv_install *find_install(const struct inventory *inv, const
 
 struct check_opts {
 	const char *torch, *sitepk, *python, *userbase, *scan;
+	const char *app; /* --app: a frozen app's executable or folder */
 	int depth;
 	uint16_t machine; /* 0: python.exe's, else x64 */
 	struct strlist matrices;
@@ -90,6 +92,9 @@ static const struct cli_opt check_opts_table[] = {
 		cli_set_str, struct check_opts, sitepk),
 	CLI_OPT("--python", "PATH", "python.exe of the environment (venv and conda layouts understood)",
 		cli_set_str, struct check_opts, python),
+	CLI_OPT("--app", "PATH", "a frozen app (PyInstaller onedir: its .exe or its folder): the process its\n"
+		"launcher starts, with the app's own torch and DLLs (docs/loader.md, Frozen apps)",
+		cli_set_str, struct check_opts, app),
 	CLI_OPT("--scan", "DIR", "every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
 		"python and dll_paths",
 		cli_set_str, struct check_opts, scan),
@@ -127,7 +132,7 @@ static const struct cli_opt check_opts_table[] = {
 const struct cli_cmd check_cli = {
 	.name = "check",
 	.summary = "will torch load on this machine? (findings, exit 1 on failure)",
-	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --scan DIR | --pins) [options]",
+	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --app PATH | --scan DIR | --pins) [options]",
 	.opts = check_opts_table,
 	.notes = "Paths are Windows paths (C:\\...) or host paths under --root. --pins alone judges the\n"
 		 "repository's torch pins against this runner with no torch installed; with an install\n"
@@ -187,8 +192,13 @@ static int check_combination(const struct check_opts *o)
 	}
 	if (pins_where_check(&check_cli, s) < 0)
 		return -1;
-	if (!o->pins && !o->torch && !o->sitepk && !o->python && !o->scan) {
-		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH, --scan DIR or --pins");
+	if (!o->pins && !o->torch && !o->sitepk && !o->python && !o->scan && !o->app) {
+		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH, --app PATH, --scan DIR or --pins");
+		return -1;
+	}
+	if (o->app && (o->torch || o->sitepk || o->python || o->scan || o->userbase)) {
+		cli_error(&check_cli, "--app checks the app's own torch and process: it does not combine with --torch, "
+				      "--site-packages, --python, --userbase or --scan");
 		return -1;
 	}
 	for (k = 0; k < o->import_first.n; k++)
@@ -225,6 +235,8 @@ static int load_matrix(const struct check_opts *o, struct matrix *m)
 /* Where torch is, as Windows paths on the view (the caller frees them). */
 struct check_paths {
 	char *torch, *python, *userbase, *scan;
+	struct frozen_app app; /* a frozen app's layout (--app, or a --torch inside one) */
+	int frozen;
 };
 
 /* python.exe's environment: <dir>\Lib\site-packages, or <venv>\Lib\site-packages for Scripts\ */
@@ -240,6 +252,30 @@ static char *torch_of_python(struct view *v, const char *wpython)
 	}
 	free(dir);
 	return t;
+}
+
+/* --app: the frozen app's layout and its torch. */
+static int resolve_app(const struct check_opts *o, struct view *v, struct check_paths *p)
+{
+	struct err e;
+	char *w = cmd_winpath(v, o->app);
+	err_clear(&e);
+	if (!w)
+		return -1;
+	if (frozen_app_open(&p->app, v, w, &e)) {
+		cmd_usage_error("check: --app %s: %s%s", o->app, e.msg, cmd_root_hint(&o->vo, v, o->app));
+		free(w);
+		return -1;
+	}
+	free(w);
+	p->frozen = 1;
+	if (!p->app.torch_dir) {
+		cmd_usage_error("check: --app %s: no torch folder in the app's top-level folder %s (not collected?)",
+				o->app, p->app.home);
+		return -1;
+	}
+	p->torch = xstrdup(p->app.torch_dir);
+	return 0;
 }
 
 /*
@@ -259,9 +295,14 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 	}
 	if (o->scan)
 		return (p->scan = cmd_winpath(v, o->scan)) ? 0 : -1;
+	if (o->app)
+		return resolve_app(o, v, p);
 	if (o->torch) {
 		if (!(p->torch = cmd_winpath(v, o->torch)))
 			return -1;
+		/* torch inside a frozen app's folder: the app's launcher starts the process, not a python.exe */
+		if (!o->python && view_is_dir(v, p->torch))
+			p->frozen = frozen_app_of_torch(&p->app, v, p->torch);
 	} else if (o->sitepk) {
 		char *w = cmd_winpath(v, o->sitepk);
 		if (!w)
@@ -340,11 +381,34 @@ static int matrix_procedure(void *ctx, const char *version, struct torch_proc *o
 	return matrix_torch_load(ctx, version, out);
 }
 
+/*
+ * The process PyInstaller's bootloader starts (docs/loader.md, "Frozen apps"): the
+ * executable, SetDllDirectoryW on the top-level folder, ucrtbase.dll when
+ * bundled and then the Python DLL by full path, sys.prefix the top-level
+ * folder (pyi_main.c, pyi_pythonlib.c).
+ */
+static void frozen_launcher(struct torch_launcher *l, const struct frozen_app *app, const char *preload[2])
+{
+	memset(l, 0, sizeof(*l));
+	l->exe = app->exe;
+	l->dll_directory = app->home;
+	l->dll_directory_why = "the app's top-level folder: PyInstaller's bootloader calls SetDllDirectoryW on it";
+	l->npreload = 0;
+	if (app->ucrtbase)
+		preload[l->npreload++] = app->ucrtbase;
+	preload[l->npreload++] = app->python_dll;
+	l->preload = preload;
+	l->prefix = app->home;
+	l->what = app->what;
+}
+
 /* Every install: the one given, or each --scan found with its own python. */
 static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
 			  const struct matrix *m, const struct inventory *inv)
 {
 	struct torch_inputs in;
+	struct torch_launcher launch;
+	const char *preload[2];
 	struct check_env env;
 	struct err e;
 	size_t k;
@@ -360,6 +424,10 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.userbase = p->userbase;
 	in.procedure = matrix_procedure;
 	in.procedure_ctx = (void *)(uintptr_t)m; /* read only */
+	if (p->frozen) {
+		frozen_launcher(&launch, &p->app, preload);
+		in.launcher = &launch;
+	}
 	if (!o->scan && !p->torch)
 		return 0; /* --pins without an install */
 	if (!o->scan) {
@@ -489,6 +557,7 @@ out:
 	free(p.python);
 	free(p.userbase);
 	free(p.scan);
+	frozen_app_release(&p.app);
 	view_opts_release(&o.vo);
 	strlist_release(&o.matrices);
 	strlist_release(&o.import_first);

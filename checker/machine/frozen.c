@@ -1,0 +1,179 @@
+/*
+ * frozen: a frozen app's layout, read from the view (see frozen.h).
+ */
+#include "machine/frozen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine/pyiarchive.h"
+#include "machine/winpath.h"
+#include "util/os.h"
+#include "util/strbuf.h"
+
+/* Whether `needle` occurs in the first `n` bytes of `s` (the bootloader's part of the file). */
+static int has_bytes(struct span s, size_t n, const char *needle)
+{
+	size_t k = strlen(needle), i;
+	if (n > s.len)
+		n = s.len;
+	for (i = 0; k && i + k <= n; i++)
+		if (s.p[i] == (unsigned char)needle[0] && !memcmp(s.p + i, needle, k))
+			return 1;
+	return 0;
+}
+
+/* The one .exe in `dir` whose file holds a PyInstaller archive, or NULL (none, or two). */
+static char *launcher_in(struct view *v, const char *dir)
+{
+	struct strlist names = STRLIST_INIT;
+	char *found = NULL;
+	size_t i;
+	int two = 0;
+	if (view_list_dir(v, dir, &names, NULL) == 0)
+		for (i = 0; i < names.n && !two; i++) {
+			char *w, *host;
+			struct os_map m;
+			if (!str_iendswith(names.v[i], ".exe"))
+				continue;
+			w = winpath_join(dir, names.v[i]);
+			host = view_host_path(v, w);
+			if (host && view_is_file(v, w) && os_map_file(&m, host, NULL) == 0) {
+				if (pyi_archive_has_cookie(span_make(m.data, m.size))) {
+					if (found)
+						two = 1;
+					else
+						found = xstrdup(w);
+				}
+				os_unmap(&m);
+			}
+			free(host);
+			free(w);
+		}
+	strlist_release(&names);
+	if (two) {
+		free(found);
+		found = NULL;
+	}
+	return found;
+}
+
+int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, struct err *err)
+{
+	struct pyi_archive ar;
+	struct os_map m;
+	char *host = NULL, *dir;
+	int r = -1;
+	memset(app, 0, sizeof(*app));
+	memset(&ar, 0, sizeof(ar));
+	if (view_is_dir(v, win)) {
+		if (!(app->exe = launcher_in(v, win)))
+			return err_set(err, "%s: no PyInstaller executable in this folder (an .exe with the archive "
+					    "PyInstaller appends; two are ambiguous: name the one)",
+				       win);
+	} else if (view_is_file(v, win)) {
+		app->exe = winpath_normalize(win);
+	} else {
+		return err_set(err, "%s: no such file or folder", win);
+	}
+	if (!(host = view_host_path(v, app->exe)))
+		return err_set(err, "%s: cannot be read", app->exe);
+	if (os_map_file(&m, host, err)) {
+		free(host);
+		return -1;
+	}
+	if (pyi_archive_parse(&ar, span_make(m.data, m.size), err)) {
+		char msg[ERR_MSG_MAX];
+		memcpy(msg, err->msg, sizeof(msg));
+		err_set(err, "%s: %s", app->exe, msg);
+		goto out;
+	}
+	app->freezer = "PyInstaller";
+	app->python_version = ar.python_version;
+	app->onefile = ar.onefile;
+	app->nentries = ar.n;
+	if (ar.contents_dir) {
+		app->generation = "6.x";
+		app->evidence = "the archive's pyi-contents-directory option (PyInstaller 6.0 and later)";
+	} else if (has_bytes(span_make(m.data, m.size), (size_t)ar.pkg_offset, "pyi-contents-directory")) {
+		app->generation = "6.x";
+		app->evidence = "the bootloader reads a pyi-contents-directory option (PyInstaller 6.0 and later)";
+	} else {
+		app->generation = "5.x or older";
+		app->evidence = "the bootloader knows no pyi-contents-directory option (before PyInstaller 6.0)";
+	}
+	if (app->onefile) {
+		err_set(err, "%s: a PyInstaller %s onefile build (%zu archive entries, the binaries inside the "
+			     "executable): checking its contents is not supported yet; check the onedir build of "
+			     "the same spec",
+			app->exe, app->generation, ar.n);
+		goto out;
+	}
+	if (!ar.python_libname[0] || strchr(ar.python_libname, '\\') || strchr(ar.python_libname, '/')) {
+		err_set(err, "%s: the archive names no Python DLL", app->exe);
+		goto out;
+	}
+	snprintf(app->what, sizeof(app->what), "PyInstaller %s onedir", app->generation);
+	dir = winpath_dirname(app->exe);
+	app->home = ar.contents_dir && strcmp(ar.contents_dir, ".") ? winpath_join(dir, ar.contents_dir) : xstrdup(dir);
+	free(dir);
+	app->python_dll = winpath_join(app->home, ar.python_libname);
+	app->ucrtbase = winpath_join(app->home, "ucrtbase.dll");
+	if (!view_is_file(v, app->ucrtbase)) {
+		free(app->ucrtbase);
+		app->ucrtbase = NULL;
+	}
+	app->torch_dir = winpath_join(app->home, "torch");
+	if (!view_is_dir(v, app->torch_dir)) {
+		free(app->torch_dir);
+		app->torch_dir = NULL;
+	}
+	r = 0;
+out:
+	pyi_archive_release(&ar);
+	os_unmap(&m);
+	free(host);
+	return r;
+}
+
+int frozen_app_of_torch(struct frozen_app *app, struct view *v, const char *torch_dir)
+{
+	char *home = winpath_dirname(torch_dir), *up = NULL, *exe = NULL;
+	struct err e;
+	int r = 0;
+	memset(app, 0, sizeof(*app));
+	err_clear(&e);
+	/* PyInstaller's top-level folder holds base_library.zip beside torch */
+	{
+		char *bl = winpath_join(home, "base_library.zip");
+		int hit = view_is_file(v, bl);
+		free(bl);
+		if (!hit) {
+			free(home);
+			return 0;
+		}
+	}
+	/* 6.x: the executable one level up; 5.x: beside torch */
+	up = winpath_dirname(home);
+	if (!(exe = launcher_in(v, up)))
+		exe = launcher_in(v, home);
+	if (exe && frozen_app_open(app, v, exe, &e) == 0 && app->torch_dir && !str_icmp(app->torch_dir, torch_dir))
+		r = 1;
+	if (!r)
+		frozen_app_release(app);
+	free(exe);
+	free(up);
+	free(home);
+	return r;
+}
+
+void frozen_app_release(struct frozen_app *app)
+{
+	free(app->exe);
+	free(app->home);
+	free(app->python_dll);
+	free(app->ucrtbase);
+	free(app->torch_dir);
+	memset(app, 0, sizeof(*app));
+}

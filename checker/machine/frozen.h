@@ -1,0 +1,55 @@
+/*
+ * frozen: a frozen Python app on the view — which freezer built it, where
+ * its launcher and its top-level folder (sys.prefix) are, which Python DLL
+ * the launcher loads and where torch is — read from the files alone
+ * (docs/loader.md, "Frozen apps", for what the launcher then does).
+ *
+ * PyInstaller (bootloader/src/pyi_main.c, pyi_pythonlib.c): the
+ * executable is the bootloader with the PKG archive appended
+ * (pyiarchive.h). Onedir 6.x keeps everything but the executable in a
+ * contents folder named by the archive's "pyi-contents-directory" option
+ * (`_internal` by default; "." is the executable's folder); onedir 5.x
+ * and older keep it next to the executable. That folder is the
+ * application's top-level folder (sys._MEIPASS). The bootloader's version
+ * is not written in the file: 6.x is told from the contents-directory
+ * option or the option's name among the bootloader's strings, else 5.x or
+ * older. A onefile build (the archive holds the binaries: pyiarchive.h) is
+ * recognised and said; its contents are not yet checked.
+ */
+#ifndef TDC_FROZEN_H
+#define TDC_FROZEN_H
+
+#include "machine/view.h"
+#include "util/err.h"
+
+struct frozen_app {
+	const char *freezer;   /* "PyInstaller" */
+	const char *generation; /* "6.x", "5.x or older" */
+	const char *evidence;  /* how the generation was told */
+	char *exe;             /* Windows path of the launcher */
+	char *home;            /* the top-level folder, sys._MEIPASS (Windows path) */
+	char *python_dll;      /* home\python3X.dll as the archive's cookie names it */
+	char *ucrtbase;        /* home\ucrtbase.dll when bundled (loaded first), else NULL */
+	char *torch_dir;       /* home\torch when it is a folder, else NULL */
+	unsigned python_version; /* 311, from the cookie */
+	int onefile;
+	size_t nentries;
+	char what[64];         /* "PyInstaller 6.x onedir" */       /* the archive's TOC entries */
+};
+
+/*
+ * The frozen app at Windows path `win` (its executable, or the folder that
+ * holds it). 0, or -1 with err saying why it is not one this checker
+ * reads. Release `app` either way.
+ */
+int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, struct err *err);
+
+/*
+ * Whether the torch folder `torch_dir` lies in a PyInstaller onedir app's
+ * top-level folder: 1 with `app` filled (release it), 0 when not.
+ */
+int frozen_app_of_torch(struct frozen_app *app, struct view *v, const char *torch_dir);
+
+void frozen_app_release(struct frozen_app *app);
+
+#endif

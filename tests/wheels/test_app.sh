@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016  # jq programs in single quotes
+# test_app: `check --app` on PyInstaller onedir apps built from REAL artefacts:
+# the bootloader run.exe of the pyinstaller 6.11.0 and 5.13.2 win_amd64 wheels
+# with an archive written by PyInstaller's own CArchiveWriter, torch 2.9.1's
+# wheel laid out as PyInstaller lays it out, the msvc-runtime wheels' DLLs
+# bundled in the top-level folder (tests/lib/trees/frozen.sh). The launcher's
+# process (docs/loader.md, "Frozen apps"): SetDllDirectoryW on the top-level
+# folder, python311.dll preloaded, sys.prefix the top-level folder.
+TEST_NAME=app
+export TEST_NAME
+# shellcheck source=tests/lib/start.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/start.sh"
+source "$TDC_REPO/tests/lib/fixtures.sh"
+source "$TDC_REPO/tests/lib/wheels.sh"
+source "$TDC_REPO/tests/lib/trees/wheels.sh"
+source "$TDC_REPO/tests/lib/trees/frozen.sh"
+WORK=$tmp
+
+# bundle DIR HOME VER: the runtime DLLs PyInstaller collects into the top-level folder, from msvc-runtime VER
+bundle() {
+	local t f
+	t=$(mktemp -d -p "$WORK") && _msvc_runtime "$3" "$t" || return 3
+	for f in msvcp140.dll vcruntime140.dll vcruntime140_1.dll; do
+		rm -f "$2/$f" && cp "$t"/*.data/data/Scripts/$f "$2/" || return 1
+	done
+}
+
+# app GEN RUNTIME: a onedir app of torch 2.9.1 in $WORK/GEN-RUNTIME; status 1 with $WORK/why
+app() {
+	local d=$WORK/$1-$2 home
+	[ -d "$WORK/base" ] || {
+		w=$(wheel_fetch torch 2.9.1 2>"$WORK/why") && wheel_tree "$WORK/base" "$w" >/dev/null 2>"$WORK/why" &&
+			tree_redist "$WORK/base" 14.44.35112 2>"$WORK/why"
+	} || return 1
+	[ -d "$WORK/pyi6" ] || pyi_unpack 6.11.0 "$WORK/pyi6" 2>"$WORK/why" || return 1
+	[ -d "$WORK/pyi$1" ] || pyi_unpack 5.13.2 "$WORK/pyi$1" 2>"$WORK/why" || return 1
+	tree_variant "$WORK/base" "$d" && home=$(pyi_onedir "$d" "$WORK/pyi$1" "$1" "$WORK/pyi6" 2>"$WORK/why") &&
+		bundle "$d" "$home" "$2" 2>"$WORK/why"
+}
+
+J() { jq -c "$2" "$WORK/$1.json" 2>&1; }
+run() { # NAME TREE ARGS...: the check's JSON in $WORK/NAME.json, its status in $WORK/NAME.rc
+	local n=$1 t=$2
+	shift 2
+	"$B" check --root "$WORK/$t" "$@" --json >"$WORK/$n.json" 2>"$WORK/$n.err"
+	echo $? >"$WORK/$n.rc"
+}
+ERRS='[.findings[] | select(.severity == "error") | [.rule, .winerror, .leaf]] | unique'
+
+if app 6 14.34.31931; then
+	run a6 6-14.34.31931 --app 'C:\App'
+	check_eq "6.x onedir, bundled msvcp140 14.34: c10.dll's DllMain fails (1114), the bundled copy named, exit 1" \
+		'[[["runtime-too-old",null,"vcruntime140.dll"],["runtime-too-old",1114,"msvcp140.dll"]],"1"]' \
+		"[$(J a6 "$ERRS" | jq -c '[.[] | .[2] |= ascii_downcase] | unique'),\"$(cat "$WORK/a6.rc")\"]"
+	check_eq "6.x onedir: the launcher's process (App.exe's folder, SetDllDirectoryW on _internal, sys.prefix _internal)" \
+		'["C:\\App\\App.exe","C:\\App",{"what":"PyInstaller 6.x onedir","exe":"C:\\App\\App.exe","dll_directory":"C:\\App\\_internal","prefix":"C:\\App\\_internal"},"cp311"]' \
+		"$(J a6 '.installs[0] | [.python, .application_dir, .launcher, .python_tag]')"
+	check_eq "6.x onedir: the 1114's copy is _internal's, found as the DLL directory (USER_DIRS)" \
+		'[["C:\\App\\_internal\\msvcp140.dll","USER_DIRS"]]' \
+		"$(J a6 '[.findings[] | select(.winerror == 1114) | .probes[]? | select(.result == "found") | [.path, .step]] | unique')"
+	run a6exe 6-14.34.31931 --app 'C:\App\App.exe'
+	check_eq "--app names the folder or its executable: the same findings" "$(J a6 "$ERRS")" "$(J a6exe "$ERRS")"
+	# the false FAIL of #32: --torch inside the app was judged as a python.exe that is not there
+	run t6 6-14.34.31931 --torch 'C:\App\_internal\torch'
+	check_eq "--torch C:\\App\\_internal\\torch is the app's process: the --app verdict, no python311.dll missing" \
+		"$(J a6 "$ERRS")|$(cat "$WORK/a6.rc")|[]" \
+		"$(J t6 "$ERRS")|$(cat "$WORK/t6.rc")|$(J t6 '[.findings[] | select(.leaf != null and (.leaf | ascii_downcase) == "python311.dll")]')"
+else
+	skip "PyInstaller 6.11.0 onedir of torch 2.9.1 with msvcp140 14.34" "$(cat "$WORK/why")"
+fi
+
+if app 6 14.44.35112; then
+	run b6 6-14.44.35112 --app 'C:\App'
+	check_eq "6.x onedir, bundled msvcp140 14.44: no error, exit 0" '[]|0' "$(J b6 "$ERRS")|$(cat "$WORK/b6.rc")"
+	# a DLL the freezer did not collect
+	rm -f "$WORK/6-14.44.35112/App/_internal/torch/lib/libiomp5md.dll"
+	run c6 6-14.44.35112 --app 'C:\App'
+	check_eq "6.x onedir without torch\\lib\\libiomp5md.dll: WinError 126 naming it, exit 1" \
+		'[true,"1"]' \
+		"[$(J c6 '[.findings[] | select(.winerror == 126 and (.leaf | ascii_downcase) == "libiomp5md.dll")] | length > 0'),\"$(cat "$WORK/c6.rc")\"]"
+else
+	skip "PyInstaller 6.11.0 onedir of torch 2.9.1 with msvcp140 14.44" "$(cat "$WORK/why")"
+fi
+
+if app 5 14.34.31931; then
+	run a5 5-14.34.31931 --app 'C:\App'
+	check_eq "5.x flat onedir, bundled msvcp140 14.34: 1114 on the copy beside App.exe, exit 1" \
+		'[["C:\\App\\msvcp140.dll"],"PyInstaller 5.x or older onedir","C:\\App","1"]' \
+		"[$(J a5 '[.findings[] | select(.winerror == 1114) | .probes[]? | select(.result == "found") | .path] | unique'),$(J a5 '.installs[0].launcher | .what, .dll_directory' | paste -sd,),\"$(cat "$WORK/a5.rc")\"]"
+else
+	skip "PyInstaller 5.13.2 onedir of torch 2.9.1" "$(cat "$WORK/why")"
+fi
+
+# archives the checker refuses with a clear error (exit 2), never a crash
+if [ -d "$WORK/pyi6" ]; then
+	mkdir -p "$WORK/of/App"
+	pyi_onefile_exe "$WORK/pyi6" "$WORK/of/App/App.exe" "$TDC_REPO/README.md"
+	"$B" check --root "$WORK/of" --app 'C:\App' >"$WORK/of.out" 2>&1
+	check_eq "a onefile build: recognised and said (exit 2)" "2|1" \
+		"$?|$(grep -c 'PyInstaller 6.x onefile build (3 archive entries' "$WORK/of.out")"
+	# the cookie's TOC length made to run past the archive
+	python3 - "$WORK/of/App/App.exe" <<'PYEOF'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+i = b.rfind(b"MEI\014\013\012\013\016")
+struct.pack_into("!I", b, i + 16, 0x7fffffff)
+open(p, "wb").write(b)
+PYEOF
+	"$B" check --root "$WORK/of" --app 'C:\App\App.exe' >"$WORK/lie.out" 2>&1
+	check_eq "a TOC length past the archive: a clear error (exit 2)" "2|1" \
+		"$?|$(grep -c 'the cookie says the TOC is 2147483647 bytes' "$WORK/lie.out")"
+	"$B" check --root "$WORK/of" --app 'C:\Nothing' >"$WORK/none.out" 2>&1
+	check_eq "--app on nothing: exit 2" 2 "$?"
+fi
+tap_done
