@@ -56,6 +56,8 @@ if app 6 14.34.31931; then
 	check_eq "6.x onedir: the launcher's process (App.exe's folder, SetDllDirectoryW on _internal, sys.prefix _internal)" \
 		'["C:\\App\\App.exe","C:\\App",{"what":"PyInstaller 6.x onedir","exe":"C:\\App\\App.exe","dll_directory":"C:\\App\\_internal","prefix":"C:\\App\\_internal"},"cp311"]' \
 		"$(J a6 '.installs[0] | [.python, .application_dir, .launcher, .python_tag]')"
+	check_eq "6.x onedir: the 1114's fix says the app bundles the copy: rebuild it" '[true]' \
+		"$(J a6 '[.findings[] | select(.winerror == 1114 and .rule == "runtime-too-old") | .fix | startswith("the app bundles C:\\App\\_internal\\msvcp140.dll")] | unique')"
 	check_eq "6.x onedir: the 1114's copy is _internal's, found as the DLL directory (USER_DIRS)" \
 		'[["C:\\App\\_internal\\msvcp140.dll","USER_DIRS"]]' \
 		"$(J a6 '[.findings[] | select(.winerror == 1114) | .probes[]? | select(.result == "found") | [.path, .step]] | unique')"
@@ -79,6 +81,26 @@ if app 6 14.44.35112; then
 	check_eq "6.x onedir without torch\\lib\\libiomp5md.dll: WinError 126 naming it, exit 1" \
 		'[true,"1"]' \
 		"[$(J c6 '[.findings[] | select(.winerror == 126 and (.leaf | ascii_downcase) == "libiomp5md.dll")] | length > 0'),\"$(cat "$WORK/c6.rc")\"]"
+	check_eq "the 126's fix names PyInstaller's --collect-binaries torch first" '[true]' \
+		"$(J c6 '[.findings[] | select(.rule == "missing-dll") | .fix | startswith("rebuild the app so that it holds libiomp5md.dll: PyInstaller collects torch'"'"'s DLLs with `--collect-binaries torch`")] | unique')"
+	# section names as UPX writes them (UPX0, UPX1) on a DLL of the app the process maps
+	python3 - "$WORK/6-14.44.35112/App/_internal/vcruntime140_1.dll" <<'PYEOF'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+pe = struct.unpack_from("<I", b, 0x3C)[0]
+n = struct.unpack_from("<H", b, pe + 6)[0]
+opt = struct.unpack_from("<H", b, pe + 20)[0]
+sec = pe + 24 + opt
+for i, name in zip(range(n), (b"UPX0", b"UPX1")):
+    b[sec + 40 * i:sec + 40 * i + 8] = name.ljust(8, b"\0")
+open(p + ".new", "wb").write(b)
+PYEOF
+	mv "$WORK/6-14.44.35112/App/_internal/vcruntime140_1.dll.new" "$WORK/6-14.44.35112/App/_internal/vcruntime140_1.dll"
+	run u6 6-14.44.35112 --app 'C:\App'
+	check_eq "a DLL of the app with sections UPX0/UPX1: one upx-packed warning naming it and --upx-exclude" \
+		'[["upx-packed","warning","C:\\App\\_internal\\vcruntime140_1.dll","rebuild the app with PyInstaller'"'"'s `--noupx`, or `--upx-exclude vcruntime140_1.dll`"]]' \
+		"$(J u6 '[.findings[] | select(.rule == "upx-packed") | [.rule, .severity, .binary, .fix]]')"
 else
 	skip "PyInstaller 6.11.0 onedir of torch 2.9.1 with msvcp140 14.44" "$(cat "$WORK/why")"
 fi
