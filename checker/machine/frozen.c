@@ -59,14 +59,57 @@ static char *launcher_in(struct view *v, const char *dir)
 	return found;
 }
 
+/* view_mount's reader: entry i of the mount inflated into a file in memory. */
+static char *open_entry(void *ctx, size_t i, struct err *err)
+{
+	struct frozen_app *app = ctx;
+	const struct pyi_entry *e = &app->ar.entries[app->mounted[i]];
+	unsigned char *data;
+	size_t len;
+	char *path = NULL;
+	int fd = -1;
+	if (pyi_archive_data(&app->ar, span_make(app->map.data, app->map.size), e, FROZEN_MAX_INFLATE, &data, &len,
+			     err))
+		return NULL;
+	if (os_memfile(data, len, &path, &fd, err) == 0) {
+		ALLOC_GROW(app->fds, app->nfds + 1, app->afds);
+		app->fds[app->nfds++] = fd;
+	}
+	free(data);
+	return path;
+}
+
+/* A onefile build: its files on the view at <TEMP>\_MEI000000, the top-level folder. */
+static int mount_onefile(struct frozen_app *app, struct view *v, struct err *err)
+{
+	const char *temp = view_getenv(v, "TEMP");
+	const char **names;
+	size_t i;
+	int r;
+	app->home = xasprintf("%s\\_MEI000000", temp && winpath_is_absolute(temp) ? temp : "C:\\Windows\\Temp");
+	names = xcalloc(app->ar.n ? app->ar.n : 1, sizeof(*names));
+	app->mounted = xcalloc(app->ar.n ? app->ar.n : 1, sizeof(*app->mounted));
+	for (i = 0; i < app->ar.n; i++) {
+		const struct pyi_entry *e = &app->ar.entries[i];
+		if (e->typecode != 'b' && e->typecode != 'x' && e->typecode != 'Z')
+			continue;
+		if (strchr(e->name, ':')) {
+			free(names);
+			return err_set(err, "archive entry %s: a ':' in a file name", e->name);
+		}
+		app->mounted[app->nmounted] = i;
+		names[app->nmounted++] = e->name;
+	}
+	r = view_mount(v, app->home, names, app->nmounted, open_entry, app, err);
+	free(names);
+	return r;
+}
+
 int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, struct err *err)
 {
-	struct pyi_archive ar;
-	struct os_map m;
 	char *host = NULL, *dir;
 	int r = -1;
 	memset(app, 0, sizeof(*app));
-	memset(&ar, 0, sizeof(ar));
 	if (view_is_dir(v, win)) {
 		if (!(app->exe = launcher_in(v, win)))
 			return err_set(err, "%s: no PyInstaller executable in this folder (an .exe with the archive "
@@ -79,46 +122,52 @@ int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, str
 	}
 	if (!(host = view_host_path(v, app->exe)))
 		return err_set(err, "%s: cannot be read", app->exe);
-	if (os_map_file(&m, host, err)) {
+	if (os_map_file(&app->map, host, err)) {
 		free(host);
 		return -1;
 	}
-	if (pyi_archive_parse(&ar, span_make(m.data, m.size), err)) {
+	if (pyi_archive_parse(&app->ar, span_make(app->map.data, app->map.size), err)) {
 		char msg[ERR_MSG_MAX];
 		memcpy(msg, err->msg, sizeof(msg));
 		err_set(err, "%s: %s", app->exe, msg);
 		goto out;
 	}
 	app->freezer = "PyInstaller";
-	app->python_version = ar.python_version;
-	app->onefile = ar.onefile;
-	app->nentries = ar.n;
-	if (ar.contents_dir) {
+	app->python_version = app->ar.python_version;
+	app->onefile = app->ar.onefile;
+	app->nentries = app->ar.n;
+	if (app->ar.contents_dir) {
 		app->generation = "6.x";
 		app->evidence = "the archive's pyi-contents-directory option (PyInstaller 6.0 and later)";
-	} else if (has_bytes(span_make(m.data, m.size), (size_t)ar.pkg_offset, "pyi-contents-directory")) {
+	} else if (has_bytes(span_make(app->map.data, app->map.size), (size_t)app->ar.pkg_offset, "pyi-contents-directory")) {
 		app->generation = "6.x";
 		app->evidence = "the bootloader reads a pyi-contents-directory option (PyInstaller 6.0 and later)";
 	} else {
 		app->generation = "5.x or older";
 		app->evidence = "the bootloader knows no pyi-contents-directory option (before PyInstaller 6.0)";
 	}
-	if (app->onefile) {
-		err_set(err, "%s: a PyInstaller %s onefile build (%zu archive entries, the binaries inside the "
-			     "executable): checking its contents is not supported yet; check the onedir build of "
-			     "the same spec",
-			app->exe, app->generation, ar.n);
-		goto out;
-	}
-	if (!ar.python_libname[0] || strchr(ar.python_libname, '\\') || strchr(ar.python_libname, '/')) {
+	if (!app->ar.python_libname[0] || strchr(app->ar.python_libname, '\\') ||
+	    strchr(app->ar.python_libname, '/') || strchr(app->ar.python_libname, ':')) {
 		err_set(err, "%s: the archive names no Python DLL", app->exe);
 		goto out;
 	}
-	snprintf(app->what, sizeof(app->what), "PyInstaller %s onedir", app->generation);
-	dir = winpath_dirname(app->exe);
-	app->home = ar.contents_dir && strcmp(ar.contents_dir, ".") ? winpath_join(dir, ar.contents_dir) : xstrdup(dir);
-	free(dir);
-	app->python_dll = winpath_join(app->home, ar.python_libname);
+	snprintf(app->what, sizeof(app->what), "PyInstaller %s %s", app->generation,
+		 app->onefile ? "onefile" : "onedir");
+	if (app->onefile) {
+		char msg[ERR_MSG_MAX];
+		if (mount_onefile(app, v, err)) {
+			memcpy(msg, err->msg, sizeof(msg));
+			err_set(err, "%s: a onefile build: %s", app->exe, msg);
+			goto out;
+		}
+	} else {
+		dir = winpath_dirname(app->exe);
+		app->home = app->ar.contents_dir && strcmp(app->ar.contents_dir, ".")
+				    ? winpath_join(dir, app->ar.contents_dir)
+				    : xstrdup(dir);
+		free(dir);
+	}
+	app->python_dll = winpath_join(app->home, app->ar.python_libname);
 	app->ucrtbase = winpath_join(app->home, "ucrtbase.dll");
 	if (!view_is_file(v, app->ucrtbase)) {
 		free(app->ucrtbase);
@@ -131,8 +180,11 @@ int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, str
 	}
 	r = 0;
 out:
-	pyi_archive_release(&ar);
-	os_unmap(&m);
+	if (!app->onefile || r) { /* a onefile build's mount reads the archive until the app is released */
+		pyi_archive_release(&app->ar);
+		os_unmap(&app->map);
+		memset(&app->map, 0, sizeof(app->map));
+	}
 	free(host);
 	return r;
 }
@@ -170,6 +222,14 @@ int frozen_app_of_torch(struct frozen_app *app, struct view *v, const char *torc
 
 void frozen_app_release(struct frozen_app *app)
 {
+	size_t i;
+	for (i = 0; i < app->nfds; i++)
+		os_memfile_close(app->fds[i]);
+	free(app->fds);
+	free(app->mounted);
+	pyi_archive_release(&app->ar);
+	if (app->map.data || app->map.priv)
+		os_unmap(&app->map);
 	free(app->exe);
 	free(app->home);
 	free(app->python_dll);

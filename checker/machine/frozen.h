@@ -13,14 +13,25 @@
  * application's top-level folder (sys._MEIPASS). The bootloader's version
  * is not written in the file: 6.x is told from the contents-directory
  * option or the option's name among the bootloader's strings, else 5.x or
- * older. A onefile build (the archive holds the binaries: pyiarchive.h) is
- * recognised and said; its contents are not yet checked.
+ * older.
+ *
+ * A onefile build (the archive holds the binaries: pyiarchive.h) is
+ * extracted by its bootloader to %TEMP%\_MEIxxxxxx at each start; here
+ * nothing is extracted: its binaries and data files are mounted on the view
+ * at <TEMP>\_MEI000000 (view_mount; the number is the process's at run time,
+ * so any stands for it), read-only, and a file is inflated into memory
+ * (os_memfile) only when a reader first needs it, at most
+ * FROZEN_MAX_INFLATE bytes each.
  */
 #ifndef TDC_FROZEN_H
 #define TDC_FROZEN_H
 
+#include "machine/pyiarchive.h"
 #include "machine/view.h"
 #include "util/err.h"
+#include "util/os.h"
+
+#define FROZEN_MAX_INFLATE ((size_t)2 << 30) /* torch_cuda.dll, the largest binary, is about 1 GB */
 
 struct frozen_app {
 	const char *freezer;   /* "PyInstaller" */
@@ -34,13 +45,21 @@ struct frozen_app {
 	unsigned python_version; /* 311, from the cookie */
 	int onefile;
 	size_t nentries;
-	char what[64];         /* "PyInstaller 6.x onedir" */       /* the archive's TOC entries */
+	char what[64];         /* "PyInstaller 6.x onedir" */
+	/* a onefile build's mount: the executable's mapping, its archive, the mounted entries, their memory files */
+	struct os_map map;
+	struct pyi_archive ar;
+	size_t *mounted;       /* mount index -> archive entry */
+	size_t nmounted;
+	int *fds;
+	size_t nfds, afds;       /* the archive's TOC entries */
 };
 
 /*
  * The frozen app at Windows path `win` (its executable, or the folder that
  * holds it). 0, or -1 with err saying why it is not one this checker
- * reads. Release `app` either way.
+ * reads. A onefile build's files are mounted on `v`, which reads them
+ * through `app`: release `app` after the view is done (and either way).
  */
 int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, struct err *err);
 

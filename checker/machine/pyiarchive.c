@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "util/os.h"
 #include "util/strbuf.h"
 
@@ -148,6 +150,64 @@ int pyi_archive_parse(struct pyi_archive *a, struct span file, struct err *err)
 	for (off = 0; off < toc.len;)
 		if (parse_entry(a, toc, off, &off, err))
 			return -1;
+	return 0;
+}
+
+int pyi_archive_data(const struct pyi_archive *a, struct span file, const struct pyi_entry *e, size_t cap,
+		     unsigned char **out, size_t *len, struct err *err)
+{
+	const unsigned char *src;
+	unsigned char *buf;
+	z_stream zs;
+	int r;
+	*out = NULL;
+	*len = 0;
+	if (a->pkg_offset > file.len || file.len - a->pkg_offset < (uint64_t)e->offset + e->length)
+		return err_set(err, "%s: its data lies past the end of the file", e->name);
+	if (!e->compressed && e->ulength != e->length)
+		return err_set(err, "%s: stored uncompressed but says %u bytes stored, %u uncompressed", e->name,
+			       e->length, e->ulength);
+	if (e->ulength > cap)
+		return err_set(err, "%s: %u bytes uncompressed, more than the %zu this checker inflates", e->name,
+			       e->ulength, cap);
+	/* deflate makes at most about 1032 bytes of each stored one: a larger claim is a lie, refused before allocating */
+	if (e->compressed && (uint64_t)e->ulength > (uint64_t)e->length * 1032 + 64)
+		return err_set(err, "%s: says %u bytes uncompressed from %u stored, more than deflate can make", e->name,
+			       e->ulength, e->length);
+	src = file.p + a->pkg_offset + e->offset;
+	buf = xmalloc(e->ulength ? e->ulength : 1);
+	if (!e->compressed) {
+		memcpy(buf, src, e->length);
+		*out = buf;
+		*len = e->length;
+		return 0;
+	}
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit(&zs) != Z_OK) {
+		free(buf);
+		return err_set(err, "%s: zlib cannot start", e->name);
+	}
+	zs.next_in = (unsigned char *)(uintptr_t)src; /* zlib's API is not const; it only reads */
+	zs.avail_in = e->length;
+	zs.next_out = buf;
+	zs.avail_out = e->ulength;
+	r = inflate(&zs, Z_FINISH);
+	if (r == Z_BUF_ERROR && zs.avail_out == 0 && zs.avail_in) {
+		inflateEnd(&zs);
+		free(buf);
+		return err_set(err, "%s: inflates past its declared %u bytes", e->name, e->ulength);
+	}
+	if (r != Z_STREAM_END || zs.avail_out) {
+		const char *why = r == Z_DATA_ERROR ? (zs.msg ? zs.msg : "corrupt data") : "the stream ends early";
+		uLong got = zs.total_out;
+		inflateEnd(&zs);
+		free(buf);
+		return err_set(err, "%s: cannot inflate (%s; %lu of %u bytes)", e->name, why, (unsigned long)got,
+			       e->ulength);
+	}
+	inflateEnd(&zs);
+	*out = buf;
+	*len = e->ulength;
 	return 0;
 }
 

@@ -64,6 +64,16 @@ int pyi_archive_parse(struct pyi_archive *a, struct span file, struct err *err);
 /* Maps the file at host path `path` and parses it; -1 with err when it holds no archive. */
 int pyi_archive_read(struct pyi_archive *a, const char *path, struct err *err);
 
+/*
+ * The data of entry `e` of the archive parsed from `file`, inflated when
+ * compressed, into *out (malloc'd, *len bytes; the caller frees): never
+ * more than its declared uncompressed length nor `cap` bytes, and exactly
+ * that length or an error (a stream that ends early, runs past it or is
+ * corrupt). 0, or -1 with err.
+ */
+int pyi_archive_data(const struct pyi_archive *a, struct span file, const struct pyi_entry *e, size_t cap,
+		     unsigned char **out, size_t *len, struct err *err);
+
 /* Whether `file` holds the cookie's magic at all (cheap test for "is this a PyInstaller exe"). */
 int pyi_archive_has_cookie(struct span file);
 

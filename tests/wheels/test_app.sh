@@ -68,6 +68,14 @@ if app 6 14.34.31931; then
 	check_eq "--torch C:\\App\\_internal\\torch is the app's process: the --app verdict, no python311.dll missing" \
 		"$(J a6 "$ERRS")|$(cat "$WORK/a6.rc")|[]" \
 		"$(J t6 "$ERRS")|$(cat "$WORK/t6.rc")|$(J t6 '[.findings[] | select(.leaf != null and (.leaf | ascii_downcase) == "python311.dll")]')"
+	# the same app as one file: its binaries read from App.exe's archive, inflated in memory, never extracted
+	cp -al "$WORK/6-14.34.31931" "$WORK/of6" && pyi_onefile "$WORK/of6" "$WORK/pyi6" 2>"$WORK/why"
+	run of6 of6 --app 'C:\App'
+	check_eq "the onefile build of the same app: the onedir verdict (findings and exit status)" \
+		"$(J a6 "$ERRS")|$(cat "$WORK/a6.rc")" "$(J of6 "$ERRS")|$(cat "$WORK/of6.rc")"
+	check_eq "onefile: the top-level folder is the bootloader's extraction folder, mounted, not written" \
+		'[{"what":"PyInstaller 6.x onefile","exe":"C:\\App\\App.exe","dll_directory":"C:\\Windows\\Temp\\_MEI000000","prefix":"C:\\Windows\\Temp\\_MEI000000"},"C:\\Windows\\Temp\\_MEI000000\\torch",false]' \
+		"[$(J of6 '.installs[0] | .launcher, .torch_dir' | paste -sd,),$([ -e "$WORK/of6/Windows/Temp" ] && echo true || echo false)]"
 else
 	skip "PyInstaller 6.11.0 onedir of torch 2.9.1 with msvcp140 14.34" "$(cat "$WORK/why")"
 fi
@@ -119,8 +127,8 @@ if [ -d "$WORK/pyi6" ]; then
 	mkdir -p "$WORK/of/App"
 	pyi_onefile_exe "$WORK/pyi6" "$WORK/of/App/App.exe" "$TDC_REPO/README.md"
 	"$B" check --root "$WORK/of" --app 'C:\App' >"$WORK/of.out" 2>&1
-	check_eq "a onefile build: recognised and said (exit 2)" "2|1" \
-		"$?|$(grep -c 'PyInstaller 6.x onefile build (3 archive entries' "$WORK/of.out")"
+	check_eq "a onefile build without torch: said (exit 2)" "2|1" \
+		"$?|$(grep -c 'no torch folder in the app.s top-level folder C:.Windows.Temp._MEI000000' "$WORK/of.out")"
 	# the cookie's TOC length made to run past the archive
 	python3 - "$WORK/of/App/App.exe" <<'PYEOF'
 import struct, sys

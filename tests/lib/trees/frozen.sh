@@ -21,6 +21,11 @@
 #                            pythonXY.dll, vcruntime140.dll, base_library.zip
 #                            and site-packages' torch and dist-info as they
 #                            are. Prints the app's top-level folder (host).
+#   pyi_onefile DIR PYI      the onedir app C:\App of DIR (pyi_onedir ... 6) made
+#                            a onefile one: every file of C:\App\_internal
+#                            into App.exe's archive, compressed, as PyInstaller
+#                            writes them ('b' for .dll/.pyd, 'x' for data),
+#                            and the folder removed
 #   pyi_onefile_exe PYI OUT FILE...  a onefile-style executable: run.exe and an
 #                            archive holding FILEs as binaries ('b' entries)
 #
@@ -46,7 +51,7 @@ main = os.path.join(tmp, "main.py")
 with open(main, "w") as f:
     f.write("import torch\nprint(torch.__version__)\n")
 entries = []
-if gen == "6":
+if gen == "6":  # onedir 6.x; "1": onefile, no contents folder
     entries.append(("pyi-contents-directory _internal", "", False, "o"))
 entries.append(("main", main, True, "s"))
 for a in sys.argv[5:]:
@@ -76,6 +81,15 @@ pyi_onedir() {
 	python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1], "w").writestr("os.pyc", b"")' "$home/base_library.zip"
 	PYI_WRITER=${4:-$pyi} _pyi_archive "$pyi" "$d/App/App.exe" "python$xy.dll" "$gen" || return 1
 	echo "$home"
+}
+
+pyi_onefile() {
+	local d=$1 pyi=$2 f args=()
+	while IFS= read -r f; do
+		case $f in *.dll | *.pyd) args+=("$f=$d/App/_internal/$f:b") ;; *) args+=("$f=$d/App/_internal/$f:x") ;; esac
+	done < <(cd "$d/App/_internal" && find . -type f | sed 's|^\./||' | sort)
+	rm -f "$d/App/App.exe"
+	_pyi_archive "$pyi" "$d/App/App.exe" python311.dll 1 "${args[@]}" && rm -rf "$d/App/_internal"
 }
 
 pyi_onefile_exe() {
