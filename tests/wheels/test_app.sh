@@ -15,6 +15,7 @@ source "$TDC_REPO/tests/lib/fixtures.sh"
 source "$TDC_REPO/tests/lib/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/wheels.sh"
 source "$TDC_REPO/tests/lib/trees/frozen.sh"
+source "$TDC_REPO/tests/oracle/wine.sh"
 WORK=$tmp
 
 # bundle DIR HOME VER: the runtime DLLs PyInstaller collects into the top-level folder, from msvc-runtime VER
@@ -40,6 +41,50 @@ app() {
 }
 
 J() { jq -c "$2" "$WORK/$1.json" 2>&1; }
+
+# Wine's loader (tests/oracle) run as the launcher sets the process up: the oracle copied beside
+# App.exe (the application folder), SetDllDirectoryW on the top-level folder, python311.dll loaded
+# with LOAD_WITH_ALTERED_SEARCH_PATH, then torch's procedure; each binary against `check --app`
+# (oracle_compare.py). App-local Microsoft runtimes used as they are (=n), as in test_wheels.
+RT_N="msvcp140,msvcp140_1,msvcp140_2,msvcp140_atomic_wait,concrt140,vcomp140=n"
+ORACLE='' PFX=''
+if command -v wine >/dev/null && ORACLE=$(oracle_build 2>/dev/null) && PFX=$(wine_prefix_ensure 2>/dev/null); then
+	:
+else
+	ORACLE=
+fi
+# app_oracle LABEL TREE HOME CHECK WANT: WANT the binaries whose DllMain fails under Wine beyond the
+# checker's prediction: torch_python.dll's needs a real Python, not the tree's stand-in python311.dll
+# (as in test_wheels.sh)
+app_oracle() {
+	local label=$1 d=$WORK/$2 home=$3 want=$5 out
+	if [ -z "$ORACLE" ]; then
+		skip "$label" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
+		return
+	fi
+	cp "$ORACLE" "$d/App/oracle.exe" || return
+	printf '%s\n' torch --out "$(_winpath "$d.jsonl")" --torch-dir "$(_winpath "$home/torch")" \
+		--dll-path "$(_winpath "$home/torch/lib")" --set-dll-directory "$(_winpath "$home")" \
+		--launcher-load "$(_winpath "$home/python311.dll")" >"$d.args"
+	(
+		wine_lock "$PFX"
+		wine_start "$PFX"
+		# shellcheck disable=SC2016  # a script for bash -c
+		WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES;$RT_N" timeout 300 bash -c 'source "$1"; shift; wine_run "$@"' _ \
+			"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$d.out" "$d.err" "$d/App/oracle.exe" "@$(_winpath "$d.args")"
+		wine_stop "$PFX"
+	)
+	rm -f "$d/App/oracle.exe"
+	if [ ! -s "$d.jsonl" ]; then
+		not_ok "$label: the oracle hung or died under Wine"
+		return
+	fi
+	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/$4.json" "$d.jsonl" "$d.err" 2>&1)
+	check_eq "$label: Wine's loader agrees with check --app on every torch binary ($(grep -c '^agree' <<<"$out") agree)" \
+		"" "$(grep -v '^agree\|^dllmain' <<<"$out")"
+	check_eq "$label: DllMain failures under Wine" "$want" "$(grep '^dllmain' <<<"$out" | awk '{printf "%s ", $2}')"
+	printf '%s\n' "$out" | sed 's/^/# /'
+}
 run() { # NAME TREE ARGS...: the check's JSON in $WORK/NAME.json, its status in $WORK/NAME.rc
 	local n=$1 t=$2
 	shift 2
@@ -61,6 +106,8 @@ if app 6 14.34.31931; then
 	check_eq "6.x onedir: the 1114's copy is _internal's, found as the DLL directory (USER_DIRS)" \
 		'[["C:\\App\\_internal\\msvcp140.dll","USER_DIRS"]]' \
 		"$(J a6 '[.findings[] | select(.winerror == 1114) | .probes[]? | select(.result == "found") | [.path, .step]] | unique')"
+	app_oracle "Wine, 6.x onedir with msvcp140 14.34 (checker: 1114 on c10.dll and what maps it)" 6-14.34.31931 \
+		"$WORK/6-14.34.31931/App/_internal" a6 ""
 	run a6exe 6-14.34.31931 --app 'C:\App\App.exe'
 	check_eq "--app names the folder or its executable: the same findings" "$(J a6 "$ERRS")" "$(J a6exe "$ERRS")"
 	# the false FAIL of #32: --torch inside the app was judged as a python.exe that is not there
@@ -83,6 +130,8 @@ fi
 if app 6 14.44.35112; then
 	run b6 6-14.44.35112 --app 'C:\App'
 	check_eq "6.x onedir, bundled msvcp140 14.44: no error, exit 0" '[]|0' "$(J b6 "$ERRS")|$(cat "$WORK/b6.rc")"
+	app_oracle "Wine, 6.x onedir with msvcp140 14.44" 6-14.44.35112 "$WORK/6-14.44.35112/App/_internal" b6 \
+		"torch_python.dll "
 	# a DLL the freezer did not collect
 	rm -f "$WORK/6-14.44.35112/App/_internal/torch/lib/libiomp5md.dll"
 	run c6 6-14.44.35112 --app 'C:\App'
