@@ -92,8 +92,8 @@ static const struct cli_opt check_opts_table[] = {
 		cli_set_str, struct check_opts, sitepk),
 	CLI_OPT("--python", "PATH", "python.exe of the environment (venv and conda layouts understood)",
 		cli_set_str, struct check_opts, python),
-	CLI_OPT("--app", "PATH", "a frozen app (PyInstaller onedir: its .exe or its folder): the process its\n"
-		"launcher starts, with the app's own torch and DLLs (docs/loader.md, Frozen apps)",
+	CLI_OPT("--app", "PATH", "a frozen app (PyInstaller onedir or onefile, cx_Freeze): its .exe or its\n"
+		"folder; checked as the process its launcher starts (docs/loader.md, Frozen apps)",
 		cli_set_str, struct check_opts, app),
 	CLI_OPT("--scan", "DIR", "every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
 		"python and dll_paths",
@@ -391,13 +391,22 @@ static void frozen_launcher(struct torch_launcher *l, const struct frozen_app *a
 {
 	memset(l, 0, sizeof(*l));
 	l->exe = app->exe;
+	l->preload = preload;
+	if (app->python_static) { /* cx_Freeze: the base imports python3X.dll; lib\ added before Python runs */
+		l->dll_directory = app->set_dir;
+		l->dll_directory_why = "the app's lib folder: cx_Freeze's base calls SetDllDirectoryW on it";
+		l->add_dll_directory = app->add_dir;
+		l->add_dll_directory_why = "the app's lib folder: cx_Freeze's base and its __startup__ add it with "
+					   "AddDllDirectory";
+		l->prefix = app->home;
+		l->what = app->what;
+		return;
+	}
 	l->dll_directory = app->home;
 	l->dll_directory_why = "the app's top-level folder: PyInstaller's bootloader calls SetDllDirectoryW on it";
-	l->npreload = 0;
 	if (app->ucrtbase)
 		preload[l->npreload++] = app->ucrtbase;
 	preload[l->npreload++] = app->python_dll;
-	l->preload = preload;
 	l->prefix = app->home;
 	l->what = app->what;
 }

@@ -791,6 +791,11 @@ static void start_launcher(struct torch_run *run, struct view *v, const struct t
 	if (l->dll_directory)
 		loader_set_dll_directory(run->ld, l->dll_directory, l->dll_directory_why ? l->dll_directory_why
 											: "set with SetDllDirectoryW");
+	if (l->add_dll_directory) {
+		loader_add_dll_directory(run->ld, l->add_dll_directory);
+		loader_label_user_dirs(run->ld, l->add_dll_directory_why ? l->add_dll_directory_why
+									: "added with AddDllDirectory by the launcher");
+	}
 	root = run->python_res.root;
 	for (i = 0; root && i < l->npreload; i++) {
 		struct ldr_result r;

@@ -28,6 +28,8 @@ struct torch_launcher {
 	const char *dll_directory_why; /* its probes' label ("set by PyInstaller's bootloader ...") */
 	const char *const *preload;
 	size_t npreload;
+	const char *add_dll_directory; /* a folder it gives AddDllDirectory before Python runs, or NULL */
+	const char *add_dll_directory_why;
 	const char *prefix;            /* NULL: the executable's folder */
 	const char *what;              /* for the report: "PyInstaller 6.x onedir" */
 };

@@ -9,6 +9,7 @@
 
 #include "machine/pyiarchive.h"
 #include "machine/winpath.h"
+#include "pe/pe.h"
 #include "util/os.h"
 #include "util/strbuf.h"
 
@@ -24,9 +25,25 @@ static int has_bytes(struct span s, size_t n, const char *needle)
 	return 0;
 }
 
-/* The one .exe in `dir` whose file holds a PyInstaller archive, or NULL (none, or two). */
+static int imports_python(const char *host, char py[64], int *add_dll_dir, int *set_dll_dir);
+
+/* Whether folder `dir` has cx_Freeze's lib\\library.zip. */
+static int has_cx_lib(struct view *v, const char *dir)
+{
+	char *zip = xasprintf("%s\\lib\\library.zip", dir);
+	int r = view_is_file(v, zip);
+	free(zip);
+	return r;
+}
+
+/*
+ * The one .exe in `dir` whose file holds a PyInstaller archive, or, in a
+ * folder with lib\\library.zip, imports a pythonXY.dll (cx_Freeze); NULL
+ * when none, or two.
+ */
 static char *launcher_in(struct view *v, const char *dir)
 {
+	int cx = has_cx_lib(v, dir);
 	struct strlist names = STRLIST_INIT;
 	char *found = NULL;
 	size_t i;
@@ -40,7 +57,10 @@ static char *launcher_in(struct view *v, const char *dir)
 			w = winpath_join(dir, names.v[i]);
 			host = view_host_path(v, w);
 			if (host && view_is_file(v, w) && os_map_file(&m, host, NULL) == 0) {
-				if (pyi_archive_has_cookie(span_make(m.data, m.size))) {
+				char py[64];
+				int add = 0, set = 0;
+				if (pyi_archive_has_cookie(span_make(m.data, m.size)) ||
+				    (cx && imports_python(host, py, &add, &set))) {
 					if (found)
 						two = 1;
 					else
@@ -105,6 +125,79 @@ static int mount_onefile(struct frozen_app *app, struct view *v, struct err *err
 	return r;
 }
 
+/* Whether the PE at host path `host` imports a pythonXY.dll; its name into py (64 bytes). */
+static int imports_python(const char *host, char py[64], int *add_dll_dir, int *set_dll_dir)
+{
+	struct pe_image *img = NULL;
+	size_t i, k;
+	int r = 0;
+	if (pe_open(&img, host, PE_IMPORTS, NULL))
+		return 0;
+	for (i = 0; i < img->nimports; i++) {
+		const char *d = img->imports[i].dll;
+		if (!str_nicmp(d, "python3", 7) && str_iendswith(d, ".dll") && strlen(d) < 64 && str_icmp(d, "python3.dll")) {
+			snprintf(py, 64, "%s", d);
+			r = 1;
+		}
+		if (!str_icmp(d, "kernel32.dll"))
+			for (k = 0; k < img->imports[i].nfuncs; k++) {
+				const char *f = img->imports[i].funcs[k].name;
+				*add_dll_dir |= f && !strcmp(f, "AddDllDirectory");
+				*set_dll_dir |= f && (!strcmp(f, "SetDllDirectoryW") || !strcmp(f, "SetDllDirectoryA"));
+			}
+	}
+	pe_close(img);
+	return r;
+}
+
+/*
+ * A cx_Freeze app: the executable imports pythonXY.dll, found beside it, and lib\library.zip is there
+ * (frozen.h). 1 with app filled, 0 when not one.
+ */
+static int cxfreeze_open(struct frozen_app *app, struct view *v, const char *host)
+{
+	char py[64], *dir = winpath_dirname(app->exe), *pydll;
+	int add = 0, set = 0, ok;
+	ok = has_cx_lib(v, dir) && imports_python(host, py, &add, &set);
+	pydll = ok ? winpath_join(dir, py) : NULL;
+	ok = ok && view_is_file(v, pydll);
+	if (!ok) {
+		free(pydll);
+		free(dir);
+		return 0;
+	}
+	app->freezer = "cx_Freeze";
+	app->python_static = 1;
+	app->python_dll = pydll;
+	app->home = dir;
+	app->add_dir = winpath_join(dir, "lib");
+	if (add) {
+		app->generation = "6.16 or later";
+		app->evidence = "the base imports AddDllDirectory (cx_Freeze 6.16 and later)";
+	} else {
+		app->generation = "before 6.16";
+		app->evidence = set ? "the base imports SetDllDirectoryW (before cx_Freeze 6.16)"
+				    : "the base imports neither AddDllDirectory nor SetDllDirectoryW";
+		if (set) { /* SetDllDirectoryW(lib) */
+			free(app->add_dir);
+			app->add_dir = NULL;
+			app->set_dir = winpath_join(dir, "lib");
+		}
+	}
+	snprintf(app->what, sizeof(app->what), "cx_Freeze %s", app->generation);
+	app->torch_dir = winpath_join(dir, "lib\\torch");
+	if (!view_is_dir(v, app->torch_dir)) {
+		free(app->torch_dir);
+		app->torch_dir = NULL;
+	}
+	{
+		unsigned maj = 0, min = 0;
+		if (sscanf(py, "python%1u%u", &maj, &min) == 2)
+			app->python_version = maj * 100 + min;
+	}
+	return 1;
+}
+
 int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, struct err *err)
 {
 	char *host = NULL, *dir;
@@ -112,8 +205,9 @@ int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, str
 	memset(app, 0, sizeof(*app));
 	if (view_is_dir(v, win)) {
 		if (!(app->exe = launcher_in(v, win)))
-			return err_set(err, "%s: no PyInstaller executable in this folder (an .exe with the archive "
-					    "PyInstaller appends; two are ambiguous: name the one)",
+			return err_set(err, "%s: no frozen app's executable in this folder (an .exe with the archive "
+					    "PyInstaller appends, or cx_Freeze's beside lib\\library.zip; two are "
+					    "ambiguous: name the one)",
 				       win);
 	} else if (view_is_file(v, win)) {
 		app->exe = winpath_normalize(win);
@@ -125,6 +219,10 @@ int frozen_app_open(struct frozen_app *app, struct view *v, const char *win, str
 	if (os_map_file(&app->map, host, err)) {
 		free(host);
 		return -1;
+	}
+	if (!pyi_archive_has_cookie(span_make(app->map.data, app->map.size)) && cxfreeze_open(app, v, host)) {
+		r = 0;
+		goto out;
 	}
 	if (pyi_archive_parse(&app->ar, span_make(app->map.data, app->map.size), err)) {
 		char msg[ERR_MSG_MAX];
@@ -189,32 +287,49 @@ out:
 	return r;
 }
 
+/* The app of folder `dir` (its .exe files, in listing order) whose torch is `torch_dir`: 1 with app filled. */
+static int app_in(struct frozen_app *app, struct view *v, const char *dir, const char *torch_dir)
+{
+	struct strlist names = STRLIST_INIT;
+	size_t i;
+	int r = 0;
+	if (view_list_dir(v, dir, &names, NULL) == 0)
+		for (i = 0; i < names.n && !r; i++) {
+			char *exe;
+			struct err e;
+			if (!str_iendswith(names.v[i], ".exe"))
+				continue;
+			err_clear(&e);
+			exe = winpath_join(dir, names.v[i]);
+			r = frozen_app_open(app, v, exe, &e) == 0 && !app->onefile && app->torch_dir &&
+			    !str_icmp(app->torch_dir, torch_dir);
+			if (!r)
+				frozen_app_release(app);
+			free(exe);
+		}
+	strlist_release(&names);
+	return r;
+}
+
 int frozen_app_of_torch(struct frozen_app *app, struct view *v, const char *torch_dir)
 {
-	char *home = winpath_dirname(torch_dir), *up = NULL, *exe = NULL;
-	struct err e;
-	int r = 0;
+	char *home = winpath_dirname(torch_dir), *up;
+	int r;
 	memset(app, 0, sizeof(*app));
-	err_clear(&e);
-	/* PyInstaller's top-level folder holds base_library.zip beside torch */
+	/* PyInstaller's top-level folder holds base_library.zip beside torch, cx_Freeze's lib\\ library.zip */
 	{
-		char *bl = winpath_join(home, "base_library.zip");
-		int hit = view_is_file(v, bl);
+		char *bl = winpath_join(home, "base_library.zip"), *lz = winpath_join(home, "library.zip");
+		int hit = view_is_file(v, bl) || view_is_file(v, lz);
 		free(bl);
+		free(lz);
 		if (!hit) {
 			free(home);
 			return 0;
 		}
 	}
-	/* 6.x: the executable one level up; 5.x: beside torch */
+	/* PyInstaller 6.x and cx_Freeze: the executable one level up; PyInstaller 5.x: beside torch */
 	up = winpath_dirname(home);
-	if (!(exe = launcher_in(v, up)))
-		exe = launcher_in(v, home);
-	if (exe && frozen_app_open(app, v, exe, &e) == 0 && app->torch_dir && !str_icmp(app->torch_dir, torch_dir))
-		r = 1;
-	if (!r)
-		frozen_app_release(app);
-	free(exe);
+	r = app_in(app, v, up, torch_dir) || app_in(app, v, home, torch_dir);
 	free(up);
 	free(home);
 	return r;
@@ -235,5 +350,7 @@ void frozen_app_release(struct frozen_app *app)
 	free(app->python_dll);
 	free(app->ucrtbase);
 	free(app->torch_dir);
+	free(app->add_dir);
+	free(app->set_dir);
 	memset(app, 0, sizeof(*app));
 }

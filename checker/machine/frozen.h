@@ -15,6 +15,16 @@
  * option or the option's name among the bootloader's strings, else 5.x or
  * older.
  *
+ * cx_Freeze (its bases: the console/Win32GUI launcher of the cx_Freeze
+ * wheel, cx_Freeze/initscripts/__startup__.py): the executable imports
+ * python3X.dll, which sits beside it, so the loader maps it at start-up;
+ * the packages are in `lib\` with `lib\library.zip`. Before Python runs the
+ * base gives `lib\` to AddDllDirectory (6.16 and later: cx_Freeze PR 2144
+ * "Replace SetDllDirectory by AddDllDirectory"; SetDllDirectoryW before),
+ * told from which of the two the base imports; __startup__.py then adds
+ * every folder of sys.path (`lib\`) with os.add_dll_directory and to PATH.
+ * sys.prefix is taken as the executable's folder.
+ *
  * A onefile build (the archive holds the binaries: pyiarchive.h) is
  * extracted by its bootloader to %TEMP%\_MEIxxxxxx at each start; here
  * nothing is extracted: its binaries and data files are mounted on the view
@@ -45,7 +55,10 @@ struct frozen_app {
 	unsigned python_version; /* 311, from the cookie */
 	int onefile;
 	size_t nentries;
-	char what[64];         /* "PyInstaller 6.x onedir" */
+	char what[64];         /* "PyInstaller 6.x onedir", "cx_Freeze 6.16 or later" */
+	char *add_dir;         /* a folder the launcher gives AddDllDirectory (cx_Freeze's lib\), or NULL */
+	char *set_dir;         /* a folder it gives SetDllDirectoryW besides home's (cx_Freeze before 6.16), or NULL */
+	int python_static;     /* the executable imports the Python DLL (cx_Freeze): no preload */
 	/* a onefile build's mount: the executable's mapping, its archive, the mounted entries, their memory files */
 	struct os_map map;
 	struct pyi_archive ar;

@@ -171,6 +171,20 @@ else
 	skip "PyInstaller 5.13.2 onedir of torch 2.9.1" "$(cat "$WORK/why")"
 fi
 
+# cx_Freeze 7.2.0's real console base, the app laid out as its build_exe lays it out
+if [ -d "$WORK/base" ] && tree_variant "$WORK/base" "$WORK/cx" && cxhome=$(cxf_onedir "$WORK/cx" 7.2.0 2>"$WORK/why") &&
+	bundle "$WORK/cx" "$cxhome" 14.34.31931 2>"$WORK/why"; then
+	run cx cx --app 'C:\App'
+	check_eq "cx_Freeze 7.2.0, msvcp140 14.34 beside App.exe: 1114 on that copy, the base's process, exit 1" \
+		'[["C:\\App\\msvcp140.dll"],{"what":"cx_Freeze 6.16 or later","exe":"C:\\App\\App.exe","dll_directory":null,"prefix":"C:\\App"},"C:\\App\\lib\\torch","cp311","1"]' \
+		"[$(J cx '[.findings[] | select(.winerror == 1114) | .probes[]? | select(.result == "found") | .path] | unique'),$(J cx '.installs[0] | .launcher, .torch_dir, .python_tag' | paste -sd,),\"$(cat "$WORK/cx.rc")\"]"
+	run cxt cx --torch 'C:\App\lib\torch'
+	check_eq "cx_Freeze: --torch C:\\App\\lib\\torch is the app's process: the --app verdict" \
+		"$(J cx "$ERRS")|$(cat "$WORK/cx.rc")" "$(J cxt "$ERRS")|$(cat "$WORK/cxt.rc")"
+else
+	skip "cx_Freeze 7.2.0 app of torch 2.9.1" "$(cat "$WORK/why" 2>/dev/null)"
+fi
+
 # archives the checker refuses with a clear error (exit 2), never a crash
 if [ -d "$WORK/pyi6" ]; then
 	mkdir -p "$WORK/of/App"

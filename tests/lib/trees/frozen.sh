@@ -26,6 +26,12 @@
 #                            into App.exe's archive, compressed, as PyInstaller
 #                            writes them ('b' for .dll/.pyd, 'x' for data),
 #                            and the folder removed
+#   cxf_onedir DIR VER       the python.org tree in DIR (wheel_tree) as cx_Freeze VER
+#                            builds it (its build_exe layout): App.exe is the
+#                            real console base of the cx_Freeze VER cp311
+#                            win_amd64 wheel (cx_Freeze/bases), pythonXY.dll
+#                            and vcruntime140.dll beside it, the packages in
+#                            lib\ with lib\library.zip. Prints the exe's folder.
 #   pyi_onefile_exe PYI OUT FILE...  a onefile-style executable: run.exe and an
 #                            archive holding FILEs as binaries ('b' entries)
 #
@@ -97,4 +103,23 @@ pyi_onefile_exe() {
 	shift 2
 	for f in "$@"; do args+=("$(basename "$f")=$f:b"); done
 	_pyi_archive "$pyi" "$out" python311.dll 6 "${args[@]}"
+}
+
+cxf_onedir() {
+	local d=$1 ver=$2 py xy whl
+	py=$(_pydir "$d")
+	xy=${py##*Python}
+	whl=$(wheel_fetch cx-freeze "$ver") || return 3
+	mkdir -p "$d/App/lib" || return 1
+	python3 - "$whl" "$d/App/App.exe" "$xy" <<'PYEOF' || return 1
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+name = "cx_Freeze/bases/console-cpython-%s-win_amd64.exe" % sys.argv[3]
+open(sys.argv[2], "wb").write(z.read(name))
+PYEOF
+	mv "$py"/Lib/site-packages/* "$d/App/lib/" || return 1
+	mv "$py/python$xy.dll" "$py/vcruntime140.dll" "$d/App/" || return 1
+	rm -rf "$py"
+	python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1], "w").writestr("__startup__.pyc", b"")' "$d/App/lib/library.zip"
+	echo "$d/App"
 }
