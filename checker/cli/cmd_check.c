@@ -73,6 +73,7 @@ static const struct inv_install *find_install(const struct inventory *inv, const
 struct check_opts {
 	const char *torch, *sitepk, *python, *userbase, *scan;
 	const char *app; /* --app: a frozen app's executable or folder */
+	const char *host, *default_dll_dirs; /* --host: a program that embeds Python; its SetDefaultDllDirectories */
 	int depth;
 	uint16_t machine; /* 0: python.exe's, else x64 */
 	struct strlist matrices;
@@ -95,6 +96,12 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--app", "PATH", "a frozen app (PyInstaller onedir or onefile, cx_Freeze): its .exe or its\n"
 		"folder; checked as the process its launcher starts (docs/loader.md, Frozen apps)",
 		cli_set_str, struct check_opts, app),
+	CLI_OPT("--host", "EXE", "a program that embeds Python and imports the --torch or --site-packages\n"
+		"given: its folder is the application folder, its imports are loaded before torch",
+		cli_set_str, struct check_opts, host),
+	CLI_OPT("--default-dll-dirs", "FLAGS", "with --host: the flags it gives SetDefaultDllDirectories (0x1000:\n"
+		"LOAD_LIBRARY_SEARCH_DEFAULT_DIRS; 0x1f00 at most)",
+		cli_set_str, struct check_opts, default_dll_dirs),
 	CLI_OPT("--scan", "DIR", "every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
 		"python and dll_paths",
 		cli_set_str, struct check_opts, scan),
@@ -132,7 +139,7 @@ static const struct cli_opt check_opts_table[] = {
 const struct cli_cmd check_cli = {
 	.name = "check",
 	.summary = "will torch load on this machine? (findings, exit 1 on failure)",
-	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --app PATH | --scan DIR | --pins) [options]",
+	.synopsis = "(--torch DIR | --site-packages DIR | --python PATH | --app PATH | --scan DIR | --pins) [--host EXE] [options]",
 	.opts = check_opts_table,
 	.notes = "Paths are Windows paths (C:\\...) or host paths under --root. --pins alone judges the\n"
 		 "repository's torch pins against this runner with no torch installed; with an install\n"
@@ -196,6 +203,20 @@ static int check_combination(const struct check_opts *o)
 		cli_error(&check_cli, "give --torch DIR, --site-packages DIR, --python PATH, --app PATH, --scan DIR or --pins");
 		return -1;
 	}
+	if (o->host && (o->app || o->python || o->scan || (!o->torch && !o->sitepk))) {
+		cli_error(&check_cli, "--host EXE checks the torch a program's embedded Python imports: give it with "
+				      "--torch DIR or --site-packages DIR (not --app, --python or --scan)");
+		return -1;
+	}
+	if (o->default_dll_dirs) {
+		char *end;
+		unsigned long f = strtoul(o->default_dll_dirs, &end, 0);
+		if (!o->host || *end || !f || (f & ~0x1f00UL)) {
+			cli_error(&check_cli, "--default-dll-dirs FLAGS goes with --host, and FLAGS is a number of "
+					      "LOAD_LIBRARY_SEARCH_* bits (0x100 to 0x1f00)");
+			return -1;
+		}
+	}
 	if (o->app && (o->torch || o->sitepk || o->python || o->scan || o->userbase)) {
 		cli_error(&check_cli, "--app checks the app's own torch and process: it does not combine with --torch, "
 				      "--site-packages, --python, --userbase or --scan");
@@ -235,6 +256,7 @@ static int load_matrix(const struct check_opts *o, struct matrix *m)
 /* Where torch is, as Windows paths on the view (the caller frees them). */
 struct check_paths {
 	char *torch, *python, *userbase, *scan;
+	char *host; /* --host's executable (Windows path) */
 	struct frozen_app app; /* a frozen app's layout (--app, or a --torch inside one) */
 	int frozen;
 };
@@ -297,11 +319,19 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 		return (p->scan = cmd_winpath(v, o->scan)) ? 0 : -1;
 	if (o->app)
 		return resolve_app(o, v, p);
+	if (o->host) {
+		if (!(p->host = cmd_winpath(v, o->host)))
+			return -1;
+		if (!view_is_file(v, p->host)) {
+			cmd_usage_error("check: --host %s: no such file%s", o->host, cmd_root_hint(&o->vo, v, o->host));
+			return -1;
+		}
+	}
 	if (o->torch) {
 		if (!(p->torch = cmd_winpath(v, o->torch)))
 			return -1;
 		/* torch inside a frozen app's folder: the app's launcher starts the process, not a python.exe */
-		if (!o->python && view_is_dir(v, p->torch))
+		if (!o->python && !o->host && view_is_dir(v, p->torch))
 			p->frozen = frozen_app_of_torch(&p->app, v, p->torch);
 	} else if (o->sitepk) {
 		char *w = cmd_winpath(v, o->sitepk);
@@ -411,6 +441,27 @@ static void frozen_launcher(struct torch_launcher *l, const struct frozen_app *a
 	l->what = app->what;
 }
 
+/*
+ * --host: the program's process (docs/loader.md, Frozen apps): its
+ * executable's imports at start-up, then SetDefaultDllDirectories when
+ * given, nothing preloaded; sys.prefix is the folder above torch's Lib\
+ * (<prefix>\Lib\site-packages\torch), else the executable's.
+ */
+static void host_launcher(struct torch_launcher *l, const char *exe, const char *torch, const char *flags,
+			  char **prefix)
+{
+	char *sp = winpath_dirname(torch), *lib = winpath_dirname(sp);
+	memset(l, 0, sizeof(*l));
+	l->exe = exe;
+	if (!str_icmp(winpath_basename(sp), "site-packages") && !str_icmp(winpath_basename(lib), "Lib"))
+		*prefix = winpath_dirname(lib);
+	l->prefix = *prefix;
+	l->default_dll_dirs = flags ? (unsigned)strtoul(flags, NULL, 0) : 0;
+	l->what = "a program that embeds Python";
+	free(sp);
+	free(lib);
+}
+
 /* Every install: the one given, or each --scan found with its own python. */
 static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
 			  const struct matrix *m, const struct inventory *inv)
@@ -418,6 +469,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	struct torch_inputs in;
 	struct torch_launcher launch;
 	const char *preload[2];
+	char *host_prefix = NULL;
 	struct check_env env;
 	struct err e;
 	size_t k;
@@ -436,13 +488,19 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	if (p->frozen) {
 		frozen_launcher(&launch, &p->app, preload);
 		in.launcher = &launch;
+	} else if (p->host) {
+		host_launcher(&launch, p->host, p->torch, o->default_dll_dirs, &host_prefix);
+		in.launcher = &launch;
 	}
 	if (!o->scan && !p->torch)
 		return 0; /* --pins without an install */
 	if (!o->scan) {
 		in.torch_dir = p->torch;
-		if (check_install(report, &env, find_install(inv, p->torch), &in, &e))
+		if (check_install(report, &env, find_install(inv, p->torch), &in, &e)) {
+			free(host_prefix);
 			goto fail;
+		}
+		free(host_prefix);
 		return 0;
 	}
 	for (k = 0; k < inv->ninstalls; k++) {
@@ -566,6 +624,7 @@ out:
 	free(p.python);
 	free(p.userbase);
 	free(p.scan);
+	free(p.host);
 	frozen_app_release(&p.app);
 	view_opts_release(&o.vo);
 	strlist_release(&o.matrices);

@@ -167,6 +167,12 @@ void loader_label_user_dirs(struct loader *ld, const char *why);
  * `why` labels its probes (copied). Call it once, before the loads.
  */
 void loader_set_dll_directory(struct loader *ld, const char *win_dir, const char *why);
+/*
+ * SetDefaultDllDirectories(flags) (LOAD_LIBRARY_SEARCH_* bits): a later load
+ * whose flags name no search folder (LoadLibraryW, LoadLibraryExW with 0)
+ * searches those folders instead of the standard order.
+ */
+void loader_set_default_dll_directories(struct loader *ld, unsigned flags);
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why);
 void loader_set_current_dir(struct loader *ld, const char *win_dir);
 void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode mode);

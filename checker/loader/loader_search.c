@@ -85,6 +85,9 @@ size_t ldr_search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, i
 {
 	struct search_dir *v = NULL;
 	size_t n = 0, alloc = 0, i;
+	/* SetDefaultDllDirectories: a load that names no folder searches the process's default ones */
+	if (!(flags & (LDR_SEARCH_MASK | LDR_WITH_ALTERED_SEARCH_PATH)))
+		flags |= ld->default_dirs;
 	if (flags & LDR_SEARCH_MASK) {
 		if (flags & LDR_SEARCH_DEFAULT_DIRS)
 			flags |= LDR_SEARCH_APPLICATION_DIR | LDR_SEARCH_USER_DIRS | LDR_SEARCH_SYSTEM32;

@@ -259,6 +259,11 @@ void loader_set_dll_directory(struct loader *ld, const char *win_dir, const char
 	loader_label_user_dirs(ld, why);
 }
 
+void loader_set_default_dll_directories(struct loader *ld, unsigned flags)
+{
+	ld->default_dirs = flags & LDR_SEARCH_MASK;
+}
+
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why)
 {
 	ld->path_prefix_n = why ? n : 0;

@@ -788,6 +788,8 @@ static void start_launcher(struct torch_run *run, struct view *v, const struct t
 	if (!view_is_file(v, run->python_exe))
 		return;
 	loader_load(run->ld, run->python_exe, LDR_AS_PROCESS_EXE, &run->python_res, NULL);
+	if (l->default_dll_dirs)
+		loader_set_default_dll_directories(run->ld, l->default_dll_dirs);
 	if (l->dll_directory)
 		loader_set_dll_directory(run->ld, l->dll_directory, l->dll_directory_why ? l->dll_directory_why
 											: "set with SetDllDirectoryW");

@@ -29,6 +29,7 @@ struct torch_launcher {
 	const char *const *preload;
 	size_t npreload;
 	const char *add_dll_directory; /* a folder it gives AddDllDirectory before Python runs, or NULL */
+	unsigned default_dll_dirs;     /* its SetDefaultDllDirectories flags (after its start-up), or 0 */
 	const char *add_dll_directory_why;
 	const char *prefix;            /* NULL: the executable's folder */
 	const char *what;              /* for the report: "PyInstaller 6.x onedir" */

@@ -185,6 +185,34 @@ else
 	skip "cx_Freeze 7.2.0 app of torch 2.9.1" "$(cat "$WORK/why" 2>/dev/null)"
 fi
 
+# --host: a program that embeds Python (Blender's layout: host.exe imports python311.dll and the
+# VC++ runtime from its own folder; torch in <folder>\python\Lib\site-packages). Its msvcp140.dll,
+# the real 14.34 of msvc-runtime, is in the process before torch: c10.dll of torch 2.9.1 gets it.
+if [ -d "$WORK/base" ] && tree_variant "$WORK/base" "$WORK/host" && mkdir -p "$WORK/host/Host/python/Lib" &&
+	mv "$WORK/host/Python311/Lib/site-packages" "$WORK/host/Host/python/Lib/" &&
+	mv "$WORK/host/Python311/python311.dll" "$WORK/host/Python311/vcruntime140.dll" "$WORK/host/Host/" &&
+	rm -rf "$WORK/host/Python311" && bundle "$WORK/host" "$WORK/host/Host" 14.34.31931 2>"$WORK/why" &&
+	make_exe "$WORK/host/Host/host.exe" --import 'python311.dll:Py_Initialize' \
+		--import 'MSVCP140.dll:?_Xlength_error@std@@YAXPEBD@Z' --import KERNEL32.dll:GetLastError 2>"$WORK/why"; then
+	run h host --host 'C:\Host\host.exe' --torch 'C:\Host\python\Lib\site-packages\torch'
+	check_eq "--host: host.exe's msvcp140.dll 14.34, loaded at its start, is c10.dll's: 1114, exit 1" \
+		'[["C:\\Host\\msvcp140.dll"],{"what":"a program that embeds Python","exe":"C:\\Host\\host.exe","dll_directory":null,"prefix":"C:\\Host\\python"},"1"]' \
+		"[$(J h '[.findings[] | select(.winerror == 1114) | .message | capture("fails with msvcp140.dll at (?<p>[^ ]+)") | .p] | unique'),$(J h '.installs[0].launcher'),\"$(cat "$WORK/h.rc")\"]"
+	check_eq "--host: the runtime finding names host.exe's folder, the copy loaded before torch" \
+		'["msvcp140.dll 14.34.31931.0 will be the one loaded (host.exe'"'"'s folder, C:\\Host); torch 2.9.1+cpu needs >= 14.40 (WinError 1114 in DllMain)"]' \
+		"$(J h '[.findings[] | select(.rule == "runtime-too-old" and .winerror == 1114 and (.chain | length) == 0) | .title]')"
+	run h0 host --torch 'C:\Host\python\Lib\site-packages\torch'
+	check_eq "without --host the same torch is judged as a python.exe that is not there (not the host's verdict)" \
+		"false" "$([ "$(J h "$ERRS")" = "$(J h0 "$ERRS")" ] && echo true || echo false)"
+	"$B" check --root "$WORK/host" --host 'C:\Host\host.exe' --python 'C:\x.exe' >/dev/null 2>&1
+	check_eq "--host with --python: a usage error (exit 2)" 2 "$?"
+	"$B" check --root "$WORK/host" --torch 'C:\Host\python\Lib\site-packages\torch' --default-dll-dirs 0x1000 \
+		>/dev/null 2>&1
+	check_eq "--default-dll-dirs without --host: a usage error (exit 2)" 2 "$?"
+else
+	skip "a host program embedding Python with torch 2.9.1" "$(cat "$WORK/why" 2>/dev/null)"
+fi
+
 # archives the checker refuses with a clear error (exit 2), never a crash
 if [ -d "$WORK/pyi6" ]; then
 	mkdir -p "$WORK/of/App"
