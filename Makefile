@@ -37,11 +37,11 @@ ifeq ($(origin HIVEX),undefined)
 HIVEX := $(shell $(PKG_CONFIG) --exists hivex && echo 1 || echo 0)
 endif
 OPTIONAL_PKGS = hivex
-REQUIRED_PKGS = yaml-0.1 libcjson
+# zlib: a frozen app's archive inflated in memory (machine/pyiarchive.c), git's loose objects (git_history)
+REQUIRED_PKGS = yaml-0.1 libcjson zlib
 CORE_PKGS = $(REQUIRED_PKGS) $(if $(filter 1,$(HIVEX)),hivex)
 HIVEX_DEFS = $(if $(filter 1,$(HIVEX)),-DTDC_HIVEX)
-# zlib: git_history checks loose objects before libgit2 reads them
-GIT_PKGS = libgit2 zlib
+GIT_PKGS = libgit2
 
 WARNINGS = -Wall -Wextra -Wshadow -Wformat=2 -Wundef -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wvla -Wno-unused-parameter

@@ -58,7 +58,7 @@ trap 'rm -rf "$work"' EXIT
 cp -R checker matrix Makefile "$work/"
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" make -s -C "$work" -j2 HIVEX=0 DEMANGLE=0 \
 	CFLAGS="-O2 -g0 -ffile-prefix-map=$work=. -ffile-prefix-map=$prefix=/deps" \
-	CORE_LIBS="$prefix/lib/libyaml.a $prefix/lib/libcjson.a" \
+	CORE_LIBS="$prefix/lib/libyaml.a $prefix/lib/libcjson.a $zlib_a" \
 	GIT_LIBS="$prefix/lib/libgit2.a $prefix/lib/libpcre2-8.a $prefix/lib/libhttp_parser.a $zlib_a -lpthread" \
 	torch-dll-check torch-dll-check-git >&2
 for prog in torch-dll-check torch-dll-check-git; do
@@ -107,8 +107,8 @@ notice() { # notice TITLE FILE
 	notice "libgit2 1.5.1 (torch-dll-check-git)" "$linux_src/libgit2/COPYING"
 	notice "PCRE2 10.42 (torch-dll-check-git)" "$linux_src/pcre2/LICENCE"
 	notice "http-parser 2.9.4 (torch-dll-check-git)" "$linux_src/http-parser/LICENSE-MIT"
-	notice "zlib (torch-dll-check-git, Linux: Debian's zlib1g)" /usr/share/doc/zlib1g/copyright
-	notice "zlib (torch-dll-check-git.exe: Debian's libz-mingw-w64)" /usr/share/doc/libz-mingw-w64-dev/copyright
+	notice "zlib (all assets, Linux: Debian's zlib1g)" /usr/share/doc/zlib1g/copyright
+	notice "zlib (the .exe files: Debian's libz-mingw-w64)" /usr/share/doc/libz-mingw-w64-dev/copyright
 	notice "mingw-w64 runtime (the .exe files)" /usr/share/doc/mingw-w64-x86-64-dev/copyright
 	notice "GCC runtime, libgcc (the .exe files; GCC Runtime Library Exception)" /usr/share/doc/gcc-mingw-w64-base/copyright
 } >"$out/THIRD-PARTY-NOTICES.txt"

@@ -20,7 +20,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/inputs.sh"
 # Every value is passed as --option=VALUE: never read as another option
 # (json: --fail-on=never is a file of that name, not a second --fail-on).
-tdc_plain_inputs python torch-path scan matrix pins repository pins-unchanged fail-on annotations summary \
+tdc_plain_inputs python torch-path app scan matrix pins repository pins-unchanged fail-on annotations summary \
 	json sarif || exit 2
 
 die() {
@@ -83,7 +83,9 @@ if [ "$pins" = true ]; then
 	what+=(--pins --repo="${TDC_INPUT_REPOSITORY:-${GITHUB_WORKSPACE:-.}}")
 	[ "$pins_unchanged" = false ] || what+=(--pins-unchanged)
 fi
-if [ -n "${TDC_INPUT_TORCH_PATH:-}" ]; then
+if [ -n "${TDC_INPUT_APP:-}" ]; then
+	what+=(--app="$TDC_INPUT_APP")
+elif [ -n "${TDC_INPUT_TORCH_PATH:-}" ]; then
 	what+=(--torch="$TDC_INPUT_TORCH_PATH")
 elif [ -n "${TDC_INPUT_PYTHON:-}" ]; then
 	what+=(--python="$TDC_INPUT_PYTHON")

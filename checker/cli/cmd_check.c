@@ -35,6 +35,7 @@
 #include "judge/confirm.h"
 #include "judge/gate.h"
 #include "machine/dist.h"
+#include "machine/frozen.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
 #include "judge/policy.h"
@@ -96,6 +97,8 @@ static int set_processes(void *dst, const char *val, struct strbuf *why)
 
 struct check_opts {
 	const char *torch, *sitepk, *python, *userbase, *scan;
+	const char *app; /* --app: a frozen app's executable or folder */
+	const char *host, *default_dll_dirs; /* --host: a program that embeds Python; its SetDefaultDllDirectories */
 	int depth;
 	uint16_t machine; /* 0: python.exe's, else x64 */
 	struct strlist matrices;
@@ -122,6 +125,15 @@ static const struct cli_opt check_opts_table[] = {
 		cli_set_str, struct check_opts, python),
 	CLI_OPT("--no-user-site", NULL, "python -s: the user site is not on sys.path",
 		cli_set_flag, struct check_opts, no_user_site),
+	CLI_OPT("--app", "PATH", "a frozen app (PyInstaller onedir or onefile, cx_Freeze): its .exe or its\n"
+		"folder; checked as the process its launcher starts (docs/loader.md, Frozen apps)",
+		cli_set_str, struct check_opts, app),
+	CLI_OPT("--host", "EXE", "a program that embeds Python and imports the --torch or --site-packages\n"
+		"given: its folder is the application folder, its imports are loaded before torch",
+		cli_set_str, struct check_opts, host),
+	CLI_OPT("--default-dll-dirs", "FLAGS", "with --host: the flags it gives SetDefaultDllDirectories (0x1000:\n"
+		"LOAD_LIBRARY_SEARCH_DEFAULT_DIRS; 0x1f00 at most)",
+		cli_set_str, struct check_opts, default_dll_dirs),
 	CLI_OPT("--scan", "DIR", "every torch install under DIR (e.g. 'C:\\'), each checked with its own\n"
 		"python and dll_paths",
 		cli_set_str, struct check_opts, scan),
@@ -165,7 +177,7 @@ static const struct cli_opt check_opts_table[] = {
 const struct cli_cmd check_cli = {
 	.name = "check",
 	.summary = "will torch load on this machine? (findings, exit 1 on failure)",
-	.synopsis = "[--torch DIR | --site-packages DIR | --python PATH | --scan DIR | --pins] [options]",
+	.synopsis = "[--torch DIR | --site-packages DIR | --python PATH | --app PATH | --scan DIR | --pins] [--host EXE] [options]",
 	.opts = check_opts_table,
 	.notes = "Paths are Windows paths (C:\\...) or host paths under --root. --pins alone judges the\n"
 		 "repository's torch pins against this runner with no torch installed; with an install\n"
@@ -228,6 +240,25 @@ static int check_combination(const struct check_opts *o)
 	}
 	if (pins_where_check(&check_cli, s) < 0)
 		return -1;
+	if (o->host && (o->app || o->python || o->scan || (!o->torch && !o->sitepk))) {
+		cli_error(&check_cli, "--host EXE checks the torch a program's embedded Python imports: give it with "
+				      "--torch DIR or --site-packages DIR (not --app, --python or --scan)");
+		return -1;
+	}
+	if (o->default_dll_dirs) {
+		char *end;
+		unsigned long f = strtoul(o->default_dll_dirs, &end, 0);
+		if (!o->host || *end || !f || (f & ~0x1f00UL)) {
+			cli_error(&check_cli, "--default-dll-dirs FLAGS goes with --host, and FLAGS is a number of "
+					      "LOAD_LIBRARY_SEARCH_* bits (0x100 to 0x1f00)");
+			return -1;
+		}
+	}
+	if (o->app && (o->torch || o->sitepk || o->python || o->scan || o->userbase)) {
+		cli_error(&check_cli, "--app checks the app's own torch and process: it does not combine with --torch, "
+				      "--site-packages, --python, --userbase or --scan");
+		return -1;
+	}
 	for (k = 0; k < o->import_first.n; k++)
 		if (import_first_bad(o->import_first.v[k]))
 			return -1;
@@ -262,7 +293,34 @@ static int load_matrix(const struct check_opts *o, struct matrix *m)
 /* Where torch is, as Windows paths on the view (the caller frees them). */
 struct check_paths {
 	char *torch, *python, *userbase, *scan;
+	char *host; /* --host's executable (Windows path) */
+	struct frozen_app app; /* a frozen app's layout (--app, or a --torch inside one) */
+	int frozen;
 };
+
+/* --app: the frozen app's layout and its torch. */
+static int resolve_app(const struct check_opts *o, struct view *v, struct check_paths *p)
+{
+	struct err e;
+	char *w = cmd_winpath(v, o->app);
+	err_clear(&e);
+	if (!w)
+		return -1;
+	if (frozen_app_open(&p->app, v, w, &e)) {
+		cmd_usage_error("check: --app %s: %s%s", o->app, e.msg, cmd_root_hint(&o->vo, v, o->app));
+		free(w);
+		return -1;
+	}
+	free(w);
+	p->frozen = 1;
+	if (!p->app.torch_dir) {
+		cmd_usage_error("check: --app %s: no torch folder in the app's top-level folder %s (not collected?)",
+				o->app, p->app.home);
+		return -1;
+	}
+	p->torch = xstrdup(p->app.torch_dir);
+	return 0;
+}
 
 /*
  * Errors name the path as the user gave it (a host path stays a host path).
@@ -274,7 +332,7 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 	if (o->python && !check_python_is_spec(o->python) && !(p->python = cmd_winpath(v, o->python)))
 		return -1;
 	/* no python named (or a py launcher spec): the one a person means (check_python.h) */
-	if (!p->python && !o->torch && !o->sitepk && !o->scan && (o->python || !o->pins) &&
+	if (!p->python && !o->torch && !o->sitepk && !o->scan && !o->app && (o->python || !o->pins) &&
 	    check_python_choose(cp, v, o->python, &p->python))
 		return -1;
 	if (o->userbase && !(p->userbase = cmd_winpath(v, o->userbase)))
@@ -285,9 +343,22 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 	}
 	if (o->scan)
 		return (p->scan = cmd_winpath(v, o->scan)) ? 0 : -1;
+	if (o->app)
+		return resolve_app(o, v, p);
+	if (o->host) {
+		if (!(p->host = cmd_winpath(v, o->host)))
+			return -1;
+		if (!view_is_file(v, p->host)) {
+			cmd_usage_error("check: --host %s: no such file%s", o->host, cmd_root_hint(&o->vo, v, o->host));
+			return -1;
+		}
+	}
 	if (o->torch) {
 		if (!(p->torch = cmd_winpath(v, o->torch)))
 			return -1;
+		/* torch inside a frozen app's folder: the app's launcher starts the process, not a python.exe */
+		if (!o->python && !o->host && view_is_dir(v, p->torch))
+			p->frozen = frozen_app_of_torch(&p->app, v, p->torch);
 	} else if (o->sitepk) {
 		char *w = cmd_winpath(v, o->sitepk);
 		if (!w)
@@ -373,12 +444,66 @@ static int matrix_procedure(void *ctx, const char *version, struct torch_proc *o
 	return matrix_torch_load(ctx, version, out);
 }
 
+/*
+ * The process PyInstaller's bootloader starts (docs/loader.md, "Frozen apps"): the
+ * executable, SetDllDirectoryW on the top-level folder, ucrtbase.dll when
+ * bundled and then the Python DLL by full path, sys.prefix the top-level
+ * folder (pyi_main.c, pyi_pythonlib.c).
+ */
+static void frozen_launcher(struct torch_launcher *l, const struct frozen_app *app, const char *preload[2])
+{
+	memset(l, 0, sizeof(*l));
+	l->exe = app->exe;
+	l->preload = preload;
+	if (app->python_static) { /* cx_Freeze: the base imports python3X.dll; lib\ added before Python runs */
+		l->dll_directory = app->set_dir;
+		l->dll_directory_why = "the app's lib folder: cx_Freeze's base calls SetDllDirectoryW on it";
+		l->add_dll_directory = app->add_dir;
+		l->add_dll_directory_why = "the app's lib folder: cx_Freeze's base and its __startup__ add it with "
+					   "AddDllDirectory";
+		l->prefix = app->home;
+		l->what = app->what;
+		return;
+	}
+	l->dll_directory = app->home;
+	l->dll_directory_why = "the app's top-level folder: PyInstaller's bootloader calls SetDllDirectoryW on it";
+	if (app->ucrtbase)
+		preload[l->npreload++] = app->ucrtbase;
+	preload[l->npreload++] = app->python_dll;
+	l->prefix = app->home;
+	l->what = app->what;
+}
+
+/*
+ * --host: the program's process (docs/loader.md, Frozen apps): its
+ * executable's imports at start-up, then SetDefaultDllDirectories when
+ * given, nothing preloaded; sys.prefix is the folder above torch's Lib\
+ * (<prefix>\Lib\site-packages\torch), else the executable's.
+ */
+static void host_launcher(struct torch_launcher *l, const char *exe, const char *torch, const char *flags,
+			  char **prefix)
+{
+	char *sp = winpath_dirname(torch), *lib = winpath_dirname(sp);
+	memset(l, 0, sizeof(*l));
+	l->exe = exe;
+	if (!str_icmp(winpath_basename(sp), "site-packages") && !str_icmp(winpath_basename(lib), "Lib"))
+		*prefix = winpath_dirname(lib);
+	l->prefix = *prefix;
+	l->default_dll_dirs = flags ? (unsigned)strtoul(flags, NULL, 0) : 0;
+	l->what = "a program that embeds Python";
+	free(sp);
+	free(lib);
+}
+
 /* Every install: the one given, or each --scan found with its own python. */
 static int check_installs(struct result *report, struct view *v, const struct check_opts *o, const struct check_paths *p,
 			  const struct matrix *m, const struct inventory *inv, const struct strlist *sys_path,
 			  const struct check_scan *scan)
 {
 	struct torch_inputs in;
+	struct torch_launcher launch;
+	const char *preload[2];
+	char *host_prefix = NULL;
 	struct check_env env;
 	struct machine_memory mem;
 	struct err e;
@@ -405,6 +530,13 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.userbase = p->userbase;
 	in.procedure = matrix_procedure;
 	in.procedure_ctx = (void *)(uintptr_t)m; /* read only */
+	if (p->frozen) {
+		frozen_launcher(&launch, &p->app, preload);
+		in.launcher = &launch;
+	} else if (p->host) {
+		host_launcher(&launch, p->host, p->torch, o->default_dll_dirs, &host_prefix);
+		in.launcher = &launch;
+	}
 	if (!o->scan && !p->torch)
 		goto done; /* --pins without an install */
 	if (!o->scan) {
@@ -426,9 +558,11 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	}
 done:
 	machine_memory_release(&mem);
+	free(host_prefix);
 	return 0;
 fail:
 	machine_memory_release(&mem);
+	free(host_prefix);
 	cmd_usage_error("check: %s", e.msg);
 	return -1;
 }
@@ -556,6 +690,8 @@ out:
 	free(p.python);
 	free(p.userbase);
 	free(p.scan);
+	free(p.host);
+	frozen_app_release(&p.app);
 	view_opts_release(&o.vo);
 	strlist_release(&o.matrices);
 	strlist_release(&o.import_first);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/app.h"
 #include "judge/cuda.h"
 #include "judge/dllmain.h"
 #include "judge/loader_rules.h"
@@ -59,6 +60,13 @@ static int pass_policy(struct check_install *ci, struct findings *out, const str
 	pin.install = ci->install;
 	pin.run = ci->run;
 	return policy_evaluate(out, &ci->verdict, env->v, &pin, e);
+}
+
+static int pass_app(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)e;
+	app_judge(out, ci->run, env->v);
+	return 0;
 }
 
 static int pass_required(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
@@ -119,6 +127,7 @@ static const struct check_pass {
 	{ "required", pass_required, 1 },
 	{ "cuda", pass_cuda, 1 },
 	{ "record", pass_record, 1 },
+	{ "app", pass_app, 0 },
 	{ "extensions", pass_extensions, 0 },
 	{ "ext-record", pass_ext_record, 1 },
 	{ "commit", pass_commit, 0 },

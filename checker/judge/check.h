@@ -20,6 +20,10 @@
  *   record      torch's RECORD against the disk; refixes the loader's
  *               findings on deleted or leftover files (judge/record.h)
  *                                                   -> record, findings
+ *   app         a frozen app's launcher started the process: the fixes
+ *               name the freezer's options, UPX-packed DLLs; after
+ *               record, whose fixes it comes before (judge/app.h)
+ *                                                   -> findings
  *   extensions  the extensions' and first packages' load failures
  *               (ext_check_findings)               -> findings
  *   ext-record  their RECORDs; after `extensions`, whose findings it

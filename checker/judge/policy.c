@@ -125,7 +125,8 @@ static char *where_text(const struct pol *p, const struct ldr_node *n)
 	if (in_dir(n->path, view_system32(p->v)))
 		s = xstrdup("System32");
 	else if (p->run->app_dir && !str_icmp(dir, p->run->app_dir))
-		s = xasprintf("python.exe's folder, %s", dir);
+		s = xasprintf("%s's folder, %s", p->run->launched ? winpath_basename(p->run->python_exe) : "python.exe",
+			      dir);
 	else
 		s = xstrdup(dir);
 	free(dir);

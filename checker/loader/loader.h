@@ -158,6 +158,21 @@ void loader_add_dll_directory(struct loader *ld, const char *win_dir); /* AddDll
  * K", counted without them; borrowed, must outlive the loader).
  */
 void loader_label_user_dirs(struct loader *ld, const char *why);
+/*
+ * SetDllDirectoryW(win_dir) (a frozen app's launcher calls it: docs/loader.md
+ * "Frozen apps"): in the standard search order the folder follows the application
+ * folder and the current folder is no longer searched; with the
+ * LOAD_LIBRARY_SEARCH_* flags it is searched with the AddDllDirectory folders
+ * (LOAD_LIBRARY_SEARCH_USER_DIRS), in an order Microsoft leaves unspecified.
+ * `why` labels its probes (copied). Call it once, before the loads.
+ */
+void loader_set_dll_directory(struct loader *ld, const char *win_dir, const char *why);
+/*
+ * SetDefaultDllDirectories(flags) (LOAD_LIBRARY_SEARCH_* bits): a later load
+ * whose flags name no search folder (LoadLibraryW, LoadLibraryExW with 0)
+ * searches those folders instead of the standard order.
+ */
+void loader_set_default_dll_directories(struct loader *ld, unsigned flags);
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why);
 void loader_set_current_dir(struct loader *ld, const char *win_dir);
 void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode mode);

@@ -85,6 +85,9 @@ size_t ldr_search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, i
 {
 	struct search_dir *v = NULL;
 	size_t n = 0, alloc = 0, i;
+	/* SetDefaultDllDirectories: a load that names no folder searches the process's default ones */
+	if (!(flags & (LDR_SEARCH_MASK | LDR_WITH_ALTERED_SEARCH_PATH)))
+		flags |= ld->default_dirs;
 	if (flags & LDR_SEARCH_MASK) {
 		if (flags & LDR_SEARCH_DEFAULT_DIRS)
 			flags |= LDR_SEARCH_APPLICATION_DIR | LDR_SEARCH_USER_DIRS | LDR_SEARCH_SYSTEM32;
@@ -106,12 +109,17 @@ size_t ldr_search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, i
 			add_dir(&v, &n, &alloc, dll_dir, "altered search path", "the folder of the DLL being loaded");
 		else if (ld->app_dir)
 			add_dir(&v, &n, &alloc, ld->app_dir, "application dir", "the application folder");
+		/* SetDllDirectoryW: its folder next, and the current folder is no longer searched */
+		if (ld->dll_directory)
+			add_dir(&v, &n, &alloc, ld->dll_directory, "DLL directory", ld->dll_directory_why);
 		add_dir(&v, &n, &alloc, ldr_sysdir(ld), "System32", ldr_sysdir_why(ld));
 		/* searched, but only 16-bit programs ever installed DLLs there */
 		add_dir(&v, &n, &alloc, "C:\\Windows\\System", "16-bit system dir", "the 16-bit system folder");
 		v[n - 1].minor = ld->machine != PE_MACHINE_I386;
 		add_dir(&v, &n, &alloc, view_windows_dir(ld->view), "Windows dir", "the Windows folder");
-		if (ld->cur_dir) {
+		if (ld->dll_directory) {
+			/* not searched while a DLL directory is set */
+		} else if (ld->cur_dir) {
 			add_dir(&v, &n, &alloc, ld->cur_dir, "current dir", "the current folder");
 		} else {
 			add_dir(&v, &n, &alloc, ".", "current dir", "the current folder");

@@ -203,6 +203,8 @@ void loader_free(struct loader *ld)
 	free(ld->cur_dir);
 	strlist_release(&ld->user_dirs);
 	strlist_release(&ld->user_whys);
+	free(ld->dll_directory);
+	free(ld->dll_directory_why);
 	for (i = 0; i < ld->nmods; i++) {
 		free(ld->mods[i].base);
 		free(ld->mods[i].path);
@@ -244,6 +246,22 @@ void loader_label_user_dirs(struct loader *ld, const char *why)
 			free(ld->user_whys.v[i]);
 			ld->user_whys.v[i] = xstrdup(why);
 		}
+}
+
+void loader_set_dll_directory(struct loader *ld, const char *win_dir, const char *why)
+{
+	free(ld->dll_directory);
+	free(ld->dll_directory_why);
+	ld->dll_directory = ldr_win32_folder(win_dir);
+	ld->dll_directory_why = xstrdup(why);
+	/* LOAD_LIBRARY_SEARCH_USER_DIRS searches it with the AddDllDirectory folders */
+	loader_add_dll_directory(ld, win_dir);
+	loader_label_user_dirs(ld, why);
+}
+
+void loader_set_default_dll_directories(struct loader *ld, unsigned flags)
+{
+	ld->default_dirs = flags & LDR_SEARCH_MASK;
 }
 
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why)

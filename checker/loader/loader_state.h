@@ -93,6 +93,9 @@ struct loader {
 	char *cur_dir;
 	struct strlist user_dirs;
 	struct strlist user_whys;    /* loader_label_user_dirs: each folder's reason ("" none yet) */
+	char *dll_directory;         /* loader_set_dll_directory (SetDllDirectoryW), or NULL */
+	char *dll_directory_why;
+	unsigned default_dirs;       /* loader_set_default_dll_directories (SetDefaultDllDirectories), or 0 */
 	size_t path_prefix_n;        /* loader_label_path_prefix */
 	const char *path_prefix_why;
 	enum ldr_dll_load_dir_mode dld_mode;

@@ -64,6 +64,8 @@ void torch_run_free(struct torch_run *run)
 	free(run->torch_dir);
 	free(run->python_exe);
 	free(run->app_dir);
+	free(run->launcher_what);
+	free(run->dll_directory);
 	free(run->exec_prefix);
 	free(run->base_exec_prefix);
 	free(run->userbase);
@@ -341,6 +343,18 @@ static void locate_python(struct torch_run *run, struct view *v, const struct to
 	free(cfgp);
 	free(dir);
 	strbuf_release(&sb);
+}
+
+/* A launcher's process: its executable's folder is the application folder, sys.prefix its prefix. */
+static void locate_launcher(struct torch_run *run, const struct torch_launcher *l)
+{
+	run->launched = 1;
+	run->launcher_what = l->what ? xstrdup(l->what) : NULL;
+	run->dll_directory = l->dll_directory ? winpath_normalize(l->dll_directory) : NULL;
+	run->python_exe = winpath_normalize(l->exe);
+	run->app_dir = winpath_dirname(run->python_exe);
+	run->exec_prefix = winpath_normalize(l->prefix ? l->prefix : run->app_dir);
+	run->base_exec_prefix = xstrdup(run->exec_prefix);
 }
 
 static void set_outcome(struct torch_binary *b)
@@ -758,6 +772,61 @@ static void load_interpreter(struct torch_run *run, struct view *v)
 	free(base_exe);
 }
 
+/*
+ * 0. A launcher's process: its executable's static imports at start-up, then
+ * SetDllDirectoryW, then each DLL it loads by full path before Python runs,
+ * in order (LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH). Each of those
+ * loads hangs below the executable's node, so the judges that look at what
+ * the process holds before torch see them; the first that fails is the
+ * start-up's verdict (the app would not start).
+ */
+static void start_launcher(struct torch_run *run, struct view *v, const struct torch_launcher *l)
+{
+	struct ldr_node *root;
+	size_t i;
+	int debug = 0;
+	if (!view_is_file(v, run->python_exe))
+		return;
+	loader_load(run->ld, run->python_exe, LDR_AS_PROCESS_EXE, &run->python_res, NULL);
+	if (l->default_dll_dirs)
+		loader_set_default_dll_directories(run->ld, l->default_dll_dirs);
+	if (l->dll_directory)
+		loader_set_dll_directory(run->ld, l->dll_directory, l->dll_directory_why ? l->dll_directory_why
+											: "set with SetDllDirectoryW");
+	if (l->add_dll_directory) {
+		loader_add_dll_directory(run->ld, l->add_dll_directory);
+		loader_label_user_dirs(run->ld, l->add_dll_directory_why ? l->add_dll_directory_why
+									: "added with AddDllDirectory by the launcher");
+	}
+	root = run->python_res.root;
+	for (i = 0; root && i < l->npreload; i++) {
+		struct ldr_result r;
+		char *tag = python_dll_tag(winpath_basename(l->preload[i]), &debug);
+		memset(&r, 0, sizeof(r));
+		loader_load(run->ld, l->preload[i], LDR_WITH_ALTERED_SEARCH_PATH, &r, NULL);
+		if (tag && !run->python_tag) {
+			run->python_tag = xasprintf("cp%s", tag);
+			run->python_debug = debug;
+		}
+		free(tag);
+		if (r.winerror && !run->python_res.winerror) {
+			run->python_res.winerror = r.winerror;
+			run->python_res.outcome = r.outcome;
+			run->python_res.leaf = r.leaf;
+			run->python_res.symbol = r.symbol;
+			r.symbol = NULL;
+		}
+		if (r.root) {
+			ALLOC_GROW(root->kids, root->nkids + 1, root->akids);
+			root->kids[root->nkids++] = r.root;
+			r.root->parent = root;
+			r.root = NULL;
+		}
+		ldr_result_release(&r);
+	}
+	run->python_loaded = !run->python_res.winerror;
+}
+
 /* 2. os.add_dll_directory for each of dll_paths (SetDefaultDllDirectories is not called). */
 static void add_dll_directories(struct torch_run *run)
 {
@@ -921,7 +990,10 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 		torch_run_free(run);
 		return -1;
 	}
-	locate_python(run, view, in);
+	if (in->launcher)
+		locate_launcher(run, in->launcher);
+	else
+		locate_python(run, view, in);
 	find_userbase(run, view, in);
 	run->cuda_version = read_version_py(view, run->torch_dir, "cuda");
 	run->torch_version = read_version_py(view, run->torch_dir, "__version__");
@@ -931,8 +1003,12 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 	if (view_getenv(view, "PATH"))
 		run->saved_path = xstrdup(view_getenv(view, "PATH"));
 
-	load_interpreter(run, view);          /* 0 */
-	find_python_tag(run, view);
+	if (in->launcher)
+		start_launcher(run, view, in->launcher); /* 0 */
+	else
+		load_interpreter(run, view);  /* 0 */
+	if (!run->python_tag)
+		find_python_tag(run, view);
 	extension_suffixes(run);
 	if (in->before_torch)
 		in->before_torch(in->before_ctx, run, view); /* packages imported before torch */

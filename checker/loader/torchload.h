@@ -13,6 +13,28 @@
 
 struct torch_run;
 
+/*
+ * The process a frozen app's launcher or a program that embeds Python
+ * starts, in place of python.exe (docs/loader.md, "Frozen apps"): its executable, whose
+ * folder is the application folder; the folder it gives SetDllDirectoryW;
+ * the DLLs it loads by full path with LOAD_WITH_ALTERED_SEARCH_PATH before
+ * Python runs (PyInstaller's bootloader: ucrtbase.dll when bundled, then
+ * python3X.dll); and sys.prefix (PyInstaller's sys._MEIPASS). Every path is
+ * a Windows path; the caller owns them.
+ */
+struct torch_launcher {
+	const char *exe;
+	const char *dll_directory;     /* NULL: SetDllDirectoryW is not called */
+	const char *dll_directory_why; /* its probes' label ("set by PyInstaller's bootloader ...") */
+	const char *const *preload;
+	size_t npreload;
+	const char *add_dll_directory; /* a folder it gives AddDllDirectory before Python runs, or NULL */
+	unsigned default_dll_dirs;     /* its SetDefaultDllDirectories flags (after its start-up), or 0 */
+	const char *add_dll_directory_why;
+	const char *prefix;            /* NULL: the executable's folder */
+	const char *what;              /* for the report: "PyInstaller 6.x onedir" */
+};
+
 struct torch_inputs {
 	const char *torch_dir;  /* Windows path of the torch package (required) */
 	const char *python_exe; /* Windows path of python.exe, or NULL (guessed from torch_dir) */
@@ -33,6 +55,7 @@ struct torch_inputs {
 	 */
 	int (*procedure)(void *ctx, const char *version, struct torch_proc *out);
 	void *procedure_ctx;
+	const struct torch_launcher *launcher; /* NULL: python.exe starts the process */
 };
 
 enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON };
@@ -72,7 +95,11 @@ struct torch_run {
 	int path_patched;          /* the PATH fallback ran */
 	struct torch_vcprobe vc[3];
 	int vc_failed;             /* the probe would print its warning */
-	struct ldr_result python_res; /* python.exe's own imports at process start (if found) */
+	struct ldr_result python_res; /* python.exe's own imports at process start (if found); with a launcher,
+					 its executable's, and below its root each DLL it loads before Python */
+	int launched;              /* the process is torch_inputs.launcher's (python_exe: its executable) */
+	char *launcher_what;       /* its torch_launcher.what, or NULL */
+	char *dll_directory;       /* the folder it gave SetDllDirectoryW, or NULL */
 	int python_loaded;
 	struct torch_binary *bins;
 	size_t nbins;

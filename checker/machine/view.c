@@ -39,6 +39,8 @@ struct dirent_cache {
 	struct strlist names; /* NTFS order */
 	unsigned char *isdir; /* per name: 0 not yet known, else enum os_ftype + 1, or ENTRY_OUTSIDE + 1; | ENTRY_RECORDED */
 	char **real;          /* per name: where a symbolic link leads, resolved (lazily allocated) */
+	size_t *vid;          /* a mounted folder's (view_mount): per name, the file's index, or SIZE_MAX */
+	char **vhost;         /* ... and its host path once made (lazily allocated) */
 };
 
 /* entry_type of a symbolic link (or junction) that leads outside --root: never followed */
@@ -65,6 +67,8 @@ struct view {
 	char *reg_source;
 	char *host_error; /* view_host_error */
 	int reg_tried;
+	char *(*vopen)(void *ctx, size_t i, struct err *err); /* view_mount */
+	void *vctx;
 };
 
 static int ntfs_qsort_cmp(const void *a, const void *b)
@@ -124,6 +128,11 @@ void view_free(struct view *v)
 			for (k = 0; k < v->dirs[i].names.n; k++)
 				free(v->dirs[i].real[k]);
 		free(v->dirs[i].real);
+		if (v->dirs[i].vhost)
+			for (k = 0; k < v->dirs[i].names.n; k++)
+				free(v->dirs[i].vhost[k]);
+		free(v->dirs[i].vhost);
+		free(v->dirs[i].vid);
 		free(v->dirs[i].key);
 		free(v->dirs[i].win);
 		free(v->dirs[i].host);
@@ -409,9 +418,29 @@ static int entry_followed(struct view *v, struct dirent_cache *dc, size_t k)
 	return t;
 }
 
+/* A mounted file's host path, made on first use (view_mount); NULL when it cannot be, said once. */
+static char *mounted_host(struct view *v, struct dirent_cache *dc, size_t k)
+{
+	if (!dc->vhost)
+		dc->vhost = xcalloc(dc->names.n, sizeof(*dc->vhost));
+	if (!dc->vhost[k]) {
+		struct err e;
+		err_clear(&e);
+		dc->vhost[k] = v->vopen(v->vctx, dc->vid[k], &e);
+		if (!dc->vhost[k]) {
+			if (!v->host_error)
+				v->host_error = xasprintf("%s\\%s: %s", dc->win, dc->names.v[k], e.msg);
+			return NULL;
+		}
+	}
+	return xstrdup(dc->vhost[k]);
+}
+
 /* The host path of listing entry k: its resolved path when it is a link inside the root. */
 static char *entry_host(struct view *v, struct dirent_cache *dc, size_t k)
 {
+	if (dc->vid)
+		return dc->vid[k] == SIZE_MAX ? host_join(dc->host, dc->names.v[k]) : mounted_host(v, dc, k);
 	if (entry_followed(v, dc, k) == ENTRY_OUTSIDE)
 		return NULL;
 	if (dc->real && dc->real[k])
@@ -639,6 +668,16 @@ static int view_type(struct view *v, const char *winpath)
 	if (!norm[3]) {
 		free(norm);
 		return OS_DIR;
+	}
+	if (v->vopen) { /* a mounted folder's top has no listing above it */
+		char *key = winpath_upcase(norm);
+		size_t at;
+		int top = strmap_get(&v->dir_index, key, &at) && v->dirs[at].vid;
+		free(key);
+		if (top) {
+			free(norm);
+			return OS_DIR;
+		}
 	}
 	dir = winpath_dirname(norm);
 	dc = dir_lookup(v, dir);
@@ -935,4 +974,138 @@ const char *view_registry_source(const struct view *v)
 int view_has_registry(const struct view *v)
 {
 	return v->live || view_registry(v) != NULL;
+}
+
+/* ---- a mounted folder (view_mount) ---- */
+
+struct mount_entry {
+	char *name;
+	size_t id; /* SIZE_MAX: a folder */
+};
+
+struct mount_dir {
+	char *win; /* normalised */
+	char *key; /* its key in the builder's index (borrowed there) */
+	struct mount_entry *e;
+	size_t n, alloc;
+};
+
+static int mount_entry_cmp(const void *a, const void *b)
+{
+	const struct mount_entry *x = a, *y = b;
+	return winpath_ntfs_cmp(x->name, y->name);
+}
+
+/* The builder's folder `win` (created), its index in *dirs. */
+static size_t mount_dir_get(struct mount_dir **dirs, size_t *n, size_t *alloc, struct strmap *index, const char *win)
+{
+	char *key = winpath_upcase(win);
+	size_t at;
+	if (strmap_get(index, key, &at)) {
+		free(key);
+		return at;
+	}
+	ALLOC_GROW(*dirs, *n + 1, *alloc);
+	memset(&(*dirs)[*n], 0, sizeof(**dirs));
+	(*dirs)[*n].win = xstrdup(win);
+	(*dirs)[*n].key = key;
+	strmap_add(index, key, *n);
+	return (*n)++;
+}
+
+static void mount_add(struct mount_dir *d, const char *name, size_t id)
+{
+	ALLOC_GROW(d->e, d->n + 1, d->alloc);
+	d->e[d->n].name = xstrdup(name);
+	d->e[d->n].id = id;
+	d->n++;
+}
+
+int view_mount(struct view *v, const char *win_dir, const char *const *names, size_t n,
+	       char *(*open)(void *ctx, size_t i, struct err *err), void *ctx, struct err *err)
+{
+	struct mount_dir *dirs = NULL;
+	size_t ndirs = 0, adirs = 0, i, k;
+	struct strmap index, seen;
+	struct strlist seen_keys = STRLIST_INIT; /* seen's keys (borrowed there) */
+	char *top;
+	int r = 0;
+	if (v->live || v->vopen)
+		return err_set(err, "%s: cannot mount a folder on this view", win_dir);
+	top = winpath_normalize(win_dir);
+	if (!on_drive_c(top) || !top[3] || view_type(v, top) != OS_NONE) {
+		err_set(err, "%s: not a free folder on C: to mount", top);
+		free(top);
+		return -1;
+	}
+	strmap_init(&index, STRMAP_ICASE);
+	strmap_init(&seen, STRMAP_ICASE);
+	mount_dir_get(&dirs, &ndirs, &adirs, &index, top);
+	for (i = 0; i < n && !r; i++) {
+		char *rel = winpath_normalize(names[i]), *p, *key;
+		size_t parent = 0;
+		struct strbuf at = STRBUF_INIT;
+		strbuf_adds(&at, top);
+		for (p = rel; *p && !r;) {
+			size_t len = strcspn(p, "\\");
+			char *comp = xstrndup(p, len);
+			int last = !p[len];
+			strbuf_addch(&at, '\\');
+			strbuf_adds(&at, comp);
+			key = winpath_upcase(strbuf_str(&at));
+			if (!strmap_get(&seen, key, &k)) {
+				strlist_push_owned(&seen_keys, key);
+				strmap_add(&seen, key, last ? i : SIZE_MAX);
+				key = NULL;
+				mount_add(&dirs[parent], comp, last ? i : SIZE_MAX);
+				k = last ? i : SIZE_MAX;
+			} else if (last || k != SIZE_MAX) {
+				r = err_set(err, "%s: named twice, or both a file and a folder", strbuf_str(&at));
+			}
+			free(key);
+			if (!last && !r)
+				parent = mount_dir_get(&dirs, &ndirs, &adirs, &index, strbuf_str(&at));
+			free(comp);
+			p += len + (p[len] ? 1 : 0);
+		}
+		strbuf_release(&at);
+		free(rel);
+	}
+	for (i = 0; i < ndirs; i++) {
+		struct mount_dir *d = &dirs[i];
+		if (!r) {
+			struct dirent_cache *dc;
+			qsort(d->e, d->n, sizeof(*d->e), mount_entry_cmp);
+			ALLOC_GROW(v->dirs, v->ndirs + 1, v->adirs);
+			dc = &v->dirs[v->ndirs++];
+			memset(dc, 0, sizeof(*dc));
+			dc->key = winpath_upcase(d->win);
+			dc->win = xstrdup(d->win);
+			dc->host = xstrdup("/proc/self/fd/tdc-mounted-folder"); /* never a real folder */
+			dc->isdir = xcalloc(d->n ? d->n : 1, 1);
+			dc->vid = xcalloc(d->n ? d->n : 1, sizeof(*dc->vid));
+			for (k = 0; k < d->n; k++) {
+				strlist_push(&dc->names, d->e[k].name);
+				dc->vid[k] = d->e[k].id;
+				dc->isdir[k] = (unsigned char)((d->e[k].id == SIZE_MAX ? OS_DIR : OS_FILE) + 1);
+			}
+			strmap_add(&v->dir_index, dc->key, (size_t)(dc - v->dirs));
+		}
+		for (k = 0; k < d->n; k++)
+			free(d->e[k].name);
+		free(d->e);
+		free(d->win);
+	}
+	strmap_release(&index);
+	for (i = 0; i < ndirs; i++)
+		free(dirs[i].key);
+	free(dirs);
+	strmap_release(&seen);
+	strlist_release(&seen_keys);
+	free(top);
+	if (!r) {
+		v->vopen = open;
+		v->vctx = ctx;
+	}
+	return r;
 }

@@ -98,6 +98,19 @@ int view_is_link(struct view *v, const char *winpath);
 size_t view_outside_links(const struct view *v, size_t i, const char **win, const char **target);
 
 /* Whether a Windows path is an existing directory / file. */
+/*
+ * A read-only folder of files that are not under the root (a onefile
+ * app's binaries inside its executable: machine/frozen.h), at `win_dir` (a
+ * folder on C: that does not exist): names[i] are the files' paths below
+ * it ('\\' or '/'), their folders made from them. A file's host path is
+ * asked of open(ctx, i) the first time a reader needs it and kept; NULL
+ * when it cannot be made (the view's host error then says why). One mount
+ * per offline view, before any lookup under win_dir. 0, or -1 with err (a
+ * name given twice, or as a file and a folder).
+ */
+int view_mount(struct view *v, const char *win_dir, const char *const *names, size_t n,
+	       char *(*open)(void *ctx, size_t i, struct err *err), void *ctx, struct err *err);
+
 int view_is_dir(struct view *v, const char *winpath);
 int view_is_file(struct view *v, const char *winpath);
 

@@ -120,6 +120,13 @@ static cJSON *install_facts(struct view *v, const struct torch_run *run, const s
 	cJSON_AddStringToObject(inst, "arch", pe_machine_name(loader_machine(run->ld)));
 	cJSON_AddItemToObject(inst, "python", json_str_or_null(run->python_exe));
 	cJSON_AddItemToObject(inst, "application_dir", json_str_or_null(run->app_dir));
+	if (run->launched) { /* a frozen app's launcher started the process (docs/report-json.md) */
+		cJSON *l = cJSON_AddObjectToObject(inst, "launcher");
+		cJSON_AddItemToObject(l, "what", json_str_or_null(run->launcher_what));
+		cJSON_AddItemToObject(l, "exe", json_str_or_null(run->python_exe));
+		cJSON_AddItemToObject(l, "dll_directory", json_str_or_null(run->dll_directory));
+		cJSON_AddItemToObject(l, "prefix", json_str_or_null(run->exec_prefix));
+	}
 	cJSON_AddItemToObject(inst, "cuda_version", json_str_or_null(run->cuda_version));
 	cJSON_AddItemToObject(inst, "python_tag", json_str_or_null(run->python_tag));
 	arr = cJSON_AddArrayToObject(inst, "extension_suffixes");

@@ -43,6 +43,16 @@ void os_unmap(struct os_map *m);
  * small. Never fails.
  */
 void os_drop_pages(const void *p, size_t len);
+/*
+ * A file held in memory, never on disk, for bytes the checker made (a
+ * frozen app's binaries inflated from its archive): *path names it for the
+ * readers of host paths (os_map_file, os_read_file) while *fd stays open;
+ * os_memfile_close(fd) frees it. Linux (memfd_create) only: elsewhere -1
+ * with err.
+ */
+int os_memfile(const void *data, size_t len, char **path, int *fd, struct err *err);
+void os_memfile_close(int fd);
+
 /* The process's resident memory backed by files (mapped files, its own code), or (size_t)-1 when the host cannot say. */
 size_t os_resident_file_bytes(void);
 

@@ -17,6 +17,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,6 +157,43 @@ void os_drop_pages(const void *p, size_t len)
 	/* a read-only private file mapping: dropped pages come back unchanged from the file */
 	if (p && len)
 		madvise((void *)p, len, MADV_DONTNEED);
+}
+
+int os_memfile(const void *data, size_t len, char **path, int *fd, struct err *err)
+{
+#if defined(__linux__) && defined(SYS_memfd_create)
+	const unsigned char *p = data;
+	int f = (int)syscall(SYS_memfd_create, "tdc-memfile", 1u /* MFD_CLOEXEC */);
+	if (f < 0)
+		return err_set(err, "memfd_create: %s", strerror(errno));
+	while (len) {
+		ssize_t w = write(f, p, len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = errno;
+			close(f);
+			return err_set(err, "writing a file in memory: %s", w < 0 ? strerror(e) : "no progress");
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	*fd = f;
+	*path = xasprintf("/proc/self/fd/%d", f);
+	return 0;
+#else
+	(void)data;
+	(void)len;
+	(void)path;
+	(void)fd;
+	return err_set(err, "files in memory need Linux's memfd_create");
+#endif
+}
+
+void os_memfile_close(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 size_t os_resident_file_bytes(void)

@@ -191,6 +191,20 @@ void os_drop_pages(const void *p, size_t len)
 		VirtualUnlock((LPVOID)p, len);
 }
 
+int os_memfile(const void *data, size_t len, char **path, int *fd, struct err *err)
+{
+	(void)data;
+	(void)len;
+	(void)path;
+	(void)fd;
+	return err_set(err, "files in memory are not supported on Windows yet");
+}
+
+void os_memfile_close(int fd)
+{
+	(void)fd;
+}
+
 size_t os_resident_file_bytes(void)
 {
 	return (size_t)-1; /* not asked of the working set: callers drop the pages */

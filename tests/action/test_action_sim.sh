@@ -167,6 +167,10 @@ sim hostile scan="$root" torch-path='$(touch '"$tmp"'/pwned1)`touch '"$tmp"'/pwn
 	matrix="'; touch $tmp/pwned4; '"
 check_eq "hostile torch-path: usage error (2)" 2 "$(res hostile "r['rc']")"
 if ls "$tmp"/pwned* >/dev/null 2>&1; then not_ok "an input value ran as shell code"; else ok "no input value ran as shell code"; fi
+# app: a frozen app's folder goes to check --app (here one that is not there: the checker's own usage error)
+sim noapp scan="$root" app='C:\NoApp'
+check_eq "app input reaches check --app (a folder that is not there: 2, named in the log and its annotation)" "2 2" \
+	"$(res noapp "r['rc']") $(step_out noapp "$(last_step noapp)" | grep -c 'check: --app C:.NoApp: C:.NoApp: no such file or folder')"
 sim badfail scan="$root" torch-path="$torch" fail-on=sometimes
 check_eq "fail-on=sometimes: 2" 2 "$(res badfail "r['rc']")"
 sim badimport scan="$root" torch-path="$torch" import-first='PyQt5;rm -rf'

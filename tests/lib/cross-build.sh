@@ -88,7 +88,7 @@ while IFS= read -r f; do
 	case "$f" in checker/git/* | checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
 done < <(find checker -name '*.c' | LC_ALL=C sort)
 $HOST-gcc "${cflags[@]}" -o "$repo/torch-dll-check.exe" "${srcs[@]}" "$out/gen/matrix_embed.c" "$out/gen/version.o" \
-	-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32
+	-L"$prefix/lib" -static -lcjson -lyaml -l:libz.a -lshell32 -ladvapi32
 if [ "$with_git" = 1 ]; then
 	gsrcs=()
 	while IFS= read -r f; do

@@ -33,7 +33,7 @@ win_exe() {
 		x86_64-w64-mingw32-gcc -std=c11 -O1 -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
 			-I"$TDC_REPO/checker" -I"$prefix/include" -I"$prefix/include/cjson" \
 			-o "$dir/tmp.exe" "${srcs[@]}" "$dir/matrix_embed.c" \
-			-L"$prefix/lib" -static -lcjson -lyaml -lshell32 -ladvapi32 >"$out/xbuild.log" 2>&1 || return 1
+			-L"$prefix/lib" -static -lcjson -lyaml -l:libz.a -lshell32 -ladvapi32 >"$out/xbuild.log" 2>&1 || return 1
 		mv "$dir/tmp.exe" "$dir/torch-dll-check.exe"
 	fi
 	echo "$dir/torch-dll-check.exe"

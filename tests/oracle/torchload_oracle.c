@@ -29,6 +29,13 @@
  *   5. Every --pyd, as CPython's Python/dynload_win.c loads an extension:
  *      LoadLibraryExW(path, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS |
  *      LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR) under SEM_FAILCRITICALERRORS.
+ *   L. A frozen app's launcher (--set-dll-directory, --launcher-load), before
+ *      everything else: SetDllDirectoryW(DIR), then each FILE with
+ *      LoadLibraryExW(FILE, NULL, LOAD_WITH_ALTERED_SEARCH_PATH), as
+ *      PyInstaller's bootloader does before Python runs (pyi_main.c,
+ *      pyi_utils_win32.c; docs/loader.md "Frozen apps"). Run the program
+ *      from the app's folder (a copy beside App.exe), which is then the
+ *      application folder.
  *   0./6. Packages imported before torch (--first-dll-path, --first-path-prepend,
  *      --first: before step 1, stage "first") and extensions after it
  *      (--ext-dll-path, --ext: after step 5, stage "extension"), each step in
@@ -557,6 +564,9 @@ struct opts {
 	/* the packages imported before torch (--first*) and the extensions after it (--ext*), in argument order */
 	struct step *first, *ext;
 	int n_first, n_ext;
+	const WCHAR *dll_directory;   /* --set-dll-directory */
+	const WCHAR **launcher_loads; /* --launcher-load */
+	int n_launcher_loads;
 };
 
 static int has_dll_suffix(const WCHAR *name)
@@ -673,6 +683,11 @@ static int run_torch(const struct opts *o)
 	int failed = 0, path_patched = 0;
 
 	SetErrorMode(SEM_FAILCRITICALERRORS);
+	if (o->dll_directory && !SetDllDirectoryW(o->dll_directory))
+		err_print("torchload_oracle: SetDllDirectoryW failed\n");
+	for (int i = 0; i < o->n_launcher_loads; i++)
+		if (!LoadLibraryExW(o->launcher_loads[i], NULL, LOAD_WITH_ALTERED_SEARCH_PATH))
+			err_print("torchload_oracle: a launcher's load failed\n");
 	run_steps(o->first, o->n_first, "first", &order); /* packages imported before torch */
 
 	for (int i = 0; i < o->n_dll_paths; i++) {
@@ -811,6 +826,7 @@ static const char usage[] =
 	"                               [--pyd FILE]... [--no-vc-probe] [--stop-at-first-error]\n"
 	"                               [--first-dll-path DIR | --first-path-prepend DIR | --first FILE]...\n"
 	"                               [--ext-dll-path DIR | --ext FILE]...\n"
+	"                               [--set-dll-directory DIR] [--launcher-load FILE]...\n"
 	"       torchload_oracle probe --out FILE [--flags N] [--add-dll-dir DIR]...\n"
 	"                               [--set-default-dirs N] PATH...\n"
 	"  An argument @FILE is replaced by FILE's lines (UTF-8, one argument per line).\n";
@@ -834,6 +850,7 @@ static int main_w(int argc, WCHAR **argv)
 	o.paths = xalloc((size_t)argc * sizeof(WCHAR *));
 	o.first = xalloc((size_t)argc * sizeof(struct step));
 	o.ext = xalloc((size_t)argc * sizeof(struct step));
+	o.launcher_loads = xalloc((size_t)argc * sizeof(WCHAR *));
 	for (int i = 2; i < argc; i++) {
 		const WCHAR *a = argv[i];
 		int has_val = i + 1 < argc;
@@ -855,6 +872,10 @@ static int main_w(int argc, WCHAR **argv)
 			o.ext[o.n_ext++] = (struct step){ STEP_DLL_DIR, argv[++i] };
 		else if (!probe && weq(a, "--ext") && has_val)
 			o.ext[o.n_ext++] = (struct step){ STEP_LOAD, argv[++i] };
+		else if (!probe && weq(a, "--set-dll-directory") && has_val)
+			o.dll_directory = argv[++i];
+		else if (!probe && weq(a, "--launcher-load") && has_val)
+			o.launcher_loads[o.n_launcher_loads++] = argv[++i];
 		else if (!probe && weq(a, "--no-vc-probe"))
 			o.vc_probe = 0;
 		else if (!probe && weq(a, "--stop-at-first-error"))

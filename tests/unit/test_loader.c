@@ -283,6 +283,75 @@ static void test_paths_folders_and_path_entries(void)
  * folder goes (`C:\\x\\sdir.` finds it). AddDllDirectory normalises the
  * folder alone: there the space goes.
  */
+/*
+ * SetDllDirectoryW (a frozen app's launcher): its folder is searched right
+ * after the application folder in the standard order (the current folder no
+ * longer is) and as a USER_DIRS folder with the flags. SetDefaultDllDirectories:
+ * a load with no search flag searches the default folders instead (PATH no
+ * longer). Microsoft, "Dynamic-link library search order", LoadLibraryExW,
+ * SetDefaultDllDirectories.
+ */
+static void test_dll_directory_and_default_dirs(void)
+{
+	struct view *v;
+	struct loader *ld;
+	struct ldr_result r;
+	size_t i;
+	int seen = 0;
+	char *cmd = xasprintf("mkdir -p '%s/App/_internal' '%s/Tools' && cp '%s/msimg32.dll' '%s/App/_internal/tdc_dd.dll'"
+			      " && cp '%s/msimg32.dll' '%s/Tools/tdc_pathonly.dll'",
+			      root, root, wine_dir, root, wine_dir, root);
+	if (root[0] && !root_broken)
+		CHECK_INT(system(cmd), 0);
+	free(cmd);
+	ld = open_loader(&v, PE_MACHINE_AMD64);
+	if (!ld)
+		return;
+	CHECK_INT(loader_load(ld, "tdc_dd.dll", 0, &r, NULL), 0);
+	CHECK_INT(r.winerror, 126);
+	ldr_result_release(&r);
+	loader_set_dll_directory(ld, "C:\\App\\_internal", "the app's top-level folder (test)");
+	CHECK_INT(loader_load(ld, "tdc_dd.dll", 0, &r, NULL), 0);
+	CHECK_INT(r.winerror, 0);
+	CHECK_STR(r.root->path, "C:\\App\\_internal\\tdc_dd.dll");
+	for (i = 0; i < r.root->nprobes; i++) {
+		seen |= !strcmp(r.root->probes[i].step, "DLL directory") &&
+			!strcmp(r.root->probes[i].why, "the app's top-level folder (test)");
+		CHECK(strcmp(r.root->probes[i].step, "current dir") != 0);
+	}
+	CHECK(seen);
+	ldr_result_release(&r);
+	loader_free(ld);
+	view_free(v);
+	/* the same folder through the flags: USER_DIRS */
+	ld = open_loader(&v, PE_MACHINE_AMD64);
+	if (!ld)
+		return;
+	loader_set_dll_directory(ld, "C:\\App\\_internal", "the app's top-level folder (test)");
+	CHECK_INT(loader_load(ld, "tdc_dd.dll", LDR_SEARCH_DEFAULT_DIRS, &r, NULL), 0);
+	CHECK_INT(r.winerror, 0);
+	ldr_result_release(&r);
+	loader_free(ld);
+	view_free(v);
+	/* SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS): PATH is no longer searched by LoadLibraryW */
+	ld = open_loader(&v, PE_MACHINE_AMD64);
+	if (!ld)
+		return;
+	view_setenv(v, "PATH", "C:\\Tools");
+	CHECK_INT(loader_load(ld, "tdc_pathonly.dll", 0, &r, NULL), 0);
+	CHECK_INT(r.winerror, 0);
+	ldr_result_release(&r);
+	loader_free(ld);
+	ld = NULL;
+	CHECK_INT(loader_open(&ld, v, "C:\\Python311", PE_MACHINE_AMD64, NULL), 0);
+	loader_set_default_dll_directories(ld, LDR_SEARCH_DEFAULT_DIRS);
+	CHECK_INT(loader_load(ld, "tdc_pathonly.dll", 0, &r, NULL), 0);
+	CHECK_INT(r.winerror, 126);
+	ldr_result_release(&r);
+	loader_free(ld);
+	view_free(v);
+}
+
 static void test_path_entry_trailing_space(void)
 {
 	struct view *v;
@@ -338,6 +407,7 @@ int main(void)
 	RUN(test_names_as_windows_normalises_them);
 	RUN(test_paths_folders_and_path_entries);
 	RUN(test_path_entry_trailing_space);
+	RUN(test_dll_directory_and_default_dirs);
 	RUN(test_bare_names_and_process_state);
 	RUN(test_wrong_machine_is_193);
 	RUN(test_every_wine_dll_loads_or_fails_cleanly);

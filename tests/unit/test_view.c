@@ -351,6 +351,83 @@ static void test_root_must_exist(void)
 	CHECK_HAS(e.msg, "not a directory");
 }
 
+/* view_mount's reader for the test: entry i's host path is a file of the tree, counted. */
+static int mount_opens;
+
+static char *mount_open(void *ctx, size_t i, struct err *err)
+{
+	(void)ctx;
+	mount_opens++;
+	if (i == 2) {
+		err_set(err, "cannot inflate (test)");
+		return NULL;
+	}
+	return xasprintf("%s/Windows/System32/kernel32.dll", root);
+}
+
+/*
+ * A mounted folder (a onefile app's files): its folders are made from the
+ * names, listed in NTFS order, typed without a stat, a file's host path made
+ * once on first use; a file that cannot be made is a host error; a mount
+ * over a folder that exists, or a name given twice, is refused.
+ */
+static void test_mount(void)
+{
+	static const char *const names[] = { "torch/lib/c10.dll", "python311.dll", "torch\\lib\\Bad.dll",
+					     "torch/version.py" };
+	static const char *const twice[] = { "a.dll", "A.DLL" };
+	static const char *const both[] = { "a/b.dll", "a" };
+	struct view *v = NULL;
+	struct strlist l = STRLIST_INIT;
+	struct err e;
+	char *h;
+	err_clear(&e);
+	CHECK_INT(view_open_root(&v, root, NULL), 0);
+	if (!v)
+		return;
+	CHECK_INT(view_mount(v, "C:\\Temp\\_MEI000000", names, 4, mount_open, NULL, &e), 0);
+	CHECK(view_is_dir(v, "C:\\temp\\_mei000000"));
+	CHECK(view_is_dir(v, "C:\\Temp\\_MEI000000\\TORCH\\lib"));
+	CHECK(view_is_file(v, "C:\\Temp\\_MEI000000\\torch\\lib\\c10.dll"));
+	CHECK(!view_is_file(v, "C:\\Temp\\_MEI000000\\torch\\lib\\nothere.dll"));
+	CHECK_INT(view_list_dir(v, "C:\\Temp\\_MEI000000\\torch\\lib", &l, NULL), 0);
+	CHECK_INT((int)l.n, 2);
+	if (l.n == 2) {
+		CHECK_STR(l.v[0], "Bad.dll");
+		CHECK_STR(l.v[1], "c10.dll");
+	}
+	CHECK_INT(mount_opens, 0);
+	h = view_host_path(v, "C:\\Temp\\_MEI000000\\torch\\lib\\C10.DLL");
+	CHECK_HAS(h, "/Windows/System32/kernel32.dll");
+	free(h);
+	h = view_host_path(v, "C:\\Temp\\_MEI000000\\torch\\lib\\c10.dll");
+	free(h);
+	CHECK_INT(mount_opens, 1);
+	CHECK(!view_is_link(v, "C:\\Temp\\_MEI000000\\torch\\lib\\c10.dll"));
+	h = view_host_path(v, "C:\\Temp\\_MEI000000\\torch\\lib\\Bad.dll");
+	CHECK(h == NULL);
+	CHECK_HAS(view_host_error(v), "Bad.dll: cannot inflate (test)");
+	free(h);
+	strlist_release(&l);
+	view_free(v);
+	v = NULL;
+	CHECK_INT(view_open_root(&v, root, NULL), 0);
+	if (!v)
+		return;
+	CHECK_INT(view_mount(v, "C:\\Windows", names, 1, mount_open, NULL, &e), -1);
+	CHECK_HAS(e.msg, "not a free folder");
+	CHECK_INT(view_mount(v, "C:\\M", twice, 2, mount_open, NULL, &e), -1);
+	CHECK_HAS(e.msg, "named twice");
+	view_free(v);
+	v = NULL;
+	CHECK_INT(view_open_root(&v, root, NULL), 0);
+	if (!v)
+		return;
+	CHECK_INT(view_mount(v, "C:\\M", both, 2, mount_open, NULL, &e), -1);
+	CHECK_HAS(e.msg, "both a file and a folder");
+	view_free(v);
+}
+
 int main(void)
 {
 	make_tree();
@@ -361,6 +438,7 @@ int main(void)
 	RUN(test_path_helpers);
 	RUN(test_root_must_exist);
 	RUN(test_links_stop_at_root);
+	RUN(test_mount);
 	remove_tree();
 	return HARNESS_EXIT();
 }
