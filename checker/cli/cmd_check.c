@@ -33,6 +33,7 @@
 #include "judge/check.h"
 #include "judge/confirm.h"
 #include "judge/gate.h"
+#include "cli/profile_opt.h"
 #include "machine/dist.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -81,6 +82,9 @@ struct check_opts {
 	int pins, pins_unchanged, worktree;
 	int verify_hashes;
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
+	struct strlist profiles; /* --profile NAME|FILE (cli/profile_opt.h) */
+	const struct matrix_profile **prof; /* resolved */
+	size_t nprof;
 };
 
 static const struct cli_opt check_opts_table[] = {
@@ -116,6 +120,10 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--worktree", NULL, "with --pins: judge the working tree's pin files, uncommitted edits included,\n"
 		"as the head (as `pins --worktree` reads them; judged even when nothing changed)",
 		cli_set_flag, struct check_opts, worktree),
+	CLI_OPT("--profile", "NAME|FILE", "with --pins: judge each pin on this machine profile too (repeatable;\n"
+		"default: " GATE_DEFAULT_PROFILE "; a FILE's profiles; none: the runner alone;\n"
+		"docs/profiles.md)",
+		cli_push, struct check_opts, profiles),
 	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
 		"(reads the whole install: seconds on a warm cache)",
 		cli_set_flag, struct check_opts, verify_hashes),
@@ -183,6 +191,10 @@ static int check_combination(const struct check_opts *o)
 	}
 	if (o->worktree && (s->rev || s->head)) {
 		cli_error(&check_cli, "--worktree is the head: it does not go with --rev or --head");
+		return -1;
+	}
+	if (!o->pins && o->profiles.n) {
+		cli_error(&check_cli, "--profile needs --pins (the gate judges each pin on the profiles)");
 		return -1;
 	}
 	if (pins_where_check(&check_cli, s) < 0)
@@ -413,6 +425,8 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 	run.inv = inv;
 	run.python = p->python;
 	run.arch = o->machine ? pe_machine_name(o->machine) : "x64";
+	run.profiles = o->prof;
+	run.nprofiles = o->nprof;
 	if (check_gate(&report->findings, &gr, gp, m, &run, o->pins_unchanged, &e) < 0) {
 		gate_report_release(&gr);
 		cmd_usage_error("check --pins: %s", e.msg);
@@ -462,9 +476,12 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		view_opts_release(&o.vo);
 		strlist_release(&o.matrices);
 		strlist_release(&o.import_first);
+		strlist_release(&o.profiles);
 		return cmd_git_sibling(argc, argv);
 	}
-	if (load_matrix(&o, &m) || (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
+	if (load_matrix(&o, &m) ||
+	    (o.pins && cli_profiles_resolve(&m, &o.profiles, GATE_DEFAULT_PROFILE, "check", &o.prof, &o.nprof)) ||
+	    (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
 	    view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p) || take_inventory(&o, v, &p, &inv))
 		goto out;
 	start_report(&report, v, &m);
@@ -492,5 +509,7 @@ out:
 	view_opts_release(&o.vo);
 	strlist_release(&o.matrices);
 	strlist_release(&o.import_first);
+	strlist_release(&o.profiles);
+	free(o.prof);
 	return rc;
 }

@@ -39,7 +39,7 @@ struct result {
 	struct gate_report gate;           /* and what the gate judged of it (owned) */
 	cJSON *inventory;                  /* machine/inventory.h's JSON (owned), or NULL */
 };
-#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0, NULL, { 0, NULL, NULL, NULL, 0 }, NULL }
+#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0, NULL, { 0, NULL, NULL, NULL, 0, NULL, NULL, 0 }, NULL }
 
 /* A new report with schema, tool and machine (from the view and a loader, which may be NULL). */
 void result_init(struct result *r, struct view *v, const struct loader *ld);
