@@ -120,9 +120,9 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--worktree", NULL, "with --pins: judge the working tree's pin files, uncommitted edits included,\n"
 		"as the head (as `pins --worktree` reads them; judged even when nothing changed)",
 		cli_set_flag, struct check_opts, worktree),
-	CLI_OPT("--profile", "NAME|FILE", "with --pins: judge each pin on this machine profile too (repeatable;\n"
-		"default: " GATE_DEFAULT_PROFILE "; a FILE's profiles; none: the runner alone;\n"
-		"docs/profiles.md)",
+	CLI_OPT("--profile", "NAME|FILE", "judge on this machine profile too (repeatable; docs/profiles.md): each\n"
+		"pin (--pins; default " GATE_DEFAULT_PROFILE "), each install (its files with the\n"
+		"profile's System32); a FILE's profiles; none: this machine alone",
 		cli_push, struct check_opts, profiles),
 	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
 		"(reads the whole install: seconds on a warm cache)",
@@ -191,10 +191,6 @@ static int check_combination(const struct check_opts *o)
 	}
 	if (o->worktree && (s->rev || s->head)) {
 		cli_error(&check_cli, "--worktree is the head: it does not go with --rev or --head");
-		return -1;
-	}
-	if (!o->pins && o->profiles.n) {
-		cli_error(&check_cli, "--profile needs --pins (the gate judges each pin on the profiles)");
 		return -1;
 	}
 	if (pins_where_check(&check_cli, s) < 0)
@@ -378,15 +374,17 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		in.torch_dir = p->torch;
 		if (check_install(report, &env, find_install(inv, p->torch), &in, &e))
 			goto fail;
-		return 0;
 	}
-	for (k = 0; k < inv->ninstalls; k++) {
+	for (k = 0; o->scan && k < inv->ninstalls; k++) {
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
 		if (check_install(report, &env, &inv->installs[k], &one, &e))
 			goto fail;
 	}
+	/* --profile named: each install on each profile's machine too (the gate's default is the gate's alone) */
+	if (o->profiles.n && o->nprof)
+		cli_profiles_check(report, v, &env, m, o->prof, o->nprof);
 	return 0;
 fail:
 	cmd_usage_error("check: %s", e.msg);
@@ -480,7 +478,8 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		return cmd_git_sibling(argc, argv);
 	}
 	if (load_matrix(&o, &m) ||
-	    (o.pins && cli_profiles_resolve(&m, &o.profiles, GATE_DEFAULT_PROFILE, "check", &o.prof, &o.nprof)) ||
+	    ((o.pins || o.profiles.n) &&
+	     cli_profiles_resolve(&m, &o.profiles, o.pins ? GATE_DEFAULT_PROFILE : NULL, "check", &o.prof, &o.nprof)) ||
 	    (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
 	    view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p) || take_inventory(&o, v, &p, &inv))
 		goto out;

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cli/usage.h"
+#include "judge/gate_profile.h"
+#include "judge/gate_row.h"
 #include "util/err.h"
 #include "util/os.h"
 #include "util/strbuf.h"
@@ -97,5 +99,204 @@ int cli_profiles_resolve(struct matrix *m, const struct strlist *names, const ch
 		if (p)
 			push(out, n, &alloc, p);
 	}
+	return 0;
+}
+
+/* The System32 names the profiles speak about: what a profile lacks of them is hidden on its machine. */
+static void governed_names(const struct matrix *m, struct strlist *out)
+{
+	size_t i, k;
+	for (i = 0; i < m->nprofiles; i++)
+		for (k = 0; k < m->profiles[i].ndlls; k++)
+			if (!strlist_has_icase(out, m->profiles[i].dlls[k].name))
+				strlist_push(out, m->profiles[i].dlls[k].name);
+}
+
+/* The runner's verdict on one install: the worst of its findings (ignoring notes). */
+static enum gate_state runner_state(const struct findings *f, const char *torch_dir)
+{
+	enum gate_state s = GATE_PASS;
+	size_t i;
+	for (i = 0; i < f->n; i++) {
+		if (!f->v[i].install || str_icmp(f->v[i].install, torch_dir) || f->v[i].rule == RULE_PROFILE_FAILS)
+			continue; /* another profile's failure is not the runner's */
+		if (f->v[i].severity == SEV_ERROR)
+			return GATE_FAIL;
+		if (f->v[i].severity == SEV_WARNING)
+			s = GATE_WARN;
+	}
+	return s;
+}
+
+/* Why the runner loads it: the leaf in the runner's System32 (Visual Studio's when the row says so). */
+static char *runner_reason(struct view *v, const struct check_install *ci, const char *leaf)
+{
+	char *path = NULL, *s;
+	size_t i;
+	int vs = 0;
+	if (!leaf || view_find_file(v, view_system32(v), leaf, &path) != 1) {
+		free(path);
+		return xstrdup("passes on this runner");
+	}
+	for (i = 0; ci->verdict.row && i < ci->verdict.row->nopenmp; i++)
+		vs |= !str_icmp(ci->verdict.row->openmp[i].dll, leaf) && !ci->verdict.row->openmp[i].redistributable;
+	s = vs ? xasprintf("loads on this runner only because Visual Studio is installed here (%s)", path)
+	       : xasprintf("loads on this runner only because this runner has %s", path);
+	free(path);
+	return s;
+}
+
+/*
+ * The profile's DLL versions, which the loader cannot see (it reads this
+ * runner's copies): the install's matrix row judged on the profile's machine
+ * by the gate's row judge (judge/gate_row.h), its errors into *out.
+ */
+static void row_on_profile(struct findings *out, struct view *v, const struct check_install *ci,
+			   const struct matrix_profile *p, const struct inventory *pinv)
+{
+	const char *ver = ci->verdict.version;
+	struct gate_runner pr;
+	struct gate_copies cache = { NULL, 0, 0 };
+	struct gate_verdict rv;
+	struct torch_target t;
+	struct pin pn;
+	char *searched;
+	size_t i;
+	if (!ci->verdict.row || !ver)
+		return;
+	memset(&pr, 0, sizeof(pr));
+	memset(&t, 0, sizeof(t));
+	memset(&pn, 0, sizeof(pn));
+	memset(&rv, 0, sizeof(rv));
+	pr.v = v;
+	pr.inv = pinv;
+	pr.arch = "x64";
+	pr.profile = p;
+	pn.file = (char *)ci->in.torch_dir;
+	pn.raw = xasprintf("torch %s", ver);
+	t.pin = &pn;
+	t.file = ci->in.torch_dir;
+	t.version = ver;
+	t.variant = ci->verdict.variant;
+	t.on_windows = 1;
+	searched = xasprintf("System32 of the machine profile %s (%s)", p->name, p->title);
+	gate_row_judge(&rv, &t, ci->verdict.row, xstrdup(ver), &pr, &cache, searched);
+	for (i = 0; i < rv.j.out.n; i++)
+		if (rv.j.out.v[i].severity == SEV_ERROR) {
+			ALLOC_GROW(out->v, out->n + 1, out->alloc);
+			out->v[out->n++] = rv.j.out.v[i];
+			memset(&rv.j.out.v[i], 0, sizeof(rv.j.out.v[i]));
+		}
+	findings_release(&rv.j.out);
+	free((char *)rv.j.version);
+	free(searched);
+	free(pn.raw);
+	gate_copies_release(&cache);
+}
+
+/* The profile-fails finding already made for this install and cause (another profile's), or NULL. */
+static struct finding *same_profile_cause(struct findings *l, const char *dir, const struct finding *f)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++) {
+		struct finding *x = &l->v[i];
+		if (x->rule == RULE_PROFILE_FAILS && x->install && !str_icmp(x->install, dir) &&
+		    x->winerror == f->winerror && ((!x->leaf && !f->leaf) || (x->leaf && f->leaf && !str_icmp(x->leaf, f->leaf))))
+			return x;
+	}
+	return NULL;
+}
+
+int cli_profiles_check(struct result *report, struct view *v, const struct check_env *env, const struct matrix *m,
+		       const struct matrix_profile *const *prof, size_t nprof)
+{
+	struct strlist governed = { NULL, 0, 0 };
+	size_t k, i, j, ninst = report->ninstalls;
+	governed_names(m, &governed);
+	for (k = 0; k < nprof; k++) {
+		const struct matrix_profile *p = prof[k];
+		struct strlist hidden = { NULL, 0, 0 };
+		struct check_env penv = *env;
+		struct inventory pinv;
+		for (j = 0; j < governed.n; j++)
+			if (!matrix_profile_dll(p, governed.v[j]))
+				strlist_push(&hidden, governed.v[j]);
+		gate_profile_inventory(&pinv, p);
+		penv.inv = &pinv;
+		for (i = 0; i < ninst; i++) {
+			struct check_install *ci = report->installs[i], *pci = xcalloc(1, sizeof(*pci));
+			struct findings pf = FINDINGS_INIT;
+			const char *dir = ci->in.torch_dir;
+			enum gate_state st, rs = runner_state(&report->findings, dir);
+			const struct finding *first = NULL;
+			struct finding *same;
+			struct err e;
+			size_t x;
+			err_clear(&e);
+			view_hide_system32(v, &hidden);
+			if (check_install_run(pci, &pf, &penv, ci->install, &ci->in, &e) < 0) {
+				st = GATE_NOT_JUDGED;
+			} else {
+				st = gate_state_of(&pf, 0);
+				for (x = 0; x < pf.n && !first; x++)
+					if (pf.v[x].severity == SEV_ERROR)
+						first = &pf.v[x];
+			}
+			if (st != GATE_NOT_JUDGED) {
+				row_on_profile(&pf, v, ci, p, &pinv);
+				st = gate_state_of(&pf, 0) > st ? gate_state_of(&pf, 0) : st;
+				/* pf may have moved: the first error again, one that import torch raises (a WinError) first */
+				first = NULL;
+				for (x = 0; x < pf.n && !first; x++)
+					if (pf.v[x].severity == SEV_ERROR && pf.v[x].winerror)
+						first = &pf.v[x];
+				for (x = 0; x < pf.n && !first; x++)
+					if (pf.v[x].severity == SEV_ERROR)
+						first = &pf.v[x];
+			}
+			view_hide_system32(v, NULL);
+			if (rs == GATE_FAIL && st != GATE_NOT_JUDGED)
+				st = GATE_FAIL; /* a profile never passes what the runner fails */
+			if (first && rs != GATE_FAIL && (same = same_profile_cause(&report->findings, dir, first))) {
+				/* another profile's finding of this cause: it names this profile too */
+				char *t2 = xasprintf("%s; and on %s (%s)", same->title, p->title, p->name);
+				free(same->title);
+				same->title = t2;
+				strlist_push(&same->profiles, p->name);
+			} else if (first && rs != GATE_FAIL) {
+				char *why = runner_reason(v, ci, first->leaf);
+				char *title = first->leaf && first->winerror
+						      ? xasprintf("torch at %s %s; fails on %s (%s) (WinError %d, %s)", dir, why,
+								  p->title, p->name, first->winerror, first->leaf)
+						      : xasprintf("torch at %s %s; fails on %s (%s): %s", dir, why, p->title,
+								  p->name, first->title ? first->title : "an error");
+				char *msg = xasprintf("The install was also judged on the machine profile %s (docs/profiles.md): "
+						      "its files, and System32 as the profile has it (what it lacks hidden; the "
+						      "DLLs it has are this runner's copies), with the profile's redistributable. "
+						      "There: %s. %s",
+						      p->name, first->title ? first->title : "", first->message ? first->message : "");
+				struct finding *f = finding_add(&report->findings, RULE_PROFILE_FAILS, SEV_ERROR,
+								&(struct finding_spec){ .winerror = first->winerror,
+											.title = title, .message = msg,
+											.fix = first->fix, .install = dir,
+											.binary = first->binary, .leaf = first->leaf,
+											.issue = first->issue });
+				strlist_push(&f->profiles, p->name);
+				free(why);
+				free(title);
+				free(msg);
+			}
+			result_add_profile_check(report, p->name, p->title, dir, st, first ? first->winerror : 0,
+						 first ? first->leaf : NULL, first ? first->title : e.msg[0] ? e.msg : NULL,
+						 "the DLLs the profile lists are judged as this runner's copies (their versions are "
+						 "this runner's); the redistributable's version is the profile's");
+			findings_release(&pf);
+			check_install_release(pci);
+			free(pci);
+		}
+		inventory_release(&pinv);
+		strlist_release(&hidden);
+	}
+	strlist_release(&governed);
 	return 0;
 }

@@ -11,7 +11,9 @@
 
 #include <stddef.h>
 
+#include "judge/check.h"
 #include "matrix/matrix.h"
+#include "report/result.h"
 #include "util/strbuf.h"
 
 /*
@@ -22,5 +24,17 @@
  */
 int cli_profiles_resolve(struct matrix *m, const struct strlist *names, const char *dflt, const char *cmd,
 			 const struct matrix_profile ***out, size_t *n);
+
+/*
+ * check --profile with an install: each install of `report` judged again on
+ * each profile's machine (view_hide_system32: what the profile's System32
+ * lacks of the DLLs any profile lists is hidden; env's inventory replaced by
+ * the profile's redistributable); the loader is the same. Each verdict goes
+ * into the report's `profile_checks`; a failure the runner does not share is
+ * a profile-fails error on the install. A profile never passes an install
+ * the runner fails. 0.
+ */
+int cli_profiles_check(struct result *report, struct view *v, const struct check_env *env, const struct matrix *m,
+		       const struct matrix_profile *const *prof, size_t nprof);
 
 #endif

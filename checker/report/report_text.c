@@ -385,6 +385,26 @@ void report_text_ex(struct strbuf *out, const struct report_view *v, const struc
 static void profile_verdicts(struct strbuf *out, const struct report_view *v, const struct style *st)
 {
 	const cJSON *pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins"), *t, *p;
+	/* check --profile with an install: each install's verdict on each profile */
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(v->doc, "profile_checks"))
+	{
+		int fail = same_str(report_str(p, "verdict"), "fail");
+		strbuf_adds(out, "  on ");
+		text_esc_line(out, report_str(p, "profile"));
+		strbuf_addf(out, ": %s", fail ? st->red : "");
+		text_esc_line(out, report_str(p, "verdict"));
+		strbuf_adds(out, fail ? st->off : "");
+		if (fail && report_str(p, "leaf")) {
+			strbuf_adds(out, " (");
+			if (report_int(p, "winerror", 0))
+				strbuf_addf(out, "WinError %ld, ", report_int(p, "winerror", 0));
+			text_esc_line(out, report_str(p, "leaf"));
+			strbuf_adds(out, ")");
+		}
+		strbuf_adds(out, ": torch at ");
+		text_esc_line(out, report_str(p, "torch_dir"));
+		strbuf_adds(out, "\n");
+	}
 	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pins, "profiles")))
 		return;
 	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(pins, "targets"))

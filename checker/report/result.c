@@ -612,6 +612,26 @@ static cJSON *pins_json(const struct gate_pins *g, const struct gate_report *gr)
 	return pj;
 }
 
+void result_add_profile_check(struct result *res, const char *profile, const char *title, const char *torch_dir,
+			      enum gate_state state, int winerror, const char *leaf, const char *first, const char *note)
+{
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(res->doc, "profile_checks"), *o = cJSON_CreateObject();
+	if (!a)
+		a = cJSON_AddArrayToObject(res->doc, "profile_checks");
+	cJSON_AddStringToObject(o, "profile", profile);
+	cJSON_AddStringToObject(o, "title", title);
+	json_add_str_or_null(o, "torch_dir", torch_dir);
+	cJSON_AddStringToObject(o, "verdict", gate_state_name(state));
+	if (winerror)
+		cJSON_AddNumberToObject(o, "winerror", winerror);
+	else
+		cJSON_AddNullToObject(o, "winerror");
+	json_add_str_or_null(o, "leaf", leaf);
+	json_add_str_or_null(o, "first_error", first);
+	json_add_str_or_null(o, "note", note);
+	cJSON_AddItemToArray(a, o);
+}
+
 void result_add_inventory(struct result *res, cJSON *inventory)
 {
 	cJSON_Delete(res->inventory);

@@ -64,6 +64,14 @@ void result_add_install(struct result *r, struct check_install *ci);
 void result_add_pins(struct result *r, const struct gate_pins *g, struct gate_report *gr);
 
 /*
+ * check --profile with an install (docs/profiles.md): the install's verdict
+ * on one machine profile, appended to the document's `profile_checks`
+ * (state: judge/gate_profile.h's; winerror 0, leaf and first NULL: none).
+ */
+void result_add_profile_check(struct result *r, const char *profile, const char *title, const char *torch_dir,
+			      enum gate_state state, int winerror, const char *leaf, const char *first, const char *note);
+
+/*
  * Keeps the document's `inventory` (machine/inventory.h's JSON, which it
  * takes); result_finish adds runtime_copies[], every install's copies of a
  * DLL torch needs that another distribution ships (result_ext.h).
