@@ -300,3 +300,112 @@ int cli_profiles_check(struct result *report, struct view *v, const struct check
 	strlist_release(&governed);
 	return 0;
 }
+
+/* A YAML double-quoted scalar of s (profiles are data: nothing of the machine may become YAML syntax). */
+static void yq(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			strbuf_addf(sb, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(sb, "\\x%02x", c);
+		else
+			strbuf_addch(sb, (char)c);
+	}
+	strbuf_addch(sb, '"');
+}
+
+int cli_write_profile(const struct inventory *inv, struct view *v, const char *name, const char *path,
+		      struct err *err)
+{
+	struct strbuf sb = STRBUF_INIT, cv = STRBUF_INIT;
+	const char *where = v ? (view_root(v) ? view_root(v) : "the live machine") : "a registry file";
+	size_t i;
+	int a, vs = 0, any = 0, r;
+	char ver[WINVER_DOTTED_MAX];
+	for (i = 0; i < inv->ndlls; i++)
+		vs |= !str_icmp(inv->dlls[i].where, "System32") && !str_icmp(inv->dlls[i].name, "libomp140.x86_64.dll");
+	strbuf_adds(&sb, "# written by torch-dll-check inventory --write-profile (docs/profiles.md)\nschema: 1\nprofiles:\n");
+	strbuf_adds(&sb, "  - name: ");
+	yq(&sb, name);
+	strbuf_adds(&sb, "\n    title: ");
+	{
+		char *t = xasprintf("the machine read at %s", where);
+		yq(&sb, t);
+		free(t);
+	}
+	/* what the registry says of Windows, when a registry is read */
+	strbuf_adds(&sb, "\n    windows: ");
+	if (v && !view_reg_get(v, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion", "DisplayVersion", 64, &cv, err) &&
+	    cv.len)
+		yq(&sb, cv.buf);
+	else
+		yq(&sb, "unknown");
+	strbuf_reset(&cv);
+	strbuf_adds(&sb, "\n    build: ");
+	if (v && !view_reg_get(v, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion", "CurrentBuildNumber", 64, &cv, err) &&
+	    cv.len && strspn(cv.buf, "0123456789") == cv.len && cv.len <= 5) {
+		char *b = xasprintf("10.0.%s", cv.buf);
+		yq(&sb, b);
+		free(b);
+	} else {
+		yq(&sb, "10.0");
+	}
+	err_clear(err);
+	strbuf_adds(&sb, "\n");
+	for (a = 0; a < 3; a++)
+		if (inv->redist[a].installed && inv->redist[a].has_ver) {
+			strbuf_addf(&sb, "%s%s: ", any ? ", " : "    vc_redist: {", inv->redist[a].arch);
+			yq(&sb, winver_dotted(ver, inv->redist[a].ver));
+			any = 1;
+		}
+	if (any)
+		strbuf_adds(&sb, "}\n");
+	strbuf_addf(&sb, "    visual_studio: %s\n    system32:%s\n", vs ? "true" : "false", "");
+	any = 0;
+	for (i = 0; i < inv->ndlls; i++) {
+		const struct inv_dll *d = &inv->dlls[i];
+		if (str_icmp(d->where, "System32"))
+			continue;
+		strbuf_adds(&sb, "      - {name: ");
+		yq(&sb, d->name);
+		if (d->has_version) {
+			strbuf_adds(&sb, ", version: ");
+			yq(&sb, winver_dotted(ver, d->ver));
+		}
+		strbuf_adds(&sb, "}\n");
+		any = 1;
+	}
+	if (inv->gpu_read && inv->gpu.nvcuda_path) {
+		strbuf_adds(&sb, "      - {name: nvcuda.dll");
+		if (inv->gpu.nvcuda_has_version) {
+			strbuf_adds(&sb, ", version: ");
+			yq(&sb, winver_dotted(ver, inv->gpu.nvcuda_ver));
+		}
+		strbuf_adds(&sb, "}\n");
+		any = 1;
+	}
+	if (!any) { /* an empty System32 of runtime DLLs: still a list */
+		sb.len--;
+		sb.buf[sb.len] = '\0';
+		strbuf_adds(&sb, " []\n");
+	}
+	if (inv->gpu_read && inv->gpu.has_driver)
+		strbuf_addf(&sb, "    nvidia_driver: \"%u.%02u\"\n", inv->gpu.driver.major, inv->gpu.driver.minor);
+	else
+		strbuf_adds(&sb, "    nvidia_driver: none\n");
+	strbuf_adds(&sb, "    status: measured\n    evidence: [");
+	{
+		char *t = xasprintf("torch-dll-check inventory of %s", where);
+		yq(&sb, t);
+		free(t);
+	}
+	strbuf_adds(&sb, "]\n    note: the redistributable from the registry, System32's runtime DLLs and their file versions "
+			 "as read; visual_studio is true when System32 has libomp140.x86_64.dll\n");
+	r = os_write_file_atomic(path, sb.buf, sb.len, err);
+	strbuf_release(&sb);
+	strbuf_release(&cv);
+	return r;
+}

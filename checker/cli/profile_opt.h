@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include "judge/check.h"
+#include "machine/inventory.h"
+#include "machine/view.h"
 #include "matrix/matrix.h"
 #include "report/result.h"
 #include "util/strbuf.h"
@@ -36,5 +38,15 @@ int cli_profiles_resolve(struct matrix *m, const struct strlist *names, const ch
  */
 int cli_profiles_check(struct result *report, struct view *v, const struct check_env *env, const struct matrix *m,
 		       const struct matrix_profile *const *prof, size_t nprof);
+
+/*
+ * inventory --write-profile: the machine `inv` was read from (`v`: its tree
+ * or the live machine; NULL: a registry file alone) as a profile file named
+ * `name` (the redistributable, System32's runtime DLLs with their file
+ * versions, nvcuda.dll and the driver it means, Windows' release and build
+ * when the registry says them), written to `path`. 0, or -1 with err.
+ */
+int cli_write_profile(const struct inventory *inv, struct view *v, const char *name, const char *path,
+		      struct err *err);
 
 #endif

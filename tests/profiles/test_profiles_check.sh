@@ -42,10 +42,13 @@ for v in 2.4.0 2.9.1; do
 		continue
 	fi
 	# the runner: GitHub's kind; the profiles' machines built from their real files
-	tree_variant "$WORK/$v" "$WORK/$v-vs" && tree_redist "$WORK/$v-vs" 14.44.35112 && tree_libomp140 "$WORK/$v-vs" >/dev/null &&
+	if ! { tree_variant "$WORK/$v" "$WORK/$v-vs" && tree_redist "$WORK/$v-vs" 14.44.35112 &&
+		tree_libomp140 "$WORK/$v-vs" >/dev/null &&
 		tree_variant "$WORK/$v" "$WORK/$v-144" && tree_redist "$WORK/$v-144" 14.44.35112 &&
-		tree_variant "$WORK/$v" "$WORK/$v-129" && tree_redist "$WORK/$v-129" 14.29.30133 ||
-		{ not_ok "torch $v: the runner trees"; continue; }
+		tree_variant "$WORK/$v" "$WORK/$v-129" && tree_redist "$WORK/$v-129" 14.29.30133; }; then
+		not_ok "torch $v: the runner trees"
+		continue
+	fi
 	prof=$("$B" check --root "$WORK/$v-vs" --python "$py" --registry "$WORK/144.reg" --json \
 		--profile win11-24h2-clean-vc14.44 --profile win10-22h2-clean-vc14.29 2>"$WORK/err")
 	rc=$?

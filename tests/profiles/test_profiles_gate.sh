@@ -134,6 +134,15 @@ err=$(gate vs pr240 --profile win11-clean-vc14.44 2>&1 >/dev/null)
 check_eq "an unknown profile: exit 2, the nearest and every known one" \
 	"2|torch-dll-check: check: unknown profile 'win11-clean-vc14.44' (did you mean 'win11-24h2-clean-vc14.44'?); the profiles are: win10-22h2-clean-vc14.29, win10-22h2-clean-vc14.44, win11-24h2-clean-vc14.29, win11-24h2-clean-vc14.44, win11-24h2-vc14.44-nvidia-570.65, gha-windows-2022, gha-windows-2025 (or give a profile FILE; docs/profiles.md)" \
 	"$(gate vs pr240 --profile win11-clean-vc14.44 >/dev/null 2>&1; echo $?)|$err"
-check_eq "--profile without --pins: a usage error" 2 \
-	"$("$B" check --root "$tmp/vs" --python 'C:\Python311\python.exe' --profile win11-24h2-clean-vc14.44 >/dev/null 2>&1; echo $?)"
+
+# ---- inventory --write-profile: a profile from a machine read ----
+"$B" inventory --root "$tmp/vs" --registry "$tmp/144.reg" --write-profile "$tmp/vs.yml" --profile-name our-ci >/dev/null 2>&1
+"$B" inventory --root "$tmp/redist" --registry "$tmp/144.reg" --write-profile "$tmp/redist.yml" --profile-name our-users >/dev/null 2>&1
+check_eq "--write-profile: lints clean; Visual Studio seen from libomp140, the redistributable and msvcp140's version read" \
+	'0|true|14.44.35211.0|14.44.35211.0|false' \
+	"$("$B" matrix lint "$tmp/vs.yml" >/dev/null 2>&1; echo $?)|$("$B" matrix show --json --matrix "$tmp/vs.yml" --matrix "$tmp/redist.yml" | jq -r '[(.profiles[] | select(.name == "our-ci") | .visual_studio, .vc_redist.x64, (.system32[] | select(.name == "msvcp140.dll") | .version)), (.profiles[] | select(.name == "our-users") | .visual_studio)] | map(tostring) | join("|")')"
+out=$(gate vs pr240 --json --profile "$tmp/vs.yml" --profile "$tmp/redist.yml" 2>&1)
+check_eq "2.4.0 on the profiles written from the two runners: the VS one as its runner (warn), the other fails (126, libomp140)" \
+	'[["our-ci","warn",null],["our-users","fail",126]]' \
+	"$(jq -c '[.pins.targets[0].verdicts.profiles[] | [.name, .verdict, .winerror]]' <<<"$out")"
 tap_done
