@@ -637,6 +637,32 @@ static void profile_table(struct strbuf *c, const struct report_view *v)
 {
 	const cJSON *pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins"), *t, *p;
 	const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(pins, "profiles");
+	const cJSON *checks = cJSON_GetObjectItemCaseSensitive(v->doc, "profile_checks");
+	if (cJSON_GetArraySize(checks)) { /* check --profile with an install: one row per install and profile */
+		strbuf_adds(c, "| torch install | machine profile | verdict |\n|---|---|---|\n");
+		cJSON_ArrayForEach(p, checks)
+		{
+			const char *x = report_str(p, "verdict");
+			strbuf_adds(c, "| ");
+			report_esc_md(c, report_str(p, "torch_dir") ? report_str(p, "torch_dir") : "?");
+			strbuf_adds(c, " | ");
+			report_esc_md(c, report_str(p, "title") ? report_str(p, "title") : "?");
+			strbuf_adds(c, " (");
+			report_esc_md(c, report_str(p, "profile") ? report_str(p, "profile") : "?");
+			strbuf_adds(c, ") | ");
+			strbuf_adds(c, prof_is(x, "fail") ? "❌ fails" : prof_is(x, "warn") ? "⚠️ loads, warnings" :
+				       prof_is(x, "pass") ? "✅ loads" : "not judged");
+			if (prof_is(x, "fail") && report_str(p, "leaf")) {
+				strbuf_adds(c, " (");
+				if (report_int(p, "winerror", 0))
+					strbuf_addf(c, "WinError %ld, ", report_int(p, "winerror", 0));
+				report_esc_md(c, report_str(p, "leaf"));
+				strbuf_adds(c, ")");
+			}
+			strbuf_adds(c, " |\n");
+		}
+		strbuf_adds(c, "\n");
+	}
 	if (!cJSON_GetArraySize(profiles))
 		return;
 	strbuf_adds(c, "| torch pin | this runner |");

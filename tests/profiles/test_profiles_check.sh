@@ -61,6 +61,10 @@ for v in 2.4.0 2.9.1; do
 		check_eq "2.4.0: loads on the VS runner (a warning), fails on both clean profiles with 126 on libomp140" \
 			'warn|[["win11-24h2-clean-vc14.44","fail",126,"libomp140.x86_64.dll"],["win10-22h2-clean-vc14.29","fail",126,"libomp140.x86_64.dll"]]' \
 			"$(jq -r .status <<<"$runner")|$(jq -c "$V" <<<"$prof")"
+		"$B" check --root "$WORK/$v-vs" --python "$py" --registry "$WORK/144.reg" --profile win11-24h2-clean-vc14.44 \
+			--format=github --summary="$WORK/sum.md" >/dev/null 2>&1
+		check_eq "2.4.0: the job summary's table: the install on the profile fails (126, libomp140)" 1 \
+			"$(grep -cF 'torch | clean Windows 11 24H2\, VC\+\+ redistributable 14\.44\, no Visual Studio\, no NVIDIA GPU (win11\-24h2\-clean\-vc14\.44) | ❌ fails (WinError 126, libomp140\.x86\_64\.dll) |' "$WORK/sum.md")"
 		check_eq "2.4.0: the clean 14.44 profile's verdict is check's on the tree with the real 14.44 redistributable alone" \
 			"$(jq -c '[.findings[] | select(.severity == "error" and .winerror == 126) | .leaf] | unique' <<<"$c144")" \
 			"$(jq -c '[.profile_checks[0].leaf]' <<<"$prof")"
