@@ -83,6 +83,12 @@ if [ "$pins" = true ]; then
 	what+=(--pins --repo="${TDC_INPUT_REPOSITORY:-${GITHUB_WORKSPACE:-.}}")
 	[ "$pins_unchanged" = false ] || what+=(--pins-unchanged)
 fi
+# profiles: machine profile names or files (docs/profiles.md), in order; only with pins
+IFS=$', \t\n' read -r -d '' -a profiles <<<"${TDC_INPUT_PROFILES:-}" || true
+[ "${#profiles[@]}" -eq 0 ] || [ "$pins" = true ] || die "profiles is read only with pins: true"
+for name in "${profiles[@]}"; do
+	what+=(--profile="$name")
+done
 if [ -n "${TDC_INPUT_APP:-}" ]; then
 	what+=(--app="$TDC_INPUT_APP")
 elif [ -n "${TDC_INPUT_TORCH_PATH:-}" ]; then

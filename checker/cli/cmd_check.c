@@ -34,6 +34,7 @@
 #include "judge/check.h"
 #include "judge/confirm.h"
 #include "judge/gate.h"
+#include "cli/profile_opt.h"
 #include "machine/dist.h"
 #include "machine/frozen.h"
 #include "machine/inventory.h"
@@ -112,6 +113,9 @@ struct check_opts {
 	unsigned processes;  /* --processes (0: not given) */
 	int no_user_site;
 	struct pins_where src; /* --repo, --rev, --base, --head, --github-event */
+	struct strlist profiles; /* --profile NAME|FILE (cli/profile_opt.h) */
+	const struct matrix_profile **prof; /* resolved */
+	size_t nprof;
 };
 
 static const struct cli_opt check_opts_table[] = {
@@ -160,6 +164,10 @@ static const struct cli_opt check_opts_table[] = {
 	CLI_OPT("--worktree", NULL, "with --pins: judge the working tree's pin files, uncommitted edits included,\n"
 		"as the head (as `pins --worktree` reads them; judged even when nothing changed)",
 		cli_set_flag, struct check_opts, worktree),
+	CLI_OPT("--profile", "NAME|FILE", "judge on this machine profile too (repeatable; docs/profiles.md): each\n"
+		"pin (--pins; default " GATE_DEFAULT_PROFILE "), each install (its files with the\n"
+		"profile's System32); a FILE's profiles; none: this machine alone",
+		cli_push, struct check_opts, profiles),
 	CLI_OPT("--verify-hashes", NULL, "compare every file torch's RECORD lists by sha256 too, not only by size\n"
 		"(reads the whole install: seconds on a warm cache)",
 		cli_set_flag, struct check_opts, verify_hashes),
@@ -543,9 +551,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		in.torch_dir = p->torch;
 		if (check_install(report, &env, find_install(inv, p->torch), &in, &e))
 			goto fail;
-		goto done;
 	}
-	for (k = 0; k < inv->ninstalls; k++) {
+	for (k = 0; o->scan && k < inv->ninstalls; k++) {
 		struct torch_inputs one = in;
 		one.torch_dir = inv->installs[k].torch_dir;
 		one.python_exe = inv->installs[k].python;
@@ -556,6 +563,9 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 		if (check_install(report, &env, &inv->installs[k], &one, &e))
 			goto fail;
 	}
+	/* --profile named: each install on each profile's machine too (the gate's default is the gate's alone) */
+	if (o->profiles.n && o->nprof)
+		cli_profiles_check(report, v, &env, m, o->prof, o->nprof);
 done:
 	machine_memory_release(&mem);
 	free(host_prefix);
@@ -599,6 +609,8 @@ static int judge_gate_pins(struct result *report, struct view *v, const struct c
 	run.inv = inv;
 	run.python = p->python;
 	run.arch = o->machine ? pe_machine_name(o->machine) : "x64";
+	run.profiles = o->prof;
+	run.nprofiles = o->nprof;
 	if (check_gate(&report->findings, &gr, gp, m, &run, o->pins_unchanged, &e) < 0) {
 		gate_report_release(&gr);
 		cmd_usage_error("check --pins: %s", e.msg);
@@ -653,9 +665,13 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 		view_opts_release(&o.vo);
 		strlist_release(&o.matrices);
 		strlist_release(&o.import_first);
+		strlist_release(&o.profiles);
 		return cmd_git_sibling(argc, argv);
 	}
-	if (load_matrix(&o, &m) || (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
+	if (load_matrix(&o, &m) ||
+	    ((o.pins || o.profiles.n) &&
+	     cli_profiles_resolve(&m, &o.profiles, o.pins ? GATE_DEFAULT_PROFILE : NULL, "check", &o.prof, &o.nprof)) ||
+	    (o.pins && read_gate_pins(&o, read_pins, &gp)) ||
 	    view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p, &cp) || take_inventory(&o, v, &p, &inv))
 		goto out;
 	start_report(&report, v, &m);
@@ -695,5 +711,7 @@ out:
 	view_opts_release(&o.vo);
 	strlist_release(&o.matrices);
 	strlist_release(&o.import_first);
+	strlist_release(&o.profiles);
+	free(o.prof);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cmd.h"
+#include "cli/profile_opt.h"
 #include "cli/out.h"
 #include "machine/inventory.h"
 #include "util/os.h"
@@ -205,6 +206,7 @@ struct inventory_opts {
 	int depth, regview, json;
 	const char *query;
 	struct view_opts vo;
+	const char *write_profile, *profile_name; /* --write-profile FILE, --profile-name NAME */
 };
 
 static int set_regview(void *dst, const char *val, struct strbuf *why)
@@ -234,6 +236,10 @@ static const struct cli_opt inventory_opts_table[] = {
 		cli_set_str, struct inventory_opts, query),
 	CLI_OPT("--view", "32|64", "the registry view --query reads (default 64)",
 		set_regview, struct inventory_opts, regview),
+	CLI_OPT("--write-profile", "FILE", "also write the machine read as a machine profile file (docs/profiles.md),\n"
+		"for check --profile FILE", cli_set_str, struct inventory_opts, write_profile),
+	CLI_OPT("--profile-name", "NAME", "the name --write-profile gives it (default this-machine)",
+		cli_set_str, struct inventory_opts, profile_name),
 	CLI_END,
 };
 
@@ -368,6 +374,14 @@ int cmd_inventory(int argc, char **argv)
 		goto out;
 	if (read_redist(&inv, v, reg) || collect(&inv, v, &o, looked, &scanned_root))
 		goto out;
+	if (o.write_profile) {
+		struct err e;
+		err_clear(&e);
+		if (cli_write_profile(&inv, v, o.profile_name ? o.profile_name : "this-machine", o.write_profile, &e)) {
+			cmd_usage_error("inventory: --write-profile %s: %s", o.write_profile, e.msg);
+			goto out;
+		}
+	}
 	if (o.json)
 		print_json(&inv, v);
 	else

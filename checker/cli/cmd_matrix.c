@@ -429,6 +429,28 @@ static cJSON *cuda_json(const struct matrix *m)
 	return a;
 }
 
+/* The `profiles` table (docs/profiles.md): one line per machine profile, then what its System32 holds. */
+static void print_profiles(const struct matrix *m)
+{
+	size_t i, k;
+	if (!m->nprofiles)
+		return;
+	out_printf("profiles: %zu machine profiles (check --profile NAME; docs/profiles.md)\n", m->nprofiles);
+	for (i = 0; i < m->nprofiles; i++) {
+		const struct matrix_profile *p = &m->profiles[i];
+		out_printf("  %s  %s  [%s; %s:%u:%u]\n", p->name, p->title, matrix_status_name(p->status),
+			   p->pos.file ? p->pos.file : "?", p->pos.line, p->pos.col);
+		out_printf("    Windows %s (%s); VC++ redistributable x64 %s; Visual Studio C++: %s; NVIDIA driver %s\n",
+			   p->windows, p->build.text, p->vc_redist[MATRIX_X64].set ? p->vc_redist[MATRIX_X64].text : "none",
+			   p->visual_studio ? "yes" : "no", p->driver_text ? p->driver_text : "none");
+		out_printf("    system32");
+		for (k = 0; k < p->ndlls; k++)
+			out_printf(" %s %s", p->dlls[k].name, p->dlls[k].version.set ? p->dlls[k].version.text : "(version unknown)");
+		out_printf("%s\n", p->ndlls ? "" : " (no runtime DLLs)");
+	}
+	out_printf("\n");
+}
+
 int cmd_matrix_show(int argc, char **argv)
 {
 	struct opts o;
@@ -463,6 +485,9 @@ int cmd_matrix_show(int argc, char **argv)
 		rows = cJSON_AddArrayToObject(root, "vendor_dlls");
 		for (i = 0; i < m.nvendors; i++)
 			cJSON_AddItemToArray(rows, matrix_vendor_json(&m.vendors[i]));
+		rows = cJSON_AddArrayToObject(root, "profiles");
+		for (i = 0; i < m.nprofiles; i++)
+			cJSON_AddItemToArray(rows, matrix_profile_json(&m.profiles[i]));
 		print_json(root);
 	} else {
 		out_printf("matrix: %zu rows from", m.nrows);
@@ -477,6 +502,7 @@ int cmd_matrix_show(int argc, char **argv)
 		print_exts(&m);
 		print_cuda(&m);
 		print_vendors(&m);
+		print_profiles(&m);
 	}
 	matrix_release(&m);
 	release_opts(&o, &args);

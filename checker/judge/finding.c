@@ -81,6 +81,7 @@ static void finding_release(struct finding *f)
 	free(f->matrix.row);
 	free(f->matrix.file);
 	strlist_release(&f->chain);
+	strlist_release(&f->profiles);
 	for (i = 0; i < f->nprobes; i++) {
 		free(f->probes[i].path);
 		free(f->probes[i].step);

@@ -55,6 +55,7 @@ struct finding {
 	int matrix_noted;       /* policy appended its matrix row's words to `message` */
 	int predicted_winerror; /* prediction-mismatch: -1 none */
 	int real_winerror;      /* prediction-mismatch: -1 none */
+	struct strlist profiles; /* check --pins: the machine profiles it holds on (docs/profiles.md); empty: none judged or none */
 };
 
 /* What a producer says about a finding; finding_add copies every string. */

@@ -171,6 +171,9 @@ void gate_report_release(struct gate_report *gr)
 			free(o->rows[k].row);
 		}
 		free(o->rows);
+		for (k = 0; o->profiles && k < gr->nprofiles; k++)
+			gate_profile_verdict_release(&o->profiles[k]);
+		free(o->profiles);
 		free(o->file);
 		free(o->raw);
 		free(o->version);
@@ -178,6 +181,12 @@ void gate_report_release(struct gate_report *gr)
 		free(o->variant);
 	}
 	free(gr->targets);
+	for (i = 0; i < gr->nprofiles; i++) {
+		free(gr->profiles[i]);
+		free(gr->profile_titles[i]);
+	}
+	free(gr->profiles);
+	free(gr->profile_titles);
 	free(gr->python);
 	memset(gr, 0, sizeof(*gr));
 }
@@ -229,13 +238,15 @@ static void judge_target(struct findings *out, struct gate_target *o, const stru
 	struct err e;
 	struct gate_verdict *rv;
 	char **shown;
-	size_t i, n = 0;
+	size_t i, n = 0, first = out->n;
 	target_facts(o, t);
+	o->runner = GATE_NOT_JUDGED;
 	if (t->on_windows == 0)
 		return;
 	err_clear(&e);
 	if (pins_target_probes(m, t, r->arch, &pr, &e) < 0) {
 		uncovered(out, t, NULL, e.msg, SEV_WARNING);
+		o->runner = gate_state_of(out, first);
 		pin_probes_release(&pr);
 		return;
 	}
@@ -261,6 +272,11 @@ static void judge_target(struct findings *out, struct gate_target *o, const stru
 	if (n > 1)
 		qsort(rv, n, sizeof(*rv), cmp_verdict);
 	emit_verdicts(out, t, rv, n);
+	o->runner = gate_state_of(out, first);
+	if (r->nprofiles) {
+		o->profiles = xcalloc(r->nprofiles, sizeof(*o->profiles));
+		gate_profiles_target(out, first, o->profiles, t, m, r, cache);
+	}
 	for (i = 0; i < pr.n; i++) {
 		if (i < n)
 			findings_release(&rv[i].j.out);
@@ -332,6 +348,13 @@ int gate_judge(struct findings *out, struct gate_report *gr, const struct gate_p
 		char *searched = gate_searched_text(&run, from);
 		n = pinset_torch_targets(&g->head, &t);
 		gr->targets = n ? xcalloc(n, sizeof(*gr->targets)) : NULL;
+		gr->nprofiles = run.nprofiles;
+		gr->profiles = run.nprofiles ? xcalloc(run.nprofiles, sizeof(*gr->profiles)) : NULL;
+		gr->profile_titles = run.nprofiles ? xcalloc(run.nprofiles, sizeof(*gr->profile_titles)) : NULL;
+		for (i = 0; i < run.nprofiles; i++) {
+			gr->profiles[i] = xstrdup(run.profiles[i]->name);
+			gr->profile_titles[i] = xstrdup(run.profiles[i]->title);
+		}
 		for (i = 0; i < n; i++) {
 			judge_target(out, &gr->targets[gr->ntargets++], &t[i], m, &run, &cache, searched);
 			if (t[i].on_windows != 0 && run.inv && run.inv->gpu_read)

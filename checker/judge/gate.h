@@ -39,6 +39,7 @@
 
 #include "util/err.h"
 #include "judge/finding.h"
+#include "judge/gate_profile.h"
 #include "judge/gate_runner.h"
 #include "machine/inventory.h"
 #include "matrix/matrix.h"
@@ -94,6 +95,8 @@ struct gate_target {
 	int on_windows;                                   /* 1, 0, -1: depends on markers */
 	struct gate_row *rows;                            /* the rows judged, in pins_target_probes order */
 	size_t nrows;
+	enum gate_state runner;                           /* the pin's verdict on this runner */
+	struct gate_profile_verdict *profiles;            /* its verdict on each gate_report.profiles (gate_profile.h) */
 };
 
 /* What the gate judged (the report's `pins` object, docs/report-json.md). */
@@ -103,6 +106,8 @@ struct gate_report {
 	const char *python_from;    /* how it was found: "--python", "%CONDA_PREFIX%", "PATH" */
 	struct gate_target *targets;
 	size_t ntargets;
+	char **profiles, **profile_titles; /* the machine profiles judged besides the runner (gate_runner.profiles) */
+	size_t nprofiles;
 };
 
 void gate_report_release(struct gate_report *gr);

@@ -41,6 +41,26 @@ static void read_version(struct view *v, struct gate_copy *c)
 	free(host);
 }
 
+/* A profile's machine: its System32 holds exactly the DLLs the profile lists, with their versions. */
+static int profile_search(const struct matrix_profile *p, const char *dll, struct gate_copy *c)
+{
+	const struct matrix_profile_dll *d = matrix_profile_dll(p, dll);
+	if (!d)
+		return 0;
+	c->path = xasprintf("C:\\Windows\\System32\\%s", d->name);
+	c->where = "System32";
+	if (d->version.set) {
+		struct strbuf sb = STRBUF_INIT;
+		c->ver = d->version.v;
+		c->has_ver = 1;
+		winver_format(&c->ver, 1, &sb);
+		c->ver_text = strbuf_detach(&sb);
+	} else {
+		c->error = xasprintf("profile %s lists it without a version", p->name);
+	}
+	return 1;
+}
+
 /* The first copy of `dll` the search finds: 1 found (c filled), 0 nowhere. */
 static int search(const struct gate_runner *r, const char *dll, struct gate_copy *c)
 {
@@ -49,6 +69,8 @@ static int search(const struct gate_runner *r, const char *dll, struct gate_copy
 	size_t i;
 	int found = 0;
 	memset(c, 0, sizeof(*c));
+	if (r->profile)
+		return profile_search(r->profile, dll, c);
 	if (r->python) {
 		dirs[0] = winpath_dirname(r->python);
 		dirs[1] = winpath_join(dirs[0], "Library\\bin");

@@ -21,6 +21,7 @@
 
 #include "machine/inventory.h"
 #include "machine/view.h"
+#include "matrix/matrix.h"
 #include "util/version.h"
 
 /* The runner the pins are judged against. */
@@ -29,6 +30,15 @@ struct gate_runner {
 	const struct inventory *inv; /* its redistributables (redist_read 0: no registry) */
 	const char *python;          /* python.exe (Windows path), or NULL: the one gate_judge finds, if any */
 	const char *arch;            /* "x64", "x86", "arm64" */
+	/*
+	 * Machine profiles (gate_profile.h). `profile` set: this is not the
+	 * runner but that profile's machine, whose System32 holds exactly the
+	 * profile's DLLs (the view is not searched). `profiles`: the user
+	 * machines the gate judges each pin on besides the runner.
+	 */
+	const struct matrix_profile *profile;
+	const struct matrix_profile *const *profiles;
+	size_t nprofiles;
 };
 
 /* The copy of one DLL the search finds. */

@@ -29,6 +29,7 @@
 
 #include "util/os.h"
 #include "util/strmap.h"
+#include "util/text.h"
 #include "machine/regfile.h"
 #include "machine/registry.h"
 
@@ -69,6 +70,7 @@ struct view {
 	int reg_tried;
 	char *(*vopen)(void *ctx, size_t i, struct err *err); /* view_mount */
 	void *vctx;
+	struct strlist hidden; /* view_hide_system32: the names System32 lacks on the machine judged (a profile) */
 };
 
 static int ntfs_qsort_cmp(const void *a, const void *b)
@@ -122,6 +124,7 @@ void view_free(struct view *v)
 	size_t i;
 	if (!v)
 		return;
+	strlist_release(&v->hidden);
 	for (i = 0; i < v->ndirs; i++) {
 		size_t k;
 		if (v->dirs[i].real)
@@ -407,9 +410,25 @@ static int entry_type(struct view *v, struct dirent_cache *dc, size_t k)
  * the root is recorded (once) as one that was not followed. Walks that skip
  * links anyway (view_is_link first) do not record it.
  */
+/* Whether `name` in Windows folder `dir` (either form) is hidden: System32 of a machine profile lacks it. */
+static int hidden_in(const struct view *v, const char *dir, const char *name)
+{
+	static const char sys[] = "C:\\Windows\\System32";
+	size_t i, n = sizeof(sys) - 1;
+	if (!v->hidden.n || !dir || strlen(dir) < n || (dir[n] && (dir[n] != '\\' || dir[n + 1])))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (ascii_tolower(dir[i]) != ascii_tolower(sys[i]) && !(dir[i] == '/' && sys[i] == '\\'))
+			return 0;
+	return strlist_has_icase(&v->hidden, name);
+}
+
 static int entry_followed(struct view *v, struct dirent_cache *dc, size_t k)
 {
-	int t = entry_type(v, dc, k);
+	int t;
+	if (hidden_in(v, dc->win, dc->names.v[k]))
+		return OS_NONE;
+	t = entry_type(v, dc, k);
 	if (t == ENTRY_OUTSIDE && !(dc->isdir[k] & ENTRY_RECORDED)) {
 		dc->isdir[k] |= ENTRY_RECORDED;
 		strlist_push_owned(&v->outside_win, winpath_join(dc->win, dc->names.v[k]));
@@ -603,6 +622,8 @@ char *view_win_case(struct view *v, const char *winpath)
 int view_find_file(struct view *v, const char *win_dir, const char *name, char **win_out)
 {
 	struct os_stat st;
+	if (v->live && hidden_in(v, win_dir, name))
+		return 0;
 	if (v->live) {
 		char *p = winpath_join(win_dir, name);
 		os_stat(p, &st);
@@ -656,6 +677,11 @@ static int view_type(struct view *v, const char *winpath)
 	long k;
 	int t;
 	if (v->live) {
+		char *d = winpath_dirname(winpath);
+		int hid = hidden_in(v, d, winpath_basename(winpath));
+		free(d);
+		if (hid)
+			return OS_NONE;
 		os_stat(winpath, &st);
 		return (int)st.type;
 	}
@@ -702,13 +728,25 @@ int view_is_file(struct view *v, const char *winpath)
 
 int view_list_dir(struct view *v, const char *win_dir, struct strlist *names, struct err *err)
 {
-	if (v->live)
-		return os_list_dir(win_dir, names, err);
-	{
+	size_t i, n0 = names->n;
+	if (v->live) {
+		if (os_list_dir(win_dir, names, err) < 0)
+			return -1;
+	} else {
 		struct dirent_cache *dc = dir_lookup(v, win_dir);
 		if (!dc)
 			return err_set(err, "%s: no such directory in the tree at %s", win_dir, v->root);
 		strlist_copy(names, &dc->names);
+	}
+	if (v->hidden.n) { /* a profile's System32 lacks them */
+		size_t k = n0;
+		for (i = n0; i < names->n; i++) {
+			if (hidden_in(v, win_dir, names->v[i]))
+				free(names->v[i]);
+			else
+				names->v[k++] = names->v[i];
+		}
+		names->n = k;
 	}
 	return 0;
 }
@@ -812,6 +850,13 @@ const char *view_windows_dir(const struct view *v)
 {
 	(void)v;
 	return "C:\\Windows";
+}
+
+void view_hide_system32(struct view *v, const struct strlist *names)
+{
+	strlist_release(&v->hidden);
+	if (names)
+		strlist_copy(&v->hidden, names);
 }
 
 const char *view_system32(const struct view *v)

@@ -126,6 +126,14 @@ int view_list_dir(struct view *v, const char *win_dir, struct strlist *names, st
 const char *view_getenv(struct view *v, const char *name);
 void view_setenv(struct view *v, const char *name, const char *value);
 
+/*
+ * A machine profile's System32 (docs/profiles.md): the DLL names in `names`
+ * are not in C:\\Windows\\System32 for every lookup and listing after this
+ * call, whatever the tree holds (NULL: none hidden, the tree as it is). The
+ * loader runs unchanged on the machine that is left.
+ */
+void view_hide_system32(struct view *v, const struct strlist *names);
+
 /* "C:\\Windows", "C:\\Windows\\System32", "C:\\Windows\\SysWOW64". */
 const char *view_windows_dir(const struct view *v);
 const char *view_system32(const struct view *v);

@@ -174,6 +174,8 @@ struct layer {
 	size_t nexts;
 	struct matrix_vendor *vendors;  /* the `vendor_dlls` entries read without errors */
 	size_t nvendors;
+	struct matrix_profile *profiles; /* the `profiles` entries read without errors */
+	size_t nprofiles;
 };
 
 /* Steps 1 and 2: bytes and tree. -1 when there is no tree (reported). */
@@ -275,7 +277,7 @@ static int read_top(struct layer *y)
 				       matrix_top_fields[MF_TOP_REMOVE].hint, 1, &y->remove);
 	rows_node = lint_map_get(root, rf->key);
 	if (!rows_node) {
-		if (!y->remove_node) /* UNLESS_REMOVE */
+		if (!y->remove_node && !lint_map_get(root, matrix_top_fields[MF_TOP_PROFILES].key)) /* UNLESS_REMOVE */
 			lint_error(&y->L, root->line, root->col, "missing `%s` (%s) at the top level", rf->key, rf->hint);
 	} else if (rows_node->kind != Y_SEQ) {
 		const struct ynode *k = lint_is_null(rows_node) ? lint_map_key(root, rf->key) : rows_node;
@@ -290,6 +292,7 @@ static int read_top(struct layer *y)
 	matrix_proc_read_table(&y->L, root, &y->procs, &y->nprocs);
 	matrix_ext_read_table(&y->L, root, &y->exts, &y->nexts);
 	matrix_vendor_read_table(&y->L, root, &y->vendors, &y->nvendors);
+	matrix_profile_read_table(&y->L, root, &y->profiles, &y->nprofiles);
 	return 0;
 }
 
@@ -348,6 +351,8 @@ static void apply_layer(struct matrix *m, struct layer *y, const char *name)
 	y->nexts = 0;
 	matrix_vendor_apply(m, y->vendors, y->nvendors, name);
 	y->nvendors = 0; /* moved into m */
+	matrix_profile_apply(m, y->profiles, y->nprofiles, name);
+	y->nprofiles = 0;
 }
 
 /* Diagnostics from d0 on in file order, whatever order the checks ran in (stable insertion sort: few items). */
@@ -399,6 +404,9 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	for (i = 0; i < y.nvendors; i++)
 		matrix_vendor_release(&y.vendors[i]);
 	free(y.vendors);
+	for (i = 0; i < y.nprofiles; i++)
+		matrix_profile_release(&y.profiles[i]);
+	free(y.profiles);
 	strlist_release(&y.remove);
 	ynode_free(y.root);
 	return y.L.nerr ? -1 : 0;
@@ -439,6 +447,8 @@ void matrix_init(struct matrix *m)
 	m->nexts = m->aexts = 0;
 	m->vendors = NULL;
 	m->nvendors = m->avendors = 0;
+	m->profiles = NULL;
+	m->nprofiles = m->aprofiles = 0;
 }
 
 void matrix_release(struct matrix *m)
@@ -459,6 +469,9 @@ void matrix_release(struct matrix *m)
 	for (i = 0; i < m->nvendors; i++)
 		matrix_vendor_release(&m->vendors[i]);
 	free(m->vendors);
+	for (i = 0; i < m->nprofiles; i++)
+		matrix_profile_release(&m->profiles[i]);
+	free(m->profiles);
 	strlist_release(&m->files);
 	matrix_init(m);
 }

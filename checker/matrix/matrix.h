@@ -30,7 +30,8 @@
  * The module's files, one job each: matrix.c reads a file as a layer and
  * applies it; matrix_row.c reads one row; matrix_overlap.c finds rows of
  * one file that contradict each other; matrix_cuda.c and matrix_proc.c
- * read the `cuda` and `torch_load` tables; matrix_select.c answers which
+ * read the `cuda` and `torch_load` tables, matrix_profile.c the `profiles`
+ * table (machine profiles); matrix_select.c answers which
  * row covers an install and what a row asks; matrix_json.c writes rows as
  * JSON. Below them, matrix_lint.h reads one value and matrix_schema.h is
  * the table of keys (schema.def).
@@ -197,6 +198,32 @@ struct matrix_vendor {
 	enum matrix_status status;
 	struct strlist evidence, sources;
 	char *note;
+ * A machine profile (an entry of the top-level `profiles` table,
+ * matrix_profile.c, docs/profiles.md): what a class of user machine has
+ * that the loader and the judges read. System32 holds exactly the DLLs of
+ * `system32`; a DLL not listed is not there.
+ */
+struct matrix_profile_dll {
+	char *name;                 /* "msvcp140.dll" */
+	struct matrix_min version;  /* its FileVersion (set) */
+	char *from;                 /* what put it there, or NULL */
+	struct matrix_pos pos;
+};
+
+struct matrix_profile {
+	char *name, *title, *windows;
+	struct matrix_min build;                   /* "10.0.26100" */
+	struct matrix_min vc_redist[MATRIX_NARCH]; /* installed version per architecture; set 0: none */
+	int visual_studio;                         /* the C++ workload of Visual Studio or the Build Tools */
+	struct matrix_profile_dll *dlls;           /* System32's runtime DLLs */
+	size_t ndlls;
+	char *driver_text;                         /* NVIDIA driver "572.16", or NULL: none (no NVIDIA GPU) */
+	unsigned driver[2];
+	unsigned memory_gb;                        /* 0: not said */
+	int paging_file_gb;                        /* -1: system-managed, -2: not said */
+	enum matrix_status status;
+	struct strlist sources, evidence;
+	char *note;                                /* or NULL */
 	struct matrix_pos pos;
 };
 
@@ -216,6 +243,18 @@ struct matrix {
 
 /* The `vendor_dlls` entry one of whose `dlls` is DLL `name` (case-insensitive; a `*` entry by prefix), or NULL. */
 const struct matrix_vendor *matrix_vendor_of(const struct matrix *m, const char *name);
+	struct matrix_profile *profiles; /* the effective `profiles` table: a later layer's profile replaces its name's */
+	size_t nprofiles, aprofiles;
+};
+
+/* The profile called `name` (ASCII case-insensitive), borrowed from m, or NULL. */
+const struct matrix_profile *matrix_profile_find(const struct matrix *m, const char *name);
+
+/* Its System32 entry for `dll` (case-insensitive), or NULL: the profile has no such DLL. */
+const struct matrix_profile_dll *matrix_profile_dll(const struct matrix_profile *p, const char *dll);
+
+/* A profile as `matrix show --json` and the reports write it (caller owns it). */
+struct cJSON *matrix_profile_json(const struct matrix_profile *p);
 
 /*
  * The procedure `import DIST` follows (DIST a distribution's name, `version`
@@ -344,5 +383,9 @@ void matrix_proc_apply(struct matrix *m, struct matrix_proc *procs, size_t n, co
 void matrix_ext_read_table(struct lint *L, const struct ynode *root, struct matrix_ext **out, size_t *n);
 void matrix_ext_entry_release(struct matrix_ext *x);
 void matrix_ext_apply(struct matrix *m, struct matrix_ext *exts, size_t n, const char *name);
+/* The `profiles` table of one file (matrix_profile.c), likewise. */
+void matrix_profile_read_table(struct lint *L, const struct ynode *root, struct matrix_profile **out, size_t *n);
+void matrix_profile_release(struct matrix_profile *p);
+void matrix_profile_apply(struct matrix *m, struct matrix_profile *profiles, size_t n, const char *name);
 
 #endif

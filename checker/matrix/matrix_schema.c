@@ -58,6 +58,12 @@ const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT] = {
 };
 const struct matrix_field matrix_vendor_fields[MF_VENDOR_COUNT] = {
 #define VENDOR FIELD_ENTRY
+const struct matrix_field matrix_profile_fields[MF_PROFILE_COUNT] = {
+#define PROFILE FIELD_ENTRY
+#include "matrix/schema.def"
+};
+const struct matrix_field matrix_profdll_fields[MF_PROFDLL_COUNT] = {
+#define PROFDLL FIELD_ENTRY
 #include "matrix/schema.def"
 };
 
@@ -124,12 +130,20 @@ static const char *const extload_keys[] = {
 };
 static const char *const vendor_keys[] = {
 #define VENDOR KEY_NAME
+static const char *const profile_keys[] = {
+#define PROFILE KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
+static const char *const profdll_keys[] = {
+#define PROFDLL KEY_NAME
 #include "matrix/schema.def"
 	NULL
 };
 
 _Static_assert(MF_ROW_COUNT <= 32 && MF_TOP_COUNT <= 32 && MF_DLL_COUNT <= 32 && MF_OPENMP_COUNT <= 32 &&
-		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32 && MF_CUDA_COUNT <= 32 && MF_PROC_COUNT <= 32,
+		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32 && MF_CUDA_COUNT <= 32 && MF_PROC_COUNT <= 32 &&
+		       MF_PROFILE_COUNT <= 32 && MF_PROFDLL_COUNT <= 32,
 	       "a mapping's keys are bits of an unsigned `present`");
 
 const struct matrix_map_schema *matrix_schema(enum matrix_map map)
@@ -148,6 +162,8 @@ const struct matrix_map_schema *matrix_schema(enum matrix_map map)
 		{ "find", "extension_load[].find", matrix_extfind_fields, MF_EXTFIND_COUNT, extfind_keys },
 		{ "a loads entry", "extension_load[].loads[]", matrix_extload_fields, MF_EXTLOAD_COUNT, extload_keys },
 		{ "a vendor_dlls entry", "vendor_dlls[]", matrix_vendor_fields, MF_VENDOR_COUNT, vendor_keys },
+		{ "a profile", "profiles[]", matrix_profile_fields, MF_PROFILE_COUNT, profile_keys },
+		{ "a system32 entry", "profiles[].system32[]", matrix_profdll_fields, MF_PROFDLL_COUNT, profdll_keys },
 	};
 	return map < MATRIX_NMAPS ? &maps[map] : NULL;
 }
@@ -235,6 +251,16 @@ const char *matrix_type_doc(enum matrix_type t)
 		return "a list of vendor_dlls entries";
 	case MT_DLL_PATTERNS:
 		return "DLL file names or prefixes ending in * (a list, or one)";
+	case MT_PROFILES:
+		return "a list of profiles";
+	case MT_PROFILE_DLLS:
+		return "a list of system32 entries";
+	case MT_NV_DRIVER_OR_NONE:
+		return "an NVIDIA driver version: NNN.NN (quoted), or none";
+	case MT_GB:
+		return "a whole number of GB, 1 to 65536";
+	case MT_PAGING:
+		return "a whole number of GB (0: none), or system-managed";
 	}
 	return "?";
 }

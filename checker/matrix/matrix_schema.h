@@ -64,6 +64,11 @@ enum matrix_type {
 	MT_WHEELS,      /* "PACKAGE-VERSION-...whl sha256=HEX" (or one) */
 	MT_VENDORS,     /* the list of vendor_dlls entries */
 	MT_DLL_PATTERNS,/* DLL file names or prefixes ending in * (or one) */
+	MT_PROFILES,    /* the list of profiles entries */
+	MT_PROFILE_DLLS,/* the list of a profile's system32 entries */
+	MT_NV_DRIVER_OR_NONE, /* an NVIDIA driver version NNN.NN, or none */
+	MT_GB,          /* a whole number of GB */
+	MT_PAGING,      /* a whole number of GB, or system-managed */
 };
 enum matrix_required { MR_REQUIRED, MR_OPTIONAL, MR_UNLESS_MERGE, MR_UNLESS_REMOVE, MR_IF_SOURCED, MR_IF_MEASURED };
 enum matrix_show { MS_NONE, MS_HEAD, MS_BODY, MS_TAIL };
@@ -144,6 +149,17 @@ enum matrix_vendor_field {
 	MF_VENDOR_COUNT
 };
 
+enum matrix_profile_field {
+#define PROFILE(NAME, ...) MF_PROFILE_##NAME,
+#include "matrix/schema.def"
+	MF_PROFILE_COUNT
+};
+enum matrix_profdll_field {
+#define PROFDLL(NAME, ...) MF_PROFDLL_##NAME,
+#include "matrix/schema.def"
+	MF_PROFDLL_COUNT
+};
+
 extern const struct matrix_field matrix_top_fields[MF_TOP_COUNT];
 extern const struct matrix_field matrix_row_fields[MF_ROW_COUNT];
 extern const struct matrix_field matrix_dll_fields[MF_DLL_COUNT];
@@ -157,11 +173,13 @@ extern const struct matrix_field matrix_extpath_fields[MF_EXTPATH_COUNT];
 extern const struct matrix_field matrix_extfind_fields[MF_EXTFIND_COUNT];
 extern const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT];
 extern const struct matrix_field matrix_vendor_fields[MF_VENDOR_COUNT];
+extern const struct matrix_field matrix_profile_fields[MF_PROFILE_COUNT];
+extern const struct matrix_field matrix_profdll_fields[MF_PROFDLL_COUNT];
 
 /* The mappings, for the docs and tests that walk the whole schema. */
 enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
 		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_MAP_EXT, MATRIX_MAP_EXTPATH, MATRIX_MAP_EXTFIND,
-		  MATRIX_MAP_EXTLOAD, MATRIX_MAP_VENDOR, MATRIX_NMAPS };
+		  MATRIX_MAP_EXTLOAD, MATRIX_MAP_VENDOR, MATRIX_MAP_PROFILE, MATRIX_MAP_PROFDLL, MATRIX_NMAPS };
 struct matrix_map_schema {
 	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
 	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */

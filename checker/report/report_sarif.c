@@ -239,6 +239,9 @@ static cJSON *result(const struct report_view *v, const struct report_cause *c, 
 	x = cJSON_GetObjectItemCaseSensitive(f, "chain");
 	if (cJSON_IsArray(x))
 		cJSON_AddItemToObject(props, "chain", cJSON_Duplicate(x, 1));
+	x = cJSON_GetObjectItemCaseSensitive(f, "profiles"); /* check --pins: the machine profiles it holds on */
+	if (cJSON_IsArray(x))
+		cJSON_AddItemToObject(props, "profiles", cJSON_Duplicate(x, 1));
 	x = cJSON_GetObjectItemCaseSensitive(f, "probes");
 	if (cJSON_IsArray(x))
 		cJSON_AddItemToObject(props, "probes", cJSON_Duplicate(x, 1));

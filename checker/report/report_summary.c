@@ -626,6 +626,93 @@ static void machine(struct sum *s, struct strbuf *c, const cJSON *doc)
 	add(s, c, "machine", 0);
 }
 
+/* Whether a verdict word is `w`. */
+static int prof_is(const char *s, const char *w)
+{
+	return s && !strcmp(s, w);
+}
+
+/* check --pins with machine profiles (docs/profiles.md): a table, one row per pin, one column per machine. */
+static void profile_table(struct strbuf *c, const struct report_view *v)
+{
+	const cJSON *pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins"), *t, *p;
+	const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(pins, "profiles");
+	const cJSON *checks = cJSON_GetObjectItemCaseSensitive(v->doc, "profile_checks");
+	if (cJSON_GetArraySize(checks)) { /* check --profile with an install: one row per install and profile */
+		strbuf_adds(c, "| torch install | machine profile | verdict |\n|---|---|---|\n");
+		cJSON_ArrayForEach(p, checks)
+		{
+			const char *x = report_str(p, "verdict");
+			strbuf_adds(c, "| ");
+			report_esc_md(c, report_str(p, "torch_dir") ? report_str(p, "torch_dir") : "?");
+			strbuf_adds(c, " | ");
+			report_esc_md(c, report_str(p, "title") ? report_str(p, "title") : "?");
+			strbuf_adds(c, " (");
+			report_esc_md(c, report_str(p, "profile") ? report_str(p, "profile") : "?");
+			strbuf_adds(c, ") | ");
+			strbuf_adds(c, prof_is(x, "fail") ? "❌ fails" : prof_is(x, "warn") ? "⚠️ loads, warnings" :
+				       prof_is(x, "pass") ? "✅ loads" : "not judged");
+			if (prof_is(x, "fail") && report_str(p, "leaf")) {
+				strbuf_adds(c, " (");
+				if (report_int(p, "winerror", 0))
+					strbuf_addf(c, "WinError %ld, ", report_int(p, "winerror", 0));
+				report_esc_md(c, report_str(p, "leaf"));
+				strbuf_adds(c, ")");
+			}
+			strbuf_adds(c, " |\n");
+		}
+		strbuf_adds(c, "\n");
+	}
+	if (!cJSON_GetArraySize(profiles))
+		return;
+	strbuf_adds(c, "| torch pin | this runner |");
+	cJSON_ArrayForEach(p, profiles)
+	{
+		strbuf_adds(c, " ");
+		report_esc_md(c, report_str(p, "title"));
+		strbuf_adds(c, " (");
+		report_esc_md(c, report_str(p, "name"));
+		strbuf_adds(c, ") |");
+	}
+	strbuf_adds(c, "\n|---|---|");
+	cJSON_ArrayForEach(p, profiles)
+		strbuf_adds(c, "---|");
+	strbuf_adds(c, "\n");
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(pins, "targets"))
+	{
+		const cJSON *vd = cJSON_GetObjectItemCaseSensitive(t, "verdicts");
+		const char *r;
+		if (!cJSON_IsObject(vd))
+			continue;
+		strbuf_adds(c, "| ");
+		report_esc_md(c, report_str(t, "raw"));
+		strbuf_adds(c, " (");
+		report_esc_md(c, report_str(t, "file") ? report_str(t, "file") : "?");
+		strbuf_addf(c, ":%ld) | ", report_int(t, "line", 0));
+		r = report_str(vd, "runner");
+		strbuf_adds(c, prof_is(r, "fail") ? "❌ fails" : prof_is(r, "warn") ? "⚠️ loads, warnings" :
+			       prof_is(r, "pass") ? "✅ loads" : "not judged");
+		strbuf_adds(c, " |");
+		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(vd, "profiles"))
+		{
+			const char *x = report_str(p, "verdict");
+			strbuf_adds(c, " ");
+			strbuf_adds(c, prof_is(x, "fail") ? "❌ fails" : prof_is(x, "warn") ? "⚠️ loads, warnings" :
+				       prof_is(x, "pass") ? "✅ loads" : "not judged");
+			if (prof_is(x, "fail") && report_str(p, "leaf")) {
+				strbuf_adds(c, " (");
+				if (report_int(p, "winerror", 0))
+					strbuf_addf(c, "WinError %ld, ", report_int(p, "winerror", 0));
+				report_esc_md(c, report_str(p, "leaf"));
+				strbuf_adds(c, ")");
+			}
+			strbuf_adds(c, " |");
+		}
+		strbuf_adds(c, "\n");
+	}
+	strbuf_adds(c, "\n");
+}
+
 /*
  * The verdict: the headline, the first problem's title, the two counts and
  * what was checked, then every install on one line, the failing ones first
@@ -679,6 +766,7 @@ static void verdict(struct sum *s, struct strbuf *c, const struct report_view *v
 			}
 	if (num)
 		strbuf_adds(c, "\n");
+	profile_table(c, v);
 	add(s, c, "verdict", 0);
 }
 

@@ -443,6 +443,66 @@ void report_text_ex(struct strbuf *out, const struct report_view *v, const struc
 	strbuf_release(&raw);
 }
 
+/*
+ * check --pins with machine profiles (docs/profiles.md): each pin's verdict
+ * on this runner and on each profile, one line per pin.
+ */
+static void profile_verdicts(struct strbuf *out, const struct report_view *v, const struct style *st)
+{
+	const cJSON *pins = cJSON_GetObjectItemCaseSensitive(v->doc, "pins"), *t, *p;
+	/* check --profile with an install: each install's verdict on each profile */
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(v->doc, "profile_checks"))
+	{
+		int fail = same_str(report_str(p, "verdict"), "fail");
+		strbuf_adds(out, "  on ");
+		text_esc_line(out, report_str(p, "profile"));
+		strbuf_addf(out, ": %s", fail ? st->red : "");
+		text_esc_line(out, report_str(p, "verdict"));
+		strbuf_adds(out, fail ? st->off : "");
+		if (fail && report_str(p, "leaf")) {
+			strbuf_adds(out, " (");
+			if (report_int(p, "winerror", 0))
+				strbuf_addf(out, "WinError %ld, ", report_int(p, "winerror", 0));
+			text_esc_line(out, report_str(p, "leaf"));
+			strbuf_adds(out, ")");
+		}
+		strbuf_adds(out, ": torch at ");
+		text_esc_line(out, report_str(p, "torch_dir"));
+		strbuf_adds(out, "\n");
+	}
+	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pins, "profiles")))
+		return;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(pins, "targets"))
+	{
+		const cJSON *vd = cJSON_GetObjectItemCaseSensitive(t, "verdicts");
+		if (!cJSON_IsObject(vd))
+			continue;
+		strbuf_adds(out, "  ");
+		text_esc_line(out, report_str(t, "raw"));
+		strbuf_adds(out, " (");
+		text_esc_line(out, report_str(t, "file") ? report_str(t, "file") : "?");
+		strbuf_addf(out, ":%ld): this runner ", report_int(t, "line", 0));
+		text_esc_line(out, report_str(vd, "runner"));
+		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(vd, "profiles"))
+		{
+			int fail = same_str(report_str(p, "verdict"), "fail");
+			strbuf_adds(out, "; ");
+			text_esc_line(out, report_str(p, "name"));
+			strbuf_addf(out, " %s", fail ? st->red : "");
+			text_esc_line(out, report_str(p, "verdict"));
+			strbuf_adds(out, fail ? st->off : "");
+			if (fail && report_str(p, "leaf")) {
+				strbuf_adds(out, " (");
+				if (report_int(p, "winerror", 0))
+					strbuf_addf(out, "WinError %ld, ", report_int(p, "winerror", 0));
+				text_esc_line(out, report_str(p, "leaf"));
+				strbuf_adds(out, ")");
+			}
+		}
+		strbuf_adds(out, "\n");
+	}
+}
+
 static void report_text_lines(struct strbuf *out, const struct report_view *v, const struct report_text_opts *o)
 {
 	const struct style *st = o->color ? &ansi : &plain;
@@ -491,6 +551,7 @@ static void report_text_lines(struct strbuf *out, const struct report_view *v, c
 	if (o->quiet)
 		return;
 	interpreter(out, st, cJSON_GetObjectItemCaseSensitive(v->doc, "interpreter"));
+	profile_verdicts(out, v, st);
 
 	/* Where, and what `import torch` would say (Windows names only the DLL it asked for); failing installs first. */
 	for (pass = 0; pass < 2; pass++)

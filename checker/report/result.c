@@ -497,6 +497,8 @@ cJSON *result_finding_json(const struct finding *f)
 		cJSON_AddStringToObject(o, "issue", f->issue);
 	if (f->explanation)
 		cJSON_AddStringToObject(o, "explanation", f->explanation);
+	if (f->profiles.n) /* check --pins: the machine profiles it holds on (docs/profiles.md) */
+		json_add_strlist(o, "profiles", &f->profiles);
 	if (f->rule == RULE_PREDICTION_MISMATCH) {
 		cJSON_AddItemToObject(o, "predicted_winerror", winerror_or_null(f->predicted_winerror));
 		cJSON_AddItemToObject(o, "real_winerror", winerror_or_null(f->real_winerror));
@@ -518,7 +520,35 @@ static cJSON *side_json(const char *rev, const char *sha, const struct strbuf *s
 	return o;
 }
 
-static cJSON *target_json(const struct gate_target *t)
+static const char *gate_state_name(enum gate_state s)
+{
+	return s == GATE_FAIL ? "fail" : s == GATE_WARN ? "warn" : s == GATE_PASS ? "pass" : "not-judged";
+}
+
+/* A pin's verdict on the runner and on each machine profile (docs/profiles.md). */
+static cJSON *verdicts_json(const struct gate_target *t, const struct gate_report *gr)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	size_t k;
+	cJSON_AddStringToObject(o, "runner", gate_state_name(t->runner));
+	a = cJSON_AddArrayToObject(o, "profiles");
+	for (k = 0; k < gr->nprofiles; k++) {
+		const struct gate_profile_verdict *v = t->profiles ? &t->profiles[k] : NULL;
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "name", gr->profiles[k]);
+		cJSON_AddStringToObject(p, "verdict", gate_state_name(v ? v->state : GATE_NOT_JUDGED));
+		if (v && v->winerror)
+			cJSON_AddNumberToObject(p, "winerror", v->winerror);
+		else
+			cJSON_AddNullToObject(p, "winerror");
+		json_add_str_or_null(p, "leaf", v ? v->leaf : NULL);
+		json_add_str_or_null(p, "first_error", v ? v->first : NULL);
+		cJSON_AddItemToArray(a, p);
+	}
+	return o;
+}
+
+static cJSON *target_json(const struct gate_target *t, const struct gate_report *gr)
 {
 	cJSON *o = cJSON_CreateObject(), *rows;
 	size_t i;
@@ -540,6 +570,8 @@ static cJSON *target_json(const struct gate_target *t)
 		json_add_str_or_null(ro, "row", t->rows[i].row);
 		cJSON_AddItemToArray(rows, ro);
 	}
+	if (gr->judged)
+		cJSON_AddItemToObject(o, "verdicts", verdicts_json(t, gr));
 	return o;
 }
 
@@ -575,10 +607,37 @@ static cJSON *pins_json(const struct gate_pins *g, const struct gate_report *gr)
 	} else {
 		cJSON_AddNullToObject(pj, "python");
 	}
+	targets = cJSON_AddArrayToObject(pj, "profiles");
+	for (i = 0; i < gr->nprofiles; i++) {
+		cJSON *po = cJSON_CreateObject();
+		cJSON_AddStringToObject(po, "name", gr->profiles[i]);
+		cJSON_AddStringToObject(po, "title", gr->profile_titles[i]);
+		cJSON_AddItemToArray(targets, po);
+	}
 	targets = cJSON_AddArrayToObject(pj, "targets");
 	for (i = 0; i < gr->ntargets; i++)
-		cJSON_AddItemToArray(targets, target_json(&gr->targets[i]));
+		cJSON_AddItemToArray(targets, target_json(&gr->targets[i], gr));
 	return pj;
+}
+
+void result_add_profile_check(struct result *res, const char *profile, const char *title, const char *torch_dir,
+			      enum gate_state state, int winerror, const char *leaf, const char *first, const char *note)
+{
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(res->doc, "profile_checks"), *o = cJSON_CreateObject();
+	if (!a)
+		a = cJSON_AddArrayToObject(res->doc, "profile_checks");
+	cJSON_AddStringToObject(o, "profile", profile);
+	cJSON_AddStringToObject(o, "title", title);
+	json_add_str_or_null(o, "torch_dir", torch_dir);
+	cJSON_AddStringToObject(o, "verdict", gate_state_name(state));
+	if (winerror)
+		cJSON_AddNumberToObject(o, "winerror", winerror);
+	else
+		cJSON_AddNullToObject(o, "winerror");
+	json_add_str_or_null(o, "leaf", leaf);
+	json_add_str_or_null(o, "first_error", first);
+	json_add_str_or_null(o, "note", note);
+	cJSON_AddItemToArray(a, o);
 }
 
 void result_add_inventory(struct result *res, cJSON *inventory)

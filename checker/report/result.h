@@ -39,7 +39,7 @@ struct result {
 	struct gate_report gate;           /* and what the gate judged of it (owned) */
 	cJSON *inventory;                  /* machine/inventory.h's JSON (owned), or NULL */
 };
-#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0, NULL, { 0, NULL, NULL, NULL, 0 }, NULL }
+#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0, NULL, { 0, NULL, NULL, NULL, 0, NULL, NULL, 0 }, NULL }
 
 /* A new report with schema, tool and machine (from the view and a loader, which may be NULL). */
 void result_init(struct result *r, struct view *v, const struct loader *ld);
@@ -62,6 +62,14 @@ void result_add_install(struct result *r, struct check_install *ci);
  * of it (`gr`, which the report now owns; *gr is left empty).
  */
 void result_add_pins(struct result *r, const struct gate_pins *g, struct gate_report *gr);
+
+/*
+ * check --profile with an install (docs/profiles.md): the install's verdict
+ * on one machine profile, appended to the document's `profile_checks`
+ * (state: judge/gate_profile.h's; winerror 0, leaf and first NULL: none).
+ */
+void result_add_profile_check(struct result *r, const char *profile, const char *title, const char *torch_dir,
+			      enum gate_state state, int winerror, const char *leaf, const char *first, const char *note);
 
 /*
  * Keeps the document's `inventory` (machine/inventory.h's JSON, which it

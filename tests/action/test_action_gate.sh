@@ -142,25 +142,30 @@ move_to_240() { printf 'numpy==1.26.4\ntorch==2.4.0\n' >"$1/requirements.txt"; }
 pr_origin move base_files move_to_240 "Move to torch 2.4.0" || not_ok "cannot build the PR's repository"
 
 # 1. GitHub's image (redistributable, Visual Studio's libomp140): the runner is
-#    fine, the version is not — a warning on the pin's line, the gate passes.
+#    fine, the version is not — a warning on the pin's line, and an error on it
+#    for the default user profile (clean Windows 11, no Visual Studio; issue 30,
+#    docs/profiles.md): the gate fails, as every user's `import torch` would.
 wf hosted move hosted
-check_eq "hosted runner: the workflow passes (exit 0)" 0 "$(res hosted "r['rc']")"
+check_eq "hosted runner: the workflow fails (exit 1): torch 2.4.0 fails on the users' machines" 1 "$(res hosted "r['rc']")"
 check_eq "steps: checkout, the action, the SARIF upload all ran and succeeded" \
-	"actions/checkout@v7:0 torch-dll-check/torch-dll-check@v0:0 github/codeql-action/upload-sarif@v4:0" \
+	"actions/checkout@v7:0 torch-dll-check/torch-dll-check@v0:1 github/codeql-action/upload-sarif@v4:0" \
 	"$(res hosted "' '.join('%s:%s' % (s['uses'], s['rc']) for s in r['steps'] if not s['skipped'])")"
-check_eq "outputs: warn, 0 errors" "warn 0" \
+check_eq "outputs: fail, 1 error" "fail 1" \
 	"$(res hosted "r['steps'][1]['action']['outputs']['status'] + ' ' + r['steps'][1]['action']['outputs']['failures']")"
 got=$(ann hosted)
-check_eq "hosted runner: a warning and the change's notice, both on requirements.txt:2:1" \
-	"warning requirements.txt:2:1
+check_eq "hosted runner: the user profile's error, the warning and the change's notice, all on requirements.txt:2:1" \
+	"error requirements.txt:2:1
+warning requirements.txt:2:1
 notice requirements.txt:2:1" "$(cut -d' ' -f1,2 <<<"$got")"
+check_eq "hosted runner: the error says why it loads here and where it fails" 1 \
+	"$(grep -c '^error requirements.txt:2:1 .*loads on this runner only because Visual Studio is installed here.*fails on clean Windows 11 24H2.*WinError 126, libomp140.x86_64.dll' <<<"$got")"
 if grep -q '^warning [^ ]* .*libomp140' <<<"$got"; then ok "hosted runner: the warning names libomp140"; else
 	not_ok "hosted runner: the warning does not name libomp140"
 	printf '%s\n' "$got" | sed 's/^/#   /'
 	show_logs hosted
 fi
 check_eq "hosted runner: the report's findings (severity, rule, anchor)" \
-	'[["note","pin-changed","requirements.txt",2,1],["warning","openmp-not-redistributable","requirements.txt",2,1]]' \
+	'[["error","profile-fails","requirements.txt",2,1],["note","pin-changed","requirements.txt",2,1],["warning","openmp-not-redistributable","requirements.txt",2,1]]' \
 	"$(J hosted '[.findings[] | [.severity, .rule, .anchor.file, .anchor.line, .anchor.col]] | sort')"
 check_cmd "hosted runner: the uploaded SARIF is valid 2.1.0 and anchored for code scanning" \
 	python3 tests/report/validate_sarif.py "$schema" "$tmp/hosted/ws/torch-dll-check.sarif" --github
@@ -198,7 +203,7 @@ check_cmd "bare runner: SARIF valid and anchored" \
 
 # 3. A PR from a fork: read-only token, so the example skips the upload.
 wf fork move hosted "$gate_wf" mallory/app
-check_eq "fork's PR: the gate ran, the upload was skipped" "0 True" \
+check_eq "fork's PR: the gate ran (and failed: torch 2.4.0 on the user profile), the upload was skipped" "1 True" \
 	"$(res fork "'%s %s' % (r['rc'], r['steps'][2]['skipped'])")"
 
 # 3a. A pin in the middle of a line (pyproject's [project] dependencies): the

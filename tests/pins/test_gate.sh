@@ -173,16 +173,19 @@ st() {
 RSA='[.findings[] | [.rule, .severity, (.anchor | if . == null then null elif .line == null then .file + ":" else "\(.file):\(.line):\(.col)" end)]]'
 
 # ---- torch 2.4.0 through a -r include: libomp140 ----
-check_eq "2.4.0 on a runner with Visual Studio's libomp140: a version-only warning on the included file's line" \
-	'[["openmp-not-redistributable","warning","ci/torch.txt:2:1"],["pin-changed","note","ci/torch.txt:2:1"]]' \
+check_eq "2.4.0 on a runner with Visual Studio's libomp140: a version-only warning on the included file's line, and the default user profile's error (issue 30)" \
+	'[["openmp-not-redistributable","warning","ci/torch.txt:2:1"],["profile-fails","error","ci/torch.txt:2:1"],["pin-changed","note","ci/torch.txt:2:1"]]' \
 	"$(G "$vsr" "$tmp/144.reg" req-include "$RSA")"
+check_eq "…on this runner alone (--profile none), the warning only" \
+	'[["openmp-not-redistributable","warning","ci/torch.txt:2:1"],["pin-changed","note","ci/torch.txt:2:1"]]' \
+	"$(G "$vsr" "$tmp/144.reg" req-include "$RSA" --profile none)"
 check_eq "…it names the known issue, says this runner is fine, and the fix" \
 	'["libomp140-not-redistributable",true,true,"upgrade to torch >= 2.4.1; or install the Visual Studio Build Tools'"'"' C++ workload; or copy libomp140.x86_64.dll from a Visual Studio install into torch\\lib"]' \
 	"$(G "$vsr" "$tmp/144.reg" req-include '.findings[0] | [.issue, (.message | contains("Reported for the torch version alone, even though this runner is fine")), (.message | contains("C:\\Windows\\System32\\libomp140.x86_64.dll")), .fix]')"
 check_eq "…the row that judged it" '["torch-2.4.0","<embedded>/matrix/torch.yml"]' \
 	"$(G "$vsr" "$tmp/144.reg" req-include '.findings[0].matrix | [.row, .file]')"
-check_eq "…exit 0, and 1 with --fail-on warning" "0 1" \
-	"$(st "$vsr" "$tmp/144.reg" req-include) $(st "$vsr" "$tmp/144.reg" req-include --fail-on warning)"
+check_eq "…exit 1 (the user profile), 0 on the runner alone, and 1 with --fail-on warning" "1 0 1" \
+	"$(st "$vsr" "$tmp/144.reg" req-include) $(st "$vsr" "$tmp/144.reg" req-include --profile none) $(st "$vsr" "$tmp/144.reg" req-include --profile none --fail-on warning)"
 check_eq "2.4.0 on a runner with only the redistributable: libomp140 is missing here (error, 126)" \
 	'[["missing-dll","error","ci/torch.txt:2:1",126,"libomp140.x86_64.dll","libomp140-not-redistributable"],["pin-changed","note","ci/torch.txt:2:1",null,null,null]]' \
 	"$(G "$redist" "$tmp/144.reg" req-include '[.findings[] | [.rule, .severity, "\(.anchor.file):\(.anchor.line):\(.anchor.col)", .winerror, .leaf, .issue]]')"

@@ -135,7 +135,8 @@ for v in $VERSIONS; do
 		tree_variant "$t" "$t-bare" && rm -rf "$(_pydir "$t-bare")"/Lib/site-packages/torch*
 		"$B" check --root "$t" --python "$py" --registry "$reg" --json >"$t.loader.json" 2>"$t.loader.err"
 		lrc=$?
-		"$B" check --pins --repo "$repo" --root "$t-bare" --python "$py" --registry "$reg" --json \
+		# the runner alone (--profile none): the user profiles are judged in tests/profiles
+		"$B" check --pins --repo "$repo" --root "$t-bare" --python "$py" --registry "$reg" --json --profile none \
 			>"$t.gate.json" 2>"$t.gate.err"
 		grc=$?
 		rm -rf "$t-bare"

@@ -1,0 +1,283 @@
+/*
+ * gate_profile: a pin judged on machine profiles besides the runner (see
+ * gate_profile.h): each profile's machine through the same row judge, its
+ * errors the runner does not share turned into profile-fails findings.
+ */
+#include "judge/gate_profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge/gate_row.h"
+#include "util/strbuf.h"
+#include "util/text.h"
+
+void gate_profile_verdict_release(struct gate_profile_verdict *v)
+{
+	free(v->leaf);
+	free(v->first);
+	memset(v, 0, sizeof(*v));
+}
+
+void gate_profile_inventory(struct inventory *inv, const struct matrix_profile *p)
+{
+	int a;
+	inventory_init(inv);
+	inv->redist_read = 1;
+	inv->redist_source = xasprintf("profile %s", p->name);
+	for (a = 0; a < MATRIX_NARCH && a < 3; a++) {
+		struct inv_redist *rd = &inv->redist[a];
+		const struct matrix_min *v = &p->vc_redist[a];
+		struct strbuf sb = STRBUF_INIT;
+		rd->arch = matrix_arch_name(a);
+		rd->installed_value = -1;
+		rd->view = 64;
+		rd->key = xasprintf("the VC++ redistributable of profile %s", p->name);
+		if (!v->set)
+			continue;
+		rd->found = rd->installed = 1;
+		memcpy(rd->ver, v->v.part, sizeof(rd->ver));
+		rd->has_ver = 1;
+		winver_format(&v->v, 1, &sb);
+		rd->version = strbuf_detach(&sb);
+		rd->version_raw = xstrdup(v->text);
+	}
+}
+
+enum gate_state gate_state_of(const struct findings *out, size_t first)
+{
+	enum gate_state s = GATE_PASS;
+	size_t i;
+	for (i = first; i < out->n; i++) {
+		if (out->v[i].severity == SEV_ERROR)
+			return GATE_FAIL;
+		if (out->v[i].severity == SEV_WARNING && out->v[i].rule != RULE_PIN_CHANGED)
+			s = GATE_WARN;
+	}
+	return s;
+}
+
+/* The same cause: rule, WinError, DLL and known issue (gate.c's test for one finding of two rows). */
+static int same_cause(const struct finding *a, const struct finding *b)
+{
+	return a->rule == b->rule && a->winerror == b->winerror &&
+	       ((!a->leaf && !b->leaf) || (a->leaf && b->leaf && !str_icmp(a->leaf, b->leaf))) &&
+	       ((!a->issue && !b->issue) || (a->issue && b->issue && !strcmp(a->issue, b->issue)));
+}
+
+/* `s` with every "this runner" said of the profile's machine instead. Caller frees. */
+static char *on_that_machine(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *at;
+	if (!s)
+		return xstrdup("");
+	while ((at = strstr(s, "this runner"))) {
+		strbuf_add(&sb, s, (size_t)(at - s));
+		strbuf_adds(&sb, "that machine");
+		s = at + strlen("this runner");
+	}
+	strbuf_adds(&sb, s);
+	return strbuf_detach(&sb);
+}
+
+/* One cause that fails on some profiles and not on the runner. */
+struct cause {
+	struct finding f;          /* the first profile's finding (moved into `held`: this is a shallow copy) */
+	struct strbuf names;       /* "a (title), b (title)" */
+	struct strlist profiles;   /* their names */
+	size_t n;
+	int vs_only;               /* the runner has the DLL from Visual Studio alone (a non-redistributable OpenMP) */
+};
+
+/* Whether a row the pin selects says `dll` is an OpenMP runtime the redistributable does not install. */
+static int vs_only_dll(const struct matrix_row *row, const char *dll)
+{
+	size_t i;
+	for (i = 0; dll && i < row->nopenmp; i++)
+		if (!str_icmp(row->openmp[i].dll, dll) && !row->openmp[i].redistributable)
+			return 1;
+	return 0;
+}
+
+/* Why the runner passes where the profile fails: "…only because …". Caller frees. */
+static char *why_runner_passes(const struct cause *c, const struct gate_runner *r, struct gate_copies *cache)
+{
+	struct gate_copy rc;
+	char *s;
+	if (!c->f.leaf || !gate_runner_find(cache, r, c->f.leaf, &rc))
+		return xstrdup("passes on this runner");
+	if (c->vs_only)
+		s = xasprintf("loads on this runner only because Visual Studio is installed here (its C++ workload put %s "
+			      "at %s)",
+			      c->f.leaf, rc.path);
+	else if (c->f.winerror == 126 || c->f.rule == RULE_REDIST_MISSING || c->f.rule == RULE_MISSING_DLL)
+		s = xasprintf("loads on this runner only because this runner has %s (%s)", c->f.leaf, rc.path);
+	else
+		s = xasprintf("loads on this runner only because this runner's %s is %s (%s)", c->f.leaf,
+			      rc.ver_text ? rc.ver_text : "of unknown version", rc.path);
+	gate_copy_release(&rc);
+	return s;
+}
+
+/* The profile-fails finding of one cause, anchored on the pin. */
+static void emit_cause(struct findings *out, struct cause *c, const struct torch_target *t, const char *version,
+		       const struct gate_runner *r, struct gate_copies *cache)
+{
+	char *why = why_runner_passes(c, r, cache), *inner = on_that_machine(c->f.title),
+	     *msg0 = on_that_machine(c->f.message);
+	char *title, *msg;
+	struct strbuf what = STRBUF_INIT;
+	struct finding *f;
+	size_t k;
+	if (c->f.winerror && c->f.leaf)
+		strbuf_addf(&what, " (WinError %d, %s)", c->f.winerror, c->f.leaf);
+	else if (c->f.leaf)
+		strbuf_addf(&what, " (%s)", c->f.leaf);
+	if (c->f.leaf)
+		title = xasprintf("torch %s %s; fails on %s%s", version, why, c->names.buf, what.buf);
+	else /* no DLL to say it by (the redistributable's version): the profile's own words */
+		title = xasprintf("torch %s %s; fails on %s: %s", version, why, c->names.buf, inner);
+	msg = xasprintf("A runner is not a user's machine: %s was judged on the machine profile%s %s too "
+			"(docs/profiles.md). There: %s. %s",
+			t->pin->raw, c->n > 1 ? "s" : "", c->names.buf, inner, msg0);
+	f = finding_add(out, RULE_PROFILE_FAILS, SEV_ERROR,
+			&(struct finding_spec){ .winerror = c->f.winerror, .title = title, .message = msg,
+						.fix = c->f.fix, .leaf = c->f.leaf, .issue = c->f.issue });
+	if (c->f.matrix.row) {
+		finding_set(&f->matrix.row, c->f.matrix.row);
+		finding_set(&f->matrix.file, c->f.matrix.file);
+		f->matrix.line = c->f.matrix.line;
+	}
+	finding_anchor(f, t->pin->file, t->pin->line, t->pin->col);
+	for (k = 0; k < c->profiles.n; k++)
+		strlist_push(&f->profiles, c->profiles.v[k]);
+	free(why);
+	free(inner);
+	free(msg0);
+	free(title);
+	free(msg);
+	strbuf_release(&what);
+}
+
+/* The rows a profile judges: an exact pin's, or a range's newest (what pip installs). */
+static void judge_profile(struct gate_verdict *rv, size_t *nrv, const struct pin_probes *pr,
+			  const struct torch_target *t, const struct gate_runner *pr_runner, struct gate_copies *cache,
+			  const char *searched)
+{
+	size_t i, from = 0;
+	*nrv = 0;
+	if (!t->version && pr->n)
+		from = pr->n - 1;
+	for (i = from; i < pr->n; i++) {
+		if (!pr->v[i].row)
+			continue;
+		memset(&rv[*nrv], 0, sizeof(rv[*nrv]));
+		gate_row_judge(&rv[*nrv], t, pr->v[i].row, pins_shown_version(pr->v[i].version, t), pr_runner, cache,
+			       searched);
+		(*nrv)++;
+	}
+}
+
+void gate_profiles_target(struct findings *out, size_t first, struct gate_profile_verdict *v,
+			  const struct torch_target *t, const struct matrix *m, const struct gate_runner *r,
+			  struct gate_copies *cache)
+{
+	struct pin_probes pr = { NULL, 0, 0 };
+	struct cause *causes = NULL;
+	struct findings held = FINDINGS_INIT; /* the causes' findings, owned */
+	size_t ncauses = 0, acauses = 0, k, i, end = out->n;
+	struct err e;
+	char *version = NULL;
+	err_clear(&e);
+	for (k = 0; k < r->nprofiles; k++)
+		memset(&v[k], 0, sizeof(v[k]));
+	if (t->on_windows == 0 || pins_target_probes(m, t, r->arch, &pr, &e) < 0) {
+		for (k = 0; k < r->nprofiles; k++)
+			v[k].state = GATE_NOT_JUDGED;
+		pin_probes_release(&pr);
+		return;
+	}
+	for (k = 0; k < r->nprofiles; k++) {
+		const struct matrix_profile *p = r->profiles[k];
+		struct gate_runner pr_runner = *r;
+		struct gate_copies pcache = { NULL, 0, 0 };
+		struct inventory inv;
+		struct gate_verdict *rv = xcalloc(pr.n ? pr.n : 1, sizeof(*rv));
+		size_t nrv, a, b;
+		char *searched = xasprintf("System32 of the machine profile %s (%s)", p->name, p->title);
+		gate_profile_inventory(&inv, p);
+		pr_runner.inv = &inv;
+		pr_runner.python = NULL;
+		pr_runner.profile = p;
+		pr_runner.profiles = NULL;
+		pr_runner.nprofiles = 0;
+		judge_profile(rv, &nrv, &pr, t, &pr_runner, &pcache, searched);
+		v[k].state = nrv ? GATE_PASS : GATE_NOT_JUDGED;
+		for (a = 0; a < nrv; a++) {
+			enum gate_state s = gate_state_of(&rv[a].j.out, 0);
+			if (s > v[k].state)
+				v[k].state = s;
+			for (b = 0; b < rv[a].j.out.n; b++) {
+				struct finding *f = &rv[a].j.out.v[b];
+				size_t c, x;
+				int shared = 0;
+				if (f->severity != SEV_ERROR)
+					continue;
+				if (!v[k].first) {
+					v[k].first = on_that_machine(f->title);
+					v[k].winerror = f->winerror;
+					v[k].leaf = f->leaf ? xstrdup(f->leaf) : NULL;
+				}
+				/* the runner's own failure: already reported for this pin; it holds on this profile too */
+				for (x = first; x < end && !shared; x++)
+					if (out->v[x].severity == SEV_ERROR && same_cause(&out->v[x], f)) {
+						shared = 1;
+						if (!strlist_has(&out->v[x].profiles, p->name))
+							strlist_push(&out->v[x].profiles, p->name);
+					}
+				if (shared)
+					continue;
+				for (c = 0; c < ncauses; c++)
+					if (same_cause(&causes[c].f, f))
+						break;
+				if (c == ncauses) {
+					ALLOC_GROW(causes, ncauses + 1, acauses);
+					memset(&causes[c], 0, sizeof(causes[c]));
+					ALLOC_GROW(held.v, held.n + 1, held.alloc);
+					held.v[held.n++] = *f;
+					causes[c].f = *f;
+					memset(f, 0, sizeof(*f)); /* moved into held */
+					strbuf_init(&causes[c].names);
+					strlist_init(&causes[c].profiles);
+					causes[c].vs_only = vs_only_dll(rv[a].j.row, causes[c].f.leaf);
+					if (!version)
+						version = xstrdup(rv[a].j.version);
+					ncauses++;
+				} else if (causes[c].n && strstr(causes[c].names.buf, p->name)) {
+					continue; /* two rows of one profile, one cause */
+				}
+				strbuf_addf(&causes[c].names, "%s%s (%s)", causes[c].n ? ", " : "", p->title, p->name);
+				strlist_push(&causes[c].profiles, p->name);
+				causes[c].n++;
+			}
+		}
+		for (a = 0; a < nrv; a++) {
+			findings_release(&rv[a].j.out);
+			free((char *)rv[a].j.version);
+		}
+		free(rv);
+		free(searched);
+		gate_copies_release(&pcache);
+		inventory_release(&inv);
+	}
+	for (i = 0; i < ncauses; i++) {
+		emit_cause(out, &causes[i], t, version ? version : t->pin->raw, r, cache);
+		strbuf_release(&causes[i].names);
+		strlist_release(&causes[i].profiles);
+	}
+	findings_release(&held);
+	free(causes);
+	free(version);
+	pin_probes_release(&pr);
+}
