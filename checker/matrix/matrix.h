@@ -198,6 +198,10 @@ struct matrix_vendor {
 	enum matrix_status status;
 	struct strlist evidence, sources;
 	char *note;
+	struct matrix_pos pos;
+};
+
+/*
  * A machine profile (an entry of the top-level `profiles` table,
  * matrix_profile.c, docs/profiles.md): what a class of user machine has
  * that the loader and the judges read. System32 holds exactly the DLLs of
@@ -239,13 +243,12 @@ struct matrix {
 	size_t nexts, aexts;
 	struct matrix_vendor *vendors; /* the effective `vendor_dlls` table: a later layer's entry replaces the one with its id */
 	size_t nvendors, avendors;
+	struct matrix_profile *profiles; /* the effective `profiles` table: a later layer's profile replaces its name's */
+	size_t nprofiles, aprofiles;
 };
 
 /* The `vendor_dlls` entry one of whose `dlls` is DLL `name` (case-insensitive; a `*` entry by prefix), or NULL. */
 const struct matrix_vendor *matrix_vendor_of(const struct matrix *m, const char *name);
-	struct matrix_profile *profiles; /* the effective `profiles` table: a later layer's profile replaces its name's */
-	size_t nprofiles, aprofiles;
-};
 
 /* The profile called `name` (ASCII case-insensitive), borrowed from m, or NULL. */
 const struct matrix_profile *matrix_profile_find(const struct matrix *m, const char *name);

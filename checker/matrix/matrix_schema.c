@@ -58,6 +58,8 @@ const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT] = {
 };
 const struct matrix_field matrix_vendor_fields[MF_VENDOR_COUNT] = {
 #define VENDOR FIELD_ENTRY
+#include "matrix/schema.def"
+};
 const struct matrix_field matrix_profile_fields[MF_PROFILE_COUNT] = {
 #define PROFILE FIELD_ENTRY
 #include "matrix/schema.def"
@@ -130,6 +132,9 @@ static const char *const extload_keys[] = {
 };
 static const char *const vendor_keys[] = {
 #define VENDOR KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
 static const char *const profile_keys[] = {
 #define PROFILE KEY_NAME
 #include "matrix/schema.def"
