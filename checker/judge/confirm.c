@@ -88,6 +88,27 @@ static void emit_result(const char *path, const char *kind, const char *stage, u
 	emit_line(&sb, emit, ctx);
 }
 
+/* This process's private commit (GetProcessMemoryInfo's PrivateUsage), or 0 when the OS does not say. */
+static uint64_t private_commit(void)
+{
+	struct os_memory m;
+	return os_memory_status(&m) == 0 ? m.process_private : 0;
+}
+
+/* {"path":TORCH,"kind":"commit","private_before":B,"private_after":A}: the figures left out when unknown (0). */
+static void emit_commit(const char *torch_dir, uint64_t before, uint64_t after, confirm_emit_fn emit, void *ctx)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_adds(&sb, "{\"path\":");
+	confirm_line_quote(&sb, torch_dir);
+	strbuf_adds(&sb, ",\"kind\":\"commit\"");
+	if (before && after)
+		strbuf_addf(&sb, ",\"private_before\":%llu,\"private_after\":%llu", (unsigned long long)before,
+			    (unsigned long long)after);
+	strbuf_addch(&sb, '}');
+	emit_line(&sb, emit, ctx);
+}
+
 /* One load; -1 only when it cannot be tried at all. */
 static int load(const char *path, unsigned flags, unsigned long *error, struct err *err)
 {
@@ -125,9 +146,11 @@ int confirm_helper_run(const struct confirm_helper_args *a, confirm_emit_fn emit
 	size_t i;
 	int failed = 0, patched = 0;
 	unsigned long e;
+	uint64_t before;
 
 	if (!os_is_windows())
 		return err_set(err, "live loading needs Windows; run the Windows build (torch-dll-check.exe)");
+	before = private_commit(); /* before torch's first load, so that the growth is what torch charged */
 	if (a->app_dir && os_add_dll_directory(a->app_dir, err))
 		return -1;
 	for (i = 0; i < a->dll_paths.n; i++)
@@ -188,6 +211,7 @@ fail_path:
 		emit_result(a->pyds.v[i], "pyd", "cpython", FLAGS_TORCH, e, 0, 0, emit, ctx);
 		failed |= e != 0;
 	}
+	emit_commit(a->torch_dir, before, private_commit(), emit, ctx);
 	return failed;
 }
 
@@ -364,6 +388,14 @@ static void read_results(struct helper_match *h, const char *out)
 		if (l.event) {
 			free(h->pending);
 			h->pending = xstrdup(l.path);
+			confirm_line_release(&l);
+			continue;
+		}
+		if (l.kind && !strcmp(l.kind, "commit")) { /* the helper's private commit, after every load */
+			h->res->commit.seen = 1;
+			h->res->commit.has = l.has_before && l.has_after;
+			h->res->commit.before = h->res->commit.has ? (uint64_t)l.private_before : 0;
+			h->res->commit.after = h->res->commit.has ? (uint64_t)l.private_after : 0;
 			confirm_line_release(&l);
 			continue;
 		}
