@@ -64,8 +64,8 @@ void result_add_commit_measured(cJSON *inst, const struct confirm_result *c)
 		o = cJSON_AddObjectToObject(inst, "commit");
 	cJSON_DeleteItemFromObjectCaseSensitive(o, "measured");
 	m = cJSON_AddObjectToObject(o, "measured");
-	cJSON_AddStringToObject(m, "method", "the --confirm helper's private commit (GetProcessMemoryInfo PrivateUsage) "
-					     "before and after torch's loads");
+	cJSON_AddStringToObject(m, "method", "the --confirm helper's private commit (GetProcessMemoryInfo: "
+					     "PrivateUsage, or PagefileUsage) before and after torch's loads");
 	pp = cJSON_GetObjectItemCaseSensitive(o, "per_process");
 	if (cJSON_IsNumber(pp))
 		cJSON_AddNumberToObject(m, "predicted", pp->valuedouble);
