@@ -48,11 +48,13 @@
 #include "judge/confirm.h"
 #include "judge/confirm_line.h"
 #include "util/os.h"
+#include "machine/memory.h"
 #include "machine/view.h"
 
 #define FLAGS_TORCH 0x1100u /* LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS */
 #define FLAGS_CTYPES 0x1000u /* LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: ctypes.CDLL of a bare name */
 #define ERROR_MOD_NOT_FOUND_ 126
+#define ERROR_COMMITMENT_LIMIT_ 1455 /* "The paging file is too small for this operation to complete." */
 
 /* ---- the helper (child process) ---------------------------------------- */
 
@@ -408,6 +410,22 @@ static void read_results(struct helper_match *h, const char *out)
 	}
 }
 
+/* msg (freed) + what a real WinError 1455 means, with the helper's measured commit when it gave one. */
+static char *commit_limit_note(char *msg, const struct confirm_result *res)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char b[32];
+	strbuf_addf(&sb, "%s WinError 1455 is the paging file: this machine's commit limit was reached while the DLL "
+			 "was mapped", msg);
+	if (res->commit.has) {
+		memory_format(b, sizeof(b), res->commit.after);
+		strbuf_addf(&sb, "; the helper's private commit after its loads was %s", b);
+	}
+	strbuf_adds(&sb, " (docs/commit.md).");
+	free(msg);
+	return strbuf_detach(&sb);
+}
+
 /* A predicted binary the helper loaded: agree, or a mismatch. */
 static void confirm_loaded(struct helper_match *h, size_t bi, const struct confirm_line *r)
 {
@@ -425,6 +443,8 @@ static void confirm_loaded(struct helper_match *h, size_t bi, const struct confi
 	msg = xasprintf("The checker's emulation predicted %s (WinError %d, stage %s) for %s; "
 			"LoadLibraryExW in a helper process on this machine returned %d (stage %s).",
 			b->outcome ? b->outcome : "?", pred, pstage ? pstage : "?", path, real, rstage ? rstage : "?");
+	if (real == ERROR_COMMITMENT_LIMIT_)
+		msg = commit_limit_note(msg, h->res);
 	mismatch(h->found, h->p, path, pred, real, title, msg);
 	h->nmis++;
 	free(title);

@@ -615,6 +615,26 @@ static void test_commit_measured(void)
 	CHECK_STR(measured("charged"), "1125899906842624");
 	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":0,\"private_after\":1125899906842625}", 0, 0);
 	CHECK_STR(measured("charged"), "null");
+	/* a real WinError 1455 (the commit limit reached while mapping) says so, with the measured figure */
+	{
+		struct strbuf out = STRBUF_INIT;
+		setup(three, NULL);
+		cJSON_AddItemToObject(install, "commit", cJSON_Parse("{\"per_process\":12582912,\"processes\":1}"));
+		line(&out, A_DLL, "dll", "add_dll_directory", 1455, 0);
+		line(&out, B_DLL, "dll", "path_fallback", 126, 126);
+		line(&out, C_PYD, "pyd", "pyd", 0, 0);
+		strbuf_adds(&out, "{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":2097152,\"private_after\":4194304}\n");
+		apply_helper(&found, install, out.buf, 1, 0, 120000);
+		CHECK_INT(n_findings(), 1);
+		if (n_findings() == 1) {
+			CHECK_STR(json(finding(0), "real_winerror"), "1455");
+			CHECK_HAS(fstr(0, "message"), "returned 1455 (stage add_dll_directory). WinError 1455 is the "
+						      "paging file: this machine's commit limit was reached while the DLL was "
+						      "mapped; the helper's private commit after its loads was 4 MiB "
+						      "(docs/commit.md).");
+		}
+		strbuf_release(&out);
+	}
 	/* after below before (the heap gave memory back): a growth of 0, never a wrapped number */
 	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":8192,\"private_after\":4096}", 0, 0);
 	CHECK_STR(measured("charged"), "0");
