@@ -48,11 +48,13 @@
 #include "judge/confirm.h"
 #include "judge/confirm_line.h"
 #include "util/os.h"
+#include "machine/memory.h"
 #include "machine/view.h"
 
 #define FLAGS_TORCH 0x1100u /* LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS */
 #define FLAGS_CTYPES 0x1000u /* LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: ctypes.CDLL of a bare name */
 #define ERROR_MOD_NOT_FOUND_ 126
+#define ERROR_COMMITMENT_LIMIT_ 1455 /* "The paging file is too small for this operation to complete." */
 
 /* ---- the helper (child process) ---------------------------------------- */
 
@@ -84,6 +86,27 @@ static void emit_result(const char *path, const char *kind, const char *stage, u
 	strbuf_addf(&sb, ",\"flags\":\"0x%x\",\"error\":%lu", flags, error);
 	if (has_first)
 		strbuf_addf(&sb, ",\"first_error\":%lu", first);
+	strbuf_addch(&sb, '}');
+	emit_line(&sb, emit, ctx);
+}
+
+/* This process's private commit (GetProcessMemoryInfo's PrivateUsage), or 0 when the OS does not say. */
+static uint64_t private_commit(void)
+{
+	struct os_memory m;
+	return os_memory_status(&m) == 0 ? m.process_private : 0;
+}
+
+/* {"path":TORCH,"kind":"commit","private_before":B,"private_after":A}: the figures left out when unknown (0). */
+static void emit_commit(const char *torch_dir, uint64_t before, uint64_t after, confirm_emit_fn emit, void *ctx)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_adds(&sb, "{\"path\":");
+	confirm_line_quote(&sb, torch_dir);
+	strbuf_adds(&sb, ",\"kind\":\"commit\"");
+	if (before && after)
+		strbuf_addf(&sb, ",\"private_before\":%llu,\"private_after\":%llu", (unsigned long long)before,
+			    (unsigned long long)after);
 	strbuf_addch(&sb, '}');
 	emit_line(&sb, emit, ctx);
 }
@@ -125,9 +148,11 @@ int confirm_helper_run(const struct confirm_helper_args *a, confirm_emit_fn emit
 	size_t i;
 	int failed = 0, patched = 0;
 	unsigned long e;
+	uint64_t before;
 
 	if (!os_is_windows())
 		return err_set(err, "live loading needs Windows; run the Windows build (torch-dll-check.exe)");
+	before = private_commit(); /* before torch's first load, so that the growth is what torch charged */
 	if (a->app_dir && os_add_dll_directory(a->app_dir, err))
 		return -1;
 	for (i = 0; i < a->dll_paths.n; i++)
@@ -188,6 +213,7 @@ fail_path:
 		emit_result(a->pyds.v[i], "pyd", "cpython", FLAGS_TORCH, e, 0, 0, emit, ctx);
 		failed |= e != 0;
 	}
+	emit_commit(a->torch_dir, before, private_commit(), emit, ctx);
 	return failed;
 }
 
@@ -367,6 +393,14 @@ static void read_results(struct helper_match *h, const char *out)
 			confirm_line_release(&l);
 			continue;
 		}
+		if (l.kind && !strcmp(l.kind, "commit")) { /* the helper's private commit, after every load */
+			h->res->commit.seen = 1;
+			h->res->commit.has = l.has_before && l.has_after;
+			h->res->commit.before = h->res->commit.has ? (uint64_t)l.private_before : 0;
+			h->res->commit.after = h->res->commit.has ? (uint64_t)l.private_after : 0;
+			confirm_line_release(&l);
+			continue;
+		}
 		if (h->pending && !str_icmp(h->pending, l.path)) {
 			free(h->pending);
 			h->pending = NULL;
@@ -374,6 +408,22 @@ static void read_results(struct helper_match *h, const char *out)
 		ALLOC_GROW(h->results.v, h->results.n + 1, h->results.alloc);
 		h->results.v[h->results.n++] = l;
 	}
+}
+
+/* msg (freed) + what a real WinError 1455 means, with the helper's measured commit when it gave one. */
+static char *commit_limit_note(char *msg, const struct confirm_result *res)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char b[32];
+	strbuf_addf(&sb, "%s WinError 1455 is the paging file: this machine's commit limit was reached while the DLL "
+			 "was mapped", msg);
+	if (res->commit.has) {
+		memory_format(b, sizeof(b), res->commit.after);
+		strbuf_addf(&sb, "; the helper's private commit after its loads was %s", b);
+	}
+	strbuf_adds(&sb, " (docs/commit.md).");
+	free(msg);
+	return strbuf_detach(&sb);
 }
 
 /* A predicted binary the helper loaded: agree, or a mismatch. */
@@ -393,6 +443,8 @@ static void confirm_loaded(struct helper_match *h, size_t bi, const struct confi
 	msg = xasprintf("The checker's emulation predicted %s (WinError %d, stage %s) for %s; "
 			"LoadLibraryExW in a helper process on this machine returned %d (stage %s).",
 			b->outcome ? b->outcome : "?", pred, pstage ? pstage : "?", path, real, rstage ? rstage : "?");
+	if (real == ERROR_COMMITMENT_LIMIT_)
+		msg = commit_limit_note(msg, h->res);
 	mismatch(h->found, h->p, path, pred, real, title, msg);
 	h->nmis++;
 	free(title);

@@ -20,6 +20,8 @@
 #ifndef TDC_CONFIRM_H
 #define TDC_CONFIRM_H
 
+#include <stdint.h>
+
 #include "util/err.h"
 #include "judge/finding.h"
 #include "loader/torchload.h"
@@ -47,7 +49,9 @@ typedef void (*confirm_emit_fn)(const char *line, void *ctx);
  * Performs the procedure in THIS process (which it leaves polluted: run it
  * only in the child). Lines: {"event":"begin","path":P} before each load,
  * then {"path":P,"kind":"dll"|"pyd"|"vc_probe","stage":S,"flags":"0x1100",
- * "error":N[,"first_error":126]}. Returns 0 when everything loaded, 1 when
+ * "error":N[,"first_error":126]}, and after every load its own private
+ * commit before and after them ({"path":TORCH,"kind":"commit",
+ * "private_before":B,"private_after":A}: confirm_line.h). Returns 0 when everything loaded, 1 when
  * something did not, -1 with `err` when it cannot try (not on Windows, no
  * torch\lib).
  */
@@ -103,6 +107,11 @@ struct confirm_result {
 	int helper;                     /* the helper ran: `confirmation` */
 	long long exit_code;
 	int timed_out, nconf, nmis;
+	struct {                        /* the helper's private commit (installs[].commit.measured) */
+		int seen;               /* it reported one (after every load) */
+		int has;                /* with both figures */
+		uint64_t before, after; /* bytes, before and after torch's loads */
+	} commit;
 	int import;                     /* the import check ran or was skipped: `import_check` */
 	struct {
 		char *python;           /* NULL: skipped (no python.exe known) */

@@ -246,9 +246,23 @@ static const char *take_number(const char *p, const char *key, const char *want,
 	return skip_value(p, 0);
 }
 
+/* A byte count: a whole number in [0, CONFIRM_LINE_MAX_BYTES], else absent (a DllMain may print anything). */
+static const char *take_bytes(const char *p, const char *key, const char *want, double *dst, int *has, int *seen)
+{
+	double v;
+	const char *end = take_number(p, key, want, &v, has, seen);
+	if (end && *has) {
+		/* take_number clamped to int's range: read the number again, unclamped */
+		parse_number(p, &v);
+		*has = v >= 0 && v <= CONFIRM_LINE_MAX_BYTES && v == (double)(long long)v;
+		*dst = *has ? v : 0;
+	}
+	return end;
+}
+
 int confirm_line_parse(const char *p, struct confirm_line *l)
 {
-	int seen[6] = { 0 };
+	int seen[8] = { 0 };
 	char *event = NULL;
 	memset(l, 0, sizeof(*l));
 	p = skip_ws(p);
@@ -273,7 +287,9 @@ int confirm_line_parse(const char *p, struct confirm_line *l)
 		    !(q = take_string(p, key, "stage", &l->stage, &seen[2])) &&
 		    !(q = take_string(p, key, "event", &event, &seen[3])) &&
 		    !(q = take_number(p, key, "error", &l->error, &l->has_error, &seen[4])) &&
-		    !(q = take_number(p, key, "first_error", &l->first_error, &l->has_first, &seen[5])))
+		    !(q = take_number(p, key, "first_error", &l->first_error, &l->has_first, &seen[5])) &&
+		    !(q = take_bytes(p, key, "private_before", &l->private_before, &l->has_before, &seen[6])) &&
+		    !(q = take_bytes(p, key, "private_after", &l->private_after, &l->has_after, &seen[7])))
 			q = skip_value(p, 0);
 		free(key);
 		if (!(p = q))

@@ -11,6 +11,7 @@
  */
 #include "report/report.h"
 #include "judge/finding.h"
+#include "machine/memory.h"
 #include "util/text.h"
 
 #include <limits.h>
@@ -740,6 +741,43 @@ void report_counts_json(cJSON *counts, const cJSON *doc)
 	report_view_release(&v);
 }
 
+/* A byte count of the report as "12.3 MiB" (machine/memory.h's format). */
+static void bytes_phrase(struct strbuf *out, const cJSON *n)
+{
+	char b[32];
+	double v = cJSON_IsNumber(n) ? n->valuedouble : 0;
+	memory_format(b, sizeof(b), v >= 0 && v < 18e18 ? (uint64_t)v : 0);
+	strbuf_adds(out, b);
+}
+
+/* "; commit charge: predicted X per process, measured Y (...)": commit.measured, side by side (docs/commit.md). */
+static void commit_measured_phrase(struct strbuf *out, const cJSON *inst, void (*esc)(struct strbuf *, const char *))
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(inst, "commit"), "measured");
+	const cJSON *pred = cJSON_GetObjectItemCaseSensitive(m, "predicted");
+	if (!cJSON_IsObject(m))
+		return;
+	strbuf_adds(out, "; commit charge: predicted ");
+	if (cJSON_IsNumber(pred)) {
+		bytes_phrase(out, pred);
+		strbuf_adds(out, " per process (the images' writable sections)");
+	} else {
+		strbuf_adds(out, "unknown");
+	}
+	if (report_str(m, "note")) {
+		strbuf_adds(out, ", ");
+		esc(out, report_str(m, "note"));
+		return;
+	}
+	strbuf_adds(out, ", measured ");
+	bytes_phrase(out, cJSON_GetObjectItemCaseSensitive(m, "charged"));
+	strbuf_adds(out, " (the helper's private commit grew from ");
+	bytes_phrase(out, cJSON_GetObjectItemCaseSensitive(m, "private_before"));
+	strbuf_adds(out, " to ");
+	bytes_phrase(out, cJSON_GetObjectItemCaseSensitive(m, "private_after"));
+	strbuf_adds(out, ")");
+}
+
 int report_confirm_phrase(struct strbuf *out, const cJSON *inst, void (*esc)(struct strbuf *, const char *))
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(inst, "confirmation");
@@ -756,6 +794,7 @@ int report_confirm_phrase(struct strbuf *out, const cJSON *inst, void (*esc)(str
 			strbuf_adds(out, n == 1 ? "as predicted" : "all as predicted");
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "timed_out")))
 			strbuf_adds(out, "; the helper timed out");
+		commit_measured_phrase(out, inst, esc);
 		any = 1;
 	}
 	if (cJSON_IsObject(ic)) {

@@ -383,6 +383,7 @@ void result_confirm_json(cJSON *install, const struct confirm_result *c)
 	cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(install, "vc_runtime_probe"))
 		add_confirmed(b, mark_of(c->vc, c->nvc, i++));
 	confirmation_json(install, c);
+	result_add_commit_measured(install, c);
 }
 
 static const char *jstr(const cJSON *o, const char *k)
@@ -687,6 +688,7 @@ static cJSON *install_json(const struct result *res, const struct check_install 
 	}
 	confirmation_json(o, &ci->confirm);
 	result_add_commit(o, &ci->commit);
+	result_add_commit_measured(o, &ci->confirm);
 	return o;
 }
 

@@ -51,3 +51,39 @@ void result_add_commit(cJSON *inst, const struct commit_summary *s)
 		cJSON_AddItemToArray(a, im);
 	}
 }
+
+void result_add_commit_measured(cJSON *inst, const struct confirm_result *c)
+{
+	cJSON *o, *m;
+	const cJSON *pp;
+	const char *note = NULL;
+	if (!c->helper)
+		return;
+	o = cJSON_GetObjectItemCaseSensitive(inst, "commit");
+	if (!cJSON_IsObject(o))
+		o = cJSON_AddObjectToObject(inst, "commit");
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "measured");
+	m = cJSON_AddObjectToObject(o, "measured");
+	cJSON_AddStringToObject(m, "method", "the --confirm helper's private commit (GetProcessMemoryInfo: "
+					     "PrivateUsage, or PagefileUsage) before and after torch's loads");
+	pp = cJSON_GetObjectItemCaseSensitive(o, "per_process");
+	if (cJSON_IsNumber(pp))
+		cJSON_AddNumberToObject(m, "predicted", pp->valuedouble);
+	else
+		cJSON_AddNullToObject(m, "predicted");
+	if (c->commit.has) {
+		num(m, "private_before", c->commit.before);
+		num(m, "private_after", c->commit.after);
+		num(m, "charged", c->commit.after > c->commit.before ? c->commit.after - c->commit.before : 0);
+	} else {
+		cJSON_AddNullToObject(m, "private_before");
+		cJSON_AddNullToObject(m, "private_after");
+		cJSON_AddNullToObject(m, "charged");
+		note = c->commit.seen ? "not measured: the OS did not give the helper's private commit"
+				      : "not measured: the helper did not finish torch's loads";
+	}
+	if (note)
+		cJSON_AddStringToObject(m, "note", note);
+	else
+		cJSON_AddNullToObject(m, "note");
+}

@@ -9,8 +9,16 @@
 #include <cjson/cJSON.h>
 
 #include "judge/commit.h"
+#include "judge/confirm.h"
 
 /* Adds `commit` to `inst` (an installs[] object) when the pass measured it. */
 void result_add_commit(cJSON *inst, const struct commit_summary *s);
+
+/*
+ * Adds `commit.measured` to `inst` when --confirm's helper ran: its private
+ * commit before and after torch's real loads, the growth beside the
+ * predicted per_process, or why there is none ("not measured: ...").
+ */
+void result_add_commit_measured(cJSON *inst, const struct confirm_result *c);
 
 #endif

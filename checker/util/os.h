@@ -237,7 +237,8 @@ int os_load_library_ex(const char *path, unsigned flags, unsigned long *winerror
  * The machine's memory as the OS counts it (docs/commit.md): physical memory
  * (GlobalMemoryStatusEx's ullTotalPhys), the current commit limit and charge
  * (GetPerformanceInfo's CommitLimit and CommitTotal, in bytes), and this
- * process's private commit (GetProcessMemoryInfo's PrivateUsage). 0, or -1
+ * process's private commit (GetProcessMemoryInfo's PrivateUsage, or PagefileUsage
+ * when that is 0: Wine fills only the latter). 0, or -1
  * when the host cannot say (POSIX: "unknown", never a guess); fields it cannot
  * read are 0.
  */

@@ -944,7 +944,8 @@ int os_memory_status(struct os_memory *out)
 	}
 	memset(&pmc, 0, sizeof(pmc));
 	if (K32GetProcessMemoryInfo(GetCurrentProcess(), (PROCESS_MEMORY_COUNTERS *)&pmc, sizeof(pmc)))
-		out->process_private = pmc.PrivateUsage;
+		/* the same figure on Windows 8+; Windows 7 leaves PagefileUsage 0, Wine leaves PrivateUsage 0 */
+		out->process_private = pmc.PrivateUsage ? pmc.PrivateUsage : pmc.PagefileUsage;
 	return 0;
 }
 

@@ -143,6 +143,8 @@ check_eq "healthy: the VC++ runtime probe is confirmed too" "[0, 0, 0]" \
 	"$(q healthy '[p["confirmed"]["error"] for p in i["vc_runtime_probe"]]')"
 # (the matrix may add notes or warnings about torch 2.4.0 itself: not this test's business)
 check_eq "healthy: no prediction-mismatch, nothing fails" "0 True" "$(q healthy 'len(mm), r["status"] != "fail"')"
+check_eq "healthy: the helper's private commit grew by the loads (commit.measured), beside the prediction" "True True" \
+	"$(q healthy 'i["commit"]["measured"]["charged"] > 0, i["commit"]["measured"]["predicted"] == i["commit"]["per_process"]')"
 
 wcheck missing fbgemm_omp140 --confirm
 check_eq "missing leaf: check --confirm exits 1" 1 "$(cat "$work/missing.rc")"
@@ -172,6 +174,9 @@ check_eq "DllMain ends the helper: zz_exit.dll predicted to load, real load ende
 check_eq "DllMain ends the helper: the .pyd after it is 'not reached' (agrees null), one mismatch in all" \
 	"None True 1" \
 	"$(q exit 'b["_c.cp311-win_amd64.pyd"]["confirmed"]["agrees"], "not reached" in b["_c.cp311-win_amd64.pyd"]["confirmed"]["note"], len(mm)')"
+check_eq "DllMain ends the helper: its commit charge is 'not measured', never a figure" \
+	"None not measured: the helper did not finish torch's loads" \
+	"$(q exit 'i["commit"]["measured"]["charged"], i["commit"]["measured"]["note"]')"
 start=$SECONDS
 wcheck hang hang --confirm --confirm-timeout 3
 check_eq "DllMain never returns: the helper is killed at the timeout, zz_hang.dll named" "True True 1" \

@@ -184,6 +184,26 @@ WINE_VS_WINDOWS = [
             "https://docs.nvidia.com/cuda/cuda-installation-guide-microsoft-windows/ (the driver installs the CUDA driver API)",
         ],
     },
+    {
+        "id": "W10-process-commit",
+        "wine": "GetProcessMemoryInfo fills PagefileUsage, not PrivateUsage, with the process's "
+                "resident anonymous memory plus its swap (RssAnon + VmSwap of /proc/<pid>/status), "
+                "not a commit charge; and the loader copies every section whose file offset is not "
+                "page-aligned (MSVC's 0x200 file alignment: all of torch's) into anonymous memory. "
+                "So --confirm's measured growth (installs[].commit.measured) is about the size of "
+                "every section of the DLLs that loaded, read-only code too, plus the loads' heap: "
+                "torch 2.9.1's torch\\lib 313.8 MiB against 16.1 MiB predicted "
+                "(tests/confirm/test_confirm_commit.sh)",
+        "windows": "PrivateUsage (= PagefileUsage on Windows 8+) is the process's commit charge: "
+                   "its private memory plus, when an image is mapped, the copy-on-write pages of "
+                   "its writable sections whether or not they are written [I] (docs/commit.md), "
+                   "so the growth is the predicted charge plus the loads' heap",
+        "sources": [
+            "https://learn.microsoft.com/windows/win32/api/psapi/ns-psapi-process_memory_counters_ex",
+            "https://gitlab.winehq.org/wine/wine/-/blob/master/dlls/kernelbase/process.c (K32GetProcessMemoryInfo)",
+            "https://gitlab.winehq.org/wine/wine/-/blob/master/server/process.c (RssAnon + VmSwap)",
+        ],
+    },
 ]
 EXC = {e["id"]: e for e in WINE_VS_WINDOWS}
 W6_DLLS = {d.split()[0] for d in EXC["W6-builtin-substitution"]["dlls"]}

@@ -16,6 +16,7 @@
 
 #include "judge/confirm.h"
 #include "judge/finding.h"
+#include "report/report.h"
 #include "report/result.h"
 
 #define TORCH "C:\\Python311\\Lib\\site-packages\\torch"
@@ -544,6 +545,102 @@ static void test_helper_needs_windows(void)
 #endif
 }
 
+/* --confirm's commit line: the helper's private commit before and after the loads, beside the prediction. */
+static void commit_case(const char *commit_line, long long code, int timed_out)
+{
+	struct strbuf out = STRBUF_INIT;
+	setup(three, NULL);
+	cJSON_AddItemToObject(install, "commit", cJSON_Parse("{\"per_process\":12582912,\"processes\":1}"));
+	begin(&out, A_DLL);
+	line(&out, A_DLL, "dll", "add_dll_directory", 0, 0);
+	begin(&out, B_DLL);
+	line(&out, B_DLL, "dll", "path_fallback", 126, 126);
+	begin(&out, C_PYD);
+	line(&out, C_PYD, "pyd", "pyd", 0, 0);
+	if (commit_line)
+		strbuf_addf(&out, "%s\n", commit_line);
+	apply_helper(&found, install, out.buf, code, timed_out, 120000);
+	strbuf_release(&out);
+}
+
+/* commit.measured's member k, compact JSON. */
+static const char *measured(const char *k)
+{
+	return json(cJSON_GetObjectItem(cJSON_GetObjectItem(install, "commit"), "measured"), k);
+}
+
+static void test_commit_measured(void)
+{
+	struct strbuf p = STRBUF_INIT;
+	commit_case("{\"path\":\"" "C:\\\\Python311\\\\Lib\\\\site-packages\\\\torch" "\",\"kind\":\"commit\","
+		    "\"private_before\":2097152,\"private_after\":48234496}",
+		    1, 0);
+	CHECK_STR(measured("predicted"), "12582912");
+	CHECK_STR(measured("private_before"), "2097152");
+	CHECK_STR(measured("private_after"), "48234496");
+	CHECK_STR(measured("charged"), "46137344");
+	CHECK_STR(measured("note"), "null");
+	/* the commit line is no binary: nothing unpredicted, nothing mismatched */
+	CHECK_INT(n_findings(), 0);
+	CHECK_STR(json(install, "confirmation"),
+		  "{\"method\":\"helper\",\"exit_code\":1,\"timed_out\":false,\"binaries_confirmed\":3,\"mismatches\":0}");
+	/* the text and the summary say both figures */
+	CHECK_INT(report_confirm_phrase(&p, install, strbuf_adds), 1);
+	CHECK_HAS(p.buf, "commit charge: predicted 12 MiB per process (the images' writable sections), measured "
+			 "44 MiB (the helper's private commit grew from 2 MiB to 46 MiB)");
+	strbuf_release(&p);
+
+	/* the helper died before the end: said, never a figure */
+	commit_case(NULL, 0xC0000005LL, 0);
+	CHECK_STR(measured("charged"), "null");
+	CHECK_STR(measured("note"), "\"not measured: the helper did not finish torch's loads\"");
+	CHECK_INT(report_confirm_phrase(&p, install, strbuf_adds), 1);
+	CHECK_HAS(p.buf, "commit charge: predicted 12 MiB per process (the images' writable sections), not measured: "
+			 "the helper did not finish torch's loads");
+	strbuf_release(&p);
+
+	/* the OS gave nothing (the line without figures), and hostile figures (a DllMain may print anything) */
+	commit_case("{\"path\":\"t\",\"kind\":\"commit\"}", 0, 0);
+	CHECK_STR(measured("note"), "\"not measured: the OS did not give the helper's private commit\"");
+	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":-4096,\"private_after\":4096}", 0, 0);
+	CHECK_STR(measured("charged"), "null");
+	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":1,\"private_after\":1e300}", 0, 0);
+	CHECK_STR(measured("charged"), "null");
+	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":1.5,\"private_after\":4096}", 0, 0);
+	CHECK_STR(measured("charged"), "null");
+	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":\"4096\",\"private_after\":8192}", 0, 0);
+	CHECK_STR(measured("charged"), "null");
+	/* at the bound (2^50) it is a figure; one byte-count past it is not */
+	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":0,\"private_after\":1125899906842624}", 0, 0);
+	CHECK_STR(measured("charged"), "1125899906842624");
+	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":0,\"private_after\":1125899906842625}", 0, 0);
+	CHECK_STR(measured("charged"), "null");
+	/* a real WinError 1455 (the commit limit reached while mapping) says so, with the measured figure */
+	{
+		struct strbuf out = STRBUF_INIT;
+		setup(three, NULL);
+		cJSON_AddItemToObject(install, "commit", cJSON_Parse("{\"per_process\":12582912,\"processes\":1}"));
+		line(&out, A_DLL, "dll", "add_dll_directory", 1455, 0);
+		line(&out, B_DLL, "dll", "path_fallback", 126, 126);
+		line(&out, C_PYD, "pyd", "pyd", 0, 0);
+		strbuf_adds(&out, "{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":2097152,\"private_after\":4194304}\n");
+		apply_helper(&found, install, out.buf, 1, 0, 120000);
+		CHECK_INT(n_findings(), 1);
+		if (n_findings() == 1) {
+			CHECK_STR(json(finding(0), "real_winerror"), "1455");
+			CHECK_HAS(fstr(0, "message"), "returned 1455 (stage add_dll_directory). WinError 1455 is the "
+						      "paging file: this machine's commit limit was reached while the DLL was "
+						      "mapped; the helper's private commit after its loads was 4 MiB "
+						      "(docs/commit.md).");
+		}
+		strbuf_release(&out);
+	}
+	/* after below before (the heap gave memory back): a growth of 0, never a wrapped number */
+	commit_case("{\"path\":\"t\",\"kind\":\"commit\",\"private_before\":8192,\"private_after\":4096}", 0, 0);
+	CHECK_STR(measured("charged"), "0");
+	CHECK_INT(n_findings(), 0);
+}
+
 int main(void)
 {
 	char *cmd;
@@ -560,6 +657,7 @@ int main(void)
 	RUN(test_run_helper_refusal_and_timeout);
 	RUN(test_run_import_check);
 	RUN(test_helper_needs_windows);
+	RUN(test_commit_measured);
 	forget_findings_json();
 	findings_release(&found);
 	cJSON_Delete(report);
