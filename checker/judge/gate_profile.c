@@ -19,6 +19,36 @@ void gate_profile_verdict_release(struct gate_profile_verdict *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* The profile's NVIDIA driver as gpu_driver_collect would read it from that machine. */
+static void profile_gpu(struct gpu_driver *g, const struct matrix_profile *p)
+{
+	const struct matrix_profile_dll *nv = matrix_profile_dll(p, "nvcuda.dll");
+	struct gpu_adapter *a;
+	g->registry_read = 1;
+	g->registry_source = xasprintf("the machine profile %s", p->name);
+	if (!p->driver_text)
+		return; /* no NVIDIA GPU: no nvcuda.dll, no adapter */
+	g->nvcuda_path = xstrdup("C:\\Windows\\System32\\nvcuda.dll");
+	g->nvcuda_machine = 0x8664;
+	g->has_driver = 1;
+	g->driver.major = p->driver[0];
+	g->driver.minor = p->driver[1];
+	if (nv && nv->version.set) {
+		g->nvcuda_has_version = 1;
+		memcpy(g->nvcuda_ver, nv->version.v.part, sizeof(g->nvcuda_ver));
+	}
+	g->adapters = a = xcalloc(1, sizeof(*a));
+	g->nadapters = g->aadapters = 1;
+	a->key = xasprintf("the machine profile %s", p->name);
+	a->provider = xstrdup("NVIDIA");
+	a->description = xasprintf("the NVIDIA GPU of the machine profile %s", p->name);
+	a->driver_version = xstrdup(p->driver_text);
+	a->nvidia = 1;
+	a->vendor = "nvidia";
+	a->has_nv = 1;
+	a->nv = g->driver;
+}
+
 void gate_profile_inventory(struct inventory *inv, const struct matrix_profile *p)
 {
 	int a;
@@ -42,6 +72,48 @@ void gate_profile_inventory(struct inventory *inv, const struct matrix_profile *
 		rd->version = strbuf_detach(&sb);
 		rd->version_raw = xstrdup(v->text);
 	}
+	profile_gpu(&inv->gpu, p);
+	inv->gpu_read = 1;
+}
+
+void gate_profile_memory(struct machine_memory *mem, const struct matrix_profile *p)
+{
+	machine_memory_init(mem);
+	if (p->memory_gb) {
+		mem->physical = (uint64_t)p->memory_gb * MEM_GIB;
+		mem->physical_source = xasprintf("the machine profile %s", p->name);
+	}
+	mem->paging_source = xasprintf("the machine profile %s", p->name);
+	if (p->paging_file_gb == -2) {
+		strlist_pushf(&mem->notes, "the machine profile %s does not say its paging file: Windows' default, one "
+			      "system-managed paging file, taken", p->name);
+		return; /* paging_known 0: memory_limits takes Windows' default */
+	}
+	mem->paging_known = 1;
+	if (p->paging_file_gb == 0)
+		return; /* no paging file */
+	mem->files = xcalloc(1, sizeof(*mem->files));
+	mem->nfiles = 1;
+	mem->files[0].path = xstrdup("C:\\pagefile.sys");
+	if (p->paging_file_gb == -1) {
+		mem->files[0].kind = PAGING_SYSTEM_MANAGED;
+	} else {
+		mem->files[0].kind = PAGING_FIXED;
+		mem->files[0].min = mem->files[0].max = (uint64_t)p->paging_file_gb * MEM_GIB;
+	}
+}
+
+char *gate_profile_memory_text(const struct matrix_profile *p)
+{
+	if (!p->memory_gb)
+		return xstrdup("memory not said");
+	if (p->paging_file_gb == -1)
+		return xasprintf("%u GB, system-managed paging file", p->memory_gb);
+	if (p->paging_file_gb == -2)
+		return xasprintf("%u GB, paging file not said (taken as system-managed)", p->memory_gb);
+	if (p->paging_file_gb == 0)
+		return xasprintf("%u GB, no paging file", p->memory_gb);
+	return xasprintf("%u GB, a %d GB paging file", p->memory_gb, p->paging_file_gb);
 }
 
 enum gate_state gate_state_of(const struct findings *out, size_t first)
