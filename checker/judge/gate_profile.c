@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/cuda.h"
 #include "judge/gate_row.h"
 #include "util/strbuf.h"
 #include "util/text.h"
@@ -183,7 +184,8 @@ static char *why_runner_passes(const struct cause *c, const struct gate_runner *
 		s = xasprintf("loads on this runner only because Visual Studio is installed here (its C++ workload put %s "
 			      "at %s)",
 			      c->f.leaf, rc.path);
-	else if (c->f.winerror == 126 || c->f.rule == RULE_REDIST_MISSING || c->f.rule == RULE_MISSING_DLL)
+	else if (c->f.winerror == 126 || c->f.rule == RULE_REDIST_MISSING || c->f.rule == RULE_MISSING_DLL ||
+		 c->f.rule == RULE_CUDA_NO_DRIVER)
 		s = xasprintf("loads on this runner only because this runner has %s (%s)", c->f.leaf, rc.path);
 	else
 		s = xasprintf("loads on this runner only because this runner's %s is %s (%s)", c->f.leaf,
@@ -258,6 +260,7 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 	struct pin_probes pr = { NULL, 0, 0 };
 	struct cause *causes = NULL;
 	struct findings held = FINDINGS_INIT; /* the causes' findings, owned */
+	struct findings runner_cuda = FINDINGS_INIT;
 	size_t ncauses = 0, acauses = 0, k, i, end = out->n;
 	struct err e;
 	char *version = NULL;
@@ -270,6 +273,9 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		pin_probes_release(&pr);
 		return;
 	}
+	/* the runner's CUDA findings on this pin: gate.c adds them after this; a profile that shares one shares it */
+	if (r->inv && r->inv->gpu_read)
+		cuda_judge_pin(&runner_cuda, m, &r->inv->gpu, t->version, t->variant);
 	for (k = 0; k < r->nprofiles; k++) {
 		const struct matrix_profile *p = r->profiles[k];
 		struct gate_runner pr_runner = *r;
@@ -285,6 +291,8 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		pr_runner.profiles = NULL;
 		pr_runner.nprofiles = 0;
 		judge_profile(rv, &nrv, &pr, t, &pr_runner, &pcache, searched);
+		if (nrv) /* the profile's NVIDIA driver (or none) on a CUDA pin, with the last row's findings */
+			cuda_judge_pin(&rv[nrv - 1].j.out, m, &inv.gpu, t->version, t->variant);
 		v[k].state = nrv ? GATE_PASS : GATE_NOT_JUDGED;
 		for (a = 0; a < nrv; a++) {
 			enum gate_state s = gate_state_of(&rv[a].j.out, 0);
@@ -308,6 +316,8 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 						if (!strlist_has(&out->v[x].profiles, p->name))
 							strlist_push(&out->v[x].profiles, p->name);
 					}
+				for (x = 0; x < runner_cuda.n && !shared; x++)
+					shared = runner_cuda.v[x].severity == SEV_ERROR && same_cause(&runner_cuda.v[x], f);
 				if (shared)
 					continue;
 				for (c = 0; c < ncauses; c++)
@@ -349,6 +359,7 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		strlist_release(&causes[i].profiles);
 	}
 	findings_release(&held);
+	findings_release(&runner_cuda);
 	free(causes);
 	free(version);
 	pin_probes_release(&pr);

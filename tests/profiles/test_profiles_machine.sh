@@ -149,6 +149,15 @@ for pair in "r572:rtx-572" "r516:gtx-516" "cu124:win11-24h2-clean-vc14.44"; do
 done
 check_eq "the 516.94 tree's CUDA rule is the one the profile gets" "cuda-driver-too-old/warning" \
 	"$(chk "$WORK/r516" | cuda_of)"
+# the gate on a CUDA pin alone (no install): each profile's driver judges the pin
+git -C "$repo" checkout -q -b cuda main && printf 'torch==2.5.1+cu124\n' >"$repo/requirements.txt" && git -C "$repo" commit -qam cu124
+"$B" check --pins --repo "$repo" --base main --head cuda --root "$WORK/r551" --registry "$WORK/r551/registry.reg" --json \
+	--profile rtx-572 --profile gtx-516 --profile win11-24h2-clean-vc14.44 --profile "$WORK/profiles.yml" >"$WORK/gpin.json" 2>>"$WORK/err"
+check_eq "the gate, torch==2.5.1+cu124 on a runner with 551.61: 572.16 passes, 516.94 warns, no NVIDIA GPU fails (exit 1)" \
+	"1|pass|rtx-572 pass null|gtx-516 warn null|win11-24h2-clean-vc14.44 fail nvcuda.dll" \
+	"$?|$(jq -r '.pins.targets[0].verdicts | "\(.runner)|\([.profiles[] | select(.name == "rtx-572" or .name == "gtx-516" or .name == "win11-24h2-clean-vc14.44") | "\(.name) \(.verdict) \(.leaf)"] | join("|"))"' "$WORK/gpin.json")"
+check_eq "its error: the runner has nvcuda.dll, the profile has no NVIDIA GPU" yes \
+	"$(pf "$WORK/gpin.json" win11-24h2-clean-vc14.44 | grep -qF 'torch 2.5.1+cu124 loads on this runner only because this runner has nvcuda.dll (C:\Windows\System32\nvcuda.dll); fails on clean Windows 11 24H2' && echo yes)"
 # the runner without the driver fails: no profile passes it, the 572.16 one included
 chk "$t" --profile rtx-572 --profile "$WORK/profiles.yml" >"$WORK/nodrv.json"
 check_eq "runner without a driver: fail, and the 572.16 profile fails too" "fail fail" \
