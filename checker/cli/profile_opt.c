@@ -181,6 +181,7 @@ static void row_on_profile(struct findings *out, struct view *v, const struct ch
 	t.on_windows = 1;
 	searched = xasprintf("System32 of the machine profile %s (%s)", p->name, p->title);
 	gate_row_judge(&rv, &t, ci->verdict.row, xstrdup(ver), &pr, &cache, searched);
+	gate_profile_windows(&rv.j.out, ci->verdict.row, ver, p); /* the profile's Windows: the row's min_windows */
 	for (i = 0; i < rv.j.out.n; i++)
 		if (rv.j.out.v[i].severity == SEV_ERROR) {
 			ALLOC_GROW(out->v, out->n + 1, out->alloc);

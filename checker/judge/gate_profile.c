@@ -117,6 +117,46 @@ char *gate_profile_memory_text(const struct matrix_profile *p)
 	return xasprintf("%u GB, a %d GB paging file", p->memory_gb, p->paging_file_gb);
 }
 
+/* Windows' name for an NT version: "Windows 8 (NT 6.2)"; the version alone when it has no other. Caller frees. */
+static char *windows_name(const struct matrix_min *v)
+{
+	static const struct {
+		unsigned major, minor;
+		const char *name;
+	} names[] = { { 6, 0, "Vista" }, { 6, 1, "7" }, { 6, 2, "8" }, { 6, 3, "8.1" }, { 10, 0, "10" } };
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (v->v.part[0] == names[i].major && v->v.part[1] == names[i].minor)
+			return xasprintf("Windows %s (NT %s)", names[i].name, v->text);
+	return xasprintf("Windows NT %s", v->text);
+}
+
+void gate_profile_windows(struct findings *out, const struct matrix_row *row, const char *version,
+			  const struct matrix_profile *p)
+{
+	char *title, *msg, *fix, *need;
+	if (!row || !row->min_windows.set || !p->build.set || winver_at_least(&p->build.v, &row->min_windows.v))
+		return;
+	need = windows_name(&row->min_windows);
+	title = xasprintf("torch %s needs %s or newer (the matrix row %s's min_windows); %s has Windows %s (%s)",
+			  version ? version : "", need, row->id, p->name, p->windows ? p->windows : "?", p->build.text);
+	msg = xasprintf("%s The loader resolves a binary's imports when it maps it: on Windows %s (%s) kernel32.dll "
+			"lacks a function the release imports, and `import torch` fails with OSError: [WinError 127] "
+			"The specified procedure could not be found.",
+			row->min_windows_why ? row->min_windows_why : "", p->windows ? p->windows : "?", p->build.text);
+	fix = xasprintf("run torch %s on %s or newer (PyTorch's Windows wheels are built and tested on "
+			"Windows 10 and Server); a machine that cannot be upgraded needs a torch whose row's "
+			"min_windows it meets",
+			version ? version : "", need);
+	finding_add(out, RULE_WINDOWS_TOO_OLD, SEV_DEFAULT,
+		    &(struct finding_spec){ .winerror = 127, .title = title, .message = msg, .fix = fix,
+					    .leaf = "kernel32.dll" });
+	free(title);
+	free(msg);
+	free(fix);
+	free(need);
+}
+
 enum gate_state gate_state_of(const struct findings *out, size_t first)
 {
 	enum gate_state s = GATE_PASS;
@@ -291,6 +331,8 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		pr_runner.profiles = NULL;
 		pr_runner.nprofiles = 0;
 		judge_profile(rv, &nrv, &pr, t, &pr_runner, &pcache, searched);
+		for (a = 0; a < nrv; a++) /* the profile's Windows against each row's min_windows */
+			gate_profile_windows(&rv[a].j.out, rv[a].j.row, rv[a].j.version, p);
 		if (nrv) /* the profile's NVIDIA driver (or none) on a CUDA pin, with the last row's findings */
 			cuda_judge_pin(&rv[nrv - 1].j.out, m, &inv.gpu, t->version, t->variant);
 		v[k].state = nrv ? GATE_PASS : GATE_NOT_JUDGED;

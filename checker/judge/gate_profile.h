@@ -49,6 +49,15 @@ void gate_profile_memory(struct machine_memory *mem, const struct matrix_profile
 /* "16 GB, system-managed paging file", "16 GB, no paging file", "memory not said" (caller frees). */
 char *gate_profile_memory_text(const struct matrix_profile *p);
 
+/*
+ * The matrix row's min_windows against the profile's `build`: one
+ * windows-too-old error (WinError 127 on kernel32.dll) into `out` when the
+ * profile's Windows is older; nothing when the row does not say it.
+ * `version`: the torch judged, for the words.
+ */
+void gate_profile_windows(struct findings *out, const struct matrix_row *row, const char *version,
+			  const struct matrix_profile *p);
+
 /* One pin's verdict on one machine (the runner or a profile). */
 enum gate_state { GATE_NOT_JUDGED = -1, GATE_PASS = 0, GATE_WARN = 1, GATE_FAIL = 2 };
 
