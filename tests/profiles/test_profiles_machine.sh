@@ -46,10 +46,10 @@ driver() {
 	rm -rf "${1:?}" && cp -al "$t" "$1" && rm -f "$1/Windows/System32/nvcuda.dll" &&
 		cuda_driver "$1" "$2" && cuda_registry "$1" "$(nv_adapter "$2")"
 }
-driver "$WORK/r551" 551.61 && driver "$WORK/r572" 572.16 && driver "$WORK/r516" 516.94 || {
+if ! { driver "$WORK/r551" 551.61 && driver "$WORK/r572" 572.16 && driver "$WORK/r516" 516.94; }; then
 	not_ok "the driver trees"
 	tap_done
-}
+fi
 cuda_registry "$t" # no NVIDIA adapter, no nvcuda.dll: a runner without the driver
 
 # profile NAME TITLE DRIVER [MEMORY_GB PAGING]: a profile entry (the clean Windows 11 runtime, the real 14.44's versions)
