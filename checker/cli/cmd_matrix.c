@@ -239,6 +239,12 @@ static void print_field(const struct matrix_row *r, enum matrix_row_field f)
 			if (r->vc_redist[k].set)
 				out_printf("  vc_redist %s >= %s\n", matrix_arch_name(k), r->vc_redist[k].text);
 		break;
+	case MF_ROW_MIN_WINDOWS:
+		if (r->min_windows.set)
+			out_printf("  min_windows %s\n", r->min_windows.text);
+		break;
+	case MF_ROW_MIN_WINDOWS_WHY:
+		break;
 	case MF_ROW_RUNTIME_DLLS:
 		for (i = 0; i < r->ndlls; i++)
 			print_dll(&r->dlls[i]);

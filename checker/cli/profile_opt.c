@@ -181,6 +181,7 @@ static void row_on_profile(struct findings *out, struct view *v, const struct ch
 	t.on_windows = 1;
 	searched = xasprintf("System32 of the machine profile %s (%s)", p->name, p->title);
 	gate_row_judge(&rv, &t, ci->verdict.row, xstrdup(ver), &pr, &cache, searched);
+	gate_profile_windows(&rv.j.out, ci->verdict.row, ver, p); /* the profile's Windows: the row's min_windows */
 	for (i = 0; i < rv.j.out.n; i++)
 		if (rv.j.out.v[i].severity == SEV_ERROR) {
 			ALLOC_GROW(out->v, out->n + 1, out->alloc);
@@ -207,6 +208,67 @@ static struct finding *same_profile_cause(struct findings *l, const char *dir, c
 	return NULL;
 }
 
+/*
+ * How the reports name profile p for the failure f: its title and name, and
+ * for the commit limit its memory and the processes judged ("... (NAME; 16
+ * GB, system-managed paging file) at 8 processes"). Caller frees.
+ */
+static char *profile_label(const struct matrix_profile *p, const struct finding *f, unsigned processes)
+{
+	char *mem, *s;
+	if (f->rule != RULE_COMMIT_LIMIT)
+		return xasprintf("%s (%s)", p->title, p->name);
+	mem = gate_profile_memory_text(p);
+	s = xasprintf("%s (%s; %s) at %u process%s", p->title, p->name, mem, processes, processes == 1 ? "" : "es");
+	free(mem);
+	return s;
+}
+
+/* The runner's side of a commit failure on a profile: judged and fits, or not judged. Caller frees. */
+static char *runner_commit_reason(const struct check_install *ci)
+{
+	unsigned n = ci->commit.processes;
+	if (ci->commit.limit_known)
+		return xasprintf("fits this runner's commit limit at %u process%s", n, n == 1 ? "" : "es");
+	return xstrdup("is not judged against this runner's commit limit (its memory is unknown: --memory)");
+}
+
+/*
+ * The profile's memory is not said (memory_gb): the commit charge the
+ * runner's judge would weigh is not judged there. One note per install
+ * naming every such profile, never a silent pass.
+ */
+static void commit_unknown_note(struct result *report, const struct finding *f, const struct matrix_profile *p,
+				const char *dir)
+{
+	size_t i;
+	char *title, *msg;
+	struct finding *n;
+	for (i = 0; i < report->findings.n; i++) {
+		struct finding *x = &report->findings.v[i];
+		if (x->rule == RULE_COMMIT_LIMIT_UNKNOWN && x->profiles.n && x->install && !str_icmp(x->install, dir)) {
+			char *t2 = xasprintf("%s, %s", x->title, p->name);
+			free(x->title);
+			x->title = t2;
+			strlist_push(&x->profiles, p->name);
+			return;
+		}
+	}
+	title = xasprintf("the commit charge of torch at %s is not judged on machine profiles that do not say their "
+			  "memory (memory_gb): %s",
+			  dir, p->name);
+	msg = xasprintf("%s The machine profile %s (%s) has no `memory_gb` (docs/profiles.md), so its commit limit "
+			"(RAM + paging files) is unknown.",
+			f->message ? f->message : "", p->name, p->title);
+	n = finding_add(&report->findings, RULE_COMMIT_LIMIT_UNKNOWN, SEV_NOTE,
+			&(struct finding_spec){ .title = title, .message = msg,
+						.fix = "give the profile its memory_gb (and paging_file) to judge the charge",
+						.install = dir });
+	strlist_push(&n->profiles, p->name);
+	free(title);
+	free(msg);
+}
+
 int cli_profiles_check(struct result *report, struct view *v, const struct check_env *env, const struct matrix *m,
 		       const struct matrix_profile *const *prof, size_t nprof)
 {
@@ -218,18 +280,23 @@ int cli_profiles_check(struct result *report, struct view *v, const struct check
 		struct strlist hidden = { NULL, 0, 0 };
 		struct check_env penv = *env;
 		struct inventory pinv;
+		struct machine_memory pmem;
 		for (j = 0; j < governed.n; j++)
-			if (!matrix_profile_dll(p, governed.v[j]))
+			if (!matrix_profile_dll(p, governed.v[j]) &&
+			    !(p->driver_text && !str_icmp(governed.v[j], "nvcuda.dll"))) /* the driver brings it */
 				strlist_push(&hidden, governed.v[j]);
 		gate_profile_inventory(&pinv, p);
-		penv.inv = &pinv;
+		gate_profile_memory(&pmem, p);
+		penv.inv = &pinv;     /* the profile's redistributable and NVIDIA driver */
+		penv.memory = &pmem;  /* its memory and paging file: the commit limit there */
 		for (i = 0; i < ninst; i++) {
 			struct check_install *ci = report->installs[i], *pci = xcalloc(1, sizeof(*pci));
 			struct findings pf = FINDINGS_INIT;
 			const char *dir = ci->in.torch_dir;
 			enum gate_state st, rs = runner_state(&report->findings, dir);
-			const struct finding *first = NULL;
+			const struct finding *first = NULL, *unknown_commit = NULL;
 			struct finding *same;
+			char *label;
 			struct err e;
 			size_t x;
 			err_clear(&e);
@@ -255,21 +322,28 @@ int cli_profiles_check(struct result *report, struct view *v, const struct check
 						first = &pf.v[x];
 			}
 			view_hide_system32(v, NULL);
+			for (x = 0; x < pf.n && !unknown_commit; x++)
+				if (pf.v[x].rule == RULE_COMMIT_LIMIT_UNKNOWN && !p->memory_gb)
+					unknown_commit = &pf.v[x];
+			if (unknown_commit)
+				commit_unknown_note(report, unknown_commit, p, dir);
 			if (rs == GATE_FAIL && st != GATE_NOT_JUDGED)
 				st = GATE_FAIL; /* a profile never passes what the runner fails */
+			label = first ? profile_label(p, first, ci->commit.processes) : NULL;
 			if (first && rs != GATE_FAIL && (same = same_profile_cause(&report->findings, dir, first))) {
 				/* another profile's finding of this cause: it names this profile too */
-				char *t2 = xasprintf("%s; and on %s (%s)", same->title, p->title, p->name);
+				char *t2 = xasprintf("%s; and on %s", same->title, label);
 				free(same->title);
 				same->title = t2;
 				strlist_push(&same->profiles, p->name);
 			} else if (first && rs != GATE_FAIL) {
-				char *why = runner_reason(v, ci, first->leaf);
+				char *why = first->rule == RULE_COMMIT_LIMIT ? runner_commit_reason(ci)
+									      : runner_reason(v, ci, first->leaf);
 				char *title = first->leaf && first->winerror
-						      ? xasprintf("torch at %s %s; fails on %s (%s) (WinError %d, %s)", dir, why,
-								  p->title, p->name, first->winerror, first->leaf)
-						      : xasprintf("torch at %s %s; fails on %s (%s): %s", dir, why, p->title,
-								  p->name, first->title ? first->title : "an error");
+						      ? xasprintf("torch at %s %s; fails on %s (WinError %d, %s)", dir, why,
+								  label, first->winerror, first->leaf)
+						      : xasprintf("torch at %s %s; fails on %s: %s", dir, why, label,
+								  first->title ? first->title : "an error");
 				char *msg = xasprintf("The install was also judged on the machine profile %s (docs/profiles.md): "
 						      "its files, and System32 as the profile has it (what it lacks hidden; the "
 						      "DLLs it has are this runner's copies), with the profile's redistributable. "
@@ -288,13 +362,21 @@ int cli_profiles_check(struct result *report, struct view *v, const struct check
 			}
 			result_add_profile_check(report, p->name, p->title, dir, st, first ? first->winerror : 0,
 						 first ? first->leaf : NULL, first ? first->title : e.msg[0] ? e.msg : NULL,
-						 "the DLLs the profile lists are judged as this runner's copies (their versions are "
-						 "this runner's); the redistributable's version is the profile's");
+						 unknown_commit
+							 ? "the DLLs the profile lists are judged as this runner's copies (their "
+							   "versions are this runner's); the redistributable's version and the NVIDIA "
+							   "driver are the profile's; the commit charge is not judged: the profile "
+							   "does not say its memory (memory_gb)"
+							 : "the DLLs the profile lists are judged as this runner's copies (their "
+							   "versions are this runner's); the redistributable's version, the NVIDIA "
+							   "driver and the memory are the profile's");
+			free(label);
 			findings_release(&pf);
 			check_install_release(pci);
 			free(pci);
 		}
 		inventory_release(&pinv);
+		machine_memory_release(&pmem);
 		strlist_release(&hidden);
 	}
 	strlist_release(&governed);

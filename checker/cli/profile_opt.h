@@ -30,8 +30,10 @@ int cli_profiles_resolve(struct matrix *m, const struct strlist *names, const ch
 /*
  * check --profile with an install: each install of `report` judged again on
  * each profile's machine (view_hide_system32: what the profile's System32
- * lacks of the DLLs any profile lists is hidden; env's inventory replaced by
- * the profile's redistributable); the loader is the same. Each verdict goes
+ * lacks of the DLLs any profile lists is hidden, but nvcuda.dll on a profile
+ * with an NVIDIA driver; env's inventory replaced by the profile's
+ * redistributable and NVIDIA driver, env's memory by the profile's: the
+ * commit limit of --processes); the loader is the same. Each verdict goes
  * into the report's `profile_checks`; a failure the runner does not share is
  * a profile-fails error on the install. A profile never passes an install
  * the runner fails. 0.

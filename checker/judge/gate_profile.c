@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge/cuda.h"
 #include "judge/gate_row.h"
 #include "util/strbuf.h"
 #include "util/text.h"
@@ -17,6 +18,36 @@ void gate_profile_verdict_release(struct gate_profile_verdict *v)
 	free(v->leaf);
 	free(v->first);
 	memset(v, 0, sizeof(*v));
+}
+
+/* The profile's NVIDIA driver as gpu_driver_collect would read it from that machine. */
+static void profile_gpu(struct gpu_driver *g, const struct matrix_profile *p)
+{
+	const struct matrix_profile_dll *nv = matrix_profile_dll(p, "nvcuda.dll");
+	struct gpu_adapter *a;
+	g->registry_read = 1;
+	g->registry_source = xasprintf("the machine profile %s", p->name);
+	if (!p->driver_text)
+		return; /* no NVIDIA GPU: no nvcuda.dll, no adapter */
+	g->nvcuda_path = xstrdup("C:\\Windows\\System32\\nvcuda.dll");
+	g->nvcuda_machine = 0x8664;
+	g->has_driver = 1;
+	g->driver.major = p->driver[0];
+	g->driver.minor = p->driver[1];
+	if (nv && nv->version.set) {
+		g->nvcuda_has_version = 1;
+		memcpy(g->nvcuda_ver, nv->version.v.part, sizeof(g->nvcuda_ver));
+	}
+	g->adapters = a = xcalloc(1, sizeof(*a));
+	g->nadapters = g->aadapters = 1;
+	a->key = xasprintf("the machine profile %s", p->name);
+	a->provider = xstrdup("NVIDIA");
+	a->description = xasprintf("the NVIDIA GPU of the machine profile %s", p->name);
+	a->driver_version = xstrdup(p->driver_text);
+	a->nvidia = 1;
+	a->vendor = "nvidia";
+	a->has_nv = 1;
+	a->nv = g->driver;
 }
 
 void gate_profile_inventory(struct inventory *inv, const struct matrix_profile *p)
@@ -42,6 +73,88 @@ void gate_profile_inventory(struct inventory *inv, const struct matrix_profile *
 		rd->version = strbuf_detach(&sb);
 		rd->version_raw = xstrdup(v->text);
 	}
+	profile_gpu(&inv->gpu, p);
+	inv->gpu_read = 1;
+}
+
+void gate_profile_memory(struct machine_memory *mem, const struct matrix_profile *p)
+{
+	machine_memory_init(mem);
+	if (p->memory_gb) {
+		mem->physical = (uint64_t)p->memory_gb * MEM_GIB;
+		mem->physical_source = xasprintf("the machine profile %s", p->name);
+	}
+	mem->paging_source = xasprintf("the machine profile %s", p->name);
+	if (p->paging_file_gb == -2) {
+		strlist_pushf(&mem->notes, "the machine profile %s does not say its paging file: Windows' default, one "
+			      "system-managed paging file, taken", p->name);
+		return; /* paging_known 0: memory_limits takes Windows' default */
+	}
+	mem->paging_known = 1;
+	if (p->paging_file_gb == 0)
+		return; /* no paging file */
+	mem->files = xcalloc(1, sizeof(*mem->files));
+	mem->nfiles = 1;
+	mem->files[0].path = xstrdup("C:\\pagefile.sys");
+	if (p->paging_file_gb == -1) {
+		mem->files[0].kind = PAGING_SYSTEM_MANAGED;
+	} else {
+		mem->files[0].kind = PAGING_FIXED;
+		mem->files[0].min = mem->files[0].max = (uint64_t)p->paging_file_gb * MEM_GIB;
+	}
+}
+
+char *gate_profile_memory_text(const struct matrix_profile *p)
+{
+	if (!p->memory_gb)
+		return xstrdup("memory not said");
+	if (p->paging_file_gb == -1)
+		return xasprintf("%u GB, system-managed paging file", p->memory_gb);
+	if (p->paging_file_gb == -2)
+		return xasprintf("%u GB, paging file not said (taken as system-managed)", p->memory_gb);
+	if (p->paging_file_gb == 0)
+		return xasprintf("%u GB, no paging file", p->memory_gb);
+	return xasprintf("%u GB, a %d GB paging file", p->memory_gb, p->paging_file_gb);
+}
+
+/* Windows' name for an NT version: "Windows 8 (NT 6.2)"; the version alone when it has no other. Caller frees. */
+static char *windows_name(const struct matrix_min *v)
+{
+	static const struct {
+		unsigned major, minor;
+		const char *name;
+	} names[] = { { 6, 0, "Vista" }, { 6, 1, "7" }, { 6, 2, "8" }, { 6, 3, "8.1" }, { 10, 0, "10" } };
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (v->v.part[0] == names[i].major && v->v.part[1] == names[i].minor)
+			return xasprintf("Windows %s (NT %s)", names[i].name, v->text);
+	return xasprintf("Windows NT %s", v->text);
+}
+
+void gate_profile_windows(struct findings *out, const struct matrix_row *row, const char *version,
+			  const struct matrix_profile *p)
+{
+	char *title, *msg, *fix, *need;
+	if (!row || !row->min_windows.set || !p->build.set || winver_at_least(&p->build.v, &row->min_windows.v))
+		return;
+	need = windows_name(&row->min_windows);
+	title = xasprintf("torch %s needs %s or newer (the matrix row %s's min_windows); %s has Windows %s (%s)",
+			  version ? version : "", need, row->id, p->name, p->windows ? p->windows : "?", p->build.text);
+	msg = xasprintf("%s The loader resolves a binary's imports when it maps it: on Windows %s (%s) kernel32.dll "
+			"lacks a function the release imports, and `import torch` fails with OSError: [WinError 127] "
+			"The specified procedure could not be found.",
+			row->min_windows_why ? row->min_windows_why : "", p->windows ? p->windows : "?", p->build.text);
+	fix = xasprintf("run torch %s on %s or newer (PyTorch's Windows wheels are built and tested on "
+			"Windows 10 and Server); a machine that cannot be upgraded needs a torch whose row's "
+			"min_windows it meets",
+			version ? version : "", need);
+	finding_add(out, RULE_WINDOWS_TOO_OLD, SEV_DEFAULT,
+		    &(struct finding_spec){ .winerror = 127, .title = title, .message = msg, .fix = fix,
+					    .leaf = "kernel32.dll" });
+	free(title);
+	free(msg);
+	free(fix);
+	free(need);
 }
 
 enum gate_state gate_state_of(const struct findings *out, size_t first)
@@ -111,7 +224,8 @@ static char *why_runner_passes(const struct cause *c, const struct gate_runner *
 		s = xasprintf("loads on this runner only because Visual Studio is installed here (its C++ workload put %s "
 			      "at %s)",
 			      c->f.leaf, rc.path);
-	else if (c->f.winerror == 126 || c->f.rule == RULE_REDIST_MISSING || c->f.rule == RULE_MISSING_DLL)
+	else if (c->f.winerror == 126 || c->f.rule == RULE_REDIST_MISSING || c->f.rule == RULE_MISSING_DLL ||
+		 c->f.rule == RULE_CUDA_NO_DRIVER)
 		s = xasprintf("loads on this runner only because this runner has %s (%s)", c->f.leaf, rc.path);
 	else
 		s = xasprintf("loads on this runner only because this runner's %s is %s (%s)", c->f.leaf,
@@ -186,6 +300,7 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 	struct pin_probes pr = { NULL, 0, 0 };
 	struct cause *causes = NULL;
 	struct findings held = FINDINGS_INIT; /* the causes' findings, owned */
+	struct findings runner_cuda = FINDINGS_INIT;
 	size_t ncauses = 0, acauses = 0, k, i, end = out->n;
 	struct err e;
 	char *version = NULL;
@@ -198,6 +313,9 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		pin_probes_release(&pr);
 		return;
 	}
+	/* the runner's CUDA findings on this pin: gate.c adds them after this; a profile that shares one shares it */
+	if (r->inv && r->inv->gpu_read)
+		cuda_judge_pin(&runner_cuda, m, &r->inv->gpu, t->version, t->variant);
 	for (k = 0; k < r->nprofiles; k++) {
 		const struct matrix_profile *p = r->profiles[k];
 		struct gate_runner pr_runner = *r;
@@ -213,6 +331,10 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		pr_runner.profiles = NULL;
 		pr_runner.nprofiles = 0;
 		judge_profile(rv, &nrv, &pr, t, &pr_runner, &pcache, searched);
+		for (a = 0; a < nrv; a++) /* the profile's Windows against each row's min_windows */
+			gate_profile_windows(&rv[a].j.out, rv[a].j.row, rv[a].j.version, p);
+		if (nrv) /* the profile's NVIDIA driver (or none) on a CUDA pin, with the last row's findings */
+			cuda_judge_pin(&rv[nrv - 1].j.out, m, &inv.gpu, t->version, t->variant);
 		v[k].state = nrv ? GATE_PASS : GATE_NOT_JUDGED;
 		for (a = 0; a < nrv; a++) {
 			enum gate_state s = gate_state_of(&rv[a].j.out, 0);
@@ -236,6 +358,8 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 						if (!strlist_has(&out->v[x].profiles, p->name))
 							strlist_push(&out->v[x].profiles, p->name);
 					}
+				for (x = 0; x < runner_cuda.n && !shared; x++)
+					shared = runner_cuda.v[x].severity == SEV_ERROR && same_cause(&runner_cuda.v[x], f);
 				if (shared)
 					continue;
 				for (c = 0; c < ncauses; c++)
@@ -277,6 +401,7 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		strlist_release(&causes[i].profiles);
 	}
 	findings_release(&held);
+	findings_release(&runner_cuda);
 	free(causes);
 	free(version);
 	pin_probes_release(&pr);

@@ -29,11 +29,34 @@
 #include "judge/finding.h"
 #include "judge/gate_runner.h"
 #include "machine/inventory.h"
+#include "machine/memory.h"
 #include "matrix/matrix.h"
 #include "pins/pins.h"
 
 /* The profile the gate judges besides the runner when none is named. */
 #define GATE_DEFAULT_PROFILE "win11-24h2-clean-vc14.44"
+
+/*
+ * The profile's memory as the commit judge reads it (judge/commit.h):
+ * memory_gb as physical memory (0 when the profile does not say it: the
+ * limit is then unknown, never a pass), paging_file as one paging file
+ * (system-managed, a fixed size, or none; not said: Windows' default, one
+ * system-managed file, with a note saying so). Release with
+ * machine_memory_release.
+ */
+void gate_profile_memory(struct machine_memory *mem, const struct matrix_profile *p);
+
+/* "16 GB, system-managed paging file", "16 GB, no paging file", "memory not said" (caller frees). */
+char *gate_profile_memory_text(const struct matrix_profile *p);
+
+/*
+ * The matrix row's min_windows against the profile's `build`: one
+ * windows-too-old error (WinError 127 on kernel32.dll) into `out` when the
+ * profile's Windows is older; nothing when the row does not say it.
+ * `version`: the torch judged, for the words.
+ */
+void gate_profile_windows(struct findings *out, const struct matrix_row *row, const char *version,
+			  const struct matrix_profile *p);
 
 /* One pin's verdict on one machine (the runner or a profile). */
 enum gate_state { GATE_NOT_JUDGED = -1, GATE_PASS = 0, GATE_WARN = 1, GATE_FAIL = 2 };
@@ -49,8 +72,10 @@ void gate_profile_verdict_release(struct gate_profile_verdict *v);
 
 /*
  * The profile's registry as an inventory: its redistributable per
- * architecture, installed with its version, or absent (release with
- * inventory_release).
+ * architecture, installed with its version, or absent; and its NVIDIA
+ * driver as the CUDA judge reads it (gpu: System32\nvcuda.dll of the
+ * profile's driver version, or none for a profile without an NVIDIA GPU),
+ * never the runner's (release with inventory_release).
  */
 void gate_profile_inventory(struct inventory *inv, const struct matrix_profile *p);
 

@@ -113,6 +113,12 @@ static void merge_field(struct matrix_row *old, struct matrix_row *nw, enum matr
 		SWAP(struct matrix_issue *, old->issues, nw->issues);
 		SWAP(size_t, old->nissues, nw->nissues);
 		break;
+	case MF_ROW_MIN_WINDOWS:
+		SWAP(struct matrix_min, old->min_windows, nw->min_windows);
+		break;
+	case MF_ROW_MIN_WINDOWS_WHY:
+		SWAP(char *, old->min_windows_why, nw->min_windows_why);
+		break;
 	case MF_ROW_ID:    /* the same: that is what merges them */
 	case MF_ROW_MERGE: /* a merged row is an ordinary row again */
 	case MF_ROW_COUNT:
@@ -146,6 +152,8 @@ static void fix_file_names(struct matrix_row *r, const char *file)
 	for (a = 0; a < MATRIX_NARCH; a++)
 		if (r->vc_redist[a].set && r->vc_redist[a].pos.line)
 			r->vc_redist[a].pos.file = file;
+	if (r->min_windows.set && r->min_windows.pos.line)
+		r->min_windows.pos.file = file;
 	for (i = 0; i < r->ndlls; i++) {
 		r->dlls[i].pos.file = file;
 		if (r->dlls[i].min.set)

@@ -119,6 +119,8 @@ struct matrix_row {
 	struct pep440 measured_max;  /* newest torch release in `evidence` (valid when evidence.n) */
 	char *note;                  /* or NULL */
 	struct matrix_min vc_redist[MATRIX_NARCH]; /* minimum redistributable per architecture */
+	struct matrix_min min_windows; /* the oldest Windows (NT version) it loads on; set 0: not said */
+	char *min_windows_why;         /* or NULL */
 	struct matrix_dll *dlls;
 	size_t ndlls;
 	struct matrix_openmp *openmp;

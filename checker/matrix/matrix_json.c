@@ -226,6 +226,14 @@ static void row_field_json(cJSON *o, const struct matrix_row *r, enum matrix_row
 	case MF_ROW_KNOWN_ISSUES:
 		ENTRIES_JSON(o, key, r->issues, r->nissues, MF_ISSUE_COUNT, issue_field_json);
 		break;
+	case MF_ROW_MIN_WINDOWS:
+		if (r->min_windows.set)
+			cJSON_AddStringToObject(o, key, r->min_windows.text);
+		break;
+	case MF_ROW_MIN_WINDOWS_WHY:
+		if (r->min_windows_why)
+			cJSON_AddStringToObject(o, key, r->min_windows_why);
+		break;
 	case MF_ROW_MERGE: /* applied when the layer was: the effective row has no merge */
 	case MF_ROW_COUNT:
 		break;

@@ -56,6 +56,8 @@ void matrix_row_free(struct matrix_row *r)
 	strlist_release(&r->sources);
 	strlist_release(&r->evidence);
 	free(r->note);
+	free(r->min_windows.text);
+	free(r->min_windows_why);
 	for (i = 0; i < MATRIX_NARCH; i++)
 		free(r->vc_redist[i].text);
 	for (i = 0; i < r->ndlls; i++)
@@ -375,6 +377,14 @@ static void parse_issues(struct lint *L, const struct ynode *row, const struct m
 		     offsetof(struct matrix_issue, pos), issue_entry);
 }
 
+static void parse_min_windows(struct lint *L, const struct ynode *row, const struct matrix_field *f,
+			      struct matrix_row *r)
+{
+	const struct ynode *v = lint_map_get(row, f->key);
+	if (v)
+		lint_min_version(L, v, "`min_windows`", f->hint, &r->min_windows);
+}
+
 static void parse_vc_redist(struct lint *L, const struct ynode *row, const struct matrix_field *f, struct matrix_row *r)
 {
 	const struct ynode *v = lint_map_get(row, f->key);
@@ -464,6 +474,12 @@ static void row_field(struct entry *x, enum matrix_row_field k)
 		break;
 	case MF_ROW_KNOWN_ISSUES:
 		parse_issues(L, x->m, f, r);
+		break;
+	case MF_ROW_MIN_WINDOWS:
+		parse_min_windows(L, x->m, f, r);
+		break;
+	case MF_ROW_MIN_WINDOWS_WHY:
+		r->min_windows_why = entry_str(x, f, NULL);
 		break;
 	case MF_ROW_MERGE: /* read first, in matrix_row_read: it changes what the row must write */
 	case MF_ROW_COUNT:
