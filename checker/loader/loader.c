@@ -169,7 +169,8 @@ void loader_trim(struct loader *ld)
 	for (i = 0; i < ld->nhot; i++) {
 		if (ld->hot[i]->img)
 			os_drop_pages(ld->hot[i]->img->file.p, ld->hot[i]->img->file.len);
-		ld->hot[i]->hot = 0;
+		if (ld->hot[i]->hot == ld->serial) /* not another loader's since (a shared image) */
+			ld->hot[i]->hot = 0;
 	}
 	ld->nhot = 0;
 }

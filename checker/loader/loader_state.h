@@ -26,7 +26,20 @@ struct ldr_image {
 	int err_code;         /* PE_ERR_* */
 	char *err_msg;
 	char *version;
-	int hot; /* touched since the last loader_trim */
+	unsigned hot; /* the serial of the loader whose hot list holds it (touched since its last trim), 0 none */
+};
+
+/* Parsed images shared by the loaders of one view (loader.h, loader_open_shared). */
+struct ldr_images {
+	struct ldr_image **v;
+	size_t n, alloc;
+	struct strmap index; /* Windows path → index into v[] (STRMAP_ICASE) */
+	unsigned serial;     /* the last loader's serial number (ldr_image.hot) */
+	/* the API set schema the first loader read (every loader of a view reads System32's): its host path,
+	   the parsed schema (or the fallback) and why it failed to parse (NULL when it did not) */
+	char *apiset_host;
+	struct apiset *apiset;
+	char *apiset_err;
 };
 
 /*
@@ -85,6 +98,7 @@ struct ldr_module {
 struct loader {
 	struct view *view;
 	struct apiset *apiset;
+	int apiset_borrowed; /* the store's (struct ldr_images): not freed with the loader */
 	char *apiset_source;
 	struct strlist known;
 	const char *known_source;
@@ -106,6 +120,8 @@ struct loader {
 	struct ldr_image **images;
 	size_t nimages, aimages;
 	struct strmap image_index; /* Windows path → index into images[] (STRMAP_ICASE) */
+	struct ldr_images *shared; /* loader_open_shared: images[] are borrowed from it, or NULL (owned) */
+	unsigned serial;           /* this loader's number in ldr_image.hot (1 when not shared) */
 	struct ldr_image **hot; /* images touched since the last loader_trim */
 	size_t nhot, ahot;
 	char *host_error; /* the first file the host would not let us read */
