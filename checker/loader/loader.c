@@ -118,6 +118,7 @@ struct load_ctx {
 	int as_exe;                 /* LDR_AS_PROCESS_EXE: the root's imports are mapped even if it is no DLL */
 	char *exp_key;              /* the module path find_export looked up last, and its image: */
 	struct ldr_image *exp_im;   /* a node's imports are snapped one function after another */
+	size_t nforwarded;          /* forwarders find_export has met (snap_node: what to bind again) */
 };
 
 /* The first module of `mods` whose name (base or path, as the map `x` is keyed) is `key`; NULL if none. */
@@ -702,6 +703,7 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 		char *dll, *target, *key;
 		struct ldr_node *fw;
 		int loop, ret;
+		c->nforwarded++;
 		key = by_ordinal ? xasprintf("%s|#%u", exp_node->path, ordinal) : xasprintf("%s|%s", exp_node->path, fname);
 		/* a loop is the same module and symbol again while it is being followed: no depth limit */
 		loop = strlist_has_icase(&c->fwd_keys, key);
@@ -770,11 +772,36 @@ static void snap_node(struct load_ctx *c, struct ldr_node *node)
 	for (i = 0; i < node->nkids && i < img->nimports + img->ndelay_imports; i++) {
 		struct ldr_node *kid = node->kids[i];
 		const struct pe_import_dll *d = i < nstatic ? &img->imports[i] : &img->delay_imports[i - nstatic];
+		const struct ldr_image *ex;
+		struct ldr_binding *b = NULL;
 		if (kid->forwarder || !kid->path || kid->outcome != LDR_LOADS)
 			continue;
+		ex = kid->assumed ? NULL : ldr_image_get(c->ld, kid->path);
+		if (ex && ex->img) {
+			if (!im->bound)
+				im->bound = xcalloc(img->nimports + img->ndelay_imports, sizeof(*im->bound));
+			b = &im->bound[i];
+		}
+		if (b && b->ex == ex) {
+			/* bound against this very image before: only what forwarded or was missing is bound again */
+			for (k = 0; k < b->nredo; k++) {
+				const struct pe_import_func *f = &d->funcs[b->redo[k]];
+				find_export(c, kid, f, f->name, f->ordinal, f->by_ordinal, f->by_ordinal ? -1 : f->hint, 0);
+			}
+			continue;
+		}
+		if (b) {
+			b->ex = ex;
+			b->nredo = 0;
+		}
 		for (k = 0; k < d->nfuncs; k++) {
 			const struct pe_import_func *f = &d->funcs[k];
-			find_export(c, kid, f, f->name, f->ordinal, f->by_ordinal, f->by_ordinal ? -1 : f->hint, 0);
+			size_t fw = c->nforwarded;
+			int found = find_export(c, kid, f, f->name, f->ordinal, f->by_ordinal, f->by_ordinal ? -1 : f->hint, 0);
+			if (b && (!found || fw != c->nforwarded)) {
+				ALLOC_GROW(b->redo, b->nredo + 1, b->aredo);
+				b->redo[b->nredo++] = k;
+			}
 		}
 	}
 	for (i = 0; i < node->nkids; i++)

@@ -153,7 +153,9 @@ void loader_free(struct loader *ld);
  * again on every machine profile, where only what System32 holds differs. A
  * loader opened with a store (loader_open_shared) takes each parsed image and
  * the API set schema from it and leaves there what it parses, so a file is
- * mapped and parsed once per store, not once per process. Nothing a loader answers changes. Only loaders of one view may share a
+ * mapped and parsed once per store, not once per process, and an import
+ * descriptor bound against an image is not bound again (loader.c, snap_node).
+ * Nothing a loader answers changes. Only loaders of one view may share a
  * store (an image is keyed by its Windows path); free it after the last
  * loader that used it, and after every pe_image one lent out (loader_module).
  */

@@ -216,6 +216,10 @@ int loader_open_shared(struct loader **out, struct view *view, const char *app_d
 
 static void image_free(struct ldr_image *im)
 {
+	size_t i;
+	for (i = 0; im->bound && i < im->img->nimports + im->img->ndelay_imports; i++)
+		free(im->bound[i].redo); /* bound is made for parsed images only */
+	free(im->bound);
 	if (im->img)
 		pe_close(im->img);
 	free(im->win);

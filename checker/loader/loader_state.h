@@ -19,6 +19,22 @@
 #include "util/strmap.h"
 #include "util/strbuf.h"
 
+/*
+ * One import descriptor of an image as it was last bound (loader.c,
+ * snap_node): against which exporter image, and which of its functions did
+ * more than be found in that image (followed a forwarder, or were missing).
+ * Finding a function in an image finds it there again and changes nothing,
+ * so binding the descriptor against the same image again is binding those
+ * alone: the forwarders resolve anew (their targets are searched for, where a
+ * machine profile may differ), the missing are reported anew. This is what
+ * the loads of one install on several machine profiles share most
+ * (struct ldr_images): torch_cpu.dll's thousands of imports.
+ */
+struct ldr_binding {
+	const struct ldr_image *ex; /* NULL: not bound yet */
+	size_t *redo, nredo, aredo; /* indexes into the descriptor's funcs[] */
+};
+
 struct ldr_image {
 	char *win;  /* Windows path (the cache key, compared case-insensitively) */
 	char *host;
@@ -27,6 +43,7 @@ struct ldr_image {
 	char *err_msg;
 	char *version;
 	unsigned hot; /* the serial of the loader whose hot list holds it (touched since its last trim), 0 none */
+	struct ldr_binding *bound; /* per import descriptor, the static ones then the delay ones, or NULL */
 };
 
 /* Parsed images shared by the loaders of one view (loader.h, loader_open_shared). */
