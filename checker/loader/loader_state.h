@@ -33,6 +33,7 @@
 struct ldr_binding {
 	const struct ldr_image *ex; /* NULL: not bound yet */
 	size_t *redo, nredo, aredo; /* indexes into the descriptor's funcs[] */
+	int busy;                   /* being bound (snap_node) */
 };
 
 struct ldr_image {
