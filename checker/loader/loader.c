@@ -127,7 +127,6 @@ struct load_ctx {
 	/* the images find_export looked up last: a node's imports are snapped one function after another,
 	   and a forwarded one goes to its target and back */
 	struct ldr_image *exp_im[2];
-	size_t nforwarded;          /* forwarders find_export has met (snap_node: what to bind again) */
 };
 
 /* The first module of `mods` whose name (base or path, as the map `x` is keyed) is `key`; NULL if none. */
@@ -686,9 +685,14 @@ static int fwd_following(const struct load_ctx *c, const char *path, const char 
 	return 0;
 }
 
-/* Finds `func` in the module of `exp_node`, following forwarders; 1 found, 0 missing (reported). */
-static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const struct pe_import_func *f,
-		       const char *fname, uint32_t ordinal, int by_ordinal, int hint, int level)
+/*
+ * Finds `func` in the module of `exp_node`, following forwarders; 1 found, 0
+ * missing (reported). `known_fwd`: the forwarder this very lookup found in
+ * that module's image before (snap_node's binding), so not looked up again;
+ * *fwd_out (fwd_out not NULL): the forwarder found there, if one was.
+ */
+static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const char *known_fwd,
+		       const char *fname, uint32_t ordinal, int by_ordinal, int hint, int level, const char **fwd_out)
 {
 	struct ldr_image *im;
 	struct pe_export ex;
@@ -700,12 +704,16 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	if (!im->img)
 		return 1; /* reported as unreadable already */
 	err_clear(&e);
-	if (by_ordinal)
+	if (known_fwd) {
+		memset(&ex, 0, sizeof(ex));
+		ex.forwarder = known_fwd;
+		r = 1;
+	} else if (by_ordinal) {
 		r = pe_export_by_ordinal(im->img, ordinal, &ex, &e);
-	else
+	} else {
 		r = pe_export_by_name(im->img, fname, hint, &ex, &e);
-	(void)f;
-	{
+	}
+	if (!known_fwd) {
 		uint32_t names = im->img->export_name_count;
 		size_t pages = 2;
 		while (names) {
@@ -732,7 +740,8 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 		struct ldr_node *fw;
 		struct fwd_frame *key;
 		int loop, ret;
-		c->nforwarded++;
+		if (fwd_out)
+			*fwd_out = ex.forwarder;
 		ALLOC_GROW(c->fwd_keys, c->nfwd_keys + 1, c->afwd_keys);
 		key = &c->fwd_keys[c->nfwd_keys];
 		key->path = exp_node->path;
@@ -776,9 +785,9 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 			const char *fsym = dot + 1;
 			if (fsym[0] == '#') {
 				unsigned long o = strtoul(fsym + 1, NULL, 10);
-				ret = find_export(c, fw, NULL, NULL, (uint32_t)o, 1, -1, level + 1);
+				ret = find_export(c, fw, NULL, NULL, (uint32_t)o, 1, -1, level + 1, NULL);
 			} else {
-				ret = find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1);
+				ret = find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1, NULL);
 			}
 		}
 		/* pop this level's key (the list is a stack) */
@@ -843,8 +852,9 @@ static void snap_node(struct load_ctx *c, struct ldr_node *node)
 		if (b && b->ex) {
 			/* bound against this very image before: only what forwarded or was missing is bound again */
 			for (k = 0; k < b->nredo; k++) {
-				const struct pe_import_func *f = &d->funcs[b->redo[k]];
-				find_export(c, kid, f, f->name, f->ordinal, f->by_ordinal, f->by_ordinal ? -1 : f->hint, 0);
+				const struct pe_import_func *f = &d->funcs[b->redo[k].k];
+				find_export(c, kid, b->redo[k].forwarder, f->name, f->ordinal, f->by_ordinal,
+					    f->by_ordinal ? -1 : f->hint, 0, NULL);
 			}
 			continue;
 		}
@@ -852,11 +862,14 @@ static void snap_node(struct load_ctx *c, struct ldr_node *node)
 			b->busy = 1;
 		for (k = 0; k < d->nfuncs; k++) {
 			const struct pe_import_func *f = &d->funcs[k];
-			size_t fw = c->nforwarded;
-			int found = find_export(c, kid, f, f->name, f->ordinal, f->by_ordinal, f->by_ordinal ? -1 : f->hint, 0);
-			if (b && (!found || fw != c->nforwarded)) {
+			const char *fwd = NULL;
+			int found = find_export(c, kid, NULL, f->name, f->ordinal, f->by_ordinal,
+						f->by_ordinal ? -1 : f->hint, 0, &fwd);
+			if (b && (!found || fwd)) {
 				ALLOC_GROW(b->redo, b->nredo + 1, b->aredo);
-				b->redo[b->nredo++] = k;
+				b->redo[b->nredo].k = k;
+				/* a forwarder found in the image itself: the next binding follows it without the lookup */
+				b->redo[b->nredo++].forwarder = fwd;
 			}
 		}
 		if (b) {

@@ -26,13 +26,18 @@
  * Finding a function in an image finds it there again and changes nothing,
  * so binding the descriptor against the same image again is binding those
  * alone: the forwarders resolve anew (their targets are searched for, where a
- * machine profile may differ), the missing are reported anew. This is what
+ * machine profile may differ; the forwarder found in ex is kept, not looked up
+ * again), the missing are reported anew. This is what
  * the loads of one install on several machine profiles share most
  * (struct ldr_images): torch_cpu.dll's thousands of imports.
  */
 struct ldr_binding {
 	const struct ldr_image *ex; /* NULL: not bound yet */
-	size_t *redo, nredo, aredo; /* indexes into the descriptor's funcs[] */
+	struct ldr_redo {
+		size_t k;              /* index into the descriptor's funcs[] */
+		const char *forwarder; /* the forwarder found in ex (its bytes), or NULL: looked up again */
+	} *redo;
+	size_t nredo, aredo;
 	int busy;                   /* being bound (snap_node) */
 };
 
