@@ -686,6 +686,21 @@ static int fwd_following(const struct load_ctx *c, const char *path, const char 
 }
 
 /*
+ * A name a forwarder's target exports (looked up without a hint): kept by its
+ * image, keyed by the export's own name (bytes of the image), so that the next
+ * run that follows the forwarder (a machine profile's) finds it without the
+ * binary search.
+ */
+static void remember_found(struct ldr_image *im, const struct pe_export *ex)
+{
+	if (!im->found.cap)
+		strmap_init(&im->found, 0);
+	ALLOC_GROW(im->found_v, im->nfound + 1, im->afound);
+	if (!strmap_add(&im->found, ex->name, im->nfound))
+		im->found_v[im->nfound++] = *ex;
+}
+
+/*
  * Finds `func` in the module of `exp_node`, following forwarders; 1 found, 0
  * missing (reported). `known_fwd`: the forwarder this very lookup found in
  * that module's image before (snap_node's binding), so not looked up again;
@@ -697,7 +712,8 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const char
 	struct ldr_image *im;
 	struct pe_export ex;
 	struct err e;
-	int r;
+	size_t i;
+	int r, searched = 1;
 	if (exp_node->assumed || !exp_node->path)
 		return 1;
 	im = exp_image(c, exp_node->path);
@@ -708,12 +724,19 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const char
 		memset(&ex, 0, sizeof(ex));
 		ex.forwarder = known_fwd;
 		r = 1;
+		searched = 0;
 	} else if (by_ordinal) {
 		r = pe_export_by_ordinal(im->img, ordinal, &ex, &e);
+	} else if (hint < 0 && im->found.cap && strmap_get(&im->found, fname, &i)) {
+		ex = im->found_v[i]; /* a forwarder's target looked up before */
+		r = 1;
+		searched = 0;
 	} else {
 		r = pe_export_by_name(im->img, fname, hint, &ex, &e);
+		if (r == 1 && hint < 0 && ex.name && !strcmp(ex.name, fname))
+			remember_found(im, &ex);
 	}
-	if (!known_fwd) {
+	if (searched) { /* the pages its search may have touched */
 		uint32_t names = im->img->export_name_count;
 		size_t pages = 2;
 		while (names) {

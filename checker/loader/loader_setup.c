@@ -220,6 +220,8 @@ static void image_free(struct ldr_image *im)
 	for (i = 0; im->bound && i < im->img->nimports + im->img->ndelay_imports; i++)
 		free(im->bound[i].redo); /* bound is made for parsed images only */
 	free(im->bound);
+	strmap_release(&im->found);
+	free(im->found_v);
 	if (im->img)
 		pe_close(im->img);
 	free(im->win);

@@ -50,6 +50,10 @@ struct ldr_image {
 	char *version;
 	unsigned hot; /* the serial of the loader whose hot list holds it (touched since its last trim), 0 none */
 	struct ldr_binding *bound; /* per import descriptor, the static ones then the delay ones, or NULL */
+	/* exports forwarders led to, by name (loader.c, remember_found): found_v[] */
+	struct strmap found;
+	struct pe_export *found_v;
+	size_t nfound, afound;
 };
 
 /* Parsed images shared by the loaders of one view (loader.h, loader_open_shared). */
