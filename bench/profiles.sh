@@ -5,8 +5,21 @@
 # and Visual Studio's libomp140: `check` of the install on the runner alone,
 # then with the six built-in profiles besides the runner (target: at most 2x
 # the runner alone), and `check --pins` of a pull request moving torch to 2.9.1
-# with the runner alone (--profile none) and with the six. Prints the times and
-# the ratios; says when a ratio is over the target (not a failure: a report).
+# with the runner alone (--profile none) and with the six.
+#
+# Two figures per pair, each the runner + 6 profiles over the runner alone:
+#   CPU           the two commands run alternately BENCH_PAIRS times (default
+#                 21), each run's CPU time (`perf stat` task-clock when perf
+#                 works, else bash's `time`, user + system); the median of the
+#                 per-pair ratios, so that a machine whose speed drifts during
+#                 the run still compares like with like
+#   instructions  one run of each under `valgrind --tool=callgrind`: the count
+#                 of instructions executed, the same on every run whatever the
+#                 load (when valgrind is installed)
+# The verdict, PASS or FAIL against 2x, is the instructions' ratio when there
+# is one (deterministic), else the CPU ratio. Exit status 1 when a pair FAILs,
+# 2 when the tree cannot be built or a command fails with a usage or input
+# error, 0 otherwise (also when pip cannot fetch the wheel: skipped, said).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=bench/lib.sh
@@ -16,6 +29,7 @@ source tests/lib/wheels.sh
 source tests/lib/trees/wheels.sh
 B=${B:-./torch-dll-check}
 export TDC_BIN=${TDC_BIN:-$B}
+PAIRS=${BENCH_PAIRS:-21}
 W=$(mktemp -d)
 trap 'rm -rf "$W" "$BENCH_T" "$BENCH_T.perf"' EXIT
 whl=$(wheel_fetch torch 2.9.1) || { echo "bench/profiles.sh: no torch 2.9.1 wheel (pip): skipped"; exit 0; }
@@ -30,20 +44,74 @@ git init -q -b main "$W/repo" && printf 'torch==2.4.1\n' >"$W/repo/requirements.
 	git -C "$W/repo" -c user.name=b -c user.email=b@b commit -qam b || exit 2
 six=(--profile win10-22h2-clean-vc14.29 --profile win10-22h2-clean-vc14.44 --profile win11-24h2-clean-vc14.29
 	--profile win11-24h2-clean-vc14.44 --profile gha-windows-2022 --profile gha-windows-2025)
-bench_load
-row() { # LABEL ARGS...: "label  wall  cpu  rss"
-	local l=$1 r
-	shift
-	r=$(measure "$@")
-	printf '%-34s %8ss %8ss %6s MiB\n' "$l" "$(cut -d' ' -f1 <<<"$r")" "$(cut -d' ' -f2 <<<"$r")" "$(kib_mib "$(cut -d' ' -f3 <<<"$r")")" >&2
-	cut -d' ' -f2 <<<"$r"
+check=("$B" check --root "$W/t" --python "$py" --registry "$W/r.reg" --json)
+pins=("$B" check --pins --repo "$W/repo" --base main --head pr --root "$W/t" --registry "$W/r.reg" --json)
+
+# cpu CMD...: the CPU seconds of one run of CMD (its output thrown away)
+cpu() {
+	if [ "$BENCH_PERF" = 1 ]; then
+		perf stat -x, -e task-clock -o "$BENCH_T.perf" "$@" >/dev/null 2>&1
+		awk -F, '$3 == "task-clock" { printf "%.6f", $1 / 1000 }' "$BENCH_T.perf"
+	else
+		local TIMEFORMAT='%3U %3S'
+		{ time "$@" >/dev/null 2>&1; } 2>"$BENCH_T"
+		awk '{ printf "%.6f", $1 + $2 }' "$BENCH_T"
+	fi
 }
-printf '%-34s %9s %9s %10s\n' "" "wall" "cpu" "peak RSS" >&2
-c0=$(row "check (runner alone)" "$B" check --root "$W/t" --python "$py" --registry "$W/r.reg" --json)
-c6=$(row "check + 6 profiles" "$B" check --root "$W/t" --python "$py" --registry "$W/r.reg" --json "${six[@]}")
-g0=$(row "check --pins (runner alone)" "$B" check --pins --repo "$W/repo" --base main --head pr --root "$W/t" --registry "$W/r.reg" --json --profile none)
-g6=$(row "check --pins + 6 profiles" "$B" check --pins --repo "$W/repo" --base main --head pr --root "$W/t" --registry "$W/r.reg" --json "${six[@]}")
-for pair in "check:$c0:$c6" "check --pins:$g0:$g6"; do
-	IFS=: read -r name a b <<<"$pair"
-	awk -v n="$name" -v a="$a" -v b="$b" 'BEGIN { r = (a > 0 ? b / a : 0); printf "%s: runner + 6 profiles = %.2fx the runner alone (CPU)%s\n", n, r, (r > 2 ? " -- OVER the 2x target" : " (target <= 2x)") }'
-done
+
+# instructions CMD...: the instructions one run executes (callgrind; `check --pins` runs
+# torch-dll-check-git in its place: every process counts), or "" without valgrind
+instructions() {
+	command -v valgrind >/dev/null || return 0
+	valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+		awk '/Collected :/ { n += $NF } END { if (n) print n }'
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.6f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+status=0
+# pair NAME N: A is "${a[@]}" (the runner alone), B "${b[@]}" (with the six profiles)
+pair() {
+	local name=$1 i ta tb ia ib st verdict
+	: >"$W/a" && : >"$W/b" && : >"$W/r"
+	for st in a b; do # a warm-up run each, whose exit status says the command works (1: findings)
+		if [ "$st" = a ]; then "${a[@]}" >/dev/null 2>&1; else "${b[@]}" >/dev/null 2>&1; fi
+		if [ $? -gt 1 ]; then
+			echo "$name: the command ($st) failed (exit status over 1): not measured"
+			status=2
+			return
+		fi
+	done
+	for ((i = 0; i < PAIRS; i++)); do
+		ta=$(cpu "${a[@]}")
+		tb=$(cpu "${b[@]}")
+		echo "$ta" >>"$W/a"
+		echo "$tb" >>"$W/b"
+		awk -v a="$ta" -v b="$tb" 'BEGIN { if (a > 0) printf "%.6f\n", b / a }' >>"$W/r"
+	done
+	ia=$(instructions "${a[@]}")
+	ib=$(instructions "${b[@]}")
+	awk -v n="$name" -v ca="$(median <"$W/a")" -v cb="$(median <"$W/b")" -v cr="$(median <"$W/r")" \
+		-v ia="$ia" -v ib="$ib" -v p="$PAIRS" 'BEGIN {
+		printf "%-13s %-31s %12.4f s %12.4f s %8.2fx\n", n, "CPU (median of " p " pairs)", ca, cb, cr
+		if (ia > 0)
+			printf "%-13s %-31s %12.1f M %12.1f M %8.2fx\n", n, "instructions (callgrind)", ia / 1e6, ib / 1e6, ib / ia
+	}'
+	verdict=$(awk -v cr="$(median <"$W/r")" -v ia="$ia" -v ib="$ib" 'BEGIN {
+		r = ia > 0 ? ib / ia : cr
+		printf "%.2fx the runner alone (%s): %s", r, (ia > 0 ? "instructions" : "CPU"), (r <= 2 ? "PASS" : "FAIL") }')
+	verdicts+=("$name: runner + 6 profiles = $verdict (target <= 2x)")
+	[[ $verdict == *FAIL ]] && [ "$status" = 0 ] && status=1
+}
+
+bench_load
+printf '%-13s %-31s %14s %14s %9s\n' "" "" "runner alone" "+ 6 profiles" "ratio"
+verdicts=()
+a=("${check[@]}")
+b=("${check[@]}" "${six[@]}")
+pair "check" "$PAIRS"
+a=("${pins[@]}" --profile none)
+b=("${pins[@]}" "${six[@]}")
+pair "check --pins" "$PAIRS"
+printf '%s\n' "${verdicts[@]}"
+exit "$status"

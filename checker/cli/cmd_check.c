@@ -304,6 +304,7 @@ struct check_paths {
 	char *host; /* --host's executable (Windows path) */
 	struct frozen_app app; /* a frozen app's layout (--app, or a --torch inside one) */
 	int frozen;
+	struct ldr_images *images; /* every install's runs share their parsed images (loader.h): the profiles' too */
 };
 
 /* --app: the frozen app's layout and its torch. */
@@ -538,6 +539,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.userbase = p->userbase;
 	in.procedure = matrix_procedure;
 	in.procedure_ctx = (void *)(uintptr_t)m; /* read only */
+	in.images = p->images;
 	if (p->frozen) {
 		frozen_launcher(&launch, &p->app, preload);
 		in.launcher = &launch;
@@ -675,6 +677,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	    view_opts_open(&o.vo, "check", &reg, &v) || resolve_paths(&o, v, &p, &cp) || take_inventory(&o, v, &p, &inv))
 		goto out;
 	start_report(&report, v, &m);
+	p.images = loader_images_new();
 	if (cp.built) /* which python and which torch its sys.path imports */
 		cJSON_AddItemToObject(report.doc, "interpreter", check_python_json(&cp));
 	check_python_sys_path(&cp, &sys_path);
@@ -694,6 +697,7 @@ int cmd_check_with(int argc, char **argv, gate_read_fn read_pins)
 	rc = report_run(report.doc, &o.ro);
 out:
 	result_release(&report);
+	loader_images_free(p.images); /* after the runs that borrowed from it */
 	inventory_release(&inv);
 	gate_pins_release(&gp);
 	check_python_release(&cp);

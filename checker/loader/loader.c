@@ -29,6 +29,7 @@
 #include "loader/loader.h"
 #include "loader/loader_state.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,12 @@ static void fwd_put(struct fwd_map *m, const struct ldr_node *parent, struct ldr
 	m->n++;
 }
 
+/* One forwarder being followed: its module's path and the symbol: its name, or (sym NULL) "#ordinal". */
+struct fwd_frame {
+	const char *path, *sym;
+	char ord[16];
+};
+
 struct load_ctx {
 	struct loader *ld;
 	struct ldr_result *res;
@@ -112,12 +119,14 @@ struct load_ctx {
 	size_t nnew, anew;
 	struct strmap new_by_base, new_by_path; /* name → index into newmods[] (STRMAP_ICASE) */
 	struct strlist delay_seen;  /* delay-loaded module paths already expanded */
-	struct strlist fwd_keys;    /* "path|symbol" of the forwarders being followed: loop guard */
+	struct fwd_frame *fwd_keys; /* the forwarders being followed (module, symbol): loop guard */
+	size_t nfwd_keys, afwd_keys;
 	struct fwd_map forwarders;  /* (module node, target DLL) -> the forwarder's node */
 	int user_dirs_order;        /* AddDllDirectory folders: 0 as added, -1 last-added first, k rotated by k */
 	int as_exe;                 /* LDR_AS_PROCESS_EXE: the root's imports are mapped even if it is no DLL */
-	char *exp_key;              /* the module path find_export looked up last, and its image: */
-	struct ldr_image *exp_im;   /* a node's imports are snapped one function after another */
+	/* the images find_export looked up last: a node's imports are snapped one function after another,
+	   and a forwarded one goes to its target and back */
+	struct ldr_image *exp_im[2];
 };
 
 /* The first module of `mods` whose name (base or path, as the map `x` is keyed) is `key`; NULL if none. */
@@ -169,7 +178,8 @@ void loader_trim(struct loader *ld)
 	for (i = 0; i < ld->nhot; i++) {
 		if (ld->hot[i]->img)
 			os_drop_pages(ld->hot[i]->img->file.p, ld->hot[i]->img->file.len);
-		ld->hot[i]->hot = 0;
+		if (ld->hot[i]->hot == ld->serial) /* not another loader's since (a shared image) */
+			ld->hot[i]->hot = 0;
 	}
 	ld->nhot = 0;
 }
@@ -648,34 +658,85 @@ static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 
 static void snap_node(struct load_ctx *c, struct ldr_node *node);
 
-/* Finds `func` in the module of `exp_node`, following forwarders; 1 found, 0 missing (reported). */
-static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const struct pe_import_func *f,
-		       const char *fname, uint32_t ordinal, int by_ordinal, int hint, int level)
+/* The image of a module find_export looks in: one of the last two needs no hash of its path. */
+static struct ldr_image *exp_image(struct load_ctx *c, const char *path)
+{
+	struct ldr_image *im = c->exp_im[0];
+	if (im && !strcmp(im->win, path))
+		return ldr_image_touch(c->ld, im);
+	im = c->exp_im[1];
+	if (!im || strcmp(im->win, path))
+		im = ldr_image_get(c->ld, path);
+	else
+		ldr_image_touch(c->ld, im);
+	c->exp_im[1] = c->exp_im[0];
+	c->exp_im[0] = im;
+	return im;
+}
+
+/* Whether the forwarder (path, sym) is being followed already (as "path|sym", case-insensitively). */
+static int fwd_following(const struct load_ctx *c, const char *path, const char *sym)
+{
+	size_t i;
+	for (i = 0; i < c->nfwd_keys; i++)
+		if (!str_icmp(c->fwd_keys[i].path, path) &&
+		    !str_icmp(c->fwd_keys[i].sym ? c->fwd_keys[i].sym : c->fwd_keys[i].ord, sym))
+			return 1;
+	return 0;
+}
+
+/*
+ * A name a forwarder's target exports (looked up without a hint): kept by its
+ * image, keyed by the export's own name (bytes of the image), so that the next
+ * run that follows the forwarder (a machine profile's) finds it without the
+ * binary search.
+ */
+static void remember_found(struct ldr_image *im, const struct pe_export *ex)
+{
+	if (!im->found.cap)
+		strmap_init(&im->found, 0);
+	ALLOC_GROW(im->found_v, im->nfound + 1, im->afound);
+	if (!strmap_add(&im->found, ex->name, im->nfound))
+		im->found_v[im->nfound++] = *ex;
+}
+
+/*
+ * Finds `func` in the module of `exp_node`, following forwarders; 1 found, 0
+ * missing (reported). `known_fwd`: the forwarder this very lookup found in
+ * that module's image before (snap_node's binding), so not looked up again;
+ * *fwd_out (fwd_out not NULL): the forwarder found there, if one was.
+ */
+static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const char *known_fwd,
+		       const char *fname, uint32_t ordinal, int by_ordinal, int hint, int level, const char **fwd_out)
 {
 	struct ldr_image *im;
 	struct pe_export ex;
 	struct err e;
-	int r;
+	size_t i;
+	int r, searched = 1;
 	if (exp_node->assumed || !exp_node->path)
 		return 1;
-	if (c->exp_key && !strcmp(c->exp_key, exp_node->path)) {
-		/* the same module as the last function's: no hash of its path per imported function */
-		im = ldr_image_touch(c->ld, c->exp_im);
-	} else {
-		im = ldr_image_get(c->ld, exp_node->path);
-		free(c->exp_key);
-		c->exp_key = xstrdup(exp_node->path);
-		c->exp_im = im;
-	}
+	im = exp_image(c, exp_node->path);
 	if (!im->img)
 		return 1; /* reported as unreadable already */
 	err_clear(&e);
-	if (by_ordinal)
+	if (known_fwd) {
+		memset(&ex, 0, sizeof(ex));
+		ex.forwarder = known_fwd;
+		r = 1;
+		searched = 0;
+	} else if (by_ordinal) {
 		r = pe_export_by_ordinal(im->img, ordinal, &ex, &e);
-	else
+	} else if (hint < 0 && im->found.cap && strmap_get(&im->found, fname, &i)) {
+		ex = im->found_v[i]; /* a forwarder's target looked up before */
+		r = 1;
+		searched = 0;
+	} else {
 		r = pe_export_by_name(im->img, fname, hint, &ex, &e);
-	(void)f;
-	{
+		if (r == 1 && hint < 0 && ex.name && !strcmp(ex.name, fname))
+			remember_found(im, &ex);
+	}
+	if (searched) { /* the pages its search may have touched */
 		uint32_t names = im->img->export_name_count;
 		size_t pages = 2;
 		while (names) {
@@ -698,12 +759,20 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 	}
 	if (ex.forwarder) {
 		const char *dot = strrchr(ex.forwarder, '.');
-		char *dll, *target, *key;
+		char *dll, *target;
 		struct ldr_node *fw;
+		struct fwd_frame *key;
 		int loop, ret;
-		key = by_ordinal ? xasprintf("%s|#%u", exp_node->path, ordinal) : xasprintf("%s|%s", exp_node->path, fname);
+		if (fwd_out)
+			*fwd_out = ex.forwarder;
+		ALLOC_GROW(c->fwd_keys, c->nfwd_keys + 1, c->afwd_keys);
+		key = &c->fwd_keys[c->nfwd_keys];
+		key->path = exp_node->path;
+		key->sym = by_ordinal ? NULL : fname;
+		if (by_ordinal)
+			snprintf(key->ord, sizeof(key->ord), "#%u", ordinal);
 		/* a loop is the same module and symbol again while it is being followed: no depth limit */
-		loop = strlist_has_icase(&c->fwd_keys, key);
+		loop = fwd_following(c, key->path, key->sym ? key->sym : key->ord);
 		if (!dot || loop) {
 			char *sym = by_ordinal ? xasprintf("#%u", ordinal) : xstrdup(fname);
 			strlist_push(&exp_node->missing, sym);
@@ -711,10 +780,9 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 						     dot ? "forms a loop" : "is malformed");
 			set_fail(c, exp_node, LDR_MISSING_ENTRY, WINERR_PROC_NOT_FOUND, sym);
 			free(sym);
-			free(key);
 			return 0;
 		}
-		strlist_push_owned(&c->fwd_keys, key);
+		c->nfwd_keys++;
 		dll = xstrndup(ex.forwarder, (size_t)(dot - ex.forwarder));
 		target = str_iendswith(dll, ".dll") ? xstrdup(dll) : xasprintf("%s.dll", dll);
 		free(dll);
@@ -740,16 +808,46 @@ static int find_export(struct load_ctx *c, struct ldr_node *exp_node, const stru
 			const char *fsym = dot + 1;
 			if (fsym[0] == '#') {
 				unsigned long o = strtoul(fsym + 1, NULL, 10);
-				ret = find_export(c, fw, NULL, NULL, (uint32_t)o, 1, -1, level + 1);
+				ret = find_export(c, fw, NULL, NULL, (uint32_t)o, 1, -1, level + 1, NULL);
 			} else {
-				ret = find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1);
+				ret = find_export(c, fw, NULL, fsym, 0, 0, -1, level + 1, NULL);
 			}
 		}
 		/* pop this level's key (the list is a stack) */
-		free(c->fwd_keys.v[--c->fwd_keys.n]);
+		c->nfwd_keys--;
 		return ret;
 	}
 	return 1;
+}
+
+/*
+ * The binding of import descriptor i of `im` to the module of `kid`
+ * (struct ldr_binding): NULL when none is kept (an assumed or unreadable
+ * module); else its slot, whose ex is that module's image when the
+ * descriptor was bound against it before, or NULL with *ex the image to
+ * record once it is bound now.
+ */
+static struct ldr_binding *binding_of(struct load_ctx *c, struct ldr_image *im, size_t i, const struct ldr_node *kid,
+				      const struct ldr_image **ex)
+{
+	struct ldr_binding *b;
+	if (kid->assumed)
+		return NULL;
+	if (!im->bound)
+		im->bound = xcalloc(im->img->nimports + im->img->ndelay_imports, sizeof(*im->bound));
+	b = &im->bound[i];
+	if (b->busy)
+		return NULL; /* being bound further up (the same image twice in one chain): that binding records */
+	if (b->ex && !strcmp(b->ex->win, kid->path))
+		return b; /* the same path is the same image: no hash of it */
+	*ex = ldr_image_get(c->ld, kid->path);
+	if (!(*ex)->img)
+		return NULL;
+	if (b->ex != *ex) {
+		b->ex = NULL;
+		b->nredo = 0;
+	}
+	return b;
 }
 
 /* Snaps the imports of `node`'s module against its kids, then recurses. */
@@ -769,11 +867,37 @@ static void snap_node(struct load_ctx *c, struct ldr_node *node)
 	for (i = 0; i < node->nkids && i < img->nimports + img->ndelay_imports; i++) {
 		struct ldr_node *kid = node->kids[i];
 		const struct pe_import_dll *d = i < nstatic ? &img->imports[i] : &img->delay_imports[i - nstatic];
+		const struct ldr_image *ex = NULL;
+		struct ldr_binding *b;
 		if (kid->forwarder || !kid->path || kid->outcome != LDR_LOADS)
 			continue;
+		b = binding_of(c, im, i, kid, &ex);
+		if (b && b->ex) {
+			/* bound against this very image before: only what forwarded or was missing is bound again */
+			for (k = 0; k < b->nredo; k++) {
+				const struct pe_import_func *f = &d->funcs[b->redo[k].k];
+				find_export(c, kid, b->redo[k].forwarder, f->name, f->ordinal, f->by_ordinal,
+					    f->by_ordinal ? -1 : f->hint, 0, NULL);
+			}
+			continue;
+		}
+		if (b)
+			b->busy = 1;
 		for (k = 0; k < d->nfuncs; k++) {
 			const struct pe_import_func *f = &d->funcs[k];
-			find_export(c, kid, f, f->name, f->ordinal, f->by_ordinal, f->by_ordinal ? -1 : f->hint, 0);
+			const char *fwd = NULL;
+			int found = find_export(c, kid, NULL, f->name, f->ordinal, f->by_ordinal,
+						f->by_ordinal ? -1 : f->hint, 0, &fwd);
+			if (b && (!found || fwd)) {
+				ALLOC_GROW(b->redo, b->nredo + 1, b->aredo);
+				b->redo[b->nredo].k = k;
+				/* a forwarder found in the image itself: the next binding follows it without the lookup */
+				b->redo[b->nredo++].forwarder = fwd;
+			}
+		}
+		if (b) {
+			b->ex = ex;
+			b->busy = 0;
 		}
 	}
 	for (i = 0; i < node->nkids; i++)
@@ -938,8 +1062,7 @@ static void load_once(struct loader *ld, const char *name, unsigned flags, struc
 	strmap_release(&c.new_by_base);
 	strmap_release(&c.new_by_path);
 	strlist_release(&c.delay_seen);
-	strlist_release(&c.fwd_keys);
-	free(c.exp_key);
+	free(c.fwd_keys);
 	free(c.forwarders.v);
 	free(norm);
 }

@@ -148,6 +148,24 @@ struct loader;
 int loader_open(struct loader **out, struct view *view, const char *app_dir, uint16_t machine, struct err *err);
 void loader_free(struct loader *ld);
 
+/*
+ * What several loaders of one view share: `check --profile` loads each install
+ * again on every machine profile, where only what System32 holds differs. A
+ * loader opened with a store (loader_open_shared) takes each parsed image and
+ * the API set schema from it and leaves there what it parses, so a file is
+ * mapped and parsed once per store, not once per process, and an import
+ * descriptor bound against an image is not bound again (loader.c, snap_node).
+ * Nothing a loader answers changes. Only loaders of one view may share a
+ * store (an image is keyed by its Windows path); free it after the last
+ * loader that used it, and after every pe_image one lent out (loader_module).
+ */
+struct ldr_images;
+struct ldr_images *loader_images_new(void);
+void loader_images_free(struct ldr_images *s);
+/* loader_open with a store (NULL: none, as loader_open). */
+int loader_open_shared(struct loader **out, struct view *view, const char *app_dir, uint16_t machine,
+		       struct ldr_images *shared, struct err *err);
+
 void loader_add_dll_directory(struct loader *ld, const char *win_dir); /* AddDllDirectory */
 /*
  * The caller's reasons, for the probes' `why`: the AddDllDirectory folders

@@ -6,8 +6,9 @@
  * the process's other settings, the Win32 normalisation of a folder as
  * Windows applies it to AddDllDirectory arguments and PATH entries
  * (ldr_win32_folder, ldr_path_entry_folder), the image cache (each file mapped and
- * parsed once per loader, cached even when it fails, its pages counted for
- * loader_trim), and the trace tree's nodes and probes
+ * parsed once per loader, or once per store for the loaders that share one,
+ * cached even when it fails, its pages counted for loader_trim), and the trace
+ * tree's nodes and probes
  * (docs/loader.md §5 says what a probe records).
  *
  * Nothing here resolves or maps a name: loader_search.c and loader.c build
@@ -154,30 +155,30 @@ static void load_known_dlls(struct loader *ld)
 	ld->known_source = "built-in list";
 }
 
-int loader_open(struct loader **out, struct view *view, const char *app_dir, uint16_t machine, struct err *err)
+/* The API set schema of the native System32 (the loader's own, whatever the process), or the fallback. */
+static void load_apiset(struct loader *ld)
 {
-	struct loader *ld = xcalloc(1, sizeof(*ld));
-	char *schema, *host;
-	ld->view = view;
-	ld->machine = machine ? machine : PE_MACHINE_AMD64;
-	ld->app_dir = app_dir ? winpath_normalize(app_dir) : NULL;
-	ld->dld_mode = LDR_DLD_TOP;
-	strmap_init(&ld->mods_by_base, STRMAP_ICASE);
-	strmap_init(&ld->mods_by_path, STRMAP_ICASE);
-	strmap_init(&ld->image_index, STRMAP_ICASE);
-	ld->no_system = !view_is_dir(view, ldr_sysdir(ld));
-
-	/* The schema is read from the native System32 (the loader's own), whatever the process. */
-	schema = winpath_join(view_system32(view), "apisetschema.dll");
-	host = view_host_path(view, schema);
-	if (host && view_is_file(view, schema)) {
+	char *schema = winpath_join(view_system32(ld->view), "apisetschema.dll");
+	char *host = view_host_path(ld->view, schema);
+	struct ldr_images *s = ld->shared;
+	if (host && view_is_file(ld->view, schema)) {
 		struct err e;
 		err_clear(&e);
-		if (apiset_load(&ld->apiset, host, &e) == 0) {
+		if (s && s->apiset_host && !strcmp(s->apiset_host, host)) {
+			ld->apiset = s->apiset; /* parsed by an earlier loader of the store */
+			ld->apiset_source = s->apiset_err ? xasprintf("built-in fallback (%s)", s->apiset_err) : xstrdup(schema);
+			ld->apiset_borrowed = 1;
+		} else if (apiset_load(&ld->apiset, host, &e) == 0) {
 			ld->apiset_source = xstrdup(schema);
 		} else {
 			ld->apiset = apiset_fallback();
 			ld->apiset_source = xasprintf("built-in fallback (%s)", e.msg);
+		}
+		if (s && !ld->apiset_borrowed && !s->apiset_host) { /* the store keeps the first schema */
+			s->apiset_host = xstrdup(host);
+			s->apiset = ld->apiset;
+			s->apiset_err = e.msg[0] ? xstrdup(e.msg) : NULL;
+			ld->apiset_borrowed = 1;
 		}
 	} else {
 		ld->apiset = apiset_fallback();
@@ -185,10 +186,49 @@ int loader_open(struct loader **out, struct view *view, const char *app_dir, uin
 	}
 	free(host);
 	free(schema);
+}
+
+int loader_open(struct loader **out, struct view *view, const char *app_dir, uint16_t machine, struct err *err)
+{
+	return loader_open_shared(out, view, app_dir, machine, NULL, err);
+}
+
+int loader_open_shared(struct loader **out, struct view *view, const char *app_dir, uint16_t machine,
+		       struct ldr_images *shared, struct err *err)
+{
+	struct loader *ld = xcalloc(1, sizeof(*ld));
+	ld->view = view;
+	ld->machine = machine ? machine : PE_MACHINE_AMD64;
+	ld->app_dir = app_dir ? winpath_normalize(app_dir) : NULL;
+	ld->dld_mode = LDR_DLD_TOP;
+	ld->shared = shared;
+	ld->serial = shared ? ++shared->serial + 1 : 1; /* 1 is every unshared loader's */
+	strmap_init(&ld->mods_by_base, STRMAP_ICASE);
+	strmap_init(&ld->mods_by_path, STRMAP_ICASE);
+	strmap_init(&ld->image_index, STRMAP_ICASE);
+	ld->no_system = !view_is_dir(view, ldr_sysdir(ld));
+	load_apiset(ld);
 	load_known_dlls(ld);
 	(void)err;
 	*out = ld;
 	return 0;
+}
+
+static void image_free(struct ldr_image *im)
+{
+	size_t i;
+	for (i = 0; im->bound && i < im->img->nimports + im->img->ndelay_imports; i++)
+		free(im->bound[i].redo); /* bound is made for parsed images only */
+	free(im->bound);
+	strmap_release(&im->found);
+	free(im->found_v);
+	if (im->img)
+		pe_close(im->img);
+	free(im->win);
+	free(im->host);
+	free(im->err_msg);
+	free(im->version);
+	free(im);
 }
 
 void loader_free(struct loader *ld)
@@ -196,7 +236,8 @@ void loader_free(struct loader *ld)
 	size_t i;
 	if (!ld)
 		return;
-	apiset_free(ld->apiset);
+	if (!ld->apiset_borrowed)
+		apiset_free(ld->apiset);
 	free(ld->apiset_source);
 	strlist_release(&ld->known);
 	free(ld->app_dir);
@@ -214,16 +255,8 @@ void loader_free(struct loader *ld)
 	free(ld->mods);
 	strmap_release(&ld->mods_by_base);
 	strmap_release(&ld->mods_by_path);
-	for (i = 0; i < ld->nimages; i++) {
-		struct ldr_image *im = ld->images[i];
-		if (im->img)
-			pe_close(im->img);
-		free(im->win);
-		free(im->host);
-		free(im->err_msg);
-		free(im->version);
-		free(im);
-	}
+	for (i = 0; !ld->shared && i < ld->nimages; i++)
+		image_free(ld->images[i]);
 	free(ld->images);
 	strmap_release(&ld->image_index);
 	free(ld->hot);
@@ -311,23 +344,19 @@ const char *loader_app_dir(const struct loader *ld)
 /* Remembers that im's pages may be resident again (for loader_trim). */
 struct ldr_image *ldr_image_touch(struct loader *ld, struct ldr_image *im)
 {
-	if (!im->hot) {
-		im->hot = 1;
+	if (im->hot != ld->serial) {
+		im->hot = ld->serial;
 		ALLOC_GROW(ld->hot, ld->nhot + 1, ld->ahot);
 		ld->hot[ld->nhot++] = im;
 	}
 	return im;
 }
 
-/* The parsed image of a Windows path, opened once per loader (cached even when it fails). */
-struct ldr_image *ldr_image_get(struct loader *ld, const char *win_path)
+/* The image of a Windows path mapped and parsed (kept even when it fails). */
+static struct ldr_image *image_open(struct loader *ld, const char *win_path)
 {
-	struct ldr_image *im;
+	struct ldr_image *im = xcalloc(1, sizeof(*im));
 	struct err e;
-	size_t i;
-	if (strmap_get(&ld->image_index, win_path, &i))
-		return ldr_image_touch(ld, ld->images[i]);
-	im = xcalloc(1, sizeof(*im));
 	im->win = xstrdup(win_path);
 	im->host = view_host_path(ld->view, win_path);
 	if (!im->host)
@@ -344,19 +373,67 @@ struct ldr_image *ldr_image_get(struct loader *ld, const char *win_path)
 		im->img = NULL;
 		im->err_code = e.code ? e.code : PE_ERR_CORRUPT;
 		im->err_msg = xstrdup(e.msg);
-		/* the host's error (EACCES, EIO), not a Windows verdict on the file */
-		if (im->err_code == PE_ERR_IO && !ld->host_error)
-			ld->host_error = xstrdup(e.msg);
 	} else if (im->img->version.present && im->img->version.has_fixed) {
 		char buf[WINVER_DOTTED_MAX];
 		im->version = xstrdup(winver_dotted(buf, im->img->version.file));
 	}
+	return im;
+}
+
+/*
+ * The parsed image of a Windows path, opened once per loader (cached even
+ * when it fails), or once per store for loaders that share one.
+ */
+struct ldr_image *ldr_image_get(struct loader *ld, const char *win_path)
+{
+	struct ldr_images *s = ld->shared;
+	struct ldr_image *im;
+	size_t i;
+	if (strmap_get(&ld->image_index, win_path, &i))
+		return ldr_image_touch(ld, ld->images[i]);
+	if (s && strmap_get(&s->index, win_path, &i)) {
+		im = s->v[i];
+	} else {
+		im = image_open(ld, win_path);
+		if (s) {
+			ALLOC_GROW(s->v, s->n + 1, s->alloc);
+			strmap_add(&s->index, im->win, s->n);
+			s->v[s->n++] = im;
+		}
+	}
+	/* the host's error (EACCES, EIO), not a Windows verdict on the file: each loader's own */
+	if (!im->img && im->err_code == PE_ERR_IO && !ld->host_error)
+		ld->host_error = xstrdup(im->err_msg);
 	ld->touched += LDR_OPEN_PAGES;
 	ALLOC_GROW(ld->images, ld->nimages + 1, ld->aimages);
 	strmap_add(&ld->image_index, im->win, ld->nimages);
 	ld->images[ld->nimages++] = im;
 	return ldr_image_touch(ld, im);
 }
+
+struct ldr_images *loader_images_new(void)
+{
+	struct ldr_images *s = xcalloc(1, sizeof(*s));
+	strmap_init(&s->index, STRMAP_ICASE);
+	return s;
+}
+
+void loader_images_free(struct ldr_images *s)
+{
+	size_t i;
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++)
+		image_free(s->v[i]);
+	free(s->v);
+	strmap_release(&s->index);
+	if (s->apiset_host)
+		apiset_free(s->apiset);
+	free(s->apiset_host);
+	free(s->apiset_err);
+	free(s);
+}
+
 
 const char *loader_file_version(struct loader *ld, const char *win_path)
 {

@@ -19,6 +19,28 @@
 #include "util/strmap.h"
 #include "util/strbuf.h"
 
+/*
+ * One import descriptor of an image as it was last bound (loader.c,
+ * snap_node): against which exporter image, and which of its functions did
+ * more than be found in that image (followed a forwarder, or were missing).
+ * Finding a function in an image finds it there again and changes nothing,
+ * so binding the descriptor against the same image again is binding those
+ * alone: the forwarders resolve anew (their targets are searched for, where a
+ * machine profile may differ; the forwarder found in ex is kept, not looked up
+ * again), the missing are reported anew. This is what
+ * the loads of one install on several machine profiles share most
+ * (struct ldr_images): torch_cpu.dll's thousands of imports.
+ */
+struct ldr_binding {
+	const struct ldr_image *ex; /* NULL: not bound yet */
+	struct ldr_redo {
+		size_t k;              /* index into the descriptor's funcs[] */
+		const char *forwarder; /* the forwarder found in ex (its bytes), or NULL: looked up again */
+	} *redo;
+	size_t nredo, aredo;
+	int busy;                   /* being bound (snap_node) */
+};
+
 struct ldr_image {
 	char *win;  /* Windows path (the cache key, compared case-insensitively) */
 	char *host;
@@ -26,7 +48,25 @@ struct ldr_image {
 	int err_code;         /* PE_ERR_* */
 	char *err_msg;
 	char *version;
-	int hot; /* touched since the last loader_trim */
+	unsigned hot; /* the serial of the loader whose hot list holds it (touched since its last trim), 0 none */
+	struct ldr_binding *bound; /* per import descriptor, the static ones then the delay ones, or NULL */
+	/* exports forwarders led to, by name (loader.c, remember_found): found_v[] */
+	struct strmap found;
+	struct pe_export *found_v;
+	size_t nfound, afound;
+};
+
+/* Parsed images shared by the loaders of one view (loader.h, loader_open_shared). */
+struct ldr_images {
+	struct ldr_image **v;
+	size_t n, alloc;
+	struct strmap index; /* Windows path → index into v[] (STRMAP_ICASE) */
+	unsigned serial;     /* the last loader's serial number (ldr_image.hot) */
+	/* the API set schema the first loader read (every loader of a view reads System32's): its host path,
+	   the parsed schema (or the fallback) and why it failed to parse (NULL when it did not) */
+	char *apiset_host;
+	struct apiset *apiset;
+	char *apiset_err;
 };
 
 /*
@@ -85,6 +125,7 @@ struct ldr_module {
 struct loader {
 	struct view *view;
 	struct apiset *apiset;
+	int apiset_borrowed; /* the store's (struct ldr_images): not freed with the loader */
 	char *apiset_source;
 	struct strlist known;
 	const char *known_source;
@@ -106,6 +147,8 @@ struct loader {
 	struct ldr_image **images;
 	size_t nimages, aimages;
 	struct strmap image_index; /* Windows path → index into images[] (STRMAP_ICASE) */
+	struct ldr_images *shared; /* loader_open_shared: images[] are borrowed from it, or NULL (owned) */
+	unsigned serial;           /* this loader's number in ldr_image.hot (1 when not shared) */
 	struct ldr_image **hot; /* images touched since the last loader_trim */
 	size_t nhot, ahot;
 	char *host_error; /* the first file the host would not let us read */

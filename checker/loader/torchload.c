@@ -999,7 +999,7 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 	run->torch_version = read_version_py(view, run->torch_dir, "__version__");
 	choose_procedure(run, in);
 	run->machine = process_machine(run, view, in->machine);
-	loader_open(&run->ld, view, run->app_dir, run->machine, NULL);
+	loader_open_shared(&run->ld, view, run->app_dir, run->machine, in->images, NULL);
 	if (view_getenv(view, "PATH"))
 		run->saved_path = xstrdup(view_getenv(view, "PATH"));
 

@@ -56,6 +56,7 @@ struct torch_inputs {
 	int (*procedure)(void *ctx, const char *version, struct torch_proc *out);
 	void *procedure_ctx;
 	const struct torch_launcher *launcher; /* NULL: python.exe starts the process */
+	struct ldr_images *images; /* parsed images shared with other runs on this view (loader_open_shared), or NULL */
 };
 
 enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON };

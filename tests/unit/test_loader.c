@@ -5,7 +5,8 @@
  * list persisting across loads and untouched by failed ones, 87 for
  * DLL_LOAD_DIR with a bare name, 193 for another machine, and every one of
  * Wine's DLLs loaded by full path without a crash and with a Win32 code the
- * loader can return.
+ * loader can return; loaders that share their images (check --profile's)
+ * answer as loaders of their own.
  */
 #include "harness.h"
 #include "loader/loader.h"
@@ -401,6 +402,129 @@ static void test_path_entry_trailing_space(void)
 	}
 }
 
+/* Everything a load answers, as text: the verdict and the whole tree with every probe. */
+static void dump_node(struct strbuf *sb, const struct ldr_node *n, int depth)
+{
+	size_t i;
+	strbuf_addf(sb, "%*s%s|%s|%s|%s|%d|%s|%s|%d%d%d%d%d|", depth, "", n->name, n->path ? n->path : "-",
+		    n->via ? n->via : "-", n->apiset_host ? n->apiset_host : "-", (int)n->outcome,
+		    n->detail ? n->detail : "-", n->version ? n->version : "-", n->delay, n->forwarder, n->dup,
+		    n->preloaded, n->assumed);
+	for (i = 0; i < n->missing.n; i++)
+		strbuf_addf(sb, " missing %s", n->missing.v[i]);
+	for (i = 0; i < n->shadowed.n; i++)
+		strbuf_addf(sb, " shadowed %s", n->shadowed.v[i]);
+	for (i = 0; i < n->order_candidates.n; i++)
+		strbuf_addf(sb, " order %s", n->order_candidates.v[i]);
+	strbuf_addch(sb, '\n');
+	for (i = 0; i < n->nprobes; i++)
+		strbuf_addf(sb, "%*s  probe %s|%s|%s|%d|%s\n", depth, "", n->probes[i].path, n->probes[i].step,
+			    n->probes[i].why, n->probes[i].minor, n->probes[i].result);
+	for (i = 0; i < n->nkids; i++)
+		dump_node(sb, n->kids[i], depth + 1);
+}
+
+static char *dump_result(const struct ldr_result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	strbuf_addf(&sb, "winerror %d outcome %d leaf %s symbol %s\n", r->winerror, (int)r->outcome,
+		    r->leaf ? r->leaf->name : "-", r->symbol ? r->symbol : "-");
+	for (i = 0; i < r->nwarnings; i++)
+		strbuf_addf(&sb, "warning %s %s\n", r->warnings[i].node->name,
+			    r->warnings[i].symbol ? r->warnings[i].symbol : "-");
+	if (r->root)
+		dump_node(&sb, r->root, 0);
+	return strbuf_detach(&sb);
+}
+
+/*
+ * check --profile's loaders share their images (loader_open_shared): what one
+ * loader parsed and bound, the next takes as it is. Each round is one process
+ * loading a slice of Wine's DLLs (kernel32's hundreds of forwarders to
+ * kernelbase and ntdll among them) and an application folder whose
+ * dbghelp.dll is another DLL renamed (its importers miss entries: 127), with
+ * System32 as a machine profile shows it (some DLLs hidden, then back); a
+ * loader of the shared store must answer every load, tree and probe exactly
+ * as a loader of its own.
+ */
+static void test_shared_images_answer_as_a_loader_of_its_own(void)
+{
+	static const char *const named[] = {
+		"kernel32.dll", "user32.dll", "shell32.dll", "ole32.dll", "imagehlp.dll", "fusion.dll",
+		"mscoree.dll", "msvcp140.dll", "ws2_32.dll", "advapi32.dll",
+	};
+	static const char *const hide[][3] = {
+		{ NULL }, { "kernelbase.dll", "msvcp140.dll", NULL }, { NULL }, { "ucrtbase.dll", "imagehlp.dll", NULL },
+	};
+	struct view *v;
+	struct loader *probe;
+	struct ldr_images *store;
+	struct strlist names = STRLIST_INIT, all = STRLIST_INIT;
+	size_t i, k, round, n127 = 0, nfail = 0;
+	if (root[0] && !root_broken) { /* before the view lists C:\ */
+		char *cmd = xasprintf("mkdir -p '%s/App' && cp '%s/version.dll' '%s/App/dbghelp.dll'", root, wine_dir, root);
+		CHECK_INT(system(cmd), 0);
+		free(cmd);
+	}
+	if (!(probe = open_loader(&v, PE_MACHINE_AMD64)))
+		return;
+	loader_free(probe);
+	CHECK_INT(view_list_dir(v, "C:\\Windows\\System32", &all, NULL), 0);
+	for (i = 0; i < all.n; i += 5) /* LoadLibraryExW(path, 0): the application folder's dbghelp.dll first */
+		if (str_iendswith(all.v[i], ".dll") && str_icmp(all.v[i], "dbghelp.dll"))
+			strlist_push(&names, all.v[i]);
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		strlist_push(&names, named[i]);
+	store = loader_images_new();
+	for (round = 0; round < sizeof(hide) / sizeof(hide[0]); round++) {
+		struct strlist hidden = STRLIST_INIT;
+		struct loader *own = NULL, *shared = NULL;
+		for (k = 0; hide[round][k]; k++)
+			strlist_push(&hidden, hide[round][k]);
+		view_hide_system32(v, hidden.n ? &hidden : NULL);
+		CHECK_INT(loader_open(&own, v, "C:\\App", PE_MACHINE_AMD64, NULL), 0);
+		CHECK_INT(loader_open_shared(&shared, v, "C:\\App", PE_MACHINE_AMD64, store, NULL), 0);
+		for (i = 0; i < names.n; i++) {
+			struct ldr_result a, b;
+			char *p = winpath_join("C:\\Windows\\System32", names.v[i]), *da, *db;
+			CHECK_INT(loader_load(own, p, 0, &a, NULL), 0);
+			CHECK_INT(loader_load(shared, p, 0, &b, NULL), 0);
+			da = dump_result(&a);
+			db = dump_result(&b);
+			if (strcmp(da, db)) {
+				size_t at = 0;
+				while (da[at] == db[at])
+					at++;
+				printf("# round %zu, %s: the shared loader answers otherwise from byte %zu:\n# %.200s\n# %.200s\n",
+				       round, p, at, da + at, db + at);
+				harness_failed_checks++;
+			}
+			n127 += a.winerror == 127;
+			nfail += a.winerror != 0;
+			free(da);
+			free(db);
+			ldr_result_release(&a);
+			ldr_result_release(&b);
+			free(p);
+		}
+		CHECK_STR(loader_apiset_source(shared), loader_apiset_source(own));
+		CHECK_INT((int)loader_nmodules(shared), (int)loader_nmodules(own));
+		loader_free(own);
+		loader_free(shared);
+		strlist_release(&hidden);
+	}
+	view_hide_system32(v, NULL);
+	printf("# %zu loads a round, %zu failed in all (%zu with 127)\n", names.n, nfail, n127);
+	CHECK(names.n > 100);
+	CHECK(n127 > 0); /* the renamed dbghelp.dll: missing entries bound again from the store */
+	CHECK(nfail > n127); /* the hidden DLLs: 126 */
+	loader_images_free(store);
+	strlist_release(&names);
+	strlist_release(&all);
+	view_free(v);
+}
+
 int main(void)
 {
 	int have_root = make_root() == 0;
@@ -411,6 +535,7 @@ int main(void)
 	RUN(test_bare_names_and_process_state);
 	RUN(test_wrong_machine_is_193);
 	RUN(test_every_wine_dll_loads_or_fails_cleanly);
+	RUN(test_shared_images_answer_as_a_loader_of_its_own);
 	if (have_root)
 		remove_root();
 	return HARNESS_EXIT();
