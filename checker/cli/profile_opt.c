@@ -180,7 +180,7 @@ static void row_on_profile(struct findings *out, struct view *v, const struct ch
 	t.variant = ci->verdict.variant;
 	t.on_windows = 1;
 	searched = xasprintf("System32 of the machine profile %s (%s)", p->name, p->title);
-	gate_row_judge(&rv, &t, ci->verdict.row, xstrdup(ver), &pr, &cache, searched);
+	gate_row_judge(&rv, &t, ci->verdict.row, xstrdup(ver), &pr, &cache, searched, NULL);
 	for (i = 0; i < rv.j.out.n; i++)
 		if (rv.j.out.v[i].severity == SEV_ERROR) {
 			ALLOC_GROW(out->v, out->n + 1, out->alloc);

@@ -163,7 +163,7 @@ static void emit_cause(struct findings *out, struct cause *c, const struct torch
 /* The rows a profile judges: an exact pin's, or a range's newest (what pip installs). */
 static void judge_profile(struct gate_verdict *rv, size_t *nrv, const struct pin_probes *pr,
 			  const struct torch_target *t, const struct gate_runner *pr_runner, struct gate_copies *cache,
-			  const char *searched)
+			  const char *searched, const struct matrix *m)
 {
 	size_t i, from = 0;
 	*nrv = 0;
@@ -174,7 +174,7 @@ static void judge_profile(struct gate_verdict *rv, size_t *nrv, const struct pin
 			continue;
 		memset(&rv[*nrv], 0, sizeof(rv[*nrv]));
 		gate_row_judge(&rv[*nrv], t, pr->v[i].row, pins_shown_version(pr->v[i].version, t), pr_runner, cache,
-			       searched);
+			       searched, m);
 		(*nrv)++;
 	}
 }
@@ -212,7 +212,7 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		pr_runner.profile = p;
 		pr_runner.profiles = NULL;
 		pr_runner.nprofiles = 0;
-		judge_profile(rv, &nrv, &pr, t, &pr_runner, &pcache, searched);
+		judge_profile(rv, &nrv, &pr, t, &pr_runner, &pcache, searched, m);
 		v[k].state = nrv ? GATE_PASS : GATE_NOT_JUDGED;
 		for (a = 0; a < nrv; a++) {
 			enum gate_state s = gate_state_of(&rv[a].j.out, 0);
