@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "machine/registry.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
 
