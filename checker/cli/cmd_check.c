@@ -540,6 +540,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.procedure = matrix_procedure;
 	in.procedure_ctx = (void *)(uintptr_t)m; /* read only */
 	in.images = p->images;
+	in.delay_own_folder = matrix_delay_own_folder;
+	in.delay_own_ctx = (void *)(uintptr_t)m; /* read only */
 	if (p->frozen) {
 		frozen_launcher(&launch, &p->app, preload);
 		in.launcher = &launch;

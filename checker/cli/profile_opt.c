@@ -152,7 +152,7 @@ static char *runner_reason(struct view *v, const struct check_install *ci, const
  * by the gate's row judge (judge/gate_row.h), its errors into *out.
  */
 static void row_on_profile(struct findings *out, struct view *v, const struct check_install *ci,
-			   const struct matrix_profile *p, const struct inventory *pinv)
+			   const struct matrix_profile *p, const struct inventory *pinv, const struct matrix *m)
 {
 	const char *ver = ci->verdict.version;
 	struct gate_runner pr;
@@ -180,7 +180,7 @@ static void row_on_profile(struct findings *out, struct view *v, const struct ch
 	t.variant = ci->verdict.variant;
 	t.on_windows = 1;
 	searched = xasprintf("System32 of the machine profile %s (%s)", p->name, p->title);
-	gate_row_judge(&rv, &t, ci->verdict.row, xstrdup(ver), &pr, &cache, searched);
+	gate_row_judge(&rv, &t, ci->verdict.row, xstrdup(ver), &pr, &cache, searched, m);
 	gate_profile_windows(&rv.j.out, ci->verdict.row, ver, p); /* the profile's Windows: the row's min_windows */
 	for (i = 0; i < rv.j.out.n; i++)
 		if (rv.j.out.v[i].severity == SEV_ERROR) {
@@ -310,7 +310,7 @@ int cli_profiles_check(struct result *report, struct view *v, const struct check
 						first = &pf.v[x];
 			}
 			if (st != GATE_NOT_JUDGED) {
-				row_on_profile(&pf, v, ci, p, &pinv);
+				row_on_profile(&pf, v, ci, p, &pinv, m);
 				st = gate_state_of(&pf, 0) > st ? gate_state_of(&pf, 0) : st;
 				/* pf may have moved: the first error again, one that import torch raises (a WinError) first */
 				first = NULL;

@@ -263,7 +263,7 @@ static void judge_target(struct findings *out, struct gate_target *o, const stru
 			continue;
 		}
 		shown[n] = pins_shown_version(pr.v[i].version, t);
-		gate_row_judge(&rv[n], t, pr.v[i].row, shown[n], r, cache, searched);
+		gate_row_judge(&rv[n], t, pr.v[i].row, shown[n], r, cache, searched, m);
 		rv[n].order = n;
 		n++;
 	}

@@ -277,7 +277,7 @@ static void emit_cause(struct findings *out, struct cause *c, const struct torch
 /* The rows a profile judges: an exact pin's, or a range's newest (what pip installs). */
 static void judge_profile(struct gate_verdict *rv, size_t *nrv, const struct pin_probes *pr,
 			  const struct torch_target *t, const struct gate_runner *pr_runner, struct gate_copies *cache,
-			  const char *searched)
+			  const char *searched, const struct matrix *m)
 {
 	size_t i, from = 0;
 	*nrv = 0;
@@ -288,7 +288,7 @@ static void judge_profile(struct gate_verdict *rv, size_t *nrv, const struct pin
 			continue;
 		memset(&rv[*nrv], 0, sizeof(rv[*nrv]));
 		gate_row_judge(&rv[*nrv], t, pr->v[i].row, pins_shown_version(pr->v[i].version, t), pr_runner, cache,
-			       searched);
+			       searched, m);
 		(*nrv)++;
 	}
 }
@@ -330,7 +330,7 @@ void gate_profiles_target(struct findings *out, size_t first, struct gate_profil
 		pr_runner.profile = p;
 		pr_runner.profiles = NULL;
 		pr_runner.nprofiles = 0;
-		judge_profile(rv, &nrv, &pr, t, &pr_runner, &pcache, searched);
+		judge_profile(rv, &nrv, &pr, t, &pr_runner, &pcache, searched, m);
 		for (a = 0; a < nrv; a++) /* the profile's Windows against each row's min_windows */
 			gate_profile_windows(&rv[a].j.out, rv[a].j.row, rv[a].j.version, p);
 		if (nrv) /* the profile's NVIDIA driver (or none) on a CUDA pin, with the last row's findings */

@@ -155,6 +155,16 @@ static void redist_dlls_missing(struct gate_judge *j, const struct row_redist *v
 	free(fix);
 }
 
+/* Whether a finding of this row says a binary fails to load (an error with a WinError). */
+static int load_error(const struct gate_judge *j)
+{
+	size_t i;
+	for (i = 0; i < j->out.n; i++)
+		if (j->out.v[i].winerror && j->out.v[i].severity == SEV_ERROR)
+			return 1;
+	return 0;
+}
+
 /* The runner's DLLs are there: the registry's state of the redistributable against the row's minimum. */
 static void redist_registry(struct gate_judge *j, const struct row_redist *v)
 {
@@ -194,16 +204,42 @@ static void redist_registry(struct gate_judge *j, const struct row_redist *v)
 		    (struct finding_spec){ .title = title, .message = msg,
 					   .fix = "reinstall the VC++ 2015-2022 redistributable so its registry key is "
 						  "complete" });
+	} else if (v->state == ROW_REDIST_TOO_OLD && j->sys_fail) {
+		/*
+		 * One cause, one problem (as check says it, judge/policy.c): System32's copy failing is
+		 * the redistributable being too old; the registry's facts go into that finding, and its
+		 * fix is the row's minimum, which mends both.
+		 */
+		struct finding *f = &j->out.v[j->sys_fail - 1];
+		const char *offer = f->fix ? strstr(f->fix, "; or: torch <") : NULL;
+		char *m = xasprintf("%s %s (%s) records %s; the matrix row %s (%s:%u) asks for at least %s: the "
+				    "redistributable must be as new as the toolset torch was built with.",
+				    f->message, rd->key, inv->redist_source ? inv->redist_source : "registry",
+				    rd->version_raw ? rd->version_raw : rd->version, j->row->id, matrix_row_file(j->row),
+				    v->min->pos.line, v->min->text);
+		char *fx = xasprintf("%s%s", fix, offer ? offer : "");
+		finding_set(&f->message, m);
+		finding_set(&f->fix, fx);
+		free(m);
+		free(fx);
 	} else if (v->state == ROW_REDIST_TOO_OLD) {
-		title = xasprintf("VC++ %s redistributable %s on this runner is older than torch %s needs (>= %s)",
-				  j->r->arch, rd->version, j->version, v->min->text);
+		/* a rule the row's own DLL minimums contradict is no error: unsupported, but it would load */
+		int loads = !load_error(j), sev = row_severity(j->row->status);
+		title = xasprintf("VC++ %s redistributable %s on this runner is older than torch %s needs (>= %s)%s",
+				  j->r->arch, rd->version, j->version, v->min->text,
+				  loads ? ", though every binary would load with it" : "");
 		msg = xasprintf("%s needs at least %s (matrix row %s, %s:%u): the redistributable must be as new "
-				"as the toolset torch was built with. %s (%s) records %s.%s",
+				"as the toolset torch was built with. %s (%s) records %s.%s%s",
 				who, v->min->text, j->row->id, matrix_row_file(j->row), v->min->pos.line, rd->key,
 				inv->redist_source ? inv->redist_source : "registry",
-				rd->version_raw ? rd->version_raw : rd->version, rn);
-		add(j, RULE_REDIST_TOO_OLD, row_severity(j->row->status),
-		    (struct finding_spec){ .title = title, .message = msg, .fix = fix });
+				rd->version_raw ? rd->version_raw : rd->version,
+				loads ? " Every torch binary would load with it on this runner (each DLL the row names is "
+					"found, as new as the row asks): unsupported, not a failure."
+				      : "",
+				rn);
+		if (loads && sev == SEV_ERROR)
+			sev = SEV_WARNING;
+		add(j, RULE_REDIST_TOO_OLD, sev, (struct finding_spec){ .title = title, .message = msg, .fix = fix });
 	}
 	free(title);
 	free(msg);
@@ -213,18 +249,38 @@ static void redist_registry(struct gate_judge *j, const struct row_redist *v)
 	free(fix);
 }
 
-static void judge_redist(struct gate_judge *j)
+/* The redistributable's DLLs missing: 1 when said (then the registry is not judged). */
+static int judge_redist_dlls(struct gate_judge *j)
 {
 	struct row_redist v;
 	struct strbuf missing = STRBUF_INIT;
 	char *leaf = NULL;
+	int n;
 	row_redist(&v, j->r->inv, j->row, j->r->arch, j->aidx);
-	if (missing_runtimes(j, &missing, &leaf))
+	n = missing_runtimes(j, &missing, &leaf) > 0;
+	if (n)
 		redist_dlls_missing(j, &v, missing.buf, leaf);
-	else
-		redist_registry(j, &v);
 	free(leaf);
 	strbuf_release(&missing);
+	return n;
+}
+
+/*
+ * The registry against the row's minimum, judged after the runtime DLLs (a
+ * copy of System32 that fails is this cause's one finding), its finding put
+ * at `at`, where the redistributable's findings come first.
+ */
+static void judge_redist_registry(struct gate_judge *j, size_t at)
+{
+	struct row_redist v;
+	size_t n = j->out.n;
+	row_redist(&v, j->r->inv, j->row, j->r->arch, j->aidx);
+	redist_registry(j, &v);
+	if (j->out.n == n + 1 && at < n) {
+		struct finding f = j->out.v[n];
+		memmove(&j->out.v[at + 1], &j->out.v[at], (n - at) * sizeof(f));
+		j->out.v[at] = f;
+	}
 }
 
 /* A runtime or OpenMP DLL the row needs from the system, found nowhere: import torch fails with 126. */
@@ -269,9 +325,22 @@ static void judge_dll_copy(struct gate_judge *j, const struct matrix_dll *d, con
 				who, c->path, c->ver_text, d->min.text, d->why ? d->why : "too old for this torch",
 				j->row->id, matrix_row_file(j->row), d->min.pos.line, rn);
 		fix = row_dll_too_old_fix(d, c->path, c->ver_text, !strcmp(c->where, "System32"), j->r->arch);
+		if (d->winerror == 1114 && c->has_ver) {
+			/* as check offers it: the older torch this copy still serves, where the matrix says one */
+			char *offer = row_older_torch_offer(j->matrix, j->row, j->version, j->t->variant, j->aidx,
+							    d->name, &c->ver, c->ver_text);
+			if (offer) {
+				char *fx = xasprintf("%s%s", fix, offer);
+				free(fix);
+				fix = fx;
+				free(offer);
+			}
+		}
 		add(j, RULE_RUNTIME_TOO_OLD, row_severity(d->status),
 		    (struct finding_spec){ .winerror = d->winerror, .title = title, .message = msg, .fix = fix,
 					   .leaf = d->name, .path = c->path });
+		if (d->winerror && row_severity(d->status) == SEV_ERROR && !strcmp(c->where, "System32") && !j->sys_fail)
+			j->sys_fail = j->out.n;
 	}
 	free(title);
 	free(msg);
@@ -450,9 +519,13 @@ static long badness(const struct findings *l)
 
 /* One row the pin selects, judged against the runner into *rv (version: pins_shown_version's, rv's to free). */
 void gate_row_judge(struct gate_verdict *rv, const struct torch_target *t, const struct matrix_row *row, char *version,
-		    const struct gate_runner *r, struct gate_copies *cache, const char *searched)
+		    const struct gate_runner *r, struct gate_copies *cache, const char *searched,
+		    const struct matrix *m)
 {
+	size_t at;
 	rv->j.r = r;
+	rv->j.matrix = m;
+	rv->j.sys_fail = 0;
 	rv->j.cache = cache;
 	rv->j.searched = searched;
 	rv->j.row = row;
@@ -460,9 +533,15 @@ void gate_row_judge(struct gate_verdict *rv, const struct torch_target *t, const
 	rv->j.version = version;
 	rv->j.aidx = matrix_arch_parse(r->arch);
 	rv->j.range = !t->version;
-	judge_redist(&rv->j);
-	judge_runtime_dlls(&rv->j);
-	judge_openmp(&rv->j);
+	if (!judge_redist_dlls(&rv->j)) {
+		at = rv->j.out.n;
+		judge_runtime_dlls(&rv->j);
+		judge_openmp(&rv->j);
+		judge_redist_registry(&rv->j, at);
+	} else {
+		judge_runtime_dlls(&rv->j);
+		judge_openmp(&rv->j);
+	}
 	judge_issues(&rv->j);
 	rv->bad = badness(&rv->j.out);
 }

@@ -38,6 +38,8 @@ struct gate_judge {
 	int redist_missing;  /* the redistributable is not installed: missing DLLs are that */
 	struct gate_copies *cache;
 	const char *searched; /* gate_searched_text() */
+	const struct matrix *matrix; /* for the older torch a too-old copy serves (row_older_torch_offer), or NULL */
+	size_t sys_fail;     /* 1 + the index in out of a runtime-too-old with a WinError on System32's copy, or 0 */
 };
 
 /* A judged row, and how bad its findings are ("worst case first"). */
@@ -47,8 +49,13 @@ struct gate_verdict {
 	size_t order;
 };
 
-/* One row the pin selects, judged against the runner into *rv (version: pins_shown_version's, rv's to free). */
+/*
+ * One row the pin selects, judged against the runner into *rv (version:
+ * pins_shown_version's, rv's to free). m: the matrix, for the older torch a
+ * too-old runtime DLL still serves (NULL: not offered).
+ */
 void gate_row_judge(struct gate_verdict *rv, const struct torch_target *t, const struct matrix_row *row, char *version,
-		    const struct gate_runner *r, struct gate_copies *cache, const char *searched);
+		    const struct gate_runner *r, struct gate_copies *cache, const char *searched,
+		    const struct matrix *m);
 
 #endif

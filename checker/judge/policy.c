@@ -460,44 +460,6 @@ static int before_2_4_1(const struct pol *p)
 	       pep440_cmp(&v, &fixed) < 0;
 }
 
-/*
- * The newest upper bound (`<X` of a row's torch) of an older row that asks no
- * more of `dll` than `have` (its min_version met, or none): torch < X would
- * load with this copy, by the matrix. NULL when no row says so.
- */
-static const struct pep440 *older_torch_for(const struct pol *p, const char *dll, const struct winver *have,
-					    const struct matrix_row **which)
-{
-	const struct matrix *m = p->in->matrix;
-	const struct pep440 *best = NULL;
-	struct pep440 cur, pub;
-	size_t i, k;
-	if (!m || !p->version || pep440_parse(&cur, p->version, NULL))
-		return NULL;
-	pep440_public(&pub, &cur);
-	for (i = 0; i < m->nrows; i++) {
-		const struct matrix_row *r = m->rows[i];
-		const struct pep440 *upper = NULL;
-		int ok = 1;
-		if (r == p->row || !row_arch_ok(r->arch_mask, p->aidx) ||
-		    (r->variants.n && !matrix_row_variant_ok(r, p->variant ? p->variant : "cpu")))
-			continue;
-		for (k = 0; k < r->torch.n; k++)
-			if (r->torch.v[k].op == PEP440_OP_LT)
-				upper = &r->torch.v[k].v;
-		if (!upper || pep440_cmp(upper, &pub) > 0)
-			continue;
-		for (k = 0; k < r->ndlls; k++)
-			if (!str_icmp(r->dlls[k].name, dll) && row_dll_min(&r->dlls[k], p->aidx, have) == ROW_DLL_TOO_OLD)
-				ok = 0;
-		if (ok && (!best || pep440_cmp(upper, best) > 0)) {
-			best = upper;
-			*which = r;
-		}
-	}
-	return best;
-}
-
 /* A DllMain failure (1114) of a too-old runtime DLL: an older torch that this copy serves, where the matrix says one. */
 static void offer_older_torch(struct pol *p)
 {
@@ -505,26 +467,18 @@ static void offer_older_torch(struct pol *p)
 	for (i = 0; i < p->out->n; i++) {
 		struct finding *f = &p->out->v[i];
 		const struct ldr_node *n;
-		const struct pep440 *upper;
-		const struct matrix_row *r = NULL;
 		struct winver have;
-		struct strbuf sb = STRBUF_INIT;
+		char *offer, *fix;
 		if (f->rule != RULE_RUNTIME_TOO_OLD || f->winerror != 1114 || !ours(p, f) || !f->leaf || !f->fix ||
 		    strstr(f->fix, "; or: torch <") || !(n = loaded(p->run, f->leaf)) || !n->version ||
-		    winver_parse(&have, n->version, NULL) || !(upper = older_torch_for(p, f->leaf, &have, &r)))
+		    winver_parse(&have, n->version, NULL) ||
+		    !(offer = row_older_torch_offer(p->in->matrix, p->row, p->version, p->variant, p->aidx, f->leaf,
+						    &have, n->version)))
 			continue;
-		strbuf_addf(&sb, "%s; or: torch < ", f->fix);
-		{
-			/* the release numbers alone, trailing zeros dropped: "2.9" of 2.9.0.dev0 */
-			size_t k, nr = upper->nrelease;
-			while (nr > 2 && !upper->release[nr - 1])
-				nr--;
-			for (k = 0; k < nr; k++)
-				strbuf_addf(&sb, "%s%llu", k ? "." : "", (unsigned long long)upper->release[k]);
-		}
-		strbuf_addf(&sb, " (matrix row %s asks no more of %s than this copy's %s)", r->id, f->leaf, n->version);
-		finding_set(&f->fix, sb.buf);
-		strbuf_release(&sb);
+		fix = xasprintf("%s%s", f->fix, offer);
+		finding_set(&f->fix, fix);
+		free(fix);
+		free(offer);
 	}
 }
 

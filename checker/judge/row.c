@@ -133,3 +133,48 @@ struct finding *row_finding_add(struct findings *out, const struct matrix_row *r
 	}
 	return f;
 }
+
+char *row_older_torch_offer(const struct matrix *m, const struct matrix_row *row, const char *version,
+			    const char *variant, int aidx, const char *dll, const struct winver *have,
+			    const char *have_text)
+{
+	const struct pep440 *best = NULL;
+	const struct matrix_row *which = NULL;
+	struct pep440 cur, pub;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, k, nr;
+	if (!m || !version || pep440_parse(&cur, version, NULL))
+		return NULL;
+	pep440_public(&pub, &cur);
+	for (i = 0; i < m->nrows; i++) {
+		const struct matrix_row *r = m->rows[i];
+		const struct pep440 *upper = NULL;
+		int ok = 1;
+		if (r == row || !row_arch_ok(r->arch_mask, aidx) ||
+		    (r->variants.n && !matrix_row_variant_ok(r, variant ? variant : "cpu")))
+			continue;
+		for (k = 0; k < r->torch.n; k++)
+			if (r->torch.v[k].op == PEP440_OP_LT)
+				upper = &r->torch.v[k].v;
+		if (!upper || pep440_cmp(upper, &pub) > 0)
+			continue;
+		for (k = 0; k < r->ndlls; k++)
+			if (!str_icmp(r->dlls[k].name, dll) && row_dll_min(&r->dlls[k], aidx, have) == ROW_DLL_TOO_OLD)
+				ok = 0;
+		if (ok && (!best || pep440_cmp(upper, best) > 0)) {
+			best = upper;
+			which = r;
+		}
+	}
+	if (!best)
+		return NULL;
+	strbuf_adds(&sb, "; or: torch < ");
+	/* the release numbers alone, trailing zeros dropped: "2.9" of 2.9.0.dev0 */
+	nr = best->nrelease;
+	while (nr > 2 && !best->release[nr - 1])
+		nr--;
+	for (k = 0; k < nr; k++)
+		strbuf_addf(&sb, "%s%llu", k ? "." : "", (unsigned long long)best->release[k]);
+	strbuf_addf(&sb, " (matrix row %s asks no more of %s than this copy's %s)", which->id, dll, have_text);
+	return strbuf_detach(&sb);
+}

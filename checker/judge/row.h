@@ -101,6 +101,18 @@ char *row_dll_too_old_title(const struct matrix_dll *d, const char *have, const 
 char *row_dll_too_old_fix(const struct matrix_dll *d, const char *path, const char *have, int in_system32,
 			  const char *arch);
 
+/*
+ * The older torch a too-old runtime DLL copy still serves, by the matrix `m`:
+ * "; or: torch < 2.9 (matrix row torch-2.8 asks no more of msvcp140.dll than
+ * this copy's 14.34.31931.0)", from the newest upper bound (`<X`) of a row
+ * other than `row`, of the architecture and variant (NULL: cpu), at or below
+ * torch `version`, that asks no more of `dll` than `have` (its text
+ * `have_text`). NULL when no row says so (or m is NULL). Caller frees.
+ */
+char *row_older_torch_offer(const struct matrix *m, const struct matrix_row *row, const char *version,
+			    const char *variant, int aidx, const char *dll, const struct winver *have,
+			    const char *have_text);
+
 /* finding_add, and the finding names `row` (NULL: none) as the row that judged it. */
 struct finding *row_finding_add(struct findings *out, const struct matrix_row *row, enum rule_id rule, int severity,
 				const struct finding_spec *spec);

@@ -284,6 +284,7 @@ static void map_found(struct load_ctx *c, struct ldr_node *node, const char *pat
 {
 	struct ldr_image *im = ldr_image_get(c->ld, path);
 	int already = node->delay ? 0 : loaded_path(c, path);
+	flags &= ~LDR_DELAY_OWN_FOLDER; /* the hook's own-folder try is for the delay-loaded DLL, not its imports */
 	node->path = xstrdup(path);
 	node->machine = im->img ? im->img->machine : 0;
 	if (im->version)
@@ -648,8 +649,11 @@ static void expand(struct load_ctx *c, struct ldr_node *node, unsigned flags)
 	for (i = 0; i < img->ndelay_imports; i++) {
 		struct ldr_node *kid = ldr_node_new(img->delay_imports[i].dll, node);
 		kid->delay = 1;
-		/* the delay-load helper calls LoadLibraryExA(name, NULL, 0) */
-		resolve(c, kid, node->path, 0, NULL);
+		/* the delay-load helper calls LoadLibraryExA(name, NULL, 0); some DLLs' hook tries their folder first */
+		if (c->ld->delay_own_folder && c->ld->delay_own_folder(c->ld->delay_own_ctx, winpath_basename(node->path)))
+			resolve(c, kid, node->path, LDR_DELAY_OWN_FOLDER, dir);
+		else
+			resolve(c, kid, node->path, 0, NULL);
 	}
 	free(dir);
 }

@@ -38,6 +38,13 @@
  * imports are not loaded" (LoadLibraryExW, Remarks).
  */
 #define LDR_AS_PROCESS_EXE 0x80000000u
+/*
+ * Not a LoadLibraryExW flag either: a delay-loaded DLL whose importer's own
+ * delay-load hook looks in the importer's folder (by full path) before
+ * falling back to the helper's LoadLibraryExA(name, NULL, 0): that folder,
+ * then the standard search order (loader_set_delay_own_folder).
+ */
+#define LDR_DELAY_OWN_FOLDER 0x40000000u
 
 /* Win32 errors the loader returns. */
 #define WINERR_OK 0
@@ -194,6 +201,14 @@ void loader_set_default_dll_directories(struct loader *ld, unsigned flags);
 void loader_label_path_prefix(struct loader *ld, size_t n, const char *why);
 void loader_set_current_dir(struct loader *ld, const char *win_dir);
 void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode mode);
+/*
+ * Which DLLs resolve their delay imports from their own folder first: a DLL
+ * whose base name `own_folder(ctx, name)` accepts has a delay-load hook that
+ * loads a delay-loaded DLL by the full path in its own folder, then by name
+ * (Intel MKL's DLLs: docs/loader.md §5.4, "A delay-load hook"). NULL
+ * (default): every delay load is the helper's LoadLibraryExA(name, NULL, 0).
+ */
+void loader_set_delay_own_folder(struct loader *ld, int (*own_folder)(void *ctx, const char *name), void *ctx);
 
 /*
  * A folder as Win32 path normalisation makes it before the file system sees

@@ -85,6 +85,14 @@ size_t ldr_search_dirs(struct loader *ld, unsigned flags, const char *dll_dir, i
 {
 	struct search_dir *v = NULL;
 	size_t n = 0, alloc = 0, i;
+	if (flags & LDR_DELAY_OWN_FOLDER) {
+		/* the importer's delay-load hook: its own folder by full path, then the helper's plain load */
+		if (dll_dir)
+			add_dir(&v, &n, &alloc, dll_dir, "importer's folder",
+				"the folder of the DLL that delay-loads it (its delay-load hook looks there first)");
+		flags &= ~LDR_DELAY_OWN_FOLDER;
+		dll_dir = NULL;
+	}
 	/* SetDefaultDllDirectories: a load that names no folder searches the process's default ones */
 	if (!(flags & (LDR_SEARCH_MASK | LDR_WITH_ALTERED_SEARCH_PATH)))
 		flags |= ld->default_dirs;

@@ -314,6 +314,12 @@ void loader_set_dll_load_dir_mode(struct loader *ld, enum ldr_dll_load_dir_mode 
 	ld->dld_mode = mode;
 }
 
+void loader_set_delay_own_folder(struct loader *ld, int (*own_folder)(void *ctx, const char *name), void *ctx)
+{
+	ld->delay_own_folder = own_folder;
+	ld->delay_own_ctx = ctx;
+}
+
 const char *loader_apiset_source(const struct loader *ld)
 {
 	return ld->apiset_source;

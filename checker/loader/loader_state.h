@@ -140,6 +140,8 @@ struct loader {
 	size_t path_prefix_n;        /* loader_label_path_prefix */
 	const char *path_prefix_why;
 	enum ldr_dll_load_dir_mode dld_mode;
+	int (*delay_own_folder)(void *ctx, const char *name); /* loader_set_delay_own_folder, or NULL */
+	void *delay_own_ctx;
 	int no_system;
 	struct ldr_module *mods;
 	size_t nmods, amods;

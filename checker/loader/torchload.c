@@ -1000,6 +1000,7 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 	choose_procedure(run, in);
 	run->machine = process_machine(run, view, in->machine);
 	loader_open_shared(&run->ld, view, run->app_dir, run->machine, in->images, NULL);
+	loader_set_delay_own_folder(run->ld, in->delay_own_folder, in->delay_own_ctx);
 	if (view_getenv(view, "PATH"))
 		run->saved_path = xstrdup(view_getenv(view, "PATH"));
 

@@ -57,6 +57,9 @@ struct torch_inputs {
 	void *procedure_ctx;
 	const struct torch_launcher *launcher; /* NULL: python.exe starts the process */
 	struct ldr_images *images; /* parsed images shared with other runs on this view (loader_open_shared), or NULL */
+	/* DLLs whose delay-load hook looks in their own folder first (loader_set_delay_own_folder); NULL: none */
+	int (*delay_own_folder)(void *ctx, const char *name);
+	void *delay_own_ctx;
 };
 
 enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON };

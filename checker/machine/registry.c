@@ -103,10 +103,26 @@ void reg_key_delete_tree(struct registry *reg, const char *path)
 	free(fold);
 }
 
-void reg_key_add_value(struct reg_key *k, const char *name, uint32_t type, unsigned char *data,
-		       size_t len)
+const char *reg_budget_error(int why)
+{
+	return why == 1 ? "more than 250000 values in the keys read (what a check reads holds a few thousand): a "
+			  "hostile or damaged export?"
+			: "more than 64 MiB of values in the keys read (what a check reads holds a few KiB): a hostile "
+			  "or damaged registry?";
+}
+
+int reg_key_add_value(struct registry *reg, struct reg_key *k, const char *name, uint32_t type,
+		      unsigned char *data, size_t len)
 {
 	struct reg_value *v;
+	_Static_assert(REGISTRY_MAX_VALUES == 250000 && REGISTRY_MAX_VALUE_BYTES == ((size_t)64 << 20),
+		       "reg_budget_error's words say the budget");
+	if (reg->nvalues_all >= REGISTRY_MAX_VALUES || len > REGISTRY_MAX_VALUE_BYTES - reg->value_bytes_all) {
+		free(data);
+		return reg->nvalues_all >= REGISTRY_MAX_VALUES ? -1 : -2;
+	}
+	reg->nvalues_all++;
+	reg->value_bytes_all += len;
 	ALLOC_GROW(k->values, k->nvalues + 1, k->avalues);
 	v = &k->values[k->nvalues++];
 	v->name = xstrdup(name);
@@ -114,6 +130,7 @@ void reg_key_add_value(struct reg_key *k, const char *name, uint32_t type, unsig
 	v->type = type;
 	v->data = data;
 	v->len = len;
+	return 0;
 }
 
 static const struct reg_value *key_value(const struct reg_key *k, const char *fold)
@@ -221,7 +238,8 @@ int registry_put(struct registry *reg, const char *key, const char *value, unsig
 	copy = xmalloc(len ? len : 1);
 	if (len)
 		memcpy(copy, data, len);
-	reg_key_add_value(k, value, type, copy, len);
+	if (reg_key_add_value(reg, k, value, type, copy, len))
+		return err_set(err, "%s", reg_budget_error(reg->nvalues_all >= REGISTRY_MAX_VALUES ? 1 : 2));
 	return 0;
 }
 

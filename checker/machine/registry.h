@@ -25,6 +25,15 @@
 
 struct registry;
 
+/*
+ * What a registry keeps in all (every file loaded into it, values read
+ * into the kept subtrees): values, and bytes of value data. Passing either
+ * is an error naming the line (a check's subtrees hold a few thousand
+ * values, a few KiB; 250,000 values cost about 50 MB).
+ */
+#define REGISTRY_MAX_VALUES 250000
+#define REGISTRY_MAX_VALUE_BYTES ((size_t)64 << 20)
+
 /* An empty registry that keeps everything until registry_keep narrows it. */
 struct registry *registry_new(void);
 
@@ -47,8 +56,10 @@ int registry_scope(const struct registry *reg, const char *key);
  * expected there: "out.reg:7: value \"Major\": expected 1 to 8 hex digits
  * after \"dword:\", found \"zz\"". Files of any size are read (with `mapped`,
  * the mapped file's pages are given back as it is read); caps: 64 MiB per
- * line, 16 MiB per value, 4 million kept keys. Files of any format are read
- * through regfile.h, which hands hives to hive.h.
+ * line, 16 MiB per value, 4 million kept keys, and in all
+ * REGISTRY_MAX_VALUES values and REGISTRY_MAX_VALUE_BYTES bytes of them
+ * kept. Files of any format are read through regfile.h, which hands hives
+ * to hive.h.
  */
 int registry_parse_text(struct registry *reg, const void *data, size_t len, const char *name, int mapped,
 			struct err *err);

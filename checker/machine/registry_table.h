@@ -44,6 +44,8 @@ struct registry {
 	unsigned long long delete_work;
 	int arch32;             /* Wine prefix with #arch=win32: a single view */
 	struct strlist keep;    /* folded subtrees kept (registry_keep); none: everything */
+	size_t nvalues_all;     /* values kept, against REGISTRY_MAX_VALUES */
+	size_t value_bytes_all; /* their bytes, against REGISTRY_MAX_VALUE_BYTES */
 	struct strbuf desc;
 };
 /* The key stored under path (relative to HKLM, any case), NULL if none; `fold` is the path lowercased. */
@@ -52,9 +54,16 @@ struct reg_key *reg_key_find(const struct registry *reg, const char *fold);
 struct reg_key *reg_key_get(struct registry *reg, const char *path);
 /* [-KEY]: the key and everything under it. */
 void reg_key_delete_tree(struct registry *reg, const char *path);
-/* Appends a value (the key takes data); type REG_TYPE_DELETED records a "Name"=- line. */
-void reg_key_add_value(struct reg_key *k, const char *name, uint32_t type, unsigned char *data,
-		       size_t len);
+/*
+ * Appends a value (the key takes data); type REG_TYPE_DELETED records a
+ * "Name"=- line. Refused (data freed) when the registry's budget would
+ * be passed: -1 REGISTRY_MAX_VALUES, -2 REGISTRY_MAX_VALUE_BYTES (counted
+ * as read: a deleted key gives nothing back).
+ */
+int reg_key_add_value(struct registry *reg, struct reg_key *k, const char *name, uint32_t type,
+		      unsigned char *data, size_t len);
+/* The error text of reg_key_add_value's refusal `why` (1 or 2). */
+const char *reg_budget_error(int why);
 
 /*
  * Strips an HKLM root. Returns 1 for HKLM (*rest = path below it, "" for the

@@ -603,8 +603,12 @@ static int value_line(struct parser *ps, struct cur *c)
 	}
 	if (ps->key) {
 		size_t len = data.len;
-		reg_key_add_value(ps->key, strbuf_str(&name), del ? REG_TYPE_DELETED : type,
-			      (unsigned char *)strbuf_detach(&data), len);
+		int why = reg_key_add_value(ps->reg, ps->key, strbuf_str(&name), del ? REG_TYPE_DELETED : type,
+					    (unsigned char *)strbuf_detach(&data), len);
+		if (why) {
+			reg_perr(ps, "%s", reg_budget_error(-why));
+			goto out;
+		}
 	}
 	r = 0;
 out:

@@ -200,6 +200,7 @@ struct matrix_vendor {
 	enum matrix_status status;
 	struct strlist evidence, sources;
 	char *note;
+	int delay_own_folder;      /* its DLLs' delay-load hook looks in their own folder first */
 	struct matrix_pos pos;
 };
 
@@ -251,6 +252,8 @@ struct matrix {
 
 /* The `vendor_dlls` entry one of whose `dlls` is DLL `name` (case-insensitive; a `*` entry by prefix), or NULL. */
 const struct matrix_vendor *matrix_vendor_of(const struct matrix *m, const char *name);
+/* Whether DLL `name`'s vendor_dlls entry says `delay_own_folder: true` (ctx: the matrix; torchload.h's callback). */
+int matrix_delay_own_folder(void *ctx, const char *name);
 
 /* The profile called `name` (ASCII case-insensitive), borrowed from m, or NULL. */
 const struct matrix_profile *matrix_profile_find(const struct matrix *m, const char *name);

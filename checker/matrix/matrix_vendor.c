@@ -141,6 +141,9 @@ static void vendor_field(struct lint *L, const struct ynode *m, enum matrix_vend
 		if (x->status == MATRIX_SOURCED && !x->sources.n)
 			lint_error(L, m->line, m->col, "%s is `status: sourced` but has no `sources`", what);
 		break;
+	case MF_VENDOR_DELAY_OWN_FOLDER:
+		x->delay_own_folder = lint_get_bool(L, m, f->key) == 1;
+		break;
 	case MF_VENDOR_NOTE:
 		x->note = lint_get_str(L, m, f->key, what, f->hint, 0);
 		break;
@@ -235,6 +238,12 @@ const struct matrix_vendor *matrix_vendor_of(const struct matrix *m, const char 
 	return NULL;
 }
 
+int matrix_delay_own_folder(void *ctx, const char *name)
+{
+	const struct matrix_vendor *x = matrix_vendor_of(ctx, name);
+	return x && x->delay_own_folder;
+}
+
 static void add_list(cJSON *o, const char *key, const struct strlist *l)
 {
 	cJSON *a = cJSON_AddArrayToObject(o, key);
@@ -261,6 +270,8 @@ cJSON *matrix_vendor_json(const struct matrix_vendor *x)
 	add_list(o, "sources", &x->sources);
 	if (x->note)
 		cJSON_AddStringToObject(o, "note", x->note);
+	if (x->delay_own_folder)
+		cJSON_AddBoolToObject(o, "delay_own_folder", 1);
 	cJSON_AddStringToObject(o, "file", x->pos.file ? x->pos.file : "");
 	cJSON_AddNumberToObject(o, "line", x->pos.line);
 	return o;

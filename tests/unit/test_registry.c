@@ -465,6 +465,47 @@ static void test_caps(void)
 	registry_free(reg);
 }
 
+/*
+ * A total budget for the values kept (#34 item 4's spirit): a hostile export
+ * with a huge number of values under one key is refused at the line that
+ * passes it, not kept whole (3 million values cost 550 MB before); values
+ * outside the kept subtrees do not count. The bytes kept are bounded too
+ * (registry_put, as hives store them).
+ */
+#define MIB16 ((size_t)16 << 20) /* one value's cap */
+static void test_value_budget(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct registry *reg = NULL;
+	struct err err;
+	unsigned char *big;
+	int i, r = 0;
+	strbuf_adds(&sb, HDR "[HKEY_LOCAL_MACHINE\\SOFTWARE\\A]\n");
+	for (i = 0; i <= REGISTRY_MAX_VALUES; i++)
+		strbuf_addf(&sb, "\"v%d\"=dword:00000001\n", i);
+	CHECK_INT(regfile_parse(&reg, sb.buf, sb.len, "t.reg", &err), -1);
+	CHECK_STR(err.msg, "t.reg:250004: more than 250000 values in the keys read (what a check reads "
+			   "holds a few thousand): a hostile or damaged export?");
+	CHECK(reg == NULL);
+	/* outside the kept subtrees nothing is kept, nothing counted */
+	reg = registry_new();
+	registry_keep(reg, "SOFTWARE\\B");
+	CHECK_INT(registry_parse_text(reg, sb.buf, sb.len, "t.reg", 0, &err), 0);
+	registry_free(reg);
+	strbuf_release(&sb);
+	/* bytes: 16 MiB values (one's cap) until the total's */
+	reg = registry_new();
+	big = xcalloc(1, MIB16);
+	for (i = 0; i < 8 && !r; i++)
+		r = registry_put(reg, "SOFTWARE\\A", i ? "w" : "v", 3, big, MIB16, &err);
+	CHECK_INT(r, -1);
+	CHECK_INT(i, (int)(REGISTRY_MAX_VALUE_BYTES / MIB16) + 1);
+	CHECK_STR(err.msg, "more than 64 MiB of values in the keys read (what a check reads holds a few KiB): a "
+			   "hostile or damaged registry?");
+	free(big);
+	registry_free(reg);
+}
+
 /* registry_keep: only the subtrees asked for are stored, every line is still checked. */
 static void test_keep(void)
 {
@@ -679,6 +720,7 @@ int main(void)
 	RUN(test_utf16_errors);
 	RUN(test_regedit4_and_bomless_utf16);
 	RUN(test_caps);
+	RUN(test_value_budget);
 	RUN(test_load_missing_file);
 	RUN(test_keep);
 	RUN(test_hive_bytes);

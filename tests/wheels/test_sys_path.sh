@@ -209,7 +209,7 @@ else
 		check_eq "…its user base is the package's LocalCache\\local-packages, where torch is" \
 			"$LAD\\Packages\\$FAM\\LocalCache\\local-packages user site" \
 			"$(C store "${S[@]}" | jq -r '"\(.interpreter.user_site.user_base) \(.interpreter.torch[0].from)"')"
-		# (one warning stays: shm.dll's delay-loaded mkl_core.1.dll, as in test_install's user-base case)
+		# (shm.dll's delay-loaded mkl_core.1.dll comes from mkl_intel_thread.1.dll's own folder: test_mkl_delay)
 		check_eq "…mkl in its Library\\bin is found (torch 2.3.1 searches the user base): every binary loads, exit 0" \
 			'[true,[]] 0' \
 			"$(J store '[.installs[0].status != "fail", [.installs[0].binaries[] | select(.outcome != "loads") | .path]]' "${S[@]}") $(st store "${S[@]}")"
