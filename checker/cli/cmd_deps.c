@@ -19,6 +19,7 @@
 #include "loader/torchload.h"
 #include "machine/registry.h"
 #include "machine/view.h"
+#include "matrix/matrix.h"
 #include "util/jsonout.h"
 
 static const char *probe_code(const char *result)
@@ -135,7 +136,7 @@ static cJSON *node_json(const struct ldr_node *n)
 struct deps_opts {
 	unsigned long flags;
 	const char *app_dir, *cwd;
-	struct strlist add_dirs, preloads;
+	struct strlist add_dirs, preloads, matrices;
 	uint16_t machine;
 	int dld_importer, trace, json;
 	struct view_opts vo;
@@ -179,6 +180,8 @@ static const struct cli_opt deps_opts_table[] = {
 		cli_set_machine, struct deps_opts, machine),
 	CLI_OPT("--dll-load-dir", "top|importer", "what DLL_LOAD_DIR means below the first level (default top)",
 		set_dld, struct deps_opts, dld_importer),
+	CLI_OPT("--matrix", "FILE", "a matrix layered over the embedded one (repeatable; matrix/README.md): "
+		"its vendor_dlls' delay_own_folder", cli_push, struct deps_opts, matrices),
 	CLI_OPT("--trace", NULL, "print every probe in order, found or not", cli_set_flag, struct deps_opts, trace),
 	CLI_OPT("--json", NULL, "print JSON", cli_set_flag, struct deps_opts, json),
 	CLI_END,
@@ -196,8 +199,33 @@ const struct cli_cmd deps_cli = {
 	.exit_status = "0 it loads, 1 it does not load, 2 usage or input error (FILE missing or not a PE file).",
 };
 
+/*
+ * The matrix, as `check` reads it (the embedded one, then each --matrix
+ * file): its vendor_dlls say whose delay-load hook looks in the DLL's own
+ * folder first (mkl's), so deps warns where check warns.
+ */
+static int load_matrix(const struct deps_opts *o, struct matrix *m)
+{
+	struct err e;
+	size_t k;
+	err_clear(&e);
+	if (matrix_load_default(m, NULL, &e)) {
+		cmd_usage_error("deps: the embedded matrix: %s", e.msg);
+		return -1;
+	}
+	for (k = 0; k < o->matrices.n; k++) {
+		if (matrix_load_file(m, o->matrices.v[k], NULL, &e)) {
+			cmd_usage_error("deps: %s (run `torch-dll-check matrix lint %s` for every error)", e.msg,
+					o->matrices.v[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The process to load into: the view, then the loader with its directories. */
-static int open_process(const struct deps_opts *o, struct registry **reg, struct view **v, struct loader **ld)
+static int open_process(const struct deps_opts *o, struct matrix *m, struct registry **reg, struct view **v,
+			struct loader **ld)
 {
 	char *wapp = NULL;
 	size_t k;
@@ -208,6 +236,7 @@ static int open_process(const struct deps_opts *o, struct registry **reg, struct
 	loader_open(ld, *v, wapp, o->machine, NULL);
 	free(wapp);
 	loader_set_dll_load_dir_mode(*ld, o->dld_importer ? LDR_DLD_IMPORTER : LDR_DLD_TOP);
+	loader_set_delay_own_folder(*ld, matrix_delay_own_folder, m);
 	for (k = 0; k < o->add_dirs.n; k++) {
 		char *w = cmd_winpath(*v, o->add_dirs.v[k]);
 		if (!w)
@@ -393,11 +422,13 @@ int cmd_deps(int argc, char **argv)
 	struct view *v = NULL;
 	struct loader *ld = NULL;
 	struct ldr_result res;
+	struct matrix m;
 	char *winfile = NULL;
 	int rc = EXIT_USAGE, r;
 
 	memset(&res, 0, sizeof(res));
 	memset(&o, 0, sizeof(o));
+	matrix_init(&m);
 	o.flags = 0x1100;
 	o.machine = PE_MACHINE_AMD64;
 	view_opts_init(&o.vo);
@@ -408,7 +439,7 @@ int cmd_deps(int argc, char **argv)
 		rc = r == CLI_HELP_SHOWN ? EXIT_PASS : EXIT_USAGE;
 		goto out;
 	}
-	if (open_process(&o, &reg, &v, &ld) || preload(&o, v, ld) || !(winfile = target_path(v, args.v[0])))
+	if (load_matrix(&o, &m) || open_process(&o, &m, &reg, &v, &ld) || preload(&o, v, ld) || !(winfile = target_path(v, args.v[0])))
 		goto out;
 	/* an .exe is shown as its process starts it (its imports mapped), a DLL as LoadLibraryExW loads it */
 	loader_load(ld, winfile, (unsigned)o.flags | LDR_AS_PROCESS_EXE, &res, NULL);
@@ -440,5 +471,7 @@ out:
 	view_opts_release(&o.vo);
 	strlist_release(&o.add_dirs);
 	strlist_release(&o.preloads);
+	strlist_release(&o.matrices);
+	matrix_release(&m);
 	return rc;
 }

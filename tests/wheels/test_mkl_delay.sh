@@ -45,6 +45,12 @@ Q='[.findings[] | select(.rule == "delay-load-missing") | .leaf] | unique'
 check_eq "a matrix layer with delay_own_folder: false: the standard helper's search, mkl_core.1.dll missing" \
 	'["mkl_core.1.dll"]' "$(J --matrix "$W/layer.yml")"
 
+# deps reads the same matrix as check: mkl_intel_thread.1.dll alone, loaded as torch loads it
+D() { "$B" deps --root "$W/t" --add-dll-dir 'C:\Python311\Library\bin' --trace "$@" \
+	'C:\Python311\Library\bin\mkl_intel_thread.1.dll' 2>&1 | grep -c '^warning: delay-loaded mkl_core' ; }
+check_eq "deps --trace mkl_intel_thread.1.dll: mkl_core.1.dll from its own folder, no delay-load warning" '0' "$(D)"
+check_eq "deps --matrix with delay_own_folder: false: the warning comes back" '1' "$(D --matrix "$W/layer.yml")"
+
 # really absent: still said, the importer's folder among the places searched
 mv "$LB/mkl_core.1.dll" "$W/mkl_core.1.dll"
 check_eq "mkl_core.1.dll absent from Library\\bin: delay-load-missing" '["mkl_core.1.dll"]' "$(J)"
