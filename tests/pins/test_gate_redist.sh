@@ -67,5 +67,8 @@ if [ -f "$W/g2.8.0.json" ]; then
 		"$(jq -c '[.findings[] | select(.rule == "redist-too-old") | [.rule, .severity]]' "$W/c2.8.0.json")|$(cat "$W/c2.8.0.rc")|$(jq -c '[.findings[] | select(.rule == "redist-too-old") | [.rule, .severity]]' "$W/g2.8.0.json")|$(cat "$W/g2.8.0.rc")"
 	check_eq "torch 2.8.0 on 14.34: the gate's title says it loads, as check's does" 'true|true' \
 		"$(jq '[.findings[] | select(.rule == "redist-too-old")][0].title | endswith("though every binary loads with it")' "$W/c2.8.0.json")|$(jq '[.findings[] | select(.rule == "redist-too-old")][0].title | endswith("though every binary would load with it")' "$W/g2.8.0.json")"
+	# the rule's documentation says so too (generated from checker/judge/rules.def)
+	check_eq "docs/rules.md: redist-too-old is a warning when every binary loads, not only for an inferred row" 1 \
+		"$(sed -n '/^## redist-too-old/,/^## runtime/p' "$TDC_REPO/docs/rules.md" | grep -c 'a warning when every torch binary loads')"
 fi
 tap_done
