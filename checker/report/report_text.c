@@ -469,6 +469,12 @@ static void profile_verdicts(struct strbuf *out, const struct report_view *v, co
 		strbuf_adds(out, ": torch at ");
 		text_esc_line(out, report_str(p, "torch_dir"));
 		strbuf_adds(out, "\n");
+		if (report_str(p, "note")) {
+			/* what the profile's verdict rests on, and what it leaves unjudged (memory_gb unsaid) */
+			strbuf_addf(out, "    %snote:%s ", st->dim, st->off);
+			text_esc_line(out, report_str(p, "note"));
+			strbuf_adds(out, "\n");
+		}
 	}
 	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pins, "profiles")))
 		return;

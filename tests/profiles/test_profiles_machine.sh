@@ -101,6 +101,11 @@ check_eq "the profile-fails error names the profile, its memory and the processe
 check_eq "the profile without memory_gb: a commit-limit-unknown note naming it, and its check's note says so" \
 	'["no-memory"] true' \
 	"$(jq -r '"\([.findings[] | select(.rule == "commit-limit-unknown" and (.profiles | length > 0)) | .profiles[]] | tojson) \([.profile_checks[] | select(.profile == "no-memory") | .note | test("commit charge is not judged")] | all)"' "$WORK/m8.json")"
+# the text report says the profile's note under its verdict line (the commit charge not judged there)
+"$B" report --in "$WORK/m8.json" --fail-on never >"$WORK/m8.txt" 2>>"$WORK/err"
+check_eq "the text report: under 'on no-memory', its note (the commit charge is not judged: no memory_gb)" yes \
+	"$(sed -n '/^  on no-memory: pass/,/^  on /p' "$WORK/m8.txt" | sed '$d' | tr -s ' \n' ' ' |
+		grep -q '^ on no-memory: pass: .* note: the DLLs .* the commit charge is not judged: the profile does not say its memory (memory_gb) $' && echo yes || echo no)"
 # the same machine on the runner: --memory 1GiB and an empty PagingFiles
 python3 - "$WORK/r551/registry.reg" "$WORK/nopage.reg" <<'PYEOF'
 import sys
