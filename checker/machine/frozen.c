@@ -79,23 +79,32 @@ static char *launcher_in(struct view *v, const char *dir)
 	return found;
 }
 
-/* view_mount's reader: entry i of the mount inflated into a file in memory. */
+static int to_memfile(void *ctx, const unsigned char *p, size_t n, struct err *err)
+{
+	return os_memfile_append(*(int *)ctx, p, n, err);
+}
+
+/*
+ * view_mount's reader: entry i of the mount inflated into a file in memory,
+ * a chunk at a time (pyi_archive_stream): neither the inflated binary nor
+ * its stored bytes stay in the process's memory, only in the file.
+ */
 static char *open_entry(void *ctx, size_t i, struct err *err)
 {
 	struct frozen_app *app = ctx;
 	const struct pyi_entry *e = &app->ar.entries[app->mounted[i]];
-	unsigned char *data;
-	size_t len;
 	char *path = NULL;
 	int fd = -1;
-	if (pyi_archive_data(&app->ar, span_make(app->map.data, app->map.size), e, FROZEN_MAX_INFLATE, &data, &len,
-			     err))
+	if (os_memfile_new(&path, &fd, err))
 		return NULL;
-	if (os_memfile(data, len, &path, &fd, err) == 0) {
-		ALLOC_GROW(app->fds, app->nfds + 1, app->afds);
-		app->fds[app->nfds++] = fd;
+	if (pyi_archive_stream(&app->ar, span_make(app->map.data, app->map.size), 1, e, FROZEN_MAX_INFLATE,
+			       to_memfile, &fd, err)) {
+		os_memfile_close(fd);
+		free(path);
+		return NULL;
 	}
-	free(data);
+	ALLOC_GROW(app->fds, app->nfds + 1, app->afds);
+	app->fds[app->nfds++] = fd;
 	return path;
 }
 

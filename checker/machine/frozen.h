@@ -30,8 +30,8 @@
  * nothing is extracted: its binaries and data files are mounted on the view
  * at <TEMP>\_MEI000000 (view_mount; the number is the process's at run time,
  * so any stands for it), read-only, and a file is inflated into memory
- * (os_memfile) only when a reader first needs it, at most
- * FROZEN_MAX_INFLATE bytes each.
+ * (os_memfile, a chunk at a time: pyi_archive_stream) only when a reader
+ * first needs it, at most FROZEN_MAX_INFLATE bytes each.
  */
 #ifndef TDC_FROZEN_H
 #define TDC_FROZEN_H

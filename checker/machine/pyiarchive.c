@@ -153,15 +153,28 @@ int pyi_archive_parse(struct pyi_archive *a, struct span file, struct err *err)
 	return 0;
 }
 
-int pyi_archive_data(const struct pyi_archive *a, struct span file, const struct pyi_entry *e, size_t cap,
-		     unsigned char **out, size_t *len, struct err *err)
+/*
+ * The stored bytes [from, to) of a file mapping: dropped (os_drop_pages) in
+ * whole 64 KiB steps of the file's offsets, a multiple of every page size,
+ * from the mapping's page-aligned start: *done is where the last drop ended.
+ */
+static void drop_read(struct span file, size_t *done, size_t to)
 {
-	const unsigned char *src;
-	unsigned char *buf;
+	size_t from = *done & ~(size_t)0xffff, end = to & ~(size_t)0xffff;
+	if (end > from)
+		os_drop_pages(file.p + from, end - from);
+	if (end > *done)
+		*done = end;
+}
+
+int pyi_archive_stream(const struct pyi_archive *a, struct span file, int mapped, const struct pyi_entry *e,
+		       size_t cap, int (*sink)(void *ctx, const unsigned char *p, size_t n, struct err *err), void *ctx,
+		       struct err *err)
+{
+	size_t base, fed = 0, produced = 0, dropped;
+	unsigned char *obuf;
 	z_stream zs;
 	int r;
-	*out = NULL;
-	*len = 0;
 	if (a->pkg_offset > file.len || file.len - a->pkg_offset < (uint64_t)e->offset + e->length)
 		return err_set(err, "%s: its data lies past the end of the file", e->name);
 	if (!e->compressed && e->ulength != e->length)
@@ -174,40 +187,97 @@ int pyi_archive_data(const struct pyi_archive *a, struct span file, const struct
 	if (e->compressed && (uint64_t)e->ulength > (uint64_t)e->length * 1032 + 64)
 		return err_set(err, "%s: says %u bytes uncompressed from %u stored, more than deflate can make", e->name,
 			       e->ulength, e->length);
-	src = file.p + a->pkg_offset + e->offset;
-	buf = xmalloc(e->ulength ? e->ulength : 1);
+	base = (size_t)a->pkg_offset + e->offset;
+	dropped = base;
 	if (!e->compressed) {
-		memcpy(buf, src, e->length);
-		*out = buf;
-		*len = e->length;
+		while (fed < e->length) {
+			size_t n = e->length - fed < PYI_CHUNK ? e->length - fed : PYI_CHUNK;
+			if (sink(ctx, file.p + base + fed, n, err))
+				return -1;
+			fed += n;
+			if (mapped)
+				drop_read(file, &dropped, base + fed);
+		}
 		return 0;
 	}
 	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) != Z_OK) {
-		free(buf);
+	if (inflateInit(&zs) != Z_OK)
 		return err_set(err, "%s: zlib cannot start", e->name);
+	obuf = xmalloc(PYI_CHUNK);
+	for (;;) {
+		size_t room = e->ulength - produced < PYI_CHUNK ? e->ulength - produced : PYI_CHUNK, n;
+		if (!zs.avail_in && fed < e->length) {
+			size_t k = e->length - fed < PYI_CHUNK ? e->length - fed : PYI_CHUNK;
+			if (mapped)
+				drop_read(file, &dropped, base + fed);
+			zs.next_in = (unsigned char *)(uintptr_t)(file.p + base + fed); /* zlib's API is not const; it only reads */
+			zs.avail_in = (uInt)k;
+			fed += k;
+		}
+		zs.next_out = obuf;
+		zs.avail_out = (uInt)room;
+		r = inflate(&zs, Z_NO_FLUSH);
+		n = room - zs.avail_out;
+		if (n && sink(ctx, obuf, n, err)) {
+			r = -100;
+			break;
+		}
+		produced += n;
+		if (r == Z_STREAM_END && produced == e->ulength) {
+			r = 0;
+			break;
+		}
+		if (r == Z_OK || (r == Z_BUF_ERROR && !zs.avail_in && fed < e->length))
+			continue;
+		if (r == Z_BUF_ERROR && !room && zs.avail_in)
+			err_set(err, "%s: inflates past its declared %u bytes", e->name, e->ulength);
+		else
+			err_set(err, "%s: cannot inflate (%s; %lu of %u bytes)", e->name,
+				r == Z_DATA_ERROR ? (zs.msg ? zs.msg : "corrupt data") : "the stream ends early",
+				(unsigned long)zs.total_out, e->ulength);
+		r = -100;
+		break;
 	}
-	zs.next_in = (unsigned char *)(uintptr_t)src; /* zlib's API is not const; it only reads */
-	zs.avail_in = e->length;
-	zs.next_out = buf;
-	zs.avail_out = e->ulength;
-	r = inflate(&zs, Z_FINISH);
-	if (r == Z_BUF_ERROR && zs.avail_out == 0 && zs.avail_in) {
-		inflateEnd(&zs);
-		free(buf);
-		return err_set(err, "%s: inflates past its declared %u bytes", e->name, e->ulength);
-	}
-	if (r != Z_STREAM_END || zs.avail_out) {
-		const char *why = r == Z_DATA_ERROR ? (zs.msg ? zs.msg : "corrupt data") : "the stream ends early";
-		uLong got = zs.total_out;
-		inflateEnd(&zs);
-		free(buf);
-		return err_set(err, "%s: cannot inflate (%s; %lu of %u bytes)", e->name, why, (unsigned long)got,
-			       e->ulength);
-	}
+	if (mapped)
+		drop_read(file, &dropped, base + fed);
 	inflateEnd(&zs);
-	*out = buf;
-	*len = e->ulength;
+	free(obuf);
+	return r ? -1 : 0;
+}
+
+/* pyi_archive_data's sink: into the buffer of the entry's length (never more: the stream checks it). */
+struct into_buf {
+	unsigned char *buf;
+	size_t len;
+};
+
+static int to_buf(void *ctx, const unsigned char *p, size_t n, struct err *err)
+{
+	struct into_buf *b = ctx;
+	(void)err;
+	memcpy(b->buf + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+int pyi_archive_data(const struct pyi_archive *a, struct span file, const struct pyi_entry *e, size_t cap,
+		     unsigned char **out, size_t *len, struct err *err)
+{
+	struct into_buf b = { NULL, 0 };
+	*out = NULL;
+	*len = 0;
+	/* the bounds first, as the stream checks them, so that a lie allocates nothing */
+	if (a->pkg_offset > file.len || file.len - a->pkg_offset < (uint64_t)e->offset + e->length ||
+	    (!e->compressed && e->ulength != e->length) || e->ulength > cap ||
+	    (e->compressed && (uint64_t)e->ulength > (uint64_t)e->length * 1032 + 64))
+		return pyi_archive_stream(a, file, 0, e, cap, to_buf, &b, err);
+	b.buf = xmalloc(e->ulength ? e->ulength : 1);
+	if (pyi_archive_stream(a, file, 0, e, cap, to_buf, &b, err)) {
+		free(b.buf);
+		return -1;
+	}
+	*out = b.buf;
+	*len = b.len;
 	return 0;
 }
 

@@ -74,6 +74,21 @@ int pyi_archive_read(struct pyi_archive *a, const char *path, struct err *err);
 int pyi_archive_data(const struct pyi_archive *a, struct span file, const struct pyi_entry *e, size_t cap,
 		     unsigned char **out, size_t *len, struct err *err);
 
+/*
+ * pyi_archive_data without the whole entry in memory: the data goes to
+ * sink(ctx, p, n, err) in the order it is made, PYI_CHUNK bytes at most a
+ * call, with the same bounds and the same errors (a sink's error stops it).
+ * With `mapped` set, `file` is a read-only file mapping (os_map_file) and
+ * the stored bytes already read are dropped from the resident set
+ * (os_drop_pages) as the reader goes: a onefile app's check then holds
+ * about one chunk of either side, not a whole binary (bench/app.sh). 0, or
+ * -1 with err.
+ */
+#define PYI_CHUNK ((size_t)1 << 20)
+int pyi_archive_stream(const struct pyi_archive *a, struct span file, int mapped, const struct pyi_entry *e,
+		       size_t cap, int (*sink)(void *ctx, const unsigned char *p, size_t n, struct err *err), void *ctx,
+		       struct err *err);
+
 /* Whether `file` holds the cookie's magic at all (cheap test for "is this a PyInstaller exe"). */
 int pyi_archive_has_cookie(struct span file);
 

@@ -52,6 +52,9 @@ void os_drop_pages(const void *p, size_t len);
  */
 int os_memfile(const void *data, size_t len, char **path, int *fd, struct err *err);
 void os_memfile_close(int fd);
+/* The same made piece by piece: an empty file in memory, then bytes appended to it. */
+int os_memfile_new(char **path, int *fd, struct err *err);
+int os_memfile_append(int fd, const void *data, size_t len, struct err *err);
 
 /* The process's resident memory backed by files (mapped files, its own code), or (size_t)-1 when the host cannot say. */
 size_t os_resident_file_bytes(void);

@@ -159,35 +159,49 @@ void os_drop_pages(const void *p, size_t len)
 		madvise((void *)p, len, MADV_DONTNEED);
 }
 
-int os_memfile(const void *data, size_t len, char **path, int *fd, struct err *err)
+int os_memfile_new(char **path, int *fd, struct err *err)
 {
 #if defined(__linux__) && defined(SYS_memfd_create)
-	const unsigned char *p = data;
 	int f = (int)syscall(SYS_memfd_create, "tdc-memfile", 1u /* MFD_CLOEXEC */);
 	if (f < 0)
 		return err_set(err, "memfd_create: %s", strerror(errno));
-	while (len) {
-		ssize_t w = write(f, p, len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = errno;
-			close(f);
-			return err_set(err, "writing a file in memory: %s", w < 0 ? strerror(e) : "no progress");
-		}
-		p += w;
-		len -= (size_t)w;
-	}
 	*fd = f;
 	*path = xasprintf("/proc/self/fd/%d", f);
 	return 0;
 #else
-	(void)data;
-	(void)len;
 	(void)path;
 	(void)fd;
 	return err_set(err, "files in memory need Linux's memfd_create");
 #endif
+}
+
+int os_memfile_append(int fd, const void *data, size_t len, struct err *err)
+{
+	const unsigned char *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return err_set(err, "writing a file in memory: %s", w < 0 ? strerror(errno) : "no progress");
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int os_memfile(const void *data, size_t len, char **path, int *fd, struct err *err)
+{
+	if (os_memfile_new(path, fd, err))
+		return -1;
+	if (os_memfile_append(*fd, data, len, err)) {
+		close(*fd);
+		free(*path);
+		*path = NULL;
+		*fd = -1;
+		return -1;
+	}
+	return 0;
 }
 
 void os_memfile_close(int fd)

@@ -200,6 +200,21 @@ int os_memfile(const void *data, size_t len, char **path, int *fd, struct err *e
 	return err_set(err, "files in memory are not supported on Windows yet");
 }
 
+int os_memfile_new(char **path, int *fd, struct err *err)
+{
+	(void)path;
+	(void)fd;
+	return err_set(err, "files in memory need Linux's memfd_create");
+}
+
+int os_memfile_append(int fd, const void *data, size_t len, struct err *err)
+{
+	(void)fd;
+	(void)data;
+	(void)len;
+	return err_set(err, "files in memory need Linux's memfd_create");
+}
+
 void os_memfile_close(int fd)
 {
 	(void)fd;
