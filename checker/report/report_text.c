@@ -443,6 +443,22 @@ void report_text_ex(struct strbuf *out, const struct report_view *v, const struc
 	strbuf_release(&raw);
 }
 
+/* A profile's verdict, red when it fails, and the failure's "(WinError N, leaf)". */
+static void profile_verdict_words(struct strbuf *out, const cJSON *p, const struct style *st)
+{
+	int fail = same_str(report_str(p, "verdict"), "fail");
+	strbuf_adds(out, fail ? st->red : "");
+	text_esc_line(out, report_str(p, "verdict"));
+	strbuf_adds(out, fail ? st->off : "");
+	if (fail && report_str(p, "leaf")) {
+		strbuf_adds(out, " (");
+		if (report_int(p, "winerror", 0))
+			strbuf_addf(out, "WinError %ld, ", report_int(p, "winerror", 0));
+		text_esc_line(out, report_str(p, "leaf"));
+		strbuf_adds(out, ")");
+	}
+}
+
 /*
  * check --pins with machine profiles (docs/profiles.md): each pin's verdict
  * on this runner and on each profile, one line per pin.
@@ -453,19 +469,10 @@ static void profile_verdicts(struct strbuf *out, const struct report_view *v, co
 	/* check --profile with an install: each install's verdict on each profile */
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(v->doc, "profile_checks"))
 	{
-		int fail = same_str(report_str(p, "verdict"), "fail");
 		strbuf_adds(out, "  on ");
 		text_esc_line(out, report_str(p, "profile"));
-		strbuf_addf(out, ": %s", fail ? st->red : "");
-		text_esc_line(out, report_str(p, "verdict"));
-		strbuf_adds(out, fail ? st->off : "");
-		if (fail && report_str(p, "leaf")) {
-			strbuf_adds(out, " (");
-			if (report_int(p, "winerror", 0))
-				strbuf_addf(out, "WinError %ld, ", report_int(p, "winerror", 0));
-			text_esc_line(out, report_str(p, "leaf"));
-			strbuf_adds(out, ")");
-		}
+		strbuf_adds(out, ": ");
+		profile_verdict_words(out, p, st);
 		strbuf_adds(out, ": torch at ");
 		text_esc_line(out, report_str(p, "torch_dir"));
 		strbuf_adds(out, "\n");
@@ -491,19 +498,10 @@ static void profile_verdicts(struct strbuf *out, const struct report_view *v, co
 		text_esc_line(out, report_str(vd, "runner"));
 		cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(vd, "profiles"))
 		{
-			int fail = same_str(report_str(p, "verdict"), "fail");
 			strbuf_adds(out, "; ");
 			text_esc_line(out, report_str(p, "name"));
-			strbuf_addf(out, " %s", fail ? st->red : "");
-			text_esc_line(out, report_str(p, "verdict"));
-			strbuf_adds(out, fail ? st->off : "");
-			if (fail && report_str(p, "leaf")) {
-				strbuf_adds(out, " (");
-				if (report_int(p, "winerror", 0))
-					strbuf_addf(out, "WinError %ld, ", report_int(p, "winerror", 0));
-				text_esc_line(out, report_str(p, "leaf"));
-				strbuf_adds(out, ")");
-			}
+			strbuf_adds(out, " ");
+			profile_verdict_words(out, p, st);
 		}
 		strbuf_adds(out, "\n");
 	}
