@@ -56,82 +56,10 @@ cuda_tree "$WORK/z" cu118 >/dev/null 2>"$WORK/build.err"
 rc=$?
 if [ "$rc" -eq 3 ]; then
 	skip "ZLUDA trees" "PyPI/pip did not give an NVIDIA wheel: $(tail -1 "$WORK/build.err")"
-	
-source "$TDC_REPO/tests/oracle/wine.sh"
-# zoracle LABEL WINEPATH CHECKER_PATH: torch's procedure under Wine in tree z, compared per binary
-zoracle() {
-	local label=$1 py=$WORK/z/Python311 out rc
-	cp "$ORACLE" "$py/oracle.exe"
-	printf '%s\n' torch --out "$(wine_zpath "$WORK/z.jsonl")" --torch-dir "$(wine_zpath "$py/Lib/site-packages/torch")" \
-		--dll-path "$(wine_zpath "$py/Lib/site-packages/torch/lib")" >"$WORK/z.args"
-	rm -f "$WORK/z.jsonl"
-	WINEPATH=$2 WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES" timeout 300 \
-		bash -c 'source "$1"; shift; wine_run "$@"' _ \
-		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/z.out" "$WORK/z.werr" "$py/oracle.exe" "@$(wine_zpath "$WORK/z.args")"
-	rc=$?
-	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/z.jsonl" ]; then
-		not_ok "$label: the oracle hung or died under Wine (status $rc)"
-		tail -3 "$WORK/z.werr" | sed 's/^/#   /'
-		return
-	fi
-	C z --env "PATH=$3" >"$WORK/z.oracle-check.json"
-	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/z.oracle-check.json" "$WORK/z.jsonl" \
-		"$WORK/z.werr" 2>&1)
-	# a DllMain that fails is the stand-in python311.dll's (torch_python.dll on stubs: oracle_compare.py)
-	check_eq "$label: Wine's loader agrees with the checker on every torch\\lib DLL ($(grep -c '^agree' <<<"$out") agree)" \
-		"" "$(grep -v '^agree\|^dllmain  torch_python.dll ' <<<"$out")"
-	grep 'nvrtc64' <<<"$out" | sed 's/^/# /'
-}
-if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
-	skip "Wine oracle on the ZLUDA tree" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
-else
-	wine_lock "$PFX"
-	wine_start "$PFX"
-	zoracle "Wine, ZLUDA with %HIP_PATH%bin on PATH" \
-		"$(wine_zpath "$WORK/z/ZLUDA");$(wine_zpath "$WORK/z/Program Files/AMD/ROCm/6.1/bin")" "$PATHS"
-	zoracle "Wine, ZLUDA without %HIP_PATH%bin on PATH" "$(wine_zpath "$WORK/z/ZLUDA")" "$nohip"
-	wine_stop "$PFX"
-fi
-tap_done
+	tap_done
 elif [ "$rc" -ne 0 ]; then
 	not_ok "the cu118 tree: $(tail -3 "$WORK/build.err" | tr '\n' ' ')"
-	
-source "$TDC_REPO/tests/oracle/wine.sh"
-# zoracle LABEL WINEPATH CHECKER_PATH: torch's procedure under Wine in tree z, compared per binary
-zoracle() {
-	local label=$1 py=$WORK/z/Python311 out rc
-	cp "$ORACLE" "$py/oracle.exe"
-	printf '%s\n' torch --out "$(wine_zpath "$WORK/z.jsonl")" --torch-dir "$(wine_zpath "$py/Lib/site-packages/torch")" \
-		--dll-path "$(wine_zpath "$py/Lib/site-packages/torch/lib")" >"$WORK/z.args"
-	rm -f "$WORK/z.jsonl"
-	WINEPATH=$2 WINEDLLOVERRIDES="$WINE_BOOT_OVERRIDES" timeout 300 \
-		bash -c 'source "$1"; shift; wine_run "$@"' _ \
-		"$TDC_REPO/tests/oracle/wine.sh" "$PFX" "$WORK/z.out" "$WORK/z.werr" "$py/oracle.exe" "@$(wine_zpath "$WORK/z.args")"
-	rc=$?
-	if [ "$rc" -eq 124 ] || [ ! -s "$WORK/z.jsonl" ]; then
-		not_ok "$label: the oracle hung or died under Wine (status $rc)"
-		tail -3 "$WORK/z.werr" | sed 's/^/#   /'
-		return
-	fi
-	C z --env "PATH=$3" >"$WORK/z.oracle-check.json"
-	out=$(/usr/bin/python3 "$TDC_REPO/tests/wheels/oracle_compare.py" "$WORK/z.oracle-check.json" "$WORK/z.jsonl" \
-		"$WORK/z.werr" 2>&1)
-	# a DllMain that fails is the stand-in python311.dll's (torch_python.dll on stubs: oracle_compare.py)
-	check_eq "$label: Wine's loader agrees with the checker on every torch\\lib DLL ($(grep -c '^agree' <<<"$out") agree)" \
-		"" "$(grep -v '^agree\|^dllmain  torch_python.dll ' <<<"$out")"
-	grep 'nvrtc64' <<<"$out" | sed 's/^/# /'
-}
-if ! command -v wine >/dev/null || ! ORACLE=$(oracle_build 2>/dev/null) || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
-	skip "Wine oracle on the ZLUDA tree" "wine, mingw or the Wine prefix is missing (.ci/deps installs them)"
-else
-	wine_lock "$PFX"
-	wine_start "$PFX"
-	zoracle "Wine, ZLUDA with %HIP_PATH%bin on PATH" \
-		"$(wine_zpath "$WORK/z/ZLUDA");$(wine_zpath "$WORK/z/Program Files/AMD/ROCm/6.1/bin")" "$PATHS"
-	zoracle "Wine, ZLUDA without %HIP_PATH%bin on PATH" "$(wine_zpath "$WORK/z/ZLUDA")" "$nohip"
-	wine_stop "$PFX"
-fi
-tap_done
+	tap_done
 fi
 lib=$WORK/z/Python311/Lib/site-packages/torch/lib
 nvrtc_api=$("$B" pe --json --no-exports "$lib/caffe2_nvrtc.dll" |
