@@ -502,6 +502,30 @@ void lint_min_version(struct lint *L, const struct ynode *v, const char *what, c
 	lint_set_pos(&min->pos, L->file, v);
 }
 
+void lint_arch_versions(struct lint *L, const struct ynode *map, const struct matrix_field *f, const char *hint,
+			struct matrix_min out[MATRIX_NARCH])
+{
+	const struct ynode *v = lint_map_get(map, f->key);
+	unsigned present;
+	int a;
+	char what[40];
+	if (!v)
+		return;
+	if (v->kind != Y_MAP) {
+		const struct ynode *k = lint_is_null(v) ? lint_map_key(map, f->key) : v;
+		lint_error(L, k->line, k->col, "`%s` must be %s, not %s", f->key, f->hint, lint_kind_name(v));
+		return;
+	}
+	lint_map_check(L, v, "vc_redist (x64, x86, arm64)", matrix_arch_names, &present);
+	for (a = 0; a < MATRIX_NARCH; a++) {
+		const struct ynode *x = lint_map_get(v, matrix_arch_names[a]);
+		if (!x)
+			continue;
+		snprintf(what, sizeof(what), "vc_redist.%s", matrix_arch_names[a]);
+		lint_min_version(L, x, what, hint, &out[a]);
+	}
+}
+
 int lint_id_ok(const char *s)
 {
 	size_t i, n = strlen(s);

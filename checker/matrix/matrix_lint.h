@@ -131,6 +131,13 @@ void lint_get_dll_list(struct lint *L, const struct ynode *map, const struct mat
 /* A minimum file version node into *min (what names it in messages). */
 void lint_min_version(struct lint *L, const struct ynode *v, const char *what, const char *hint,
 		      struct matrix_min *min);
+/*
+ * `key`: a mapping of architecture (x64, x86, arm64) to a file version, each
+ * read with lint_min_version into out[arch] (hint names what each value is);
+ * absent: out untouched.
+ */
+void lint_arch_versions(struct lint *L, const struct ynode *map, const struct matrix_field *f, const char *hint,
+			struct matrix_min out[MATRIX_NARCH]);
 int lint_id_ok(const char *s);       /* [A-Za-z0-9._-]{1,64} */
 int lint_dll_name_ok(const char *s); /* NAME.dll, no path */
 /* Reports `key`'s value when `name` (read from it) is not a DLL file name. */

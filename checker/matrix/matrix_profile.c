@@ -145,30 +145,6 @@ static void read_dlls(struct lint *L, const struct ynode *m, const struct matrix
 	}
 }
 
-/* vc_redist: architecture -> the installed version (as a row's, but what is installed, not a minimum). */
-static void read_redist(struct lint *L, const struct ynode *m, const struct matrix_field *f, struct matrix_profile *p)
-{
-	const struct ynode *v = lint_map_get(m, f->key);
-	unsigned present;
-	int a;
-	char what[40];
-	if (!v)
-		return;
-	if (v->kind != Y_MAP) {
-		const struct ynode *k = lint_is_null(v) ? lint_map_key(m, f->key) : v;
-		lint_error(L, k->line, k->col, "`%s` must be %s, not %s", f->key, f->hint, lint_kind_name(v));
-		return;
-	}
-	lint_map_check(L, v, "vc_redist (x64, x86, arm64)", matrix_arch_names, &present);
-	for (a = 0; a < MATRIX_NARCH; a++) {
-		const struct ynode *x = lint_map_get(v, matrix_arch_names[a]);
-		if (!x)
-			continue;
-		snprintf(what, sizeof(what), "vc_redist.%s", matrix_arch_names[a]);
-		lint_min_version(L, x, what, f->hint, &p->vc_redist[a]);
-	}
-}
-
 static void profile_field(struct lint *L, const struct ynode *m, enum matrix_profile_field k, struct matrix_profile *p,
 			  const char *what)
 {
@@ -194,7 +170,7 @@ static void profile_field(struct lint *L, const struct ynode *m, enum matrix_pro
 		get_version(L, m, f, &p->build, what);
 		break;
 	case MF_PROFILE_VC_REDIST:
-		read_redist(L, m, f, p);
+		lint_arch_versions(L, m, f, f->hint, p->vc_redist); /* installed, not a minimum */
 		break;
 	case MF_PROFILE_VISUAL_STUDIO:
 		e = lint_get_bool(L, m, f->key);

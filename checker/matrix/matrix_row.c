@@ -385,29 +385,6 @@ static void parse_min_windows(struct lint *L, const struct ynode *row, const str
 		lint_min_version(L, v, "`min_windows`", f->hint, &r->min_windows);
 }
 
-static void parse_vc_redist(struct lint *L, const struct ynode *row, const struct matrix_field *f, struct matrix_row *r)
-{
-	const struct ynode *v = lint_map_get(row, f->key);
-	unsigned present;
-	int a;
-	char what[32];
-	if (!v)
-		return;
-	if (v->kind != Y_MAP) {
-		const struct ynode *k = lint_is_null(v) ? lint_map_key(row, f->key) : v;
-		lint_error(L, k->line, k->col, "`%s` must be %s, not %s", f->key, f->hint, lint_kind_name(v));
-		return;
-	}
-	lint_map_check(L, v, "vc_redist (x64, x86, arm64)", matrix_arch_names, &present);
-	for (a = 0; a < MATRIX_NARCH; a++) {
-		const struct ynode *x = lint_map_get(v, matrix_arch_names[a]);
-		if (!x)
-			continue;
-		snprintf(what, sizeof(what), "vc_redist.%s", matrix_arch_names[a]);
-		lint_min_version(L, x, what, matrix_dll_fields[MF_DLL_MIN_VERSION].hint, &r->vc_redist[a]);
-	}
-}
-
 /* One key of a row, read into r. */
 static void row_field(struct entry *x, enum matrix_row_field k)
 {
@@ -464,7 +441,7 @@ static void row_field(struct entry *x, enum matrix_row_field k)
 		r->note = entry_str(x, f, NULL);
 		break;
 	case MF_ROW_VC_REDIST:
-		parse_vc_redist(L, x->m, f, r);
+		lint_arch_versions(L, x->m, f, matrix_dll_fields[MF_DLL_MIN_VERSION].hint, r->vc_redist);
 		break;
 	case MF_ROW_RUNTIME_DLLS:
 		parse_dlls(L, x->m, f, r);
