@@ -542,6 +542,7 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	in.images = p->images;
 	in.delay_own_folder = matrix_delay_own_folder;
 	in.delay_own_ctx = (void *)(uintptr_t)m; /* read only */
+	in.preload = m->npreloads ? &m->preloads[0].v : NULL; /* TheRock's torch\_rocm_init.py (pkgpreload.h) */
 	if (p->frozen) {
 		frozen_launcher(&launch, &p->app, preload);
 		in.launcher = &launch;

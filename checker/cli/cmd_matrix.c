@@ -494,6 +494,9 @@ int cmd_matrix_show(int argc, char **argv)
 		rows = cJSON_AddArrayToObject(root, "profiles");
 		for (i = 0; i < m.nprofiles; i++)
 			cJSON_AddItemToArray(rows, matrix_profile_json(&m.profiles[i]));
+		rows = cJSON_AddArrayToObject(root, "package_preload");
+		for (i = 0; i < m.npreloads; i++)
+			cJSON_AddItemToArray(rows, matrix_preload_json(&m.preloads[i]));
 		print_json(root);
 	} else {
 		out_printf("matrix: %zu rows from", m.nrows);

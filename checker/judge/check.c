@@ -13,6 +13,7 @@
 #include "judge/pairs_gate.h"
 #include "judge/conda_owner.h"
 #include "judge/pip_target.h"
+#include "judge/preload.h"
 #include "judge/python_dll.h"
 #include "judge/required.h"
 
@@ -76,6 +77,7 @@ static int pass_required(struct check_install *ci, struct findings *out, const s
 	pip_target_judge(out, ci->run, env->v, ci->install); /* a --target folder's Library\bin: not `pip install` */
 	conda_owner_judge(out, ci->run, env->v, ci->install); /* a DLL another conda package installed: named */
 	python_dll_judge(out, ci->run); /* a 127 on pythonXY.dll: another Python, not another DLL */
+	preload_judge(out, env->m, ci->run); /* TheRock's torch\_rocm_init.py: its failure, and amdhip64 from wheels */
 	return 0;
 }
 

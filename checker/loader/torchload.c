@@ -41,6 +41,7 @@ const char *torch_stage_name(enum torch_stage s)
 	case TORCH_STAGE_ADD_DLL_DIRECTORY: return "add_dll_directory";
 	case TORCH_STAGE_PATH_FALLBACK: return "path_fallback";
 	case TORCH_STAGE_CPYTHON: return "cpython";
+	case TORCH_STAGE_PRELOAD: return "package_preload";
 	}
 	return "?";
 }
@@ -76,6 +77,8 @@ void torch_run_free(struct torch_run *run)
 	free(run->cfg_version);
 	free(run->python_tag);
 	strlist_release(&run->ext_suffixes);
+	if (run->preload_ran)
+		pkg_preload_run_release(&run->preload);
 	loader_free(run->ld);
 	free(run);
 }
@@ -937,6 +940,26 @@ static void import_extension_modules(struct torch_run *run, struct view *v)
 	strlist_release(&pyds);
 }
 
+/*
+ * 0b. A package's preload (pkgpreload.h): ctypes.CDLL of a full path,
+ * LoadLibraryExW(path, 0x1100), no retry; the import error is ctypes'.
+ */
+static int preload_load(struct torch_run *run, const char *path)
+{
+	struct torch_binary *b = new_binary(run, path, 0, TORCH_STAGE_PRELOAD);
+	loader_load(run->ld, b->path, b->flags, &b->res, NULL);
+	set_outcome(b);
+	note_import_error(run, b);
+	if (b->winerror && run->import_error_index == (int)(b - run->bins)) {
+		free(run->import_error_text);
+		run->import_error_text = b->winerror == WINERR_MOD_NOT_FOUND
+			? xasprintf("FileNotFoundError: Could not find module '%s' (or one of its dependencies). Try "
+				    "using the full path with constructor syntax.", b->path)
+			: xasprintf("OSError: [WinError %d] %s", b->winerror, winerror_text(b->winerror));
+	}
+	return b->winerror;
+}
+
 /* The user base: --userbase, PYTHONUSERBASE, else %APPDATA%\Python (site.py on Windows). */
 static void find_userbase(struct torch_run *run, struct view *v, const struct torch_inputs *in)
 {
@@ -1013,11 +1036,16 @@ int torch_run(struct torch_run **out, struct view *view, const struct torch_inpu
 	extension_suffixes(run);
 	if (in->before_torch)
 		in->before_torch(in->before_ctx, run, view); /* packages imported before torch */
+	if (in->preload && (run->preload_ran = pkg_preload_run(&run->preload, in->preload, view, run->torch_dir, run,
+								 preload_load)) &&
+	    run->preload.outcome != PKG_PRELOAD_OK)
+		goto skip; /* import torch raised in torch\_rocm_init.py: none of torch's own DLLs is loaded */
 	compute_dll_paths(run, view);         /* 1 */
 	add_dll_directories(run);             /* 2 */
 	probe_vc_runtime(run);                /* 3 */
 	load_torch_lib_dlls(run, view, lib);  /* 4 */
 	import_extension_modules(run, view);  /* 5 */
+skip:
 
 	/* the machine's PATH is not ours to keep changed */
 	if (run->path_patched)

@@ -8,6 +8,7 @@
 #define TDC_TORCHLOAD_H
 
 #include "loader/loader.h"
+#include "loader/pkgpreload.h"
 #include "loader/torchproc.h"
 #include "machine/view.h"
 
@@ -60,9 +61,11 @@ struct torch_inputs {
 	/* DLLs whose delay-load hook looks in their own folder first (loader_set_delay_own_folder); NULL: none */
 	int (*delay_own_folder)(void *ctx, const char *name);
 	void *delay_own_ctx;
+	/* a package's preload inside `import torch` before torch's own DLLs (pkgpreload.h), or NULL: none */
+	const struct pkg_preload *preload;
 };
 
-enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON };
+enum torch_stage { TORCH_STAGE_ADD_DLL_DIRECTORY, TORCH_STAGE_PATH_FALLBACK, TORCH_STAGE_CPYTHON, TORCH_STAGE_PRELOAD };
 
 struct torch_binary {
 	char *path;                /* Windows path */
@@ -117,6 +120,8 @@ struct torch_run {
 	char *python_tag;          /* "cp311", "cp313t": the interpreter's, or NULL if unknown */
 	int python_debug;          /* a debug build (python311_d.dll): "_d" suffixes */
 	struct strlist ext_suffixes; /* importlib.machinery.EXTENSION_SUFFIXES of that interpreter */
+	int preload_ran;           /* torch_inputs.preload applied (its when_file is in torch's folder) */
+	struct pkg_preload_run preload; /* what it did; when it failed, torch loaded none of its own DLLs */
 };
 
 /* Runs the procedure. Fails only on unusable input (no torch\lib, ...). */

@@ -184,6 +184,8 @@ struct layer {
 	size_t nvendors;
 	struct matrix_profile *profiles; /* the `profiles` entries read without errors */
 	size_t nprofiles;
+	struct matrix_preload *preloads; /* the `package_preload` entries read without errors */
+	size_t npreloads;
 };
 
 /* Steps 1 and 2: bytes and tree. -1 when there is no tree (reported). */
@@ -301,6 +303,7 @@ static int read_top(struct layer *y)
 	matrix_ext_read_table(&y->L, root, &y->exts, &y->nexts);
 	matrix_vendor_read_table(&y->L, root, &y->vendors, &y->nvendors);
 	matrix_profile_read_table(&y->L, root, &y->profiles, &y->nprofiles);
+	matrix_preload_read_table(&y->L, root, &y->preloads, &y->npreloads);
 	return 0;
 }
 
@@ -361,6 +364,8 @@ static void apply_layer(struct matrix *m, struct layer *y, const char *name)
 	y->nvendors = 0; /* moved into m */
 	matrix_profile_apply(m, y->profiles, y->nprofiles, name);
 	y->nprofiles = 0;
+	matrix_preload_apply(m, y->preloads, y->npreloads, name);
+	y->npreloads = 0; /* moved into m */
 }
 
 /* Diagnostics from d0 on in file order, whatever order the checks ran in (stable insertion sort: few items). */
@@ -415,6 +420,9 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 	for (i = 0; i < y.nprofiles; i++)
 		matrix_profile_release(&y.profiles[i]);
 	free(y.profiles);
+	for (i = 0; i < y.npreloads; i++)
+		matrix_preload_release(&y.preloads[i]);
+	free(y.preloads);
 	strlist_release(&y.remove);
 	ynode_free(y.root);
 	return y.L.nerr ? -1 : 0;
@@ -455,6 +463,8 @@ void matrix_init(struct matrix *m)
 	m->nexts = m->aexts = 0;
 	m->vendors = NULL;
 	m->nvendors = m->avendors = 0;
+	m->preloads = NULL;
+	m->npreloads = m->apreloads = 0;
 	m->profiles = NULL;
 	m->nprofiles = m->aprofiles = 0;
 }
@@ -480,6 +490,9 @@ void matrix_release(struct matrix *m)
 	for (i = 0; i < m->nprofiles; i++)
 		matrix_profile_release(&m->profiles[i]);
 	free(m->profiles);
+	for (i = 0; i < m->npreloads; i++)
+		matrix_preload_release(&m->preloads[i]);
+	free(m->preloads);
 	strlist_release(&m->files);
 	matrix_init(m);
 }

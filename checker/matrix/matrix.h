@@ -42,6 +42,7 @@
 #include <stddef.h>
 
 #include "loader/extload.h"
+#include "loader/pkgpreload.h"
 #include "loader/torchproc.h"
 #include "matrix/matrix_lint.h"
 #include "matrix/matrix_schema.h"
@@ -205,6 +206,19 @@ struct matrix_vendor {
 };
 
 /*
+ * A package's preload inside `import torch` (an entry of the top-level
+ * `package_preload` table, matrix_preload.c; docs/loader.md "Package
+ * preloads"): the loader's value (pkgpreload.h) and how it is known.
+ */
+struct matrix_preload {
+	struct pkg_preload v;
+	enum matrix_status status;
+	struct strlist sources;
+	char *note;                /* or NULL */
+	struct matrix_pos pos;
+};
+
+/*
  * A machine profile (an entry of the top-level `profiles` table,
  * matrix_profile.c, docs/profiles.md): what a class of user machine has
  * that the loader and the judges read. System32 holds exactly the DLLs of
@@ -248,7 +262,15 @@ struct matrix {
 	size_t nvendors, avendors;
 	struct matrix_profile *profiles; /* the effective `profiles` table: a later layer's profile replaces its name's */
 	size_t nprofiles, aprofiles;
+	struct matrix_preload *preloads; /* the effective `package_preload` table: a later layer's entry replaces its id's */
+	size_t npreloads, apreloads;
 };
+
+/* The `package_preload` table (matrix_preload.c): read one file's, apply it, release, JSON. */
+void matrix_preload_read_table(struct lint *L, const struct ynode *root, struct matrix_preload **out, size_t *n);
+void matrix_preload_apply(struct matrix *m, struct matrix_preload *p, size_t n, const char *name);
+void matrix_preload_release(struct matrix_preload *p);
+struct cJSON *matrix_preload_json(const struct matrix_preload *p);
 
 /* The `vendor_dlls` entry one of whose `dlls` is DLL `name` (case-insensitive; a `*` entry by prefix), or NULL. */
 const struct matrix_vendor *matrix_vendor_of(const struct matrix *m, const char *name);

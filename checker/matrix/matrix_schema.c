@@ -68,6 +68,10 @@ const struct matrix_field matrix_profdll_fields[MF_PROFDLL_COUNT] = {
 #define PROFDLL FIELD_ENTRY
 #include "matrix/schema.def"
 };
+const struct matrix_field matrix_preload_fields[MF_PRELOAD_COUNT] = {
+#define PRELOAD FIELD_ENTRY
+#include "matrix/schema.def"
+};
 
 /* The keys each mapping accepts, NULL-terminated (lint_map_check, did-you-mean); bit i of `present` is key i. */
 static const char *const top_keys[] = {
@@ -145,6 +149,11 @@ static const char *const profdll_keys[] = {
 #include "matrix/schema.def"
 	NULL
 };
+static const char *const preload_keys[] = {
+#define PRELOAD KEY_NAME
+#include "matrix/schema.def"
+	NULL
+};
 
 _Static_assert(MF_ROW_COUNT <= 32 && MF_TOP_COUNT <= 32 && MF_DLL_COUNT <= 32 && MF_OPENMP_COUNT <= 32 &&
 		       MF_ISSUE_COUNT <= 32 && MF_WHEN_COUNT <= 32 && MF_CUDA_COUNT <= 32 && MF_PROC_COUNT <= 32 &&
@@ -169,6 +178,7 @@ const struct matrix_map_schema *matrix_schema(enum matrix_map map)
 		{ "a vendor_dlls entry", "vendor_dlls[]", matrix_vendor_fields, MF_VENDOR_COUNT, vendor_keys },
 		{ "a profile", "profiles[]", matrix_profile_fields, MF_PROFILE_COUNT, profile_keys },
 		{ "a system32 entry", "profiles[].system32[]", matrix_profdll_fields, MF_PROFDLL_COUNT, profdll_keys },
+		{ "a package_preload entry", "package_preload[]", matrix_preload_fields, MF_PRELOAD_COUNT, preload_keys },
 	};
 	return map < MATRIX_NMAPS ? &maps[map] : NULL;
 }
@@ -264,6 +274,8 @@ const char *matrix_type_doc(enum matrix_type t)
 		return "an NVIDIA driver version: NNN.NN (quoted), or none";
 	case MT_GB:
 		return "a whole number of GB, 1 to 65536";
+	case MT_PRELOADS:
+		return "a list of package_preload entries";
 	case MT_PAGING:
 		return "a whole number of GB (0: none), or system-managed";
 	}

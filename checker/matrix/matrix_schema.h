@@ -69,6 +69,7 @@ enum matrix_type {
 	MT_NV_DRIVER_OR_NONE, /* an NVIDIA driver version NNN.NN, or none */
 	MT_GB,          /* a whole number of GB */
 	MT_PAGING,      /* a whole number of GB, or system-managed */
+	MT_PRELOADS,    /* the list of package_preload entries */
 };
 enum matrix_required { MR_REQUIRED, MR_OPTIONAL, MR_UNLESS_MERGE, MR_UNLESS_REMOVE, MR_IF_SOURCED, MR_IF_MEASURED };
 enum matrix_show { MS_NONE, MS_HEAD, MS_BODY, MS_TAIL };
@@ -149,6 +150,12 @@ enum matrix_vendor_field {
 	MF_VENDOR_COUNT
 };
 
+enum matrix_preload_field {
+#define PRELOAD(NAME, ...) MF_PRELOAD_##NAME,
+#include "matrix/schema.def"
+	MF_PRELOAD_COUNT
+};
+
 enum matrix_profile_field {
 #define PROFILE(NAME, ...) MF_PROFILE_##NAME,
 #include "matrix/schema.def"
@@ -173,13 +180,15 @@ extern const struct matrix_field matrix_extpath_fields[MF_EXTPATH_COUNT];
 extern const struct matrix_field matrix_extfind_fields[MF_EXTFIND_COUNT];
 extern const struct matrix_field matrix_extload_fields[MF_EXTLOAD_COUNT];
 extern const struct matrix_field matrix_vendor_fields[MF_VENDOR_COUNT];
+extern const struct matrix_field matrix_preload_fields[MF_PRELOAD_COUNT];
 extern const struct matrix_field matrix_profile_fields[MF_PROFILE_COUNT];
 extern const struct matrix_field matrix_profdll_fields[MF_PROFDLL_COUNT];
 
 /* The mappings, for the docs and tests that walk the whole schema. */
 enum matrix_map { MATRIX_MAP_TOP, MATRIX_MAP_ROW, MATRIX_MAP_DLL, MATRIX_MAP_OPENMP, MATRIX_MAP_ISSUE, MATRIX_MAP_WHEN,
 		  MATRIX_MAP_CUDA, MATRIX_MAP_PROC, MATRIX_MAP_EXT, MATRIX_MAP_EXTPATH, MATRIX_MAP_EXTFIND,
-		  MATRIX_MAP_EXTLOAD, MATRIX_MAP_VENDOR, MATRIX_MAP_PROFILE, MATRIX_MAP_PROFDLL, MATRIX_NMAPS };
+		  MATRIX_MAP_EXTLOAD, MATRIX_MAP_VENDOR, MATRIX_MAP_PROFILE, MATRIX_MAP_PROFDLL, MATRIX_MAP_PRELOAD,
+		  MATRIX_NMAPS };
 struct matrix_map_schema {
 	const char *name;   /* as lint messages name it: "the top level", "a row", "a runtime_dlls entry", ... */
 	const char *path;   /* where it is written: "", "rows[]", "rows[].runtime_dlls[]", ... */

@@ -6,6 +6,7 @@
  * never need to look anything up again.
  */
 #include "report/result.h"
+#include "report/result_preload.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -288,6 +289,8 @@ static void install_verdicts(cJSON *o, const struct torch_run *run, const struct
 	arr = cJSON_AddArrayToObject(o, "dll_paths");
 	for (i = 0; i < run->dll_paths.n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(run->dll_paths.v[i]));
+	if (run->preload_ran)
+		cJSON_AddItemToObject(o, "package_preload", result_preload_json(&run->preload));
 	cJSON_AddBoolToObject(o, "path_fallback_used", run->path_patched);
 	if (run->import_error_index >= 0) {
 		cJSON *ie = cJSON_AddObjectToObject(o, "import_error");

@@ -57,6 +57,7 @@ static const struct pair *pairs_of(int map)
 					   { "extension_load", NULL, MATRIX_MAP_EXT },
 					   { "vendor_dlls", NULL, MATRIX_MAP_VENDOR },
 					   { "profiles", NULL, MATRIX_MAP_PROFILE },
+					   { "package_preload", NULL, MATRIX_MAP_PRELOAD },
 					   { NULL, NULL, 0 } };
 	static const struct pair row[] = { { "id", "r1", 0 },
 					   { "torch", "\">=1.0\"", 0 },
@@ -114,8 +115,20 @@ static const struct pair *pairs_of(int map)
 					       { NULL, NULL, 0 } };
 	static const struct pair profdll[] = { { "name", "c.dll", 0 }, { "version", "\"14.44.35211.0\"", 0 },
 					       { NULL, NULL, 0 } };
-	static const struct pair *const all[MATRIX_NMAPS] = { top, row, dll, omp, issue, when, cuda, proc,
-							      ext, extpath, extfind, extload, vendor, profile, profdll };
+	static const struct pair preload[] = { { "id", "p1", 0 },
+					       { "when_file", "x.py", 0 },
+					       { "module", "m", 0 },
+					       { "dist_info", "d.py", 0 },
+					       { "packages", "[\"core=c\"]", 0 },
+					       { "folder", "bin", 0 },
+					       { "libraries", "[\"a=core:a*.dll\"]", 0 },
+					       { "preload", "[a]", 0 },
+					       { "fix", "f", 0 },
+					       { "status", "inferred", 0 },
+					       { NULL, NULL, 0 } };
+	static const struct pair *const all[MATRIX_NMAPS] = { top,     row,     dll,     omp,     issue,   when,
+							      cuda,    proc,    ext,     extpath, extfind, extload,
+							      vendor,  profile, profdll, preload };
 	return all[map];
 }
 
