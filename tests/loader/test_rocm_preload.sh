@@ -203,6 +203,48 @@ printf "PY_PACKAGE_SUFFIX_NONCE = '%s\n__version__ = \"a\\\\b\"\n" "$(head -c 50
 check_eq "a garbage _dist_info.py (unterminated, escapes): no nonce, no version read; fails on the core package, said" \
 	'["no-package",null]' "$(J hostdi '.installs[0].package_preload | [.outcome, .version]')"
 
+# the package the nonce names is a link: to a folder inside the root it is followed (a real install's
+# junction), dangling it is no package
+variant linked
+lsp=$WORK/linked/Python311/Lib/site-packages
+mv "$lsp/_rocm_sdk_core$NONCE" "$lsp/core-elsewhere"
+ln -s core-elsewhere "$lsp/_rocm_sdk_core$NONCE"
+variant dangling
+rm -rf "$WORK/dangling/Python311/Lib/site-packages/_rocm_sdk_core$NONCE"
+ln -s /nonexistent/core "$WORK/dangling/Python311/Lib/site-packages/_rocm_sdk_core$NONCE"
+check_eq "the core package as a link inside the root: loads; dangling: no-package, said, no crash" \
+	'["ok",12]|["no-package","amd_comgr"]' \
+	"$(J linked '.installs[0].package_preload | [.outcome, (.loaded | length)]')|$(J dangling '.installs[0].package_preload | [.outcome, .library]')"
+
+# hostile matrix layers: each bad package_preload value is a lint error naming its key (exit 2), never a crash
+bad() { # bad KEY VALUE: the entry with KEY's value replaced; prints "said:<exit>" when lint names it
+	local k v out rc
+	{
+		printf 'schema: 1\nrows: []\npackage_preload:\n  - id: x\n'
+		for k in when_file module dist_info packages folder libraries preload fix status note; do
+			case $k in
+			"$1") v=$2 ;;
+			when_file) v=a.py ;; module) v=m ;; dist_info) v=d.py ;; packages) v='["core=c"]' ;;
+			folder) v=bin ;; libraries) v='["a=core:a*.dll"]' ;; preload) v='[a]' ;; fix) v=f ;;
+			status) v=inferred ;; note) v=n ;;
+			esac
+			printf '    %s: %s\n' "$k" "$v"
+		done
+	} >"$WORK/bad.yml"
+	out=$("$B" matrix lint "$WORK/bad.yml" 2>&1)
+	rc=$?
+	# said: a line that names the key (or the package_preload entry), and lint's error count
+	if grep -q "\`$1\`\|package_preload entry" <<<"$out" && grep -q '^matrix lint: [0-9]* errors\?$' <<<"$out"; then
+		echo "said:$rc"
+	else
+		echo "unsaid:$rc"
+	fi
+}
+check_eq "hostile package_preload values (a 600-character fix, a path in a pattern, a pattern without =, an unknown package, an unknown preload, 100 preloads, a module with a dot): each a lint error naming the key, exit 2" \
+	'said:2 said:2 said:2 said:2 said:2 said:2 said:2' \
+	"$(bad fix "$(head -c 600 /dev/zero | tr '\0' f)") $(bad libraries '["a=core:../x.dll"]') $(bad libraries '[noequals]') $(
+		bad libraries '["a=gpu:a*.dll"]') $(bad preload '[zzz]') $(bad preload "[$(seq -s, 1 100)]") $(bad module 'a.b')"
+
 # ---- Wine's loader: the same full-path loads (--first, 0x1100), then torch's procedure
 oracle() {
 	local tree=$1 py spz out rc f
