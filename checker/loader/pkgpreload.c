@@ -181,12 +181,16 @@ static char *py_package_name(const char *dist, const char *family, const char *n
 	} else {
 		strbuf_adds(&b, dist);
 	}
-	strbuf_adds(&b, nonce ? nonce : "");
 	free(fam);
 	p = strbuf_detach(&b);
-	for (t = p; *t; t++)
+	for (t = p; *t; t++) /* the dist name's - as _, not the nonce's (appended after, as _dist_info does) */
 		if (*t == '-')
 			p[t - p] = '_';
+	if (nonce && *nonce) {
+		char *q = xasprintf("%s%s", p, nonce);
+		free(p);
+		p = q;
+	}
 	return p;
 }
 

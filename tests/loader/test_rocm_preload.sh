@@ -145,6 +145,13 @@ check_eq "ROCM_SDK_TARGET_FAMILY=gfx1100 (another family, whose package is absen
 	"$(J ok '.installs[0].package_preload | [.outcome, .family, .family_from]' --env ROCM_SDK_TARGET_FAMILY=gfx1100)|$(
 		R ok '.findings[] | select(.rule == "package-preload-failed") | .leaf | split("\\") | last' --env ROCM_SDK_TARGET_FAMILY=gfx1100)"
 
+# a family with a dash (TheRock's gfx110X-dgpu): its module name has _ for - (get_py_package_name)
+variant famdash
+mv "$WORK/famdash/Python311/Lib/site-packages/_rocm_sdk_libraries_$FAM$NONCE" \
+	"$WORK/famdash/Python311/Lib/site-packages/_rocm_sdk_libraries_gfx110X_dgpu$NONCE"
+check_eq "ROCM_SDK_TARGET_FAMILY=gfx110X-dgpu: the module _rocm_sdk_libraries_gfx110X_dgpu<nonce> is found, every DLL loads" \
+	'["ok",12]' "$(J famdash '.installs[0].package_preload | [.outcome, (.loaded | length)]' --env ROCM_SDK_TARGET_FAMILY=gfx110X-dgpu)"
+
 variant nohip
 rm "$WORK/nohip/Python311/Lib/site-packages/_rocm_sdk_core$NONCE/bin/amdhip64_7.dll"
 check_eq "amdhip64_7.dll deleted from the core's bin: FileNotFoundError as rocm_sdk words it, the fix is the wheels' not Adrenalin" \
