@@ -57,6 +57,19 @@ void preload_judge(struct findings *out, const struct matrix *m, const struct to
 		finding_set(&f->explanation, why);
 		free(why);
 	}
+	/* a DLL of the preload that does not load: its wheels are broken, not torch\lib */
+	for (i = 0; r->fix && i < out->n; i++) {
+		struct finding *f = &out->v[i];
+		if ((f->rule != RULE_MISSING_DLL && f->rule != RULE_MISSING_ENTRY_POINT && f->rule != RULE_MISSING_ORDINAL) ||
+		    !f->binary || !strlist_has_icase(&r->loaded, f->binary))
+			continue;
+		finding_set(&f->fix, r->fix);
+		why = xasprintf("%s is a DLL of the ROCm wheels that torch\\%s loads by full path before torch's own "
+				"(%s): what it needs belongs to those wheels, not to torch\\lib.",
+				winpath_basename(f->binary), r->spec.when_file, r->spec.id);
+		finding_set(&f->explanation, why);
+		free(why);
+	}
 	if (r->outcome == PKG_PRELOAD_OK || r->outcome == PKG_PRELOAD_LOAD_FAILED)
 		return;
 	when = winpath_join(run->torch_dir, r->spec.when_file);

@@ -171,11 +171,12 @@ check_eq "no rocm_sdk (the rocm meta package): ModuleNotFoundError: No module na
 variant badlib
 make_dll "$WORK/badlib/Python311/Lib/site-packages/_rocm_sdk_libraries_$FAM$NONCE/bin/hipfft.dll" --msvc \
 	--export hipfftPlan1d --import amdhip64_7.dll:hipMalloc --import rocfft.dll:rocfft_plan_create >/dev/null 2>&1
-check_eq "hipfft.dll's rocfft.dll missing: 126 on the preload of hipfft, leaf rocfft.dll, Python's FileNotFoundError of ctypes" \
-	'["load-failed","hipfft"]|["hipfft.dll","package_preload",126,"rocfft.dll"]|FileNotFoundError: Could not find module' \
+check_eq "hipfft.dll's rocfft.dll missing: 126 on the preload of hipfft, leaf rocfft.dll, Python's FileNotFoundError of ctypes, the wheels' fix (not torch\\lib)" \
+	'["load-failed","hipfft"]|["hipfft.dll","package_preload",126,"rocfft.dll"]|FileNotFoundError: Could not find module|true' \
 	"$(J badlib '.installs[0].package_preload | [.outcome, .library]')|$(
 		J badlib '.installs[0].binaries[] | select(.winerror == 126) | [(.path | split("\\") | last), .stage, .winerror, (.leaf | split("\\") | last)]')|$(
-		J badlib '.installs[0].import_error.text' | cut -c2-41)"
+		J badlib '.installs[0].import_error.text' | cut -c2-41)|$(
+		J badlib '[.findings[] | select(.rule == "missing-dll") | .fix | contains("rocm[libraries]")] | (length > 0 and all)')"
 
 # ---- two core folders: the nonce decides, never the sort
 variant twocore
