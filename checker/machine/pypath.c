@@ -86,7 +86,7 @@ static int add_entry(struct pypath *pp, char *path, const char *from, int site)
 		return 0;
 	}
 	if (pp->n >= PYPATH_MAX_ENTRIES) {
-		if (pp->n == PYPATH_MAX_ENTRIES)
+		if (!pp->dropped++) /* said once: n stays at the cap */
 			strlist_pushf(&pp->notes, "sys.path has more than %d entries: the rest are not looked at",
 				      PYPATH_MAX_ENTRIES);
 		free(path);

@@ -83,6 +83,7 @@ struct pypath {
 	char *store_family; /* the Microsoft Store package family (PythonSoftwareFoundation.Python.3.11_...) */
 	struct pypath_entry *e;
 	size_t n, alloc;
+	size_t dropped;       /* entries past PYPATH_MAX_ENTRIES, not looked at */
 	struct strlist notes; /* what was not followed or could not be read, one sentence each */
 };
 
