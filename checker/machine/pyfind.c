@@ -394,9 +394,15 @@ int pyfind_launcher(struct pyfind *f, struct view *v, const char *spec, struct e
 		if (tag_matches(&regs[i], maj, min, suffix) && (!best || better(&regs[i], best)))
 			best = &regs[i];
 	if (!best) {
+		/* a registration passed over (its python.exe is not there) is the likely cause: say it */
+		const char *gone = NULL;
+		for (i = 0; i < f->notes.n && !gone; i++)
+			if (!strncmp(f->notes.v[i], "PEP 514 registration ", 21))
+				gone = f->notes.v[i];
 		err_set(err, "the py launcher finds no Python %s: no PEP 514 registration under HKLM\\%s matches%s "
-			     "(per-user installs, registered under HKCU, are not read)",
-			spec && *spec ? spec : "3", PEP514_KEY, view_has_registry(v) ? "" : " (no registry given)");
+			     "(per-user installs, registered under HKCU, are not read)%s%s",
+			spec && *spec ? spec : "3", PEP514_KEY, view_has_registry(v) ? "" : " (no registry given)",
+			gone ? "; " : "", gone ? gone : "");
 		goto out;
 	}
 	f->python = xstrdup(best->exe);
