@@ -264,9 +264,18 @@ struct pep514 {
 	int view;
 };
 
-/* The registrations of one registry view whose python.exe is on the machine. */
-static void pep514_list(struct pyfind *f, struct view *v, int regview, struct pep514 **out, size_t *n,
-			size_t *alloc)
+static int tag_matches(const struct pep514 *r, long maj, long min, const char *suffix);
+
+/*
+ * The registrations of one registry view that answer the spec (want_*) and
+ * whose python.exe is on the machine. Every tag is looked at (the first 256
+ * alone hid a 3.11 registered after 50,000 others); the ones passed over
+ * because their python.exe is not there are said, the first PEP514_MAX_SAID
+ * of them one by one, then counted.
+ */
+#define PEP514_MAX_SAID 8
+static void pep514_list(struct pyfind *f, struct view *v, int regview, long want_maj, long want_min,
+			const char *want_suffix, size_t *gone, struct pep514 **out, size_t *n, size_t *alloc)
 {
 	struct strlist tags = STRLIST_INIT;
 	struct err e;
@@ -274,15 +283,20 @@ static void pep514_list(struct pyfind *f, struct view *v, int regview, struct pe
 	err_clear(&e);
 	if (view_reg_subkeys(v, PEP514_KEY, regview, &tags, &e) != 0)
 		return;
-	for (i = 0; i < tags.n && i < 256; i++) {
+	for (i = 0; i < tags.n; i++) {
 		struct strbuf val = STRBUF_INIT;
-		char *key = xasprintf("%s\\%s\\InstallPath", PEP514_KEY, tags.v[i]), *exe = NULL;
+		char *key, *exe = NULL;
 		long maj, min;
 		const char *suffix;
-		if (!parse_tag(tags.v[i], &maj, &min, &suffix)) {
-			free(key);
+		struct pep514 probe;
+		if (!parse_tag(tags.v[i], &maj, &min, &suffix))
 			continue;
-		}
+		probe.tag = tags.v[i];
+		probe.maj = maj;
+		probe.min = min;
+		if (!tag_matches(&probe, want_maj, want_min, want_suffix))
+			continue;
+		key = xasprintf("%s\\%s\\InstallPath", PEP514_KEY, tags.v[i]);
 		if (view_reg_get(v, key, "ExecutablePath", regview, &val, &e) == 0 && val.len)
 			exe = winpath_normalize(val.buf);
 		strbuf_reset(&val);
@@ -296,8 +310,9 @@ static void pep514_list(struct pyfind *f, struct view *v, int regview, struct pe
 		if (!exe)
 			continue;
 		if (!view_is_file(v, exe)) {
-			strlist_pushf(&f->notes, "PEP 514 registration PythonCore\\%s names %s, which is not there", tags.v[i],
-				      exe);
+			if ((*gone)++ < PEP514_MAX_SAID)
+				strlist_pushf(&f->notes, "PEP 514 registration PythonCore\\%s names %s, which is not there",
+					      tags.v[i], exe);
 			free(exe);
 			continue;
 		}
@@ -339,7 +354,7 @@ static int better(const struct pep514 *a, const struct pep514 *b)
 int pyfind_launcher(struct pyfind *f, struct view *v, const char *spec, struct err *err)
 {
 	struct pep514 *regs = NULL;
-	size_t n = 0, alloc = 0, i;
+	size_t n = 0, alloc = 0, i, gone = 0;
 	char *py = find_py(v), *chosen_spec = NULL, *spec_from = NULL;
 	const struct pep514 *best = NULL;
 	long maj = 3, min = -1;
@@ -388,21 +403,24 @@ int pyfind_launcher(struct pyfind *f, struct view *v, const char *spec, struct e
 			spec_from ? spec_from : "");
 		goto out;
 	}
-	pep514_list(f, v, 64, &regs, &n, &alloc);
-	pep514_list(f, v, 32, &regs, &n, &alloc);
+	pep514_list(f, v, 64, maj, min, suffix, &gone, &regs, &n, &alloc);
+	pep514_list(f, v, 32, maj, min, suffix, &gone, &regs, &n, &alloc);
+	if (gone > PEP514_MAX_SAID)
+		strlist_pushf(&f->notes, "%zu more PEP 514 registrations name a python.exe that is not there",
+			      gone - PEP514_MAX_SAID);
 	for (i = 0; i < n; i++)
-		if (tag_matches(&regs[i], maj, min, suffix) && (!best || better(&regs[i], best)))
+		if (!best || better(&regs[i], best))
 			best = &regs[i];
 	if (!best) {
 		/* a registration passed over (its python.exe is not there) is the likely cause: say it */
-		const char *gone = NULL;
-		for (i = 0; i < f->notes.n && !gone; i++)
+		const char *said = NULL;
+		for (i = 0; i < f->notes.n && !said; i++)
 			if (!strncmp(f->notes.v[i], "PEP 514 registration ", 21))
-				gone = f->notes.v[i];
+				said = f->notes.v[i];
 		err_set(err, "the py launcher finds no Python %s: no PEP 514 registration under HKLM\\%s matches%s "
 			     "(per-user installs, registered under HKCU, are not read)%s%s",
 			spec && *spec ? spec : "3", PEP514_KEY, view_has_registry(v) ? "" : " (no registry given)",
-			gone ? "; " : "", gone ? gone : "");
+			said ? "; " : "", said ? said : "");
 		goto out;
 	}
 	f->python = xstrdup(best->exe);

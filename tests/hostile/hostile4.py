@@ -287,6 +287,9 @@ def s_pep514():
         case(S, what, launcher_args(t, "--format", "github"), expect)
     t = launcher_tree(None, tags=[("3.%d" % i, "C:\\P%d\\" % i) for i in range(5000)] + [("3.11", "C:\\Python311\\")])
     case(S, "5,000 registrations naming missing folders: bounded, a verdict", launcher_args(t), rc_in((1, 2)), timeout=30)
+    t = launcher_tree(None, tags=[("3.%d" % i, "C:\\P%d\\" % i) for i in range(12, 50012)] + [("3.11", "C:\\Python311\\")])
+    case(S, "3.11 registered after 50,000 others whose folders are missing: found (the first 256 alone were read), "
+         "the missing ones counted", launcher_args(t, "--python", "py:3.11"), PICK311, timeout=60)
     t = tree()
     keys = [("SOFTWARE\\Python\\PythonCore\\3.11\\InstallPath", [("", "C:\\Python311\\"), ("ExecutablePath", "C:\\Python311")])]
     write(t, "registry.reg", reg_text(keys))

@@ -407,12 +407,13 @@ static void test_launcher(void)
 	CHECK_INT(pyfind_launcher(&f, v, NULL, &e), 0);
 	CHECK_STR(f.python, "C:\\Py311\\python.exe");
 	CHECK_HAS(f.why, "of 3.11 from [defaults] python= of C:\\Windows\\py.ini");
-	CHECK_HAS(joined(&f.notes), "PythonCore\\3.13 names C:\\Gone\\python.exe, which is not there");
+	CHECK(strstr(joined(&f.notes), "3.13") == NULL); /* a registration the spec does not ask for is not said */
 	pyfind_release(&f);
 	/* PY_PYTHON wins over py.ini; "3" is the newest 3.x */
 	view_setenv(v, "PY_PYTHON", "3");
 	CHECK_INT(pyfind_launcher(&f, v, NULL, &e), 0);
 	CHECK_STR(f.python, "C:\\Py312\\python.exe");
+	CHECK_HAS(joined(&f.notes), "PythonCore\\3.13 names C:\\Gone\\python.exe, which is not there");
 	pyfind_release(&f);
 	CHECK_INT(pyfind_launcher(&f, v, "3.10-32", &e), 0);
 	CHECK_STR(f.python, "C:\\Py310-32\\python.exe");
