@@ -3,7 +3,8 @@
  * console does for `python`: each entry in order, python.exe in it. The
  * py launcher's choice follows the launcher's documentation ("Using Python
  * on Windows", the Python Launcher section) and PEP 514 (registry layout):
- * InstallPath's ExecutablePath value, else its default value + python.exe.
+ * InstallPath's ExecutablePath value, else its default value + python.exe;
+ * a registration without the default value is passed over (PC/launcher2.c).
  */
 #include "machine/pyfind.h"
 
@@ -297,13 +298,19 @@ static void pep514_list(struct pyfind *f, struct view *v, int regview, long want
 		if (!tag_matches(&probe, want_maj, want_min, want_suffix))
 			continue;
 		key = xasprintf("%s\\%s\\InstallPath", PEP514_KEY, tags.v[i]);
-		if (view_reg_get(v, key, "ExecutablePath", regview, &val, &e) == 0 && val.len)
-			exe = winpath_normalize(val.buf);
-		strbuf_reset(&val);
-		if (!exe && view_reg_get(v, key, "", regview, &val, &e) == 0 && val.len) {
+		/* launcher2.c's _registryReadEnvironment: no InstallPath default value, no environment, even
+		 * with an ExecutablePath */
+		if (view_reg_get(v, key, "", regview, &val, &e) == 0 && val.len) {
 			char *d = winpath_normalize(val.buf);
-			exe = winpath_join(d, "python.exe");
+			strbuf_reset(&val);
+			if (view_reg_get(v, key, "ExecutablePath", regview, &val, &e) == 0 && val.len)
+				exe = winpath_normalize(val.buf);
+			else
+				exe = winpath_join(d, "python.exe");
 			free(d);
+		} else if ((*gone)++ < PEP514_MAX_SAID) {
+			strlist_pushf(&f->notes, "PEP 514 registration PythonCore\\%s has no InstallPath default value: "
+						 "the py launcher passes it over", tags.v[i]);
 		}
 		strbuf_release(&val);
 		free(key);

@@ -379,8 +379,11 @@ static void test_launcher(void)
 	    "Windows Registry Editor Version 5.00\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.11\\InstallPath]\r\n@=\"C:\\\\Py311\\\\\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.11\\PythonPath\\Extra]\r\n@=\"C:\\\\Extra;rel\"\r\n\r\n"
-	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.12\\InstallPath]\r\n"
+	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.12\\InstallPath]\r\n@=\"C:\\\\Elsewhere\"\r\n"
 	    "\"ExecutablePath\"=\"C:\\\\Py312\\\\python.exe\"\r\n\r\n"
+	    /* no default value: the launcher (PC/launcher2.c) passes it over, ExecutablePath or not */
+	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.14\\InstallPath]\r\n"
+	    "\"ExecutablePath\"=\"C:\\\\Py311\\\\python.exe\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.10-32\\InstallPath]\r\n@=\"C:\\\\Py310-32\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.13\\InstallPath]\r\n@=\"C:\\\\Gone\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\not-a-tag\\InstallPath]\r\n@=\"C:\\\\Py311\"\r\n");
@@ -414,6 +417,7 @@ static void test_launcher(void)
 	CHECK_INT(pyfind_launcher(&f, v, NULL, &e), 0);
 	CHECK_STR(f.python, "C:\\Py312\\python.exe");
 	CHECK_HAS(joined(&f.notes), "PythonCore\\3.13 names C:\\Gone\\python.exe, which is not there");
+	CHECK_HAS(joined(&f.notes), "PythonCore\\3.14 has no InstallPath default value: the py launcher passes it over");
 	pyfind_release(&f);
 	CHECK_INT(pyfind_launcher(&f, v, "3.10-32", &e), 0);
 	CHECK_STR(f.python, "C:\\Py310-32\\python.exe");
