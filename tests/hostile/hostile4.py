@@ -294,6 +294,12 @@ def s_pep514():
     keys = [("SOFTWARE\\Python\\PythonCore\\3.11\\InstallPath", [("", "C:\\Python311\\"), ("ExecutablePath", "C:\\Python311")])]
     write(t, "registry.reg", reg_text(keys))
     case(S, "ExecutablePath naming a folder", launcher_args(t), rc_in((1, 2)))
+    t = launcher_tree(None, tags=[("3.10", "C:\\Python310\\")])
+    keys = [("SOFTWARE\\Python\\PythonCore\\3.11\\InstallPath", [("ExecutablePath", "C:\\Python311\\python.exe")]),
+            ("SOFTWARE\\Python\\PythonCore\\3.10\\InstallPath", [("", "C:\\Python310\\")])]
+    write(t, "registry.reg", reg_text(keys))
+    case(S, "3.11 with an ExecutablePath but no InstallPath default value: passed over as the launcher does (3.10 chosen)",
+         launcher_args(t), PICK310)
     t = tree()
     keys = [("SOFTWARE\\Python\\PythonCore\\3.11\\InstallPath", [("", b"dword:00000001")])]
     write(t, "registry.reg", reg_text(keys))
@@ -536,6 +542,21 @@ def s_profiles():
         case("inventory --write-profile", "...the written file lints clean", ["matrix", "lint", out], rc_is(0))
         case("inventory --write-profile", "...and serves as --profile", base + ["--profile", out], all_of(rc_in((1,)), gh_clean))
     case("inventory --write-profile", "a folder as the target", ["inventory", "--root", t2, "--write-profile", t2], rc_is(2))
+    nt = ("SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion", [("DisplayVersion", "24H2\n::error::w%0A <b>h</b> `c` |d| *e*"), ("CurrentBuildNumber", "99999999999999999999")])
+    t3 = tree()
+    write(t3, "registry.reg", reg_text([mem, nv, rt, nt]))
+    for pname in ("a\nb::error::x", "<b>h</b>|`x`", "p" * 5000, "-", ""):
+        out = os.path.join(t3, "w.yml")
+        if os.path.exists(out):
+            os.unlink(out)
+        r = case("inventory --write-profile", "--profile-name %r and a hostile DisplayVersion/CurrentBuildNumber" % pname[:20],
+                 ["inventory", "--root", t3, "--registry", os.path.join(t3, "registry.reg"), "--write-profile", out,
+                  "--profile-name", pname], rc_in((0, 1, 2)))
+        if r and r[0] != 2 and os.path.exists(out):
+            for fmt in ("github", "markdown", "sarif", "text"):
+                case("inventory --write-profile", "...read back as --profile (--format %s)" % fmt,
+                     ["check", "--root", t, "--python", PY, "--format", fmt, "--profile", out],
+                     all_of(rc_in((1, 2)), gh_clean, no_raw("<b>h</b>")))
 
 
 def s_matrix_rows():
