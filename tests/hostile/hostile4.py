@@ -645,14 +645,14 @@ def s_app_host():
     write(t3, "App/app.exe", exe)
     os.symlink("..", os.path.join(t3, "App/_internal/loop"))
     os.symlink("../../Python311/Lib/site-packages/torch", os.path.join(t3, "App/_internal/torch"))
-    case(S, "onedir whose _internal holds a link loop and a link to another torch",
-         ["check", "--root", t3, "--app", "C:\\App\\app.exe"], rc_in((1, 2)), timeout=60)
+    case(S, "an exe without an archive beside _internal holding a link loop and a link to another torch: a clear error",
+         ["check", "--root", t3, "--app", "C:\\App\\app.exe"], rc_is(2, "no PyInstaller archive"), timeout=60)
     t4 = tree()
     os.makedirs(os.path.join(t4, "App/lib"))
     write(t4, "App/app.exe", exe)
     os.symlink("../../Python311/Lib/site-packages/torch", os.path.join(t4, "App/lib/torch"))
     os.symlink("..", os.path.join(t4, "App/lib/loop"))
-    case(S, "cx_Freeze-like lib\\ with a link loop", ["check", "--root", t4, "--app", "C:\\App"], rc_in((1, 2)), timeout=60)
+    case(S, "a folder of an exe without an archive and lib\\ with a link loop: a clear error", ["check", "--root", t4, "--app", "C:\\App"], rc_is(2), timeout=60)
 
 
 for f in (s_py_ini, s_pep514, s_pyvenv, s_pth, s_env, s_memory, s_paging, s_conda, s_profiles, s_matrix_rows, s_adapters, s_app_host):
