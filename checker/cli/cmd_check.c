@@ -382,7 +382,9 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 		if (!t && o->pins)
 			return 0;
 		if (!t) {
-			if (cp->path.dropped) /* a cap is no answer: say that torch may be past it */
+			if (cp->path.cannot_start)
+				cmd_usage_error("check: python %s: %s", p->python, cp->path.cannot_start);
+			else if (cp->path.dropped) /* a cap is no answer: say that torch may be past it */
 				cmd_usage_error("check: python %s: no torch package in the first %zu folders of its sys.path "
 						"(from %s); %zu more were not looked at (at most %d are): torch may be "
 						"among them",

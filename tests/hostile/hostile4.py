@@ -338,6 +338,7 @@ def s_pyvenv():
         ("a 100,000-line file", "x = y\n" * 40000 + good, rc_in((1, 2))),
         ("UTF-16LE", ("\ufeff" + good).encode("utf-16-le"), rc_in((1, 2))),
         ("a line of 1 MiB", "x = " + "y" * (1 << 20) + "\n" + good, rc_in((1, 2))),
+        ("36 KB: CPython 3.11+ stops at start-up, said", good + "x = y\n" * 6000, rc_is(2, "stops at start-up")),
     ]:
         case(S, what, venv_args(venv_tree(cfg)), expect, timeout=30)
     for fmt in ("github", "markdown", "sarif", "json"):
@@ -362,6 +363,9 @@ def s_pth():
         ("a workflow command as a path", "::error::x%0A\nLib\\site-packages\n", all_of(rc_in((1, 2)), gh_clean)),
         ("UTF-16LE", ("\ufeff.\nLib\\site-packages\n").encode("utf-16-le"), rc_in((1, 2))),
         ("comments after #", "Lib\\site-packages # mine\n", rc_in((1, 2))),
+        ("32,767 bytes (CPython 3.11+ reads it)", ".\nLib\\site-packages\nimport site\n" + "#" * (32767 - 32), PICK311),
+        ("36 KB: CPython 3.11+ stops at start-up, said (never a verdict on torch)",
+         ".\nLib\\site-packages\nimport site\n" + "# pad\n" * 6000, rc_is(2, "stops at start-up")),
     ]:
         t = tree()
         write(t, "Python311/python311._pth", pth)

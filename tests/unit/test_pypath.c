@@ -287,6 +287,25 @@ static void test_venv_and_pth(void)
 	CHECK_INT(build(&pp, v, "C:\\emb\\python.exe", 0), 0);
 	CHECK_STR(entries(&pp), "C:\\emb\\python311.zip|C:\\emb|C:\\emb\\Lib\\site-packages");
 	CHECK_STR(pp.user_site_off, "isolated by its ._pth file");
+	CHECK(pp.cannot_start == NULL);
+	/* CPython 3.11+ stops at start-up on a ._pth of 32 KiB or more (getpath.c's readlines): no sys.path */
+	{
+		struct strbuf pth = STRBUF_INIT;
+		strbuf_adds(&pth, "python311.zip\n.\nimport site\n");
+		while (pth.len < PYPATH_GETPATH_MAX - 1)
+			strbuf_addch(&pth, '#');
+		put(root, "emb/python311._pth", pth.buf, pth.len); /* 32767 bytes: read */
+		CHECK_INT(build(&pp, v, "C:\\emb\\python.exe", 0), 0);
+		CHECK(pp.cannot_start == NULL);
+		CHECK_INT(pp.n, 3);
+		strbuf_addch(&pth, '#');
+		put(root, "emb/python311._pth", pth.buf, pth.len); /* 32768 bytes: Python stops */
+		CHECK_INT(build(&pp, v, "C:\\emb\\python.exe", 0), 0);
+		CHECK_HAS(pp.cannot_start, "C:\\emb\\python311._pth is 32 KiB or larger");
+		CHECK_INT(pp.n, 0);
+		strbuf_release(&pth);
+		PUT(root, "emb/python311._pth", "python311.zip\n.\nimport site\n");
+	}
 	/* PYTHONHOME: no ._pth search, the prefix is there */
 	view_setenv(v, "PYTHONHOME", "C:\\Py311");
 	view_setenv(v, "PYTHONPATH", "");
