@@ -18,7 +18,10 @@
 #include "util/text.h"
 
 #define PEP514_KEY "SOFTWARE\\Python\\PythonCore"
-#define PYFIND_MAX_PATH_ENTRIES 512
+/* A PATH Windows keeps holds at most 32,767 characters, so at most 8,192 absolute entries ("C:\;"):
+ * the cap is never reached by a real machine's PATH, and said when --env gives a longer one */
+#define PYFIND_MAX_PATH_ENTRIES 8192
+#define PYFIND_MAX_PATH_ENTRIES_TEXT "8,192"
 
 void pyfind_init(struct pyfind *f)
 {
@@ -191,6 +194,11 @@ static int from_path(struct pyfind *f, struct view *v)
 		}
 		free(exe);
 		free(dir);
+	}
+	if (*s) {
+		strlist_pushf(&f->notes, "PATH has more than %d entries (more than Windows' 32,767 characters hold): "
+					 "the rest were not searched for python.exe", PYFIND_MAX_PATH_ENTRIES);
+		return 2;
 	}
 	return 1;
 }
@@ -453,8 +461,10 @@ out:
 int pyfind_default(struct pyfind *f, struct view *v, struct err *err)
 {
 	struct err e;
-	if (from_path(f, v) == 0)
+	int capped = from_path(f, v);
+	if (capped == 0)
 		return 0;
+	capped = capped == 2;
 	err_clear(&e);
 	if (pyfind_launcher(f, v, NULL, &e) == 0) {
 		char *why = xasprintf("no python.exe on PATH; %s", f->why);
@@ -462,6 +472,7 @@ int pyfind_default(struct pyfind *f, struct view *v, struct err *err)
 		f->why = why;
 		return 0;
 	}
-	return err_set(err, "no python.exe on the machine's PATH%s, and %s", view_getenv(v, "PATH") ? "" : " (PATH is not set: --env PATH=...)",
-		       e.msg);
+	return err_set(err, "no python.exe %s the machine's PATH%s, and %s",
+		       capped ? "in the first " PYFIND_MAX_PATH_ENTRIES_TEXT " entries of" : "on",
+		       view_getenv(v, "PATH") ? "" : " (PATH is not set: --env PATH=...)", e.msg);
 }

@@ -265,6 +265,17 @@ def s_py_ini():
     case(S, "--python py:3.10", launcher_args(t, "--python", "py:3.10"), PICK310)
     case(S, "--python py:banana", launcher_args(t, "--python", "py:banana"), rc_is(2))
     case(S, "--python py:3.11-32 with no 32-bit registration", launcher_args(t, "--python", "py:3.11-32"), rc_is(2))
+    S = "PATH"
+    t = tree()
+    many = ["C:\\n%d" % i for i in range(600)]
+    case(S, "python.exe in PATH's 601st entry: found (the first 512 alone were searched)",
+         ["check", "--root", t, "--env", "PATH=" + ";".join(many + ["C:\\Python311"])], PICK311)
+    many = ["C:\\n%d" % i for i in range(9000)]
+    case(S, "9,000 entries (more than Windows' 32,767 characters hold), python.exe after them: the cap said",
+         ["check", "--root", t, "--env", "PATH=" + ";".join(many + ["C:\\Python311"])], rc_is(2, "first 8,192 entries"))
+    case(S, "entries quoted, relative, empty and with a workflow command",
+         ["check", "--root", t, "--format", "github", "--env", 'PATH=;;"C:\\x";rel;.;C:\\::error::x%0A;"C:\\Python311"'],
+         all_of(PICK311, gh_clean))
 
 
 def s_pep514():
