@@ -628,6 +628,12 @@ def s_app_host():
         ("--default-dll-dirs negative", ["--host", PY, "--site-packages", "C:\\Python311\\Lib\\site-packages", "--default-dll-dirs", "-1"], rc_is(2)),
     ]:
         case(S, what, ["check", "--root", t] + args, expect)
+    th = tree()
+    write(th, "Host/host.exe", open(os.path.join(BASE, "Python311/python.exe"), "rb").read())
+    for fmt in ("text", "json"):
+        case(S, "--host: a program that embeds Python gets no freezer's fix (no PyInstaller, no cx_Freeze) (--format %s)" % fmt,
+             ["check", "--root", th, "--host", "C:\\Host\\host.exe", "--site-packages", "C:\\Python311\\Lib\\site-packages",
+              "--format", fmt], all_of(rc_is(1, "fbgemm"), no_raw("PyInstaller", "cx_Freeze", "--collect-binaries")))
     # a onefile-looking exe: python.exe with a PyInstaller cookie and a lying TOC appended
     import struct, zlib
     exe = open(os.path.join(BASE, "Python311/python.exe"), "rb").read()
