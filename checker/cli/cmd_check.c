@@ -382,9 +382,18 @@ static int resolve_paths(const struct check_opts *o, struct view *v, struct chec
 		if (!t && o->pins)
 			return 0;
 		if (!t) {
-			cmd_usage_error("check: python %s: no torch package on its sys.path (%zu folders, from %s; "
-					"`torch-dll-check check --json` lists them)",
-					p->python, cp->path.n, cp->path.n ? cp->path.e[0].path : "none");
+			if (cp->path.cannot_start)
+				cmd_usage_error("check: python %s: %s", p->python, cp->path.cannot_start);
+			else if (cp->path.dropped) /* a cap is no answer: say that torch may be past it */
+				cmd_usage_error("check: python %s: no torch package in the first %zu folders of its sys.path "
+						"(from %s); %zu more were not looked at (at most %d are): torch may be "
+						"among them",
+						p->python, cp->path.n, cp->path.e[0].path, cp->path.dropped,
+						PYPATH_MAX_ENTRIES);
+			else
+				cmd_usage_error("check: python %s: no torch package on its sys.path (%zu folders, from %s; "
+						"`torch-dll-check check --json` lists them)",
+						p->python, cp->path.n, cp->path.n ? cp->path.e[0].path : "none");
 			return -1;
 		}
 		p->torch = xstrdup(t);

@@ -39,9 +39,26 @@ static void prefix_fix(struct finding *f, const char *fix)
 	free(s);
 }
 
+/* Which freezer started the process (run->launcher_what, "PyInstaller 6.x onedir", "cx_Freeze 7.x"); a
+ * program that embeds Python (--host) is neither, and gets no freezer's options. */
+enum app_kind { APP_PYINSTALLER, APP_CX_FREEZE, APP_HOST };
+
+static enum app_kind app_kind(const struct torch_run *run)
+{
+	const char *w = run->launcher_what;
+	if (w && !strncmp(w, "PyInstaller", 11))
+		return APP_PYINSTALLER;
+	if (w && !strncmp(w, "cx_Freeze", 9))
+		return APP_CX_FREEZE;
+	return APP_HOST;
+}
+
 static void refix(struct findings *out, const struct torch_run *run)
 {
 	size_t i;
+	enum app_kind kind = app_kind(run);
+	if (kind == APP_HOST)
+		return; /* its own files: the generic fixes stand */
 	for (i = 0; i < out->n; i++) {
 		struct finding *f = &out->v[i];
 		const char *at;
@@ -49,11 +66,17 @@ static void refix(struct findings *out, const struct torch_run *run)
 		if (!f->install || str_icmp(f->install, run->torch_dir) || !f->leaf)
 			continue;
 		if ((f->winerror == 126 && f->rule == RULE_MISSING_DLL) || f->rule == RULE_DELETED_AFTER_INSTALL) {
-			fix = xasprintf("rebuild the app so that it holds %s: PyInstaller collects torch's DLLs with "
-					"`--collect-binaries torch` (in a hook: collect_dynamic_libs(\"torch\")); a DLL "
-					"from elsewhere with `--add-binary SRC;.` (the top-level folder, which the "
-					"bootloader searches)",
-					f->leaf);
+			if (kind == APP_CX_FREEZE)
+				fix = xasprintf("rebuild the app so that it holds %s: cx_Freeze copies a package whole when "
+						"build_exe's `packages` names it (packages=[\"torch\"]), a DLL from "
+						"elsewhere when `include_files` does",
+						f->leaf);
+			else
+				fix = xasprintf("rebuild the app so that it holds %s: PyInstaller collects torch's DLLs with "
+						"`--collect-binaries torch` (in a hook: collect_dynamic_libs(\"torch\")); a DLL "
+						"from elsewhere with `--add-binary SRC;.` (the top-level folder, which the "
+						"bootloader searches)",
+						f->leaf);
 			prefix_fix(f, fix);
 			free(fix);
 		} else if ((f->rule == RULE_RUNTIME_TOO_OLD || f->rule == RULE_SHADOWED_DLL) &&
@@ -99,6 +122,7 @@ static void upx(struct findings *out, const struct torch_run *run, struct view *
 {
 	struct strlist seen = STRLIST_INIT;
 	size_t i;
+	enum app_kind kind = app_kind(run);
 	walk(run->python_res.root, run, &seen, 0);
 	for (i = 0; i < 3; i++)
 		walk(run->vc[i].res.root, run, &seen, 0);
@@ -110,11 +134,14 @@ static void upx(struct findings *out, const struct torch_run *run, struct view *
 		if (!upx_packed(v, seen.v[i]))
 			continue;
 		title = xasprintf("%s is packed with UPX", base);
-		msg = xasprintf("%s has sections named UPX0/UPX1: the freezer compressed it with UPX. It unpacks "
+		msg = xasprintf("%s has sections named UPX0/UPX1: %s compressed it with UPX. It unpacks "
 				"itself in memory when loaded; UPX breaks DLLs built with Control Flow Guard and is a "
 				"known cause of corrupt or failing torch DLLs in frozen apps.",
-				seen.v[i]);
-		fix = xasprintf("rebuild the app with PyInstaller's `--noupx`, or `--upx-exclude %s`", base);
+				seen.v[i], kind == APP_PYINSTALLER ? "the freezer" : "something");
+		if (kind == APP_PYINSTALLER)
+			fix = xasprintf("rebuild the app with PyInstaller's `--noupx`, or `--upx-exclude %s`", base);
+		else
+			fix = xasprintf("replace %s with the uncompressed DLL it was made from", base);
 		finding_add(out, RULE_UPX_PACKED, SEV_DEFAULT,
 			    &(struct finding_spec){ .title = title, .message = msg, .fix = fix,
 						    .install = run->torch_dir, .binary = seen.v[i], .leaf = base,

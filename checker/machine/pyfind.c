@@ -3,7 +3,8 @@
  * console does for `python`: each entry in order, python.exe in it. The
  * py launcher's choice follows the launcher's documentation ("Using Python
  * on Windows", the Python Launcher section) and PEP 514 (registry layout):
- * InstallPath's ExecutablePath value, else its default value + python.exe.
+ * InstallPath's ExecutablePath value, else its default value + python.exe;
+ * a registration without the default value is passed over (PC/launcher2.c).
  */
 #include "machine/pyfind.h"
 
@@ -17,7 +18,10 @@
 #include "util/text.h"
 
 #define PEP514_KEY "SOFTWARE\\Python\\PythonCore"
-#define PYFIND_MAX_PATH_ENTRIES 512
+/* A PATH Windows keeps holds at most 32,767 characters, so at most 8,192 absolute entries ("C:\;"):
+ * the cap is never reached by a real machine's PATH, and said when --env gives a longer one */
+#define PYFIND_MAX_PATH_ENTRIES 8192
+#define PYFIND_MAX_PATH_ENTRIES_TEXT "8,192"
 
 void pyfind_init(struct pyfind *f)
 {
@@ -191,6 +195,11 @@ static int from_path(struct pyfind *f, struct view *v)
 		free(exe);
 		free(dir);
 	}
+	if (*s) {
+		strlist_pushf(&f->notes, "PATH has more than %d entries (more than Windows' 32,767 characters hold): "
+					 "the rest were not searched for python.exe", PYFIND_MAX_PATH_ENTRIES);
+		return 2;
+	}
 	return 1;
 }
 
@@ -264,9 +273,18 @@ struct pep514 {
 	int view;
 };
 
-/* The registrations of one registry view whose python.exe is on the machine. */
-static void pep514_list(struct pyfind *f, struct view *v, int regview, struct pep514 **out, size_t *n,
-			size_t *alloc)
+static int tag_matches(const struct pep514 *r, long maj, long min, const char *suffix);
+
+/*
+ * The registrations of one registry view that answer the spec (want_*) and
+ * whose python.exe is on the machine. Every tag is looked at (the first 256
+ * alone hid a 3.11 registered after 50,000 others); the ones passed over
+ * because their python.exe is not there are said, the first PEP514_MAX_SAID
+ * of them one by one, then counted.
+ */
+#define PEP514_MAX_SAID 8
+static void pep514_list(struct pyfind *f, struct view *v, int regview, long want_maj, long want_min,
+			const char *want_suffix, size_t *gone, struct pep514 **out, size_t *n, size_t *alloc)
 {
 	struct strlist tags = STRLIST_INIT;
 	struct err e;
@@ -274,30 +292,42 @@ static void pep514_list(struct pyfind *f, struct view *v, int regview, struct pe
 	err_clear(&e);
 	if (view_reg_subkeys(v, PEP514_KEY, regview, &tags, &e) != 0)
 		return;
-	for (i = 0; i < tags.n && i < 256; i++) {
+	for (i = 0; i < tags.n; i++) {
 		struct strbuf val = STRBUF_INIT;
-		char *key = xasprintf("%s\\%s\\InstallPath", PEP514_KEY, tags.v[i]), *exe = NULL;
+		char *key, *exe = NULL;
 		long maj, min;
 		const char *suffix;
-		if (!parse_tag(tags.v[i], &maj, &min, &suffix)) {
-			free(key);
+		struct pep514 probe;
+		if (!parse_tag(tags.v[i], &maj, &min, &suffix))
 			continue;
-		}
-		if (view_reg_get(v, key, "ExecutablePath", regview, &val, &e) == 0 && val.len)
-			exe = winpath_normalize(val.buf);
-		strbuf_reset(&val);
-		if (!exe && view_reg_get(v, key, "", regview, &val, &e) == 0 && val.len) {
+		probe.tag = tags.v[i];
+		probe.maj = maj;
+		probe.min = min;
+		if (!tag_matches(&probe, want_maj, want_min, want_suffix))
+			continue;
+		key = xasprintf("%s\\%s\\InstallPath", PEP514_KEY, tags.v[i]);
+		/* launcher2.c's _registryReadEnvironment: no InstallPath default value, no environment, even
+		 * with an ExecutablePath */
+		if (view_reg_get(v, key, "", regview, &val, &e) == 0 && val.len) {
 			char *d = winpath_normalize(val.buf);
-			exe = winpath_join(d, "python.exe");
+			strbuf_reset(&val);
+			if (view_reg_get(v, key, "ExecutablePath", regview, &val, &e) == 0 && val.len)
+				exe = winpath_normalize(val.buf);
+			else
+				exe = winpath_join(d, "python.exe");
 			free(d);
+		} else if ((*gone)++ < PEP514_MAX_SAID) {
+			strlist_pushf(&f->notes, "PEP 514 registration PythonCore\\%s has no InstallPath default value: "
+						 "the py launcher passes it over", tags.v[i]);
 		}
 		strbuf_release(&val);
 		free(key);
 		if (!exe)
 			continue;
 		if (!view_is_file(v, exe)) {
-			strlist_pushf(&f->notes, "PEP 514 registration PythonCore\\%s names %s, which is not there", tags.v[i],
-				      exe);
+			if ((*gone)++ < PEP514_MAX_SAID)
+				strlist_pushf(&f->notes, "PEP 514 registration PythonCore\\%s names %s, which is not there",
+					      tags.v[i], exe);
 			free(exe);
 			continue;
 		}
@@ -339,7 +369,7 @@ static int better(const struct pep514 *a, const struct pep514 *b)
 int pyfind_launcher(struct pyfind *f, struct view *v, const char *spec, struct err *err)
 {
 	struct pep514 *regs = NULL;
-	size_t n = 0, alloc = 0, i;
+	size_t n = 0, alloc = 0, i, gone = 0;
 	char *py = find_py(v), *chosen_spec = NULL, *spec_from = NULL;
 	const struct pep514 *best = NULL;
 	long maj = 3, min = -1;
@@ -388,15 +418,24 @@ int pyfind_launcher(struct pyfind *f, struct view *v, const char *spec, struct e
 			spec_from ? spec_from : "");
 		goto out;
 	}
-	pep514_list(f, v, 64, &regs, &n, &alloc);
-	pep514_list(f, v, 32, &regs, &n, &alloc);
+	pep514_list(f, v, 64, maj, min, suffix, &gone, &regs, &n, &alloc);
+	pep514_list(f, v, 32, maj, min, suffix, &gone, &regs, &n, &alloc);
+	if (gone > PEP514_MAX_SAID)
+		strlist_pushf(&f->notes, "%zu more PEP 514 registrations name a python.exe that is not there",
+			      gone - PEP514_MAX_SAID);
 	for (i = 0; i < n; i++)
-		if (tag_matches(&regs[i], maj, min, suffix) && (!best || better(&regs[i], best)))
+		if (!best || better(&regs[i], best))
 			best = &regs[i];
 	if (!best) {
+		/* a registration passed over (its python.exe is not there) is the likely cause: say it */
+		const char *said = NULL;
+		for (i = 0; i < f->notes.n && !said; i++)
+			if (!strncmp(f->notes.v[i], "PEP 514 registration ", 21))
+				said = f->notes.v[i];
 		err_set(err, "the py launcher finds no Python %s: no PEP 514 registration under HKLM\\%s matches%s "
-			     "(per-user installs, registered under HKCU, are not read)",
-			spec && *spec ? spec : "3", PEP514_KEY, view_has_registry(v) ? "" : " (no registry given)");
+			     "(per-user installs, registered under HKCU, are not read)%s%s",
+			spec && *spec ? spec : "3", PEP514_KEY, view_has_registry(v) ? "" : " (no registry given)",
+			said ? "; " : "", said ? said : "");
 		goto out;
 	}
 	f->python = xstrdup(best->exe);
@@ -422,8 +461,10 @@ out:
 int pyfind_default(struct pyfind *f, struct view *v, struct err *err)
 {
 	struct err e;
-	if (from_path(f, v) == 0)
+	int capped = from_path(f, v);
+	if (capped == 0)
 		return 0;
+	capped = capped == 2;
 	err_clear(&e);
 	if (pyfind_launcher(f, v, NULL, &e) == 0) {
 		char *why = xasprintf("no python.exe on PATH; %s", f->why);
@@ -431,6 +472,7 @@ int pyfind_default(struct pyfind *f, struct view *v, struct err *err)
 		f->why = why;
 		return 0;
 	}
-	return err_set(err, "no python.exe on the machine's PATH%s, and %s", view_getenv(v, "PATH") ? "" : " (PATH is not set: --env PATH=...)",
-		       e.msg);
+	return err_set(err, "no python.exe %s the machine's PATH%s, and %s",
+		       capped ? "in the first " PYFIND_MAX_PATH_ENTRIES_TEXT " entries of" : "on",
+		       view_getenv(v, "PATH") ? "" : " (PATH is not set: --env PATH=...)", e.msg);
 }

@@ -32,6 +32,7 @@
  */
 #include "machine/pypath.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,7 @@ void pypath_release(struct pypath *pp)
 	free(pp->e);
 	free(pp->python);
 	free(pp->version);
+	free(pp->cannot_start);
 	free(pp->home);
 	free(pp->venv);
 	free(pp->pth);
@@ -86,7 +88,7 @@ static int add_entry(struct pypath *pp, char *path, const char *from, int site)
 		return 0;
 	}
 	if (pp->n >= PYPATH_MAX_ENTRIES) {
-		if (pp->n == PYPATH_MAX_ENTRIES)
+		if (!pp->dropped++) /* said once: n stays at the cap */
 			strlist_pushf(&pp->notes, "sys.path has more than %d entries: the rest are not looked at",
 				      PYPATH_MAX_ENTRIES);
 		free(path);
@@ -110,7 +112,7 @@ static int exists(struct view *v, const char *p)
  * large, unreadable: said in pp->notes).
  */
 static int read_pyfile(struct pypath *pp, struct view *v, const char *winpath, enum pyfile_kind kind,
-		       struct pyfile *f)
+		       struct pyfile *f, size_t *bytes)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct err e;
@@ -129,6 +131,8 @@ static int read_pyfile(struct pypath *pp, struct view *v, const char *winpath, e
 		strbuf_release(&sb);
 		return 1;
 	}
+	if (bytes)
+		*bytes = r == 2 ? SIZE_MAX : r == 0 ? sb.len : 0;
 	if (r == 2 || r < 0) {
 		if (r == 2)
 			strlist_pushf(&pp->notes, "%s is larger than %d KiB: not read", winpath, PYPATH_MAX_FILE / 1024);
@@ -233,7 +237,7 @@ static void add_site_dir(struct pypath *pp, struct view *v, const char *dir, con
 		}
 		p = winpath_join(dir, pths.v[i]);
 		pyfile_init(&f);
-		if (read_pyfile(pp, v, p, PYFILE_SITE_PTH, &f) == 0) {
+		if (read_pyfile(pp, v, p, PYFILE_SITE_PTH, &f, NULL) == 0) {
 			label = xasprintf("%s in %s", pths.v[i], dir);
 			for (j = 0; j < f.lines.n; j++) {
 				char *r = resolve(dir, f.lines.v[j]);
@@ -338,14 +342,14 @@ static char *find_pth(struct view *v, const char *libdir, const char *exe_dir, c
 }
 
 /* The ._pth's paths (relative to its folder); site only on `import site`. */
-static void from_pth(struct pypath *pp, struct view *v)
+static void from_pth(struct pypath *pp, struct view *v, size_t *bytes)
 {
 	struct pyfile f;
 	char *dir = winpath_dirname(pp->pth);
 	size_t i;
 	const char *base = winpath_basename(pp->pth);
 	pyfile_init(&f);
-	if (read_pyfile(pp, v, pp->pth, PYFILE_PTH_OVERRIDE, &f) < 0)
+	if (read_pyfile(pp, v, pp->pth, PYFILE_PTH_OVERRIDE, &f, bytes) < 0)
 		strlist_pushf(&pp->notes, "Python fails to start when it cannot read %s", pp->pth);
 	for (i = 0; i < f.lines.n; i++)
 		add_entry(pp, resolve(dir, f.lines.v[i]), base, 0);
@@ -480,13 +484,20 @@ static void from_site(struct pypath *pp, struct view *v, const struct pypath_opt
 	}
 }
 
+/* Whether this Python's getpath reads ._pth and pyvenv.cfg whole (3.11 and newer: getpath.py). */
+static int getpath_reads_whole(const char *version)
+{
+	return version && version[0] == '3' && version[1] == '.' && atoi(version + 2) >= 11;
+}
+
 int pypath_build(struct pypath *pp, struct view *v, const char *python, const struct pypath_opts *o,
 		 struct err *err)
 {
-	char *exe_dir, *up, *libdir, *cfgpath = NULL;
+	char *exe_dir, *up, *libdir, *cfgpath = NULL, *cfg_big = NULL;
 	const char *home_env = view_getenv(v, "PYTHONHOME"), *exe_name;
 	struct pyfile cfg;
 	int isolated = 0;
+	size_t cfg_bytes = 0, pth_bytes = 0;
 
 	pp->python = winpath_normalize(python);
 	if (!view_is_file(v, pp->python))
@@ -510,7 +521,8 @@ int pypath_build(struct pypath *pp, struct view *v, const char *python, const st
 	}
 	if (pp->venv) {
 		const char *home, *inc;
-		read_pyfile(pp, v, cfgpath, PYFILE_PYVENV_CFG, &cfg);
+		read_pyfile(pp, v, cfgpath, PYFILE_PYVENV_CFG, &cfg, &cfg_bytes);
+		cfg_big = cfg_bytes >= PYPATH_GETPATH_MAX ? xstrdup(cfgpath) : NULL;
 		home = pyfile_first(&cfg, "home"); /* getpath.py stops at the first `home` */
 		inc = pyfile_value(&cfg, "include-system-site-packages");
 		pp->system_site = !inc || !str_icmp(inc, "true"); /* site.py: "true" unless the file says otherwise */
@@ -572,7 +584,7 @@ int pypath_build(struct pypath *pp, struct view *v, const char *python, const st
 		free(pp->home);
 		pp->home = d;
 		isolated = 1;
-		from_pth(pp, v);
+		from_pth(pp, v, &pth_bytes);
 	} else {
 		pp->site = 1;
 		from_getpath(pp, v, libdir, exe_dir);
@@ -583,6 +595,22 @@ int pypath_build(struct pypath *pp, struct view *v, const char *python, const st
 	else {
 		pp->user_site_off = xstrdup("site is not imported (its ._pth has no `import site` line)");
 	}
+	if (getpath_reads_whole(pp->version)) {
+		const char *big = cfg_big ? cfg_big : pth_bytes >= PYPATH_GETPATH_MAX ? pp->pth : NULL;
+		if (big) {
+			size_t i;
+			pp->cannot_start = xasprintf("Python %s stops at start-up: %s is 32 KiB or larger, and CPython "
+						     "3.11+ reads it whole at start ('cannot read file larger than 32KB "
+						     "during initialization'): make it smaller",
+						     pp->version, big);
+			for (i = 0; i < pp->n; i++) {
+				free(pp->e[i].path);
+				free(pp->e[i].from);
+			}
+			pp->n = 0;
+		}
+	}
+	free(cfg_big);
 	pyfile_release(&cfg);
 	free(libdir);
 	free(up);

@@ -32,6 +32,9 @@ struct view;
 #define PYPATH_MAX_LINES 512        /* path lines kept per file */
 #define PYPATH_MAX_ENTRIES 1024     /* sys.path entries kept */
 #define PYPATH_MAX_PTH 256          /* .pth files read per site folder */
+/* CPython 3.11+ reads a ._pth and pyvenv.cfg whole at start-up and stops with "cannot read file larger
+ * than 32KB during initialization" at this many bytes (Modules/getpath.c, getpath_readlines) */
+#define PYPATH_GETPATH_MAX (32 * 1024)
 
 /* ---- the small formats ---- */
 
@@ -83,6 +86,8 @@ struct pypath {
 	char *store_family; /* the Microsoft Store package family (PythonSoftwareFoundation.Python.3.11_...) */
 	struct pypath_entry *e;
 	size_t n, alloc;
+	size_t dropped;       /* entries past PYPATH_MAX_ENTRIES, not looked at */
+	char *cannot_start;   /* why python.exe stops before sys.path exists (then it is empty), or NULL */
 	struct strlist notes; /* what was not followed or could not be read, one sentence each */
 };
 

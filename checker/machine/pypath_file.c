@@ -18,6 +18,7 @@
  */
 #include "machine/pypath.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/text.h"
@@ -98,6 +99,8 @@ static void key_value(struct pyfile *f, const char *s, size_t n, size_t lineno, 
 	strlist_push_owned(&f->lines, line);
 }
 
+static void ini_key(struct pyfile *f, const char *s, size_t n, size_t lineno, int *capped);
+
 /* One line (no newline) of a kind; `section` is py.ini's current one (1: [defaults]). */
 static void one_line(struct pyfile *f, enum pyfile_kind kind, const char *s, size_t n, size_t lineno,
 		     int *section, int *capped)
@@ -136,12 +139,57 @@ static void one_line(struct pyfile *f, enum pyfile_kind kind, const char *s, siz
 		if (!n || s[0] == ';' || s[0] == '#')
 			return;
 		if (s[0] == '[') {
-			*section = n == 10 && !str_nicmp(s, "[defaults]", 10);
+			/* only the first [defaults] counts: 0 before it, 1 in it, 2 after it */
+			if (*section == 1)
+				*section = 2;
+			else if (!*section && n == 10 && !str_nicmp(s, "[defaults]", 10))
+				*section = 1;
 			return;
 		}
-		if (*section)
-			key_value(f, s, n, lineno, capped);
+		if (*section == 1)
+			ini_key(f, s, n, lineno, capped);
 		return;
+	}
+}
+
+/*
+ * A py.ini [defaults] line as GetPrivateProfileStringW gives it to the
+ * launcher (PC/launcher2.c's _readIni): only its keys (python, python2,
+ * python3) are kept, each the first time it appears, its value without one
+ * pair of enclosing quotes ("3.10" or '3.10'). Measured under Wine, and
+ * Microsoft's documentation of GetPrivateProfileString for the quotes.
+ */
+static void ini_key(struct pyfile *f, const char *s, size_t n, size_t lineno, int *capped)
+{
+	const char *eq = memchr(s, '=', n), *k = s, *v;
+	size_t kn, vn, i;
+	char key[8];
+	if (!eq)
+		return;
+	kn = (size_t)(eq - s);
+	strip(&k, &kn);
+	if (!((kn == 6 && !str_nicmp(k, "python", 6)) ||
+	      (kn == 7 && (!str_nicmp(k, "python2", 7) || !str_nicmp(k, "python3", 7)))))
+		return;
+	for (i = 0; i < kn; i++)
+		key[i] = (char)ascii_tolower((unsigned char)k[i]);
+	key[kn] = '\0';
+	if (pyfile_first(f, key))
+		return;
+	v = eq + 1;
+	vn = n - (size_t)(v - s);
+	strip(&v, &vn);
+	if (vn >= 2 && (v[0] == '"' || v[0] == '\'') && v[vn - 1] == v[0]) {
+		v++;
+		vn -= 2;
+	}
+	{
+		struct strbuf line = STRBUF_INIT;
+		strbuf_add(&line, k, kn);
+		strbuf_addch(&line, '=');
+		strbuf_add(&line, v, vn);
+		key_value(f, line.buf, line.len, lineno, capped);
+		strbuf_release(&line);
 	}
 }
 
@@ -149,6 +197,26 @@ void pyfile_parse(struct pyfile *f, enum pyfile_kind kind, const char *text, siz
 {
 	size_t off = 0, lineno = 0, bad = 0, longl = 0, first_bad = 0, first_long = 0;
 	int section = 0, capped = 0;
+	if (kind == PYFILE_PY_INI && len >= 2 && (!memcmp(text, "\xff\xfe", 2) || !memcmp(text, "\xfe\xff", 2))) {
+		/* GetPrivateProfileStringW reads a file with a UTF-16 byte order mark as UTF-16 (LE or BE) */
+		struct strbuf u8 = STRBUF_INIT;
+		unsigned char *le = NULL;
+		const unsigned char *p = (const unsigned char *)text + 2;
+		size_t i, m = len - 2;
+		if (text[0] == '\xfe') {
+			le = xmalloc(m + 1);
+			for (i = 0; i + 1 < m; i += 2) {
+				le[i] = p[i + 1];
+				le[i + 1] = p[i];
+			}
+			p = le;
+		}
+		utf16le_to_utf8(&u8, p, m, 0, NULL);
+		free(le);
+		pyfile_parse(f, kind, u8.buf, u8.len);
+		strbuf_release(&u8);
+		return;
+	}
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
 		strlist_push(&f->notes, "starts with a UTF-8 byte order mark (skipped)");
 		off = 3;

@@ -92,10 +92,33 @@ static void test_formats(void)
 	PARSE(&f, PYFILE_PY_INI, "; x\n[commands]\npython=2\n[Defaults]\n python = 3.11 \n[other]\npython=3.9\n");
 	CHECK_STR(pyfile_value(&f, "python"), "3.11");
 	pyfile_release(&f);
+	/* py.ini as GetPrivateProfileStringW reads it (measured under Wine): the first key of the first
+	 * [defaults] wins, one pair of enclosing quotes goes, UTF-16 with a byte order mark is text, keys
+	 * other than python/python2/python3 are not kept (so none can push python= over the line cap) */
+	PARSE(&f, PYFILE_PY_INI, "[defaults]\npython=\"3.10\"\nPython=3.11\npython3='3.9'\n[defaults]\npython2=2.7\n");
+	CHECK_STR(pyfile_value(&f, "python"), "3.10");
+	CHECK_STR(pyfile_value(&f, "python3"), "3.9");
+	CHECK(pyfile_value(&f, "python2") == NULL);
+	pyfile_release(&f);
+	PARSE(&f, PYFILE_PY_INI, "\xff\xfe[\0d\0e\0f\0a\0u\0l\0t\0s\0]\0\n\0p\0y\0t\0h\0o\0n\0=\0003\0.\0001\0000\0\n\0");
+	CHECK_STR(pyfile_value(&f, "python"), "3.10");
+	pyfile_release(&f);
+	PARSE(&f, PYFILE_PY_INI, "\xfe\xff\0[\0d\0e\0f\0a\0u\0l\0t\0s\0]\0\n\0p\0y\0t\0h\0o\0n\0=\0003\0.\0001\0000\0\n");
+	CHECK_STR(pyfile_value(&f, "python"), "3.10");
+	pyfile_release(&f);
+	strbuf_reset(&big);
+	strbuf_adds(&big, "[defaults]\n");
+	for (i = 0; i < PYPATH_MAX_LINES + 10; i++)
+		strbuf_addf(&big, "k%d=v\n", i);
+	strbuf_adds(&big, "python=3.10\n");
+	parse(&f, PYFILE_PY_INI, big.buf, big.len);
+	CHECK_STR(pyfile_value(&f, "python"), "3.10");
+	pyfile_release(&f);
 	PARSE(&f, PYFILE_SITE_PTH, "ok\n\xff\xfe\n\xc3\x28x\na\0b\n");
 	CHECK_STR(joined(&f.lines), "ok");
 	CHECK_STR(joined(&f.notes), "3 lines are not UTF-8 text (first: line 2): skipped");
 	pyfile_release(&f);
+	strbuf_reset(&big);
 	for (i = 0; i < PYPATH_MAX_LINE + 1; i++)
 		strbuf_addch(&big, 'a');
 	strbuf_adds(&big, "\nshort\n");
@@ -198,6 +221,21 @@ static void test_install(void)
 				"C:\\Py311\\Lib\\site-packages|C:\\Py311\\extra");
 	CHECK_STR(pp.user_site_off, "PYTHONNOUSERSITE is set");
 	CHECK_HAS(joined(&pp.notes), "PYTHONPATH item \"relative\" is relative to the current folder");
+	/* past PYPATH_MAX_ENTRIES: the entries dropped are counted and said once (it was said per entry) */
+	{
+		struct strbuf many = STRBUF_INIT;
+		size_t i, said = 0;
+		for (i = 0; i < PYPATH_MAX_ENTRIES + 100; i++)
+			strbuf_addf(&many, "C:\\p%zu;", i);
+		view_setenv(v, "PYTHONPATH", many.buf);
+		CHECK_INT(build(&pp, v, "C:\\Py311\\python.exe", 0), 0);
+		CHECK_INT(pp.n, PYPATH_MAX_ENTRIES);
+		CHECK(pp.dropped >= 100);
+		for (i = 0; i < pp.notes.n; i++)
+			said += strstr(pp.notes.v[i], "more than 1024 entries") != NULL;
+		CHECK_INT(said, 1);
+		strbuf_release(&many);
+	}
 	view_setenv(v, "PYTHONPATH", "");
 	view_setenv(v, "PYTHONNOUSERSITE", "");
 	CHECK_INT(build(&pp, v, "C:\\Py311\\python.exe", 1), 0);
@@ -249,6 +287,25 @@ static void test_venv_and_pth(void)
 	CHECK_INT(build(&pp, v, "C:\\emb\\python.exe", 0), 0);
 	CHECK_STR(entries(&pp), "C:\\emb\\python311.zip|C:\\emb|C:\\emb\\Lib\\site-packages");
 	CHECK_STR(pp.user_site_off, "isolated by its ._pth file");
+	CHECK(pp.cannot_start == NULL);
+	/* CPython 3.11+ stops at start-up on a ._pth of 32 KiB or more (getpath.c's readlines): no sys.path */
+	{
+		struct strbuf pth = STRBUF_INIT;
+		strbuf_adds(&pth, "python311.zip\n.\nimport site\n");
+		while (pth.len < PYPATH_GETPATH_MAX - 1)
+			strbuf_addch(&pth, '#');
+		put(root, "emb/python311._pth", pth.buf, pth.len); /* 32767 bytes: read */
+		CHECK_INT(build(&pp, v, "C:\\emb\\python.exe", 0), 0);
+		CHECK(pp.cannot_start == NULL);
+		CHECK_INT(pp.n, 3);
+		strbuf_addch(&pth, '#');
+		put(root, "emb/python311._pth", pth.buf, pth.len); /* 32768 bytes: Python stops */
+		CHECK_INT(build(&pp, v, "C:\\emb\\python.exe", 0), 0);
+		CHECK_HAS(pp.cannot_start, "C:\\emb\\python311._pth is 32 KiB or larger");
+		CHECK_INT(pp.n, 0);
+		strbuf_release(&pth);
+		PUT(root, "emb/python311._pth", "python311.zip\n.\nimport site\n");
+	}
 	/* PYTHONHOME: no ._pth search, the prefix is there */
 	view_setenv(v, "PYTHONHOME", "C:\\Py311");
 	view_setenv(v, "PYTHONPATH", "");
@@ -341,8 +398,11 @@ static void test_launcher(void)
 	    "Windows Registry Editor Version 5.00\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.11\\InstallPath]\r\n@=\"C:\\\\Py311\\\\\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.11\\PythonPath\\Extra]\r\n@=\"C:\\\\Extra;rel\"\r\n\r\n"
-	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.12\\InstallPath]\r\n"
+	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.12\\InstallPath]\r\n@=\"C:\\\\Elsewhere\"\r\n"
 	    "\"ExecutablePath\"=\"C:\\\\Py312\\\\python.exe\"\r\n\r\n"
+	    /* no default value: the launcher (PC/launcher2.c) passes it over, ExecutablePath or not */
+	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.14\\InstallPath]\r\n"
+	    "\"ExecutablePath\"=\"C:\\\\Py311\\\\python.exe\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.10-32\\InstallPath]\r\n@=\"C:\\\\Py310-32\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\3.13\\InstallPath]\r\n@=\"C:\\\\Gone\"\r\n\r\n"
 	    "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Python\\PythonCore\\not-a-tag\\InstallPath]\r\n@=\"C:\\\\Py311\"\r\n");
@@ -369,12 +429,14 @@ static void test_launcher(void)
 	CHECK_INT(pyfind_launcher(&f, v, NULL, &e), 0);
 	CHECK_STR(f.python, "C:\\Py311\\python.exe");
 	CHECK_HAS(f.why, "of 3.11 from [defaults] python= of C:\\Windows\\py.ini");
-	CHECK_HAS(joined(&f.notes), "PythonCore\\3.13 names C:\\Gone\\python.exe, which is not there");
+	CHECK(strstr(joined(&f.notes), "3.13") == NULL); /* a registration the spec does not ask for is not said */
 	pyfind_release(&f);
 	/* PY_PYTHON wins over py.ini; "3" is the newest 3.x */
 	view_setenv(v, "PY_PYTHON", "3");
 	CHECK_INT(pyfind_launcher(&f, v, NULL, &e), 0);
 	CHECK_STR(f.python, "C:\\Py312\\python.exe");
+	CHECK_HAS(joined(&f.notes), "PythonCore\\3.13 names C:\\Gone\\python.exe, which is not there");
+	CHECK_HAS(joined(&f.notes), "PythonCore\\3.14 has no InstallPath default value: the py launcher passes it over");
 	pyfind_release(&f);
 	CHECK_INT(pyfind_launcher(&f, v, "3.10-32", &e), 0);
 	CHECK_STR(f.python, "C:\\Py310-32\\python.exe");
