@@ -30,17 +30,9 @@
 #include "util/os.h"
 #include "util/yamltree.h"
 
-#define YT_MAX_DEPTH 32
-#define YT_MAX_NODES 50000
-#define YT_MAX_SCALAR 16384
-#define YT_MAX_KIDS 1024 /* items of one list, or keys + values of one mapping: bounds the quadratic checks */
-
 /* ---- steps 1 and 2: bytes and tree (yamltree.h) ---------------------- */
 
-static const struct ytree_opts matrix_yaml = {
-	YT_MAX_DEPTH, YT_MAX_NODES, YT_MAX_SCALAR, YT_MAX_KIDS, "a matrix", "a matrix file", "torch",
-	YT_REFUSE_ANCHORS | YT_REFUSE_TAGS | YT_ONE_DOCUMENT,
-};
+static const struct ytree_opts matrix_yaml = MATRIX_YTREE_OPTS;
 
 /* ---- files and layers ------------------------------------------------- */
 
@@ -170,6 +162,7 @@ struct layer {
 	struct lint L;
 	unsigned index;                 /* the layer it would become */
 	struct ynode *root;
+	int built_in;                   /* root is matrix_default_tree's (ytree_blob_free) */
 	const struct ynode *remove_node;
 	struct strlist remove;          /* row ids to drop */
 	struct matrix_row **rows;       /* the rows read without errors */
@@ -194,6 +187,12 @@ static int read_tree(struct layer *y, const void *data, size_t len)
 	struct ytree_error ye;
 	long start;
 	int empty;
+	if (data == matrix_default_yaml && matrix_default_tree.nnodes) {
+		/* parsed at build time with the same options, its bytes checked (tools/embed_tree.c) */
+		y->root = ytree_from_blob(&matrix_default_tree);
+		y->built_in = 1;
+		return 0;
+	}
 	if (len > MATRIX_MAX_BYTES) {
 		lint_error(&y->L, 1, 1, "the file is larger than %d bytes", MATRIX_MAX_BYTES);
 		return -1;
@@ -424,7 +423,10 @@ int matrix_load_buffer(struct matrix *m, const char *name, const void *data, siz
 		matrix_preload_release(&y.preloads[i]);
 	free(y.preloads);
 	strlist_release(&y.remove);
-	ynode_free(y.root);
+	if (y.built_in)
+		ytree_blob_free(y.root);
+	else
+		ynode_free(y.root);
 	return y.L.nerr ? -1 : 0;
 }
 

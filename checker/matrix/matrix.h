@@ -49,10 +49,28 @@
 #include "util/err.h"
 #include "util/strbuf.h"
 #include "util/version.h"
+#include "util/yamltree.h"
 
 /* The default matrix, generated from matrix/torch.yml (build/gen/matrix_embed.c). */
 extern const char matrix_default_yaml[];
 extern const size_t matrix_default_yaml_len;
+
+/*
+ * The same, parsed at build time by tools/embed_tree.c with
+ * MATRIX_YTREE_OPTS (build/gen/matrix_tree.c): the default layer is read
+ * from this tree, not parsed again on every run (libyaml stays the parser:
+ * the tree is its result; --matrix files are parsed at run time).
+ */
+extern const struct ytree_blob matrix_default_tree;
+
+/*
+ * How a matrix file is read into a tree (yamltree.h): nesting depth, nodes,
+ * bytes of one scalar, items of one list or keys + values of one mapping
+ * (bounds the quadratic checks), the words of its messages, the refusals.
+ */
+#define MATRIX_YTREE_OPTS \
+	{ 32, 50000, 16384, 1024, "a matrix", "a matrix file", "torch", \
+	  YT_REFUSE_ANCHORS | YT_REFUSE_TAGS | YT_ONE_DOCUMENT }
 
 #define MATRIX_DEFAULT_NAME "<embedded>/matrix/torch.yml"
 #define MATRIX_SCHEMA 1

@@ -89,19 +89,25 @@ static int export_slot(const struct pe_image *img, uint32_t idx, struct pe_expor
 	return 0;
 }
 
-/* Name j of the name pointer table. */
-static int export_name(const struct pe_image *img, uint32_t j, const char **name, struct err *err)
+/* Name j of the name pointer table; m: a search's memo of the names' section (pe_state.h), or NULL. */
+static int export_name_in(const struct pe_image *img, uint32_t j, struct pe_rva_memo *m, const char **name,
+			  struct err *err)
 {
 	uint32_t nrva;
 	char what[64];
 	int r;
 	nrva = rd32(priv(img)->exp_names, (size_t)j * 4);
-	r = pe_rva_cstr(img, nrva, name);
+	r = m ? pe_rva_cstr_memo(img, nrva, m, name) : pe_rva_cstr(img, nrva, name);
 	if (r) {
 		snprintf(what, sizeof(what), "export name %u", j);
 		return pe_cstr_fail(img, err, r, nrva, what);
 	}
 	return 0;
+}
+
+static int export_name(const struct pe_image *img, uint32_t j, const char **name, struct err *err)
+{
+	return export_name_in(img, j, NULL, name, err);
 }
 
 static int export_name_index(const struct pe_image *img, uint32_t j, const char *name, uint32_t *idx,
@@ -127,12 +133,13 @@ int pe_export_by_name(const struct pe_image *img, const char *name, int hint, st
 	uint32_t lo = 0, hi, idx = 0, j = 0;
 	const char *cand;
 	int found = 0;
+	struct pe_rva_memo m = { 0, 0, 0, 0 }; /* the names lie in one section: it is looked up once */
 
 	if (!img->has_exports || !img->export_name_count)
 		return 0;
 	hi = img->export_name_count;
 	if (hint >= 0 && (uint32_t)hint < hi) {
-		if (export_name(img, (uint32_t)hint, &cand, err))
+		if (export_name_in(img, (uint32_t)hint, &m, &cand, err))
 			return with_path(img, err);
 		if (!strcmp(cand, name)) {
 			j = (uint32_t)hint;
@@ -142,7 +149,7 @@ int pe_export_by_name(const struct pe_image *img, const char *name, int hint, st
 	while (!found && lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		int c;
-		if (export_name(img, mid, &cand, err))
+		if (export_name_in(img, mid, &m, &cand, err))
 			return with_path(img, err);
 		c = strcmp(name, cand);
 		if (!c) {

@@ -102,6 +102,29 @@ int pe_rva_cstr(const struct pe_image *img, uint32_t rva, const char **str)
 	return 0;
 }
 
+int pe_rva_cstr_memo(const struct pe_image *img, uint32_t rva, struct pe_rva_memo *m, const char **str)
+{
+	size_t off, avail, sec, len;
+	if (m->lim && rva - m->rva0 < m->lim) {
+		off = m->off0 + (rva - m->rva0);
+		avail = m->end - off;
+	} else {
+		if (rva_map(img, rva, &off, &avail, &sec))
+			return -1;
+		if (priv(img)->lay.sorted && sec != (size_t)-1) {
+			/* in a table that ascends without overlap, every RVA of this section's file data maps here */
+			uint32_t delta = rva - img->sections[sec].vaddr;
+			m->rva0 = img->sections[sec].vaddr;
+			m->off0 = off - delta;
+			m->end = off + avail;
+			m->lim = (uint32_t)(m->end - m->off0);
+		}
+	}
+	if (span_cstr(span_make(img->file.p + off, avail), 0, PE_MAX_NAME, str, &len))
+		return -2;
+	return 0;
+}
+
 /* The message for a failed rva_cstr. */
 int pe_cstr_fail(const struct pe_image *img, struct err *err, int r, uint32_t rva, const char *what)
 {

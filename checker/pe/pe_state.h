@@ -87,6 +87,19 @@ const char *pe_rva_why(const struct pe_image *img, uint32_t rva, char *buf, size
 int pe_rva_span(const struct pe_image *img, uint32_t rva, size_t need, struct span *out);
 /* A NUL-terminated string at an RVA inside one section: 0, -1 (unmapped) or -2 (no NUL). */
 int pe_rva_cstr(const struct pe_image *img, uint32_t rva, const char **str);
+/*
+ * pe_rva_cstr for a run of RVAs that mostly fall in one section (an export
+ * search's names): *m (zeroed before the first call) remembers the last
+ * section's mapped range, so the section table is searched only when an RVA
+ * falls outside it. The same results as pe_rva_cstr: the range is used only
+ * when the sections ascend without overlap, where it is the section any
+ * search would find.
+ */
+struct pe_rva_memo {
+	uint32_t rva0, lim; /* RVAs rva0 .. rva0 + lim - 1 map to off0 + (rva - rva0); lim 0: nothing yet */
+	size_t off0, end;   /* end: the end of the section's file data (pe_layout_map's avail) */
+};
+int pe_rva_cstr_memo(const struct pe_image *img, uint32_t rva, struct pe_rva_memo *m, const char **str);
 /* The message for a failed pe_rva_cstr (r its result); returns -1. */
 int pe_cstr_fail(const struct pe_image *img, struct err *err, int r, uint32_t rva, const char *what);
 

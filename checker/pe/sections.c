@@ -75,12 +75,16 @@ int pe_layout_map(const struct pe_layout *l, uint32_t rva, uint64_t *off, uint64
 			return -1;
 		*off = o;
 		*avail = end - o;
+		if (sec)
+			*sec = i;
 		return 0;
 	}
 	if (rva < l->size_of_headers && rva < flen) {
 		uint64_t end = l->size_of_headers < flen ? l->size_of_headers : flen;
 		*off = rva;
 		*avail = end - rva;
+		if (sec)
+			*sec = (size_t)-1;
 		return 0;
 	}
 	return -1;

@@ -60,7 +60,8 @@ int pe_layout_sorted(const struct pe_layout *l);
  * tables and strings cannot run into the next section; -1 when no section or
  * header covers it (or its file data ends before it); -2 when a section
  * covers it only with zero fill, with *sec (may be NULL) set to that
- * section's index. *off and *avail are written only on success.
+ * section's index. *off and *avail are written only on success, and then
+ * *sec too: the section's index, or (size_t)-1 for the headers.
  */
 int pe_layout_map(const struct pe_layout *l, uint32_t rva, uint64_t *off, uint64_t *avail, size_t *sec);
 

@@ -217,11 +217,11 @@ size_t os_resident_file_bytes(void)
 	unsigned long size, resident, shared;
 	long ps = sysconf(_SC_PAGESIZE);
 	ssize_t n;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* asked every few thousand pages a loader touches: opened once (this process's own file), read from 0 */
+	static int fd = -1;
+	if (fd < 0 && (fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
 		return (size_t)-1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0 || ps <= 0)
 		return (size_t)-1;
 	buf[n] = '\0';

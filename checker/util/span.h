@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct span {
 	const unsigned char *p;
@@ -92,20 +93,19 @@ static inline int span_from(struct span s, size_t off, struct span *out)
  */
 static inline int span_cstr(struct span s, size_t off, size_t max, const char **str, size_t *len)
 {
-	size_t i, lim;
+	size_t lim;
+	const unsigned char *z;
 	if (off >= s.len)
 		return -1;
 	lim = s.len - off;
 	if (lim > max + 1)
 		lim = max + 1;
-	for (i = 0; i < lim; i++) {
-		if (s.p[off + i] == '\0') {
-			*str = (const char *)s.p + off;
-			*len = i;
-			return 0;
-		}
-	}
-	return -1;
+	z = memchr(s.p + off, '\0', lim); /* libc's: words at a time, where names of 100+ bytes are common */
+	if (!z)
+		return -1;
+	*str = (const char *)s.p + off;
+	*len = (size_t)(z - (s.p + off));
+	return 0;
 }
 
 /* Checked size arithmetic: returns -1 on overflow. */

@@ -326,3 +326,42 @@ struct ynode *ytree_parse(const unsigned char *data, size_t len, const struct yt
 		*empty = 1;
 	return b.root;
 }
+
+/* ---- a tree flattened at build time ---- */
+
+struct ynode *ytree_from_blob(const struct ytree_blob *b)
+{
+	struct ynode *v, **kids;
+	size_t i, j;
+	if (!b->nnodes)
+		return NULL;
+	v = xcalloc(b->nnodes, sizeof(*v));
+	kids = b->nkids ? xcalloc(b->nkids, sizeof(*kids)) : NULL;
+	for (i = 0; i < b->nnodes; i++) {
+		const struct ytree_blob_node *n = &b->node[i];
+		struct ynode *y = &v[i];
+		y->kind = (enum ykind)n->kind;
+		y->line = n->line;
+		y->col = n->col;
+		y->quoted = n->quoted;
+		if (y->kind == Y_SCALAR) {
+			y->s = (char *)(b->text + n->off); /* never written: every reader takes a const tree */
+			y->len = n->n;
+			continue;
+		}
+		y->kid = kids ? kids + n->off : NULL;
+		y->n = y->alloc = n->n;
+		for (j = 0; j < n->n; j++)
+			y->kid[j] = &v[b->kid[n->off + j]];
+	}
+	return v;
+}
+
+void ytree_blob_free(struct ynode *root)
+{
+	if (!root)
+		return;
+	if (root->kind != Y_SCALAR)
+		free(root->kid); /* the root's items start the one array of item pointers */
+	free(root);
+}

@@ -79,6 +79,33 @@ struct ynode *ytree_parse(const unsigned char *data, size_t len, const struct yt
 
 void ynode_free(struct ynode *y);
 
+/*
+ * A tree flattened at build time (tools/embed_tree.c writes one from
+ * ytree_parse's result, so the program does not parse its own built-in YAML
+ * on every run): nodes in pre-order, the root first; a scalar's text is
+ * text[off..off+n) (NUL-terminated), a list's or mapping's items are the
+ * nodes kid[off..off+n), and the root's items come first in kid.
+ */
+struct ytree_blob_node {
+	unsigned char kind, quoted;
+	unsigned line, col, off, n;
+};
+struct ytree_blob {
+	const struct ytree_blob_node *node;
+	size_t nnodes;
+	const unsigned *kid;
+	size_t nkids;
+	const char *text;
+};
+
+/*
+ * The tree of a blob in two allocations (the nodes, the item pointers), its
+ * scalars pointing into b->text; NULL for a blob with no node. Free it with
+ * ytree_blob_free, not ynode_free.
+ */
+struct ynode *ytree_from_blob(const struct ytree_blob *b);
+void ytree_blob_free(struct ynode *root);
+
 /* The value of `key` in a mapping (scalar keys compared bytewise), or NULL. */
 const struct ynode *ynode_get(const struct ynode *map, const char *key);
 

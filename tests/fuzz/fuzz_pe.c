@@ -16,6 +16,7 @@
 
 #include "pe/pe.h"
 #include "pe/peek.h"
+#include "pe/pe_state.h"
 
 #include "oracle.h"
 
@@ -89,6 +90,25 @@ static void peek_oracle(const uint8_t *data, size_t size)
 	pe_close(img);
 }
 
+/* The export search's memo of a section (pe_rva_cstr_memo) gives what pe_rva_cstr gives, one memo over all these RVAs. */
+static void memo_oracle(const struct pe_image *img)
+{
+	struct pe_rva_memo m = { 0, 0, 0, 0 };
+	size_t i, k;
+	for (i = 0; i < img->nsections && i < 16; i++) {
+		const struct pe_section *s = &img->sections[i];
+		uint32_t sz = s->vsize ? s->vsize : s->raw_size;
+		uint32_t probe[6] = { s->vaddr, s->vaddr + 1, s->vaddr + sz / 2, s->vaddr + sz - 1, s->vaddr + sz,
+				      s->vaddr + s->raw_size };
+		for (k = 0; k < 6; k++) {
+			const char *a = NULL, *b = NULL;
+			int r1 = pe_rva_cstr(img, probe[k], &a), r2 = pe_rva_cstr_memo(img, probe[k], &m, &b);
+			if (r1 != r2 || (!r1 && a != b))
+				abort();
+		}
+	}
+}
+
 static int fuzz_one(const uint8_t *data, size_t size)
 {
 	struct pe_image *img;
@@ -129,6 +149,7 @@ static int fuzz_one(const uint8_t *data, size_t size)
 		pe_export_by_ordinal(img, img->export_base + o - 2, &e, &err);
 	pe_export_by_name(img, "", 0, &e, &err);
 	pe_export_by_name(img, "\xff\xff", 1 << 20, &e, &err);
+	memo_oracle(img);
 	for (i = 0; i < img->nsections; i++) {
 		pe_rva_to_off(img, img->sections[i].vaddr, &off);
 		pe_rva_to_off(img, img->sections[i].vaddr + img->sections[i].vsize, &off);

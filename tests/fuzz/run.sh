@@ -3,7 +3,7 @@
 #
 # Each tests/fuzz/fuzz_<target>.c is compiled with clang
 # -fsanitize=fuzzer,address,undefined against the library sources
-# (checker/'s layers except git/, plus build/gen/matrix_embed.c; not the
+# (checker/'s layers except git/, plus build/gen/matrix_embed.c and matrix_tree.c; not the
 # command line, checker/cli/) and
 # run for SECONDS. Seeds: the committed corpus (tests/fuzz/corpus/<target>,
 # *.b64 decoded) and, for pe, the fixtures tests/pe/fixtures.sh builds. New
@@ -17,6 +17,7 @@ export TDC_CACHE
 secs=${1:-60}
 shift || true
 [ -f build/gen/matrix_embed.c ] || make --no-print-directory build/gen/matrix_embed.c
+[ -f build/gen/matrix_tree.c ] || make --no-print-directory build/gen/matrix_tree.c
 mkdir -p build/fuzz
 
 srcs=()
@@ -27,7 +28,7 @@ while IFS= read -r f; do
 	esac
 	srcs+=("$f")
 done < <(find checker -name '*.c' | LC_ALL=C sort)
-srcs+=(build/gen/matrix_embed.c)
+srcs+=(build/gen/matrix_embed.c build/gen/matrix_tree.c)
 cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DTDC_HIVEX -g -O1 -Ichecker -Ibuild/gen
 	"-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all -fno-omit-frame-pointer)
 read -r -a pkg_cflags <<<"$(pkg-config --cflags yaml-0.1 libcjson hivex zlib)"

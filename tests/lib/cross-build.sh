@@ -24,6 +24,8 @@ out=$repo/build/win
 mkdir -p "$out/gen"
 { sh checker/matrix/embed.sh matrix_default_yaml matrix/torch.yml &&
 	sh checker/matrix/embed.sh matrix_pairs_text matrix/evidence/extensions-win_amd64.txt; } >"$out/gen/matrix_embed.c"
+# the default matrix's tree, parsed at build time by the native embed_tree (plain C data: any target)
+make -s build/gen/matrix_tree.c && cp build/gen/matrix_tree.c "$out/gen/matrix_tree.c" || exit 1
 # Reproducible: no path of this machine in the .exe (-ffile-prefix-map), no
 # link time in its PE header (--no-insert-timestamp), the sources in one order.
 cflags=(-std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1
@@ -87,14 +89,14 @@ srcs=()
 while IFS= read -r f; do
 	case "$f" in checker/git/* | checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
 done < <(find checker -name '*.c' | LC_ALL=C sort)
-$HOST-gcc "${cflags[@]}" -o "$repo/torch-dll-check.exe" "${srcs[@]}" "$out/gen/matrix_embed.c" "$out/gen/version.o" \
+$HOST-gcc "${cflags[@]}" -o "$repo/torch-dll-check.exe" "${srcs[@]}" "$out/gen/matrix_embed.c" "$out/gen/matrix_tree.c" "$out/gen/version.o" \
 	-L"$prefix/lib" -static -lcjson -lyaml -l:libz.a -lshell32 -ladvapi32
 if [ "$with_git" = 1 ]; then
 	gsrcs=()
 	while IFS= read -r f; do
 		case "$f" in checker/cli/main.c) ;; *) gsrcs+=("$f") ;; esac
 	done < <(find checker -name '*.c' | LC_ALL=C sort)
-	$HOST-gcc "${cflags[@]}" -DPCRE2_STATIC -o "$repo/torch-dll-check-git.exe" "${gsrcs[@]}" "$out/gen/matrix_embed.c" "$out/gen/version-git.o" \
+	$HOST-gcc "${cflags[@]}" -DPCRE2_STATIC -o "$repo/torch-dll-check-git.exe" "${gsrcs[@]}" "$out/gen/matrix_embed.c" "$out/gen/matrix_tree.c" "$out/gen/version-git.o" \
 		-L"$prefix/lib" -static -lgit2 -lhttp_parser -lpcre2-8 -l:libz.a -lcjson -lyaml \
 		-lws2_32 -lsecur32 -lrpcrt4 -lcrypt32 -lole32 -ladvapi32
 fi

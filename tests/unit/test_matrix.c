@@ -486,8 +486,43 @@ static void test_cuda_table(void)
 	matrix_release(&m);
 }
 
+/* Node by node: kind, place, quoting, text, items. 1 when the same. */
+static int same_tree(const struct ynode *a, const struct ynode *b)
+{
+	size_t i;
+	if (a->kind != b->kind || a->line != b->line || a->col != b->col || a->quoted != b->quoted || a->n != b->n)
+		return 0;
+	if (a->kind == Y_SCALAR)
+		return a->len == b->len && !memcmp(a->s, b->s, a->len) && !b->s[b->len];
+	for (i = 0; i < a->n; i++)
+		if (!same_tree(a->kid[i], b->kid[i]))
+			return 0;
+	return 1;
+}
+
+/* The tree compiled in (build/gen/matrix_tree.c) is what libyaml gives for matrix/torch.yml, as run-time parsing would. */
+static void test_default_tree(void)
+{
+	static const struct ytree_opts o = MATRIX_YTREE_OPTS;
+	struct ytree_error ye;
+	struct ynode *parsed, *built;
+	int empty;
+	long start = ytree_check_bytes((const unsigned char *)matrix_default_yaml, matrix_default_yaml_len, &ye);
+	CHECK(start >= 0);
+	if (start < 0)
+		return;
+	parsed = ytree_parse((const unsigned char *)matrix_default_yaml + start, matrix_default_yaml_len - (size_t)start,
+			     &o, &empty, &ye);
+	built = ytree_from_blob(&matrix_default_tree);
+	CHECK(parsed && built && matrix_default_tree.nnodes > 1000);
+	CHECK(parsed && built && same_tree(parsed, built));
+	ynode_free(parsed);
+	ytree_blob_free(built);
+}
+
 int main(void)
 {
+	RUN(test_default_tree);
 	RUN(test_cuda_table);
 	RUN(test_default_parses);
 	RUN(test_evidence);
