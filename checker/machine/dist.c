@@ -14,6 +14,7 @@
 #include "machine/dist_rows.h"
 #include "machine/view.h"
 #include "util/os.h"
+#include "util/strmap.h"
 #include "util/text.h"
 
 /* ---- files of the view ----------------------------------------------------------- */
@@ -529,26 +530,58 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 	free(fast);
 }
 
-/* Whether a distribution read names `folder` as a top-level package. */
-static int claimed_top(const struct dist_set *s, const char *folder)
+/*
+ * The names the distributions read claim, for read_bare: each one's top-level
+ * names (compared as str_icmp does) and its normalised name. Looked up once
+ * per folder of the listing, where a walk of every distribution for every
+ * folder grew with the product (300 distributions: 180,000 comparisons).
+ */
+struct claims {
+	struct strmap tops;      /* ICASE; keys borrowed from the dists' tops */
+	struct strmap names;     /* exact; keys in `normal` */
+	struct strlist normal;   /* dist_name_normalize of each name */
+};
+
+static void claims_add(struct claims *c, const struct dist *d)
 {
-	size_t i;
-	for (i = 0; i < s->n; i++)
-		if (strlist_has_icase(&s->v[i].tops, folder) || dist_name_eq(s->v[i].name, folder))
-			return 1;
-	return 0;
+	size_t k;
+	for (k = 0; k < d->tops.n; k++)
+		strmap_add(&c->tops, d->tops.v[k], 0);
+	if (d->name) {
+		strlist_push_owned(&c->normal, dist_name_normalize(d->name));
+		strmap_add(&c->names, c->normal.v[c->normal.n - 1], 0);
+	}
+}
+
+/* Whether a distribution read names `folder` as a top-level package. */
+static int claimed_top(const struct claims *c, const char *folder)
+{
+	char *n;
+	int r;
+	if (strmap_get(&c->tops, folder, NULL))
+		return 1;
+	n = dist_name_normalize(folder);
+	r = strmap_get(&c->names, n, NULL);
+	free(n);
+	return r;
 }
 
 /* The package folders of the listing no distribution names, with native binaries: bare dists. */
 static void read_bare(struct dist_set *s, struct view *v, const struct strlist *names)
 {
 	size_t i, walked = 0, over = 0;
+	struct claims c;
+	strmap_init(&c.tops, STRMAP_ICASE);
+	strmap_init(&c.names, 0);
+	strlist_init(&c.normal);
+	for (i = 0; i < s->n; i++)
+		claims_add(&c, &s->v[i]);
 	for (i = 0; i < names->n; i++) {
 		const char *nm = names->v[i];
 		char *p, *init;
 		struct dist *d;
 		struct walk w;
-		if (nm[0] == '.' || !strcmp(nm, "__pycache__") || strchr(nm, '.') || !str_icmp(nm, "torch") || claimed_top(s, nm))
+		if (nm[0] == '.' || !strcmp(nm, "__pycache__") || strchr(nm, '.') || !str_icmp(nm, "torch") || claimed_top(&c, nm))
 			continue; /* dist-info, egg-info, __pycache__, torch itself (checked as torch) */
 		p = winpath_join(s->site_packages, nm);
 		init = winpath_join(p, "__init__.py");
@@ -582,6 +615,7 @@ static void read_bare(struct dist_set *s, struct view *v, const struct strlist *
 		d->name = xstrdup(nm);
 		d->dist_info = p;
 		strlist_push(&d->tops, nm);
+		claims_add(&c, d);
 		d->scan_note = xasprintf("not installed by pip: no RECORD (no .dist-info names %s); its binaries were found "
 					 "by walking it for .pyd and .dll files%s",
 					 p, w.capped ? "; the walk stopped at its limit" : "");
@@ -595,6 +629,9 @@ static void read_bare(struct dist_set *s, struct view *v, const struct strlist *
 			strlist_pushf(&d->notes, "%zu binaries beyond the %d checked per distribution were not checked",
 				      w.over, DIST_MAX_BINARIES);
 	}
+	strmap_release(&c.tops);
+	strmap_release(&c.names);
+	strlist_release(&c.normal);
 	s->bare_over = over;
 	if (over)
 		strlist_pushf(&s->notes, "more than %d package folders without a .dist-info in %s: %zu more were not read",

@@ -291,6 +291,22 @@ static void test_names(void)
 	free(n);
 	CHECK(dist_name_eq("torch-vision", "Torch_Vision"));
 	CHECK(!dist_name_eq("torchvision", "torch"));
+	/* dist_name_eq compares without normalising into new strings: it must answer what comparing
+	   dist_name_normalize's strings answers, for every pair, separators leading, trailing and in runs */
+	{
+		static const char *const names[] = { "", "-", "._-", "a", "A", "a-", "-a", "_a_", "a-b", "a_b", "a.b",
+						     "a--b", "a-_.b", "ab", "a-bc", "ab-c", "a-b-", "A-B", "a-b.c",
+						     "abc", "ab_", "torch", "Torch_", "torch-vision", "torchvision" };
+		size_t x, y, nn = sizeof(names) / sizeof(names[0]);
+		for (x = 0; x < nn; x++)
+			for (y = 0; y < nn; y++) {
+				char *na = dist_name_normalize(names[x]), *nb = dist_name_normalize(names[y]);
+				if (dist_name_eq(names[x], names[y]) != !strcmp(na, nb))
+					CHECK(!"dist_name_eq differs from comparing dist_name_normalize");
+				free(na);
+				free(nb);
+			}
+	}
 }
 
 static void put(const char *root, const char *rel, const char *text)
