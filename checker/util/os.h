@@ -119,6 +119,27 @@ int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *e
 int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err);
 
 /*
+ * A folder held open so that names below it are looked up from it (openat,
+ * fstatat) instead of from the root each time: a site-packages' dist-info
+ * files and RECORD binaries are thousands of lookups under one folder, and
+ * walking its 6-10 leading components again for each was a third of their
+ * kernel time. Zeroed (path NULL) is closed. Hosts without such calls
+ * (Windows) join `path` and the name.
+ */
+struct os_dir {
+	intptr_t h;  /* descriptor, or -1 where the host joins paths */
+	char *path;  /* NULL: not open */
+};
+
+/* 0, or -1 (d zeroed) when `path` cannot be opened as a folder. */
+int os_dir_open(struct os_dir *d, const char *path);
+void os_dir_close(struct os_dir *d);
+/* os_lstat of `rel` ('/' separated, relative) below d. */
+int os_lstat_at(const struct os_dir *d, const char *rel, struct os_stat *st);
+/* os_read_small_file of `rel` below d. */
+int os_read_small_file_at(const struct os_dir *d, const char *rel, size_t max, struct strbuf *out, struct err *err);
+
+/*
  * Writes a file whole or not at all: temporary file in the same folder +
  * rename. A target that exists must be a regular file or a symbolic link
  * (replaced, never written through) to a regular file or to nothing: a
