@@ -105,6 +105,14 @@ int os_lstat(const char *path, struct os_stat *st);
 /* Appends the names in `dir` (not "." or "..") in the order the OS returns them. */
 int os_list_dir(const char *dir, struct strlist *names, struct err *err);
 
+/*
+ * os_list_dir with each name's type as the listing says it, one byte per name
+ * appended to `types`: OS_FILE or OS_DIR when the file system gives it
+ * (d_type), else OS_NONE (a link, another kind, or not given: os_lstat
+ * tells). A tree's folders then cost no lstat per entry looked at.
+ */
+int os_list_dir_types(const char *dir, struct strlist *names, struct strbuf *types, struct err *err);
+
 /* Reads a whole small file (config, registry export, version.py); refuses files over `max`. */
 int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err);
 

@@ -295,6 +295,29 @@ int os_list_dir(const char *dir, struct strlist *names, struct err *err)
 	return 0;
 }
 
+int os_list_dir_types(const char *dir, struct strlist *names, struct strbuf *types, struct err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return err_set(err, "cannot list %s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		enum os_ftype t = OS_NONE;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+#ifdef DT_DIR
+		if (de->d_type == DT_REG)
+			t = OS_FILE;
+		else if (de->d_type == DT_DIR)
+			t = OS_DIR;
+#endif
+		strlist_push(names, de->d_name);
+		strbuf_addch(types, (char)t);
+	}
+	closedir(d);
+	return 0;
+}
+
 int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err)
 {
 	char buf[65536];

@@ -283,6 +283,16 @@ void os_stat(const char *path, struct os_stat *st)
 	free(w);
 }
 
+int os_list_dir_types(const char *dir, struct strlist *names, struct strbuf *types, struct err *err)
+{
+	size_t n0 = names->n, i;
+	if (os_list_dir(dir, names, err))
+		return -1;
+	for (i = n0; i < names->n; i++)
+		strbuf_addch(types, (char)OS_NONE); /* os_lstat tells (a reparse point is not followed) */
+	return 0;
+}
+
 int os_readlink(const char *path, struct strbuf *out)
 {
 	(void)path;
