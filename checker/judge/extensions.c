@@ -14,6 +14,7 @@
 #include "machine/inventory.h"
 #include "matrix/pairs.h"
 #include "util/demangle.h"
+#include "util/strmap.h"
 #include "util/version.h"
 
 void ext_check_init(struct ext_check *c, const struct strlist *import_first, const struct matrix *m)
@@ -294,18 +295,26 @@ static void list_copies(struct ext_check *c, const struct torch_run *run, struct
 	}
 }
 
+/* The distribution names an earlier sys.path folder has (str_icmp), looked up in one step each. */
+struct seen_names {
+	struct strlist names;
+	struct strmap map; /* ICASE; keys borrowed from names */
+};
+
 /* One folder's extensions; `seen` holds the names an earlier sys.path folder has (they shadow these). */
 static void extensions_in(struct ext_check *c, struct torch_run *run, struct view *v, const struct dist_set *set,
-			  const char *sp, struct strlist *seen)
+			  const char *sp, struct seen_names *seen)
 {
 	size_t i;
 	for (i = 0; i < set->n; i++) {
 		const struct dist *d = &set->v[i];
 		struct ext_run *r = NULL;
-		if (seen && strlist_has_icase(seen, d->name))
+		if (seen && strmap_get(&seen->map, d->name, NULL))
 			continue;
-		if (seen)
-			strlist_push(seen, d->name);
+		if (seen) {
+			strlist_push(&seen->names, d->name);
+			strmap_add(&seen->map, seen->names.v[seen->names.n - 1], 0);
+		}
 		if (dist_name_eq(d->name, "torch") || imported_first(c, d) || !is_extension(c, v, d))
 			continue;
 		if (c->nexts >= EXT_MAX_EXTENSIONS) {
@@ -322,8 +331,9 @@ static void extensions_in(struct ext_check *c, struct torch_run *run, struct vie
 
 void ext_check_after_torch(struct ext_check *c, struct torch_run *run, struct view *v)
 {
-	struct strlist seen = STRLIST_INIT;
+	struct seen_names seen = { STRLIST_INIT, STRMAP_INIT };
 	size_t i;
+	strmap_init(&seen.map, STRMAP_ICASE);
 	read_dists(c, run, v);
 	if (!c->have_dists)
 		return;
@@ -334,7 +344,8 @@ void ext_check_after_torch(struct ext_check *c, struct torch_run *run, struct vi
 	for (i = 0; i < c->nsites; i++) /* sys.path order: the first folder with a distribution wins */
 		if (site_set(c, i))
 			extensions_in(c, run, v, site_set(c, i), c->sites[i].dir, &seen);
-	strlist_release(&seen);
+	strmap_release(&seen.map);
+	strlist_release(&seen.names);
 	list_copies(c, run, v);
 }
 

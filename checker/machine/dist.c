@@ -14,6 +14,7 @@
 #include "machine/dist_rows.h"
 #include "machine/view.h"
 #include "util/os.h"
+#include "util/strmap.h"
 #include "util/text.h"
 
 /* ---- files of the view ----------------------------------------------------------- */
@@ -40,11 +41,12 @@ static int map_view_file(struct view *v, const char *winpath, struct os_map *m, 
 
 
 /*
- * `fast_dir`: the host folder of the dist-info when dist_set_read found it
- * from its listing as it is named (a folder, not a link), else NULL.
+ * `fast_dir`: the dist-info's name below `at` (the site-packages held open)
+ * when dist_set_read found it in the listing as it is named (a folder, not a
+ * link), else NULL.
  */
-static int read_small(struct view *v, const char *fast_dir, const char *winpath, struct strbuf *out, int *too_big,
-		      struct err *err)
+static int read_small(struct view *v, const struct os_dir *at, const char *fast_dir, const char *winpath,
+		      struct strbuf *out, int *too_big, struct err *err)
 {
 	char *host;
 	struct os_stat st;
@@ -53,7 +55,7 @@ static int read_small(struct view *v, const char *fast_dir, const char *winpath,
 	if (fast_dir) {
 		/* the dist-info folder came from the listing, as it is named: its files by name, no links */
 		host = xasprintf("%s/%s", fast_dir, winpath_basename(winpath));
-		r = os_read_small_file(host, DIST_READ_SMALL, out, err);
+		r = os_read_small_file_at(at, host, DIST_READ_SMALL, out, err);
 		free(host);
 		if (r == 0 || r == -1)
 			return r;
@@ -97,14 +99,14 @@ static int over_budget(size_t *used, size_t len, const char *path, struct err *e
 	return 0;
 }
 
-static int scan_record_file(struct view *v, const char *fast_dir, const char *dist_info, record_row_fn row, void *ctx,
-			    size_t *used, struct err *err)
+static int scan_record_file(struct view *v, const struct os_dir *at, const char *fast_dir, const char *dist_info,
+			    record_row_fn row, void *ctx, size_t *used, struct err *err)
 {
 	char *path = winpath_join(dist_info, "RECORD");
 	struct strbuf sb = STRBUF_INIT;
 	struct os_map m;
 	int r, big;
-	if (read_small(v, fast_dir, path, &sb, &big, err) == 0) {
+	if (read_small(v, at, fast_dir, path, &sb, &big, err) == 0) {
 		r = over_budget(used, sb.len, path, err) ? -1 : dist_record_scan(sb.buf, sb.len, path, row, ctx, err);
 		strbuf_release(&sb);
 		free(path);
@@ -126,8 +128,8 @@ static int scan_record_file(struct view *v, const char *fast_dir, const char *di
 	return r;
 }
 
-static int read_metadata(struct view *v, const char *fast_dir, const char *dist_info, struct dist_metadata *out,
-			 struct err *err)
+static int read_metadata(struct view *v, const struct os_dir *at, const char *fast_dir, const char *dist_info,
+			 struct dist_metadata *out, struct err *err)
 {
 	char *path = winpath_join(dist_info, "METADATA");
 	struct strbuf sb = STRBUF_INIT;
@@ -135,7 +137,7 @@ static int read_metadata(struct view *v, const char *fast_dir, const char *dist_
 	size_t len;
 	int r, big;
 	memset(out, 0, sizeof(*out));
-	if (read_small(v, fast_dir, path, &sb, &big, err) == 0) {
+	if (read_small(v, at, fast_dir, path, &sb, &big, err) == 0) {
 		r = dist_metadata_parse(out, sb.buf, sb.len, path, err);
 		strbuf_release(&sb);
 		free(path);
@@ -159,7 +161,7 @@ static int read_metadata(struct view *v, const char *fast_dir, const char *dist_
 int dist_read_record(struct view *v, const char *dist_info, struct dist_record *out, struct err *err)
 {
 	memset(out, 0, sizeof(*out));
-	if (scan_record_file(v, NULL, dist_info, dist_record_keep_row, out, NULL, err)) {
+	if (scan_record_file(v, NULL, NULL, dist_info, dist_record_keep_row, out, NULL, err)) {
 		dist_record_release(out);
 		return -1;
 	}
@@ -168,7 +170,7 @@ int dist_read_record(struct view *v, const char *dist_info, struct dist_record *
 
 int dist_read_metadata(struct view *v, const char *dist_info, struct dist_metadata *out, struct err *err)
 {
-	return read_metadata(v, NULL, dist_info, out, err);
+	return read_metadata(v, NULL, NULL, dist_info, out, err);
 }
 
 /* ---- one site-packages ------------------------------------------------------------ */
@@ -194,6 +196,7 @@ void dist_set_release(struct dist_set *s)
 	free(s->v);
 	free(s->site_packages);
 	free(s->sp_host);
+	os_dir_close(&s->sp_dir);
 	free(s->env_root);
 	strlist_release(&s->notes);
 	memset(s, 0, sizeof(*s));
@@ -254,9 +257,11 @@ static char *fast_host(const struct dist_set *s, const char *rec_path, struct st
 	struct strbuf h = STRBUF_INIT;
 	struct os_stat st;
 	const char *p = rec_path, *slash;
+	size_t rel;
 	if (!s->sp_host || rec_path[0] == '.' || strstr(rec_path, "..") || strchr(rec_path, ':'))
 		return NULL;
 	strbuf_adds(&h, s->sp_host);
+	rel = h.len + 1; /* each component is looked up from the site-packages held open (os_lstat_at) */
 	while ((slash = strpbrk(p, "/\\")) != NULL) {
 		if (slash == p) {
 			strbuf_release(&h);
@@ -265,7 +270,7 @@ static char *fast_host(const struct dist_set *s, const char *rec_path, struct st
 		strbuf_addch(&h, '/');
 		strbuf_add(&h, p, (size_t)(slash - p));
 		if (!(ok_dir->len == h.len && !memcmp(ok_dir->buf, h.buf, h.len))) {
-			if (os_lstat(h.buf, &st) || st.type != OS_DIR) {
+			if (os_lstat_at(&s->sp_dir, h.buf + rel, &st) || st.type != OS_DIR) {
 				strbuf_release(&h);
 				return NULL;
 			}
@@ -276,7 +281,7 @@ static char *fast_host(const struct dist_set *s, const char *rec_path, struct st
 	strbuf_add(ok_dir, h.buf, h.len);
 	strbuf_addch(&h, '/');
 	strbuf_adds(&h, p);
-	if (!*p || os_lstat(h.buf, &st) || st.type != OS_FILE) {
+	if (!*p || os_lstat_at(&s->sp_dir, h.buf + rel, &st) || st.type != OS_FILE) {
 		strbuf_release(&h);
 		return NULL;
 	}
@@ -475,7 +480,7 @@ static void name_from_folder(const char *folder, char **name, char **version)
 
 static void read_one(struct dist_set *s, struct view *v, const char *folder)
 {
-	char *fast = NULL;
+	const char *fast;
 	struct dist *d;
 	struct bins b;
 	struct err e;
@@ -488,15 +493,9 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 	b.v = v;
 	b.s = s;
 	strbuf_init(&b.ok_dir);
-	if (s->sp_host) {
-		struct os_stat st;
-		fast = xasprintf("%s/%s", s->sp_host, folder);
-		if (os_lstat(fast, &st) || st.type != OS_DIR) {
-			free(fast);
-			fast = NULL;
-		}
-	}
-	if (!read_metadata(v, fast, d->dist_info, &d->meta, &e)) {
+	/* dist_set_read found the folder in the site-packages' listing, a folder and not a link: by its name */
+	fast = s->sp_host ? folder : NULL;
+	if (!read_metadata(v, &s->sp_dir, fast, d->dist_info, &d->meta, &e)) {
 		d->has_metadata = 1;
 		d->name = xstrdup(d->meta.name);
 		d->version = xstrdup(d->meta.version);
@@ -508,7 +507,7 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 		strlist_pushf(&d->notes, "not a valid distribution: its name \"%s\" or version is not one PEP 508 allows; "
 					 "no command names it",
 			      text_excerpt(d->name, strlen(d->name), 60, (char[128]){ 0 }, 128));
-	if (!scan_record_file(v, fast, d->dist_info, bin_row, &b, &s->record_bytes, &e)) {
+	if (!scan_record_file(v, &s->sp_dir, fast, d->dist_info, bin_row, &b, &s->record_bytes, &e)) {
 		d->has_record = 1;
 		d->nfiles = b.rows;
 		bins_notes(&b);
@@ -526,29 +525,60 @@ static void read_one(struct dist_set *s, struct view *v, const char *folder)
 		free(why);
 		free(rp);
 	}
-	free(fast);
+}
+
+/*
+ * The names the distributions read claim, for read_bare: each one's top-level
+ * names (compared as str_icmp does) and its normalised name. Looked up once
+ * per folder of the listing, where a walk of every distribution for every
+ * folder grew with the product (300 distributions: 180,000 comparisons).
+ */
+struct claims {
+	struct strmap tops;      /* ICASE; keys borrowed from the dists' tops */
+	struct strmap names;     /* exact; keys in `normal` */
+	struct strlist normal;   /* dist_name_normalize of each name */
+};
+
+static void claims_add(struct claims *c, const struct dist *d)
+{
+	size_t k;
+	for (k = 0; k < d->tops.n; k++)
+		strmap_add(&c->tops, d->tops.v[k], 0);
+	if (d->name) {
+		strlist_push_owned(&c->normal, dist_name_normalize(d->name));
+		strmap_add(&c->names, c->normal.v[c->normal.n - 1], 0);
+	}
 }
 
 /* Whether a distribution read names `folder` as a top-level package. */
-static int claimed_top(const struct dist_set *s, const char *folder)
+static int claimed_top(const struct claims *c, const char *folder)
 {
-	size_t i;
-	for (i = 0; i < s->n; i++)
-		if (strlist_has_icase(&s->v[i].tops, folder) || dist_name_eq(s->v[i].name, folder))
-			return 1;
-	return 0;
+	char *n;
+	int r;
+	if (strmap_get(&c->tops, folder, NULL))
+		return 1;
+	n = dist_name_normalize(folder);
+	r = strmap_get(&c->names, n, NULL);
+	free(n);
+	return r;
 }
 
 /* The package folders of the listing no distribution names, with native binaries: bare dists. */
 static void read_bare(struct dist_set *s, struct view *v, const struct strlist *names)
 {
 	size_t i, walked = 0, over = 0;
+	struct claims c;
+	strmap_init(&c.tops, STRMAP_ICASE);
+	strmap_init(&c.names, 0);
+	strlist_init(&c.normal);
+	for (i = 0; i < s->n; i++)
+		claims_add(&c, &s->v[i]);
 	for (i = 0; i < names->n; i++) {
 		const char *nm = names->v[i];
 		char *p, *init;
 		struct dist *d;
 		struct walk w;
-		if (nm[0] == '.' || !strcmp(nm, "__pycache__") || strchr(nm, '.') || !str_icmp(nm, "torch") || claimed_top(s, nm))
+		if (nm[0] == '.' || !strcmp(nm, "__pycache__") || strchr(nm, '.') || !str_icmp(nm, "torch") || claimed_top(&c, nm))
 			continue; /* dist-info, egg-info, __pycache__, torch itself (checked as torch) */
 		p = winpath_join(s->site_packages, nm);
 		init = winpath_join(p, "__init__.py");
@@ -582,6 +612,7 @@ static void read_bare(struct dist_set *s, struct view *v, const struct strlist *
 		d->name = xstrdup(nm);
 		d->dist_info = p;
 		strlist_push(&d->tops, nm);
+		claims_add(&c, d);
 		d->scan_note = xasprintf("not installed by pip: no RECORD (no .dist-info names %s); its binaries were found "
 					 "by walking it for .pyd and .dll files%s",
 					 p, w.capped ? "; the walk stopped at its limit" : "");
@@ -595,6 +626,9 @@ static void read_bare(struct dist_set *s, struct view *v, const struct strlist *
 			strlist_pushf(&d->notes, "%zu binaries beyond the %d checked per distribution were not checked",
 				      w.over, DIST_MAX_BINARIES);
 	}
+	strmap_release(&c.tops);
+	strmap_release(&c.names);
+	strlist_release(&c.normal);
 	s->bare_over = over;
 	if (over)
 		strlist_pushf(&s->notes, "more than %d package folders without a .dist-info in %s: %zu more were not read",
@@ -627,6 +661,11 @@ int dist_set_read(struct dist_set *out, struct view *v, const char *site_package
 	out->env_root = env_root ? winpath_normalize(env_root) : infer_env_root(out->site_packages);
 	if (!view_is_live(v) && !view_is_link(v, out->site_packages))
 		out->sp_host = view_host_path(v, out->site_packages);
+	if (out->sp_host && os_dir_open(&out->sp_dir, out->sp_host)) {
+		/* not a host folder (a mounted one): the view answers every lookup */
+		free(out->sp_host);
+		out->sp_host = NULL;
+	}
 	for (i = 0; i < names.n; i++) {
 		char *p;
 		if (!str_iendswith(names.v[i], ".dist-info") || strlen(names.v[i]) == strlen(".dist-info"))

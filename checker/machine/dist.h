@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "util/os.h"
 #include "util/strbuf.h"
 
 struct view;
@@ -161,6 +162,7 @@ struct dist {
 struct dist_set {
 	char *site_packages;     /* Windows path */
 	char *sp_host;           /* its host path (offline trees), or NULL */
+	struct os_dir sp_dir;    /* sp_host held open: its dist-info files and RECORD paths looked up from it */
 	char *env_root;          /* the environment every RECORD path must stay inside */
 	struct dist *v;
 	size_t n, alloc;

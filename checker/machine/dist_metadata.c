@@ -281,11 +281,44 @@ char *dist_name_normalize(const char *name)
 	return strbuf_detach(&sb);
 }
 
+static int name_sep(char c)
+{
+	return c == '-' || c == '_' || c == '.';
+}
+
+/*
+ * The next character of the PEP 503 normalised name read from *p (what
+ * dist_name_normalize writes, one at a time): '-' for a run of separators
+ * between two other characters, the rest lower-cased, 0 at the end (leading
+ * and trailing runs are dropped, as there).
+ */
+static int name_next(const char **p, int *started)
+{
+	const char *s = *p;
+	if (name_sep(*s)) {
+		while (name_sep(*s))
+			s++;
+		if (*started && *s) {
+			*p = s;
+			return '-';
+		}
+	}
+	if (!*s) {
+		*p = s;
+		return 0;
+	}
+	*started = 1;
+	*p = s + 1;
+	return ascii_tolower((unsigned char)*s);
+}
+
 int dist_name_eq(const char *a, const char *b)
 {
-	char *x = dist_name_normalize(a), *y = dist_name_normalize(b);
-	int eq = !strcmp(x, y);
-	free(x);
-	free(y);
-	return eq;
+	/* compared as normalised without making the two strings: one site-packages asks this of every pair */
+	int sa = 0, sb = 0, x, y;
+	do {
+		x = name_next(&a, &sa);
+		y = name_next(&b, &sb);
+	} while (x == y && x);
+	return x == y;
 }

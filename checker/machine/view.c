@@ -73,11 +73,6 @@ struct view {
 	struct strlist hidden; /* view_hide_system32: the names System32 lacks on the machine judged (a profile) */
 };
 
-static int ntfs_qsort_cmp(const void *a, const void *b)
-{
-	return winpath_ntfs_cmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* ---- construction ------------------------------------------------------ */
 
 static void view_autoload_registry(struct view *v);
@@ -473,6 +468,41 @@ static int on_drive_c(const char *norm)
 	return norm[0] == 'C' && norm[1] == ':' && norm[2] == '\\';
 }
 
+struct typed_name {
+	char *name;
+	unsigned char type;
+};
+
+static int typed_name_cmp(const void *a, const void *b)
+{
+	return winpath_ntfs_cmp(((const struct typed_name *)a)->name, ((const struct typed_name *)b)->name);
+}
+
+/*
+ * A listing sorted in NTFS order, and its isdir[] bytes: what the listing
+ * said of each name (a file or a folder, never a link) is known without an
+ * lstat (entry_type); the rest are looked at when asked, as before.
+ */
+static unsigned char *sorted_types(struct strlist *names, const struct strbuf *types)
+{
+	size_t n = names->n, k;
+	struct typed_name *t = xcalloc(n ? n : 1, sizeof(*t));
+	unsigned char *isdir = xcalloc(n ? n : 1, 1);
+	for (k = 0; k < n; k++) {
+		t[k].name = names->v[k];
+		t[k].type = k < types->len ? (unsigned char)types->buf[k] : (unsigned char)OS_NONE;
+	}
+	if (n > 1)
+		qsort(t, n, sizeof(*t), typed_name_cmp);
+	for (k = 0; k < n; k++) {
+		names->v[k] = t[k].name;
+		if (t[k].type == OS_FILE || t[k].type == OS_DIR)
+			isdir[k] = (unsigned char)(t[k].type + 1);
+	}
+	free(t);
+	return isdir;
+}
+
 /*
  * The cached listing of an offline Windows directory ("C:\\A\\B"), resolved
  * component by component. Returns NULL when the directory does not exist.
@@ -509,12 +539,15 @@ static struct dirent_cache *dir_lookup(struct view *v, const char *windir)
 		dc->host = host;
 		if (host) {
 			struct err e;
+			struct strbuf types = STRBUF_INIT;
 			err_clear(&e);
-			if (os_list_dir(host, &dc->names, &e) == 0 && dc->names.n > 1)
-				qsort(dc->names.v, dc->names.n, sizeof(char *), ntfs_qsort_cmp);
+			if (os_list_dir_types(host, &dc->names, &types, &e) == 0)
+				dc->isdir = sorted_types(&dc->names, &types);
 			else if (e.msg[0] && !v->host_error)
 				v->host_error = xstrdup(e.msg); /* an unreadable folder is not an empty one */
-			dc->isdir = xcalloc(dc->names.n ? dc->names.n : 1, 1);
+			if (!dc->isdir)
+				dc->isdir = xcalloc(dc->names.n ? dc->names.n : 1, 1);
+			strbuf_release(&types);
 		}
 		strmap_add(&v->dir_index, dc->key, (size_t)(dc - v->dirs));
 	}

@@ -73,7 +73,20 @@ static unsigned u16_next(struct u16cur *c)
 /* NTFS collation: upcased UTF-16 code units, shorter name first on a tie. */
 int winpath_ntfs_cmp(const char *a, const char *b)
 {
-	struct u16cur x = { (const unsigned char *)a, 0 }, y = { (const unsigned char *)b, 0 };
+	const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
+	struct u16cur x, y;
+	/* ASCII (most names): each byte is one code unit, upcased A-Z only; the cursors take over at the rest */
+	while (*p && *p < 0x80 && *q && *q < 0x80) {
+		unsigned ca = *p >= 'a' && *p <= 'z' ? *p - 32u : *p, cb = *q >= 'a' && *q <= 'z' ? *q - 32u : *q;
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		p++;
+		q++;
+	}
+	x.p = p;
+	x.pending = 0;
+	y.p = q;
+	y.pending = 0;
 	for (;;) {
 		unsigned ca = u16_next(&x), cb = u16_next(&y);
 		if (ca != cb)

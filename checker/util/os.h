@@ -105,6 +105,14 @@ int os_lstat(const char *path, struct os_stat *st);
 /* Appends the names in `dir` (not "." or "..") in the order the OS returns them. */
 int os_list_dir(const char *dir, struct strlist *names, struct err *err);
 
+/*
+ * os_list_dir with each name's type as the listing says it, one byte per name
+ * appended to `types`: OS_FILE or OS_DIR when the file system gives it
+ * (d_type), else OS_NONE (a link, another kind, or not given: os_lstat
+ * tells). A tree's folders then cost no lstat per entry looked at.
+ */
+int os_list_dir_types(const char *dir, struct strlist *names, struct strbuf *types, struct err *err);
+
 /* Reads a whole small file (config, registry export, version.py); refuses files over `max`. */
 int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err);
 
@@ -117,6 +125,27 @@ int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *e
  * `max` (nothing read); -1 with `err` on a read error.
  */
 int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err);
+
+/*
+ * A folder held open so that names below it are looked up from it (openat,
+ * fstatat) instead of from the root each time: a site-packages' dist-info
+ * files and RECORD binaries are thousands of lookups under one folder, and
+ * walking its 6-10 leading components again for each was a third of their
+ * kernel time. Zeroed (path NULL) is closed. Hosts without such calls
+ * (Windows) join `path` and the name.
+ */
+struct os_dir {
+	intptr_t h;  /* descriptor, or -1 where the host joins paths */
+	char *path;  /* NULL: not open */
+};
+
+/* 0, or -1 (d zeroed) when `path` cannot be opened as a folder. */
+int os_dir_open(struct os_dir *d, const char *path);
+void os_dir_close(struct os_dir *d);
+/* os_lstat of `rel` ('/' separated, relative) below d. */
+int os_lstat_at(const struct os_dir *d, const char *rel, struct os_stat *st);
+/* os_read_small_file of `rel` below d. */
+int os_read_small_file_at(const struct os_dir *d, const char *rel, size_t max, struct strbuf *out, struct err *err);
 
 /*
  * Writes a file whole or not at all: temporary file in the same folder +

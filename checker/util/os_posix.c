@@ -295,6 +295,29 @@ int os_list_dir(const char *dir, struct strlist *names, struct err *err)
 	return 0;
 }
 
+int os_list_dir_types(const char *dir, struct strlist *names, struct strbuf *types, struct err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return err_set(err, "cannot list %s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		enum os_ftype t = OS_NONE;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+#ifdef DT_DIR
+		if (de->d_type == DT_REG)
+			t = OS_FILE;
+		else if (de->d_type == DT_DIR)
+			t = OS_DIR;
+#endif
+		strlist_push(names, de->d_name);
+		strbuf_addch(types, (char)t);
+	}
+	closedir(d);
+	return 0;
+}
+
 int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *err)
 {
 	char buf[65536];
@@ -333,12 +356,12 @@ int os_read_file(const char *path, size_t max, struct strbuf *out, struct err *e
 	return 0;
 }
 
-int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err)
+static int read_small_at(int dirfd, const char *path, size_t max, struct strbuf *out, struct err *err)
 {
 	struct stat st;
 	size_t start = out->len, want;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
 	if (fd < 0)
 		return 1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -367,6 +390,50 @@ int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct 
 	out->len = start + (size_t)n;
 	out->buf[out->len] = '\0';
 	return 0;
+}
+
+int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct err *err)
+{
+	return read_small_at(AT_FDCWD, path, max, out, err);
+}
+
+int os_dir_open(struct os_dir *d, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NOCTTY);
+	memset(d, 0, sizeof(*d));
+	if (fd < 0)
+		return -1;
+	d->h = fd;
+	d->path = xstrdup(path);
+	return 0;
+}
+
+void os_dir_close(struct os_dir *d)
+{
+	if (d->path)
+		close((int)d->h);
+	free(d->path);
+	memset(d, 0, sizeof(*d));
+}
+
+int os_lstat_at(const struct os_dir *d, const char *rel, struct os_stat *out)
+{
+	struct stat st;
+	out->type = OS_NONE;
+	out->size = 0;
+	if (!d->path || fstatat((int)d->h, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return 1;
+	from_stat(&st, out);
+	return 0;
+}
+
+int os_read_small_file_at(const struct os_dir *d, const char *rel, size_t max, struct strbuf *out, struct err *err)
+{
+	if (!d->path)
+		return 1;
+	return read_small_at((int)d->h, rel, max, out, err);
 }
 
 /* Writes all of data to fd, retrying short writes and EINTR; -1 with errno set. */

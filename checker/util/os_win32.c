@@ -176,6 +176,49 @@ int os_read_small_file(const char *path, size_t max, struct strbuf *out, struct 
 	return os_read_file(path, max, out, err) ? -1 : 0;
 }
 
+int os_dir_open(struct os_dir *d, const char *path)
+{
+	struct os_stat st;
+	memset(d, 0, sizeof(*d));
+	if (os_lstat(path, &st) || st.type != OS_DIR)
+		return -1;
+	d->h = -1;
+	d->path = xstrdup(path);
+	return 0;
+}
+
+void os_dir_close(struct os_dir *d)
+{
+	free(d->path);
+	memset(d, 0, sizeof(*d));
+}
+
+int os_lstat_at(const struct os_dir *d, const char *rel, struct os_stat *st)
+{
+	char *p;
+	int r;
+	st->type = OS_NONE;
+	st->size = 0;
+	if (!d->path)
+		return 0;
+	p = xasprintf("%s/%s", d->path, rel);
+	r = os_lstat(p, st);
+	free(p);
+	return r;
+}
+
+int os_read_small_file_at(const struct os_dir *d, const char *rel, size_t max, struct strbuf *out, struct err *err)
+{
+	char *p;
+	int r;
+	if (!d->path)
+		return 1;
+	p = xasprintf("%s/%s", d->path, rel);
+	r = os_read_small_file(p, max, out, err);
+	free(p);
+	return r;
+}
+
 void os_unmap(struct os_map *m)
 {
 	if (m->data)
@@ -238,6 +281,16 @@ void os_stat(const char *path, struct os_stat *st)
 		st->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
 	}
 	free(w);
+}
+
+int os_list_dir_types(const char *dir, struct strlist *names, struct strbuf *types, struct err *err)
+{
+	size_t n0 = names->n, i;
+	if (os_list_dir(dir, names, err))
+		return -1;
+	for (i = n0; i < names->n; i++)
+		strbuf_addch(types, (char)OS_NONE); /* os_lstat tells (a reparse point is not followed) */
+	return 0;
 }
 
 int os_readlink(const char *path, struct strbuf *out)

@@ -81,6 +81,51 @@ static void test_record_bad_rows(void)
 		CHECK_INT(r.n, 0);
 	}
 	{
+		/* the path and digest checks go eight and four bytes at a time: a bad byte at every place of a
+		   path of 1-24 bytes and of a 43-byte digest is found, and every byte of the alphabets passes */
+		static const unsigned char ctl[] = { 0x01, 0x09, 0x1f, 0x7f };
+		static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_=";
+		size_t n, at, c;
+		struct dist_record r;
+		struct err e;
+		for (n = 1; n <= 24; n++)
+			for (at = 0; at < n; at++)
+				for (c = 0; c < sizeof(ctl); c++) {
+					char path[32], text[64], want[96];
+					memset(path, 'a', n);
+					path[n] = '\0';
+					path[at] = (char)ctl[c];
+					snprintf(text, sizeof(text), "%s,,\n", path);
+					snprintf(want, sizeof(want), "R:1: a control character (0x%02x) in a path", ctl[c]);
+					if (rec(&r, text, &e) != -1 || strcmp(e.msg, want))
+						CHECK(!"a control byte in a path was not found");
+				}
+		/* bytes 0x20-0x7e and UTF-8 (0x80-0xff) are not control characters */
+		{
+			char text[300];
+			size_t k = 0;
+			for (c = 0x20; c < 0x100; c++)
+				if (c != 0x7f && c != ',' && c != '"')
+					text[k++] = (char)c;
+			memcpy(text + k, ",,\n", 4);
+			CHECK_INT(rec(&r, text, &e), 0);
+			dist_record_release(&r);
+		}
+		for (at = 0; at < 43; at++) {
+			char text[96];
+			memset(text, 0, sizeof(text));
+			memcpy(text, "a.py,sha256=", 12);
+			for (c = 0; c < 43; c++)
+				text[12 + c] = b64[(c * 7 + at) % (sizeof(b64) - 1)];
+			memcpy(text + 55, ",1\n", 3);
+			CHECK_INT(rec(&r, text, &e), 0);
+			dist_record_release(&r);
+			text[12 + at] = at % 2 ? '$' : '+';
+			if (rec(&r, text, &e) != -1 || strcmp(e.msg, "R:1: hash digest is not urlsafe base64"))
+				CHECK(!"a byte outside urlsafe base64 in a digest was not found");
+		}
+	}
+	{
 		struct dist_record r;
 		struct err e;
 		CHECK_INT(dist_record_parse(&r, "a\0b,,\n", 6, "R", &e), -1);
@@ -291,6 +336,22 @@ static void test_names(void)
 	free(n);
 	CHECK(dist_name_eq("torch-vision", "Torch_Vision"));
 	CHECK(!dist_name_eq("torchvision", "torch"));
+	/* dist_name_eq compares without normalising into new strings: it must answer what comparing
+	   dist_name_normalize's strings answers, for every pair, separators leading, trailing and in runs */
+	{
+		static const char *const names[] = { "", "-", "._-", "a", "A", "a-", "-a", "_a_", "a-b", "a_b", "a.b",
+						     "a--b", "a-_.b", "ab", "a-bc", "ab-c", "a-b-", "A-B", "a-b.c",
+						     "abc", "ab_", "torch", "Torch_", "torch-vision", "torchvision" };
+		size_t x, y, nn = sizeof(names) / sizeof(names[0]);
+		for (x = 0; x < nn; x++)
+			for (y = 0; y < nn; y++) {
+				char *na = dist_name_normalize(names[x]), *nb = dist_name_normalize(names[y]);
+				if (dist_name_eq(names[x], names[y]) != !strcmp(na, nb))
+					CHECK(!"dist_name_eq differs from comparing dist_name_normalize");
+				free(na);
+				free(nb);
+			}
+	}
 }
 
 static void put(const char *root, const char *rel, const char *text)

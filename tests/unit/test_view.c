@@ -128,6 +128,12 @@ static void test_ntfs_order(void)
 	CHECK(winpath_ntfs_cmp("a", "ab") < 0);
 	CHECK(winpath_ntfs_cmp("z.dll", "_.dll") < 0);
 	CHECK(winpath_ntfs_cmp("\xc3\xa9", "\xc3\x89") == 0); /* é == É */
+	/* an ASCII run compared byte by byte, then the code units after it */
+	CHECK(winpath_ntfs_cmp("ab\xc3\xa9x", "AB\xc3\x89X") == 0);
+	CHECK(winpath_ntfs_cmp("ab", "ab\xc3\xa9") < 0 && winpath_ntfs_cmp("ab\xc3\xa9", "AB") > 0);
+	CHECK(winpath_ntfs_cmp("abz", "ab\xc3\xa9") < 0 && winpath_ntfs_cmp("ab\xc3\xa9", "abZ") > 0);
+	CHECK(winpath_ntfs_cmp("ab_", "abc") > 0 && winpath_ntfs_cmp("pkg042-1.0.dist-info", "PKG042") > 0);
+	CHECK(winpath_ntfs_cmp("", "") == 0 && winpath_ntfs_cmp("", "a") < 0 && winpath_ntfs_cmp("\xc3\xa9", "") > 0);
 	strlist_release(&l);
 	CHECK_INT(view_list_dir(v, "C:\\missing", &l, NULL), -1);
 	view_free(v);
