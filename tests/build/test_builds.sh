@@ -23,7 +23,10 @@ else
 fi
 
 # mingw-w64: the static Windows program, run under Wine
-if ! exe=$(bash tests/lib/cross-build.sh 2>"$out/xbuild.log" | tail -1) || [ ! -f "$exe" ]; then
+# (tests/lib/cross_exe.sh: built once per source, shared with tests/confirm/)
+# shellcheck source=tests/lib/cross_exe.sh
+source tests/lib/cross_exe.sh
+if ! exe=$(cross_exe "$out/xbuild.log"); then
 	not_ok "cross-build of torch-dll-check.exe failed"
 	sed 's/^/#   /' "$out/xbuild.log" | tail -20
 	tap_done
