@@ -40,6 +40,7 @@ if ! prefix=$(wine_prefix_ensure); then
 	not_ok "no Wine prefix"
 	tap_done
 fi
+wine_lock "$prefix" # the prefix is shared with the other tests and test runs
 cp "$exe" "$prefix/drive_c/tdc.exe"
 k32="$prefix/drive_c/windows/system32/kernel32.dll"
 WINEDEBUG=-all wine_run "$prefix" "$out/ver.out" "$out/ver.err" 'C:\tdc.exe' --version
