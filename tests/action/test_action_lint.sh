@@ -337,7 +337,41 @@ else
 	} | sort)
 	# One shellcheck process for all (it is slow to start), then one line per file.
 	# -s bash: sourced helpers (tap.sh, fixtures.sh) carry no shebang but run in bash.
-	all=$(shellcheck -x -P SCRIPTDIR -s bash -f gcc "${scripts[@]}" 2>&1)
+	# Its findings for a file are cached ($TDC_CACHE/shellcheck), keyed by the
+	# version and options of the tool, the file's path and bytes, and the
+	# bytes of every script any script sources (by name: what -x follows);
+	# only the files without a cached answer are checked (minutes of CPU for
+	# all of them), and an answer is kept only from a run that ended normally
+	# (exit 0 or 1).
+	sc_opts=(-x -P SCRIPTDIR -s bash -f gcc)
+	libs=$(grep -hoE '(^|[[:space:];&|!(])(source|\.)[[:space:]]+[^;|&)]*\.sh|shellcheck[[:space:]]+source=[^[:space:]]+' "${scripts[@]}" |
+		grep -oE '[A-Za-z0-9_.-]+\.sh' | sort -u)
+	scdir=$TDC_CACHE/shellcheck/$({ shellcheck --version; printf '%s\n' "${sc_opts[@]}"
+		for f in "${scripts[@]}"; do
+			grep -qxF "${f##*/}" <<<"$libs" && printf '%s\n' "$f" && cat "$f"
+		done; } | sha256sum | cut -c1-24)
+	mkdir -p "$scdir"
+	declare -A sc_key=()
+	todo=()
+	for f in "${scripts[@]}"; do
+		sc_key[$f]=$({ printf '%s\n' "$f"; cat "$f"; } | sha256sum | cut -c1-32)
+		[ -f "$scdir/${sc_key[$f]}" ] || todo+=("$f")
+	done
+	echo "# ${#todo[@]} of ${#scripts[@]} scripts checked by shellcheck now, the others' findings cached ($scdir)"
+	if [ ${#todo[@]} -gt 0 ]; then
+		fresh=$(shellcheck "${sc_opts[@]}" "${todo[@]}" 2>&1)
+		sc_rc=$?
+		if [ "$sc_rc" -le 1 ]; then
+			for f in "${todo[@]}"; do
+				{ grep -F -- "$f:" <<<"$fresh" || true; } >"$scdir/${sc_key[$f]}.tmp.$$" &&
+					mv "$scdir/${sc_key[$f]}.tmp.$$" "$scdir/${sc_key[$f]}"
+			done
+		fi
+	fi
+	all=$(
+		for f in "${scripts[@]}"; do [ -f "$scdir/${sc_key[$f]}" ] && cat "$scdir/${sc_key[$f]}"; done
+		[ ${#todo[@]} -eq 0 ] || [ "$sc_rc" -le 1 ] || printf '%s\n' "$fresh"
+	)
 	for f in "${scripts[@]}"; do
 		owner=$(awk -v f="$f" '$1 == f { print $2 }' "$known" 2>/dev/null)
 		out=$(grep -F -- "$f:" <<<"$all" || true)

@@ -23,7 +23,10 @@ else
 fi
 
 # mingw-w64: the static Windows program, run under Wine
-if ! exe=$(bash tests/lib/cross-build.sh 2>"$out/xbuild.log" | tail -1) || [ ! -f "$exe" ]; then
+# (tests/lib/cross_exe.sh: built once per source, shared with tests/confirm/)
+# shellcheck source=tests/lib/cross_exe.sh
+source tests/lib/cross_exe.sh
+if ! exe=$(cross_exe "$out/xbuild.log"); then
 	not_ok "cross-build of torch-dll-check.exe failed"
 	sed 's/^/#   /' "$out/xbuild.log" | tail -20
 	tap_done
@@ -37,6 +40,7 @@ if ! prefix=$(wine_prefix_ensure); then
 	not_ok "no Wine prefix"
 	tap_done
 fi
+wine_lock "$prefix" # the prefix is shared with the other tests and test runs
 cp "$exe" "$prefix/drive_c/tdc.exe"
 k32="$prefix/drive_c/windows/system32/kernel32.dll"
 WINEDEBUG=-all wine_run "$prefix" "$out/ver.out" "$out/ver.err" 'C:\tdc.exe' --version

@@ -38,16 +38,12 @@ done
 work=$tmp # start.sh's: removed at exit
 
 # The .exe, cached by a hash of what it is built from (a warm run skips the compile)
-xkey=$( { find checker -type f | LC_ALL=C sort | xargs cat; cat matrix/torch.yml tests/lib/cross-build.sh; } | sha256sum | cut -c1-16)
-exe=$TDC_CACHE/confirm-exe/$xkey/torch-dll-check.exe
-if [ ! -f "$exe" ]; then
-	if ! built=$(bash tests/lib/cross-build.sh 2>"$work/xbuild.log" | tail -1) || [ ! -f "$built" ]; then
-		not_ok "cross-build of torch-dll-check.exe failed"
-		sed 's/^/#   /' "$work/xbuild.log" | tail -20
-		tap_done
-	fi
-	mkdir -p "$(dirname "$exe")"
-	cp "$built" "$exe.tmp.$$" && mv "$exe.tmp.$$" "$exe"
+# shellcheck source=tests/lib/cross_exe.sh
+source tests/lib/cross_exe.sh
+if ! exe=$(cross_exe "$work/xbuild.log"); then
+	not_ok "cross-build of torch-dll-check.exe failed"
+	sed 's/^/#   /' "$work/xbuild.log" | tail -20
+	tap_done
 fi
 
 # The trees: the loader tests' torch stand-ins (cached by fixtures.sh)

@@ -45,17 +45,13 @@ for tool in wine wineserver x86_64-w64-mingw32-gcc; do
 	command -v "$tool" >/dev/null || { skip "the live commit charge under Wine" "$tool is not installed (see .ci/deps)"; tap_done; }
 done
 
-# The .exe: the same cache key as tests/confirm/test_confirm.sh (one cross-build for both)
-xkey=$( { find checker -type f | LC_ALL=C sort | xargs cat; cat matrix/torch.yml tests/lib/cross-build.sh; } | sha256sum | cut -c1-16)
-exe=$TDC_CACHE/confirm-exe/$xkey/torch-dll-check.exe
-if [ ! -f "$exe" ]; then
-	if ! built=$(bash tests/lib/cross-build.sh 2>"$WORK/xbuild.log" | tail -1) || [ ! -f "$built" ]; then
-		not_ok "cross-build of torch-dll-check.exe failed"
-		sed 's/^/#   /' "$WORK/xbuild.log" | tail -20
-		tap_done
-	fi
-	mkdir -p "$(dirname "$exe")"
-	cp "$built" "$exe.tmp.$$" && mv "$exe.tmp.$$" "$exe"
+# The .exe: cached as for tests/confirm/test_confirm.sh (one cross-build for both)
+# shellcheck source=tests/lib/cross_exe.sh
+source tests/lib/cross_exe.sh
+if ! exe=$(cross_exe "$WORK/xbuild.log"); then
+	not_ok "cross-build of torch-dll-check.exe failed"
+	sed 's/^/#   /' "$WORK/xbuild.log" | tail -20
+	tap_done
 fi
 
 if ! whl=$(wheel_fetch torch "$V" 2>"$WORK/fetch.err"); then

@@ -62,7 +62,9 @@ need() {
 	for f; do
 		[ -x "$TDC_REPO/$f" ] && continue
 		echo "# ${TEST_NAME:-test}: building $f (make $f)"
-		if ! nice make -s -j2 -C "$TDC_REPO" "$f" >"$tmp/need.log" 2>&1; then
+		# one make at a time in this checkout (tests/run runs scripts side by side)
+		mkdir -p "$TDC_REPO/build"
+		if ! flock "$TDC_REPO/build/.need.lock" nice make -s -j2 -C "$TDC_REPO" "$f" >"$tmp/need.log" 2>&1; then
 			echo "# ${TEST_NAME:-test}: make $f failed:"
 			tail -5 "$tmp/need.log" | sed 's/^/#   /'
 			return 1
