@@ -19,7 +19,7 @@ win_exe() {
 	fi
 	[ -n "$prefix" ] || return 1
 	prefix=${prefix%/lib/libcjson.a}
-	key=$( { find "$TDC_REPO/checker" -type f | LC_ALL=C sort | xargs cat; cat "$TDC_REPO/matrix/torch.yml";
+	key=$( { find "$TDC_REPO/checker" -type f | LC_ALL=C sort | xargs cat; cat "$TDC_REPO/matrix/torch.yml" "$TDC_REPO/tools/embed_tree.c";
 		cat "$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } |
 		sha256sum | cut -c1-16)
 	dir=$TDC_CACHE/inventory-win/$key
@@ -32,13 +32,16 @@ win_exe() {
 			{ sh "$TDC_REPO/checker/matrix/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" &&
 				sh "$TDC_REPO/checker/matrix/embed.sh" matrix_pairs_text \
 					"$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; } >"$dir/matrix_embed.c" || exit 1
+			# the embedded matrix's tree, parsed at build time by the native tools/embed_tree
+			flock "$TDC_REPO/build/.need.lock" make -s -C "$TDC_REPO" build/gen/matrix_tree.c >"$out/xtree.log" 2>&1 &&
+				cp "$TDC_REPO/build/gen/matrix_tree.c" "$dir/matrix_tree.c" || exit 1
 			srcs=()
 			while IFS= read -r f; do
 				case "$f" in */checker/git/* | */checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
 			done < <(find "$TDC_REPO/checker" -name '*.c' | LC_ALL=C sort)
 			x86_64-w64-mingw32-gcc -std=c11 -O1 -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
 				-I"$TDC_REPO/checker" -I"$prefix/include" -I"$prefix/include/cjson" \
-				-o "$dir/tmp.exe" "${srcs[@]}" "$dir/matrix_embed.c" \
+				-o "$dir/tmp.exe" "${srcs[@]}" "$dir/matrix_embed.c" "$dir/matrix_tree.c" \
 				-L"$prefix/lib" -static -lcjson -lyaml -l:libz.a -lshell32 -ladvapi32 >"$out/xbuild.log" 2>&1 || exit 1
 			mv "$dir/tmp.exe" "$dir/torch-dll-check.exe"
 		) 8>"$dir.lock" || return 1
