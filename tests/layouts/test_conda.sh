@@ -81,11 +81,11 @@ import sys
 for i in range(20001):
     open("%s/conda-meta/pkg%05d-1-0.json" % (sys.argv[1], i), "w").write("{\"name\": \"pkg%d\", \"version\": \"1\", \"files\": [\"Library/bin/p%d.dll\"]}" % (i, i))
 ' "$P"
-start=$(date +%s)
+cpu_mark
 # NTFS lists a folder in name order: pkg* come first, vc14_runtime's record is past the limit
 check_eq "20,001 more records: vc14_runtime's, past the limit, is not traced, and the limit is said" \
 	'[[4,false],"2 conda-meta records past the first 20000 not read"]' \
 	"$(J "[($traced), ([.findings[] | select(.rule == \"conda-meta-unreadable\") | .message] | .[0])]")"
-secs=$(($(date +%s) - start))
-check_cmd "20,001 records read in under 60 s (took ${secs}s)" test "$secs" -lt 60
+cpu_since
+check_cmd "20,001 records read in under 60 s of CPU (took ${_tdc_cpu_secs}s)" test "$_tdc_cpu_secs" -lt 60
 tap_done

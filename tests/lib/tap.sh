@@ -44,6 +44,20 @@ check_status() {
 	fi
 }
 
+# cpu_mark, then cpu_since: sets _tdc_cpu_secs to the whole seconds of CPU (user
+# + system) that this script's finished child processes used between the two (a command
+# substitution's commands count once it has ended). A cost bound on CPU time
+# holds whatever else the machine runs (tests/run runs tests side by side);
+# one on wall time does not.
+# (bash's `times` must run in this shell, not in a command substitution.)
+_tdc_children_ms() {
+	local f=${TMPDIR:-/tmp}/tdc-times.$$.$RANDOM
+	times >"$f"
+	_tdc_ms=$(awk 'END { split($0, t, /[ms ]+/); print int((t[1] * 60 + t[2] + t[3] * 60 + t[4]) * 1000) }' "$f")
+	rm -f "$f"
+}
+cpu_mark() { _tdc_children_ms; _tdc_cpu_mark=$_tdc_ms; }
+cpu_since() { _tdc_children_ms; _tdc_cpu_secs=$(((_tdc_ms - ${_tdc_cpu_mark:-0}) / 1000)); }
 tap_done() { exit "$TAP_FAILED"; }
 
 # The cache for generated and fetched files, outside the clone.

@@ -264,15 +264,16 @@ if have 2.12.1 "RECORD against the disk"; then
 w = sys.stdout.write
 for i in range(1000000): w("torch/g/%d.py,,1\n" % i)' >"$WORK/rec"
 	hostile big <"$WORK/rec"
-	s0=$SECONDS
+	cpu_mark
 	check_eq "RECORD of 10^6 files that are not there: one counting finding, bounded" '[1000000,1,"warning"]' \
 		"$("$B" check --root "$WORK/big" --python "${PYEXE[big]}" --json 2>/dev/null |
 			jq -c '[.installs[0].record.deleted, ([.findings[] | select(.rule == "deleted-after-install")] | length),
 				([.findings[] | select(.rule == "deleted-after-install")][0].severity)]')"
 	/usr/bin/time -f '%M' -o "$WORK/mem" "$TDC_BIN" check --root "$WORK/big" --python "${PYEXE[big]}" >/dev/null 2>&1
 	mem=$(tail -1 "$WORK/mem")
-	check_eq "RECORD of 10^6 files: under 60 s and 1 GB (took $((SECONDS - s0)) s under ASan; ${mem} KB resident)" 'ok' \
-		"$([ $((SECONDS - s0)) -lt 60 ] && [ "${mem:-9999999}" -lt 1000000 ] && echo ok)"
+	cpu_since
+	check_eq "RECORD of 10^6 files: under 60 s of CPU and 1 GB (took $_tdc_cpu_secs s under ASan, two runs; ${mem} KB resident)" 'ok' \
+		"$([ "$_tdc_cpu_secs" -lt 60 ] && [ "${mem:-9999999}" -lt 1000000 ] && echo ok)"
 fi
 
 # ---- the issue's hidden cases, on their real wheels: torch 2.3.1, 2.6.0, 2.8.0, 2.12.1, 2.14.1
