@@ -35,6 +35,12 @@ static int clear_flag(void *dst, const char *val, struct strbuf *why)
 	return 0;
 }
 
+static int set_flag(void *dst, const char *val, struct strbuf *why)
+{
+	*(int *)dst = 1;
+	return 0;
+}
+
 static const struct cli_opt helper_opts[] = {
 	CLI_OPT("--torch", "DIR", "the torch package folder", cli_set_str, struct confirm_helper_args, torch_dir),
 	CLI_OPT("--dll-path", "DIR", "a dll_paths folder, added with AddDllDirectory (repeatable, in order)",
@@ -42,6 +48,10 @@ static const struct cli_opt helper_opts[] = {
 	CLI_OPT("--pyd", "PATH", "an extension module to load after torch\\lib (repeatable, in order)",
 		cli_push, struct confirm_helper_args, pyds),
 	CLI_OPT("--app-dir", "DIR", "python.exe's folder", cli_set_str, struct confirm_helper_args, app_dir),
+	CLI_OPT("--preload", "PATH", "a package's preload: a full path loaded before torch\\lib (repeatable, in order)",
+		cli_push, struct confirm_helper_args, preloads),
+	CLI_OPT("--preload-stops", NULL, "import torch ends after the preloads (the preload raises)", set_flag,
+		struct confirm_helper_args, preload_stops),
 	CLI_OPT("--no-vc-probe", NULL, "skip torch's VC runtime probe", clear_flag, struct confirm_helper_args, vc_probe),
 	CLI_END,
 };
@@ -52,7 +62,8 @@ const struct cli_cmd confirm_helper_cli = {
 	.summary = "Internal: performs torch's DLL loading for real in this process and prints one JSON\n"
 		   "line per binary ({path, kind, stage, flags, error}). `check --confirm` runs it as a\n"
 		   "child process. Windows only.",
-	.synopsis = "--torch DIR [--dll-path DIR]... [--pyd PATH]... [--app-dir DIR] [--no-vc-probe]",
+	.synopsis = "--torch DIR [--dll-path DIR]... [--pyd PATH]... [--app-dir DIR] [--preload PATH]... [--preload-stops]\n"
+		    "[--no-vc-probe]",
 	.opts = helper_opts,
 	.exit_status = "0 all loaded, 1 some did not, 2 usage.",
 	.max_operands = 0,
@@ -87,6 +98,7 @@ int cmd_confirm_helper(int argc, char **argv)
 out:
 	strlist_release(&a.dll_paths);
 	strlist_release(&a.pyds);
+	strlist_release(&a.preloads);
 	return rc;
 }
 

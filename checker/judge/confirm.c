@@ -155,6 +155,22 @@ int confirm_helper_run(const struct confirm_helper_args *a, confirm_emit_fn emit
 	before = private_commit(); /* before torch's first load, so that the growth is what torch charged */
 	if (a->app_dir && os_add_dll_directory(a->app_dir, err))
 		return -1;
+	/* a package's preload inside import torch, before torch's own DLLs: ctypes.CDLL(full path), no retry */
+	for (i = 0; i < a->preloads.n; i++) {
+		emit_begin(a->preloads.v[i], emit, ctx);
+		if (load(a->preloads.v[i], FLAGS_TORCH, &e, err))
+			return -1;
+		emit_result(a->preloads.v[i], "dll", "package_preload", FLAGS_TORCH, e, 0, 0, emit, ctx);
+		if (e) {
+			failed = 1;
+			break;
+		}
+	}
+	if (failed || a->preload_stops) {
+		/* the preload raised: torch's own loading never starts */
+		emit_commit(a->torch_dir, before, private_commit(), emit, ctx);
+		return failed;
+	}
 	for (i = 0; i < a->dll_paths.n; i++)
 		if (os_add_dll_directory(a->dll_paths.v[i], err))
 			return -1;
@@ -233,6 +249,8 @@ void confirm_predict(struct confirm_prediction *p, const struct torch_run *run)
 	p->python = run->python_exe ? xstrdup(run->python_exe) : NULL;
 	p->app_dir = run->app_dir ? xstrdup(run->app_dir) : NULL;
 	strlist_copy(&p->dll_paths, &run->dll_paths);
+	p->preload_stops = run->preload_ran && run->preload.outcome != PKG_PRELOAD_OK &&
+			   run->preload.outcome != PKG_PRELOAD_LOAD_FAILED;
 	p->bins = xcalloc(run->nbins + 1, sizeof(*p->bins));
 	for (i = 0; i < run->nbins; i++) {
 		const struct torch_binary *b = &run->bins[i];
@@ -661,6 +679,14 @@ static int helper_argv(struct strlist *argv, const struct confirm_prediction *p,
 		strlist_push(argv, "--dll-path");
 		strlist_push(argv, p->dll_paths.v[i]);
 	}
+	for (i = 0; i < p->nbins; i++) {
+		if (p->bins[i].path && p->bins[i].stage && !strcmp(p->bins[i].stage, "package_preload")) {
+			strlist_push(argv, "--preload");
+			strlist_push(argv, p->bins[i].path);
+		}
+	}
+	if (p->preload_stops)
+		strlist_push(argv, "--preload-stops");
 	for (i = 0; i < p->nbins; i++) {
 		if (p->bins[i].pyd && p->bins[i].path) {
 			strlist_push(argv, "--pyd");

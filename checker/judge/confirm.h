@@ -5,7 +5,7 @@
  * Two halves:
  *  - the helper (confirm_helper_run), run by `torch-dll-check confirm-helper`
  *    in a CHILD process: torch's procedure for real (AddDllDirectory,
- *    LoadLibraryExW 0x1100 per torch\lib DLL in FindFirstFileW order, the PATH
+ *    LoadLibraryExW 0x1100 per torch\lib DLL after a package's preload in FindFirstFileW order, the PATH
  *    fallback on 126, CPython's .pyd loads), one JSON line per binary
  *    (confirm_line.h);
  *  - the parent (confirm_run), in `check --confirm`: spawns the helper with a
@@ -36,6 +36,9 @@ struct confirm_helper_args {
 	struct strlist pyds;      /* extension modules, in the order CPython would load them */
 	const char *app_dir;      /* python.exe's folder (stand-in, see confirm.c), or NULL */
 	int vc_probe;             /* torch's ctypes probe of the VC++ runtimes first */
+	struct strlist preloads;  /* a package's preload (loader/pkgpreload.h): full paths, loaded first, in order */
+	int preload_stops;        /* the preload raises without a load failing (a package or DLL not there):
+				     import torch ends after the preloads */
 };
 
 /*
@@ -78,6 +81,7 @@ struct confirm_bin {
 struct confirm_prediction {
 	char *torch_dir, *python, *app_dir; /* python, app_dir NULL: not known */
 	struct strlist dll_paths;
+	int preload_stops;                  /* confirm_helper_args.preload_stops */
 	struct confirm_bin *bins;           /* torch's binaries, in load order */
 	size_t nbins;
 	struct confirm_bin *vc;             /* the VC++ runtime probes attempted, in order */

@@ -294,4 +294,37 @@ else
 	for t in ok twocore badlib; do oracle "$t"; done
 	wine_stop "$PFX"
 fi
+
+# ---- check --confirm under Wine: the Windows build's live helper performs the
+# preload too (--preload, full paths, 0x1100) before torch's procedure, and
+# stops after it where import torch raises (--preload-stops); before, it
+# skipped the preload and every torch DLL disagreed with the prediction
+confirm_case() {
+	local tree=$1 spz py
+	spz=$(wine_zpath "$WORK/$tree/Python311/Lib/site-packages")
+	py=$(wine_zpath "$WORK/$tree/Python311/python.exe")
+	WINEDEBUG=-all wine_run "$PFX" "$WORK/$tree.cf.json" "$WORK/$tree.cf.err" "$EXE" check --torch "$spz\\torch" \
+		--python "$py" --json --confirm
+	jq -c '[(.installs[0].binaries | length) == .installs[0].confirmation.binaries_confirmed,
+		([.findings[] | select(.rule == "prediction-mismatch")] | length),
+		([.installs[0].binaries[] | select(.stage == "package_preload")] | length > 0)]' "$WORK/$tree.cf.json" 2>&1
+}
+# shellcheck source=tests/lib/cross_exe.sh
+source "$TDC_REPO/tests/lib/cross_exe.sh"
+if ! command -v wine >/dev/null || ! PFX=$(wine_prefix_ensure 2>/dev/null); then
+	skip "check --confirm under Wine: TheRock's preload" "wine or the Wine prefix is missing (.ci/deps installs them)"
+elif ! EXE=$(cross_exe "$WORK/xbuild.log"); then
+	not_ok "check --confirm under Wine: building torch-dll-check.exe failed"
+	tail -5 "$WORK/xbuild.log" | sed 's/^/#   /'
+else
+	wine_lock "$PFX"
+	wine_start "$PFX"
+	check_eq "check --confirm under Wine (healthy): every binary confirmed, no mismatch, the preload's DLLs among them" \
+		'[true,0,true]' "$(confirm_case ok)"
+	check_eq "check --confirm under Wine (a preload DLL fails, 126): confirmed, no mismatch" \
+		'[true,0,true]' "$(confirm_case badlib)"
+	check_eq "check --confirm under Wine (no _rocm_sdk_core package: import torch raises before any load): nothing loaded, no mismatch" \
+		'[true,0,false]' "$(confirm_case nocore)"
+	wine_stop "$PFX"
+fi
 tap_done
