@@ -289,6 +289,7 @@ int cli_profiles_check(struct result *report, struct view *v, const struct check
 		gate_profile_memory(&pmem, p);
 		penv.inv = &pinv;     /* the profile's redistributable and NVIDIA driver */
 		penv.memory = &pmem;  /* its memory and paging file: the commit limit there */
+		penv.windows = NULL;  /* its Windows: gate_profile_windows (its `build`), not this machine's */
 		for (i = 0; i < ninst; i++) {
 			struct check_install *ci = report->installs[i], *pci = xcalloc(1, sizeof(*pci));
 			struct findings pf = FINDINGS_INIT;
