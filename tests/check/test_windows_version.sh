@@ -15,6 +15,7 @@
 #   - hostile values: a REG_SZ where Windows writes a REG_DWORD, 0xffffffff,
 #     a major without a minor, a build of 11 digits: not read, noted, never a
 #     crash, never an OK taken from CurrentVersion's compatibility "6.3";
+#   - a SOFTWARE hive in the tree (a mounted image), the same Windows 7;
 #   - a Wine prefix's system.reg (Wine 8's default prefix says Windows 7):
 #     a note, not an error (Wine's kernel32 exports CreateFile2 whatever it
 #     reports; tests/lib/wine_registry.sh's real prefix);
@@ -166,6 +167,36 @@ reg badver '"CurrentVersion"="6.1; rm -rf"'
 run badver --registry "$W/badver.reg"
 check_eq "a CurrentVersion that is no version: not read (quoted in the note)" "0 $OK | 10.0.18362 kernel32 false | |1" \
 	"$(verdict badver)|$(jq '[.machine.windows.notes[] | select(test("CurrentVersion is \"6.1; rm -rf\", not a Windows version"))] | length' "$W/badver.json")"
+
+# ---- a mounted image's SOFTWARE hive (regf, libhivex), found under --root ----
+if ! command -v hivexregedit >/dev/null; then
+	skip "a SOFTWARE hive" "hivexregedit is not installed (libwin-hivex-perl)"
+else
+	# every ancestor key first (hivexregedit makes a key only under an existing parent), then the values
+	{
+		printf 'Windows Registry Editor Version 5.00\r\n'
+		for k in 'SOFTWARE\Microsoft' 'SOFTWARE\Microsoft\VisualStudio' 'SOFTWARE\Microsoft\VisualStudio\14.0' \
+			'SOFTWARE\Microsoft\VisualStudio\14.0\VC' 'SOFTWARE\Microsoft\VisualStudio\14.0\VC\Runtimes' 'SOFTWARE\Microsoft\Windows NT'; do
+			printf '\r\n[HKEY_LOCAL_MACHINE\\%s]\r\n' "$k"
+		done
+		tail -n +2 "$W/win7.reg"
+	} >"$W/win7-hive.reg"
+	mkdir -p "$W/t/Windows/System32/config"
+	if python3 "$TDC_REPO/tests/inventory/empty_hive.py" "$W/SOFTWARE.tmp" SOFTWARE &&
+		PERL_UNICODE=SDA hivexregedit --merge --prefix 'HKEY_LOCAL_MACHINE\SOFTWARE' "$W/SOFTWARE.tmp" "$W/win7-hive.reg" >"$W/merge.log" 2>&1; then
+		mv "$W/SOFTWARE.tmp" "$W/t/Windows/System32/config/SOFTWARE"
+		run hive
+		if jq -e '.machine.registry | test("hive")' "$W/hive.json" >/dev/null 2>&1; then
+			check_eq "the tree's own SOFTWARE hive saying 6.1.7601: windows-too-old" \
+				"1 fail | 6.1.7601 registry false | windows-too-old/error/127/kernel32.dll" "$(verdict hive)"
+		else
+			skip "a SOFTWARE hive" "this build reads no hives: $(jq -r '.machine.registry' "$W/hive.json" 2>/dev/null)"
+		fi
+		rm -rf "$W/t/Windows/System32/config"
+	else
+		not_ok "could not build the SOFTWARE hive: $(tail -2 "$W/merge.log")"
+	fi
+fi
 
 # ---- a Wine prefix's registry (Wine 8's default: Windows 7) ----
 # shellcheck source=tests/lib/wine_registry.sh
