@@ -109,6 +109,10 @@ check_eq "annotations: one ::error titled windows-too-old" 1 "$(grep -c '^::erro
 check_eq "SARIF: a windows-too-old result at level error" "windows-too-old error" \
 	"$(jq -r '.runs[0].results[] | select(.ruleId == "windows-too-old") | "\(.ruleId) \(.level)"' "$W/win7.sarif")"
 
+# inventory --write-profile of that machine: its build as check reads it (not "10.0.7601")
+"$B" inventory --root "$W/t" --registry "$W/win7.reg" --write-profile "$W/w7.yml" --profile-name w7 >/dev/null 2>>"$W/wp.err"
+check_eq "inventory --write-profile of the Windows 7 registry: build 6.1.7601" '    build: "6.1.7601"' "$(grep '^    build:' "$W/w7.yml")"
+
 reg win8 '"CurrentVersion"="6.2"' '"CurrentBuildNumber"="9200"'
 run win8 --registry "$W/win8.reg"
 check_eq "Windows 8 (6.2.9200): passes, no Windows finding" "0 $OK | 6.2.9200 registry false | " "$(verdict win8)"
