@@ -41,6 +41,7 @@
 #include "matrix/matrix.h"
 #include "judge/policy.h"
 #include "machine/memory.h"
+#include "machine/osver.h"
 #include "machine/registry.h"
 #include "report/report.h"
 #include "report/result.h"
@@ -535,6 +536,8 @@ static int check_installs(struct result *report, struct view *v, const struct ch
 	}
 	if (memory_read(&mem, v, &e))
 		goto fail;
+	osver_read(&report->windows, v); /* the machine's Windows: the rows' min_windows (the report keeps it) */
+	env.windows = &report->windows;
 	env.memory = &mem;
 	env.processes = o->processes;
 	env.v = v;

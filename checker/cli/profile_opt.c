@@ -10,6 +10,7 @@
 #include "cli/usage.h"
 #include "judge/gate_profile.h"
 #include "judge/gate_row.h"
+#include "machine/osver.h"
 #include "util/err.h"
 #include "util/os.h"
 #include "util/strbuf.h"
@@ -289,6 +290,7 @@ int cli_profiles_check(struct result *report, struct view *v, const struct check
 		gate_profile_memory(&pmem, p);
 		penv.inv = &pinv;     /* the profile's redistributable and NVIDIA driver */
 		penv.memory = &pmem;  /* its memory and paging file: the commit limit there */
+		penv.windows = NULL;  /* its Windows: gate_profile_windows (its `build`), not this machine's */
 		for (i = 0; i < ninst; i++) {
 			struct check_install *ci = report->installs[i], *pci = xcalloc(1, sizeof(*pci));
 			struct findings pf = FINDINGS_INIT;
@@ -403,12 +405,14 @@ int cli_write_profile(const struct inventory *inv, struct view *v, const char *n
 		      struct err *err)
 {
 	struct strbuf sb = STRBUF_INIT, cv = STRBUF_INIT;
+	struct osver os;
 	const char *where = v ? (view_root(v) ? view_root(v) : "the live machine") : "a registry file";
 	size_t i;
 	int a, vs = 0, any = 0, r;
 	char ver[WINVER_DOTTED_MAX];
 	for (i = 0; i < inv->ndlls; i++)
 		vs |= !str_icmp(inv->dlls[i].where, "System32") && !str_icmp(inv->dlls[i].name, "libomp140.x86_64.dll");
+	osver_init(&os);
 	strbuf_adds(&sb, "# written by torch-dll-check inventory --write-profile (docs/profiles.md)\nschema: 1\nprofiles:\n");
 	strbuf_adds(&sb, "  - name: ");
 	yq(&sb, name);
@@ -427,7 +431,13 @@ int cli_write_profile(const struct inventory *inv, struct view *v, const char *n
 		yq(&sb, "unknown");
 	strbuf_reset(&cv);
 	strbuf_adds(&sb, "\n    build: ");
-	if (v && !view_reg_get(v, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion", "CurrentBuildNumber", 64, &cv, err) &&
+	if (v)
+		osver_read(&os, v); /* the version as check reads it: a Windows 7 registry is no 10.0.7601 */
+	if (os.known && os.build) {
+		char *b = xasprintf("%u.%u.%u", os.major, os.minor, os.build);
+		yq(&sb, b);
+		free(b);
+	} else if (v && !view_reg_get(v, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion", "CurrentBuildNumber", 64, &cv, err) &&
 	    cv.len && strspn(cv.buf, "0123456789") == cv.len && cv.len <= 5) {
 		char *b = xasprintf("10.0.%s", cv.buf);
 		yq(&sb, b);
@@ -436,6 +446,7 @@ int cli_write_profile(const struct inventory *inv, struct view *v, const char *n
 		yq(&sb, "10.0");
 	}
 	err_clear(err);
+	osver_release(&os);
 	strbuf_adds(&sb, "\n");
 	for (a = 0; a < 3; a++)
 		if (inv->redist[a].installed && inv->redist[a].has_ver) {

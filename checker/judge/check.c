@@ -10,6 +10,7 @@
 #include "judge/cuda.h"
 #include "judge/dllmain.h"
 #include "judge/loader_rules.h"
+#include "judge/min_windows.h"
 #include "judge/pairs_gate.h"
 #include "judge/conda_owner.h"
 #include "judge/pip_target.h"
@@ -86,6 +87,13 @@ static int pass_cuda(struct check_install *ci, struct findings *out, const struc
 	return cuda_judge_install(out, env->m, &env->inv->gpu, ci->install, ci->run, e);
 }
 
+static int pass_windows(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
+{
+	(void)e;
+	min_windows_judge(out, ci->verdict.row, ci->verdict.version, env->windows, ci->in.torch_dir);
+	return 0;
+}
+
 static int pass_record(struct check_install *ci, struct findings *out, const struct check_env *env, struct err *e)
 {
 	(void)e;
@@ -128,6 +136,7 @@ static const struct check_pass {
 	{ "policy", pass_policy, 0 },
 	{ "required", pass_required, 1 },
 	{ "cuda", pass_cuda, 1 },
+	{ "windows", pass_windows, 1 },
 	{ "record", pass_record, 1 },
 	{ "app", pass_app, 0 },
 	{ "extensions", pass_extensions, 0 },

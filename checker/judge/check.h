@@ -17,6 +17,8 @@
  *   required    the distributions torch requires (judge/required.h); after
  *               policy, since its fix names the package    -> findings
  *   cuda        the CUDA driver against the row (judge/cuda.h) -> findings
+ *   windows     the machine's Windows against the row's min_windows
+ *               (judge/min_windows.h)                -> findings
  *   record      torch's RECORD against the disk; refixes the loader's
  *               findings on deleted or leftover files (judge/record.h)
  *                                                   -> record, findings
@@ -31,8 +33,8 @@
  *   commit      the commit the images mapped charge, times --processes,
  *               against the machine's memory (judge/commit.h) -> commit, findings
  *
- * The passes after `policy` that need its verdict (required, cuda, record,
- * ext-record) are skipped once a pass failed; `extensions` always runs.
+ * The passes after `policy` that need its verdict (required, cuda, windows,
+ * record, ext-record) are skipped once a pass failed; `extensions` always runs.
  * After the last pass the view's PATH is as before the packages changed
  * it, so the next install starts from the machine's.
  *
@@ -66,6 +68,7 @@
 #include "judge/record.h"
 #include "loader/torchload.h"
 #include "machine/inventory.h"
+#include "machine/osver.h"
 #include "matrix/matrix.h"
 #include "machine/view.h"
 #include "util/err.h"
@@ -82,6 +85,7 @@ struct check_env {
 	unsigned processes;                 /* commit: --processes (0: not given) */
 	const struct strlist *sys_path;     /* python.exe's sys.path (pypath.h), or NULL: extensions and packages
 					       imported first come from torch's site-packages alone */
+	const struct osver *windows;        /* windows: the machine's Windows (machine/osver.h), or NULL: not judged */
 };
 
 /* One install's facts, as the passes leave them. */

@@ -174,6 +174,14 @@ void registry_keep(struct registry *reg, const char *subtree)
 	strlist_push_owned(&reg->keep, f);
 }
 
+/* Key-only entries of reg->keep start with \x01 (no key path read from a file or option starts so). */
+void registry_keep_key(struct registry *reg, const char *key)
+{
+	char *f = lookup_path(reg, key, 64);
+	strlist_push_owned(&reg->keep, xasprintf("\x01%s", f));
+	free(f);
+}
+
 /*
  * The next character of the folded, normalised form lookup_path gives a key
  * path (leading and doubled backslashes dropped, a trailing one too), or 0
@@ -212,10 +220,15 @@ int registry_scope(const struct registry *reg, const char *path)
 	for (i = 0; i < reg->keep.n && r != REGISTRY_KEEP; i++) {
 		const char *k = reg->keep.v[i], *p = rest;
 		size_t j = 0;
-		int started = 0, ch;
+		int started = 0, ch, only = k[0] == '\x01';
+		k += only;
 		while ((ch = norm_next(&p, &started)) && k[j] && ch == k[j])
 			j++;
-		if (!k[0] || (!k[j] && (!ch || ch == '\\')))
+		if (only && !k[j] && !ch)
+			r = REGISTRY_KEEP; /* the key itself, not its subkeys */
+		else if (only && !k[j])
+			; /* below a key kept alone: not from this entry */
+		else if (!k[0] || (!k[j] && (!ch || ch == '\\')))
 			r = REGISTRY_KEEP; /* the path is a kept subtree or inside one */
 		else if (!ch && (!j || k[j] == '\\'))
 			r = REGISTRY_DESCEND; /* the path leads to one */

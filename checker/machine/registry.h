@@ -45,6 +45,9 @@ struct registry *registry_new(void);
  */
 void registry_keep(struct registry *reg, const char *subtree);
 
+/* Keep the key itself (its values), not its subkeys; as registry_keep otherwise. */
+void registry_keep_key(struct registry *reg, const char *key);
+
 /* Whether a key (relative to HKLM) is kept, lies above a kept subtree, or neither. */
 enum { REGISTRY_SKIP = 0, REGISTRY_DESCEND = 1, REGISTRY_KEEP = 2 };
 int registry_scope(const struct registry *reg, const char *key);

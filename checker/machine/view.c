@@ -922,11 +922,22 @@ static const char *const checked_subtrees[] = {
 	"SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}",
 };
 
+/*
+ * Keys kept without their subkeys: Windows' version (machine/osver.h). Its
+ * key's subtree (Fonts, Perflib, AppCompatFlags, ...) holds thousands of
+ * values no check reads.
+ */
+static const char *const checked_keys[] = {
+	"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion",
+};
+
 void view_registry_scope(struct registry *reg)
 {
 	size_t i;
 	for (i = 0; i < sizeof(checked_subtrees) / sizeof(checked_subtrees[0]); i++)
 		registry_keep(reg, checked_subtrees[i]);
+	for (i = 0; i < sizeof(checked_keys) / sizeof(checked_keys[0]); i++)
+		registry_keep_key(reg, checked_keys[i]);
 }
 
 /* Loads one registry file into *reg (created with the checked scope); 0, or -1 with source set. */
@@ -1032,6 +1043,16 @@ int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct str
 	if (!view_registry(v))
 		return 1;
 	return registry_subkeys(v->reg, subkey, regview, out, err);
+}
+
+int view_reg_get_raw(struct view *v, const char *subkey, const char *value, int regview, unsigned *type,
+		     const unsigned char **data, size_t *len, struct err *err)
+{
+	if (v->live)
+		return err_set(err, "raw registry values are not read from the live registry");
+	if (!view_registry(v))
+		return 1;
+	return registry_get_raw(v->reg, subkey, value, regview, type, data, len, err);
 }
 
 int view_reg_values(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err)

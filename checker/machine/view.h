@@ -154,6 +154,10 @@ void view_registry_scope(struct registry *reg);
 int view_reg_get(struct view *v, const char *subkey, const char *value, int regview, struct strbuf *out,
 		 struct err *err);
 int view_reg_subkeys(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err);
+/* A value's stored type and raw bytes (registry.h's registry_get_raw; offline registries only: the
+ * live view returns -1 "not supported"). 0 found, 1 absent. */
+int view_reg_get_raw(struct view *v, const char *subkey, const char *value, int regview, unsigned *type,
+		     const unsigned char **data, size_t *len, struct err *err);
 /* Value names of a key (offline registries only; the live view returns -1 "not supported"). */
 int view_reg_values(struct view *v, const char *subkey, int regview, struct strlist *out, struct err *err);
 /* A description of where registry answers come from ("system.reg at ...", "live", "none"). */

@@ -460,6 +460,50 @@ static void profile_verdict_words(struct strbuf *out, const cJSON *p, const stru
 }
 
 /*
+ * The note of a profile check (what its verdict rests on, and what it leaves
+ * unjudged: memory_gb unsaid), said once: under the first check that has it,
+ * naming every profile that shares it when there are several; nothing under
+ * the later ones.
+ */
+static void profile_note(struct strbuf *out, const struct report_view *v, const cJSON *p, const struct style *st)
+{
+	const cJSON *q;
+	const char *note = report_str(p, "note");
+	struct strlist names = { NULL, 0, 0 };
+	int before = 1;
+	size_t i;
+	cJSON_ArrayForEach(q, cJSON_GetObjectItemCaseSensitive(v->doc, "profile_checks"))
+	{
+		const char *name = report_str(q, "profile") ? report_str(q, "profile") : "?";
+		if (q == p)
+			before = 0;
+		if (!report_str(q, "note") || strcmp(report_str(q, "note"), note))
+			continue;
+		if (before) { /* said already, under an earlier profile's line */
+			strlist_release(&names);
+			return;
+		}
+		for (i = 0; i < names.n && strcmp(names.v[i], name); i++)
+			;
+		if (i == names.n)
+			strlist_push(&names, name);
+	}
+	strbuf_addf(out, "    %snote", st->dim);
+	if (names.n > 1) {
+		strbuf_adds(out, " (on ");
+		for (i = 0; i < names.n; i++) {
+			strbuf_adds(out, i ? ", " : "");
+			text_esc_line(out, names.v[i]);
+		}
+		strbuf_adds(out, ")");
+	}
+	strbuf_addf(out, ":%s ", st->off);
+	text_esc_line(out, note);
+	strbuf_adds(out, "\n");
+	strlist_release(&names);
+}
+
+/*
  * check --pins with machine profiles (docs/profiles.md): each pin's verdict
  * on this runner and on each profile, one line per pin.
  */
@@ -476,12 +520,8 @@ static void profile_verdicts(struct strbuf *out, const struct report_view *v, co
 		strbuf_adds(out, ": torch at ");
 		text_esc_line(out, report_str(p, "torch_dir"));
 		strbuf_adds(out, "\n");
-		if (report_str(p, "note")) {
-			/* what the profile's verdict rests on, and what it leaves unjudged (memory_gb unsaid) */
-			strbuf_addf(out, "    %snote:%s ", st->dim, st->off);
-			text_esc_line(out, report_str(p, "note"));
-			strbuf_adds(out, "\n");
-		}
+		if (report_str(p, "note"))
+			profile_note(out, v, p, st);
 	}
 	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pins, "profiles")))
 		return;

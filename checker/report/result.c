@@ -54,6 +54,7 @@ void result_init(struct result *res, struct view *v, const struct loader *ld)
 	res->pins = NULL;
 	memset(&res->gate, 0, sizeof(res->gate));
 	res->inventory = NULL;
+	osver_init(&res->windows);
 }
 
 void result_release(struct result *r)
@@ -73,6 +74,7 @@ void result_release(struct result *r)
 	r->pins = NULL;
 	cJSON_Delete(r->inventory);
 	r->inventory = NULL;
+	osver_release(&r->windows);
 }
 
 cJSON *result_probes_json(const struct ldr_node *node)
@@ -705,6 +707,20 @@ static cJSON *machine_json(const struct result *res)
 			break;
 		cJSON_Delete(m);
 		m = result_machine_json(res->v, res->installs[i]->run->ld);
+	}
+	if (res->windows.source || res->windows.notes.n) { /* check read it */
+		const struct osver *w = &res->windows;
+		cJSON *o = cJSON_AddObjectToObject(m, "windows"), *notes;
+		char *name = w->known ? osver_name(w) : NULL;
+		size_t k;
+		cJSON_AddItemToObject(o, "version", json_str_or_null(w->known ? w->text : NULL));
+		cJSON_AddItemToObject(o, "name", json_str_or_null(name));
+		cJSON_AddItemToObject(o, "source", json_str_or_null(w->source));
+		cJSON_AddBoolToObject(o, "wine", w->wine);
+		notes = cJSON_AddArrayToObject(o, "notes");
+		for (k = 0; k < w->notes.n; k++)
+			cJSON_AddItemToArray(notes, cJSON_CreateString(w->notes.v[k]));
+		free(name);
 	}
 	return m;
 }

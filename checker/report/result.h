@@ -27,6 +27,7 @@
 #include "judge/policy.h"
 #include "loader/loader.h"
 #include "loader/torchload.h"
+#include "machine/osver.h"
 #include "machine/view.h"
 
 struct result {
@@ -38,8 +39,10 @@ struct result {
 	const struct gate_pins *pins;      /* --pins: what the repository pins (borrowed), or NULL */
 	struct gate_report gate;           /* and what the gate judged of it (owned) */
 	cJSON *inventory;                  /* machine/inventory.h's JSON (owned), or NULL */
+	struct osver windows;              /* the machine's Windows (machine/osver.h; check reads it): machine.windows */
 };
-#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0, NULL, { 0, NULL, NULL, NULL, 0, NULL, NULL, 0 }, NULL }
+#define RESULT_INIT { NULL, NULL, FINDINGS_INIT, NULL, 0, 0, NULL, { 0, NULL, NULL, NULL, 0, NULL, NULL, 0 }, NULL, \
+		      { 0, 0, 0, 0, 0, NULL, NULL, { NULL, 0, 0 } } }
 
 /* A new report with schema, tool and machine (from the view and a loader, which may be NULL). */
 void result_init(struct result *r, struct view *v, const struct loader *ld);

@@ -279,6 +279,16 @@ struct os_memory {
 };
 int os_memory_status(struct os_memory *out);
 
+/*
+ * The running Windows' version as ntdll's RtlGetVersion reports it (major,
+ * minor, build): unlike GetVersionEx it is not shimmed by the manifest's
+ * compatibility section (Microsoft Learn, "RtlGetVersion function",
+ * "Operating system version"). *wine: ntdll is Wine's (it exports
+ * wine_get_version): the version is what winecfg sets. 0, or -1 when the host cannot say (POSIX:
+ * always; the caller reads another source, never guesses).
+ */
+int os_windows_version(unsigned *major, unsigned *minor, unsigned *build, int *wine);
+
 /* Whether this build can talk to a live Windows machine (registry, LoadLibrary). */
 int os_is_windows(void);
 

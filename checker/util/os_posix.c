@@ -919,6 +919,13 @@ int os_memory_status(struct os_memory *out)
 	return -1; /* a Windows machine's memory is not this host's: unknown */
 }
 
+int os_windows_version(unsigned *major, unsigned *minor, unsigned *build, int *wine)
+{
+	*major = *minor = *build = 0;
+	*wine = 0;
+	return -1; /* not Windows: the version is the tree's (machine/osver.h), never this host's */
+}
+
 int os_is_windows(void)
 {
 	return 0;

@@ -1017,6 +1017,25 @@ int os_memory_status(struct os_memory *out)
 	return 0;
 }
 
+int os_windows_version(unsigned *major, unsigned *minor, unsigned *build, int *wine)
+{
+	/* ntdll is in every process; RtlGetVersion since Windows 2000, not shimmed by the manifest */
+	typedef LONG(WINAPI * rtl_fn)(OSVERSIONINFOW *);
+	HMODULE h = GetModuleHandleW(L"ntdll.dll");
+	rtl_fn get = h ? (rtl_fn)(void (*)(void))GetProcAddress(h, "RtlGetVersion") : NULL;
+	OSVERSIONINFOW vi;
+	*major = *minor = *build = 0;
+	*wine = h && GetProcAddress(h, "wine_get_version") != NULL;
+	memset(&vi, 0, sizeof(vi));
+	vi.dwOSVersionInfoSize = sizeof(vi);
+	if (!get || get(&vi) != 0)
+		return -1;
+	*major = (unsigned)vi.dwMajorVersion;
+	*minor = (unsigned)vi.dwMinorVersion;
+	*build = (unsigned)vi.dwBuildNumber;
+	return 0;
+}
+
 int os_is_windows(void)
 {
 	return 1;

@@ -106,6 +106,12 @@ check_eq "the profile without memory_gb: a commit-limit-unknown note naming it, 
 check_eq "the text report: under 'on no-memory', its note (the commit charge is not judged: no memory_gb)" yes \
 	"$(sed -n '/^  on no-memory: pass/,/^  on /p' "$WORK/m8.txt" | sed '$d' | tr -s ' \n' ' ' |
 		grep -q '^ on no-memory: pass: .* note: the DLLs .* the commit charge is not judged: the profile does not say its memory (memory_gb) $' && echo yes || echo no)"
+# two profiles without memory_gb (no-memory and a copy of its check, no-memory-2): the note said once, naming both
+jq '.profile_checks |= (. + [.[] | select(.profile == "no-memory") | .profile = "no-memory-2"])' "$WORK/m8.json" >"$WORK/m8two.json"
+"$B" report --in "$WORK/m8two.json" --fail-on never >"$WORK/m8two.txt" 2>>"$WORK/err"
+check_eq "the text report: a note shared by two profiles said once, naming both; the other note once for the rest" \
+	"1 1 2" \
+	"$(tr -s ' \n' ' ' <"$WORK/m8two.txt" | grep -o 'note (on no-memory, no-memory-2): the DLLs [^;]*; the [^;]*; the commit charge is not judged' | wc -l) $(tr -s ' \n' ' ' <"$WORK/m8two.txt" | grep -o 'the commit charge is not judged: the profile does not say' | wc -l) $(grep -c '^    .*note' "$WORK/m8two.txt")"
 # the same machine on the runner: --memory 1GiB and an empty PagingFiles
 python3 - "$WORK/r551/registry.reg" "$WORK/nopage.reg" <<'PYEOF'
 import sys

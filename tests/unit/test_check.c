@@ -16,7 +16,7 @@
 #include "util/os.h"
 
 static const char *const order[] = { "load", "readable", "dllmain", "loader", "policy", "required",
-				     "cuda", "record", "app", "extensions", "ext-record", "commit" };
+				     "cuda", "windows", "record", "app", "extensions", "ext-record", "commit" };
 
 static void test_pass_order(void)
 {
