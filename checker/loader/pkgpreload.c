@@ -73,19 +73,6 @@ int pkg_preload_match(const char *p, const char *s)
 	return !*p;
 }
 
-static int read_small(struct view *v, const char *winpath, struct strbuf *out)
-{
-	char *host = view_host_path(v, winpath);
-	int r;
-	if (!host || !view_is_file(v, winpath)) {
-		free(host);
-		return -1;
-	}
-	r = os_read_file(host, 1 << 20, out, NULL);
-	free(host);
-	return r;
-}
-
 /* A Python string literal at s ('...' or "...", no escapes kept beyond the quote): a copy, or NULL. */
 static char *py_string(const char *s, size_t max)
 {
@@ -282,7 +269,7 @@ int pkg_preload_run(struct pkg_preload_run *r, const struct pkg_preload *spec, s
 	r->spec = *spec;
 	r->site_packages = winpath_dirname(torch_dir);
 	/* the list: _rocm_init.py's own, else the matrix's */
-	if (read_small(v, when, &init) == 0 && (line = read_list(strbuf_str(&init), &r->names)) != 0) {
+	if (view_read_small(v, when, 1 << 20, &init) == 0 && (line = read_list(strbuf_str(&init), &r->names)) != 0) {
 		r->list_from = xasprintf("%s:%u", when, line);
 	} else {
 		for (i = 0; i < spec->npreload; i++)
@@ -298,7 +285,7 @@ int pkg_preload_run(struct pkg_preload_run *r, const struct pkg_preload *spec, s
 		r->package = xstrdup(spec->module);
 		goto out;
 	}
-	if (read_small(v, di, &text) == 0) {
+	if (view_read_small(v, di, 1 << 20, &text) == 0) {
 		const char *t = strbuf_str(&text), *o;
 		r->version = py_assign(t, "__version__");
 		r->nonce = py_assign(t, "PY_PACKAGE_SUFFIX_NONCE");

@@ -83,20 +83,6 @@ void torch_run_free(struct torch_run *run)
 	free(run);
 }
 
-/* Reads a small text file of the view (pyvenv.cfg, version.py). */
-static int view_read_small(struct view *v, const char *winpath, struct strbuf *out)
-{
-	char *host = view_host_path(v, winpath);
-	int r;
-	if (!host || !view_is_file(v, winpath)) {
-		free(host);
-		return -1;
-	}
-	r = os_read_file(host, 1 << 20, out, NULL);
-	free(host);
-	return r;
-}
-
 static char *trim(char *s)
 {
 	char *e;
@@ -140,7 +126,7 @@ static char *read_version_py(struct view *v, const char *torch_dir, const char *
 	char *p = winpath_join(torch_dir, "version.py");
 	struct strbuf sb = STRBUF_INIT;
 	char *res = NULL;
-	if (view_read_small(v, p, &sb) == 0) {
+	if (view_read_small(v, p, 1 << 20, &sb) == 0) {
 		const char *line = strbuf_str(&sb);
 		while (line && *line && !res) {
 			const char *nl = strchr(line, '\n');
@@ -313,12 +299,12 @@ static void locate_python(struct torch_run *run, struct view *v, const struct to
 	dir = winpath_dirname(exe);
 	/* a venv: pyvenv.cfg next to python.exe or one level up (Scripts\) */
 	cfgp = winpath_join(dir, "pyvenv.cfg");
-	if (view_read_small(v, cfgp, &sb) != 0) {
+	if (view_read_small(v, cfgp, 1 << 20, &sb) != 0) {
 		char *up = winpath_dirname(dir);
 		free(cfgp);
 		cfgp = winpath_join(up, "pyvenv.cfg");
 		strbuf_reset(&sb);
-		if (view_read_small(v, cfgp, &sb) == 0) {
+		if (view_read_small(v, cfgp, 1 << 20, &sb) == 0) {
 			run->exec_prefix = up;
 			up = NULL;
 		}
@@ -528,7 +514,7 @@ static char *wheel_tag(struct torch_run *run, struct view *v)
 			if (str_nicmp(names.v[i], "torch-", 6) || !str_iendswith(names.v[i], ".dist-info"))
 				continue;
 			w = xasprintf("%s\\%s\\WHEEL", sp, names.v[i]);
-			if (view_read_small(v, w, &sb) == 0 && (t = strstr(strbuf_str(&sb), "\nTag: cp3")) != NULL) {
+			if (view_read_small(v, w, 1 << 20, &sb) == 0 && (t = strstr(strbuf_str(&sb), "\nTag: cp3")) != NULL) {
 				const char *e = t + 9;
 				char *cand;
 				while (*e >= '0' && *e <= '9')

@@ -401,10 +401,10 @@ static void binaries_by_scan(struct dist *d, struct view *v, const struct dist_s
 	struct walk w = { v, d, 0, 0, 0 };
 	struct strlist names = STRLIST_INIT, listing = STRLIST_INIT;
 	struct strbuf how = STRBUF_INIT, text = STRBUF_INIT;
-	char *tl = winpath_join(d->dist_info, "top_level.txt"), *host = view_host_path(v, tl);
+	char *tl = winpath_join(d->dist_info, "top_level.txt");
 	const char *from = "top_level.txt";
 	size_t i, k;
-	if (host && view_is_file(v, tl) && !os_read_file(host, 1 << 16, &text, NULL)) {
+	if (!view_read_small(v, tl, 1 << 16, &text)) {
 		const char *p = text.buf, *e = text.buf + text.len;
 		while (p < e && names.n < 64) {
 			const char *nl = memchr(p, '\n', (size_t)(e - p));
@@ -461,7 +461,6 @@ static void binaries_by_scan(struct dist *d, struct view *v, const struct dist_s
 	strlist_release(&names);
 	strlist_release(&listing);
 	free(tl);
-	free(host);
 }
 
 /* "torchvision-0.21.0.dist-info" → name "torchvision", version "0.21.0" (the version may be absent). */

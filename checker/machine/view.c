@@ -759,6 +759,19 @@ int view_is_file(struct view *v, const char *winpath)
 	return view_type(v, winpath) == OS_FILE;
 }
 
+int view_read_small(struct view *v, const char *winpath, size_t max, struct strbuf *out)
+{
+	char *host = view_host_path(v, winpath);
+	int r;
+	if (!host || !view_is_file(v, winpath)) {
+		free(host);
+		return -1;
+	}
+	r = os_read_file(host, max, out, NULL);
+	free(host);
+	return r;
+}
+
 int view_list_dir(struct view *v, const char *win_dir, struct strlist *names, struct err *err)
 {
 	size_t i, n0 = names->n;

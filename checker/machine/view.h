@@ -115,6 +115,13 @@ int view_is_dir(struct view *v, const char *winpath);
 int view_is_file(struct view *v, const char *winpath);
 
 /*
+ * A small text file of the machine (pyvenv.cfg, version.py, a package's
+ * .py): its bytes into `out` when it is a regular file of at most `max`
+ * bytes. Returns -1 when it is not there, not a file, or too large.
+ */
+int view_read_small(struct view *v, const char *winpath, size_t max, struct strbuf *out);
+
+/*
  * The names in a Windows directory in NTFS enumeration order: compared
  * after upcasing, code unit by code unit (ASCII letters here; other
  * characters by their UTF-16 code units), which is what FindFirstFileW
