@@ -102,7 +102,9 @@ LAYERS = $(shell sed -e '/^\#/d' -e '/^$$/d' checker/LAYERS)
 GIT_LAYERS = git cli/git
 GIT_SRCS = $(foreach l,$(GIT_LAYERS),$(sort $(wildcard checker/$(l)/*.c)))
 MAIN_SRCS = checker/cli/main.c
-LIB_SRCS = $(filter-out $(MAIN_SRCS),$(foreach l,$(filter-out $(GIT_LAYERS),$(LAYERS)),$(sort $(wildcard checker/$(l)/*.c))))
+# the build-time generator of the matrix's tree (its own main; build/gen/embed_tree)
+EMBED_TREE_SRCS = checker/matrix/embed_tree.c
+LIB_SRCS = $(filter-out $(MAIN_SRCS) $(EMBED_TREE_SRCS),$(foreach l,$(filter-out $(GIT_LAYERS),$(LAYERS)),$(sort $(wildcard checker/$(l)/*.c))))
 GEN_SRCS = build/gen/matrix_embed.c build/gen/matrix_tree.c
 
 UNIT_SRCS = $(wildcard tests/unit/test_*.c)
@@ -125,9 +127,10 @@ build/gen/matrix_embed.c: matrix/torch.yml $(PAIRS_EVIDENCE) checker/matrix/embe
 	$(Q){ sh checker/matrix/embed.sh matrix_default_yaml $< && \
 	      sh checker/matrix/embed.sh matrix_pairs_text $(PAIRS_EVIDENCE); } > $@.tmp && mv $@.tmp $@
 
-# the default matrix's tree, parsed at build time (tools/embed_tree.c) with the
-# program's own reader: the objects it needs are the release build's
-EMBED_TREE_OBJS = $(call objs,rel,tools/embed_tree.c $(addprefix checker/util/,yamltree.c strbuf.c text.c utf.c))
+# the default matrix's tree, parsed at build time (checker/matrix/embed_tree.c,
+# a program of its own, in neither library) with the program's own reader: the
+# objects it needs are the release build's
+EMBED_TREE_OBJS = $(call objs,rel,$(EMBED_TREE_SRCS) $(addprefix checker/util/,yamltree.c strbuf.c text.c utf.c))
 build/gen/embed_tree: $(EMBED_TREE_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs yaml-0.1)
 build/gen/matrix_tree.c: matrix/torch.yml build/gen/embed_tree

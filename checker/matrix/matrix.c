@@ -188,7 +188,7 @@ static int read_tree(struct layer *y, const void *data, size_t len)
 	long start;
 	int empty;
 	if (data == matrix_default_yaml && matrix_default_tree.nnodes) {
-		/* parsed at build time with the same options, its bytes checked (tools/embed_tree.c) */
+		/* parsed at build time with the same options, its bytes checked (checker/matrix/embed_tree.c) */
 		y->root = ytree_from_blob(&matrix_default_tree);
 		y->built_in = 1;
 		return 0;

@@ -56,7 +56,7 @@ extern const char matrix_default_yaml[];
 extern const size_t matrix_default_yaml_len;
 
 /*
- * The same, parsed at build time by tools/embed_tree.c with
+ * The same, parsed at build time by checker/matrix/embed_tree.c with
  * MATRIX_YTREE_OPTS (build/gen/matrix_tree.c): the default layer is read
  * from this tree, not parsed again on every run (libyaml stays the parser:
  * the tree is its result; --matrix files are parsed at run time).

@@ -80,7 +80,7 @@ struct ynode *ytree_parse(const unsigned char *data, size_t len, const struct yt
 void ynode_free(struct ynode *y);
 
 /*
- * A tree flattened at build time (tools/embed_tree.c writes one from
+ * A tree flattened at build time (checker/matrix/embed_tree.c writes one from
  * ytree_parse's result, so the program does not parse its own built-in YAML
  * on every run): nodes in pre-order, the root first; a scalar's text is
  * text[off..off+n) (NUL-terminated), a list's or mapping's items are the

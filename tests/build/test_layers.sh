@@ -20,10 +20,11 @@ got=$(awk '/^### Layers/{on=1; next} /^#/{on=0} on && /^\| `[a-z/]+\/`/ {print}'
 	sed -E 's/^\| `([a-z/]+)\/`.*/\1/' | tr '\n' ' ')
 check_eq "the README's layer table is checker/LAYERS, in order" "$want" "$got"
 
-# Every .c under checker/ is built into one of the two programs.
+# Every .c under checker/ is built into one of the two programs (or is the
+# build-time generator of the matrix's tree).
 built=$(make -s --no-print-directory -f Makefile -f - print-srcs <<'MK' | tr ' ' '\n' | sed '/^$/d' | sort
 print-srcs:
-	@echo $(LIB_SRCS) $(MAIN_SRCS) $(GIT_SRCS)
+	@echo $(LIB_SRCS) $(MAIN_SRCS) $(GIT_SRCS) $(EMBED_TREE_SRCS)
 MK
 )
 all=$(find checker -name '*.c' | sort)

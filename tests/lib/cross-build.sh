@@ -87,14 +87,14 @@ $HOST-windres -O coff -i "$out/gen/version-git.rc" -o "$out/gen/version-git.o"
 srcs=()
 # The layers of checker/LAYERS but the libgit2 ones (git/, cli/git/).
 while IFS= read -r f; do
-	case "$f" in checker/git/* | checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
+	case "$f" in checker/git/* | checker/cli/git/* | checker/matrix/embed_tree.c) ;; *) srcs+=("$f") ;; esac
 done < <(find checker -name '*.c' | LC_ALL=C sort)
 $HOST-gcc "${cflags[@]}" -o "$repo/torch-dll-check.exe" "${srcs[@]}" "$out/gen/matrix_embed.c" "$out/gen/matrix_tree.c" "$out/gen/version.o" \
 	-L"$prefix/lib" -static -lcjson -lyaml -l:libz.a -lshell32 -ladvapi32
 if [ "$with_git" = 1 ]; then
 	gsrcs=()
 	while IFS= read -r f; do
-		case "$f" in checker/cli/main.c) ;; *) gsrcs+=("$f") ;; esac
+		case "$f" in checker/cli/main.c | checker/matrix/embed_tree.c) ;; *) gsrcs+=("$f") ;; esac
 	done < <(find checker -name '*.c' | LC_ALL=C sort)
 	$HOST-gcc "${cflags[@]}" -DPCRE2_STATIC -o "$repo/torch-dll-check-git.exe" "${gsrcs[@]}" "$out/gen/matrix_embed.c" "$out/gen/matrix_tree.c" "$out/gen/version-git.o" \
 		-L"$prefix/lib" -static -lgit2 -lhttp_parser -lpcre2-8 -l:libz.a -lcjson -lyaml \

@@ -15,7 +15,7 @@
 cross_exe() {
 	local log=$1 key exe
 	key=$(cd "$TDC_REPO" && { find checker -type f | LC_ALL=C sort | xargs cat
-		cat matrix/torch.yml matrix/evidence/extensions-win_amd64.txt tests/lib/cross-build.sh tools/embed_tree.c; } | sha256sum | cut -c1-16)
+		cat matrix/torch.yml matrix/evidence/extensions-win_amd64.txt tests/lib/cross-build.sh; } | sha256sum | cut -c1-16)
 	exe=$TDC_CACHE/confirm-exe/$key/torch-dll-check.exe
 	if [ ! -f "$exe" ]; then
 		mkdir -p "${exe%/*}" "$TDC_REPO/build" || return 1

@@ -19,7 +19,7 @@ win_exe() {
 	fi
 	[ -n "$prefix" ] || return 1
 	prefix=${prefix%/lib/libcjson.a}
-	key=$( { find "$TDC_REPO/checker" -type f | LC_ALL=C sort | xargs cat; cat "$TDC_REPO/matrix/torch.yml" "$TDC_REPO/tools/embed_tree.c";
+	key=$( { find "$TDC_REPO/checker" -type f | LC_ALL=C sort | xargs cat; cat "$TDC_REPO/matrix/torch.yml";
 		cat "$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; x86_64-w64-mingw32-gcc --version | head -1; echo "$prefix"; } |
 		sha256sum | cut -c1-16)
 	dir=$TDC_CACHE/inventory-win/$key
@@ -32,12 +32,12 @@ win_exe() {
 			{ sh "$TDC_REPO/checker/matrix/embed.sh" matrix_default_yaml "$TDC_REPO/matrix/torch.yml" &&
 				sh "$TDC_REPO/checker/matrix/embed.sh" matrix_pairs_text \
 					"$TDC_REPO/matrix/evidence/extensions-win_amd64.txt"; } >"$dir/matrix_embed.c" || exit 1
-			# the embedded matrix's tree, parsed at build time by the native tools/embed_tree
+			# the embedded matrix's tree, parsed at build time by the native checker/matrix/embed_tree.c
 			flock "$TDC_REPO/build/.need.lock" make -s -C "$TDC_REPO" build/gen/matrix_tree.c >"$out/xtree.log" 2>&1 &&
 				cp "$TDC_REPO/build/gen/matrix_tree.c" "$dir/matrix_tree.c" || exit 1
 			srcs=()
 			while IFS= read -r f; do
-				case "$f" in */checker/git/* | */checker/cli/git/*) ;; *) srcs+=("$f") ;; esac
+				case "$f" in */checker/git/* | */checker/cli/git/* | */checker/matrix/embed_tree.c) ;; *) srcs+=("$f") ;; esac
 			done < <(find "$TDC_REPO/checker" -name '*.c' | LC_ALL=C sort)
 			x86_64-w64-mingw32-gcc -std=c11 -O1 -DYAML_DECLARE_STATIC -D__USE_MINGW_ANSI_STDIO=1 \
 				-I"$TDC_REPO/checker" -I"$prefix/include" -I"$prefix/include/cjson" \

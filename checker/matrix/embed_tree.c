@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	number(&f, root);
-	printf("/* generated from %s by tools/embed_tree.c; do not edit */\n", argv[1]);
+	printf("/* generated from %s by checker/matrix/embed_tree.c; do not edit */\n", argv[1]);
 	printf("#include \"util/yamltree.h\"\n\n");
 	printf("static const struct ytree_blob_node nodes[] = {\n");
 	for (i = 0; i < f.n; i++) {
