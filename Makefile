@@ -132,6 +132,7 @@ build/gen/matrix_embed.c: matrix/torch.yml $(PAIRS_EVIDENCE) checker/matrix/embe
 # objects it needs are the release build's
 EMBED_TREE_OBJS = $(call objs,rel,$(EMBED_TREE_SRCS) $(addprefix checker/util/,yamltree.c strbuf.c text.c utf.c))
 build/gen/embed_tree: $(EMBED_TREE_OBJS)
+	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(shell $(PKG_CONFIG) --libs yaml-0.1)
 build/gen/matrix_tree.c: matrix/torch.yml build/gen/embed_tree
 	$(Q)build/gen/embed_tree $< matrix_default_tree > $@.tmp && mv $@.tmp $@

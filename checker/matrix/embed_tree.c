@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	char buf[65536];
 	size_t got, i, j, k, nkids = 0;
 	long start;
-	int empty;
+	int empty = 0;
 	if (argc != 3) {
 		fprintf(stderr, "usage: embed_tree FILE NAME\n");
 		return 2;
