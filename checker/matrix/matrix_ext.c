@@ -23,6 +23,7 @@
 #include "machine/dist.h"
 #include "matrix/matrix_lint.h"
 #include "util/text.h"
+#include "util/jsonout.h"
 
 enum { MAX_SAMPLES = 2 * 9 * PEP440_MAX_CLAUSES }; /* spec_samples adds at most 9 per clause */
 
@@ -553,14 +554,6 @@ const struct ext_proc *matrix_extension_load(const struct matrix *m, const char 
 	return NULL;
 }
 
-static void add_list(cJSON *o, const char *key, const struct strlist *l)
-{
-	cJSON *a = cJSON_AddArrayToObject(o, key);
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-}
-
 cJSON *matrix_ext_json(const struct matrix_ext *x)
 {
 	const struct ext_proc *p = &x->proc;
@@ -570,7 +563,7 @@ cJSON *matrix_ext_json(const struct matrix_ext *x)
 	if (x->version_text)
 		cJSON_AddStringToObject(o, "version", x->version_text);
 	cJSON_AddStringToObject(o, "folder", p->folder ? p->folder : p->package);
-	add_list(o, "add_dll_directory", &p->dll_dirs);
+	json_add_strlist(o, "add_dll_directory", &p->dll_dirs);
 	if (p->find_by) {
 		cJSON *fd = cJSON_AddObjectToObject(o, "find");
 		cJSON_AddStringToObject(fd, "by", p->find_by);
@@ -580,9 +573,9 @@ cJSON *matrix_ext_json(const struct matrix_ext *x)
 	if (p->path_by) {
 		cJSON *pf = cJSON_AddObjectToObject(o, "path_folders");
 		cJSON_AddStringToObject(pf, "by", p->path_by);
-		add_list(pf, "python", &p->path_python);
+		json_add_strlist(pf, "python", &p->path_python);
 		cJSON_AddStringToObject(pf, "file", p->path_file ? p->path_file : "");
-		add_list(pf, "has", &p->path_has);
+		json_add_strlist(pf, "has", &p->path_has);
 	}
 	if (p->needs)
 		cJSON_AddStringToObject(o, "needs", p->needs);
@@ -607,8 +600,8 @@ cJSON *matrix_ext_json(const struct matrix_ext *x)
 	if (x->code)
 		cJSON_AddStringToObject(o, "code", x->code);
 	cJSON_AddStringToObject(o, "status", matrix_status_name(x->status));
-	add_list(o, "evidence", &x->evidence);
-	add_list(o, "sources", &x->sources);
+	json_add_strlist(o, "evidence", &x->evidence);
+	json_add_strlist(o, "sources", &x->sources);
 	if (x->note)
 		cJSON_AddStringToObject(o, "note", x->note);
 	cJSON_AddStringToObject(o, "file", x->pos.file ? x->pos.file : "");

@@ -20,6 +20,7 @@
 
 #include "machine/dist.h"
 #include "matrix/matrix_lint.h"
+#include "util/jsonout.h"
 
 _Static_assert(MF_VENDOR_COUNT <= 32, "a mapping's keys are bits of an unsigned `present`");
 
@@ -244,20 +245,12 @@ int matrix_delay_own_folder(void *ctx, const char *name)
 	return x && x->delay_own_folder;
 }
 
-static void add_list(cJSON *o, const char *key, const struct strlist *l)
-{
-	cJSON *a = cJSON_AddArrayToObject(o, key);
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-}
-
 cJSON *matrix_vendor_json(const struct matrix_vendor *x)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "id", x->id);
 	cJSON_AddStringToObject(o, "stack", x->stack ? x->stack : "");
-	add_list(o, "dlls", &x->dlls);
+	json_add_strlist(o, "dlls", &x->dlls);
 	if (x->wheel)
 		cJSON_AddStringToObject(o, "wheel", x->wheel);
 	if (x->driver)
@@ -266,8 +259,8 @@ cJSON *matrix_vendor_json(const struct matrix_vendor *x)
 		cJSON_AddStringToObject(o, "fix", x->fix);
 	cJSON_AddStringToObject(o, "why", x->why ? x->why : "");
 	cJSON_AddStringToObject(o, "status", matrix_status_name(x->status));
-	add_list(o, "evidence", &x->evidence);
-	add_list(o, "sources", &x->sources);
+	json_add_strlist(o, "evidence", &x->evidence);
+	json_add_strlist(o, "sources", &x->sources);
 	if (x->note)
 		cJSON_AddStringToObject(o, "note", x->note);
 	if (x->delay_own_folder)

@@ -4,22 +4,7 @@
 #include "report/result_preload.h"
 
 #include <cjson/cJSON.h>
-
-static void add_str(cJSON *o, const char *key, const char *s)
-{
-	if (s)
-		cJSON_AddStringToObject(o, key, s);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static void add_list(cJSON *o, const char *key, const struct strlist *l)
-{
-	cJSON *a = cJSON_AddArrayToObject(o, key);
-	size_t i;
-	for (i = 0; i < l->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(l->v[i]));
-}
+#include "util/jsonout.h"
 
 cJSON *result_preload_json(const struct pkg_preload_run *r)
 {
@@ -27,20 +12,20 @@ cJSON *result_preload_json(const struct pkg_preload_run *r)
 	cJSON_AddStringToObject(o, "id", r->spec.id);
 	cJSON_AddStringToObject(o, "entry", r->spec.entry);
 	cJSON_AddStringToObject(o, "outcome", pkg_preload_outcome_name(r->outcome));
-	add_str(o, "list_from", r->list_from);
-	add_list(o, "names", &r->names);
-	add_str(o, "version", r->version);
-	add_str(o, "nonce", r->nonce);
-	add_str(o, "family", r->family);
-	add_str(o, "family_from", r->family_from);
-	add_list(o, "loaded", &r->loaded);
-	add_list(o, "ignored", &r->ignored);
+	json_add_str_or_null(o, "list_from", r->list_from);
+	json_add_strlist(o, "names", &r->names);
+	json_add_str_or_null(o, "version", r->version);
+	json_add_str_or_null(o, "nonce", r->nonce);
+	json_add_str_or_null(o, "family", r->family);
+	json_add_str_or_null(o, "family_from", r->family_from);
+	json_add_strlist(o, "loaded", &r->loaded);
+	json_add_strlist(o, "ignored", &r->ignored);
 	if (r->listing_capped)
 		cJSON_AddBoolToObject(o, "listing_capped", 1);
-	add_str(o, "library", r->library);
-	add_str(o, "package", r->package);
-	add_str(o, "missing", r->missing);
-	add_str(o, "error", r->error_text);
-	add_str(o, "fix", r->fix);
+	json_add_str_or_null(o, "library", r->library);
+	json_add_str_or_null(o, "package", r->package);
+	json_add_str_or_null(o, "missing", r->missing);
+	json_add_str_or_null(o, "error", r->error_text);
+	json_add_str_or_null(o, "fix", r->fix);
 	return o;
 }
