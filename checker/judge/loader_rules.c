@@ -88,9 +88,10 @@ static void binary_failure(struct findings *out, const struct torch_run *run, co
 	switch (b->res.outcome) {
 	case LDR_MISSING_DLL:
 		title = xasprintf("%s cannot load: %s is missing", bin, lname);
-		msg = xasprintf("WinError 126: %s (chain %s) is found nowhere on the search path; %zu places "
-				"were searched.%s",
+		msg = xasprintf("WinError 126: %s (chain %s) is found nowhere on the search path; %zu %s "
+				"searched.%s",
 				lname, chain, leaf ? leaf->nprobes : 0,
+				leaf && leaf->nprobes == 1 ? "place was" : "places were",
 				unsearched(leaf) ? " A relative PATH entry was not searched: it depends on the current "
 						   "directory, and if the process starts where that folder holds the "
 						   "DLL, Windows finds it there."
