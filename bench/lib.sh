@@ -1,6 +1,5 @@
 # shellcheck shell=bash
-# bench/lib.sh: the measuring helper shared by bench/run.sh and bench/check.sh
-# (source it).
+# bench/lib.sh: the measuring helpers shared by the bench scripts (source it).
 #
 # measure CMD...  prints "WALL CPU RSS STATUS":
 #   WALL  best wall time in seconds of BENCH_RUNS runs (default 5; 3 when one
@@ -60,3 +59,31 @@ bench_load() {
 
 # kib_mib KiB -> "12.3"
 kib_mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# Single runs, for benches that pair two commands run after run (bench/torch.sh,
+# bench/profiles.sh) and take the median of each:
+# cpu CMD...: the CPU seconds of one run of CMD (its output thrown away)
+cpu() {
+	if [ "$BENCH_PERF" = 1 ]; then
+		perf stat -x, -e task-clock -o "$BENCH_T.perf" "$@" >/dev/null 2>&1
+		awk -F, '$3 == "task-clock" { printf "%.6f", $1 / 1000 }' "$BENCH_T.perf"
+	else
+		local TIMEFORMAT='%3U %3S'
+		{ time "$@" >/dev/null 2>&1; } 2>"$BENCH_T"
+		awk '{ printf "%.6f", $1 + $2 }' "$BENCH_T"
+	fi
+}
+# rss CMD...: peak RSS in KiB of one run
+rss() {
+	/usr/bin/time -f %M -o "$BENCH_T" "$@" >/dev/null 2>&1
+	tail -1 "$BENCH_T"
+}
+# instructions CMD...: the instructions one run executes (callgrind; child
+# processes count too: `check --pins` runs torch-dll-check-git), or "" without valgrind
+instructions() {
+	command -v valgrind >/dev/null || return 0
+	valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+		awk '/Collected :/ { n += $NF } END { if (n) print n }'
+}
+# median: the median of the numbers on stdin, one per line
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.6f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -47,27 +47,6 @@ six=(--profile win10-22h2-clean-vc14.29 --profile win10-22h2-clean-vc14.44 --pro
 check=("$B" check --root "$W/t" --python "$py" --registry "$W/r.reg" --json)
 pins=("$B" check --pins --repo "$W/repo" --base main --head pr --root "$W/t" --registry "$W/r.reg" --json)
 
-# cpu CMD...: the CPU seconds of one run of CMD (its output thrown away)
-cpu() {
-	if [ "$BENCH_PERF" = 1 ]; then
-		perf stat -x, -e task-clock -o "$BENCH_T.perf" "$@" >/dev/null 2>&1
-		awk -F, '$3 == "task-clock" { printf "%.6f", $1 / 1000 }' "$BENCH_T.perf"
-	else
-		local TIMEFORMAT='%3U %3S'
-		{ time "$@" >/dev/null 2>&1; } 2>"$BENCH_T"
-		awk '{ printf "%.6f", $1 + $2 }' "$BENCH_T"
-	fi
-}
-
-# instructions CMD...: the instructions one run executes (callgrind; `check --pins` runs
-# torch-dll-check-git in its place: every process counts), or "" without valgrind
-instructions() {
-	command -v valgrind >/dev/null || return 0
-	valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-		awk '/Collected :/ { n += $NF } END { if (n) print n }'
-}
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.6f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 status=0
 # pair NAME N: A is "${a[@]}" (the runner alone), B "${b[@]}" (with the six profiles)

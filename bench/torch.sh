@@ -43,29 +43,6 @@ mapfile -t bins < <(find "$torch" -type f \( -iname '*.dll' -o -iname '*.pyd' \)
 check=("$B" check --torch "$torch" --root "$W/t" --json)
 pe=("$B" pe --json "${bins[@]}")
 
-# cpu CMD...: the CPU seconds of one run of CMD (its output thrown away)
-cpu() {
-	if [ "$BENCH_PERF" = 1 ]; then
-		perf stat -x, -e task-clock -o "$BENCH_T.perf" "$@" >/dev/null 2>&1
-		awk -F, '$3 == "task-clock" { printf "%.6f", $1 / 1000 }' "$BENCH_T.perf"
-	else
-		local TIMEFORMAT='%3U %3S'
-		{ time "$@" >/dev/null 2>&1; } 2>"$BENCH_T"
-		awk '{ printf "%.6f", $1 + $2 }' "$BENCH_T"
-	fi
-}
-# rss CMD...: peak RSS in KiB of one run
-rss() {
-	/usr/bin/time -f %M -o "$BENCH_T" "$@" >/dev/null 2>&1
-	tail -1 "$BENCH_T"
-}
-# instructions CMD...: the instructions one run executes (callgrind), or "" without valgrind
-instructions() {
-	command -v valgrind >/dev/null || return 0
-	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
-		awk '/Collected :/ { n += $NF } END { if (n) print n }'
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.6f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 for c in check pe; do # a warm-up run each, whose exit status says the command works (check: 1 is findings)
 	if [ "$c" = check ]; then "${check[@]}" >/dev/null 2>&1; else "${pe[@]}" >/dev/null 2>&1; fi
